@@ -1,0 +1,58 @@
+/* json.h: the strict JSON layer (on cJSON) for every file extern-audit reads or writes.
+ * Contract: readers walk an ej_val cursor that carries its file and JSON path ("$.points[3].count");
+ * a missing field, a wrong type or an unknown key fails with "<file> <path>: expected <what>, got
+ * <what>". Writers never leave a half-written file: write a temp file beside it, fsync, rename. */
+#ifndef EA_JSON_H
+#define EA_JSON_H
+
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "error.h"
+
+typedef struct {
+    const char *file; /* as given to ej_load, for messages */
+    cJSON *root;
+} ej_doc;
+
+typedef struct {
+    const char *file;
+    const cJSON *v;
+    char path[256];
+} ej_val;
+
+/* Read and parse a whole file. Unreadable: "<file>: cannot read: <strerror>"; bad JSON:
+ * "<file>:<line>:<col>: invalid JSON near '...'". */
+int ej_load(const char *path, ej_doc *doc, ea_error *err);
+/* Parse text already in memory; label names it in messages. */
+int ej_parse(const char *label, const char *text, ej_doc *doc, ea_error *err);
+void ej_free(ej_doc *doc);
+ej_val ej_root(const ej_doc *doc);
+
+/* v must be an object whose keys are all in allowed (NULL-terminated list). */
+int ej_object(ej_val v, const char *const *allowed, ea_error *err);
+/* Child of an object. Absent and required: error; absent and optional: returns 0, out->v NULL. */
+int ej_field(ej_val obj, const char *key, int required, ej_val *out, ea_error *err);
+/* Array element i of v (v must be an array; ej_array gives its length). */
+ej_val ej_index(ej_val arr, int i);
+int ej_array(ej_val v, int *n, ea_error *err);
+
+/* Typed reads of v itself. */
+int ej_as_string(ej_val v, const char **out, ea_error *err);
+int ej_as_int(ej_val v, int64_t *out, ea_error *err);      /* a JSON number with no fraction */
+int ej_as_number(ej_val v, double *out, ea_error *err);
+int ej_as_bool(ej_val v, int *out, ea_error *err);
+
+/* Required typed field of an object: ej_field + ej_as_*. */
+int ej_get_string(ej_val obj, const char *key, const char **out, ea_error *err);
+int ej_get_int(ej_val obj, const char *key, int64_t *out, ea_error *err);
+int ej_get_number(ej_val obj, const char *key, double *out, ea_error *err);
+int ej_get_bool(ej_val obj, const char *key, int *out, ea_error *err);
+
+/* Print root (formatted) to path atomically: path.tmp.<pid>, fsync, rename. */
+int ej_write_atomic(const char *path, const cJSON *root, ea_error *err);
+/* Same for text already produced (tables, markdown). */
+int ea_write_file_atomic(const char *path, const char *text, size_t len, ea_error *err);
+
+#endif
