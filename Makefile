@@ -18,7 +18,7 @@ LDLIBS    += -lcjson -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lpthread -lrt -l
 
 LIB_C     := $(sort $(wildcard src/*.c src/gpu/*.c))
 LIB_CU    := $(sort $(wildcard src/gpu/*.cu))
-TEST_C    := $(sort $(wildcard tests/test_*.c))
+TEST_C    := $(sort $(wildcard tests/*.c))
 
 obj = $(patsubst %.c,$(1)/obj/%.o,$(filter %.c,$(2))) $(patsubst %.cu,$(1)/obj/%.cu.o,$(filter %.cu,$(2)))
 
@@ -77,7 +77,7 @@ $(SUITE): $(call obj,$(BUILD),$(TEST_C)) $(BUILD)/libextern-audit.a
 
 # Coverage: a separate instrumented tree so normal objects stay optimised.
 coverage: deps
-	@$(MAKE) --no-print-directory BUILD=$(BUILD)/cov CFLAGS="-O0 -g --coverage" LDFLAGS="--coverage" $(BUILD)/cov/test-suite
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/cov CFLAGS="-O0 -g --coverage -DEA_COVERAGE" LDFLAGS="--coverage" $(BUILD)/cov/test-suite
 	@find $(BUILD)/cov -name '*.gcda' -delete
 	$(BUILD)/cov/test-suite --jobs 1 >/dev/null
 	@mkdir -p $(BUILD)/coverage

@@ -6,11 +6,19 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct {
     char msg[1024];
 } ea_error;
 
 /* printf into err->msg; always returns -1 so callers can `return ea_fail(...)`. */
 int ea_fail(ea_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

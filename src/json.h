@@ -37,6 +37,9 @@ int ej_field(ej_val obj, const char *key, int required, ej_val *out, ea_error *e
 /* Array element i of v (v must be an array; ej_array gives its length). */
 ej_val ej_index(ej_val arr, int i);
 int ej_array(ej_val v, int *n, ea_error *err);
+/* v must be an object used as a map (free-form, unique keys); ej_member gives member i and its key. */
+int ej_map(ej_val v, int *n, ea_error *err);
+ej_val ej_member(ej_val map, int i, const char **key);
 
 /* Typed reads of v itself. */
 int ej_as_string(ej_val v, const char **out, ea_error *err);

@@ -1,0 +1,299 @@
+#include "cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "corpus.h"
+#include "device.h"
+#include "extract.h"
+#include "inventory.h"
+#include "occurrences.h"
+#include "oldrule.h"
+
+#define DEFAULT_CORPUS "build/corpus/better-benchmark"
+#define DEFAULT_GOLDEN "golden"
+
+static const char usage_main[] =
+    "usage: extern-audit <command> [options]\n"
+    "\n"
+    "Audits what TorchInductor's model-attribution pipeline files under \"extern\".\n"
+    "\n"
+    "commands:\n"
+    "  extract     find every audited occurrence in a better-benchmark corpus\n"
+    "  inventory   every node the old rule (is_fusible_node) calls non-fusible, cross-checked with meta.json\n"
+    "  audit       the committed golden occurrences, and what still needs a GPU\n"
+    "  help CMD    options of one command\n"
+    "\n"
+    "exit status: 0 ok, 1 a check found a difference, 2 bad usage or bad input\n";
+
+static const char usage_extract[] =
+    "usage: extern-audit extract [--corpus DIR] [--out DIR | --check DIR] [--json] [--cat-cap N] [--quiet]\n"
+    "  --corpus DIR  better-benchmark checkout (default $EXTERN_AUDIT_CORPUS or " DEFAULT_CORPUS ")\n"
+    "  --out DIR     write <op>.json and summary.json there (golden/occurrences to update the golden files)\n"
+    "  --check DIR   compare with the documents in DIR; exit 1 when they differ\n"
+    "  --json        print the summary as JSON instead of the table\n"
+    "  --cat-cap N   cats with more than N inputs are audited (default 8, max_pointwise_cat_inputs)\n"
+    "  --quiet       no progress lines on stderr\n";
+
+static const char usage_inventory[] =
+    "usage: extern-audit inventory [--corpus DIR] [--rule FILE] [--json] [--quiet]\n"
+    "  --corpus DIR  better-benchmark checkout (default $EXTERN_AUDIT_CORPUS or " DEFAULT_CORPUS ")\n"
+    "  --rule FILE   old-rule data (default " DEFAULT_GOLDEN "/old_rule.json)\n"
+    "  --json        print JSON instead of the table\n"
+    "  --quiet       no progress lines on stderr\n"
+    "exit 1 when a graph's counts disagree with its meta.json\n";
+
+static const char usage_audit[] =
+    "usage: extern-audit audit [--golden DIR] [--json]\n"
+    "  --golden DIR  golden folder (default " DEFAULT_GOLDEN ")\n"
+    "  --json        print JSON instead of the tables\n";
+
+typedef struct {
+    const char *corpus, *out, *check, *rule, *golden;
+    int json, quiet, cat_cap;
+} options;
+
+static int usage_error(const char *cmd, const char *fmt, const char *arg)
+{
+    fprintf(stderr, "extern-audit %s: ", cmd);
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, " (see extern-audit help %s)\n", cmd);
+    return 2;
+}
+
+/* Accepts only the options named in `allowed` (space-separated, e.g. "--corpus --json"). */
+static int parse(const char *cmd, const char *allowed, int argc, char **argv, options *o, int *help)
+{
+    const char *env = getenv("EXTERN_AUDIT_CORPUS");
+    *o = (options){env && *env ? env : DEFAULT_CORPUS, NULL, NULL, NULL, DEFAULT_GOLDEN, 0, 0, 8};
+    *help = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            *help = 1;
+            return 0;
+        }
+        const char *hit = strstr(allowed, a);
+        size_t n = strlen(a);
+        if (strncmp(a, "--", 2) || !hit || (hit[n] != ' ' && hit[n] != '\0'))
+            return usage_error(cmd, "unknown option '%s'", a);
+        if (!strcmp(a, "--json") || !strcmp(a, "--quiet")) {
+            *(a[2] == 'j' ? &o->json : &o->quiet) = 1;
+            continue;
+        }
+        if (i + 1 >= argc)
+            return usage_error(cmd, "option '%s' needs a value", a);
+        const char *v = argv[++i];
+        if (!strcmp(a, "--corpus"))
+            o->corpus = v;
+        else if (!strcmp(a, "--out"))
+            o->out = v;
+        else if (!strcmp(a, "--check"))
+            o->check = v;
+        else if (!strcmp(a, "--rule"))
+            o->rule = v;
+        else if (!strcmp(a, "--golden"))
+            o->golden = v;
+        else {
+            char *end;
+            long cap = strtol(v, &end, 10);
+            if (*end || end == v || cap < 0 || cap > 100000)
+                return usage_error(cmd, "--cat-cap expects an integer 0..100000, got '%s'", v);
+            o->cat_cap = (int)cap;
+        }
+    }
+    if (o->out && o->check)
+        return usage_error(cmd, "%s", "--out and --check exclude each other");
+    return 0;
+}
+
+static int fail(const ea_error *err)
+{
+    fprintf(stderr, "extern-audit: %s\n", err->msg);
+    return 2;
+}
+
+static void print_json(const cJSON *j)
+{
+    char *s = cJSON_Print(j);
+    if (s)
+        printf("%s\n", s);
+    free(s);
+}
+
+/* 0 when every document in dir equals the extracted one, 1 otherwise (differences on stderr). */
+static int check_against(const ea_extraction *x, const char *dir, ea_error *err)
+{
+    cJSON *golden[EA_AUDIT_OPS];
+    if (ea_occurrences_load(dir, golden, err) != 0)
+        return 2;
+    int differ = 0;
+    for (int i = 0; i < EA_AUDIT_OPS; i++) {
+        if (!cJSON_Compare(golden[i], x->docs[i], 1)) {
+            fprintf(stderr, "extern-audit: %s/%s.json differs from the corpus extraction; "
+                            "regenerate with: extern-audit extract --out %s\n",
+                    dir, ea_audit_ops[i].short_name, dir);
+            differ = 1;
+        }
+        cJSON_Delete(golden[i]);
+    }
+    return differ;
+}
+
+static int cmd_extract(int argc, char **argv)
+{
+    options o;
+    int help, rc = parse("extract", "--corpus --out --check --json --cat-cap --quiet", argc, argv, &o, &help);
+    if (rc || help)
+        return rc ? rc : (fputs(usage_extract, stdout), 0);
+    ea_error err;
+    ea_corpus c;
+    ea_extraction x;
+    if (ea_corpus_open(o.corpus, &c, &err) != 0)
+        return fail(&err);
+    ea_extract_opts eo = {o.cat_cap, o.quiet ? NULL : stderr};
+    rc = ea_extract(&c, &eo, &x, &err);
+    ea_corpus_free(&c);
+    if (rc != 0)
+        return fail(&err);
+    if (o.out && ea_extraction_write(&x, o.out, &err) != 0)
+        rc = fail(&err);
+    else if (o.check && (rc = check_against(&x, o.check, &err)) == 2)
+        fail(&err);
+    if (rc != 2) {
+        if (o.json)
+            print_json(x.summary);
+        else
+            ea_extraction_print(&x, stdout);
+    }
+    ea_extraction_free(&x);
+    return rc;
+}
+
+static int cmd_inventory(int argc, char **argv)
+{
+    options o;
+    int help, rc = parse("inventory", "--corpus --rule --json --quiet", argc, argv, &o, &help);
+    if (rc || help)
+        return rc ? rc : (fputs(usage_inventory, stdout), 0);
+    ea_error err;
+    ea_old_rule rule;
+    ea_corpus c;
+    cJSON *inv;
+    if (ea_old_rule_load(o.rule ? o.rule : DEFAULT_GOLDEN "/old_rule.json", &rule, &err) != 0)
+        return fail(&err);
+    if (ea_corpus_open(o.corpus, &c, &err) != 0) {
+        ea_old_rule_free(&rule);
+        return fail(&err);
+    }
+    rc = ea_inventory(&c, &rule, o.quiet ? NULL : stderr, &inv, &err);
+    ea_corpus_free(&c);
+    ea_old_rule_free(&rule);
+    if (rc != 0)
+        return fail(&err);
+    if (o.json)
+        print_json(inv);
+    else
+        ea_inventory_print(inv, stdout);
+    rc = cJSON_GetArraySize(cJSON_GetObjectItem(inv, "mismatches")) ? 1 : 0;
+    cJSON_Delete(inv);
+    return rc;
+}
+
+/* What the golden folder does not hold yet, and whether this machine could produce it. */
+static cJSON *pending_gpu_work(const char *golden)
+{
+    static const struct {
+        const char *file, *what;
+    } parts[] = {
+        {"classification.json", "classification from actual compile behaviour (tools/capture on a GPU with torch)"},
+        {"baselines", "current / oracle / floor timings per scope (extern-audit run on a GPU)"},
+    };
+    cJSON *list = cJSON_CreateArray();
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", golden, parts[i].file);
+        if (access(path, F_OK) == 0)
+            continue;
+        cJSON *p = cJSON_CreateObject();
+        cJSON_AddStringToObject(p, "missing", path);
+        cJSON_AddStringToObject(p, "needs", parts[i].what);
+        cJSON_AddItemToArray(list, p);
+    }
+    return list;
+}
+
+static int cmd_audit(int argc, char **argv)
+{
+    options o;
+    int help, rc = parse("audit", "--golden --json", argc, argv, &o, &help);
+    if (rc || help)
+        return rc ? rc : (fputs(usage_audit, stdout), 0);
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/occurrences", o.golden);
+    ea_error err;
+    cJSON *docs[EA_AUDIT_OPS];
+    if (ea_occurrences_load(dir, docs, &err) != 0)
+        return fail(&err);
+    cJSON *summary = ea_occurrences_summary(docs);
+    cJSON *pending = pending_gpu_work(o.golden);
+    ea_device_info dev;
+    int have_gpu = ea_device_probe(&dev);
+    if (o.json) {
+        cJSON *j = cJSON_CreateObject();
+        cJSON_AddItemToObject(j, "occurrences", summary);
+        cJSON_AddItemToObject(j, "needs_gpu", pending);
+        cJSON *d = cJSON_AddObjectToObject(j, "device");
+        cJSON_AddBoolToObject(d, "present", have_gpu);
+        cJSON_AddStringToObject(d, "detail", have_gpu ? dev.name : dev.reason);
+        print_json(j);
+        cJSON_Delete(j);
+    } else {
+        printf("Golden occurrences (%s)\n\n", dir);
+        ea_occurrences_print(summary, stdout);
+        printf("\nNeeds a GPU:\n");
+        const cJSON *p;
+        cJSON_ArrayForEach(p, pending)
+            printf("  %-34s %s\n", cJSON_GetObjectItem(p, "missing")->valuestring, cJSON_GetObjectItem(p, "needs")->valuestring);
+        if (!cJSON_GetArraySize(pending))
+            printf("  nothing: classification and baselines are present\n");
+        printf("This machine: %s\n", have_gpu ? dev.name : dev.reason);
+        cJSON_Delete(summary);
+        cJSON_Delete(pending);
+    }
+    for (int i = 0; i < EA_AUDIT_OPS; i++)
+        cJSON_Delete(docs[i]);
+    return 0;
+}
+
+int ea_main(int argc, char **argv)
+{
+    static const struct {
+        const char *name;
+        int (*run)(int, char **);
+        const char *usage;
+    } cmds[] = {
+        {"extract", cmd_extract, usage_extract},
+        {"inventory", cmd_inventory, usage_inventory},
+        {"audit", cmd_audit, usage_audit},
+    };
+    if (argc < 2) {
+        fputs(usage_main, stderr);
+        return 2;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+        for (size_t i = 0; argc > 2 && i < sizeof cmds / sizeof cmds[0]; i++)
+            if (!strcmp(argv[2], cmds[i].name))
+                return fputs(cmds[i].usage, stdout), 0;
+        fputs(usage_main, stdout);
+        return argc > 2 ? 2 : 0;
+    }
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+        if (!strcmp(cmd, cmds[i].name))
+            return cmds[i].run(argc - 2, argv + 2);
+    fprintf(stderr, "extern-audit: unknown command '%s'\n%s", cmd, usage_main);
+    return 2;
+}

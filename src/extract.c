@@ -1,0 +1,433 @@
+#include "extract.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fxgraph.h"
+#include "json.h"
+#include "meta.h"
+#include "occurrences.h"
+#include "scope.h"
+#include "values.h"
+
+const ea_audit_op ea_audit_ops[EA_AUDIT_OPS] = {
+    {"aten.cat.default", "cat"},
+    {"aten.cumsum.default", "cumsum"},
+    {"aten.histc.default", "histc"},
+    {"aten.index_add.default", "index_add"},
+};
+
+typedef struct {
+    cJSON *points;  /* array in the op's document */
+    char **keys;    /* signature of each point, parallel to points */
+    int npoints, cap;
+    int occurrences;
+} op_points;
+
+static int audit_op_of(const fx_node *n, int cat_cap)
+{
+    if (n->kind != FX_CALL)
+        return -1;
+    for (int i = 0; i < EA_AUDIT_OPS; i++) {
+        if (strcmp(n->target, ea_audit_ops[i].target) != 0)
+            continue;
+        if (i == 0) {
+            const fx_arg *list = fx_node_arg(n, 0);
+            if (!list || list->kind != ARG_LIST || list->nitems <= cat_cap)
+                return -1;
+        }
+        return i;
+    }
+    return -1;
+}
+
+static cJSON *int_array(const int64_t *v, int n)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (int i = 0; i < n; i++)
+        cJSON_AddItemToArray(a, cJSON_CreateNumber((double)v[i]));
+    return a;
+}
+
+/* The exact descriptor: what a repro must allocate and what an output contract must match. */
+static cJSON *tensor_json(const fx_node *n)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!n->ann_is_tensor) {
+        cJSON_AddItemToObject(o, "ann", n->ann_text ? cJSON_CreateString(n->ann_text) : cJSON_CreateNull());
+        return o;
+    }
+    const ea_tensor *t = &n->ann;
+    cJSON_AddStringToObject(o, "dtype", ea_dtype_name(t->dtype));
+    if (t->symbolic) {
+        cJSON_AddStringToObject(o, "ann", n->ann_text);
+        cJSON_AddBoolToObject(o, "symbolic", 1);
+        return o;
+    }
+    cJSON_AddItemToObject(o, "sizes", int_array(t->sizes, t->ndim));
+    cJSON_AddItemToObject(o, "strides", int_array(t->strides, t->ndim));
+    cJSON_AddNumberToObject(o, "offset", (double)t->offset);
+    cJSON_AddStringToObject(o, "device", t->device);
+    cJSON_AddBoolToObject(o, "contiguous", ea_tensor_is_contiguous(t));
+    cJSON_AddBoolToObject(o, "channels_last", ea_tensor_is_channels_last(t));
+    return o;
+}
+
+static cJSON *tensor_ref(void *ctx, int node)
+{
+    return tensor_json(&((const fx_graph *)ctx)->nodes[node]);
+}
+
+/* The graphs of one suite/mode/model: backward graphs take the forward's saved tensors as inputs. */
+typedef struct {
+    const ea_graph_ref *refs;
+    fx_graph *graphs;
+    ea_meta *metas;
+    int *have_meta;
+    int n;
+} model_group;
+
+static int group_index(const model_group *m, const fx_graph *g)
+{
+    for (int i = 0; i < m->n; i++)
+        if (&m->graphs[i] == g)
+            return i;
+    return -1;
+}
+
+/* The corpus records how each graph input was generated and what range it was observed in. */
+static cJSON *input_info(void *vctx, const fx_graph *g, const char *name)
+{
+    const model_group *m = vctx;
+    int i = group_index(m, g);
+    const ea_meta_tensor *t = i >= 0 && m->have_meta[i] ? ea_meta_input(&m->metas[i], name) : NULL;
+    if (!t || (!t->gen && !t->x))
+        return NULL;
+    cJSON *o = cJSON_CreateObject();
+    if (t->gen)
+        cJSON_AddItemToObject(o, "gen", cJSON_Duplicate(t->gen, 1));
+    if (t->x)
+        cJSON_AddItemToObject(o, "x", cJSON_Duplicate(t->x, 1));
+    return o;
+}
+
+static int is_output(const fx_graph *g, int node)
+{
+    for (int i = 0; i < g->noutputs; i++)
+        if (g->outputs[i] == node)
+            return 1;
+    return 0;
+}
+
+static int saved_by(void *vctx, const fx_graph *g, const char *name, const fx_graph **src, int *node, const char **label)
+{
+    const model_group *m = vctx;
+    for (int i = 0; i < m->n; i++) {
+        const fx_graph *o = &m->graphs[i];
+        int k = o == g ? -1 : fx_graph_find(o, name);
+        if (k >= 0 && o->nodes[k].kind != FX_PLACEHOLDER && is_output(o, k)) {
+            *src = o;
+            *node = k;
+            *label = m->refs[i].graph;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void collect_names(const fx_graph *g, const fx_arg *a, int n, cJSON *out)
+{
+    for (int i = 0; i < n; i++) {
+        if (a[i].kind == ARG_LIST)
+            collect_names(g, a[i].items, a[i].nitems, out);
+        else if (a[i].kind == ARG_NODE)
+            cJSON_AddItemToArray(out, cJSON_CreateString(g->nodes[a[i].node].name));
+    }
+}
+
+static cJSON *identity_json(const ea_graph_ref *r, const fx_graph *g, const fx_node *n)
+{
+    char id[1024];
+    int k = ea_graph_ref_id(r, id, sizeof id);
+    snprintf(id + k, sizeof id - (size_t)k, ":%s", n->name);
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "id", id);
+    cJSON_AddStringToObject(o, "suite", r->suite);
+    cJSON_AddStringToObject(o, "mode", r->mode);
+    cJSON_AddStringToObject(o, "model", r->model);
+    cJSON_AddStringToObject(o, "graph", r->graph);
+    cJSON_AddStringToObject(o, "node", n->name);
+    cJSON_AddNumberToObject(o, "line", n->line);
+    collect_names(g, n->args, n->nargs, cJSON_AddArrayToObject(o, "arg_nodes"));
+    if (n->source >= 0) {
+        const fx_source *s = &g->sources[n->source];
+        cJSON *src = cJSON_AddObjectToObject(o, "source");
+        cJSON_AddStringToObject(src, "file", s->file);
+        cJSON_AddNumberToObject(src, "line", s->line);
+        cJSON_AddStringToObject(src, "func", s->func);
+        cJSON_AddStringToObject(src, "code", s->code);
+    } else {
+        cJSON_AddNullToObject(o, "source");
+    }
+    return o;
+}
+
+/* Everything that makes two occurrences the same timed workload (a point); node names excluded. */
+static cJSON *signature_json(const fx_graph *g, const fx_node *n, const ea_value_env *env, ea_error *err)
+{
+    cJSON *sig = cJSON_CreateObject();
+    cJSON_AddStringToObject(sig, "op", n->target);
+    cJSON_AddItemToObject(sig, "output", tensor_json(n));
+    cJSON *args = cJSON_AddArrayToObject(sig, "args");
+    cJSON *kwargs = cJSON_AddObjectToObject(sig, "kwargs");
+    cJSON *values = cJSON_AddArrayToObject(sig, "value_properties");
+    for (int i = 0; i < n->nargs; i++) {
+        const fx_arg *a = &n->args[i];
+        cJSON *v = ea_arg_json(a, tensor_ref, (void *)g);
+        if (a->key)
+            cJSON_AddItemToObject(kwargs, a->key, v);
+        else
+            cJSON_AddItemToArray(args, v);
+        if (a->kind != ARG_NODE)
+            continue;
+        cJSON *vp = ea_value_props(g, a->node, env, err);
+        if (!vp) {
+            cJSON_Delete(sig);
+            return NULL;
+        }
+        cJSON_AddItemToObjectCS(vp, "arg", a->key ? cJSON_CreateString(a->key) : cJSON_CreateNumber(i));
+        cJSON_AddItemToArray(values, vp);
+    }
+    return sig;
+}
+
+static uint64_t fnv1a(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= 0x100000001b3ULL;
+    }
+    return h;
+}
+
+static char *hex_id(const char *prefix, const char *key)
+{
+    char *id = malloc(64);
+    if (id)
+        snprintf(id, 64, "%s-%012" PRIx64, prefix, fnv1a(key) >> 16);
+    return id;
+}
+
+/* Within a point, occurrences group again by scope: the same op call can sit in different
+ * producer/consumer neighbourhoods, and the scope decides what a full-scope oracle must compute. */
+static void add_to_scope(cJSON *scopes, cJSON *scope, const char *prefix, cJSON *ident)
+{
+    char *key = cJSON_PrintUnformatted(scope);
+    cJSON *s;
+    cJSON_ArrayForEach(s, scopes)
+    {
+        char *other = cJSON_PrintUnformatted(cJSON_GetObjectItem(s, "scope"));
+        int same = other && key && strcmp(other, key) == 0;
+        free(other);
+        if (same) {
+            cJSON_SetNumberValue(cJSON_GetObjectItem(s, "count"), cJSON_GetObjectItem(s, "count")->valuedouble + 1);
+            cJSON_AddItemToArray(cJSON_GetObjectItem(s, "occurrences"), ident);
+            cJSON_Delete(scope);
+            free(key);
+            return;
+        }
+    }
+    char *id = hex_id(prefix, key ? key : "");
+    s = cJSON_CreateObject();
+    cJSON_AddStringToObject(s, "scope_id", id ? id : "?");
+    cJSON_AddNumberToObject(s, "count", 1);
+    cJSON_AddItemToObject(s, "scope", scope);
+    cJSON_AddItemToArray(cJSON_AddArrayToObject(s, "occurrences"), ident);
+    cJSON_AddItemToArray(scopes, s);
+    free(id);
+    free(key);
+}
+
+static int add_occurrence(op_points *p, int op, cJSON *sig, cJSON *scope, cJSON *ident, ea_error *err)
+{
+    char *key = cJSON_PrintUnformatted(sig);
+    if (!key)
+        return ea_fail(err, "out of memory printing a signature");
+    p->occurrences++;
+    for (int i = 0; i < p->npoints; i++) {
+        if (strcmp(p->keys[i], key) != 0)
+            continue;
+        cJSON *pt = cJSON_GetArrayItem(p->points, i);
+        cJSON_SetNumberValue(cJSON_GetObjectItem(pt, "count"), cJSON_GetObjectItem(pt, "count")->valuedouble + 1);
+        add_to_scope(cJSON_GetObjectItem(pt, "scopes"), scope, cJSON_GetObjectItem(pt, "point")->valuestring, ident);
+        cJSON_Delete(sig);
+        free(key);
+        return 0;
+    }
+    if (p->npoints == p->cap) {
+        int cap = p->cap ? 2 * p->cap : 16;
+        char **keys = realloc(p->keys, sizeof *keys * (size_t)cap);
+        if (!keys) {
+            free(key);
+            return ea_fail(err, "out of memory grouping points");
+        }
+        p->keys = keys;
+        p->cap = cap;
+    }
+    p->keys[p->npoints++] = key;
+    char *id = hex_id(ea_audit_ops[op].short_name, key);
+    cJSON *pt = cJSON_CreateObject();
+    cJSON_AddStringToObject(pt, "point", id ? id : "?");
+    cJSON_AddNumberToObject(pt, "count", 1);
+    cJSON_AddItemToObject(pt, "signature", sig);
+    add_to_scope(cJSON_AddArrayToObject(pt, "scopes"), scope, id ? id : "?", ident);
+    cJSON_AddItemToArray(p->points, pt);
+    free(id);
+    return 0;
+}
+
+static int graph_has_audit_op(const fx_graph *g, int cat_cap)
+{
+    for (int i = 0; i < g->nnodes; i++)
+        if (audit_op_of(&g->nodes[i], cat_cap) >= 0)
+            return 1;
+    return 0;
+}
+
+static int extract_occurrences(const model_group *m, int gi, const ea_extract_opts *o, op_points *pts, ea_error *err)
+{
+    const fx_graph *g = &m->graphs[gi];
+    ea_value_env env = {input_info, saved_by, (void *)m};
+    for (int i = 0; i < g->nnodes; i++) {
+        const fx_node *n = &g->nodes[i];
+        int op = audit_op_of(n, o->cat_input_cap);
+        if (op < 0)
+            continue;
+        cJSON *sig = signature_json(g, n, &env, err);
+        if (!sig)
+            return -1;
+        cJSON *scope = ea_scope(g, i);
+        if (!scope) {
+            cJSON_Delete(sig);
+            return ea_fail(err, "%s:%d: out of memory computing the scope of %s", g->path, n->line, n->name);
+        }
+        if (add_occurrence(&pts[op], op, sig, scope, identity_json(&m->refs[gi], g, n), err) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* refs[0..n) share suite/mode/model. Every graph is parsed (a bad one fails the run); metas are
+ * read only where an audited op needs them. */
+static int extract_group(const ea_graph_ref *refs, int n, const ea_extract_opts *o, op_points *pts, ea_error *err)
+{
+    model_group m = {refs, calloc((size_t)n, sizeof(fx_graph)), calloc((size_t)n, sizeof(ea_meta)),
+                     calloc((size_t)n, sizeof(int)), 0};
+    int rc = (m.graphs && m.metas && m.have_meta) ? 0 : ea_fail(err, "out of memory");
+    int any = 0;
+    for (; rc == 0 && m.n < n; m.n++) {
+        if (fx_graph_parse_file(refs[m.n].path, &m.graphs[m.n], err) != 0) {
+            rc = -1;
+            break;
+        }
+        any |= graph_has_audit_op(&m.graphs[m.n], o->cat_input_cap);
+    }
+    for (int i = 0; rc == 0 && any && i < n; i++) {
+        rc = ea_meta_load(refs[i].meta_path, &m.metas[i], err);
+        m.have_meta[i] = rc == 0;
+    }
+    for (int i = 0; rc == 0 && any && i < n; i++)
+        rc = extract_occurrences(&m, i, o, pts, err);
+    for (int i = 0; i < n; i++) {
+        if (i < m.n)
+            fx_graph_free(&m.graphs[i]);
+        if (m.have_meta && m.have_meta[i])
+            ea_meta_free(&m.metas[i]);
+    }
+    free(m.graphs);
+    free(m.metas);
+    free(m.have_meta);
+    return rc;
+}
+
+static int same_model(const ea_graph_ref *a, const ea_graph_ref *b)
+{
+    return !strcmp(a->suite, b->suite) && !strcmp(a->mode, b->mode) && !strcmp(a->model, b->model);
+}
+
+static cJSON *op_document(int op, const op_points *p, const ea_corpus *c, uint64_t digest, int cap)
+{
+    char dig[32];
+    snprintf(dig, sizeof dig, "fnv1a64:%016" PRIx64, digest);
+    cJSON *d = cJSON_CreateObject();
+    cJSON_AddStringToObject(d, "schema", EA_OCCURRENCES_SCHEMA);
+    cJSON_AddNumberToObject(d, "schema_version", EA_OCCURRENCES_VERSION);
+    cJSON_AddStringToObject(d, "op", ea_audit_ops[op].target);
+    cJSON_AddStringToObject(d, "extracted_by", "extern-audit extract");
+    cJSON_AddNumberToObject(d, "cat_input_cap", cap);
+    cJSON *corpus = cJSON_AddObjectToObject(d, "corpus");
+    cJSON_AddNumberToObject(corpus, "graphs", c->ngraphs);
+    cJSON_AddStringToObject(corpus, "digest", dig);
+    cJSON_AddNumberToObject(d, "occurrences", p->occurrences);
+    cJSON_AddItemToObject(d, "points", p->points);
+    return d;
+}
+
+int ea_extract(const ea_corpus *c, const ea_extract_opts *o, ea_extraction *out, ea_error *err)
+{
+    memset(out, 0, sizeof *out);
+    op_points pts[EA_AUDIT_OPS] = {{0}};
+    for (int i = 0; i < EA_AUDIT_OPS; i++)
+        pts[i].points = cJSON_CreateArray();
+    int rc = 0;
+    for (int i = 0, next; rc == 0 && i < c->ngraphs; i = next) {
+        for (next = i + 1; next < c->ngraphs && same_model(&c->graphs[i], &c->graphs[next]); next++)
+            ;
+        if (o->progress && (i / 64 != next / 64 || next == c->ngraphs))
+            fprintf(o->progress, "extract: graph %d/%d %s/%s/%s\n", next, c->ngraphs, c->graphs[i].suite,
+                    c->graphs[i].mode, c->graphs[i].model);
+        rc = extract_group(&c->graphs[i], next - i, o, pts, err);
+    }
+    uint64_t digest = 0;
+    if (rc == 0)
+        rc = ea_corpus_digest(c, &digest, err);
+    for (int i = 0; i < EA_AUDIT_OPS; i++) {
+        for (int k = 0; k < pts[i].npoints; k++)
+            free(pts[i].keys[k]);
+        free(pts[i].keys);
+        if (rc == 0)
+            out->docs[i] = op_document(i, &pts[i], c, digest, o->cat_input_cap);
+        else
+            cJSON_Delete(pts[i].points);
+    }
+    if (rc == 0)
+        out->summary = ea_occurrences_summary(out->docs);
+    return rc;
+}
+
+int ea_extraction_write(const ea_extraction *x, const char *dir, ea_error *err)
+{
+    char path[4096];
+    for (int i = 0; i < EA_AUDIT_OPS; i++) {
+        snprintf(path, sizeof path, "%s/%s.json", dir, ea_audit_ops[i].short_name);
+        if (ej_write_atomic(path, x->docs[i], err) != 0)
+            return -1;
+    }
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    return ej_write_atomic(path, x->summary, err);
+}
+
+void ea_extraction_print(const ea_extraction *x, FILE *f)
+{
+    ea_occurrences_print(x->summary, f);
+}
+
+void ea_extraction_free(ea_extraction *x)
+{
+    for (int i = 0; i < EA_AUDIT_OPS; i++)
+        cJSON_Delete(x->docs[i]);
+    cJSON_Delete(x->summary);
+    memset(x, 0, sizeof *x);
+}

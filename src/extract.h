@@ -1,0 +1,45 @@
+/* extract.h: every occurrence of the audit set in a corpus, with value properties and scope.
+ * Contract: ea_extract parses each graph of the corpus, finds aten.cat.default with more than
+ * cat_input_cap inputs, aten.cumsum.default, aten.histc.default and aten.index_add.default, and
+ * groups occurrences whose op, argument signature, value properties and scope are identical into
+ * points (each occurrence keeps its identity). Any graph that does not parse fails the whole run:
+ * nothing is written. Output documents are the golden/occurrences schema (docs/schema.md). */
+#ifndef EA_EXTRACT_H
+#define EA_EXTRACT_H
+
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
+
+#include "corpus.h"
+#include "error.h"
+
+#define EA_AUDIT_OPS 4
+#define EA_OCCURRENCES_SCHEMA "extern-audit/occurrences"
+#define EA_OCCURRENCES_VERSION 1
+
+typedef struct {
+    const char *target; /* "aten.cat.default" */
+    const char *short_name; /* "cat": file golden/occurrences/cat.json */
+} ea_audit_op;
+
+extern const ea_audit_op ea_audit_ops[EA_AUDIT_OPS];
+
+typedef struct {
+    int cat_input_cap; /* is_fusible_node's max_pointwise_cat_inputs (8) */
+    FILE *progress;    /* NULL for silence */
+} ea_extract_opts;
+
+typedef struct {
+    cJSON *docs[EA_AUDIT_OPS]; /* one occurrences document per audit op */
+    cJSON *summary;            /* occurrences_by_op, points_by_op, by_model */
+} ea_extraction;
+
+int ea_extract(const ea_corpus *c, const ea_extract_opts *opts, ea_extraction *out, ea_error *err);
+/* Writes <dir>/<short>.json for each op and <dir>/summary.json, each atomically. */
+int ea_extraction_write(const ea_extraction *x, const char *dir, ea_error *err);
+/* Human table: occurrences and points by op, then by op/suite/mode/model. */
+void ea_extraction_print(const ea_extraction *x, FILE *f);
+void ea_extraction_free(ea_extraction *x);
+
+#endif

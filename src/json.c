@@ -1,0 +1,434 @@
+#include "json.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Beyond 2^53 a double no longer holds every integer, so the value read may not be the one written. */
+#define EJ_MAX_EXACT_INT 9007199254740992.0
+
+/* ---- messages ---- */
+
+/* Shortest of %.15g / %.17g that reads back as the same double: "1.5", not "1.5000000000000000". */
+static void format_number(double d, char *buf, size_t n)
+{
+    snprintf(buf, n, "%.15g", d);
+    if (strtod(buf, NULL) != d)
+        snprintf(buf, n, "%.17g", d);
+}
+
+/* What was found, for the "got <what>" half of a message. */
+static void describe(const cJSON *v, char *buf, size_t n)
+{
+    char num[32];
+    if (!v)
+        snprintf(buf, n, "nothing");
+    else if (cJSON_IsNull(v))
+        snprintf(buf, n, "null");
+    else if (cJSON_IsBool(v))
+        snprintf(buf, n, "boolean %s", cJSON_IsTrue(v) ? "true" : "false");
+    else if (cJSON_IsNumber(v)) {
+        format_number(v->valuedouble, num, sizeof num);
+        snprintf(buf, n, "number %s", num);
+    } else if (cJSON_IsString(v)) {
+        size_t len = strlen(v->valuestring);
+        snprintf(buf, n, "string \"%.40s%s\"", v->valuestring, len > 40 ? "..." : "");
+    } else if (cJSON_IsArray(v))
+        snprintf(buf, n, "array");
+    else
+        snprintf(buf, n, "object");
+}
+
+static int expected(ej_val v, const char *what, ea_error *err)
+{
+    char got[96];
+    describe(v.v, got, sizeof got);
+    return ea_fail(err, "%s %s: expected %s, got %s", v.file, v.path, what, got);
+}
+
+/* ---- parsing ---- */
+
+/* A few bytes of the offending line around pos, printable only, so the message stays one line. */
+static void excerpt(const char *text, size_t len, size_t pos, char *buf, size_t n)
+{
+    size_t start = pos, end = pos, k = 0;
+    while (start > 0 && pos - start < 12 && text[start - 1] != '\n')
+        start--;
+    while (end < len && end - pos < 12 && text[end] != '\n' && text[end] != '\0')
+        end++;
+    for (size_t i = start; i < end && k + 1 < n; i++) {
+        unsigned char c = (unsigned char)text[i];
+        buf[k++] = (c >= 0x20 && c < 0x7f && c != '\'') ? (char)c : '?';
+    }
+    buf[k] = '\0';
+}
+
+static int invalid_json(const char *label, const char *text, size_t len, size_t pos, ea_error *err)
+{
+    int line = 1, col = 1;
+    char near[32];
+    const char *why = "";
+    for (size_t i = 0; i < pos; i++) {
+        if (text[i] == '\n') {
+            line++;
+            col = 1;
+        } else {
+            col++;
+        }
+    }
+    if (strspn(text, " \t\r\n") == len)
+        why = " (empty document)";
+    else if (pos >= len)
+        why = " (unexpected end of input)";
+    else if (text[pos] == '\0')
+        why = " (NUL byte)";
+    excerpt(text, len, pos, near, sizeof near);
+    return ea_fail(err, "%s:%d:%d: invalid JSON near '%s'%s", label, line, col, near, why);
+}
+
+/* text[len] must be '\0'; an earlier NUL would otherwise end the document silently. */
+static int parse_buffer(const char *label, const char *text, size_t len, ej_doc *doc, ea_error *err)
+{
+    const char *end = NULL;
+    const char *nul = memchr(text, '\0', len);
+    doc->file = NULL;
+    doc->root = NULL;
+    if (nul)
+        return invalid_json(label, text, len, (size_t)(nul - text), err);
+    doc->root = cJSON_ParseWithLengthOpts(text, len + 1, &end, 1);
+    if (!doc->root)
+        return invalid_json(label, text, len, end ? (size_t)(end - text) : 0, err);
+    doc->file = strdup(label);
+    if (!doc->file) {
+        cJSON_Delete(doc->root);
+        doc->root = NULL;
+        return ea_fail(err, "%s: out of memory", label);
+    }
+    return 0;
+}
+
+int ej_parse(const char *label, const char *text, ej_doc *doc, ea_error *err)
+{
+    return parse_buffer(label, text, strlen(text), doc, err);
+}
+
+static int read_whole(int fd, char **out, size_t *len)
+{
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    if (!buf)
+        return -1;
+    for (;;) {
+        ssize_t got;
+        if (n + 1 == cap) {
+            char *bigger = realloc(buf, cap * 2);
+            if (!bigger) {
+                free(buf);
+                return -1;
+            }
+            buf = bigger;
+            cap *= 2;
+        }
+        got = read(fd, buf + n, cap - n - 1);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            int saved = errno;
+            free(buf);
+            errno = saved;
+            return -1;
+        }
+        if (got == 0)
+            break;
+        n += (size_t)got;
+    }
+    buf[n] = '\0';
+    *out = buf;
+    *len = n;
+    return 0;
+}
+
+int ej_load(const char *path, ej_doc *doc, ea_error *err)
+{
+    char *text;
+    size_t len;
+    int rc, fd = open(path, O_RDONLY | O_CLOEXEC);
+    doc->file = NULL;
+    doc->root = NULL;
+    if (fd < 0 || read_whole(fd, &text, &len) < 0) {
+        int saved = errno;
+        if (fd >= 0)
+            close(fd);
+        return ea_fail(err, "%s: cannot read: %s", path, strerror(saved));
+    }
+    close(fd);
+    rc = parse_buffer(path, text, len, doc, err);
+    free(text);
+    return rc;
+}
+
+void ej_free(ej_doc *doc)
+{
+    cJSON_Delete(doc->root);
+    free((char *)doc->file);
+    doc->root = NULL;
+    doc->file = NULL;
+}
+
+ej_val ej_root(const ej_doc *doc)
+{
+    ej_val v = {.file = doc->file, .v = doc->root, .path = "$"};
+    return v;
+}
+
+/* ---- walking ---- */
+
+/* Keys such as "aten.cumsum.default" would read as nested fields after a dot, so they are quoted. */
+static int plain_key(const char *key)
+{
+    if (!(*key == '_' || (*key >= 'A' && *key <= 'Z') || (*key >= 'a' && *key <= 'z')))
+        return 0;
+    for (const char *p = key + 1; *p; p++)
+        if (!(*p == '_' || (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9')))
+            return 0;
+    return 1;
+}
+
+/* Paths longer than ej_val.path are cut short: they only ever label messages. */
+static ej_val child(ej_val parent, const cJSON *v, const char *key, int index)
+{
+    ej_val c = {.file = parent.file, .v = v};
+    int n;
+    if (key)
+        n = snprintf(c.path, sizeof c.path, plain_key(key) ? "%s.%s" : "%s[\"%s\"]", parent.path, key);
+    else
+        n = snprintf(c.path, sizeof c.path, "%s[%d]", parent.path, index);
+    if (n >= (int)sizeof c.path)
+        memcpy(c.path + sizeof c.path - 4, "...", 4);
+    return c;
+}
+
+/* cJSON keeps both copies of a repeated key, and lookups would silently see only the first. */
+static int duplicate_key(ej_val v, const cJSON *item, ea_error *err)
+{
+    for (const cJSON *prev = v.v->child; prev != item; prev = prev->next)
+        if (strcmp(prev->string, item->string) == 0)
+            return ea_fail(err, "%s %s: expected unique keys, got duplicate key '%s'", v.file, v.path,
+                           item->string);
+    return 0;
+}
+
+int ej_object(ej_val v, const char *const *allowed, ea_error *err)
+{
+    const cJSON *item;
+    if (!cJSON_IsObject(v.v))
+        return expected(v, "object", err);
+    cJSON_ArrayForEach(item, v.v) {
+        const char *const *a = allowed;
+        while (*a && strcmp(*a, item->string) != 0)
+            a++;
+        if (!*a) {
+            char list[768];
+            size_t k = 0;
+            list[0] = '\0';
+            for (a = allowed; *a && k < sizeof list; a++)
+                k += (size_t)snprintf(list + k, sizeof list - k, "%s%s", a == allowed ? "" : ", ", *a);
+            return ea_fail(err, "%s %s: unknown key '%s' (expected one of: %s)", v.file, v.path, item->string,
+                           list);
+        }
+        if (duplicate_key(v, item, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+int ej_map(ej_val v, int *n, ea_error *err)
+{
+    const cJSON *item;
+    if (!cJSON_IsObject(v.v))
+        return expected(v, "object", err);
+    cJSON_ArrayForEach(item, v.v)
+        if (duplicate_key(v, item, err) < 0)
+            return -1;
+    *n = cJSON_GetArraySize(v.v);
+    return 0;
+}
+
+ej_val ej_member(ej_val map, int i, const char **key)
+{
+    const cJSON *item = cJSON_IsObject(map.v) ? cJSON_GetArrayItem(map.v, i) : NULL;
+    *key = item ? item->string : NULL;
+    return item ? child(map, item, item->string, 0) : child(map, NULL, NULL, i);
+}
+
+/* what names the expected value in the "missing key" message. */
+static int field(ej_val obj, const char *key, int required, ej_val *out, const char *what, ea_error *err)
+{
+    if (!cJSON_IsObject(obj.v))
+        return expected(obj, "object", err);
+    *out = child(obj, cJSON_GetObjectItemCaseSensitive(obj.v, key), key, 0);
+    if (!out->v && required)
+        return ea_fail(err, "%s %s: expected %s, got nothing (missing key)", out->file, out->path, what);
+    return 0;
+}
+
+int ej_field(ej_val obj, const char *key, int required, ej_val *out, ea_error *err)
+{
+    return field(obj, key, required, out, "a value", err);
+}
+
+ej_val ej_index(ej_val arr, int i)
+{
+    /* cJSON would also index an object's members; an element of a non-array is nothing. */
+    return child(arr, cJSON_IsArray(arr.v) ? cJSON_GetArrayItem(arr.v, i) : NULL, NULL, i);
+}
+
+int ej_array(ej_val v, int *n, ea_error *err)
+{
+    if (!cJSON_IsArray(v.v))
+        return expected(v, "array", err);
+    *n = cJSON_GetArraySize(v.v);
+    return 0;
+}
+
+/* ---- typed reads ---- */
+
+int ej_as_string(ej_val v, const char **out, ea_error *err)
+{
+    if (!cJSON_IsString(v.v))
+        return expected(v, "string", err);
+    *out = v.v->valuestring;
+    return 0;
+}
+
+int ej_as_number(ej_val v, double *out, ea_error *err)
+{
+    if (!cJSON_IsNumber(v.v) || !isfinite(v.v->valuedouble))
+        return expected(v, "finite number", err);
+    *out = v.v->valuedouble;
+    return 0;
+}
+
+int ej_as_int(ej_val v, int64_t *out, ea_error *err)
+{
+    double d;
+    if (!cJSON_IsNumber(v.v) || !isfinite(v.v->valuedouble))
+        return expected(v, "integer", err);
+    d = v.v->valuedouble;
+    if (floor(d) != d)
+        return expected(v, "integer", err);
+    if (fabs(d) > EJ_MAX_EXACT_INT)
+        return expected(v, "integer of magnitude at most 2^53", err);
+    *out = (int64_t)d;
+    return 0;
+}
+
+int ej_as_bool(ej_val v, int *out, ea_error *err)
+{
+    if (!cJSON_IsBool(v.v))
+        return expected(v, "boolean", err);
+    *out = cJSON_IsTrue(v.v);
+    return 0;
+}
+
+int ej_get_string(ej_val obj, const char *key, const char **out, ea_error *err)
+{
+    ej_val v;
+    return field(obj, key, 1, &v, "string", err) ? -1 : ej_as_string(v, out, err);
+}
+
+int ej_get_int(ej_val obj, const char *key, int64_t *out, ea_error *err)
+{
+    ej_val v;
+    return field(obj, key, 1, &v, "integer", err) ? -1 : ej_as_int(v, out, err);
+}
+
+int ej_get_number(ej_val obj, const char *key, double *out, ea_error *err)
+{
+    ej_val v;
+    return field(obj, key, 1, &v, "finite number", err) ? -1 : ej_as_number(v, out, err);
+}
+
+int ej_get_bool(ej_val obj, const char *key, int *out, ea_error *err)
+{
+    ej_val v;
+    return field(obj, key, 1, &v, "boolean", err) ? -1 : ej_as_bool(v, out, err);
+}
+
+/* ---- writing ---- */
+
+static int write_all(int fd, const char *text, size_t len)
+{
+    while (len > 0) {
+        ssize_t n = write(fd, text, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -1;
+        text += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+static int cannot_write(const char *path, int errnum, ea_error *err)
+{
+    return ea_fail(err, "%s: cannot write: %s", path, strerror(errnum));
+}
+
+/* head then tail (the JSON writer's trailing newline) into path.tmp.<pid>, fsync, rename over path. */
+static int write_atomic(const char *path, const char *head, size_t hlen, const char *tail, ea_error *err)
+{
+    size_t tlen = strlen(path) + 32;
+    char *tmp = malloc(tlen);
+    int fd, saved;
+    if (!tmp)
+        return cannot_write(path, ENOMEM, err);
+    snprintf(tmp, tlen, "%s.tmp.%ld", path, (long)getpid());
+    /* Parent directories are not created: a missing one means a wrong path, which is worth reporting. */
+    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        const char *slash = strrchr(path, '/');
+        saved = errno;
+        free(tmp);
+        if (saved == ENOENT && slash)
+            return ea_fail(err, "%s: cannot write: %s (directory '%.*s' does not exist)", path, strerror(saved),
+                           slash == path ? 1 : (int)(slash - path), path);
+        return cannot_write(path, saved, err);
+    }
+    if (write_all(fd, head, hlen) < 0 || write_all(fd, tail, strlen(tail)) < 0 || fsync(fd) < 0) {
+        saved = errno;
+        close(fd);
+        goto fail;
+    }
+    if (close(fd) < 0 || rename(tmp, path) < 0) {
+        saved = errno;
+        goto fail;
+    }
+    free(tmp);
+    return 0;
+fail:
+    unlink(tmp);
+    free(tmp);
+    return cannot_write(path, saved, err);
+}
+
+int ea_write_file_atomic(const char *path, const char *text, size_t len, ea_error *err)
+{
+    return write_atomic(path, text, len, "", err);
+}
+
+int ej_write_atomic(const char *path, const cJSON *root, ea_error *err)
+{
+    char *text = cJSON_Print(root);
+    int rc;
+    if (!text)
+        return cannot_write(path, ENOMEM, err);
+    rc = write_atomic(path, text, strlen(text), "\n", err);
+    cJSON_free(text);
+    return rc;
+}

@@ -1,0 +1,296 @@
+#include "occurrences.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+
+static int expect_string(ej_val v, const char *key, const char *want, ea_error *err)
+{
+    const char *s;
+    if (ej_get_string(v, key, &s, err) != 0)
+        return -1;
+    if (strcmp(s, want) != 0)
+        return ea_fail(err, "%s %s.%s: expected \"%s\", got \"%s\"", v.file, v.path, key, want, s);
+    return 0;
+}
+
+static int expect_kind(ej_val obj, const char *key, int type, const char *what, ea_error *err)
+{
+    ej_val f;
+    if (ej_field(obj, key, 1, &f, err) != 0)
+        return -1;
+    if (!(f.v->type & type))
+        return ea_fail(err, "%s %s: expected %s", f.file, f.path, what);
+    return 0;
+}
+
+static int validate_occurrence(ej_val o, ea_error *err)
+{
+    static const char *const keys[] = {"id", "suite", "mode", "model", "graph", "node", "line", "arg_nodes", "source", NULL};
+    static const char *const source_keys[] = {"file", "line", "func", "code", NULL};
+    const char *f[5], *id;
+    int64_t line;
+    if (ej_object(o, keys, err) != 0 || ej_get_string(o, "id", &id, err) != 0)
+        return -1;
+    for (int i = 0; i < 5; i++) /* suite, mode, model, graph, node */
+        if (ej_get_string(o, keys[i + 1], &f[i], err) != 0)
+            return -1;
+    if (ej_get_int(o, "line", &line, err) != 0)
+        return -1;
+    char want[2048];
+    snprintf(want, sizeof want, "%s/%s/%s/%s:%s", f[0], f[1], f[2], f[3], f[4]);
+    if (strcmp(id, want) != 0)
+        return ea_fail(err, "%s %s.id: expected \"%s\" (suite/mode/model/graph:node), got \"%s\"", o.file, o.path, want, id);
+    ej_val names, src;
+    int n;
+    if (ej_field(o, "arg_nodes", 1, &names, err) != 0 || ej_array(names, &n, err) != 0)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        const char *s;
+        if (ej_as_string(ej_index(names, i), &s, err) != 0)
+            return -1;
+    }
+    if (ej_field(o, "source", 1, &src, err) != 0)
+        return -1;
+    if (cJSON_IsNull(src.v))
+        return 0;
+    const char *s;
+    return ej_object(src, source_keys, err) || ej_get_string(src, "file", &s, err) ||
+                   ej_get_int(src, "line", &line, err) || ej_get_string(src, "func", &s, err) ||
+                   ej_get_string(src, "code", &s, err)
+               ? -1
+               : 0;
+}
+
+static int validate_signature(ej_val sig, const char *op, ea_error *err)
+{
+    static const char *const keys[] = {"op", "output", "args", "kwargs", "value_properties", NULL};
+    return ej_object(sig, keys, err) || expect_string(sig, "op", op, err) ||
+                   expect_kind(sig, "output", cJSON_Object, "an object (tensor descriptor)", err) ||
+                   expect_kind(sig, "args", cJSON_Array, "an array", err) ||
+                   expect_kind(sig, "kwargs", cJSON_Object, "an object", err) ||
+                   expect_kind(sig, "value_properties", cJSON_Array, "an array", err)
+               ? -1
+               : 0;
+}
+
+/* A list of occurrences under a counted parent: count must equal the list's length. */
+static int validate_counted(ej_val parent, const char *what, int64_t *count, ea_error *err)
+{
+    ej_val occ;
+    int n;
+    if (ej_get_int(parent, "count", count, err) || ej_field(parent, what, 1, &occ, err) || ej_array(occ, &n, err))
+        return -1;
+    int64_t listed = 0;
+    for (int i = 0; i < n; i++) {
+        ej_val item = ej_index(occ, i);
+        int64_t sub = 1;
+        if (strcmp(what, "scopes") == 0) {
+            static const char *const keys[] = {"scope_id", "count", "scope", "occurrences", NULL};
+            const char *id;
+            if (ej_object(item, keys, err) || ej_get_string(item, "scope_id", &id, err) ||
+                expect_kind(item, "scope", cJSON_Object, "an object", err) ||
+                validate_counted(item, "occurrences", &sub, err))
+                return -1;
+        } else if (validate_occurrence(item, err) != 0) {
+            return -1;
+        }
+        listed += sub;
+    }
+    if (*count != listed || n == 0)
+        return ea_fail(err, "%s %s.count: expected the number of occurrences listed under %s (%" PRId64
+                       ", at least 1), got %" PRId64,
+                       parent.file, parent.path, what, listed, *count);
+    return 0;
+}
+
+static int validate_point(ej_val p, const char *op, int64_t *total, ea_error *err)
+{
+    static const char *const keys[] = {"point", "count", "signature", "scopes", NULL};
+    const char *id;
+    int64_t count;
+    ej_val sig;
+    if (ej_object(p, keys, err) || ej_get_string(p, "point", &id, err) || ej_field(p, "signature", 1, &sig, err) ||
+        validate_signature(sig, op, err) || validate_counted(p, "scopes", &count, err))
+        return -1;
+    *total += count;
+    return 0;
+}
+
+int ea_occurrences_validate(const char *file, const cJSON *doc, const char *expected_op, ea_error *err)
+{
+    static const char *const keys[] = {"schema", "schema_version", "op", "extracted_by", "cat_input_cap",
+                                       "corpus", "occurrences", "points", NULL};
+    static const char *const corpus_keys[] = {"graphs", "digest", NULL};
+    ej_val root = {file, doc, "$"}, corpus, points;
+    int64_t version, cap, graphs, listed, total = 0;
+    const char *s;
+    int n;
+    if (ej_object(root, keys, err) || expect_string(root, "schema", EA_OCCURRENCES_SCHEMA, err) ||
+        ej_get_int(root, "schema_version", &version, err))
+        return -1;
+    if (version != EA_OCCURRENCES_VERSION)
+        return ea_fail(err, "%s $.schema_version: expected %d, got %" PRId64, file, EA_OCCURRENCES_VERSION, version);
+    if (expect_string(root, "op", expected_op, err) || ej_get_string(root, "extracted_by", &s, err) ||
+        ej_get_int(root, "cat_input_cap", &cap, err) || ej_field(root, "corpus", 1, &corpus, err) ||
+        ej_object(corpus, corpus_keys, err) || ej_get_int(corpus, "graphs", &graphs, err) ||
+        ej_get_string(corpus, "digest", &s, err) || ej_get_int(root, "occurrences", &listed, err) ||
+        ej_field(root, "points", 1, &points, err) || ej_array(points, &n, err))
+        return -1;
+    for (int i = 0; i < n; i++)
+        if (validate_point(ej_index(points, i), expected_op, &total, err) != 0)
+            return -1;
+    if (total != listed)
+        return ea_fail(err, "%s $.occurrences: expected the sum of point counts (%" PRId64 "), got %" PRId64, file, total, listed);
+    return 0;
+}
+
+int ea_occurrences_load(const char *dir, cJSON *docs[EA_AUDIT_OPS], ea_error *err)
+{
+    memset(docs, 0, sizeof(cJSON *) * EA_AUDIT_OPS);
+    for (int i = 0; i < EA_AUDIT_OPS; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s.json", dir, ea_audit_ops[i].short_name);
+        ej_doc d;
+        if (ej_load(path, &d, err) != 0)
+            goto fail;
+        if (ea_occurrences_validate(path, d.root, ea_audit_ops[i].target, err) != 0) {
+            ej_free(&d);
+            goto fail;
+        }
+        docs[i] = d.root; /* ownership moves to the caller */
+    }
+    return 0;
+fail:
+    for (int i = 0; i < EA_AUDIT_OPS; i++) {
+        cJSON_Delete(docs[i]);
+        docs[i] = NULL;
+    }
+    return -1;
+}
+
+static const char *str(const cJSON *o, const char *key)
+{
+    return cJSON_GetObjectItemCaseSensitive(o, key)->valuestring;
+}
+
+/* One row per op and model, in audit-op order then suite/mode/model. */
+static cJSON *model_row(cJSON *rows, const char *op, const cJSON *occ)
+{
+    cJSON *r;
+    cJSON_ArrayForEach(r, rows)
+        if (!strcmp(str(r, "op"), op) && !strcmp(str(r, "suite"), str(occ, "suite")) &&
+            !strcmp(str(r, "mode"), str(occ, "mode")) && !strcmp(str(r, "model"), str(occ, "model")))
+            return r;
+    r = cJSON_CreateObject();
+    cJSON_AddStringToObject(r, "op", op);
+    cJSON_AddStringToObject(r, "suite", str(occ, "suite"));
+    cJSON_AddStringToObject(r, "mode", str(occ, "mode"));
+    cJSON_AddStringToObject(r, "model", str(occ, "model"));
+    cJSON_AddNumberToObject(r, "occurrences", 0);
+    cJSON_AddNumberToObject(r, "points", 0);
+    cJSON_AddItemToArray(rows, r);
+    return r;
+}
+
+static void bump(cJSON *o, const char *key)
+{
+    cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    cJSON_SetNumberValue(v, v->valuedouble + 1);
+}
+
+static int row_order(const void *a, const void *b)
+{
+    const cJSON *x = *(const cJSON *const *)a, *y = *(const cJSON *const *)b;
+    static const char *const keys[] = {"suite", "mode", "model"};
+    for (int i = 0; i < 3; i++) {
+        int c = strcmp(str(x, keys[i]), str(y, keys[i]));
+        if (c)
+            return c;
+    }
+    return 0;
+}
+
+static int is_bf16_self(const cJSON *sig)
+{
+    const cJSON *self = cJSON_GetArrayItem(cJSON_GetObjectItem(sig, "args"), 0);
+    const cJSON *dt = cJSON_GetObjectItem(self, "dtype");
+    return cJSON_IsString(dt) && strcmp(dt->valuestring, "bf16") == 0;
+}
+
+cJSON *ea_occurrences_summary(cJSON *const docs[EA_AUDIT_OPS])
+{
+    cJSON *s = cJSON_CreateObject();
+    cJSON_AddStringToObject(s, "schema", "extern-audit/occurrence-summary");
+    cJSON_AddNumberToObject(s, "schema_version", EA_OCCURRENCES_VERSION);
+    cJSON *total = cJSON_AddNumberToObject(s, "occurrences_total", 0);
+    cJSON *by_op = cJSON_AddObjectToObject(s, "occurrences_by_op");
+    cJSON *pts_op = cJSON_AddObjectToObject(s, "points_by_op");
+    cJSON *bf16 = cJSON_AddNumberToObject(s, "bf16_index_add", 0);
+    cJSON *rows = cJSON_AddArrayToObject(s, "by_model");
+    int nall = 0;
+    for (int i = 0; i < EA_AUDIT_OPS; i++) {
+        const char *op = ea_audit_ops[i].target;
+        cJSON *op_rows = cJSON_CreateArray(), *p;
+        int occ_n = 0, pt_n = 0;
+        cJSON_ArrayForEach(p, cJSON_GetObjectItem(docs[i], "points"))
+        {
+            const cJSON *o, *sc;
+            int n = cJSON_GetObjectItem(p, "count")->valueint;
+            pt_n++;
+            occ_n += n;
+            if (i == 3 && is_bf16_self(cJSON_GetObjectItem(p, "signature")))
+                cJSON_SetNumberValue(bf16, bf16->valuedouble + n);
+            /* a point counts once in each model row it touches */
+            const cJSON **counted = malloc(sizeof *counted * (size_t)(n ? n : 1));
+            int ntouched = 0;
+            cJSON_ArrayForEach(sc, cJSON_GetObjectItem(p, "scopes"))
+            cJSON_ArrayForEach(o, cJSON_GetObjectItem(sc, "occurrences"))
+            {
+                cJSON *r = model_row(op_rows, op, o);
+                bump(r, "occurrences");
+                int dup = 0;
+                for (int k = 0; k < ntouched; k++)
+                    dup |= counted[k] == r;
+                if (!dup) {
+                    counted[ntouched++] = r;
+                    bump(r, "points");
+                }
+            }
+            free(counted);
+        }
+        cJSON_AddNumberToObject(by_op, op, occ_n);
+        cJSON_AddNumberToObject(pts_op, op, pt_n);
+        nall += occ_n;
+        /* sort this op's rows, then move them to the summary */
+        int nr = cJSON_GetArraySize(op_rows);
+        cJSON **v = malloc(sizeof *v * (size_t)(nr ? nr : 1));
+        for (int k = 0; k < nr; k++)
+            v[k] = cJSON_DetachItemFromArray(op_rows, 0);
+        qsort(v, (size_t)nr, sizeof *v, row_order);
+        for (int k = 0; k < nr; k++)
+            cJSON_AddItemToArray(rows, v[k]);
+        free(v);
+        cJSON_Delete(op_rows);
+    }
+    cJSON_SetNumberValue(total, nall);
+    return s;
+}
+
+void ea_occurrences_print(const cJSON *summary, FILE *f)
+{
+    const cJSON *by_op = cJSON_GetObjectItem(summary, "occurrences_by_op");
+    const cJSON *pts = cJSON_GetObjectItem(summary, "points_by_op"), *o;
+    fprintf(f, "%-26s %11s %7s\n", "op", "occurrences", "points");
+    cJSON_ArrayForEach(o, by_op)
+        fprintf(f, "%-26s %11d %7d\n", o->string, o->valueint, cJSON_GetObjectItem(pts, o->string)->valueint);
+    fprintf(f, "%-26s %11d    (bf16 index_add: %d)\n\n", "total",
+            cJSON_GetObjectItem(summary, "occurrences_total")->valueint,
+            cJSON_GetObjectItem(summary, "bf16_index_add")->valueint);
+    fprintf(f, "%-26s %-6s %-6s %-34s %11s %7s\n", "op", "suite", "mode", "model", "occurrences", "points");
+    cJSON_ArrayForEach(o, cJSON_GetObjectItem(summary, "by_model"))
+        fprintf(f, "%-26s %-6s %-6s %-34s %11d %7d\n", str(o, "op"), str(o, "suite"), str(o, "mode"), str(o, "model"),
+                cJSON_GetObjectItem(o, "occurrences")->valueint, cJSON_GetObjectItem(o, "points")->valueint);
+}

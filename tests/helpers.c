@@ -1,0 +1,115 @@
+#include "helpers.h"
+
+#include <criterion/criterion.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+const char *test_corpus(void)
+{
+    const char *env = getenv("EXTERN_AUDIT_CORPUS");
+    const char *dir = env && *env ? env : "build/corpus/better-benchmark";
+    char probe[4096];
+    snprintf(probe, sizeof probe, "%s/repros/models", dir);
+    struct stat st;
+    return stat(probe, &st) == 0 && S_ISDIR(st.st_mode) ? dir : NULL;
+}
+
+const char *test_tmpdir(void)
+{
+    char *dir = strdup("/tmp/extern-audit-test-XXXXXX");
+    cr_assert_not_null(mkdtemp(dir), "mkdtemp failed");
+    return dir;
+}
+
+static void mkdirs(char *path)
+{
+    for (char *p = path + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        mkdir(path, 0755);
+        *p = '/';
+    }
+}
+
+char *test_write(const char *dir, const char *name, const char *text)
+{
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *path = malloc(n);
+    snprintf(path, n, "%s/%s", dir, name);
+    mkdirs(path);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f, "cannot write %s", path);
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+static char *slurp(FILE *f)
+{
+    fflush(f);
+    long n = ftell(f);
+    char *s = malloc((size_t)n + 1);
+    rewind(f);
+    size_t got = fread(s, 1, (size_t)n, f);
+    s[got] = '\0';
+    return s;
+}
+
+cli_run test_cli(const char *arg, ...)
+{
+    char *argv[32] = {"extern-audit"};
+    int argc = 1;
+    va_list ap;
+    va_start(ap, arg);
+    for (const char *a = arg; a && argc < 31; a = va_arg(ap, const char *))
+        argv[argc++] = (char *)a;
+    va_end(ap);
+
+    FILE *out = tmpfile(), *err = tmpfile();
+    cr_assert(out && err);
+    fflush(stdout);
+    fflush(stderr);
+    int saved_out = dup(1), saved_err = dup(2);
+    dup2(fileno(out), 1);
+    dup2(fileno(err), 2);
+    cli_run r = {ea_main(argc, argv), NULL, NULL};
+    fflush(stdout);
+    fflush(stderr);
+    dup2(saved_out, 1);
+    dup2(saved_err, 2);
+    close(saved_out);
+    close(saved_err);
+    fseek(out, 0, SEEK_END);
+    fseek(err, 0, SEEK_END);
+    r.out = slurp(out);
+    r.err = slurp(err);
+    fclose(out);
+    fclose(err);
+    return r;
+}
+
+void cli_run_free(cli_run *r)
+{
+    free(r->out);
+    free(r->err);
+}
+
+void test_parse(const char *text, fx_graph *g)
+{
+    ea_error err = {{0}};
+    cr_assert_eq(fx_graph_parse_text("inline.py", text, strlen(text), g, &err), 0, "parse failed: %s", err.msg);
+}
+
+int test_node(const fx_graph *g, const char *name)
+{
+    int i = fx_graph_find(g, name);
+    cr_assert_geq(i, 0, "no node %s", name);
+    return i;
+}

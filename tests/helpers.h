@@ -1,0 +1,36 @@
+/* helpers.h: shared by the Criterion suites: where the corpus is, temp folders, running the CLI
+ * in-process with its output captured, and parsing a graph written inline. */
+#ifndef EA_TEST_HELPERS_H
+#define EA_TEST_HELPERS_H
+
+#include <stddef.h>
+
+#include "fxgraph.h"
+
+#define FIXTURE_CORPUS "tests/fixtures/corpus"
+
+/* The unpacked better-benchmark corpus ($EXTERN_AUDIT_CORPUS, else build/corpus/better-benchmark),
+ * or NULL when absent: callers skip with the reason. */
+const char *test_corpus(void);
+/* A fresh empty folder under /tmp; the path lives until the test process ends. */
+const char *test_tmpdir(void);
+/* Write text to dir/name (creating parent folders); returns the path (static buffer per call site
+ * is not kept: copy it if needed). */
+char *test_write(const char *dir, const char *name, const char *text);
+
+typedef struct {
+    int status;
+    char *out; /* captured stdout, NUL-terminated */
+    char *err; /* captured stderr */
+} cli_run;
+
+/* ea_main on a NULL-terminated argument list (argv[0] added); frees nothing the caller keeps. */
+cli_run test_cli(const char *arg, ...);
+void cli_run_free(cli_run *r);
+
+/* Parse a graph given as text; asserts success. */
+void test_parse(const char *text, fx_graph *g);
+/* Index of the node named name; asserts it exists. */
+int test_node(const fx_graph *g, const char *name);
+
+#endif

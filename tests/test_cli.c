@@ -1,0 +1,129 @@
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "helpers.h"
+
+#define has(s, needle) cr_assert(strstr((s), (needle)), "expected '%s' in:\n%s", (needle), (s))
+
+Test(cli, usage_and_help)
+{
+    cli_run r = test_cli(NULL);
+    cr_assert_eq(r.status, 2);
+    has(r.err, "usage: extern-audit <command>");
+    cli_run_free(&r);
+    r = test_cli("--help", NULL);
+    cr_assert_eq(r.status, 0);
+    has(r.out, "inventory");
+    cli_run_free(&r);
+    r = test_cli("help", "extract", NULL);
+    cr_assert_eq(r.status, 0);
+    has(r.out, "--cat-cap N");
+    cli_run_free(&r);
+    r = test_cli("extract", "--help", NULL);
+    cr_assert_eq(r.status, 0);
+    has(r.out, "--check DIR");
+    cli_run_free(&r);
+    r = test_cli("help", "nothing", NULL);
+    cr_assert_eq(r.status, 2);
+    cli_run_free(&r);
+}
+
+Test(cli, bad_usage_exits_2)
+{
+    cli_run r = test_cli("frobnicate", NULL);
+    cr_assert_eq(r.status, 2);
+    has(r.err, "unknown command 'frobnicate'");
+    cli_run_free(&r);
+    r = test_cli("extract", "--bogus", NULL);
+    cr_assert_eq(r.status, 2);
+    has(r.err, "extern-audit extract: unknown option '--bogus'");
+    cli_run_free(&r);
+    r = test_cli("extract", "--corpus", NULL);
+    cr_assert_eq(r.status, 2);
+    has(r.err, "option '--corpus' needs a value");
+    cli_run_free(&r);
+    r = test_cli("extract", "--cat-cap", "x", NULL);
+    cr_assert_eq(r.status, 2);
+    has(r.err, "--cat-cap expects an integer");
+    cli_run_free(&r);
+    r = test_cli("extract", "--out", "a", "--check", "b", NULL);
+    cr_assert_eq(r.status, 2);
+    cli_run_free(&r);
+    r = test_cli("audit", "--corpus", "x", NULL);
+    cr_assert_eq(r.status, 2, "audit takes no --corpus");
+    cli_run_free(&r);
+}
+
+Test(cli, extract_missing_corpus_exits_2)
+{
+    cli_run r = test_cli("extract", "--corpus", "/nonexistent/bb", "--quiet", NULL);
+    cr_assert_eq(r.status, 2);
+    has(r.err, "/nonexistent/bb: corpus folder not found");
+    cr_assert_str_eq(r.out, "");
+    cli_run_free(&r);
+}
+
+Test(cli, extract_writes_then_checks)
+{
+    const char *dir = test_tmpdir();
+    cli_run r = test_cli("extract", "--corpus", FIXTURE_CORPUS, "--out", dir, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    has(r.out, "aten.histc.default");
+    has(r.err, "extract: graph 5/5");
+    cli_run_free(&r);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    cr_assert_eq(access(path, F_OK), 0);
+
+    r = test_cli("extract", "--corpus", FIXTURE_CORPUS, "--check", dir, "--json", "--quiet", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    has(r.out, "\"occurrences_by_op\"");
+    cr_assert_str_eq(r.err, "");
+    cli_run_free(&r);
+
+    /* a different cap gives a different cat document: the check fails and says how to fix it */
+    r = test_cli("extract", "--corpus", FIXTURE_CORPUS, "--check", dir, "--cat-cap", "2", "--quiet", NULL);
+    cr_assert_eq(r.status, 1);
+    has(r.err, "cat.json differs from the corpus extraction");
+    cli_run_free(&r);
+}
+
+Test(cli, extract_out_to_missing_folder_exits_2)
+{
+    cli_run r = test_cli("extract", "--corpus", FIXTURE_CORPUS, "--out", "/nonexistent/out", "--quiet", NULL);
+    cr_assert_eq(r.status, 2);
+    has(r.err, "/nonexistent/out");
+    cli_run_free(&r);
+}
+
+Test(cli, inventory_on_fixtures)
+{
+    cli_run r = test_cli("inventory", "--corpus", FIXTURE_CORPUS, "--quiet", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    has(r.out, "cross-check: every graph");
+    cli_run_free(&r);
+    r = test_cli("inventory", "--corpus", FIXTURE_CORPUS, "--rule", "/nonexistent/rule.json", NULL);
+    cr_assert_eq(r.status, 2);
+    has(r.err, "/nonexistent/rule.json: cannot read");
+    cli_run_free(&r);
+}
+
+Test(cli, audit_reads_the_committed_golden)
+{
+    cli_run r = test_cli("audit", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    has(r.out, "aten.index_add.default");
+    has(r.out, "Needs a GPU:");
+    has(r.out, "This machine:");
+    cli_run_free(&r);
+    r = test_cli("audit", "--json", NULL);
+    cr_assert_eq(r.status, 0);
+    has(r.out, "\"needs_gpu\"");
+    cli_run_free(&r);
+    r = test_cli("audit", "--golden", "/nonexistent", NULL);
+    cr_assert_eq(r.status, 2);
+    has(r.err, "/nonexistent/occurrences/cat.json");
+    cli_run_free(&r);
+}

@@ -1,0 +1,123 @@
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "extract.h"
+#include "helpers.h"
+#include "occurrences.h"
+
+/* A valid histc document from the fixture corpus, to break one field at a time. */
+static cJSON *valid_doc(void)
+{
+    ea_corpus c;
+    ea_error err;
+    ea_extraction x;
+    cr_assert_eq(ea_corpus_open(FIXTURE_CORPUS, &c, &err), 0, "%s", err.msg);
+    ea_extract_opts o = {8, NULL};
+    cr_assert_eq(ea_extract(&c, &o, &x, &err), 0, "%s", err.msg);
+    ea_corpus_free(&c);
+    cJSON *doc = cJSON_Duplicate(x.docs[2], 1);
+    ea_extraction_free(&x);
+    return doc;
+}
+
+static cJSON *first_occurrence(cJSON *doc)
+{
+    cJSON *p = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "points"), 0);
+    return cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(p, "scopes"), 0), "occurrences"), 0);
+}
+
+static void expect_invalid(cJSON *doc, const char *needle)
+{
+    ea_error err = {{0}};
+    cr_assert_eq(ea_occurrences_validate("histc.json", doc, "aten.histc.default", &err), -1);
+    cr_assert(strstr(err.msg, "histc.json"), "file named: %s", err.msg);
+    cr_assert(strstr(err.msg, needle), "expected '%s' in: %s", needle, err.msg);
+    cJSON_Delete(doc);
+}
+
+Test(occurrences, valid_document_passes)
+{
+    cJSON *doc = valid_doc();
+    ea_error err;
+    cr_assert_eq(ea_occurrences_validate("histc.json", doc, "aten.histc.default", &err), 0, "%s", err.msg);
+    cJSON_Delete(doc);
+}
+
+Test(occurrences, unknown_key)
+{
+    cJSON *doc = valid_doc();
+    cJSON_AddNumberToObject(first_occurrence(doc), "extra", 1);
+    expect_invalid(doc, "$.points[0].scopes[0].occurrences[0]: unknown key 'extra'");
+}
+
+Test(occurrences, count_must_match_listed)
+{
+    cJSON *doc = valid_doc();
+    cJSON_SetNumberValue(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "points"), 0), "count"), 5);
+    expect_invalid(doc, "$.points[0].count: expected the number of occurrences");
+}
+
+Test(occurrences, total_must_match_points)
+{
+    cJSON *doc = valid_doc();
+    cJSON_SetNumberValue(cJSON_GetObjectItem(doc, "occurrences"), 7);
+    expect_invalid(doc, "$.occurrences: expected the sum of point counts (1), got 7");
+}
+
+Test(occurrences, id_must_match_identity)
+{
+    cJSON *doc = valid_doc();
+    cJSON_SetValuestring(cJSON_GetObjectItem(first_occurrence(doc), "node"), "other");
+    expect_invalid(doc, "suite/mode/model/graph:node");
+}
+
+Test(occurrences, op_and_schema_version)
+{
+    cJSON *doc = valid_doc();
+    ea_error err = {{0}};
+    cr_assert_eq(ea_occurrences_validate("histc.json", doc, "aten.cumsum.default", &err), -1);
+    cr_assert(strstr(err.msg, "$.op: expected \"aten.cumsum.default\""), "%s", err.msg);
+    cJSON_SetNumberValue(cJSON_GetObjectItem(doc, "schema_version"), 2);
+    expect_invalid(doc, "$.schema_version: expected 1, got 2");
+}
+
+Test(occurrences, missing_and_mistyped_fields)
+{
+    cJSON *doc = valid_doc();
+    cJSON_DeleteItemFromObject(first_occurrence(doc), "line");
+    expect_invalid(doc, "line");
+    doc = valid_doc();
+    cJSON *sig = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "points"), 0), "signature");
+    cJSON_ReplaceItemInObject(sig, "args", cJSON_CreateString("x"));
+    expect_invalid(doc, "$.points[0].signature.args: expected an array");
+}
+
+Test(occurrences, load_names_the_missing_file)
+{
+    cJSON *docs[EA_AUDIT_OPS];
+    ea_error err = {{0}};
+    const char *dir = test_tmpdir();
+    cr_assert_eq(ea_occurrences_load(dir, docs, &err), -1);
+    cr_assert(strstr(err.msg, "cat.json"), "%s", err.msg);
+    for (int i = 0; i < EA_AUDIT_OPS; i++)
+        cr_assert_null(docs[i]);
+}
+
+Test(occurrences, summary_rows_count_points_per_model)
+{
+    cJSON *docs[EA_AUDIT_OPS] = {0};
+    docs[2] = valid_doc();
+    for (int i = 0; i < EA_AUDIT_OPS; i++)
+        if (!docs[i]) {
+            docs[i] = cJSON_CreateObject();
+            cJSON_AddArrayToObject(docs[i], "points");
+        }
+    cJSON *s = ea_occurrences_summary(docs);
+    cr_assert_eq(cJSON_GetObjectItem(s, "occurrences_total")->valueint, 1);
+    const cJSON *row = cJSON_GetArrayItem(cJSON_GetObjectItem(s, "by_model"), 0);
+    cr_assert_str_eq(cJSON_GetObjectItem(row, "model")->valuestring, "tiny/moe");
+    cr_assert_eq(cJSON_GetObjectItem(row, "points")->valueint, 1);
+    cJSON_Delete(s);
+    for (int i = 0; i < EA_AUDIT_OPS; i++)
+        cJSON_Delete(docs[i]);
+}
