@@ -81,7 +81,8 @@ coverage: deps
 	@find $(BUILD)/cov -name '*.gcda' -delete
 	$(BUILD)/cov/test-suite --jobs 1 >/dev/null
 	@mkdir -p $(BUILD)/coverage
-	gcovr -r . --object-directory $(BUILD)/cov/obj --filter 'src/' \
+	@# only the library's own objects: Criterion's per-test functions trip gcovr 5.2's merge
+	gcovr -r . --filter 'src/' $(BUILD)/cov/obj/src \
 	  --html-details $(BUILD)/coverage/index.html --print-summary --fail-under-line 80
 
 clean:

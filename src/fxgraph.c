@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "fxgraph_impl.h"
 
@@ -198,26 +199,31 @@ int fx_graph_parse_text(const char *label, const char *text, size_t len, fx_grap
 static int read_all(const char *path, char **text, size_t *len, ea_error *err)
 {
     FILE *f = fopen(path, "rb");
-    long size = -1;
-    if (f && fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) != 0)
-        size = -1;
-    *text = size >= 0 ? malloc((size_t)size + 1) : NULL;
-    if (*text && fread(*text, 1, (size_t)size, f) == (size_t)size) {
-        fclose(f);
-        *len = (size_t)size;
-        return 0;
+    if (!f)
+        return ea_fail(err, "%s: cannot read: %s", path, strerror(errno));
+    struct stat st;
+    int why = 0;
+    *text = NULL;
+    if (fstat(fileno(f), &st) != 0)
+        why = errno;
+    else if (S_ISDIR(st.st_mode))
+        why = EISDIR;
+    else if (!(*text = malloc((size_t)st.st_size + 1)))
+        why = ENOMEM;
+    else if (fread(*text, 1, (size_t)st.st_size, f) != (size_t)st.st_size)
+        why = errno ? errno : EIO; /* a file that shrank while being read leaves errno alone */
+    fclose(f);
+    if (why) {
+        free(*text);
+        return ea_fail(err, "%s: cannot read: %s", path, strerror(why));
     }
-    const char *why = size >= 0 && !*text ? "out of memory" : strerror(errno);
-    int rc = ea_fail(err, "%s: cannot read: %s", path, why);
-    free(*text);
-    if (f)
-        fclose(f);
-    return rc;
+    *len = (size_t)st.st_size;
+    return 0;
 }
 
 int fx_graph_parse_file(const char *path, fx_graph *g, ea_error *err)
 {
-    char *text;
+    char *text = NULL;
     size_t len = 0;
     memset(g, 0, sizeof *g);
     if (read_all(path, &text, &len, err))

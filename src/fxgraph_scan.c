@@ -159,8 +159,8 @@ static int scan_string(fx_parser *ps, const char **s, size_t *len)
 /* device(type='cuda', index=0) -> "cuda:0"; device(type='cpu') -> "cpu". */
 static int parse_device(fx_parser *ps, fx_arg *out)
 {
-    const char *start = ps->p, *type;
-    size_t type_len;
+    const char *start = ps->p, *type = NULL;
+    size_t type_len = 0;
     char buf[64];
     if (!fxp_eat(ps, "device(type=") || ps->p == ps->eol || (*ps->p != '\'' && *ps->p != '"'))
         return fxp_fail_span(ps, "device(type='...')", start, (size_t)(ps->eol - start));
@@ -284,8 +284,8 @@ int fxp_parse_value(fx_parser *ps, fx_arg *out)
         return fxp_parse_sequence(ps, ']', 0, &out->items, &out->nitems);
     }
     if (c == '\'' || c == '"') {
-        const char *s;
-        size_t len;
+        const char *s = NULL;
+        size_t len = 0;
         if (scan_string(ps, &s, &len))
             return -1;
         out->kind = ARG_STR;

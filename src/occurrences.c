@@ -289,8 +289,8 @@ void ea_occurrences_print(const cJSON *summary, FILE *f)
     fprintf(f, "%-26s %11d    (bf16 index_add: %d)\n\n", "total",
             cJSON_GetObjectItem(summary, "occurrences_total")->valueint,
             cJSON_GetObjectItem(summary, "bf16_index_add")->valueint);
-    fprintf(f, "%-26s %-6s %-6s %-34s %11s %7s\n", "op", "suite", "mode", "model", "occurrences", "points");
+    fprintf(f, "%-26s %-10s %-6s %-34s %11s %7s\n", "op", "suite", "mode", "model", "occurrences", "points");
     cJSON_ArrayForEach(o, cJSON_GetObjectItem(summary, "by_model"))
-        fprintf(f, "%-26s %-6s %-6s %-34s %11d %7d\n", str(o, "op"), str(o, "suite"), str(o, "mode"), str(o, "model"),
+        fprintf(f, "%-26s %-10s %-6s %-34s %11d %7d\n", str(o, "op"), str(o, "suite"), str(o, "mode"), str(o, "model"),
                 cJSON_GetObjectItem(o, "occurrences")->valueint, cJSON_GetObjectItem(o, "points")->valueint);
 }
