@@ -1,0 +1,262 @@
+#include "gen.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GOLDEN_GAMMA 0x9E3779B97F4A7C15ULL
+
+uint64_t ea_splitmix64(uint64_t x)
+{
+    uint64_t z = x + GOLDEN_GAMMA;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+uint64_t ea_gen_hash(uint64_t seed, uint64_t i)
+{
+    return ea_splitmix64((seed << 40) ^ i);
+}
+
+float ea_gen_uniform(uint64_t seed, uint64_t i)
+{
+    /* 23 random bits: every value in [0.5, 1.5) is exact in f32, so torch and C agree bit for bit */
+    return 0.5f + (float)(ea_gen_hash(seed, i) >> 41) * 0x1p-23f;
+}
+
+uint16_t ea_f32_to_bf16(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    if ((u & 0x7fffffffu) > 0x7f800000u)
+        return (uint16_t)((u >> 16) | 0x40); /* quiet NaN */
+    return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+
+uint16_t ea_f32_to_f16(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    uint32_t sign = (u >> 16) & 0x8000u, mag = u & 0x7fffffffu;
+    if (mag >= 0x7f800000u)
+        return (uint16_t)(sign | 0x7c00u | (mag > 0x7f800000u ? 0x200u : 0));
+    if (mag >= 0x477ff000u) /* rounds to >= 65520: overflow */
+        return (uint16_t)(sign | 0x7c00u);
+    if (mag < 0x38800000u) { /* subnormal half: scale into the 10-bit field, round to nearest even */
+        float a;
+        memcpy(&a, &mag, sizeof a);
+        return (uint16_t)(sign | (uint32_t)nearbyintf(a * 0x1p24f));
+    }
+    uint32_t h = ((mag - 0x38000000u) >> 13);
+    uint32_t rest = mag & 0x1fffu;
+    h += rest > 0x1000u || (rest == 0x1000u && (h & 1u));
+    return (uint16_t)(sign | h);
+}
+
+int64_t ea_storage_bytes(const ea_tensor *t)
+{
+    int64_t extent = ea_tensor_extent(t);
+    return extent < 0 ? -1 : extent * ea_dtype_size(t->dtype);
+}
+
+/* Row-major walk: fn(i, storage element index) for every logical element. */
+typedef void (*visit_fn)(void *ctx, int64_t i, int64_t at);
+
+static void visit(const ea_tensor *t, visit_fn fn, void *ctx)
+{
+    int64_t n = ea_tensor_numel(t), idx[EA_MAX_DIMS] = {0}, at = t->offset;
+    for (int64_t i = 0; i < n; i++) {
+        fn(ctx, i, at);
+        for (int d = t->ndim - 1; d >= 0; d--) {
+            at += t->strides[d];
+            if (++idx[d] < t->sizes[d])
+                break;
+            at -= t->sizes[d] * t->strides[d];
+            idx[d] = 0;
+        }
+    }
+}
+
+typedef struct {
+    const ea_tensor *t;
+    unsigned char *storage;
+    int kind; /* generator */
+    uint64_t seed;
+    int64_t lo, span;
+    double constant;
+    const int64_t *values; /* precomputed per logical element (iota, as_strided_iota, topk_ids) */
+} fill_ctx;
+
+enum { G_UNIFORM, G_RANDINT, G_BOOL, G_CONSTANT, G_TABLE };
+
+static void store(const fill_ctx *c, int64_t at, double v, int64_t iv, int is_int)
+{
+    unsigned char *p = c->storage + at * ea_dtype_size(c->t->dtype);
+    switch (c->t->dtype) {
+    case EA_BF16: { uint16_t b = ea_f32_to_bf16((float)v); memcpy(p, &b, 2); break; }
+    case EA_F16: { uint16_t b = ea_f32_to_f16((float)v); memcpy(p, &b, 2); break; }
+    case EA_F32: { float f = (float)v; memcpy(p, &f, 4); break; }
+    case EA_F64: memcpy(p, &v, 8); break;
+    case EA_I64: case EA_U64: { int64_t x = is_int ? iv : (int64_t)v; memcpy(p, &x, 8); break; }
+    case EA_I32: { int32_t x = (int32_t)(is_int ? iv : (int64_t)v); memcpy(p, &x, 4); break; }
+    case EA_I16: { int16_t x = (int16_t)(is_int ? iv : (int64_t)v); memcpy(p, &x, 2); break; }
+    case EA_I8: case EA_U8: case EA_B8: *p = (unsigned char)(is_int ? iv : (int64_t)v); break;
+    default: break;
+    }
+}
+
+static void fill_one(void *vctx, int64_t i, int64_t at)
+{
+    const fill_ctx *c = vctx;
+    uint64_t h = ea_gen_hash(c->seed, (uint64_t)i);
+    switch (c->kind) {
+    case G_UNIFORM: store(c, at, ea_gen_uniform(c->seed, (uint64_t)i), 0, 0); break;
+    case G_RANDINT: store(c, at, 0, c->lo + (int64_t)((h >> 1) % (uint64_t)c->span), 1); break;
+    case G_BOOL: store(c, at, 0, (int64_t)(h >> 63), 1); break;
+    case G_CONSTANT: store(c, at, c->constant, (int64_t)c->constant, ea_dtype_is_float(c->t->dtype) == 0); break;
+    default: store(c, at, 0, c->values[i], 1); break;
+    }
+}
+
+static int num(const cJSON *g, const char *key, double *out, const char *where, ea_error *err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(g, key);
+    if (!cJSON_IsNumber(v))
+        return ea_fail(err, "%s: generator needs a number \"%s\"", where, key);
+    *out = v->valuedouble;
+    return 0;
+}
+
+/* Values of an as_strided view of an iota, row-major over the view's size. */
+static int as_strided_values(const cJSON *g, int64_t n, int64_t *out, const char *where, ea_error *err)
+{
+    const cJSON *iota = cJSON_GetObjectItem(g, "iota"), *size = cJSON_GetObjectItem(g, "size");
+    const cJSON *stride = cJSON_GetObjectItem(g, "stride");
+    double start = 0, step = 0, offset = 0;
+    int nd = cJSON_GetArraySize(size);
+    if (num(iota, "start", &start, where, err) || num(iota, "step", &step, where, err) ||
+        num(g, "offset", &offset, where, err))
+        return -1;
+    ea_tensor view = {.dtype = EA_I64, .ndim = nd, .offset = (int64_t)offset};
+    if (nd < 1 || nd > EA_MAX_DIMS || cJSON_GetArraySize(stride) != nd)
+        return ea_fail(err, "%s: as_strided_iota needs size and stride of equal length (1..%d)", where, EA_MAX_DIMS);
+    for (int d = 0; d < nd; d++) {
+        view.sizes[d] = (int64_t)cJSON_GetArrayItem(size, d)->valuedouble;
+        view.strides[d] = (int64_t)cJSON_GetArrayItem(stride, d)->valuedouble;
+    }
+    if (ea_tensor_numel(&view) != n)
+        return ea_fail(err, "%s: as_strided_iota has %" PRId64 " values, the tensor %" PRId64, where,
+                       ea_tensor_numel(&view), n);
+    int64_t idx[EA_MAX_DIMS] = {0}, pos = view.offset;
+    for (int64_t i = 0; i < n; i++) {
+        out[i] = (int64_t)start + (int64_t)step * pos;
+        for (int d = nd - 1; d >= 0; d--) {
+            pos += view.strides[d];
+            if (++idx[d] < view.sizes[d])
+                break;
+            pos -= view.sizes[d] * view.strides[d];
+            idx[d] = 0;
+        }
+    }
+    return 0;
+}
+
+/* Per token, a partial Fisher-Yates shuffle of 0..E-1: k distinct experts. */
+static int topk_values(const cJSON *g, const ea_tensor *t, int64_t *out, const char *where, ea_error *err)
+{
+    double seed = 0, experts = 0;
+    if (num(g, "seed", &seed, where, err) || num(g, "experts", &experts, where, err))
+        return -1;
+    int64_t E = (int64_t)experts, k = t->ndim == 2 ? t->sizes[1] : 0;
+    if (k < 1 || k > E || E > 4096)
+        return ea_fail(err, "%s: topk_ids needs a [tokens, k] tensor with 1 <= k <= experts <= 4096", where);
+    int64_t perm[4096];
+    for (int64_t tok = 0; tok < t->sizes[0]; tok++) {
+        for (int64_t e = 0; e < E; e++)
+            perm[e] = e;
+        for (int64_t j = 0; j < k; j++) {
+            uint64_t h = ea_gen_hash((uint64_t)seed, (uint64_t)(tok * E + j));
+            int64_t s = j + (int64_t)(h % (uint64_t)(E - j)), tmp = perm[j];
+            perm[j] = perm[s];
+            perm[s] = tmp;
+            out[tok * k + j] = perm[j];
+        }
+    }
+    return 0;
+}
+
+int ea_gen_fill(const cJSON *g, const ea_tensor *t, void *storage, const char *where, ea_error *err)
+{
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(g, "generator");
+    if (!cJSON_IsString(name))
+        return ea_fail(err, "%s: expected a generator object {\"generator\": ...}", where);
+    if (t->symbolic)
+        return ea_fail(err, "%s: cannot generate a symbolic-shape tensor", where);
+    const char *n = name->valuestring;
+    fill_ctx c = {t, storage, 0, 0, 0, 0, 0, NULL};
+    double seed = 0, lo = 0, hi = 0;
+    int64_t numel = ea_tensor_numel(t);
+    int64_t *table = NULL;
+    int rc = 0;
+    memset(storage, 0, (size_t)ea_storage_bytes(t));
+    if (!strcmp(n, "uniform") || !strcmp(n, "bool")) {
+        c.kind = n[0] == 'u' ? G_UNIFORM : G_BOOL;
+        rc = num(g, "seed", &seed, where, err);
+    } else if (!strcmp(n, "randint")) {
+        c.kind = G_RANDINT;
+        rc = num(g, "seed", &seed, where, err) || num(g, "low", &lo, where, err) || num(g, "high", &hi, where, err);
+        if (rc == 0 && hi <= lo)
+            rc = ea_fail(err, "%s: randint needs low < high, got [%g, %g)", where, lo, hi);
+    } else if (!strcmp(n, "constant")) {
+        c.kind = G_CONSTANT;
+        rc = num(g, "value", &c.constant, where, err);
+    } else if (!strcmp(n, "iota") || !strcmp(n, "as_strided_iota") || !strcmp(n, "topk_ids")) {
+        c.kind = G_TABLE;
+        table = malloc(sizeof *table * (size_t)(numel ? numel : 1));
+        if (!table)
+            return ea_fail(err, "%s: out of memory for %" PRId64 " values", where, numel);
+        if (n[0] == 'i') {
+            double start = 0, step = 0;
+            rc = num(g, "start", &start, where, err) || num(g, "step", &step, where, err);
+            for (int64_t i = 0; rc == 0 && i < numel; i++)
+                table[i] = (int64_t)start + (int64_t)step * i;
+        } else {
+            rc = n[0] == 'a' ? as_strided_values(g, numel, table, where, err) : topk_values(g, t, table, where, err);
+        }
+    } else {
+        return ea_fail(err, "%s: unknown generator \"%s\" (expected uniform, randint, bool, constant, iota, "
+                       "as_strided_iota or topk_ids)", where, n);
+    }
+    if (rc == 0) {
+        c.seed = (uint64_t)seed;
+        c.lo = (int64_t)lo;
+        c.span = (int64_t)(hi - lo);
+        c.values = table;
+        visit(t, fill_one, &c);
+    }
+    free(table);
+    return rc ? -1 : 0;
+}
+
+typedef struct {
+    const unsigned char *storage;
+    int size;
+    uint64_t sum;
+} sum_ctx;
+
+static void sum_one(void *vctx, int64_t i, int64_t at)
+{
+    sum_ctx *c = vctx;
+    uint64_t bits = 0;
+    memcpy(&bits, c->storage + at * c->size, (size_t)c->size); /* little-endian: zero-extended */
+    c->sum += ea_splitmix64(bits + (uint64_t)i * GOLDEN_GAMMA);
+}
+
+uint64_t ea_checksum(const ea_tensor *t, const void *storage)
+{
+    sum_ctx c = {storage, ea_dtype_size(t->dtype), 0};
+    visit(t, sum_one, &c);
+    return c.sum;
+}
