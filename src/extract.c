@@ -179,16 +179,10 @@ static cJSON *signature_json(const fx_graph *g, const fx_node *n, const ea_value
     cJSON *sig = cJSON_CreateObject();
     cJSON_AddStringToObject(sig, "op", n->target);
     cJSON_AddItemToObject(sig, "output", tensor_json(n));
-    cJSON *args = cJSON_AddArrayToObject(sig, "args");
-    cJSON *kwargs = cJSON_AddObjectToObject(sig, "kwargs");
+    ea_node_args_json(n, sig, 1, tensor_ref, (void *)g);
     cJSON *values = cJSON_AddArrayToObject(sig, "value_properties");
     for (int i = 0; i < n->nargs; i++) {
         const fx_arg *a = &n->args[i];
-        cJSON *v = ea_arg_json(a, tensor_ref, (void *)g);
-        if (a->key)
-            cJSON_AddItemToObject(kwargs, a->key, v);
-        else
-            cJSON_AddItemToArray(args, v);
         if (a->kind != ARG_NODE)
             continue;
         cJSON *vp = ea_value_props(g, a->node, env, err);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "meta.h"
 
 typedef struct {
@@ -131,23 +132,10 @@ static int inventory_graph(const ea_graph_ref *r, const ea_old_rule *rule, cJSON
     return 0;
 }
 
-static int by_count_desc(const void *a, const void *b)
+static int by_count_desc(const cJSON *x, const cJSON *y)
 {
-    const cJSON *x = *(const cJSON *const *)a, *y = *(const cJSON *const *)b;
     double d = cJSON_GetObjectItem(y, "count")->valuedouble - cJSON_GetObjectItem(x, "count")->valuedouble;
     return d > 0 ? 1 : d < 0 ? -1 : strcmp(cJSON_GetObjectItem(x, "op")->valuestring, cJSON_GetObjectItem(y, "op")->valuestring);
-}
-
-static void sort_by_count(cJSON *arr)
-{
-    int n = cJSON_GetArraySize(arr);
-    cJSON **v = malloc(sizeof *v * (size_t)(n ? n : 1));
-    for (int i = 0; i < n; i++)
-        v[i] = cJSON_DetachItemFromArray(arr, 0);
-    qsort(v, (size_t)n, sizeof *v, by_count_desc);
-    for (int i = 0; i < n; i++)
-        cJSON_AddItemToArray(arr, v[i]);
-    free(v);
 }
 
 int ea_inventory(const ea_corpus *c, const ea_old_rule *rule, FILE *progress, cJSON **out, ea_error *err)
@@ -170,7 +158,7 @@ int ea_inventory(const ea_corpus *c, const ea_old_rule *rule, FILE *progress, cJ
             return -1;
         }
     }
-    sort_by_count(cJSON_GetObjectItem(inv, "by_op"));
+    ej_sort(cJSON_GetObjectItem(inv, "by_op"), by_count_desc);
     *out = inv;
     return 0;
 }

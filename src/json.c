@@ -432,3 +432,25 @@ int ej_write_atomic(const char *path, const cJSON *root, ea_error *err)
     cJSON_free(text);
     return rc;
 }
+
+static int (*sort_cmp)(const cJSON *, const cJSON *);
+
+static int sort_items(const void *a, const void *b)
+{
+    return sort_cmp(*(const cJSON *const *)a, *(const cJSON *const *)b);
+}
+
+void ej_sort(cJSON *arr, int (*cmp)(const cJSON *a, const cJSON *b))
+{
+    int n = cJSON_GetArraySize(arr);
+    cJSON **v = malloc(sizeof *v * (size_t)(n ? n : 1));
+    if (!v)
+        return;
+    for (int i = 0; i < n; i++)
+        v[i] = cJSON_DetachItemFromArray(arr, 0);
+    sort_cmp = cmp; /* qsort has no context argument; extern-audit is single-threaded */
+    qsort(v, (size_t)n, sizeof *v, sort_items);
+    for (int i = 0; i < n; i++)
+        cJSON_AddItemToArray(arr, v[i]);
+    free(v);
+}

@@ -53,6 +53,9 @@ int ej_get_int(ej_val obj, const char *key, int64_t *out, ea_error *err);
 int ej_get_number(ej_val obj, const char *key, double *out, ea_error *err);
 int ej_get_bool(ej_val obj, const char *key, int *out, ea_error *err);
 
+/* Reorder an array's items by cmp (qsort semantics over the items). */
+void ej_sort(cJSON *arr, int (*cmp)(const cJSON *a, const cJSON *b));
+
 /* Print root (formatted) to path atomically: path.tmp.<pid>, fsync, rename. */
 int ej_write_atomic(const char *path, const cJSON *root, ea_error *err);
 /* Same for text already produced (tables, markdown). */

@@ -201,9 +201,8 @@ static void bump(cJSON *o, const char *key)
     cJSON_SetNumberValue(v, v->valuedouble + 1);
 }
 
-static int row_order(const void *a, const void *b)
+static int row_order(const cJSON *x, const cJSON *y)
 {
-    const cJSON *x = *(const cJSON *const *)a, *y = *(const cJSON *const *)b;
     static const char *const keys[] = {"suite", "mode", "model"};
     for (int i = 0; i < 3; i++) {
         int c = strcmp(str(x, keys[i]), str(y, keys[i]));
@@ -265,14 +264,9 @@ cJSON *ea_occurrences_summary(cJSON *const docs[EA_AUDIT_OPS])
         cJSON_AddNumberToObject(pts_op, op, pt_n);
         nall += occ_n;
         /* sort this op's rows, then move them to the summary */
-        int nr = cJSON_GetArraySize(op_rows);
-        cJSON **v = malloc(sizeof *v * (size_t)(nr ? nr : 1));
-        for (int k = 0; k < nr; k++)
-            v[k] = cJSON_DetachItemFromArray(op_rows, 0);
-        qsort(v, (size_t)nr, sizeof *v, row_order);
-        for (int k = 0; k < nr; k++)
-            cJSON_AddItemToArray(rows, v[k]);
-        free(v);
+        ej_sort(op_rows, row_order);
+        while (cJSON_GetArraySize(op_rows))
+            cJSON_AddItemToArray(rows, cJSON_DetachItemFromArray(op_rows, 0));
         cJSON_Delete(op_rows);
     }
     cJSON_SetNumberValue(total, nall);

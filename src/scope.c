@@ -154,18 +154,7 @@ static cJSON *entry(const walk *w, const ref_ctx *rc, int node, cJSON *boundary)
         cJSON_AddStringToObject(e, "ann", n->ann_text);
     if (role == ROLE_INPUT)
         return e;
-    cJSON *args = cJSON_AddArrayToObject(e, "args");
-    cJSON *kwargs = NULL;
-    for (int i = 0; i < n->nargs; i++) {
-        cJSON *v = ea_arg_json(&n->args[i], ref_node, (void *)rc);
-        if (n->args[i].key) {
-            if (!kwargs)
-                kwargs = cJSON_AddObjectToObject(e, "kwargs");
-            cJSON_AddItemToObject(kwargs, n->args[i].key, v);
-        } else {
-            cJSON_AddItemToArray(args, v);
-        }
-    }
+    ea_node_args_json(n, e, 0, ref_node, (void *)rc);
     /* what leaves the scope: users outside it, and graph outputs (saved for backward, returned) */
     cJSON *esc = cJSON_CreateArray();
     for (int u = 0; u < n->nusers; u++) {

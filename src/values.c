@@ -145,6 +145,22 @@ cJSON *ea_arg_json(const fx_arg *a, ea_node_json_fn node_fn, void *ctx)
     return NULL;
 }
 
+void ea_node_args_json(const fx_node *n, cJSON *obj, int always_kwargs, ea_node_json_fn node_fn, void *ctx)
+{
+    cJSON *args = cJSON_AddArrayToObject(obj, "args");
+    cJSON *kwargs = always_kwargs ? cJSON_AddObjectToObject(obj, "kwargs") : NULL;
+    for (int i = 0; i < n->nargs; i++) {
+        cJSON *v = ea_arg_json(&n->args[i], node_fn, ctx);
+        if (!n->args[i].key) {
+            cJSON_AddItemToArray(args, v);
+            continue;
+        }
+        if (!kwargs)
+            kwargs = cJSON_AddObjectToObject(obj, "kwargs");
+        cJSON_AddItemToObject(kwargs, n->args[i].key, v);
+    }
+}
+
 typedef struct {
     const fx_graph *g;
     const ea_value_env *env;
@@ -208,18 +224,7 @@ static cJSON *expr_node(void *vctx, int node)
     }
     c->budget--;
     c->depth++;
-    cJSON *args = cJSON_AddArrayToObject(o, "args");
-    cJSON *kwargs = NULL;
-    for (int i = 0; i < n->nargs; i++) {
-        cJSON *v = ea_arg_json(&n->args[i], expr_node, c);
-        if (n->args[i].key) {
-            if (!kwargs)
-                kwargs = cJSON_AddObjectToObject(o, "kwargs");
-            cJSON_AddItemToObject(kwargs, n->args[i].key, v);
-        } else {
-            cJSON_AddItemToArray(args, v);
-        }
-    }
+    ea_node_args_json(n, o, 0, expr_node, c);
     c->depth--;
     return o;
 }
@@ -393,6 +398,19 @@ static cJSON *derive_sorted_topk(const fx_graph *g, const fx_node *n)
 
 static cJSON *derive(const fx_graph *g, int node, const ea_value_env *env, ea_error *err);
 
+/* o gains "of": what its input is made of, when that is recognised. Returns o, or -1 on error. */
+static cJSON *attach_of(cJSON *o, const fx_graph *g, int input, const ea_value_env *env, ea_error *err)
+{
+    cJSON *of = derive(g, input, env, err);
+    if (of == (cJSON *)-1) {
+        cJSON_Delete(o);
+        return of;
+    }
+    if (of)
+        cJSON_AddItemToObject(o, "of", of);
+    return o;
+}
+
 static cJSON *derive_mask(const fx_graph *g, const fx_node *n, const ea_value_env *env, ea_error *err)
 {
     static const char *const preds[] = {"ne", "eq", "lt", "le", "gt", "ge", NULL};
@@ -409,14 +427,7 @@ static cJSON *derive_mask(const fx_graph *g, const fx_node *n, const ea_value_en
     cJSON_AddStringToObject(o, "kind", "mask");
     cJSON_AddStringToObject(o, "predicate", p);
     cJSON_AddItemToObject(o, "scalar", ea_arg_json(s, NULL, NULL));
-    cJSON *of = derive(g, x->node, env, err);
-    if (of == (cJSON *)-1) {
-        cJSON_Delete(o);
-        return of;
-    }
-    if (of)
-        cJSON_AddItemToObject(o, "of", of);
-    return o;
+    return attach_of(o, g, x->node, env, err);
 }
 
 /* histc(x, bins, min, max): expert counts; derived(x) says what is counted. */
@@ -437,14 +448,7 @@ static cJSON *derive_histogram(const fx_graph *g, const fx_node *n, const ea_val
     const fx_node *in = &g->nodes[x->node];
     if (in->ann_is_tensor && !in->ann.symbolic)
         cJSON_AddNumberToObject(o, "samples", (double)ea_tensor_numel(&in->ann));
-    cJSON *of = derive(g, x->node, env, err);
-    if (of == (cJSON *)-1) {
-        cJSON_Delete(o);
-        return of;
-    }
-    if (of)
-        cJSON_AddItemToObject(o, "of", of);
-    return o;
+    return attach_of(o, g, x->node, env, err);
 }
 
 /* NULL: nothing recognised; (cJSON *)-1: error in err. */

@@ -54,5 +54,8 @@ cJSON *ea_value_props(const fx_graph *g, int node, const ea_value_env *env, ea_e
  * Node references go through node_fn (ctx passed along); node_fn may return NULL to mean error. */
 typedef cJSON *(*ea_node_json_fn)(void *ctx, int node);
 cJSON *ea_arg_json(const fx_arg *a, ea_node_json_fn node_fn, void *ctx);
+/* Adds n's arguments to obj as "args" (positional) and "kwargs" (keyword; added even when empty
+ * only if always_kwargs). */
+void ea_node_args_json(const fx_node *n, cJSON *obj, int always_kwargs, ea_node_json_fn node_fn, void *ctx);
 
 #endif
