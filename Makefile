@@ -25,6 +25,8 @@ obj = $(patsubst %.c,$(1)/obj/%.o,$(filter %.c,$(2))) $(patsubst %.cu,$(1)/obj/%
 LIB_OBJ   := $(call obj,$(BUILD),$(LIB_C) $(LIB_CU))
 CLI       := $(BUILD)/extern-audit
 SUITE     := $(BUILD)/test-suite
+# Cubins the loader tests load: one per target, so an sm_100 image can be refused on an sm_90 GPU.
+FIXTURE_CUBINS := $(BUILD)/fixtures/add_one.sm_90.cubin $(BUILD)/fixtures/add_one.sm_100.cubin
 
 DEB_PKGS  := libcriterion-dev libcjson-dev gcovr
 
@@ -65,6 +67,17 @@ $(BUILD)/obj/%.cu.o: %.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) -Isrc -Isrc/gpu -MMD -MP -c $< -o $@
 
+$(BUILD)/fixtures/%.sm_90.cubin: tests/fixtures/gpu/%.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) -cubin -O2 -arch=sm_90 $< -o $@
+
+$(BUILD)/fixtures/%.sm_100.cubin: tests/fixtures/gpu/%.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) -cubin -O2 -arch=sm_100 $< -o $@
+
+# The GPU tests look for the cubins where this build put them.
+$(BUILD)/obj/tests/test_gpu.o $(BUILD)/obj/tests/test_gpu_host.o: CPPFLAGS += -DEA_FIXTURE_DIR='"$(BUILD)/fixtures"'
+
 $(BUILD)/libextern-audit.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
@@ -72,7 +85,8 @@ $(BUILD)/libextern-audit.a: $(LIB_OBJ)
 $(CLI): $(BUILD)/obj/tools/extern-audit.o $(BUILD)/libextern-audit.a
 	$(CC) $(CFLAGS) $^ -o $@ $(LDFLAGS) $(LDLIBS)
 
-$(SUITE): $(call obj,$(BUILD),$(TEST_C)) $(BUILD)/libextern-audit.a
+# Order-only: the cubins are loaded at run time, not linked.
+$(SUITE): $(call obj,$(BUILD),$(TEST_C)) $(BUILD)/libextern-audit.a | $(FIXTURE_CUBINS)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDFLAGS) -lcriterion $(LDLIBS)
 
 # Coverage: a separate instrumented tree so normal objects stay optimised.

@@ -24,6 +24,7 @@ static const char usage_main[] =
     "  extract     find every audited occurrence in a better-benchmark corpus\n"
     "  inventory   every node the old rule (is_fusible_node) calls non-fusible, cross-checked with meta.json\n"
     "  audit       the committed golden occurrences, and what still needs a GPU\n"
+    "  classify    each occurrence's class from the captured compile behaviour, checked against the golden file\n"
     "  help CMD    options of one command\n"
     "\n"
     "exit status: 0 ok, 1 a check found a difference, 2 bad usage or bad input\n";
@@ -50,10 +51,7 @@ static const char usage_audit[] =
     "  --golden DIR  golden folder (default " DEFAULT_GOLDEN ")\n"
     "  --json        print JSON instead of the tables\n";
 
-typedef struct {
-    const char *corpus, *out, *check, *rule, *golden;
-    int json, quiet, cat_cap;
-} options;
+typedef ea_cli_options options;
 
 static int usage_error(const char *cmd, const char *fmt, const char *arg)
 {
@@ -67,7 +65,7 @@ static int usage_error(const char *cmd, const char *fmt, const char *arg)
 static int parse(const char *cmd, const char *allowed, int argc, char **argv, options *o, int *help)
 {
     const char *env = getenv("EXTERN_AUDIT_CORPUS");
-    *o = (options){env && *env ? env : DEFAULT_CORPUS, NULL, NULL, NULL, DEFAULT_GOLDEN, 0, 0, 8};
+    *o = (options){env && *env ? env : DEFAULT_CORPUS, NULL, NULL, NULL, DEFAULT_GOLDEN, 0, 0, 8, 0};
     *help = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
@@ -79,8 +77,8 @@ static int parse(const char *cmd, const char *allowed, int argc, char **argv, op
         size_t n = strlen(a);
         if (strncmp(a, "--", 2) || !hit || (hit[n] != ' ' && hit[n] != '\0'))
             return usage_error(cmd, "unknown option '%s'", a);
-        if (!strcmp(a, "--json") || !strcmp(a, "--quiet")) {
-            *(a[2] == 'j' ? &o->json : &o->quiet) = 1;
+        if (!strcmp(a, "--json") || !strcmp(a, "--quiet") || !strcmp(a, "--update")) {
+            *(a[2] == 'j' ? &o->json : a[2] == 'q' ? &o->quiet : &o->update) = 1;
             continue;
         }
         if (i + 1 >= argc)
@@ -107,6 +105,11 @@ static int parse(const char *cmd, const char *allowed, int argc, char **argv, op
     if (o->out && o->check)
         return usage_error(cmd, "%s", "--out and --check exclude each other");
     return 0;
+}
+
+int ea_cli_parse(const char *cmd, const char *allowed, int argc, char **argv, ea_cli_options *o, int *help)
+{
+    return parse(cmd, allowed, argc, argv, o, help);
 }
 
 static int fail(const ea_error *err)
@@ -278,6 +281,7 @@ int ea_main(int argc, char **argv)
         {"extract", cmd_extract, usage_extract},
         {"inventory", cmd_inventory, usage_inventory},
         {"audit", cmd_audit, usage_audit},
+        {"classify", ea_cmd_classify, ea_usage_classify},
     };
     if (argc < 2) {
         fputs(usage_main, stderr);

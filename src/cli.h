@@ -7,4 +7,17 @@
 
 int ea_main(int argc, char **argv);
 
+/* The options every command draws from; ea_cli_parse accepts only those named in allowed
+ * ("--golden --json --update"), fills the defaults, and returns 0, or 2 after a usage message;
+ * *help is set for --help. */
+typedef struct {
+    const char *corpus, *out, *check, *rule, *golden;
+    int json, quiet, cat_cap, update;
+} ea_cli_options;
+int ea_cli_parse(const char *cmd, const char *allowed, int argc, char **argv, ea_cli_options *o, int *help);
+
+/* extern-audit classify (cmd_classify.c) and its usage text. */
+int ea_cmd_classify(int argc, char **argv);
+extern const char ea_usage_classify[];
+
 #endif

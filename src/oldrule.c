@@ -66,16 +66,20 @@ void ea_old_rule_free(ea_old_rule *r)
     memset(r, 0, sizeof *r);
 }
 
+const char *ea_old_rule_verdict_op(const ea_old_rule *r, const char *target, int list_inputs)
+{
+    if (strcmp(target, "aten.cat.default") == 0)
+        return list_inputs > r->cat_cap ? "cat_over_cap" : NULL;
+    for (int i = 0; i < r->nentries; i++)
+        if (strcmp(r->entries[i].op, target) == 0)
+            return r->entries[i].reason;
+    return NULL;
+}
+
 const char *ea_old_rule_verdict(const ea_old_rule *r, const fx_node *n)
 {
     if (n->kind != FX_CALL)
         return NULL;
-    if (strcmp(n->target, "aten.cat.default") == 0) {
-        const fx_arg *list = fx_node_arg(n, 0);
-        return list && list->kind == ARG_LIST && list->nitems > r->cat_cap ? "cat_over_cap" : NULL;
-    }
-    for (int i = 0; i < r->nentries; i++)
-        if (strcmp(r->entries[i].op, n->target) == 0)
-            return r->entries[i].reason;
-    return NULL;
+    const fx_arg *list = fx_node_arg(n, 0);
+    return ea_old_rule_verdict_op(r, n->target, list && list->kind == ARG_LIST ? list->nitems : 0);
 }

@@ -28,5 +28,8 @@ int ea_old_rule_load(const char *path, ea_old_rule *r, ea_error *err);
 void ea_old_rule_free(ea_old_rule *r);
 /* "flop_counted", "fallbacks_set", "cat_over_cap", ... or NULL when the rule calls the node fusible. */
 const char *ea_old_rule_verdict(const ea_old_rule *r, const fx_node *n);
+/* The same verdict from the target alone; list_inputs: for aten.cat.default the number of tensors in
+ * args[0] (ignored for other ops). Golden occurrences carry the signature, not the node. */
+const char *ea_old_rule_verdict_op(const ea_old_rule *r, const char *target, int list_inputs);
 
 #endif

@@ -1,0 +1,437 @@
+#include "capture.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "capture_impl.h"
+
+const char *const ea_launch_kinds[EA_LAUNCH_KINDS + 1] = {"poi", "red", "per", "spl", "for", "tem", NULL};
+
+/* ---- allocation: every block hangs off the capture, so a failure half-way frees cleanly ---- */
+
+void *cap_take(ea_capture *c, size_t n, size_t size)
+{
+    if (c->nblocks == c->capblocks) {
+        int cap = c->capblocks ? c->capblocks * 2 : 16;
+        void **bigger = realloc(c->blocks, sizeof *bigger * (size_t)cap);
+        if (!bigger)
+            return NULL;
+        c->blocks = bigger;
+        c->capblocks = cap;
+    }
+    void *p = calloc(n ? n : 1, size);
+    if (p)
+        c->blocks[c->nblocks++] = p;
+    return p;
+}
+
+char *cap_join(ea_capture *c, const char *dir, const char *name)
+{
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *p = cap_take(c, n, 1);
+    if (p)
+        snprintf(p, n, "%s/%s", dir, name);
+    return p;
+}
+
+int cap_oom(const char *file, ea_error *err)
+{
+    return ea_fail(err, "%s: out of memory", file);
+}
+
+/* ---- typed fields with the checks the schema adds to the JSON layer ---- */
+
+int cap_bad_field(ej_val obj, const char *key, const char *what, const char *got, ea_error *err)
+{
+    ej_val f;
+    ej_field(obj, key, 0, &f, err);
+    return ea_fail(err, "%s %s: expected %s, got %s", f.file, f.path, what, got);
+}
+
+int cap_int_at_least(ej_val obj, const char *key, int64_t min, int64_t *out, ea_error *err)
+{
+    char what[64], got[32];
+    if (ej_get_int(obj, key, out, err) != 0)
+        return -1;
+    if (*out >= min)
+        return 0;
+    snprintf(what, sizeof what, "an integer >= %" PRId64, min);
+    snprintf(got, sizeof got, "%" PRId64, *out);
+    return cap_bad_field(obj, key, what, got, err);
+}
+
+int cap_int_list(ej_val obj, const char *key, int64_t min, int exact, int max, int64_t *out, int *n, ea_error *err)
+{
+    ej_val arr;
+    char what[64], got[32];
+    if (ej_field(obj, key, 1, &arr, err) || ej_array(arr, n, err))
+        return -1;
+    if ((exact > 0 && *n != exact) || *n > max) {
+        snprintf(what, sizeof what, exact > 0 ? "%d integers" : "at most %d integers", exact > 0 ? exact : max);
+        snprintf(got, sizeof got, "%d", *n);
+        return cap_bad_field(obj, key, what, got, err);
+    }
+    for (int i = 0; i < *n; i++) {
+        ej_val e = ej_index(arr, i);
+        if (ej_as_int(e, &out[i], err) != 0)
+            return -1;
+        if (out[i] < min) {
+            snprintf(got, sizeof got, "%" PRId64, out[i]);
+            return ea_fail(err, "%s %s: expected an integer >= %" PRId64 ", got %s", e.file, e.path, min, got);
+        }
+    }
+    return 0;
+}
+
+int cap_str_list(ea_capture *c, ej_val obj, const char *key, int unique, const char ***out, int *n, ea_error *err)
+{
+    ej_val arr;
+    if (ej_field(obj, key, 1, &arr, err) || ej_array(arr, n, err))
+        return -1;
+    if (unique && *n == 0)
+        return cap_bad_field(obj, key, "a non-empty array", "an empty one", err);
+    if (!(*out = cap_take(c, (size_t)*n, sizeof **out)))
+        return cap_oom(obj.file, err);
+    for (int i = 0; i < *n; i++) {
+        ej_val e = ej_index(arr, i);
+        if (ej_as_string(e, &(*out)[i], err) != 0)
+            return -1;
+        for (int k = 0; unique && k < i; k++)
+            if (!strcmp((*out)[k], (*out)[i]))
+                return ea_fail(err, "%s %s: expected each entry once, got \"%s\" again", e.file, e.path, (*out)[i]);
+    }
+    return 0;
+}
+
+int cap_obj_list(ea_capture *c, ej_val obj, const char *key, size_t size, void **items, int *n, ej_val *arr,
+                 ea_error *err)
+{
+    if (ej_field(obj, key, 1, arr, err) || ej_array(*arr, n, err))
+        return -1;
+    return (*items = cap_take(c, (size_t)*n, size)) ? 0 : cap_oom(obj.file, err);
+}
+
+/* A stride list must match its size list entry for entry. */
+static int same_rank(ej_val obj, const char *key, int sizes, int strides, ea_error *err)
+{
+    char what[48], got[16];
+    if (sizes == strides)
+        return 0;
+    snprintf(what, sizeof what, "%d strides (one per size)", sizes);
+    snprintf(got, sizeof got, "%d", strides);
+    return cap_bad_field(obj, key, what, got, err);
+}
+
+int cap_dtype_field(ej_val obj, const char *key, ea_dtype *dt, ea_error *err)
+{
+    const char *s;
+    if (ej_get_string(obj, key, &s, err) != 0)
+        return -1;
+    *dt = ea_dtype_from_name(s, strlen(s));
+    if (*dt != EA_DTYPE_INVALID && !strcmp(ea_dtype_name(*dt), s))
+        return 0;
+    char got[96];
+    snprintf(got, sizeof got, "\"%.80s\"", s);
+    return cap_bad_field(obj, key, "a dtype (bf16, f16, f32, f64, i8, i16, i32, i64, u8, u64, b8, c64)", got, err);
+}
+
+/* ---- inputs and outputs ---- */
+
+static int read_generator(ej_val v, ea_dtype dt, ea_capture_gen *g, ea_error *err)
+{
+    static const struct {
+        const char *name;
+        const char *const keys[16];
+    } kinds[] = {
+        [EA_GEN_UNIFORM] = {"uniform", {"generator", "seed", NULL}},
+        [EA_GEN_RANDINT] = {"randint", {"generator", "seed", "low", "high", NULL}},
+        [EA_GEN_BOOL] = {"bool", {"generator", "seed", NULL}},
+        [EA_GEN_CONSTANT] = {"constant", {"generator", "value", NULL}},
+        [EA_GEN_IOTA] = {"iota", {"generator", "start", "step", NULL}},
+        /* the occurrence's derived object: its statistics travel along for review, unread */
+        [EA_GEN_AS_STRIDED_IOTA] = {"as_strided_iota",
+                                    {"generator", "iota", "size", "stride", "offset", "numel", "min", "max", "distinct",
+                                     "coverage", "multiplicity_histogram", "max_multiplicity", "sorted", "saved_by",
+                                     NULL}},
+        [EA_GEN_TOPK_IDS] = {"topk_ids", {"generator", "seed", "experts", "k", NULL}},
+    };
+    const char *name;
+    int kind = 0, nk = (int)(sizeof kinds / sizeof kinds[0]);
+    g->json = v.v;
+    if (ej_get_string(v, "generator", &name, err) != 0)
+        return -1;
+    while (kind < nk && strcmp(kinds[kind].name, name))
+        kind++;
+    if (kind == nk) {
+        char got[96];
+        snprintf(got, sizeof got, "\"%.80s\"", name);
+        return cap_bad_field(v, "generator", "uniform, randint, bool, constant, iota, as_strided_iota or topk_ids", got,
+                             err);
+    }
+    g->kind = (ea_gen_kind)kind;
+    if (ej_object(v, kinds[kind].keys, err) != 0)
+        return -1;
+    if ((g->kind == EA_GEN_UNIFORM && !ea_dtype_is_float(dt)) || (g->kind == EA_GEN_RANDINT && ea_dtype_is_float(dt)))
+        return cap_bad_field(
+            v, "generator", g->kind == EA_GEN_UNIFORM ? "a floating dtype for uniform" : "an integer dtype for randint",
+            ea_dtype_name(dt), err);
+    switch (g->kind) {
+    case EA_GEN_UNIFORM:
+    case EA_GEN_BOOL:
+        return cap_int_at_least(v, "seed", 0, &g->seed, err);
+    case EA_GEN_RANDINT:
+        if (cap_int_at_least(v, "seed", 0, &g->seed, err) || ej_get_int(v, "low", &g->low, err) ||
+            cap_int_at_least(v, "high", g->low + 1, &g->high, err))
+            return -1;
+        return 0;
+    case EA_GEN_CONSTANT: {
+        ej_val val;
+        int b;
+        if (ej_field(v, "value", 1, &val, err) != 0)
+            return -1;
+        if (cJSON_IsBool(val.v))
+            return ej_as_bool(val, &b, err) ? -1 : (g->value = b, 0);
+        /* occurrences spell non-finite fills as strings (docs/schema.md, "arg") */
+        const char *s = cJSON_IsString(val.v) ? val.v->valuestring : "";
+        if (!strcmp(s, "inf") || !strcmp(s, "-inf") || !strcmp(s, "nan")) {
+            g->value = s[0] == 'n' ? NAN : s[0] == '-' ? -INFINITY : INFINITY;
+            return 0;
+        }
+        return ej_as_number(val, &g->value, err);
+    }
+    case EA_GEN_IOTA:
+        return ej_get_int(v, "start", &g->start, err) || ej_get_int(v, "step", &g->step, err) ? -1 : 0;
+    case EA_GEN_AS_STRIDED_IOTA: {
+        static const char *const iota_keys[] = {"length", "start", "step", NULL};
+        ej_val iota;
+        int ns;
+        if (ej_field(v, "iota", 1, &iota, err) || ej_object(iota, iota_keys, err) ||
+            cap_int_at_least(iota, "length", 0, &g->length, err) || ej_get_int(iota, "start", &g->start, err) ||
+            ej_get_int(iota, "step", &g->step, err) ||
+            cap_int_list(v, "size", 0, 0, EA_MAX_DIMS, g->size, &g->ndim, err) ||
+            cap_int_list(v, "stride", 0, 0, EA_MAX_DIMS, g->stride, &ns, err) ||
+            cap_int_at_least(v, "offset", 0, &g->offset, err))
+            return -1;
+        return same_rank(v, "stride", g->ndim, ns, err);
+    }
+    case EA_GEN_TOPK_IDS:
+        return cap_int_at_least(v, "seed", 0, &g->seed, err) || cap_int_at_least(v, "experts", 1, &g->experts, err) ||
+                       cap_int_at_least(v, "k", 1, &g->k, err)
+                   ? -1
+                   : 0;
+    }
+    return 0;
+}
+
+static int parse_checksum(ej_val obj, uint64_t *out, ea_error *err)
+{
+    const char *s;
+    if (ej_get_string(obj, "checksum", &s, err) != 0)
+        return -1;
+    if (strlen(s) == 16 && strspn(s, "0123456789abcdef") == 16) {
+        *out = strtoull(s, NULL, 16);
+        return 0;
+    }
+    char got[96];
+    snprintf(got, sizeof got, "\"%.80s\"", s);
+    return cap_bad_field(obj, "checksum", "16 lowercase hex digits", got, err);
+}
+
+static int read_tensor(ej_val v, int input, ea_capture_tensor *t, ea_error *err)
+{
+    static const char *const in_keys[] = {"name", "dtype", "sizes", "strides", "offset", "values", NULL};
+    static const char *const out_keys[] = {"name", "dtype", "sizes", "strides", "offset", "checksum", NULL};
+    int ns;
+    ej_val gen;
+    if (ej_object(v, input ? in_keys : out_keys, err) || ej_get_string(v, "name", &t->name, err) ||
+        cap_dtype_field(v, "dtype", &t->t.dtype, err) ||
+        cap_int_list(v, "sizes", 0, 0, EA_MAX_DIMS, t->t.sizes, &t->t.ndim, err) ||
+        cap_int_list(v, "strides", 0, 0, EA_MAX_DIMS, t->t.strides, &ns, err) ||
+        cap_int_at_least(v, "offset", 0, &t->t.offset, err))
+        return -1;
+    if (same_rank(v, "strides", t->t.ndim, ns, err) != 0)
+        return -1;
+    if (!input)
+        return parse_checksum(v, &t->checksum, err);
+    return ej_field(v, "values", 1, &gen, err) || read_generator(gen, t->t.dtype, &t->values, err) ? -1 : 0;
+}
+
+static int read_tensors(ea_capture *c, ej_val root, int input, ea_error *err)
+{
+    ej_val arr;
+    ea_capture_tensor **items = input ? &c->inputs : &c->outputs;
+    int *n = input ? &c->ninputs : &c->noutputs;
+    if (cap_obj_list(c, root, input ? "inputs" : "outputs", sizeof **items, (void **)items, n, &arr, err) != 0)
+        return -1;
+    for (int i = 0; i < *n; i++) {
+        ej_val e = ej_index(arr, i);
+        if (read_tensor(e, input, &(*items)[i], err) != 0)
+            return -1;
+        /* outputs are read second, so every earlier name is already in place */
+        for (int k = 0; k < c->ninputs + (input ? 0 : i); k++) {
+            const char *other = k < c->ninputs ? c->inputs[k].name : c->outputs[k - c->ninputs].name;
+            if (!(input && k >= i) && !strcmp(other, (*items)[i].name))
+                return cap_bad_field(e, "name", "a name no other input or output has", (*items)[i].name, err);
+        }
+    }
+    return 0;
+}
+
+/* ---- documents ---- */
+
+static int read_capture(ea_capture *c, ea_error *err)
+{
+    static const char *const keys[] = {"schema", "schema_version", "scope", "covers", "command", "environment",
+                                       "inputs", "outputs", "runs", NULL};
+    static const char *const env_keys[] = {"torch", "torch_git", "triton", "gpu", "capability", "driver", "cuda", NULL};
+    ej_val root = ej_root(&c->doc), env;
+    const char *schema, *s;
+    int64_t version;
+    if (ej_object(root, keys, err) || ej_get_string(root, "schema", &schema, err) ||
+        ej_get_int(root, "schema_version", &version, err))
+        return -1;
+    if (strcmp(schema, EA_CAPTURE_SCHEMA) || version != EA_CAPTURE_VERSION)
+        return ea_fail(err, "%s $.schema: expected \"%s\" version %d, got \"%s\" version %" PRId64, c->file,
+                       EA_CAPTURE_SCHEMA, EA_CAPTURE_VERSION, schema, version);
+    if (ej_get_string(root, "scope", &c->scope, err) ||
+        cap_str_list(c, root, "covers", 1, &c->covers, &c->ncovers, err) ||
+        ej_get_string(root, "command", &c->command, err) || ej_field(root, "environment", 1, &env, err) ||
+        ej_object(env, env_keys, err))
+        return -1;
+    for (const char *const *k = env_keys; *k; k++)
+        if (ej_get_string(env, *k, &s, err) != 0)
+            return -1;
+    c->environment = env.v;
+    return read_tensors(c, root, 1, err) || read_tensors(c, root, 0, err) || cap_read_runs(c, root, err) ? -1 : 0;
+}
+
+int ea_capture_load(const char *path, ea_capture *c, ea_error *err)
+{
+    memset(c, 0, sizeof *c);
+    const char *slash = strrchr(path, '/');
+    if (!(c->file = cap_take(c, strlen(path) + 1, 1)) || !(c->dir = cap_take(c, strlen(path) + 2, 1))) {
+        ea_capture_free(c);
+        return cap_oom(path, err);
+    }
+    strcpy(c->file, path);
+    if (slash)
+        memcpy(c->dir, path, (size_t)(slash - path) + (slash == path));
+    else
+        strcpy(c->dir, ".");
+    if (ej_load(path, &c->doc, err) != 0 || read_capture(c, err) != 0) {
+        ea_capture_free(c);
+        return -1;
+    }
+    return 0;
+}
+
+void ea_capture_free(ea_capture *c)
+{
+    for (int i = 0; i < c->nblocks; i++)
+        free(c->blocks[i]);
+    free(c->blocks);
+    ej_free(&c->doc);
+    memset(c, 0, sizeof *c);
+}
+
+const ea_capture_run *ea_capture_run_named(const ea_capture *c, const char *config)
+{
+    for (int i = 0; i < c->nruns; i++)
+        if (!strcmp(c->runs[i].config, config))
+            return &c->runs[i];
+    return NULL;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sorted folder names under dir (hidden entries skipped); *names NULL and n 0 when dir is absent. */
+static int list_folder(const char *dir, char ***names, int *n, ea_error *err)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int cap = 0;
+    *names = NULL;
+    *n = 0;
+    if (!d)
+        return errno == ENOENT ? 0 : ea_fail(err, "%s: cannot read: %s", dir, strerror(errno));
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        if (*n == cap) {
+            cap = cap ? cap * 2 : 64;
+            char **bigger = realloc(*names, sizeof *bigger * (size_t)cap);
+            if (!bigger)
+                break;
+            *names = bigger;
+        }
+        if (!((*names)[*n] = strdup(e->d_name)))
+            break;
+        (*n)++;
+    }
+    closedir(d);
+    if (e)
+        return ea_fail(err, "%s: out of memory", dir);
+    if (*n)
+        qsort(*names, (size_t)*n, sizeof **names, by_name);
+    return 0;
+}
+
+static int load_one(const char *root, const char *name, ea_capture *c, ea_error *err)
+{
+    char folder[4096 + 260], path[4096 + 280]; /* root, a directory entry name, "/capture.json" */
+    struct stat st;
+    snprintf(folder, sizeof folder, "%s/%s", root, name);
+    snprintf(path, sizeof path, "%s/capture.json", folder);
+    if (stat(folder, &st) != 0 || !S_ISDIR(st.st_mode))
+        return ea_fail(err, "%s: expected only capture folders under %s, got a file", folder, root);
+    if (access(path, F_OK) != 0)
+        return ea_fail(err, "%s: expected capture.json in every capture folder, got none", folder);
+    if (ea_capture_load(path, c, err) != 0)
+        return -1;
+    if (!strcmp(c->scope, name))
+        return 0;
+    ea_fail(err, "%s $.scope: expected \"%s\" (the capture's folder), got \"%s\"", path, name, c->scope);
+    ea_capture_free(c);
+    return -1;
+}
+
+int ea_captures_load_dir(const char *golden_dir, ea_captures *out, ea_error *err)
+{
+    char root[4096], **names;
+    int n, rc = 0;
+    snprintf(root, sizeof root, "%s/captures", golden_dir);
+    out->items = NULL;
+    out->n = 0;
+    if (list_folder(root, &names, &n, err) != 0)
+        return -1;
+    if (n && !(out->items = calloc((size_t)n, sizeof *out->items)))
+        rc = ea_fail(err, "%s: out of memory", root);
+    for (int i = 0; rc == 0 && i < n; i++)
+        if ((rc = load_one(root, names[i], &out->items[i], err)) == 0)
+            out->n++;
+    for (int i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    if (rc != 0)
+        ea_captures_free(out);
+    return rc;
+}
+
+void ea_captures_free(ea_captures *cs)
+{
+    for (int i = 0; i < cs->n; i++)
+        ea_capture_free(&cs->items[i]);
+    free(cs->items);
+    cs->items = NULL;
+    cs->n = 0;
+}

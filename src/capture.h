@@ -1,0 +1,127 @@
+/* capture.h: golden/captures/<scope>/capture.json (written by tools/capture on a GPU), read strictly.
+ * Contract: ea_capture_load accepts exactly the schema in docs/schema.md (extern-audit/capture v1).
+ * An unknown key, a wrong type, a missing field, another schema or version, runs without "default"
+ * and "coordinate_descent", a Triton step whose cubin is not a file in the capture's folder, or a
+ * step argument naming a buffer that is neither an input, an output nor a buffer of its run fails
+ * with "<file> <JSON path>: expected ..., got ...". Strings point into the loaded document; cubin and
+ * wrapper paths are resolved against the capture's folder. Everything is freed by ea_capture_free. */
+#ifndef EA_CAPTURE_H
+#define EA_CAPTURE_H
+
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "error.h"
+#include "json.h"
+#include "tensor.h"
+
+#define EA_CAPTURE_SCHEMA "extern-audit/capture"
+#define EA_CAPTURE_VERSION 1
+
+typedef enum {
+    EA_GEN_UNIFORM, EA_GEN_RANDINT, EA_GEN_BOOL, EA_GEN_CONSTANT,
+    EA_GEN_IOTA, EA_GEN_AS_STRIDED_IOTA, EA_GEN_TOPK_IDS
+} ea_gen_kind;
+
+/* How an input's values are generated (docs/schema.md, "Deterministic inputs"). */
+typedef struct {
+    ea_gen_kind kind;
+    int64_t seed;                     /* uniform, randint, bool, topk_ids */
+    int64_t low, high;                /* randint: [low, high) */
+    double value;                     /* constant */
+    int64_t start, step, length;      /* iota (length: as_strided_iota's iota only) */
+    int ndim;                         /* as_strided_iota: the view read from the iota */
+    int64_t size[EA_MAX_DIMS], stride[EA_MAX_DIMS], offset;
+    int64_t experts, k;               /* topk_ids */
+    const cJSON *json;                /* the generator object as written */
+} ea_capture_gen;
+
+typedef struct {
+    const char *name;        /* "in0", "out0" */
+    ea_tensor t;             /* dtype, sizes, strides, offset (device left empty) */
+    ea_capture_gen values;   /* inputs only */
+    uint64_t checksum;       /* outputs only */
+} ea_capture_tensor;
+
+enum { EA_LAUNCH_POI, EA_LAUNCH_RED, EA_LAUNCH_PER, EA_LAUNCH_SPL, EA_LAUNCH_FOR, EA_LAUNCH_TEM, EA_LAUNCH_KINDS };
+/* "poi", "red", "per", "spl", "for", "tem", NULL: the triton_<kind>_ prefixes of Inductor's kernels. */
+extern const char *const ea_launch_kinds[EA_LAUNCH_KINDS + 1];
+
+typedef struct {
+    const char **aten_calls; int naten_calls;         /* "torch.ops.aten.histc.default", ... */
+    const char **extern_kernels; int nextern_kernels; /* "extern_kernels.mm", ... */
+    int64_t launches[EA_LAUNCH_KINDS];
+    int64_t alias_slices, workspace_zeroing, scan_kernels, atomic_kernels;
+} ea_capture_evidence;
+
+typedef struct {
+    const char *name;
+    int64_t bytes;
+} ea_capture_buffer;
+
+typedef struct {
+    const char *buffer;  /* a buffer argument: an input, output or run buffer name; NULL for a scalar */
+    int64_t offset;
+    const char *type;    /* a scalar argument: "i32", "fp32", ... */
+    double scalar;
+} ea_capture_arg;
+
+typedef struct {
+    int triton;                       /* 0: an ATen call, not replayable from C */
+    const char *call;                 /* aten */
+    const char *kernel, *function;    /* triton: wrapper name, name in the cubin */
+    char *cubin;                      /* resolved: <capture folder>/<cubin> */
+    int64_t num_warps, shared, global_scratch, profile_scratch;
+    int64_t grid[3], block[3];
+    ea_capture_arg *args; int nargs;
+} ea_capture_step;
+
+typedef struct {
+    double median_us, q1_us, q3_us;
+    int64_t samples;
+} ea_capture_stats;
+
+typedef struct {
+    const char *config;               /* "default", "coordinate_descent", "probe_f32", ... */
+    const cJSON *inductor_config;
+    const char *probe_dtype;          /* NULL unless a probe run */
+    ea_capture_evidence ev;
+    char *wrapper;                    /* resolved path of the generated wrapper */
+    ea_capture_buffer *buffers; int nbuffers;
+    ea_capture_step *steps; int nsteps;
+    int replayable;
+    const char *timing_method;
+    int64_t calls_per_replay, replays;
+    ea_capture_stats eager, compiled;
+} ea_capture_run;
+
+typedef struct {
+    char *file, *dir;                 /* capture.json and its folder */
+    const char *scope, *command;
+    const char **covers; int ncovers; /* occurrence ids */
+    const cJSON *environment;         /* {"torch", "torch_git", "triton", "gpu", "capability", "driver", "cuda"} */
+    ea_capture_tensor *inputs; int ninputs;
+    ea_capture_tensor *outputs; int noutputs;
+    ea_capture_run *runs; int nruns;
+    ej_doc doc;
+    void **blocks; int nblocks, capblocks; /* every allocation above, freed together */
+} ea_capture;
+
+typedef struct {
+    ea_capture *items; /* sorted by folder name */
+    int n;
+} ea_captures;
+
+int ea_capture_load(const char *path, ea_capture *c, ea_error *err);
+void ea_capture_free(ea_capture *c);
+/* The run with that config, or NULL. */
+const ea_capture_run *ea_capture_run_named(const ea_capture *c, const char *config);
+
+/* Every <golden_dir>/captures/<scope>/capture.json, in sorted folder order; the folder name must
+ * equal the capture's scope. No captures folder: zero captures. A folder without capture.json, or a
+ * stray file, is an error. */
+int ea_captures_load_dir(const char *golden_dir, ea_captures *out, ea_error *err);
+void ea_captures_free(ea_captures *cs);
+
+#endif

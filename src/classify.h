@@ -1,0 +1,40 @@
+/* classify.h: the class of every golden occurrence, from what Inductor actually generated.
+ * Contract: ea_classify reads each occurrence's capture (the one whose "covers" lists its id) and
+ * decides from the default run's evidence: an aten call of the op itself is a fallback (conditional
+ * when a probe run of the scope lowers it, else true), a flop-counted op with extern kernels is a
+ * library extern, anything else is lowered (conditional when a probe run falls back). The
+ * coordinate_descent run must reach the same class. No capture: "unclassified". The result is the
+ * golden/classification.json document (docs/schema.md); inconsistent inputs (two captures covering
+ * one id, a covered id that is no golden occurrence, captures from different environments) fail
+ * with the file and JSON path named. */
+#ifndef EA_CLASSIFY_H
+#define EA_CLASSIFY_H
+
+#include <cjson/cJSON.h>
+
+#include "capture.h"
+#include "error.h"
+#include "extract.h"
+#include "oldrule.h"
+
+#define EA_CLASSIFICATION_SCHEMA "extern-audit/classification"
+#define EA_CLASSIFICATION_VERSION 1
+
+typedef enum {
+    EA_CLASS_LOWERED, EA_CLASS_CONDITIONAL_LOWERED, EA_CLASS_CONDITIONAL_FALLBACK,
+    EA_CLASS_TRUE_FALLBACK, EA_CLASS_LIBRARY_EXTERN, EA_CLASS_UNCLASSIFIED,
+    EA_CLASSES
+} ea_class;
+
+/* "lowered", "conditional_lowered", "conditional_fallback", "true_fallback", "library_extern",
+ * "unclassified", NULL. */
+extern const char *const ea_class_names[EA_CLASSES + 1];
+
+/* docs: the validated golden occurrence documents (ea_occurrences_load). *out: the document. */
+int ea_classify(cJSON *const docs[EA_AUDIT_OPS], const ea_captures *caps, const ea_old_rule *rule, cJSON **out,
+                ea_error *err);
+
+/* A stored classification document, checked strictly against the schema; file names it in messages. */
+int ea_classification_validate(const char *file, const cJSON *doc, ea_error *err);
+
+#endif

@@ -1,0 +1,225 @@
+/* cmd_classify.c: `extern-audit classify`, the classification gate.
+ * Classifies every golden occurrence from golden/captures (classify.h), prints the table by op and
+ * class and the findings, then either checks the result against golden/classification.json (exit 1
+ * on a changed class, an unclassified occurrence or disagreeing configs) or, with --update, writes
+ * it. Bad input (a corrupt capture, occurrence, rule or stored classification) exits 2. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "capture.h"
+#include "classify.h"
+#include "cli.h"
+#include "json.h"
+#include "occurrences.h"
+#include "oldrule.h"
+
+const char ea_usage_classify[] =
+    "usage: extern-audit classify [--golden DIR] [--json] [--update]\n"
+    "  --golden DIR  golden folder: occurrences/, captures/, old_rule.json, classification.json (default golden)\n"
+    "  --json        print the classification document instead of the table\n"
+    "  --update      write DIR/classification.json (refused while occurrences are unclassified)\n"
+    "exit 1 when a class differs from DIR/classification.json, an occurrence is unclassified or the\n"
+    "coordinate_descent run disagrees with the default run; 2 on a corrupt capture or golden file\n";
+
+static int fail(const ea_error *err)
+{
+    fprintf(stderr, "extern-audit: %s\n", err->msg);
+    return 2;
+}
+
+static const char *str(const cJSON *o, const char *key)
+{
+    return cJSON_GetObjectItemCaseSensitive(o, key)->valuestring;
+}
+
+/* The classification document from golden's occurrences, old rule and captures. */
+static int compute(const char *golden, cJSON **doc, ea_error *err)
+{
+    char path[4096];
+    cJSON *docs[EA_AUDIT_OPS];
+    ea_old_rule rule;
+    ea_captures caps;
+    int rc;
+    snprintf(path, sizeof path, "%s/occurrences", golden);
+    if (ea_occurrences_load(path, docs, err) != 0)
+        return -1;
+    snprintf(path, sizeof path, "%s/old_rule.json", golden);
+    if ((rc = ea_old_rule_load(path, &rule, err)) == 0) {
+        if ((rc = ea_captures_load_dir(golden, &caps, err)) == 0) {
+            rc = ea_classify(docs, &caps, &rule, doc, err);
+            ea_captures_free(&caps);
+        }
+        ea_old_rule_free(&rule);
+    }
+    for (int i = 0; i < EA_AUDIT_OPS; i++)
+        cJSON_Delete(docs[i]);
+    return rc;
+}
+
+static int class_index(const char *name)
+{
+    int k = 0;
+    while (k < EA_CLASSES - 1 && strcmp(ea_class_names[k], name))
+        k++;
+    return k;
+}
+
+/* One row per op and class present: occurrences, false externs, the reason of the first
+ * occurrence (entries are sorted by op then id). */
+static void print_table(const cJSON *doc, FILE *f)
+{
+    int count[EA_AUDIT_OPS][EA_CLASSES] = {{0}}, fe[EA_AUDIT_OPS][EA_CLASSES] = {{0}}, total = 0, total_fe = 0;
+    const cJSON *example[EA_AUDIT_OPS][EA_CLASSES] = {{0}}, *e;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(doc, "occurrences")) {
+        int op = 0, k = class_index(str(e, "class"));
+        while (op < EA_AUDIT_OPS - 1 && strcmp(ea_audit_ops[op].target, str(e, "op")))
+            op++;
+        int is_fe = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "false_extern"));
+        count[op][k]++;
+        fe[op][k] += is_fe;
+        total++;
+        total_fe += is_fe;
+        if (!example[op][k])
+            example[op][k] = e;
+    }
+    fprintf(f, "%-24s %-21s %11s %13s  %s\n", "op", "class", "occurrences", "false externs", "example reason");
+    for (int op = 0; op < EA_AUDIT_OPS; op++)
+        for (int k = 0; k < EA_CLASSES; k++)
+            if (count[op][k])
+                fprintf(f, "%-24s %-21s %11d %13d  %s\n", ea_audit_ops[op].target, ea_class_names[k], count[op][k],
+                        fe[op][k], str(example[op][k], "reason"));
+    fprintf(f, "%-24s %-21s %11d %13d\n\n", "total", "", total, total_fe);
+    const cJSON *findings = cJSON_GetObjectItemCaseSensitive(doc, "findings"), *x, *s;
+    if (!cJSON_GetArraySize(findings)) {
+        fprintf(f, "findings: none (no other ATen fallback in the audited scopes)\n");
+        return;
+    }
+    fprintf(f, "findings (ATen fallbacks inside audited scopes, outside the audit set):\n");
+    fprintf(f, "%-40s %6s %11s  %s\n", "call", "scopes", "occurrences", "capture scopes");
+    cJSON_ArrayForEach(x, findings) {
+        const cJSON *scopes = cJSON_GetObjectItemCaseSensitive(x, "scopes");
+        fprintf(f, "%-40s %6d %11d ", str(x, "call"), cJSON_GetArraySize(scopes),
+                cJSON_GetObjectItemCaseSensitive(x, "occurrences")->valueint);
+        cJSON_ArrayForEach(s, scopes)
+            fprintf(f, " %s", s->valuestring);
+        fputc('\n', f);
+    }
+}
+
+static const cJSON *entry_by_id(const cJSON *doc, const char *id)
+{
+    const cJSON *e;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(doc, "occurrences"))
+        if (!strcmp(str(e, "id"), id))
+            return e;
+    return NULL;
+}
+
+/* "id: before -> after" for every occurrence whose class changed, appeared or vanished. */
+static int class_changes(const cJSON *stored, const cJSON *now, const char *path)
+{
+    int changes = 0;
+    const cJSON *e;
+    for (int side = 0; side < 2; side++)
+        cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(side ? stored : now, "occurrences")) {
+            const cJSON *other = entry_by_id(side ? now : stored, str(e, "id"));
+            const char *before = side ? str(e, "class") : other ? str(other, "class") : "absent";
+            const char *after = side ? "absent" : str(e, "class");
+            if ((side && other) || !strcmp(before, after))
+                continue;
+            if (!changes++)
+                fprintf(stderr, "extern-audit classify: classes differ from %s:\n", path);
+            fprintf(stderr, "  %s: %s -> %s\n", str(e, "id"), before, after);
+        }
+    return changes;
+}
+
+/* Unclassified occurrences and coordinate_descent disagreements: counted, and listed on stderr. */
+static void report_open(const cJSON *doc, int *unclassified_out, int *disagree_out)
+{
+    int unclassified = 0, disagree = 0;
+    const cJSON *e, *first = NULL;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(doc, "occurrences")) {
+        if (!strcmp(str(e, "class"), "unclassified") && !unclassified++)
+            first = e;
+        if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(e, "configs_agree"))) {
+            if (!disagree++)
+                fprintf(stderr, "extern-audit classify: coordinate_descent and default disagree on:\n");
+            fprintf(stderr, "  %s: %s\n", str(e, "id"), str(e, "reason"));
+        }
+    }
+    if (unclassified)
+        fprintf(stderr,
+                "extern-audit classify: %d occurrence%s unclassified (no capture covers them, e.g. %s); "
+                "capture them with tools/capture on a GPU\n",
+                unclassified, unclassified == 1 ? "" : "s", str(first, "id"));
+    *unclassified_out = unclassified;
+    *disagree_out = disagree;
+}
+
+/* --update: write unless occurrences are unclassified. Otherwise check against the stored file. */
+static int gate(const cJSON *doc, const char *golden, int update)
+{
+    char path[4096];
+    ea_error err;
+    ej_doc stored;
+    int unclassified, disagree;
+    report_open(doc, &unclassified, &disagree);
+    snprintf(path, sizeof path, "%s/classification.json", golden);
+    if (update) {
+        if (unclassified) {
+            fprintf(stderr, "extern-audit classify: %s not written while occurrences are unclassified\n", path);
+            return 1;
+        }
+        if (ej_write_atomic(path, doc, &err) != 0)
+            return fail(&err);
+        fprintf(stderr, "extern-audit classify: wrote %s\n", path);
+        return 0;
+    }
+    if (access(path, F_OK) != 0 && errno == ENOENT) {
+        fprintf(stderr,
+                "extern-audit classify: %s not found; create it with: extern-audit classify --golden %s --update\n",
+                path, golden);
+        return 1;
+    }
+    if (ej_load(path, &stored, &err) != 0)
+        return fail(&err);
+    if (ea_classification_validate(path, stored.root, &err) != 0) {
+        ej_free(&stored);
+        return fail(&err);
+    }
+    int changes = class_changes(stored.root, doc, path);
+    if (!changes && !cJSON_Compare(stored.root, doc, 1))
+        fprintf(stderr,
+                "extern-audit classify: note: %s differs in reasons, old-rule verdicts, findings or "
+                "environment, not in classes; --update records them\n",
+                path);
+    ej_free(&stored);
+    return changes || unclassified || disagree ? 1 : 0;
+}
+
+int ea_cmd_classify(int argc, char **argv)
+{
+    ea_cli_options o;
+    int help, rc = ea_cli_parse("classify", "--golden --json --update", argc, argv, &o, &help);
+    if (rc || help)
+        return rc ? rc : (fputs(ea_usage_classify, stdout), 0);
+    ea_error err;
+    cJSON *doc;
+    if (compute(o.golden, &doc, &err) != 0)
+        return fail(&err);
+    if (o.json) {
+        char *s = cJSON_Print(doc);
+        if (s)
+            printf("%s\n", s);
+        free(s);
+    } else {
+        print_table(doc, stdout);
+    }
+    rc = gate(doc, o.golden, o.update);
+    cJSON_Delete(doc);
+    return rc;
+}

@@ -1,0 +1,78 @@
+/* timer.h: per-call device time by CUDA-graph replay.
+ * Contract:
+ * - The caller gives enqueue(ctx, stream, err): it puts ONE call of the work on stream (a
+ *   cudaStream_t) without synchronising, and returns 0 or -1 with err->msg. It must be capturable:
+ *   no cudaMalloc, cudaMemcpy (sync) or cudaDeviceSynchronize inside.
+ * - ea_time_graph synchronises the device, runs the call once eagerly (loads modules, surfaces
+ *   errors), captures K calls into one graph, replays it at least `warmup` times and for at least
+ *   warmup_ms (an idle GPU runs at a fraction of its clock for the first milliseconds), then times R
+ *   replays with events. Each sample is replay/K in microseconds; per_call_us holds their median,
+ *   quartiles (stats.h's type 7) and IQR.
+ * - K: cfg->calls_per_replay when > 0, else the smallest count (up to max_calls_per_replay) for
+ *   which one replay lasts >= target_replay_ms, found by timing trial graphs.
+ * - Cache policy, stated in timing->policy: EA_CACHE_WARM replays the calls back to back, so L2
+ *   keeps what fits of the call's data; EA_CACHE_COLD writes a buffer of 2x the L2 size
+ *   (cudaGetDeviceProperties) before every call inside the graph, times a graph of the K flushes
+ *   alone the same way, and subtracts its median from every replay.
+ * - Everything runs on the current device; the result owns samples_us: ea_timing_free. */
+#ifndef EA_TIMER_H
+#define EA_TIMER_H
+
+#include <stddef.h>
+
+#include "error.h"
+#include "stats.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef int (*ea_enqueue_fn)(void *ctx, void *stream, ea_error *err);
+
+typedef enum { EA_CACHE_WARM = 0, EA_CACHE_COLD = 1 } ea_cache_policy;
+
+/* A zero field takes its default; NULL takes every default. */
+typedef struct {
+    int calls_per_replay;     /* K; 0: automatic */
+    int replays;              /* R timed replays; default 30 */
+    int warmup;               /* untimed replays before them; default 3 */
+    double warmup_ms;         /* ... lasting at least this long in all; default 100 */
+    double target_replay_ms;  /* automatic K aims one replay at this; default 1.0 */
+    int max_calls_per_replay; /* cap on automatic K; default 4096 */
+    ea_cache_policy cache;    /* default warm */
+} ea_timer_config;
+
+typedef struct {
+    ea_stats per_call_us;
+    double *samples_us; /* R per-call samples in replay order */
+    int calls_per_replay, replays;
+    double warmup_ms;
+    ea_cache_policy cache;
+    size_t l2_bytes;
+    size_t flush_bytes;       /* cold: bytes written before each call; 0 when warm */
+    double flush_us_per_call; /* cold: median of the flush alone per call, already subtracted */
+    char policy[512];         /* one sentence: K, R and the cache policy */
+} ea_timing;
+
+int ea_time_graph(ea_enqueue_fn enqueue, void *ctx, const ea_timer_config *cfg, ea_timing *out, ea_error *err);
+void ea_timing_free(ea_timing *t);
+
+/* An enqueue function launching one empty kernel <<<1, 1>>>: launch overhead alone. ctx unused. */
+int ea_enqueue_empty_kernel(void *ctx, void *stream, ea_error *err);
+
+/* Host-side steps of ea_time_graph (timer_plan.c), exported for it and for tests. */
+int ea_timer_config_resolve(const ea_timer_config *in, ea_timer_config *out, ea_error *err);
+/* The K to try next after a replay of k calls took replay_ms: enough to reach target_ms with 10%
+ * margin, at least k + 1 while below target, never over max_k; k itself once replay_ms >= target_ms. */
+int ea_timer_next_k(double replay_ms, int k, double target_ms, int max_k);
+/* Fills samples_us[i] = (replay_ms[i] - flush_replay_ms) * 1000 / k and per_call_us; sets
+ * calls_per_replay and replays. Other fields are left as the caller set them. */
+int ea_timer_reduce(const double *replay_ms, int r, int k, double flush_replay_ms, ea_timing *out, ea_error *err);
+/* Writes out->policy from its fields. */
+void ea_timer_describe(ea_timing *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

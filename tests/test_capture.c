@@ -1,0 +1,353 @@
+/* The capture reader: the fixture captures load into the structs they describe, and every way a
+ * capture can be wrong fails with the file, the JSON path and the expectation. Broken captures are
+ * the index_add fixture with one or two edits, written with its cubins into a fresh folder. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "capture.h"
+#include "helpers.h"
+
+#define CAPTURES "tests/fixtures/captures"
+#define IA_SCOPE "index_add-b36c21aae6f6-955d7c11d470"
+#define IA_CUBINS {"default.triton_poi_fused_full_0.cubin", "coordinate_descent.triton_poi_fused_full_0.cubin", \
+                   "probe_f32.triton_poi_fused_index_add_0.cubin", "probe_f32.triton_poi_fused_index_add_1.cubin"}
+
+static char *slurp_path(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "cannot read %s", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    rewind(f);
+    char *s = malloc((size_t)n + 1);
+    cr_assert_eq(fread(s, 1, (size_t)n, f), (size_t)n);
+    s[n] = '\0';
+    fclose(f);
+    return s;
+}
+
+/* The index_add fixture with each (from, to) pair applied to the first occurrence of from, in a
+ * fresh <tmp>/<scope>/ folder with the cubins its steps name; returns its capture.json path. */
+static char *mutated(const char *from, ...)
+{
+    char *text = slurp_path(CAPTURES "/" IA_SCOPE "/capture.json");
+    va_list ap;
+    va_start(ap, from);
+    for (const char *a = from; a; a = va_arg(ap, const char *)) {
+        const char *b = va_arg(ap, const char *);
+        char *at = strstr(text, a);
+        cr_assert_not_null(at, "fixture lacks '%s'", a);
+        size_t head = (size_t)(at - text), n = strlen(text) - strlen(a) + strlen(b) + 1;
+        char *next = malloc(n);
+        snprintf(next, n, "%.*s%s%s", (int)head, text, b, at + strlen(a));
+        free(text);
+        text = next;
+    }
+    va_end(ap);
+    const char *dir = test_tmpdir();
+    static const char *const cubins[] = IA_CUBINS;
+    char *path = test_write(dir, IA_SCOPE "/capture.json", text);
+    for (size_t i = 0; i < sizeof cubins / sizeof cubins[0]; i++) {
+        char name[512];
+        snprintf(name, sizeof name, IA_SCOPE "/%s", cubins[i]);
+        free(test_write(dir, name, "dummy cubin\n"));
+    }
+    free(text);
+    return path;
+}
+
+static void expect_error(const char *path, const char *needle)
+{
+    ea_capture c;
+    ea_error err = {{0}};
+    cr_assert_eq(ea_capture_load(path, &c, &err), -1, "loaded, expected an error with '%s'", needle);
+    cr_expect(strstr(err.msg, path), "file not named: %s", err.msg);
+    cr_expect(strstr(err.msg, needle), "expected '%s' in: %s", needle, err.msg);
+}
+
+#define BROKEN(needle, ...) expect_error(mutated(__VA_ARGS__, NULL), needle)
+
+Test(capture, fixture_loads_into_structs)
+{
+    ea_capture c;
+    ea_error err;
+    cr_assert_eq(ea_capture_load(CAPTURES "/" IA_SCOPE "/capture.json", &c, &err), 0, "%s", err.msg);
+    cr_assert_str_eq(c.scope, IA_SCOPE);
+    cr_assert_eq(c.ncovers, 1);
+    cr_assert_str_eq(c.covers[0], "hf/train/TinyLongformer/full_graph_000:index_add");
+    cr_assert_str_eq(c.dir, CAPTURES "/" IA_SCOPE);
+    cr_assert_str_eq(cJSON_GetObjectItem(c.environment, "gpu")->valuestring, "NVIDIA H200");
+    cr_assert_eq(c.ninputs, 1);
+    cr_assert_eq(c.inputs[0].t.dtype, EA_BF16);
+    cr_assert_eq(c.inputs[0].t.ndim, 4);
+    cr_assert_eq(c.inputs[0].t.strides[1], 12);
+    cr_assert_eq(c.inputs[0].values.kind, EA_GEN_UNIFORM);
+    cr_assert_eq(c.noutputs, 1);
+    cr_assert_eq(c.outputs[0].checksum, 0x5be0917f3ac24d68ull);
+    cr_assert_eq(c.nruns, 3);
+
+    const ea_capture_run *d = ea_capture_run_named(&c, "default"), *p = ea_capture_run_named(&c, "probe_f32");
+    cr_assert(d && p && ea_capture_run_named(&c, "coordinate_descent") && !ea_capture_run_named(&c, "probe_f16"));
+    cr_assert_null(d->probe_dtype);
+    cr_assert_str_eq(p->probe_dtype, "f32");
+    cr_assert_eq(d->ev.naten_calls, 1);
+    cr_assert_str_eq(d->ev.aten_calls[0], "torch.ops.aten.index_add.default");
+    cr_assert_eq(d->ev.launches[EA_LAUNCH_POI], 1);
+    cr_assert_eq(p->ev.atomic_kernels, 1);
+    cr_assert_eq(d->nbuffers, 1);
+    cr_assert_eq(d->buffers[0].bytes, 96);
+    cr_assert_eq(d->nsteps, 2);
+    cr_assert(d->steps[0].triton && !d->steps[1].triton);
+    cr_assert_str_eq(d->steps[1].call, "torch.ops.aten.index_add.default");
+    cr_assert_str_eq(d->steps[0].cubin, CAPTURES "/" IA_SCOPE "/default.triton_poi_fused_full_0.cubin");
+    cr_assert_eq(access(d->steps[0].cubin, R_OK), 0);
+    cr_assert_eq(d->steps[0].block[0], 128);
+    cr_assert_eq(d->steps[0].nargs, 2);
+    cr_assert_str_eq(d->steps[0].args[0].buffer, "buf0");
+    cr_assert_null(d->steps[0].args[1].buffer);
+    cr_assert_str_eq(d->steps[0].args[1].type, "i32");
+    cr_assert_eq(d->steps[0].args[1].scalar, 48);
+    cr_assert(!d->replayable && p->replayable);
+    cr_assert_str_eq(d->wrapper, CAPTURES "/" IA_SCOPE "/default.wrapper.py");
+    cr_assert_eq(d->calls_per_replay, 20);
+    cr_assert_float_eq(d->eager.median_us, 7.7, 1e-9);
+    cr_assert_eq(d->compiled.samples, 50);
+    ea_capture_free(&c);
+}
+
+Test(capture, every_generator_kind)
+{
+    static const char *const uniform = "{\"generator\": \"uniform\", \"seed\": 0}";
+    ea_capture c;
+    ea_error err;
+    const ea_capture_gen *g = NULL;
+#define LOAD(dtype, gen)                                                                                    \
+    do {                                                                                                    \
+        cr_assert_eq(ea_capture_load(mutated("\"bf16\"", dtype, uniform, gen, NULL), &c, &err), 0, "%s", err.msg); \
+        g = &c.inputs[0].values;                                                                            \
+    } while (0)
+    LOAD("\"i64\"", "{\"generator\": \"randint\", \"seed\": 7, \"low\": 3, \"high\": 53}");
+    cr_assert(g->kind == EA_GEN_RANDINT && g->seed == 7 && g->low == 3 && g->high == 53);
+    ea_capture_free(&c);
+    LOAD("\"b8\"", "{\"generator\": \"bool\", \"seed\": 2}");
+    cr_assert(g->kind == EA_GEN_BOOL && g->seed == 2);
+    ea_capture_free(&c);
+    LOAD("\"bf16\"", "{\"generator\": \"constant\", \"value\": \"-inf\"}");
+    cr_assert(g->kind == EA_GEN_CONSTANT && isinf(g->value) && g->value < 0);
+    ea_capture_free(&c);
+    LOAD("\"b8\"", "{\"generator\": \"constant\", \"value\": true}");
+    cr_assert_eq(g->value, 1.0);
+    ea_capture_free(&c);
+    LOAD("\"f32\"", "{\"generator\": \"constant\", \"value\": 0.25}");
+    cr_assert_eq(g->value, 0.25);
+    ea_capture_free(&c);
+    LOAD("\"i64\"", "{\"generator\": \"iota\", \"start\": 5, \"step\": -1}");
+    cr_assert(g->kind == EA_GEN_IOTA && g->start == 5 && g->step == -1);
+    ea_capture_free(&c);
+    LOAD("\"i64\"", "{\"generator\": \"as_strided_iota\", \"iota\": {\"length\": 48, \"start\": 0, \"step\": 1}, "
+                    "\"size\": [2, 4, 6, 2], \"stride\": [24, 4, 2, 1], \"offset\": 0, \"numel\": 96, \"min\": 0, "
+                    "\"max\": 47, \"distinct\": 36, \"coverage\": {\"covered\": 36, \"of\": 48}, "
+                    "\"multiplicity_histogram\": {\"0\": 12, \"2\": 12, \"4\": 12}, \"max_multiplicity\": 4, \"sorted\": false}");
+    cr_assert(g->kind == EA_GEN_AS_STRIDED_IOTA && g->length == 48 && g->ndim == 4 && g->stride[0] == 24);
+    cr_assert_not_null(cJSON_GetObjectItem(g->json, "multiplicity_histogram"));
+    ea_capture_free(&c);
+    LOAD("\"i64\"", "{\"generator\": \"topk_ids\", \"seed\": 0, \"experts\": 32, \"k\": 4}");
+    cr_assert(g->kind == EA_GEN_TOPK_IDS && g->experts == 32 && g->k == 4);
+    ea_capture_free(&c);
+#undef LOAD
+}
+
+Test(capture, document_errors)
+{
+    BROKEN("/capture.json:1:", "{\n", "{{\n");
+    BROKEN("$.schema: expected \"extern-audit/capture\" version 1, got \"extern-audit/captures\" version 1",
+           "\"extern-audit/capture\"", "\"extern-audit/captures\"");
+    BROKEN("$.schema: expected \"extern-audit/capture\" version 1, got \"extern-audit/capture\" version 2",
+           "\"schema_version\": 1", "\"schema_version\": 2");
+    BROKEN("$: unknown key 'extra'", "\"command\":", "\"extra\": 1, \"command\":");
+    BROKEN("$.covers: expected a non-empty array", "[\"hf/train/TinyLongformer/full_graph_000:index_add\"]", "[]");
+    BROKEN("$.covers[1]: expected each entry once", "[\"hf/train/TinyLongformer/full_graph_000:index_add\"]",
+           "[\"a\", \"a\"]");
+    BROKEN("$.covers[0]: expected string, got number 3", "[\"hf/train/TinyLongformer/full_graph_000:index_add\"]", "[3]");
+    BROKEN("$.environment.cuda: expected string, got nothing (missing key)", ",\n    \"cuda\": \"13.0\"", "");
+}
+
+Test(capture, tensor_errors)
+{
+    BROKEN("$.inputs[0].offset: expected integer, got string \"0\"", "\"offset\": 0", "\"offset\": \"0\"");
+    BROKEN("$.inputs[0].dtype: expected a dtype (bf16", "\"dtype\": \"bf16\"", "\"dtype\": \"bfloat16\"");
+    BROKEN("$.inputs[0].strides: expected 4 strides (one per size), got 3", "[48, 12, 2, 1]", "[48, 12, 2]");
+    BROKEN("$.inputs[0].sizes[1]: expected an integer >= 0, got -4", "[2, 4, 6, 2]", "[2, -4, 6, 2]");
+    BROKEN("$.inputs[0].sizes: expected at most 8 integers, got 9", "[2, 4, 6, 2]", "[1, 1, 1, 1, 1, 1, 1, 1, 1]");
+    BROKEN("$.inputs[0].values.generator: expected uniform, randint, bool, constant, iota, as_strided_iota or topk_ids, "
+           "got \"normal\"", "\"uniform\"", "\"normal\"");
+    BROKEN("$.inputs[0].values.generator: expected a floating dtype for uniform, got i32", "\"bf16\"", "\"i32\"");
+    BROKEN("$.inputs[0].values.generator: expected an integer dtype for randint, got bf16", "\"uniform\", \"seed\": 0",
+           "\"randint\", \"seed\": 0, \"low\": 0, \"high\": 2");
+    BROKEN("$.inputs[0].values.high: expected an integer >= 6, got 5", "\"bf16\"", "\"i32\"", "\"uniform\", \"seed\": 0",
+           "\"randint\", \"seed\": 0, \"low\": 5, \"high\": 5");
+    BROKEN("$.inputs[0].values: unknown key 'low'", "\"seed\": 0}", "\"seed\": 0, \"low\": 1}");
+    BROKEN("$.inputs[0].values.value: expected finite number, got string \"many\"", "\"uniform\", \"seed\": 0",
+           "\"constant\", \"value\": \"many\"");
+    BROKEN("$.inputs[0].values.stride: expected 2 strides (one per size), got 1", "\"uniform\", \"seed\": 0",
+           "\"as_strided_iota\", \"iota\": {\"length\": 4, \"start\": 0, \"step\": 1}, \"size\": [2, 2], \"stride\": [1], "
+           "\"offset\": 0");
+    BROKEN("$.inputs[0].values.k: expected an integer >= 1, got 0", "\"uniform\", \"seed\": 0",
+           "\"topk_ids\", \"seed\": 0, \"experts\": 8, \"k\": 0");
+    BROKEN("$.inputs[0].values: expected object, got array", "{\"generator\": \"uniform\", \"seed\": 0}", "[]");
+    BROKEN("$.outputs[0].checksum: expected 16 lowercase hex digits, got \"5BE0917F3AC24D68\"", "5be0917f3ac24d68",
+           "5BE0917F3AC24D68");
+    BROKEN("$.outputs[0].name: expected a name no other input or output has, got in0", "\"out0\"", "\"in0\"");
+    BROKEN("$.outputs[0]: unknown key 'values'", "\"checksum\":", "\"values\": 1, \"checksum\":");
+}
+
+Test(capture, run_errors)
+{
+    BROKEN("$.runs[1].config: expected each config once, got default", "\"coordinate_descent\"", "\"default\"");
+    BROKEN("$.runs: expected a run with config \"coordinate_descent\", got none",
+           "\"config\": \"coordinate_descent\",\n      \"inductor_config\": {\"coordinate_descent_tuning\": true},\n"
+           "      \"probe\": null",
+           "\"config\": \"probe_f16\",\n      \"inductor_config\": {},\n      \"probe\": {\"dtype\": \"f16\"}");
+    BROKEN("$.runs[0].config: expected \"default\", \"coordinate_descent\" or \"probe_<dtype>\", got fast",
+           "\"config\": \"default\"", "\"config\": \"fast\"");
+    BROKEN("$.runs[2].probe: expected null, or config \"probe_f16\", got probe_f32", "{\"dtype\": \"f32\"}",
+           "{\"dtype\": \"f16\"}");
+    BROKEN("$.runs[2].probe: expected {\"dtype\": ...} for a probe run, got null", "{\"dtype\": \"f32\"}", "null");
+    BROKEN("$.runs[2].probe.dtype: expected a dtype", "{\"dtype\": \"f32\"}", "{\"dtype\": \"float\"}");
+    BROKEN("$.runs[0].inductor_config: expected object, got boolean true", "{\"coordinate_descent_tuning\": false}",
+           "true");
+    BROKEN("$.runs[0].evidence.workspace_zeroing: expected integer, got nothing (missing key)",
+           "\"workspace_zeroing\": 0,", "");
+    BROKEN("$.runs[0].evidence.triton_launches: unknown key 'mix'", "\"tem\": 0}", "\"tem\": 0, \"mix\": 1}");
+    BROKEN("$.runs[0].evidence.triton_launches.red: expected an integer >= 0, got -1", "\"red\": 0", "\"red\": -1");
+    BROKEN("$.runs[0].evidence.aten_calls: expected array, got string", "[\"torch.ops.aten.index_add.default\"]",
+           "\"torch.ops.aten.index_add.default\"");
+    BROKEN("$.runs[2].evidence.atomic_kernels: expected at most the 2 Triton launches, got 3", "\"atomic_kernels\": 1",
+           "\"atomic_kernels\": 3");
+    BROKEN("$.runs[0].evidence.scan_kernels: expected at most the 1 Triton launches, got 2", "\"scan_kernels\": 0",
+           "\"scan_kernels\": 2");
+    BROKEN("$.runs[0].buffers[0].name: expected a name no input, output or earlier buffer has, got in0",
+           "{\"name\": \"buf0\"", "{\"name\": \"in0\"");
+    BROKEN("$.runs[0].wrapper: expected string, got null", "\"default.wrapper.py\"", "null");
+    BROKEN("$.runs[0].timing.eager.median_us: expected 0 <= q1_us <= median_us <= q3_us", "\"median_us\": 7.7",
+           "\"median_us\": 1.0");
+    BROKEN("$.runs[0].timing.eager.samples: expected an integer >= 1, got 0", "\"samples\": 50", "\"samples\": 0");
+    BROKEN("$.runs[0].timing.replays: expected integer, got nothing (missing key)", "\"replays\": 50,", "");
+}
+
+Test(capture, step_errors)
+{
+    BROKEN("$.runs[0].steps[0].cubin: expected a cubin file in the capture's folder, got \"default.missing.cubin\" (",
+           "default.triton_poi_fused_full_0.cubin", "default.missing.cubin");
+    BROKEN("No such file or directory", "default.triton_poi_fused_full_0.cubin", "default.missing.cubin");
+    BROKEN("$.runs[0].steps[0].cubin: expected a file name inside the capture's folder, got ../x.cubin",
+           "default.triton_poi_fused_full_0.cubin", "../x.cubin");
+    BROKEN("$.runs[0].steps[0].cubin: expected a file name inside the capture's folder, got /tmp/x.cubin",
+           "default.triton_poi_fused_full_0.cubin", "/tmp/x.cubin");
+    BROKEN("$.runs[0].steps[0].args[0].buffer: expected an input, output or buffer of this run, got \"buf7\"",
+           "{\"buffer\": \"buf0\"", "{\"buffer\": \"buf7\"");
+    BROKEN("$.runs[0].steps[0].args[0].offset: expected an integer >= 0, got -2", "\"offset\": 0}", "\"offset\": -2}");
+    BROKEN("$.runs[0].steps[0].args[0]: unknown key 'type'", "\"offset\": 0}", "\"offset\": 0, \"type\": \"i32\"}");
+    BROKEN("$.runs[0].steps[0].args[1].type: expected a Triton scalar type", "\"type\": \"i32\"", "\"type\": \"int\"");
+    BROKEN("$.runs[0].steps[0].args[1].scalar: expected finite number, got string", "\"scalar\": 48", "\"scalar\": \"48\"");
+    BROKEN("$.runs[0].steps[1].kind: expected \"triton\" or \"aten\", got cuda", "\"kind\": \"aten\"", "\"kind\": \"cuda\"");
+    BROKEN("$.runs[0].steps[1]: unknown key 'kernel'", "\"kind\": \"aten\",", "\"kind\": \"aten\", \"kernel\": \"k\",");
+    BROKEN("$.runs[0].replayable: expected false (step 1 is an ATen call), got true", "\"replayable\": false",
+           "\"replayable\": true");
+    BROKEN("$.runs[2].replayable: expected true (every step is a Triton launch), got false", "\"replayable\": true",
+           "\"replayable\": false");
+    BROKEN("$.runs[0].steps[0].grid: expected 3 integers, got 2", "\"grid\": [1, 1, 1]", "\"grid\": [1, 1]");
+    BROKEN("$.runs[0].steps[0].grid[0]: expected an integer >= 1, got 0", "\"grid\": [1, 1, 1]", "\"grid\": [0, 1, 1]");
+    BROKEN("$.runs[0].steps[0].num_warps: expected an integer >= 1, got 0", "\"num_warps\": 4", "\"num_warps\": 0");
+    BROKEN("$.runs[0].steps[0].function: expected string, got nothing (missing key)",
+           "\"function\": \"triton_poi_fused_full_0\",", "");
+}
+
+/* A golden folder whose captures/ holds links to the named fixture captures (NULL-terminated). */
+static const char *golden_with(const char *scope, ...)
+{
+    const char *dir = test_tmpdir();
+    char path[4096], target[4096];
+    snprintf(path, sizeof path, "%s/captures", dir);
+    cr_assert_eq(mkdir(path, 0755), 0);
+    va_list ap;
+    va_start(ap, scope);
+    for (const char *s = scope; s; s = va_arg(ap, const char *)) {
+        cr_assert_not_null(realpath(CAPTURES, target));
+        snprintf(target + strlen(target), sizeof target - strlen(target), "/%s", s);
+        snprintf(path, sizeof path, "%s/captures/%s", dir, s);
+        cr_assert_eq(symlink(target, path), 0);
+    }
+    va_end(ap);
+    return dir;
+}
+
+Test(capture, load_dir_sorted)
+{
+    ea_captures cs;
+    ea_error err;
+    const char *g = golden_with(IA_SCOPE, "cat-3facd8d0d5a4-6466840f7b14", "cumsum-df3f66bbe718-a2a8c692c76c", NULL);
+    cr_assert_eq(ea_captures_load_dir(g, &cs, &err), 0, "%s", err.msg);
+    cr_assert_eq(cs.n, 3);
+    cr_assert_str_eq(cs.items[0].scope, "cat-3facd8d0d5a4-6466840f7b14");
+    cr_assert_str_eq(cs.items[1].scope, "cumsum-df3f66bbe718-a2a8c692c76c");
+    cr_assert_str_eq(cs.items[2].scope, IA_SCOPE);
+    cr_assert_eq(cs.items[1].ncovers, 2);
+    ea_captures_free(&cs);
+    cr_assert_eq(cs.n, 0);
+}
+
+Test(capture, load_dir_without_captures_is_empty)
+{
+    ea_captures cs;
+    ea_error err;
+    cr_assert_eq(ea_captures_load_dir(test_tmpdir(), &cs, &err), 0, "%s", err.msg);
+    cr_assert_eq(cs.n, 0);
+    ea_captures_free(&cs);
+}
+
+static void expect_dir_error(const char *g, const char *needle)
+{
+    ea_captures cs;
+    ea_error err = {{0}};
+    cr_assert_eq(ea_captures_load_dir(g, &cs, &err), -1);
+    cr_assert(strstr(err.msg, needle), "expected '%s' in: %s", needle, err.msg);
+    cr_assert_eq(cs.n, 0);
+}
+
+Test(capture, load_dir_errors)
+{
+    const char *g = golden_with(IA_SCOPE, NULL);
+    free(test_write(g, "captures/README", "stray\n"));
+    expect_dir_error(g, "/captures/README: expected only capture folders under");
+
+    g = golden_with(IA_SCOPE, NULL);
+    free(test_write(g, "captures/zz-empty/default.wrapper.py", "\n"));
+    expect_dir_error(g, "/captures/zz-empty: expected capture.json in every capture folder, got none");
+
+    g = golden_with("cat-3facd8d0d5a4-6466840f7b14", NULL);
+    char from[4096], to[4096];
+    snprintf(from, sizeof from, "%s/captures/cat-3facd8d0d5a4-6466840f7b14", g);
+    snprintf(to, sizeof to, "%s/captures/cat-renamed", g);
+    cr_assert_eq(rename(from, to), 0);
+    expect_dir_error(g, "/captures/cat-renamed/capture.json $.scope: expected \"cat-renamed\" (the capture's folder), "
+                        "got \"cat-3facd8d0d5a4-6466840f7b14\"");
+
+    /* a broken capture among good ones fails the whole load, naming it */
+    char *broken = mutated("\"replays\": 50,", "", NULL);
+    g = golden_with("cat-3facd8d0d5a4-6466840f7b14", NULL);
+    *strrchr(broken, '/') = '\0';
+    snprintf(to, sizeof to, "%s/captures/" IA_SCOPE, g);
+    cr_assert_eq(symlink(broken, to), 0);
+    expect_dir_error(g, IA_SCOPE "/capture.json $.runs[0].timing.replays: expected integer");
+
+    g = test_tmpdir();
+    free(test_write(g, "captures", "a file, not a folder\n"));
+    expect_dir_error(g, "/captures: cannot read: Not a directory");
+}
