@@ -188,8 +188,11 @@ static void add_lowered(char *buf, const ea_capture_run *r, const char *op)
     if (n == 0) {
         addf(buf, "no kernel of its own: all inputs aliased");
     } else if (!strcmp(op, "aten.cat.default") && e->alias_slices > 0) {
-        addf(buf, "no aten call; ConcatKernel: %" PRId64 " alias slice%s, %" PRId64 " Triton copy kernel%s",
+        /* producers write into alias slices of the cat buffer; the launches are the scope's copies
+         * and its fused consumer, not a cat kernel */
+        addf(buf, "no aten call; ConcatKernel: %" PRId64 " alias slice%s, %" PRId64 " Triton kernel%s in the scope",
              e->alias_slices, plural(e->alias_slices), n, plural(n));
+        add_kinds(buf, r);
     } else if (e->scan_kernels > 0) {
         addf(buf, "tl.associative_scan in %" PRId64 " Triton kernel%s", e->scan_kernels, plural(e->scan_kernels));
         add_kinds(buf, r);

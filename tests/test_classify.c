@@ -172,7 +172,7 @@ Test(classify, fixtures_classify_then_check_clean)
     cr_assert_eq(ej_load(path, &d, &err), 0, "%s", err.msg);
     cr_assert_eq(ea_classification_validate(path, d.root, &err), 0, "%s", err.msg);
     const cJSON *doc = d.root;
-    expect_entry(doc, CAT, "lowered", "no aten call; ConcatKernel: 10 alias slices, 2 Triton copy kernels");
+    expect_entry(doc, CAT, "lowered", "no aten call; ConcatKernel: 10 alias slices, 2 Triton kernels in the scope (poi: 1, for: 1)");
     expect_entry(doc, MOE_CUMSUM, "lowered", "tl.associative_scan in 1 Triton kernel (poi: 1, per: 1)");
     expect_entry(doc, LF_CUMSUM, "lowered", "tl.associative_scan in 1 Triton kernel (red: 1)");
     expect_entry(doc, MOE_HISTC, "true_fallback", "aten fallback call torch.ops.aten.histc.default");
@@ -314,7 +314,7 @@ Test(classify, configs_disagree_fail_the_gate)
     cr_expect(!is_true(doc, CAT, "configs_agree"));
     cr_expect(cJSON_IsFalse(cJSON_GetObjectItem(entry(doc, CAT), "configs_agree")));
     expect_entry(doc, CAT, "lowered",
-                 "no aten call; ConcatKernel: 10 alias slices, 2 Triton copy kernels; coordinate_descent: true_fallback: "
+                 "no aten call; ConcatKernel: 10 alias slices, 2 Triton kernels in the scope (poi: 1, for: 1); coordinate_descent: true_fallback: "
                  "aten fallback call torch.ops.aten.cat.default");
     cJSON_Delete(doc);
     free(err);

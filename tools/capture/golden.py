@@ -1,0 +1,74 @@
+"""The scopes to capture, read from golden/occurrences/*.json.
+
+Occurrences are grouped into points (same signature) and scope groups (same optimization
+boundary). Two groups can hold the same subgraph: the same scope from a second point (M2M100 infer
+and train differ only in the recorded index range) or the same nodes seen from another audited op
+(the gpt-oss routing scope is both the histc's and the cumsum's scope, with the roles swapped).
+Compiling either gives the same code, so one capture stands for all of them and `covers` lists
+every occurrence id.
+"""
+
+import json
+import os
+
+OP_FILES = ("cat", "cumsum", "histc", "index_add")
+
+
+class GoldenError(Exception):
+    """A golden file is missing or does not hold what the capture needs."""
+
+
+def _load(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+    except OSError as e:
+        raise GoldenError(f"{path}: cannot read: {e.strerror}") from e
+    except json.JSONDecodeError as e:
+        raise GoldenError(f"{path}: not JSON: {e}") from e
+    if doc.get("schema") != "extern-audit/occurrences" or not isinstance(doc.get("points"), list):
+        raise GoldenError(f"{path}: expected schema extern-audit/occurrences with a points array")
+    return doc
+
+
+def subgraph_key(scope):
+    """The scope's content without node roles: equal keys compile to the same code."""
+    nodes = [{k: v for k, v in node.items() if k != "role"} for node in scope["nodes"]]
+    return json.dumps({**scope, "nodes": nodes}, sort_keys=True)
+
+
+def distinct_scopes(docs):
+    """One entry per distinct subgraph, in audit-op then file order; the first group seen is the
+    representative whose scope_id names the capture.
+
+    docs: [(path, occurrences document)]. Returns dicts with scope_id, op (the op file's op), scope,
+    point (the representative's point, for its value properties), covers, also (other scope_ids)."""
+    by_key = {}
+    for path, doc in docs:
+        for p, point in enumerate(doc["points"]):
+            for g, group in enumerate(point.get("scopes", [])):
+                where = f"{path} $.points[{p}].scopes[{g}]"
+                for field in ("scope_id", "scope", "occurrences"):
+                    if field not in group:
+                        raise GoldenError(f"{where}: expected field {field!r}")
+                if not isinstance(group["scope"].get("nodes"), list):
+                    raise GoldenError(f"{where}.scope.nodes: expected an array of nodes")
+                key = subgraph_key(group["scope"])
+                entry = by_key.get(key)
+                if entry is None:
+                    entry = by_key[key] = {"scope_id": group["scope_id"], "op": doc["op"],
+                                           "scope": group["scope"], "point": point,
+                                           "covers": [], "also": []}
+                else:
+                    entry["also"].append(group["scope_id"])
+                entry["covers"].extend(o["id"] for o in group["occurrences"])
+    return list(by_key.values())
+
+
+def load_scopes(golden_dir):
+    """Every distinct scope of golden_dir/occurrences/{cat,cumsum,histc,index_add}.json."""
+    docs = []
+    for name in OP_FILES:
+        path = os.path.join(golden_dir, "occurrences", f"{name}.json")
+        docs.append((path, _load(path)))
+    return distinct_scopes(docs)

@@ -1,0 +1,304 @@
+"""Captures one scope in this process (capture.py starts one fresh process per scope, each with
+its own TORCHINDUCTOR_CACHE_DIR, so nothing compiled for another scope is reused and every
+kernel binary is found on disk).
+
+For the scope: generate its inputs, run it eagerly, then per configuration compile it with
+torch.compile(fullgraph=True, dynamic=False), keep the wrapper and its evidence, record one call's
+launches and allocations into a replay plan, check the outputs against eager, and time eager and
+compiled. index_add scopes get a probe run: the same scope with bf16 made f32, which shows
+whether the op lowers for another dtype (captured like the others: src/capture.c reads every run
+the same way).
+
+    python3 tools/capture/worker.py --golden golden --out DIR --scope SCOPE_ID --command CMD
+        [--no-timing] [--lock FILE]
+"""
+
+import argparse
+import contextlib
+import fcntl
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+import traceback
+
+import evidence
+import gen
+import golden
+import record
+import scope
+import timing
+import trace
+
+CONFIGS = (("default", False), ("coordinate_descent", True))
+PROBES = {"aten.index_add.default": ("bf16", "f32")}
+FLOAT_TOLERANCE = 1e-2
+
+
+class CaptureError(Exception):
+    """The scope could not be captured faithfully; the message says why."""
+
+
+def log(message):
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
+
+
+def environment():
+    """What the capture ran on, for capture.json."""
+    import torch
+    import triton
+    props = torch.cuda.get_device_properties(0)
+    smi = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+                         capture_output=True, text=True, check=True)
+    return {"torch": torch.__version__, "torch_git": torch.version.git_version,
+            "triton": triton.__version__, "gpu": props.name,
+            "capability": f"{props.major}.{props.minor}", "driver": smi.stdout.split()[0],
+            "cuda": torch.version.cuda}
+
+
+def short_dtype(dtype):
+    import torch
+    for short, name in scope.TORCH_DTYPES.items():
+        if getattr(torch, name) == dtype:
+            return short
+    raise CaptureError(f"output dtype {dtype}: no schema name")
+
+
+def tensor_checksum(t):
+    """docs/schema.md's output checksum over t's row-major logical elements."""
+    import numpy as np
+    import torch
+    size = t.element_size()
+    signed = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[size]
+    unsigned = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[size]
+    bits = t.contiguous().view(signed).reshape(-1).cpu().numpy().view(unsigned).astype(np.uint64)
+    index = np.arange(bits.size, dtype=np.uint64)
+    return gen.checksum_hex(np.sum(gen.checksum_terms(bits, index), dtype=np.uint64))
+
+
+def check_close(got, want, what):
+    """Compiled against eager: exact for integers and bools, relative L2 for floats."""
+    import torch
+    if len(got) != len(want):
+        raise CaptureError(f"{what}: {len(got)} outputs, eager gives {len(want)}")
+    for k, (a, b) in enumerate(zip(got, want)):
+        if a.shape != b.shape or a.dtype != b.dtype:
+            raise CaptureError(f"{what}: output {k} is {a.dtype}{list(a.shape)}, eager gives "
+                               f"{b.dtype}{list(b.shape)}")
+        if a.dtype.is_floating_point:
+            a64, b64 = a.double(), b.double()
+            err = (torch.linalg.vector_norm(a64 - b64) /
+                   torch.linalg.vector_norm(b64).clamp_min(1e-30)).item()
+            if not err <= FLOAT_TOLERANCE:
+                raise CaptureError(f"{what}: output {k} differs from eager: relative L2 {err:.3g} "
+                                   f"> {FLOAT_TOLERANCE}")
+        elif not torch.equal(a, b):
+            raise CaptureError(f"{what}: output {k} ({a.dtype}) differs from eager")
+
+
+def distinct_outputs(selectors, values, inputs):
+    """The selectors whose tensors own their storage: a view of an input or of an earlier output
+    adds no device work, and the schema has no way to say two outputs share memory."""
+    seen = {t.untyped_storage().data_ptr() for t in inputs}
+    keep = []
+    for sel, t in zip(selectors, values):
+        ptr = t.untyped_storage().data_ptr()
+        if ptr in seen:
+            log(f"output entry {sel[0]} shares storage with an input or another output: dropped")
+            continue
+        seen.add(ptr)
+        keep.append(sel)
+    return keep
+
+
+@contextlib.contextmanager
+def gpu_lock(path):
+    """Serializes timing across the parallel captures that share the GPU."""
+    if path is None:
+        yield
+        return
+    with open(path, "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def view_bytes(t):
+    """Bytes from t's storage start to the end of its last element."""
+    extent = 1 + sum((n - 1) * s for n, s in zip(t.shape, t.stride())) if t.numel() else 0
+    return (t.storage_offset() + extent) * t.element_size()
+
+
+def named_storages(specs, inputs, outputs):
+    """trace.build's tensors. The C side sizes an output from its own layout, so an output that
+    is a view into a larger allocation cannot be replayed."""
+    for k, t in enumerate(outputs):
+        if t.untyped_storage().nbytes() > view_bytes(t):
+            raise CaptureError(f"out{k} is a view of a {t.untyped_storage().nbytes()}-byte "
+                               f"allocation but spans only {view_bytes(t)} bytes")
+    named = [(s["name"], t) for s, t in zip(specs, inputs)]
+    named += [(f"out{k}", t) for k, t in enumerate(outputs)]
+    return [{"name": name, "storage": t.untyped_storage().data_ptr(),
+             "bytes": t.untyped_storage().nbytes()} for name, t in named]
+
+
+class Variant:
+    """The scope made runnable: input specs and tensors, the output selectors, the function and
+    its eager outputs. The probe variant reuses the base variant's selectors."""
+
+    def __init__(self, nodes, props, selectors=None):
+        import torch
+        self.specs = scope.plan_inputs(nodes, props)
+        self.inputs = [scope.make_tensor(s) for s in self.specs]
+        if selectors is None:
+            escaping = [(k, None) for k in scope.output_entries(nodes)]
+            if not escaping:
+                raise CaptureError("scope: no entry escapes, so there is nothing to compute")
+            raw = dict(zip([k for k, _ in escaping],
+                           scope.build_function(nodes, self.specs, escaping)(*self.inputs)))
+            expanded = scope.expand_outputs(list(raw), list(raw.values()))
+            selectors = distinct_outputs(
+                expanded, [raw[k] if j is None else raw[k][j] for k, j in expanded], self.inputs)
+        self.selectors = selectors
+        self.fn = scope.build_function(nodes, self.specs, selectors)
+        self.eager = self.fn(*self.inputs)
+        torch.cuda.synchronize()
+
+
+def compile_run(variant, config, coordesc, probe, out_dir):
+    """One torch.compile of the variant: the run object (no timing yet), the compiled function
+    and the outputs of one recorded call."""
+    import torch
+    from torch._inductor.utils import run_and_get_code
+    run = {"config": config, "inductor_config": {"coordinate_descent_tuning": coordesc},
+           "probe": probe, "evidence": None, "wrapper": f"{config}.wrapper.py", "buffers": None,
+           "steps": None, "replayable": None, "timing": None}
+    inputs = variant.inputs
+    with torch._inductor.config.patch(coordinate_descent_tuning=coordesc):
+        skip = record.module_count()
+        compiled = torch.compile(variant.fn, fullgraph=True, dynamic=False)
+        _, sources = run_and_get_code(compiled, *inputs)
+        if len(set(sources)) != 1:
+            raise CaptureError(f"{config}: expected one generated wrapper, got {len(sources)}")
+        source = sources[0]
+        with open(os.path.join(out_dir, run["wrapper"]), "w", encoding="utf-8") as f:
+            f.write(source)
+        mod = record.compiled_module(skip, source)
+        run["evidence"] = evidence.evidence(source, record.kernel_sources(mod))
+        with record.Recorder(mod, config) as rec:
+            outputs = compiled(*inputs)
+            torch.cuda.synchronize()
+    storages = [t.untyped_storage().data_ptr() for t in [*inputs, *outputs]]
+    if len(set(storages)) != len(storages):
+        raise CaptureError(f"{config}: a compiled output shares storage with an input or another "
+                           "output, unlike eager")
+    check_close(outputs, variant.eager, config)
+    run["buffers"], run["steps"], run["replayable"] = trace.build(
+        rec.events, named_storages(variant.specs, inputs, outputs), evidence.device_calls(source))
+    for kernel, path in rec.cubins.items():
+        shutil.copyfile(path, os.path.join(out_dir, f"{config}.{kernel}.cubin"))
+    return run, compiled, outputs
+
+
+def describe_outputs(outputs):
+    return [{"name": f"out{k}", "dtype": short_dtype(t.dtype), "sizes": list(t.shape),
+             "strides": list(t.stride()), "offset": t.storage_offset(),
+             "checksum": tensor_checksum(t)} for k, t in enumerate(outputs)]
+
+
+def add_run(doc, variant, config, coordesc, probe, out_dir, timed, lock):
+    """Compiles, records, checks and times one run into doc; the first run's outputs give the
+    checksums."""
+    import torch
+    run, compiled, outputs = compile_run(variant, config, coordesc, probe, out_dir)
+    if doc["outputs"] is None:
+        doc["outputs"] = describe_outputs(outputs)
+    del outputs
+    if timed:
+        with gpu_lock(lock):
+            run["timing"] = {**timing.method(), "eager": timing.time_calls(variant.fn, variant.inputs),
+                             "compiled": timing.time_calls(compiled, variant.inputs)}
+    ev = run["evidence"]
+    log(f"{config}: launches {ev['triton_launches']} aten {ev['aten_calls']} alias "
+        f"{ev['alias_slices']} scan {ev['scan_kernels']} atomic {ev['atomic_kernels']} "
+        f"replayable {run['replayable']} timing {run['timing']}")
+    doc["runs"].append(run)
+    torch.cuda.empty_cache()
+
+
+def capture(entry, out_dir, command, timed, lock):
+    """capture.json's object for one distinct scope; cubins and wrappers land in out_dir."""
+    nodes = entry["scope"]["nodes"]
+    props = entry["point"]["signature"].get("value_properties", [])
+    base = Variant(nodes, props)
+    log(f"{len(base.specs)} inputs, {len(base.selectors)} outputs; eager ok")
+    doc = {"schema": "extern-audit/capture", "schema_version": 1, "scope": entry["scope_id"],
+           "covers": entry["covers"], "command": command, "environment": environment(),
+           "inputs": [{k: s[k] for k in ("name", "dtype", "sizes", "strides", "offset", "values")}
+                      for s in base.specs],
+           "outputs": None, "runs": []}
+    for config, coordesc in CONFIGS:
+        add_run(doc, base, config, coordesc, None, out_dir, timed, lock)
+    op = next(n["op"] for n in nodes if n["role"] == "op")
+    if op in PROBES:
+        old, new = PROBES[op]
+        selectors = base.selectors
+        del base
+        probe = Variant(scope.with_dtype(nodes, old, new), props, selectors)
+        add_run(doc, probe, f"probe_{new}", False, {"dtype": new}, out_dir, timed, lock)
+    return doc
+
+
+def write_json(path, doc):
+    """Atomic: a failed capture leaves no half-written capture.json."""
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+    os.replace(tmp, path)
+
+
+def fail(scope_id, out_dir, message):
+    """Reports a failed capture and removes its partial folder (golden/captures holds only
+    complete captures)."""
+    shutil.rmtree(out_dir, ignore_errors=True)
+    print(f"error: {scope_id}: {message}", file=sys.stderr, flush=True)
+    return 1
+
+
+def main(argv):
+    p = argparse.ArgumentParser(description="Capture one golden scope (run by capture.py).")
+    p.add_argument("--golden", required=True)
+    p.add_argument("--out", required=True, help="captures folder; writes OUT/<scope>/")
+    p.add_argument("--scope", required=True)
+    p.add_argument("--command", required=True, help="the command line capture.json records")
+    p.add_argument("--no-timing", action="store_true")
+    p.add_argument("--lock", help="file locked around timing, shared by parallel captures")
+    args = p.parse_args(argv)
+    out_dir = os.path.join(args.out, args.scope)
+    try:
+        entry = next((e for e in golden.load_scopes(args.golden) if e["scope_id"] == args.scope),
+                     None)
+        if entry is None:
+            raise CaptureError(f"{args.golden}/occurrences: no distinct scope {args.scope}")
+        shutil.rmtree(out_dir, ignore_errors=True)
+        os.makedirs(out_dir)
+        doc = capture(entry, out_dir, args.command, not args.no_timing, args.lock)
+        write_json(os.path.join(out_dir, "capture.json"), doc)
+    except (CaptureError, golden.GoldenError, scope.ScopeError, record.RecordError,
+            trace.TraceError, evidence.EvidenceError) as e:
+        return fail(args.scope, out_dir, str(e))
+    except Exception as e:  # a torch failure: keep its traceback in the log
+        traceback.print_exc()
+        first = str(e).splitlines()[0] if str(e) else ""
+        return fail(args.scope, out_dir, f"{type(e).__name__}: {first}")
+    log(f"wrote {os.path.join(out_dir, 'capture.json')}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
