@@ -16,8 +16,8 @@ NVFLAGS   ?= -O2 -g -std=c++17 \
 # cudart is linked statically: it reaches libcuda through dlopen, so binaries start on CPU-only hosts.
 LDLIBS    += -lcjson -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lpthread -lrt -lm -lstdc++
 
-LIB_C     := $(sort $(wildcard src/*.c src/gpu/*.c))
-LIB_CU    := $(sort $(wildcard src/gpu/*.cu))
+LIB_C     := $(sort $(wildcard src/*.c src/gpu/*.c repros/*/*.c))
+LIB_CU    := $(sort $(wildcard src/gpu/*.cu repros/*/*.cu))
 TEST_C    := $(sort $(wildcard tests/*.c))
 
 obj = $(patsubst %.c,$(1)/obj/%.o,$(filter %.c,$(2))) $(patsubst %.cu,$(1)/obj/%.cu.o,$(filter %.cu,$(2)))
@@ -55,6 +55,8 @@ deps:
 test: deps
 	@$(MAKE) --no-print-directory $(SUITE) $(CLI)
 	$(SUITE) --jobs 2
+	@# the capture tool's pure-Python parts; torch is not needed for them
+	python3 -m unittest discover -s tools/capture/tests
 
 audit: $(CLI)
 	$(CLI) audit

@@ -25,6 +25,8 @@ static const char usage_main[] =
     "  inventory   every node the old rule (is_fusible_node) calls non-fusible, cross-checked with meta.json\n"
     "  audit       the committed golden occurrences, and what still needs a GPU\n"
     "  classify    each occurrence's class from the captured compile behaviour, checked against the golden file\n"
+    "  replay      run each captured Inductor partition from C: outputs checked, time against torch's\n"
+    "  run         repro scopes on a GPU: fabricated / faithful current / oracle / floor, checked and timed\n"
     "  help CMD    options of one command\n"
     "\n"
     "exit status: 0 ok, 1 a check found a difference, 2 bad usage or bad input\n";
@@ -62,10 +64,20 @@ static int usage_error(const char *cmd, const char *fmt, const char *arg)
 }
 
 /* Accepts only the options named in `allowed` (space-separated, e.g. "--corpus --json"). */
-static int parse(const char *cmd, const char *allowed, int argc, char **argv, options *o, int *help)
+int ea_cli_parse(const char *cmd, const char *allowed, int argc, char **argv, options *o, int *help)
 {
     const char *env = getenv("EXTERN_AUDIT_CORPUS");
-    *o = (options){env && *env ? env : DEFAULT_CORPUS, NULL, NULL, NULL, DEFAULT_GOLDEN, 0, 0, 8, 0};
+    *o = (options){.corpus = env && *env ? env : DEFAULT_CORPUS, .golden = DEFAULT_GOLDEN, .cat_cap = 8};
+    const struct {
+        const char *name;
+        const char **value;
+    } strings[] = {{"--corpus", &o->corpus}, {"--out", &o->out},       {"--check", &o->check},
+                   {"--rule", &o->rule},     {"--golden", &o->golden}, {"--scope", &o->scope},
+                   {"--record", &o->record}};
+    const struct {
+        const char *name;
+        int *flag;
+    } flags[] = {{"--json", &o->json}, {"--quiet", &o->quiet}, {"--update", &o->update}};
     *help = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
@@ -77,39 +89,31 @@ static int parse(const char *cmd, const char *allowed, int argc, char **argv, op
         size_t n = strlen(a);
         if (strncmp(a, "--", 2) || !hit || (hit[n] != ' ' && hit[n] != '\0'))
             return usage_error(cmd, "unknown option '%s'", a);
-        if (!strcmp(a, "--json") || !strcmp(a, "--quiet") || !strcmp(a, "--update")) {
-            *(a[2] == 'j' ? &o->json : a[2] == 'q' ? &o->quiet : &o->update) = 1;
+        int known = 0;
+        for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++)
+            if (!strcmp(a, flags[k].name))
+                known = *flags[k].flag = 1;
+        if (known)
             continue;
-        }
         if (i + 1 >= argc)
             return usage_error(cmd, "option '%s' needs a value", a);
         const char *v = argv[++i];
-        if (!strcmp(a, "--corpus"))
-            o->corpus = v;
-        else if (!strcmp(a, "--out"))
-            o->out = v;
-        else if (!strcmp(a, "--check"))
-            o->check = v;
-        else if (!strcmp(a, "--rule"))
-            o->rule = v;
-        else if (!strcmp(a, "--golden"))
-            o->golden = v;
-        else {
-            char *end;
-            long cap = strtol(v, &end, 10);
-            if (*end || end == v || cap < 0 || cap > 100000)
-                return usage_error(cmd, "--cat-cap expects an integer 0..100000, got '%s'", v);
-            o->cat_cap = (int)cap;
-        }
+        for (size_t k = 0; k < sizeof strings / sizeof strings[0]; k++)
+            if (!strcmp(a, strings[k].name)) {
+                *strings[k].value = v;
+                known = 1;
+            }
+        if (known)
+            continue;
+        char *end;
+        long cap = strtol(v, &end, 10);
+        if (*end || end == v || cap < 0 || cap > 100000)
+            return usage_error(cmd, "--cat-cap expects an integer 0..100000, got '%s'", v);
+        o->cat_cap = (int)cap;
     }
     if (o->out && o->check)
         return usage_error(cmd, "%s", "--out and --check exclude each other");
     return 0;
-}
-
-int ea_cli_parse(const char *cmd, const char *allowed, int argc, char **argv, ea_cli_options *o, int *help)
-{
-    return parse(cmd, allowed, argc, argv, o, help);
 }
 
 static int fail(const ea_error *err)
@@ -148,7 +152,7 @@ static int check_against(const ea_extraction *x, const char *dir, ea_error *err)
 static int cmd_extract(int argc, char **argv)
 {
     options o;
-    int help, rc = parse("extract", "--corpus --out --check --json --cat-cap --quiet", argc, argv, &o, &help);
+    int help, rc = ea_cli_parse("extract", "--corpus --out --check --json --cat-cap --quiet", argc, argv, &o, &help);
     if (rc || help)
         return rc ? rc : (fputs(usage_extract, stdout), 0);
     ea_error err;
@@ -178,7 +182,7 @@ static int cmd_extract(int argc, char **argv)
 static int cmd_inventory(int argc, char **argv)
 {
     options o;
-    int help, rc = parse("inventory", "--corpus --rule --json --quiet", argc, argv, &o, &help);
+    int help, rc = ea_cli_parse("inventory", "--corpus --rule --json --quiet", argc, argv, &o, &help);
     if (rc || help)
         return rc ? rc : (fputs(usage_inventory, stdout), 0);
     ea_error err;
@@ -231,7 +235,7 @@ static cJSON *pending_gpu_work(const char *golden)
 static int cmd_audit(int argc, char **argv)
 {
     options o;
-    int help, rc = parse("audit", "--golden --json", argc, argv, &o, &help);
+    int help, rc = ea_cli_parse("audit", "--golden --json", argc, argv, &o, &help);
     if (rc || help)
         return rc ? rc : (fputs(usage_audit, stdout), 0);
     char dir[4096];
@@ -282,6 +286,8 @@ int ea_main(int argc, char **argv)
         {"inventory", cmd_inventory, usage_inventory},
         {"audit", cmd_audit, usage_audit},
         {"classify", ea_cmd_classify, ea_usage_classify},
+        {"replay", ea_cmd_replay, ea_usage_replay},
+        {"run", ea_cmd_run, ea_usage_run},
     };
     if (argc < 2) {
         fputs(usage_main, stderr);

@@ -11,7 +11,7 @@ int ea_main(int argc, char **argv);
  * ("--golden --json --update"), fills the defaults, and returns 0, or 2 after a usage message;
  * *help is set for --help. */
 typedef struct {
-    const char *corpus, *out, *check, *rule, *golden;
+    const char *corpus, *out, *check, *rule, *golden, *scope, *record;
     int json, quiet, cat_cap, update;
 } ea_cli_options;
 int ea_cli_parse(const char *cmd, const char *allowed, int argc, char **argv, ea_cli_options *o, int *help);
@@ -19,5 +19,13 @@ int ea_cli_parse(const char *cmd, const char *allowed, int argc, char **argv, ea
 /* extern-audit classify (cmd_classify.c) and its usage text. */
 int ea_cmd_classify(int argc, char **argv);
 extern const char ea_usage_classify[];
+
+/* extern-audit replay (cmd_replay.c) and its usage text. */
+int ea_cmd_replay(int argc, char **argv);
+extern const char ea_usage_replay[];
+
+/* extern-audit run (cmd_run.c) and its usage text. */
+int ea_cmd_run(int argc, char **argv);
+extern const char ea_usage_run[];
 
 #endif

@@ -1,0 +1,385 @@
+/* oracle.cu: the whole-scope oracles for the bf16 index_add scopes.
+ * - slice (an iota index, XLNet's rel_shift backward): one pass over the output in 16-byte chunks,
+ *   U per thread with every load issued before the first store; a chunk in the copied columns reads
+ *   8 source elements (two aligned 16-byte loads and a shift), a chunk outside stores the fill; no
+ *   atomics, each element written once. The run times U = 1, 2, 4, 8 and keeps the fastest.
+ * - windows (an overlapping as_strided index, Longformer): the gather form. Each 16-byte output chunk
+ *   decodes its coordinates over the folded dims, sums the 1..3 windows covering its row in fp32 in
+ *   window order and rounds once: deterministic, reads no index tensor.
+ * - scatter (any index): the general oracle's add step, 8 source elements per thread with one 16-byte
+ *   load; neighbours landing in one aligned bf16x2 word share a red.global.add.noftz.bf16x2.
+ * The arithmetic matches reference.c's ia_emulate_oracle exactly: acc = fill, acc += x * scale. */
+#include "kernels.h"
+
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+namespace ia_oracle { /* named, not anonymous: kernel names stay stable for the CUPTI evidence */
+
+constexpr int kBlock = 256;
+
+/* FAST: every coordinate fits 32 bits, divisions by multiply-shift (ia_fastdiv); else int64 and '/'. */
+template <bool FAST>
+struct Int {
+    using T = int64_t;
+};
+template <>
+struct Int<true> {
+    using T = uint32_t;
+};
+
+template <bool FAST>
+__device__ __forceinline__ typename Int<FAST>::T divq(typename Int<FAST>::T n, const ia_fastdiv &f, int64_t d)
+{
+    if constexpr (FAST)
+        return (uint32_t)(((uint64_t)__umulhi(n, f.m) + n) >> f.s);
+    else
+        return n / d;
+}
+
+__device__ __forceinline__ float term(uint32_t bits16, float scale)
+{
+    return __fmul_rn(__uint_as_float(bits16 << 16), scale);
+}
+
+__device__ __forceinline__ uint32_t round_bf16(float f)
+{
+    __nv_bfloat16 b = __float2bfloat16_rn(f);
+    return *reinterpret_cast<uint16_t *>(&b);
+}
+
+__device__ __forceinline__ uint4 ld16(const uint16_t *p)
+{
+    return __ldg(reinterpret_cast<const uint4 *>(p));
+}
+
+__device__ __forceinline__ uint32_t lane(const uint32_t (&u)[4], int i)
+{
+    return (u[i >> 1] >> ((i & 1) * 16)) & 0xffffu;
+}
+
+__device__ __forceinline__ void store8(uint16_t *out, const uint32_t (&r)[8])
+{
+    *reinterpret_cast<uint4 *>(out) =
+        make_uint4(r[0] | r[1] << 16, r[2] | r[3] << 16, r[4] | r[5] << 16, r[6] | r[7] << 16);
+}
+
+/* Words M..M+4 of the 8 loaded words, shifted by one element when odd: 8 source elements from s. */
+template <int M>
+__device__ __forceinline__ void pick(const uint32_t (&w)[8], bool odd, uint32_t (&o)[4])
+{
+#pragma unroll
+    for (int j = 0; j < 4; j++)
+        o[j] = odd ? __byte_perm(w[j + M], w[j + M + 1], 0x5432) : w[j + M];
+}
+
+/* 8 consecutive source elements starting at s, any alignment: two aligned 16-byte loads; the shift is
+ * uniform along a row segment, so the switch rarely diverges. n_src % 8 == 0 keeps both loads inside. */
+__device__ __forceinline__ void load8(const uint16_t *x, int64_t s, uint32_t (&o)[4])
+{
+    int sh = (int)(s & 7);
+    const uint16_t *a = x + (s - sh);
+    uint4 lo = ld16(a), hi = sh ? ld16(a + 8) : make_uint4(0, 0, 0, 0);
+    uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+    switch (sh >> 1) {
+    case 0: pick<0>(w, sh & 1, o); break;
+    case 1: pick<1>(w, sh & 1, o); break;
+    case 2: pick<2>(w, sh & 1, o); break;
+    default: pick<3>(w, sh & 1, o); break;
+    }
+}
+
+/* One output element of the slice: fill, plus the source element its column holds, if any. */
+template <typename I>
+__device__ __forceinline__ uint32_t slice_elem(const ia_slice &q, const uint16_t *x, I row, I c, float scale, float fill)
+{
+    float acc = fill;
+    if (c >= (I)q.col0 && c < (I)(q.col0 + q.row_src))
+        acc = __fadd_rn(acc, term(x[row * (I)q.row_src + c - (I)q.col0], scale));
+    return round_bf16(acc);
+}
+
+template <bool FAST>
+__global__ void ia_oracle_slice_scalar(uint16_t *out, const uint16_t *x, ia_slice q, int64_t items, float scale,
+                                       float fill)
+{
+    using I = typename Int<FAST>::T;
+    for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < items; t += (int64_t)gridDim.x * blockDim.x) {
+        I row = divq<FAST>((I)t, q.div_row, q.row_out);
+        out[t] = (uint16_t)slice_elem<I>(q, x, row, (I)t - row * (I)q.row_out, scale, fill);
+    }
+}
+
+/* U 16-byte chunks per thread (a block covers U * blockDim consecutive chunks, each pass coalesced):
+ * every chunk's loads are issued before the first store, U * 32 bytes in flight per thread. */
+template <int U, bool FAST>
+__global__ void ia_oracle_slice_vec8(uint16_t *out, const uint16_t *x, ia_slice q, int64_t items, float scale,
+                                     float fill)
+{
+    using I = typename Int<FAST>::T;
+    enum { FILL, DATA, EDGE, NONE };
+    const uint32_t f = round_bf16(fill);
+    const I row_out = (I)q.row_out, col0 = (I)q.col0, col1 = (I)(q.col0 + q.row_src);
+    const int64_t first = (int64_t)blockIdx.x * U * blockDim.x + threadIdx.x;
+    uint32_t u[U][4];
+    I row[U], c[U];
+    int kind[U];
+#pragma unroll
+    for (int k = 0; k < U; k++) {
+        int64_t t = first + (int64_t)k * blockDim.x;
+        kind[k] = NONE;
+        if (t >= items)
+            continue;
+        I e0 = (I)t * 8;
+        row[k] = divq<FAST>(e0, q.div_row, q.row_out);
+        c[k] = e0 - row[k] * row_out;
+        bool inside = c[k] + 8 <= row_out;
+        kind[k] = inside && (c[k] + 8 <= col0 || c[k] >= col1) ? FILL
+                  : inside && c[k] >= col0 && c[k] + 8 <= col1 ? DATA
+                                                              : EDGE;
+        if (kind[k] == DATA)
+            load8(x, (int64_t)(row[k] * (I)q.row_src + c[k] - col0), u[k]);
+    }
+#pragma unroll
+    for (int k = 0; k < U; k++) {
+        uint32_t r[8];
+        if (kind[k] == NONE)
+            continue;
+        if (kind[k] == FILL) {
+#pragma unroll
+            for (int i = 0; i < 8; i++)
+                r[i] = f;
+        } else if (kind[k] == DATA) {
+#pragma unroll
+            for (int i = 0; i < 8; i++)
+                r[i] = round_bf16(__fadd_rn(fill, term(lane(u[k], i), scale)));
+        } else { /* a chunk across a row end or a column edge: element by element, rows stepped, not divided */
+            I rr = row[k], cc = c[k];
+#pragma unroll
+            for (int i = 0; i < 8; i++, cc++) {
+                while (cc >= row_out) {
+                    cc -= row_out;
+                    rr++;
+                }
+                r[i] = slice_elem<I>(q, x, rr, cc, scale, fill);
+            }
+        }
+        store8(out + (int64_t)(first + (int64_t)k * blockDim.x) * 8, r);
+    }
+}
+
+/* VEC consecutive source elements: one 16-byte load (VEC 8) or one element; added in lane order. */
+template <int VEC>
+struct Chunk {
+    uint32_t u[(VEC + 1) / 2];
+    __device__ __forceinline__ static Chunk load(const uint16_t *p)
+    {
+        Chunk c;
+        if constexpr (VEC == 8) {
+            uint4 q = ld16(p);
+            c.u[0] = q.x, c.u[1] = q.y, c.u[2] = q.z, c.u[3] = q.w;
+        } else {
+            c.u[0] = *p;
+        }
+        return c;
+    }
+    __device__ __forceinline__ void add_to(float (&acc)[VEC], float scale) const
+    {
+#pragma unroll
+        for (int i = 0; i < VEC; i++)
+            acc[i] = __fadd_rn(acc[i], term((u[i >> 1] >> ((i & 1) * 16)) & 0xffffu, scale));
+    }
+};
+
+constexpr int kWin = 4; /* windows loaded together; Longformer needs 3 (A) and 2 (B) */
+
+template <int VEC, bool FAST>
+__global__ void ia_oracle_windows_kernel(uint16_t *out, const uint16_t *x, ia_windows w, int64_t items, float scale,
+                                         float fill)
+{
+    using I = typename Int<FAST>::T;
+    const uint32_t f = round_bf16(fill);
+    for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < items; t += (int64_t)gridDim.x * blockDim.x) {
+        int64_t e0 = t * VEC;
+        uint32_t r[VEC];
+        if (e0 < w.base || e0 >= w.base + w.total) {
+#pragma unroll
+            for (int i = 0; i < VEC; i++)
+                r[i] = f;
+        } else {
+            I q = (I)(e0 - w.base), row = 0, src = 0;
+#pragma unroll
+            for (int d = 0; d < IA_MAX_FOLD; d++) {
+                if (d >= w.nd)
+                    break;
+                I next = divq<FAST>(q, w.div[d], w.size[d]), c = q - next * (I)w.size[d];
+                q = next;
+                if (d == w.r)
+                    row = c;
+                else
+                    src += c * (I)w.sstride[d];
+            }
+            I csize = (I)w.csize, k = (I)w.k;
+            I lo = row >= csize ? divq<FAST>(row - csize, w.div_k, w.k) + 1 : 0, hi = divq<FAST>(row, w.div_k, w.k);
+            hi = hi < (I)w.nwin - 1 ? hi : (I)w.nwin - 1;
+            float acc[VEC];
+#pragma unroll
+            for (int i = 0; i < VEC; i++)
+                acc[i] = fill;
+            /* every window's load issued before the first add: up to kWin reads in flight per thread */
+            Chunk<VEC> v[kWin];
+#pragma unroll
+            for (int j = 0; j < kWin; j++)
+                if (lo + j <= hi)
+                    v[j] = Chunk<VEC>::load(x + src + (lo + j) * (I)w.sstride_w + (row - (lo + j) * k) * (I)w.sstride_c);
+#pragma unroll
+            for (int j = 0; j < kWin; j++)
+                if (lo + j <= hi)
+                    v[j].add_to(acc, scale);
+            for (I win = lo + kWin; win <= hi; win++) /* windows beyond kWin: one at a time */
+                Chunk<VEC>::load(x + src + win * (I)w.sstride_w + (row - win * k) * (I)w.sstride_c).add_to(acc, scale);
+#pragma unroll
+            for (int i = 0; i < VEC; i++)
+                r[i] = round_bf16(acc[i]);
+        }
+        if constexpr (VEC == 8)
+            store8(out + e0, r);
+        else
+            out[e0] = (uint16_t)r[0];
+    }
+}
+
+__device__ __forceinline__ void red_bf16(uint16_t *p, uint32_t v)
+{
+    asm volatile("red.global.add.noftz.bf16 [%0], %1;" ::"l"(p), "h"((unsigned short)v) : "memory");
+}
+
+__device__ __forceinline__ void red_bf16x2(uint16_t *p, uint32_t lo, uint32_t hi)
+{
+    asm volatile("red.global.add.noftz.bf16x2 [%0], %1;" ::"l"(p), "r"(lo | hi << 16) : "memory");
+}
+
+template <bool FAST>
+__device__ __forceinline__ int64_t scatter_dst(const ia_general &g, const int64_t *index, int64_t s)
+{
+    using I = typename Int<FAST>::T;
+    I li = divq<FAST>((I)s, g.div_inner, g.inner), i = (I)s - li * (I)g.inner;
+    I o = divq<FAST>(li, g.div_L, g.L), l = li - o * (I)g.L;
+    return ((int64_t)o * g.D + __ldg(index + l)) * g.inner + (int64_t)i;
+}
+
+template <int VEC, bool FAST>
+__global__ void ia_oracle_scatter_kernel(uint16_t *out, const uint16_t *x, const int64_t *index, ia_general g,
+                                         int64_t items, float scale)
+{
+    for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < items; t += (int64_t)gridDim.x * blockDim.x) {
+        int64_t s0 = t * VEC;
+        uint32_t v[VEC];
+        if constexpr (VEC == 8) {
+            uint4 q = ld16(x + s0);
+            uint32_t u[4] = {q.x, q.y, q.z, q.w};
+#pragma unroll
+            for (int i = 0; i < 8; i++)
+                v[i] = round_bf16(term(lane(u, i), scale));
+        } else {
+            v[0] = round_bf16(term(x[s0], scale));
+        }
+#pragma unroll
+        for (int i = 0; i < VEC; i += 2) {
+            int64_t d0 = scatter_dst<FAST>(g, index, s0 + i);
+            if (i + 1 >= VEC) {
+                red_bf16(out + d0, v[i]);
+                continue;
+            }
+            int64_t d1 = scatter_dst<FAST>(g, index, s0 + i + 1);
+            if (d1 == d0 + 1 && (d0 & 1) == 0) {
+                red_bf16x2(out + d0, v[i], v[i + 1]);
+            } else {
+                red_bf16(out + d0, v[i]);
+                red_bf16(out + d1, v[i + 1]);
+            }
+        }
+    }
+}
+
+unsigned grid_for(int64_t items)
+{
+    int64_t blocks = (items + kBlock - 1) / kBlock;
+    return (unsigned)(blocks < 1 ? 1 : blocks > (1 << 30) ? (1 << 30) : blocks);
+}
+
+bool fits32(int64_t n)
+{
+    return n >= 0 && n < ((int64_t)1 << 31);
+}
+
+} // namespace ia_oracle
+
+using namespace ia_oracle;
+
+/* One launcher per oracle: pick the vector width and the index width, then launch. */
+#define IA_LAUNCH(kernel, vec, fast, items, ...)                                                         \
+    do {                                                                                                 \
+        if (vec == 8 && fast)                                                                            \
+            kernel<8, true><<<grid_for(items), kBlock, 0, (cudaStream_t)stream>>>(__VA_ARGS__);          \
+        else if (vec == 8)                                                                               \
+            kernel<8, false><<<grid_for(items), kBlock, 0, (cudaStream_t)stream>>>(__VA_ARGS__);         \
+        else if (fast)                                                                                   \
+            kernel<1, true><<<grid_for(items), kBlock, 0, (cudaStream_t)stream>>>(__VA_ARGS__);          \
+        else                                                                                             \
+            kernel<1, false><<<grid_for(items), kBlock, 0, (cudaStream_t)stream>>>(__VA_ARGS__);         \
+    } while (0)
+
+extern "C" int ia_oracle_slice(const ia_slice *q, void *out, const void *x, float scale, float fill, void *stream)
+{
+    int64_t n = q->rows * q->row_out, items = q->vec == 8 ? n / 8 : n;
+    bool fast = fits32(n) && fits32(q->rows * q->row_src) && q->div_row.d != 0;
+    cudaStream_t st = (cudaStream_t)stream;
+    uint16_t *o = (uint16_t *)out;
+    const uint16_t *in = (const uint16_t *)x;
+    int u = q->unroll == 2 || q->unroll == 4 || q->unroll == 8 ? q->unroll : 1;
+    unsigned grid = grid_for((items + u - 1) / u);
+    if (q->vec != 8) {
+        if (fast)
+            ia_oracle_slice_scalar<true><<<grid_for(items), kBlock, 0, st>>>(o, in, *q, items, scale, fill);
+        else
+            ia_oracle_slice_scalar<false><<<grid_for(items), kBlock, 0, st>>>(o, in, *q, items, scale, fill);
+        return (int)cudaGetLastError();
+    }
+#define IA_SLICE(U)                                                                                      \
+    (fast ? ia_oracle_slice_vec8<U, true><<<grid, kBlock, 0, st>>>(o, in, *q, items, scale, fill)          \
+          : ia_oracle_slice_vec8<U, false><<<grid, kBlock, 0, st>>>(o, in, *q, items, scale, fill))
+    switch (u) {
+    case 2: IA_SLICE(2); break;
+    case 4: IA_SLICE(4); break;
+    case 8: IA_SLICE(8); break;
+    default: IA_SLICE(1); break;
+    }
+#undef IA_SLICE
+    return (int)cudaGetLastError();
+}
+
+extern "C" int ia_oracle_windows(const ia_windows *w, void *out, const void *x, float scale, float fill, void *stream)
+{
+    int64_t items = w->vec == 8 ? w->n_out / 8 : w->n_out, src = 1;
+    bool fast = fits32(w->n_out) && w->div_k.d != 0;
+    for (int d = 0; d < w->nd; d++) {
+        fast = fast && w->div[d].d != 0;
+        src *= d == w->r ? w->csize * w->nwin : w->size[d];
+    }
+    fast = fast && fits32(src);
+    IA_LAUNCH(ia_oracle_windows_kernel, w->vec, fast, items, (uint16_t *)out, (const uint16_t *)x, *w, items, scale,
+              fill);
+    return (int)cudaGetLastError();
+}
+
+extern "C" int ia_oracle_scatter(const ia_general *g, void *out, const void *x, const int64_t *index, float scale,
+                                 void *stream)
+{
+    int vec = g->n_src % 8 == 0 ? 8 : 1;
+    int64_t items = g->n_src / vec;
+    bool fast = fits32(g->n_src) && g->div_inner.d != 0 && g->div_L.d != 0;
+    IA_LAUNCH(ia_oracle_scatter_kernel, vec, fast, items, (uint16_t *)out, (const uint16_t *)x, index, *g, items,
+              scale);
+    return (int)cudaGetLastError();
+}

@@ -1,0 +1,158 @@
+/* scope.h: the bf16 index_add scope of one golden occurrence point, and the plans that run it.
+ * Contract:
+ * - ia_scope_parse reads everything from the point (golden/occurrences/index_add.json): the self/out,
+ *   index and source descriptors, dim, alpha, self's constant, the index's derived value properties
+ *   (iota / as_strided_iota, with its multiplicity histogram) and a producer mul(x, scalar) of the
+ *   source; so the same code runs any configuration. A missing or unknown index property is accepted:
+ *   idx.kind is IA_INDEX_UNKNOWN and note says the general oracle is used. Bad input (a wrong dtype,
+ *   an index out of bounds, sizes that overflow) fails with the file and JSON path named.
+ * - ia_plan_make derives what runs: ATen's kernel choice for the current path (torch 2.11's
+ *   index_add_cuda_impl: small/large index variant, collapsed TensorInfos, indexShouldBeMajor, grid
+ *   and block), the structured oracle (slice for an iota index, windows for an overlapping as_strided
+ *   window) when the structure allows it, else the general oracle, with the reason in note.
+ * - ia_scope_check_memory refuses a scope whose buffers exceed a byte budget, with a message. */
+#ifndef IA_SCOPE_H
+#define IA_SCOPE_H
+
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "error.h"
+#include "tensor.h"
+#include "values.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Input seeds (docs/schema.md generators): one per argument position, so inputs are reproducible. */
+#define IA_SEED_SELF 1
+#define IA_SEED_FABRICATED 2   /* randint(0, IA_FABRICATED_HIGH) for the index, as the replay does */
+#define IA_SEED_SOURCE 3
+#define IA_FABRICATED_HIGH 100
+#define IA_MAX_GROUPS 16       /* scope groups of one point */
+#define IA_MAX_FOLD 6          /* dims of a windows oracle after folding the window pair */
+
+typedef enum { IA_INDEX_UNKNOWN, IA_INDEX_IOTA, IA_INDEX_AS_STRIDED } ia_index_kind;
+
+typedef struct {
+    ia_index_kind kind;
+    int64_t start, step, length;              /* the iota (as_strided: the storage it views) */
+    int ndim;                                 /* as_strided view */
+    int64_t size[EA_MAX_DIMS], stride[EA_MAX_DIMS], offset;
+    int64_t min, max, distinct, covered, of;  /* golden statistics */
+    int max_multiplicity;
+    int64_t hist[EA_MULT_BUCKETS];            /* hist[m]: positions read m times (last bucket: or more) */
+    const cJSON *derived;                     /* the golden object (generator source), NULL if unknown */
+} ia_index;
+
+typedef struct {
+    char file[256], path[64];                 /* where the point was read, for messages */
+    char point[64], alias[32];
+    int64_t occurrences;                      /* the point's count */
+    int ngroups;
+    char scope_ids[IA_MAX_GROUPS][64];
+    ea_tensor out, self, index, source, x;    /* x: the mul's input (== source when not scaled) */
+    int dim;
+    double alpha;
+    int self_const;   double fill;            /* self = full(fill) */
+    int scaled;       double scale;           /* source = mul(x, scale) inside the scope */
+    int scale_escapes;                        /* the mul's output is used outside: it is materialized */
+    ia_index idx;
+    char note[512];                           /* fallbacks and their reasons, "" when none */
+} ia_scope;
+
+/* ATen's TensorInfo after collapseDims/reduceDim. */
+typedef struct {
+    int dims;
+    uint64_t sizes[EA_MAX_DIMS], strides[EA_MAX_DIMS];
+} ia_tinfo;
+
+typedef struct {
+    int small;              /* indexFuncSmallIndex (numIndex <= 16), else indexFuncLargeIndex */
+    int dst_dims, src_dims, idx_dims; /* template Dims: 1, 2, 3 or -1; idx -2 (contiguous) or -1 */
+    int index_major;        /* IndexIsMajor (large only) */
+    int wide;               /* IndexType uint64_t: some tensor needs 64-bit index math */
+    ia_tinfo dst, src, idx;
+    int dst_add_dim, src_add_dim;
+    uint64_t slice_size, total_size, inner_size, dst_add_dim_size, dst_numel, num_index;
+    unsigned grid, block;
+    char name[96];          /* "indexFuncLargeIndex<2,2,-2,false>" */
+} ia_aten_plan;
+
+typedef enum { IA_ORACLE_GENERAL, IA_ORACLE_SLICE, IA_ORACLE_WINDOWS } ia_oracle_kind;
+
+/* n / d for n < 2^32 by a multiply and a shift: q = (mulhi(n, m) + n) >> s, with s = ceil(log2 d) and
+ * m = floor(2^32 (2^s - d) / d) + 1 (d in [1, 2^31); d = 0 marks a divisor too large, use plain division).
+ * The oracles divide per element by run-time sizes; a hardware divide costs ~20 instructions. */
+typedef struct {
+    uint32_t d, m, s;
+} ia_fastdiv;
+
+ia_fastdiv ia_fastdiv_make(int64_t d);
+static inline uint32_t ia_fastdiv_div(ia_fastdiv f, uint32_t n)
+{
+    return (uint32_t)(((((uint64_t)n * f.m) >> 32) + n) >> f.s);
+}
+
+/* out[r, c] = fill + (c - col0 in [0, row_src) ? scale * x[r, c - col0] : 0) over rows x row_out. */
+typedef struct {
+    int64_t rows, row_out, row_src, col0;
+    int vec;                /* 8: 16-byte accesses; 1: scalar */
+    int unroll;             /* 16-byte chunks per thread: 1, 2, 4 or 8 (the run times each, keeps the best) */
+    ia_fastdiv div_row;     /* by row_out */
+} ia_slice;
+
+/* out[base + p] = fill + sum over windows w of scale * x[src(p, w)], p in [0, total): p's coordinates
+ * over the folded dims (innermost first, dense), the row axis r = w * k + c, c in [0, csize). */
+typedef struct {
+    int nd, r;
+    int64_t size[IA_MAX_FOLD], sstride[IA_MAX_FOLD];
+    int64_t nwin, k, csize, sstride_w, sstride_c;
+    int64_t base, total, n_out;
+    int vec;
+    ia_fastdiv div[IA_MAX_FOLD], div_k;
+} ia_windows;
+
+/* Source [outer, L, inner] scattered into out [outer, D, inner] at index[l]; contiguous both. */
+typedef struct {
+    int64_t outer, L, D, inner, n_src, n_out;
+    ia_fastdiv div_inner, div_L;
+} ia_general;
+
+typedef struct {
+    ia_aten_plan aten;
+    ia_oracle_kind oracle;
+    ia_slice slice;
+    ia_windows win;
+    ia_general general;
+    int general_ok;
+    int fold_scale;         /* oracles read x and multiply (the mul does not escape), else read source */
+    double oracle_scale;    /* what the oracles multiply their input by: alpha, times the mul's scalar if folded */
+    int64_t floor_bytes;    /* the oracle's input read once + out written once */
+    char note[512];
+} ia_plan;
+
+/* point: one element of the document's "points"; file and index label messages; group: which scope
+ * group supplies the producers (-1: the first). */
+int ia_scope_parse(const cJSON *point, const char *file, int index, int group, ia_scope *s, ea_error *err);
+/* sm_count: the device's multiprocessor count (grid size of ATen's kernels). */
+int ia_plan_make(const ia_scope *s, int sm_count, ia_plan *p, ea_error *err);
+int ia_aten_plan_make(const ea_tensor *self, const ea_tensor *index, const ea_tensor *source, int dim,
+                      int sm_count, ia_aten_plan *p, ea_error *err);
+/* Device bytes a run of the scope allocates (inputs, both indexes, self, out). */
+int64_t ia_scope_device_bytes(const ia_scope *s);
+int ia_scope_check_memory(const ia_scope *s, int64_t budget, const char *what, ea_error *err);
+/* The generator object for the index (faithful: from the derived properties; else randint). NULL if
+ * faithful and the properties are unknown. Caller frees. */
+cJSON *ia_index_generator(const ia_scope *s, int fabricated);
+/* The alias of a known point id ("xlnet", "longformer-a", "longformer-b"), or NULL. */
+const char *ia_alias_of(const char *point);
+const char *ia_point_of(const char *alias);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

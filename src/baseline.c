@@ -1,0 +1,379 @@
+/* baseline.c: annotating run results, the baselines document, its strict reader and the table. */
+#include "baseline.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "json.h"
+
+void ea_gpu_model(const char *name, char *buf, size_t n)
+{
+    size_t k = 0;
+    if (!strncmp(name, "NVIDIA ", 7))
+        name += 7;
+    for (; *name && k + 1 < n; name++)
+        if (isalnum((unsigned char)*name) || *name == '.' || *name == '-' || *name == '_')
+            buf[k++] = *name;
+        else if (*name == ' ' && k > 0 && buf[k - 1] != '-')
+            buf[k++] = '-';
+    while (k > 0 && buf[k - 1] == '-')
+        k--;
+    if (n)
+        buf[k] = '\0';
+}
+
+static const char *str(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static double num(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+/* The classes of the point's occurrences: one name, or "mixed: a, b" when they disagree. */
+static void class_of(const char *point, const cJSON *classification, char *out, size_t n)
+{
+    const cJSON *e;
+    snprintf(out, n, "unclassified");
+    int found = 0;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(classification, "occurrences")) {
+        const char *p = str(e, "point"), *c = str(e, "class");
+        if (!p || !c || strcmp(p, point))
+            continue;
+        if (!found++)
+            snprintf(out, n, "%s", c);
+        else if (!strstr(out, c)) {
+            char prev[256];
+            snprintf(prev, sizeof prev, "%s", strncmp(out, "mixed: ", 7) ? out : out + 7);
+            snprintf(out, n, "mixed: %.120s, %.60s", prev, c);
+        }
+    }
+}
+
+static int listed(const cJSON *arr, const char *s)
+{
+    const cJSON *v;
+    cJSON_ArrayForEach(v, arr)
+        if (cJSON_IsString(v) && !strcmp(v->valuestring, s))
+            return 1;
+    return 0;
+}
+
+/* A capture of the point: named by one of its scope ids, or covering one of its occurrences. */
+static const ea_capture *capture_of(const ea_captures *caps, const cJSON *result, const cJSON *point)
+{
+    for (int i = 0; caps && i < caps->n; i++) {
+        const ea_capture *c = &caps->items[i];
+        if (listed(cJSON_GetObjectItemCaseSensitive(result, "scope_ids"), c->scope))
+            return c;
+        const cJSON *g, *o;
+        cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(point, "scopes"))
+            cJSON_ArrayForEach(o, cJSON_GetObjectItemCaseSensitive(g, "occurrences"))
+                for (int k = 0; k < c->ncovers; k++)
+                    if (str(o, "id") && !strcmp(str(o, "id"), c->covers[k]))
+                        return c;
+    }
+    return NULL;
+}
+
+static const cJSON *path_named(const cJSON *result, const char *name, const char *mode)
+{
+    const cJSON *p;
+    cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(result, "paths"))
+        if (!strcmp(str(p, "name") ? str(p, "name") : "", name) && (!mode || !strcmp(str(p, "mode"), mode)))
+            return p;
+    return NULL;
+}
+
+static double median_of(const cJSON *path)
+{
+    return path ? num(cJSON_GetObjectItemCaseSensitive(path, "time"), "median_us") : NAN;
+}
+
+/* The capture's run prices what the replica runs only when its other steps are fills: a captured
+ * partition that also builds the index or runs consumers (iota, clone, sum) is a bigger workload. */
+int ea_fidelity_comparable(const ea_capture_run *run, const char *op, cJSON *extra)
+{
+    char call[256];
+    snprintf(call, sizeof call, "torch.ops.%s", op ? op : "");
+    for (int i = 0; i < run->nsteps; i++) {
+        const ea_capture_step *st = &run->steps[i];
+        const char *name = st->triton ? st->kernel : st->call;
+        if (st->triton ? !strstr(name, "_full_") : strcmp(name, call) != 0)
+            cJSON_AddItemToArray(extra, cJSON_CreateString(name ? name : "?"));
+    }
+    return cJSON_GetArraySize(extra) == 0;
+}
+
+static void fidelity(cJSON *result, const cJSON *point, const ea_captures *caps)
+{
+    cJSON *f = cJSON_AddObjectToObject(result, "fidelity");
+    const ea_capture *c = capture_of(caps, result, point);
+    const ea_capture_run *run = c ? ea_capture_run_named(c, "default") : NULL;
+    if (!run) {
+        cJSON_AddNullToObject(f, "capture");
+        cJSON_AddStringToObject(f, "note", "no capture");
+        return;
+    }
+    /* the capture's own index decides which replica path it priced */
+    const char *mode = "faithful";
+    for (int i = 0; i < c->ninputs; i++)
+        if (c->inputs[i].values.kind == EA_GEN_RANDINT)
+            mode = "fabricated";
+    char rel[512];
+    snprintf(rel, sizeof rel, "captures/%s/capture.json", c->scope);
+    cJSON_AddStringToObject(f, "capture", rel);
+    const char *torch = str(c->environment, "torch");
+    if (torch)
+        cJSON_AddStringToObject(f, "torch", torch);
+    cJSON_AddStringToObject(f, "mode", mode);
+    double eager = run->eager.median_us, mine = median_of(path_named(result, "current", mode));
+    cJSON_AddNumberToObject(f, "torch_eager_us", eager);
+    if (isnan(mine) || eager <= 0) {
+        cJSON_AddStringToObject(f, "note", "the replica did not run in the capture's mode");
+        return;
+    }
+    cJSON_AddNumberToObject(f, "replica_us", mine);
+    cJSON_AddNumberToObject(f, "ratio", mine / eager);
+    cJSON *extra = cJSON_CreateArray();
+    int same = ea_fidelity_comparable(run, str(cJSON_GetObjectItemCaseSensitive(point, "signature"), "op"), extra);
+    cJSON_AddBoolToObject(f, "comparable", same);
+    if (same) {
+        cJSON_Delete(extra);
+        cJSON_AddBoolToObject(f, "within_tolerance", fabs(mine / eager - 1) <= EA_FIDELITY_TOLERANCE);
+        return;
+    }
+    cJSON_AddItemToObject(f, "capture_extra_steps", extra);
+    cJSON_AddStringToObject(f, "note", "the capture times a larger partition than the replica (its extra steps "
+                                       "are listed): the ratio is no fidelity check");
+}
+
+void ea_run_annotate(cJSON *result, const cJSON *point, const ea_run_env *env, const ea_captures *caps,
+                     const cJSON *classification)
+{
+    char cls[256];
+    class_of(str(result, "point") ? str(result, "point") : "", classification, cls, sizeof cls);
+    cJSON_AddStringToObject(result, "class", cls);
+    double bytes = num(cJSON_GetObjectItemCaseSensitive(result, "config"), "floor_bytes");
+    double bw = env->kernel_bytes_per_s > env->memcpy_bytes_per_s ? env->kernel_bytes_per_s : env->memcpy_bytes_per_s;
+    cJSON *fl = cJSON_AddObjectToObject(result, "floor");
+    double transfer = bytes / bw * 1e6, floor_us = transfer + env->launch_us;
+    cJSON_AddNumberToObject(fl, "bytes", bytes);
+    cJSON_AddNumberToObject(fl, "bytes_per_s", bw);
+    cJSON_AddNumberToObject(fl, "transfer_us", transfer);
+    cJSON_AddNumberToObject(fl, "launch_us", env->launch_us);
+    cJSON_AddNumberToObject(fl, "us", floor_us);
+    const cJSON *oracle = path_named(result, "oracle", NULL);
+    double cur = median_of(path_named(result, "current", "faithful"));
+    double orc = median_of(oracle ? oracle : path_named(result, "oracle_general", NULL));
+    if (!isnan(orc) && orc > 0) {
+        if (!isnan(cur))
+            cJSON_AddNumberToObject(result, "speedup", cur / orc);
+        cJSON_AddNumberToObject(result, "floor_fraction", floor_us / orc);
+        cJSON_AddNumberToObject(result, "bandwidth_fraction", bytes / (orc * 1e-6) / bw);
+    }
+    fidelity(result, point, caps);
+}
+
+cJSON *ea_baseline_doc(cJSON *results, const ea_run_env *env)
+{
+    cJSON *d = cJSON_CreateObject(), *g, *bw, *r;
+    const char *torch = NULL;
+    int passed = 1;
+    cJSON_ArrayForEach(r, results) {
+        passed &= cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "passed"));
+        const char *t = str(cJSON_GetObjectItemCaseSensitive(r, "fidelity"), "torch");
+        torch = torch ? torch : t;
+    }
+    cJSON_AddStringToObject(d, "schema", EA_BASELINES_SCHEMA);
+    cJSON_AddNumberToObject(d, "schema_version", EA_BASELINES_VERSION);
+    cJSON_AddStringToObject(d, "command", env->command);
+    g = cJSON_AddObjectToObject(d, "gpu");
+    cJSON_AddStringToObject(g, "name", env->gpu);
+    cJSON_AddStringToObject(g, "model", env->model);
+    cJSON_AddStringToObject(g, "capability", env->capability);
+    cJSON_AddNumberToObject(g, "sm_count", env->sm_count);
+    cJSON_AddNumberToObject(g, "l2_bytes", (double)env->l2_bytes);
+    cJSON_AddNumberToObject(g, "memory_bytes", (double)env->memory_bytes);
+    cJSON_AddStringToObject(d, "driver", env->driver);
+    cJSON_AddStringToObject(d, "toolkit", env->toolkit);
+    if (torch)
+        cJSON_AddStringToObject(d, "torch", torch);
+    else
+        cJSON_AddNullToObject(d, "torch");
+    cJSON_AddStringToObject(d, "cache_policy", env->cache_policy);
+    bw = cJSON_AddObjectToObject(d, "copy_bandwidth");
+    cJSON_AddNumberToObject(bw, "bytes", (double)env->copy_bytes);
+    cJSON_AddNumberToObject(bw, "kernel_bytes_per_s", env->kernel_bytes_per_s);
+    cJSON_AddNumberToObject(bw, "memcpy_bytes_per_s", env->memcpy_bytes_per_s);
+    cJSON_AddNumberToObject(d, "launch_us", env->launch_us);
+    cJSON_AddItemToObject(d, "scopes", results);
+    cJSON_AddBoolToObject(d, "passed", passed);
+    return d;
+}
+
+/* ---- the strict reader ---- */
+
+static int numbers(ej_val o, const char *const *keys, ea_error *err)
+{
+    double v;
+    for (; *keys; keys++)
+        if (ej_get_number(o, *keys, &v, err))
+            return -1;
+    return 0;
+}
+
+static int object_with(ej_val parent, const char *key, const char *const *allowed, const char *const *nums,
+                       ea_error *err)
+{
+    ej_val o;
+    return ej_field(parent, key, 1, &o, err) || ej_object(o, allowed, err) || numbers(o, nums, err) ? -1 : 0;
+}
+
+static int strings(ej_val arr, ea_error *err)
+{
+    int n;
+    const char *s;
+    if (ej_array(arr, &n, err))
+        return -1;
+    for (int i = 0; i < n; i++)
+        if (ej_as_string(ej_index(arr, i), &s, err))
+            return -1;
+    return 0;
+}
+
+static int validate_path(ej_val p, ea_error *err)
+{
+    static const char *const keys[] = {"name", "mode", "kernels", "kernels_note", "time", "check",
+                                       "check_after_timing", "passed", "failure", "unroll", "candidates", NULL};
+    static const char *const time_keys[] = {"median_us", "q1_us", "q3_us", "iqr_us", "samples", "calls_per_replay",
+                                            "cache_policy", NULL};
+    static const char *const time_nums[] = {"median_us", "q1_us", "q3_us", "iqr_us", "samples", NULL};
+    static const char *const check_keys[] = {"rel_l2", "max_abs", "unwritten", "mismatched", NULL};
+    const char *s;
+    int b;
+    ej_val k;
+    return ej_object(p, keys, err) || ej_get_string(p, "name", &s, err) || ej_get_string(p, "mode", &s, err) ||
+                   ej_field(p, "kernels", 1, &k, err) || strings(k, err) ||
+                   object_with(p, "time", time_keys, time_nums, err) ||
+                   object_with(p, "check", check_keys, check_keys, err) ||
+                   object_with(p, "check_after_timing", check_keys, check_keys, err) ||
+                   ej_get_bool(p, "passed", &b, err)
+               ? -1
+               : 0;
+}
+
+static int validate_scope(ej_val s, ea_error *err)
+{
+    static const char *const keys[] = {"family", "point", "alias", "occurrences", "scope_ids", "config", "paths",
+                                       "passed", "failure", "class", "floor", "speedup", "floor_fraction",
+                                       "bandwidth_fraction", "fidelity", NULL};
+    static const char *const floor_keys[] = {"bytes", "bytes_per_s", "transfer_us", "launch_us", "us", NULL};
+    const char *x;
+    int64_t occ;
+    int b, n;
+    ej_val ids, cfg, paths, fid;
+    if (ej_object(s, keys, err) || ej_get_string(s, "family", &x, err) || ej_get_string(s, "point", &x, err) ||
+        ej_get_string(s, "alias", &x, err) || ej_get_int(s, "occurrences", &occ, err) ||
+        ej_field(s, "scope_ids", 1, &ids, err) || strings(ids, err) || ej_field(s, "config", 1, &cfg, err) ||
+        ej_object(cfg, (const char *const[]){"dim", "alpha", "out", "source", "self_fill", "index", "producer",
+                                             "current", "oracle", "floor_bytes", "notes", NULL}, err) ||
+        ej_get_bool(s, "passed", &b, err) || ej_get_string(s, "class", &x, err) ||
+        object_with(s, "floor", floor_keys, floor_keys, err) || ej_field(s, "fidelity", 1, &fid, err) ||
+        ej_object(fid, (const char *const[]){"capture", "torch", "mode", "torch_eager_us", "replica_us", "ratio",
+                                             "comparable", "capture_extra_steps", "within_tolerance", "note", NULL},
+                  err) ||
+        ej_field(s, "paths", 1, &paths, err) || ej_array(paths, &n, err))
+        return -1;
+    for (int i = 0; i < n; i++)
+        if (validate_path(ej_index(paths, i), err))
+            return -1;
+    return 0;
+}
+
+int ea_baseline_validate(const char *file, const cJSON *doc, ea_error *err)
+{
+    static const char *const keys[] = {"schema", "schema_version", "command", "gpu", "driver", "toolkit", "torch",
+                                       "cache_policy", "copy_bandwidth", "launch_us", "scopes", "passed", NULL};
+    static const char *const gpu_keys[] = {"name", "model", "capability", "sm_count", "l2_bytes", "memory_bytes",
+                                           NULL};
+    static const char *const bw_keys[] = {"bytes", "kernel_bytes_per_s", "memcpy_bytes_per_s", NULL};
+    ej_val root = {file, doc, "$"}, scopes, torch;
+    const char *s;
+    int64_t version;
+    double launch;
+    int n, b;
+    if (ej_object(root, keys, err) || ej_get_string(root, "schema", &s, err))
+        return -1;
+    if (strcmp(s, EA_BASELINES_SCHEMA))
+        return ea_fail(err, "%s $.schema: expected \"%s\", got \"%s\"", file, EA_BASELINES_SCHEMA, s);
+    if (ej_get_int(root, "schema_version", &version, err))
+        return -1;
+    if (version != EA_BASELINES_VERSION)
+        return ea_fail(err, "%s $.schema_version: expected %d, got %" PRId64, file, EA_BASELINES_VERSION, version);
+    if (ej_get_string(root, "command", &s, err) || object_with(root, "gpu", gpu_keys, gpu_keys + 3, err) ||
+        ej_get_string(root, "driver", &s, err) || ej_get_string(root, "toolkit", &s, err) ||
+        ej_field(root, "torch", 1, &torch, err) || (!cJSON_IsNull(torch.v) && ej_as_string(torch, &s, err)) ||
+        ej_get_string(root, "cache_policy", &s, err) || object_with(root, "copy_bandwidth", bw_keys, bw_keys, err) ||
+        ej_get_number(root, "launch_us", &launch, err) || ej_get_bool(root, "passed", &b, err) ||
+        ej_field(root, "scopes", 1, &scopes, err) || ej_array(scopes, &n, err))
+        return -1;
+    for (int i = 0; i < n; i++)
+        if (validate_scope(ej_index(scopes, i), err))
+            return -1;
+    return 0;
+}
+
+/* ---- the table ---- */
+
+static void print_path(const cJSON *p, FILE *f)
+{
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(p, "time"), *c = cJSON_GetObjectItemCaseSensitive(p, "check");
+    char label[64];
+    snprintf(label, sizeof label, "%s %s", str(p, "name"), str(p, "mode"));
+    fprintf(f, "  %-28s %10.1f %8.1f   rel L2 %.2e, %s%s%s\n", label, num(t, "median_us"), num(t, "iqr_us"),
+            num(c, "rel_l2"), num(c, "unwritten") > 0 ? "UNWRITTEN elements" : "all written",
+            cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "passed")) ? "" : ": FAILED ",
+            str(p, "failure") ? str(p, "failure") : "");
+}
+
+void ea_baseline_print(const cJSON *doc, FILE *f)
+{
+    const cJSON *s, *p;
+    const cJSON *g = cJSON_GetObjectItemCaseSensitive(doc, "gpu");
+    fprintf(f, "%s, driver %s, toolkit %s; copy bandwidth %.2f TB/s, launch %.1f us; %s\n", str(g, "name"),
+            str(doc, "driver"), str(doc, "toolkit"),
+            fmax(num(cJSON_GetObjectItemCaseSensitive(doc, "copy_bandwidth"), "kernel_bytes_per_s"),
+                 num(cJSON_GetObjectItemCaseSensitive(doc, "copy_bandwidth"), "memcpy_bytes_per_s")) / 1e12,
+            num(doc, "launch_us"), str(doc, "cache_policy"));
+    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "scopes")) {
+        const cJSON *fl = cJSON_GetObjectItemCaseSensitive(s, "floor"), *fid = cJSON_GetObjectItemCaseSensitive(s, "fidelity");
+        fprintf(f, "\n%s %s (%s, %.0f occurrences, class %s)\n", str(s, "family"), str(s, "alias"), str(s, "point"),
+                num(s, "occurrences"), str(s, "class"));
+        fprintf(f, "  %-28s %10s %8s\n", "path", "median us", "IQR us");
+        cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(s, "paths"))
+            print_path(p, f);
+        fprintf(f, "  %-28s %10.1f %8s   %.1f MB at %.2f TB/s + %.1f us launch\n", "floor", num(fl, "us"), "",
+                num(fl, "bytes") / 1e6, num(fl, "bytes_per_s") / 1e12, num(fl, "launch_us"));
+        fprintf(f, "  speedup %.2fx, oracle at %.0f%% of the floor (%.0f%% of copy bandwidth); ", num(s, "speedup"),
+                100 * num(s, "floor_fraction"), 100 * num(s, "bandwidth_fraction"));
+        if (str(fid, "note") && !isnan(num(fid, "ratio")))
+            fprintf(f, "replica / torch eager %.2f (%.1f us), not comparable: %s\n", num(fid, "ratio"),
+                    num(fid, "torch_eager_us"), str(fid, "note"));
+        else if (str(fid, "note"))
+            fprintf(f, "fidelity: %s\n", str(fid, "note"));
+        else
+            fprintf(f, "fidelity %.2f (torch %s eager %.1f us, %s)\n", num(fid, "ratio"), str(fid, "torch"),
+                    num(fid, "torch_eager_us"),
+                    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(fid, "within_tolerance")) ? "within 15%"
+                                                                                           : "OUTSIDE 15%");
+        fprintf(f, "  %s\n", cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "passed")) ? "passed" : "FAILED");
+    }
+}

@@ -1,0 +1,156 @@
+/* extern-audit replay: every captured partition that is Triton-only, run from C on the H200-class
+ * device at hand; the canonical replay gate of golden/captures. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture.h"
+#include "cli.h"
+#include "device.h"
+#include "json.h"
+#include "replay.h"
+
+/* Replay and torch may differ by launch overheads and clocks; beyond this the replay is not the
+ * same workload. */
+#define FIDELITY 0.15
+
+const char ea_usage_replay[] =
+    "usage: extern-audit replay [--golden DIR] [--scope SCOPE_ID] [--json] [--record FILE]\n"
+    "  --golden DIR     golden folder holding captures/ (default golden)\n"
+    "  --scope ID       only this capture (its folder name)\n"
+    "  --json           print JSON instead of the table\n"
+    "  --record FILE    also write the JSON to FILE (atomically)\n"
+    "Replays each capture's \"default\" run when every step is a Triton launch: generated inputs,\n"
+    "captured cubins, grids and arguments; outputs must match the capture's checksums and the per-call\n"
+    "time must lie within 15% of torch's compiled time from the capture. Needs a CUDA device.\n"
+    "exit 1 when an output differs or a time is outside 15%; 2 for bad input or no device\n";
+
+static cJSON *row_json(const ea_capture *c, const ea_replay_result *r, const char *verdict)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "scope", c->scope);
+    cJSON_AddStringToObject(o, "verdict", verdict);
+    if (!r)
+        return o;
+    cJSON_AddNumberToObject(o, "outputs", r->outputs);
+    cJSON_AddNumberToObject(o, "outputs_matching", r->outputs_matching);
+    if (r->first_mismatch[0])
+        cJSON_AddStringToObject(o, "mismatch", r->first_mismatch);
+    if (r->timing.samples_us) {
+        cJSON *t = cJSON_AddObjectToObject(o, "replay_us");
+        cJSON_AddNumberToObject(t, "median", r->timing.per_call_us.median);
+        cJSON_AddNumberToObject(t, "q1", r->timing.per_call_us.q1);
+        cJSON_AddNumberToObject(t, "q3", r->timing.per_call_us.q3);
+        cJSON_AddNumberToObject(t, "samples", (double)r->timing.per_call_us.count);
+        cJSON_AddStringToObject(t, "policy", r->timing.policy);
+        cJSON_AddNumberToObject(o, "torch_compiled_us", r->torch_compiled_us);
+        cJSON_AddNumberToObject(o, "ratio", r->timing.per_call_us.median / r->torch_compiled_us);
+    }
+    cJSON *k = cJSON_AddArrayToObject(o, "kernels");
+    for (size_t i = 0; i < r->kernels.count; i++)
+        cJSON_AddItemToArray(k, cJSON_CreateString(r->kernels.kernels[i].name));
+    if (r->cupti_error[0])
+        cJSON_AddStringToObject(o, "kernels_unavailable", r->cupti_error);
+    return o;
+}
+
+static const char *verdict_of(const ea_replay_result *r)
+{
+    if (r->outputs_matching != r->outputs)
+        return "output mismatch";
+    double ratio = r->timing.per_call_us.median / r->torch_compiled_us;
+    return fabs(ratio - 1.0) <= FIDELITY ? "ok" : ratio > 1.0 ? "slower than torch" : "faster than torch";
+}
+
+static void print_row(const cJSON *row)
+{
+    const cJSON *t = cJSON_GetObjectItem(row, "replay_us");
+    printf("%-42s %-18s", cJSON_GetObjectItem(row, "scope")->valuestring, cJSON_GetObjectItem(row, "verdict")->valuestring);
+    if (t)
+        printf(" %3d/%-3d %9.2f %8.2f %9.2f %6.2f %3d", cJSON_GetObjectItem(row, "outputs_matching")->valueint,
+               cJSON_GetObjectItem(row, "outputs")->valueint, cJSON_GetObjectItem(t, "median")->valuedouble,
+               cJSON_GetObjectItem(t, "q3")->valuedouble - cJSON_GetObjectItem(t, "q1")->valuedouble,
+               cJSON_GetObjectItem(row, "torch_compiled_us")->valuedouble,
+               cJSON_GetObjectItem(row, "ratio")->valuedouble, cJSON_GetArraySize(cJSON_GetObjectItem(row, "kernels")));
+    const cJSON *m = cJSON_GetObjectItem(row, "mismatch");
+    printf("%s%s\n", m ? "  " : "", m ? m->valuestring : "");
+}
+
+static int fail(const ea_error *err)
+{
+    fprintf(stderr, "extern-audit: %s\n", err->msg);
+    return 2;
+}
+
+int ea_cmd_replay(int argc, char **argv)
+{
+    ea_cli_options o;
+    int help, rc = ea_cli_parse("replay", "--golden --scope --json --record", argc, argv, &o, &help);
+    if (rc || help)
+        return rc ? rc : (fputs(ea_usage_replay, stdout), 0);
+    ea_error err;
+    ea_captures caps;
+    if (ea_captures_load_dir(o.golden, &caps, &err) != 0)
+        return fail(&err);
+    int selected = 0;
+    /* every plan is checked on the host before any device work, so a CPU machine still validates */
+    for (int i = 0; rc == 0 && i < caps.n; i++) {
+        const ea_capture *c = &caps.items[i];
+        const ea_capture_run *r = ea_capture_run_named(c, "default");
+        if (o.scope && strcmp(o.scope, c->scope))
+            continue;
+        selected++;
+        if (r->replayable && ea_replay_check(c, r, &err) != 0)
+            rc = fail(&err);
+    }
+    if (rc == 0 && !selected) {
+        fprintf(stderr, "extern-audit replay: no capture%s%s in %s/captures\n", o.scope ? " named " : "",
+                o.scope ? o.scope : "", o.golden);
+        rc = 2;
+    }
+    ea_device_info dev;
+    if (rc == 0 && !ea_device_probe(&dev)) {
+        fprintf(stderr, "extern-audit replay: no CUDA device: %s (%d plans checked on the host)\n", dev.reason, selected);
+        rc = 2;
+    }
+    cJSON *rows = cJSON_CreateArray();
+    int differ = 0;
+    if (rc == 0 && !o.json)
+        printf("%-42s %-18s %7s %9s %8s %9s %6s %3s\n", "scope", "verdict", "outputs", "replay_us", "iqr_us", "torch_us",
+               "ratio", "krn");
+    for (int i = 0; rc == 0 && i < caps.n; i++) {
+        const ea_capture *c = &caps.items[i];
+        const ea_capture_run *r = ea_capture_run_named(c, "default");
+        if (o.scope && strcmp(o.scope, c->scope))
+            continue;
+        cJSON *row;
+        if (!r->replayable) {
+            row = row_json(c, NULL, "not replayable (ATen steps)");
+        } else {
+            ea_replay_result res;
+            if (ea_replay_run(c, r, NULL, &res, &err) != 0) {
+                ea_replay_result_free(&res);
+                rc = fail(&err);
+                break;
+            }
+            const char *v = verdict_of(&res);
+            differ |= strcmp(v, "ok") != 0;
+            row = row_json(c, &res, v);
+            ea_replay_result_free(&res);
+        }
+        if (!o.json)
+            print_row(row);
+        cJSON_AddItemToArray(rows, row);
+    }
+    if (rc == 0 && o.json) {
+        char *s = cJSON_Print(rows);
+        printf("%s\n", s);
+        free(s);
+    }
+    if (rc == 0 && o.record && ej_write_atomic(o.record, rows, &err) != 0)
+        rc = fail(&err);
+    cJSON_Delete(rows);
+    ea_captures_free(&caps);
+    return rc ? rc : differ;
+}

@@ -1,0 +1,250 @@
+/* cmd_run.c: extern-audit run: plan or measure golden scopes through the repro families (repro.h),
+ * annotate them with the run's copy bandwidth, the classification and the captures (baseline.h),
+ * print the table or the baselines document, and record it. Exit 1 when a check failed. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cuda_runtime_api.h>
+
+#include "bandwidth.h"
+#include "baseline.h"
+#include "classify.h"
+#include "cli.h"
+#include "device.h"
+#include "json.h"
+#include "occurrences.h"
+#include "repro.h"
+#include "timer.h"
+
+#define MAX_REFS 64
+
+const char ea_usage_run[] =
+    "usage: extern-audit run --scope NAME [--mode faithful|fabricated|both] [--json] [--record FILE]\n"
+    "                        [--golden DIR] [--plan] [--quiet]\n"
+    "  --scope NAME   all, an alias (xlnet, longformer-a, longformer-b), a point id or a scope id\n"
+    "  --mode M       faithful (default): the indices the graphs build; fabricated: randint(0, 100) as the\n"
+    "                 attribution pipeline's replay draws them; both\n"
+    "  --json         print the baselines document (docs/schema.md) instead of the table\n"
+    "  --record FILE  write that document to FILE atomically (golden/baselines/<gpu model>.json)\n"
+    "  --golden DIR   golden folder (default golden)\n"
+    "  --plan         print what would run (kernels, launch shapes, floor bytes); needs no GPU\n"
+    "  --quiet        no progress lines on stderr\n"
+    "exit status: 0 every check passed, 1 a check failed, 2 bad usage, bad input or no CUDA device\n";
+
+typedef struct {
+    const char *scope, *record, *golden;
+    int json, plan, quiet;
+    ea_run_opts ro;
+    char command[1024];
+} run_options;
+
+static int usage(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "extern-audit run: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, " (see extern-audit help run)\n");
+    return 2;
+}
+
+static int parse(int argc, char **argv, run_options *o, int *help)
+{
+    memset(o, 0, sizeof *o);
+    o->golden = "golden";
+    o->ro.faithful = 1;
+    size_t k = (size_t)snprintf(o->command, sizeof o->command, "extern-audit run");
+    for (int i = 0; i < argc; i++)
+        if (k < sizeof o->command)
+            k += (size_t)snprintf(o->command + k, sizeof o->command - k, " %s", argv[i]);
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        int *flag = !strcmp(a, "--json") ? &o->json : !strcmp(a, "--plan") ? &o->plan : !strcmp(a, "--quiet") ? &o->quiet : NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h"))
+            return *help = 1, 0;
+        if (flag) {
+            *flag = 1;
+            continue;
+        }
+        const char **val = !strcmp(a, "--scope") ? &o->scope : !strcmp(a, "--record") ? &o->record
+                         : !strcmp(a, "--golden") ? &o->golden : NULL;
+        if (!val && strcmp(a, "--mode"))
+            return usage("unknown option '%s'", a);
+        if (i + 1 >= argc)
+            return usage("option '%s' needs a value", a);
+        const char *v = argv[++i];
+        if (val) {
+            *val = v;
+        } else if (!strcmp(v, "faithful") || !strcmp(v, "fabricated") || !strcmp(v, "both")) {
+            o->ro.faithful = strcmp(v, "fabricated") != 0;
+            o->ro.fabricated = strcmp(v, "faithful") != 0;
+        } else {
+            return usage("--mode expects faithful, fabricated or both, got '%s'", v);
+        }
+    }
+    if (!o->scope)
+        return usage("%s", "--scope is required");
+    o->ro.log = o->quiet ? NULL : stderr;
+    return 0;
+}
+
+/* The kernel module's version ("580.159.04") when the host exposes it, else the driver API's. */
+static void driver_version(const ea_device_info *dev, char *out, size_t n)
+{
+    FILE *f = fopen("/proc/driver/nvidia/version", "r");
+    char line[512], *tok, *save = NULL;
+    snprintf(out, n, "CUDA driver API %d.%d", dev->driver_version / 1000, dev->driver_version % 1000 / 10);
+    /* "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build ...": the
+     * first token after "Module" that starts with a digit and has a dot */
+    if (f && fgets(line, sizeof line, f) && strstr(line, "Module"))
+        for (tok = strtok_r(strstr(line, "Module"), " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save))
+            if (tok[0] >= '0' && tok[0] <= '9' && strchr(tok, '.')) {
+                snprintf(out, n, "%.31s", tok);
+                break;
+            }
+    if (f)
+        fclose(f);
+}
+
+static int measure_env(const ea_device_info *dev, const run_options *o, ea_run_env *env, ea_error *err)
+{
+    ea_bandwidth bw;
+    ea_timing launch;
+    memset(env, 0, sizeof *env);
+    snprintf(env->command, sizeof env->command, "%s", o->command);
+    snprintf(env->gpu, sizeof env->gpu, "%s", dev->name);
+    ea_gpu_model(dev->name, env->model, sizeof env->model);
+    snprintf(env->capability, sizeof env->capability, "%d.%d", dev->cc_major, dev->cc_minor);
+    env->sm_count = dev->sm_count;
+    env->l2_bytes = dev->l2_bytes;
+    env->memory_bytes = dev->global_mem_bytes;
+    driver_version(dev, env->driver, sizeof env->driver);
+    snprintf(env->toolkit, sizeof env->toolkit, "%d.%d", CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
+    if (ea_copy_bandwidth(0, NULL, &bw, err))
+        return -1;
+    env->copy_bytes = bw.bytes;
+    env->kernel_bytes_per_s = bw.kernel_bytes_per_s;
+    env->memcpy_bytes_per_s = bw.memcpy_bytes_per_s;
+    snprintf(env->cache_policy, sizeof env->cache_policy, "%s", bw.kernel.policy);
+    ea_bandwidth_free(&bw);
+    if (ea_time_graph(ea_enqueue_empty_kernel, NULL, NULL, &launch, err))
+        return -1;
+    env->launch_us = launch.per_call_us.median;
+    ea_timing_free(&launch);
+    if (o->ro.log)
+        fprintf(o->ro.log, "run: %s; copy %.2f TB/s (kernel) %.2f TB/s (memcpy); launch %.2f us\n", dev->reason,
+                env->kernel_bytes_per_s / 1e12, env->memcpy_bytes_per_s / 1e12, env->launch_us);
+    return 0;
+}
+
+/* golden/classification.json when present, validated; NULL when absent. */
+static int load_classification(const char *golden, ej_doc *doc, ea_error *err)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/classification.json", golden);
+    memset(doc, 0, sizeof *doc);
+    if (access(path, F_OK) != 0)
+        return 0;
+    if (ej_load(path, doc, err))
+        return -1;
+    if (ea_classification_validate(path, doc->root, err)) {
+        ej_free(doc);
+        return -1;
+    }
+    return 0;
+}
+
+static void print_json(const cJSON *j)
+{
+    char *s = cJSON_Print(j);
+    if (s)
+        printf("%s\n", s);
+    free(s);
+}
+
+static int measure_all(const run_options *o, const ea_scope_ref *refs, int n, cJSON **doc, ea_error *err)
+{
+    ea_device_info dev;
+    ea_run_env env;
+    ea_captures caps = {0};
+    ej_doc cls = {0};
+    if (!ea_device_probe(&dev))
+        return ea_fail(err, "no CUDA device: %s", dev.reason);
+    if (measure_env(&dev, o, &env, err) || ea_captures_load_dir(o->golden, &caps, err) ||
+        load_classification(o->golden, &cls, err)) {
+        ea_captures_free(&caps);
+        return -1;
+    }
+    cJSON *results = cJSON_CreateArray();
+    int rc = 0;
+    for (int i = 0; i < n && rc == 0; i++) {
+        cJSON *arr = refs[i].family->run(refs[i].point, refs[i].file, refs[i].index, &o->ro, err), *r;
+        if (!arr) {
+            rc = -1;
+            break;
+        }
+        while ((r = cJSON_DetachItemFromArray(arr, 0)) != NULL) {
+            ea_run_annotate(r, refs[i].point, &env, &caps, cls.root);
+            cJSON_AddItemToArray(results, r);
+        }
+        cJSON_Delete(arr);
+    }
+    ea_captures_free(&caps);
+    ej_free(&cls);
+    if (rc) {
+        cJSON_Delete(results);
+        return -1;
+    }
+    *doc = ea_baseline_doc(results, &env);
+    return 0;
+}
+
+int ea_cmd_run(int argc, char **argv)
+{
+    run_options o;
+    int help = 0, rc = parse(argc, argv, &o, &help), n = 0;
+    if (rc || help)
+        return rc ? rc : (fputs(ea_usage_run, stdout), 0);
+    char dir[4096], files[EA_AUDIT_OPS][4200];
+    const char *fp[EA_AUDIT_OPS];
+    cJSON *docs[EA_AUDIT_OPS], *out = NULL;
+    ea_scope_ref refs[MAX_REFS];
+    ea_error err;
+    snprintf(dir, sizeof dir, "%s/occurrences", o.golden);
+    for (int i = 0; i < EA_AUDIT_OPS; i++) {
+        snprintf(files[i], sizeof files[i], "%s/%s.json", dir, ea_audit_ops[i].short_name);
+        fp[i] = files[i];
+    }
+    if (ea_occurrences_load(dir, docs, &err) || ea_repro_resolve(docs, fp, o.scope, refs, MAX_REFS, &n, &err)) {
+        rc = 2;
+    } else if (o.plan) {
+        out = cJSON_CreateArray();
+        for (int i = 0; i < n && !rc; i++) {
+            o.ro.sm_count = 132; /* an H200's: the grids ATen would pick there */
+            cJSON *arr = refs[i].family->plan(refs[i].point, refs[i].file, refs[i].index, &o.ro, &err), *r;
+            while (arr && (r = cJSON_DetachItemFromArray(arr, 0)) != NULL)
+                cJSON_AddItemToArray(out, r);
+            rc = arr ? 0 : 2;
+            cJSON_Delete(arr);
+        }
+        if (!rc)
+            print_json(out);
+    } else if (measure_all(&o, refs, n, &out, &err)) {
+        rc = 2;
+    } else {
+        if (o.json)
+            print_json(out);
+        else
+            ea_baseline_print(out, stdout);
+        if (o.record && ej_write_atomic(o.record, out, &err))
+            rc = 2;
+        else
+            rc = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "passed")) ? 0 : 1;
+    }
+    if (rc == 2)
+        fprintf(stderr, "extern-audit run: %s\n", err.msg);
+    cJSON_Delete(out);
+    for (int i = 0; i < EA_AUDIT_OPS; i++) /* NULL when loading failed */
+        cJSON_Delete(docs[i]);
+    return rc;
+}

@@ -1,0 +1,279 @@
+#include "replay.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include "cubin.h"
+#include "gen.h"
+
+/* Bytes of a Triton scalar parameter, by the type names of triton_meta["signature"]. */
+static int scalar_bytes(const char *type)
+{
+    static const struct {
+        const char *type;
+        int bytes;
+    } sizes[] = {{"i1", 1}, {"i8", 1}, {"u8", 1}, {"i16", 2}, {"u16", 2}, {"fp16", 2}, {"bf16", 2},
+                 {"i32", 4}, {"u32", 4}, {"fp32", 4}, {"i64", 8}, {"u64", 8}, {"fp64", 8}};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        if (!strcmp(sizes[i].type, type))
+            return sizes[i].bytes;
+    return 0;
+}
+
+/* A named device allocation: an input, an output or a buffer of the run. */
+typedef struct {
+    const char *name;
+    int64_t bytes;
+    void *dev;
+    const ea_capture_tensor *tensor; /* inputs and outputs */
+    int is_output;
+} slot;
+
+typedef struct {
+    ea_kernel kernel;
+    ea_cubin cubin;
+    void **params;        /* one pointer per kernel parameter, into storage */
+    unsigned char *storage;
+} launch;
+
+typedef struct {
+    const ea_capture *c;
+    const ea_capture_run *r;
+    slot *slots;
+    int nslots;
+    launch *launches;
+    int nlaunches;
+    void *stream;
+} plan;
+
+static int slots_of(const ea_capture *c, const ea_capture_run *r, slot **out, ea_error *err)
+{
+    int n = c->ninputs + c->noutputs + r->nbuffers, k = 0;
+    slot *s = calloc((size_t)(n ? n : 1), sizeof *s);
+    if (!s)
+        return ea_fail(err, "%s: out of memory", c->file);
+    for (int i = 0; i < c->ninputs; i++, k++)
+        s[k] = (slot){c->inputs[i].name, ea_storage_bytes(&c->inputs[i].t), NULL, &c->inputs[i], 0};
+    for (int i = 0; i < c->noutputs; i++, k++)
+        s[k] = (slot){c->outputs[i].name, ea_storage_bytes(&c->outputs[i].t), NULL, &c->outputs[i], 1};
+    for (int i = 0; i < r->nbuffers; i++, k++)
+        s[k] = (slot){r->buffers[i].name, r->buffers[i].bytes, NULL, NULL, 0};
+    *out = s;
+    return n;
+}
+
+static const slot *find_slot(const slot *s, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(s[i].name, name))
+            return &s[i];
+    return NULL;
+}
+
+int ea_replay_check(const ea_capture *c, const ea_capture_run *r, ea_error *err)
+{
+    if (!r->replayable)
+        return ea_fail(err, "%s: run \"%s\" is not replayable from C: it calls ATen", c->file, r->config);
+    slot *s;
+    int n = slots_of(c, r, &s, err), rc = 0;
+    if (n < 0)
+        return -1;
+    for (int i = 0; rc == 0 && i < r->nsteps; i++) {
+        const ea_capture_step *st = &r->steps[i];
+        for (int a = 0; rc == 0 && a < st->nargs; a++) {
+            const ea_capture_arg *arg = &st->args[a];
+            char where[512];
+            snprintf(where, sizeof where, "%s $.runs[\"%s\"].steps[%d].args[%d]", c->file, r->config, i, a);
+            if (!arg->buffer) {
+                if (!scalar_bytes(arg->type))
+                    rc = ea_fail(err, "%s: expected a scalar type (i1, i8..i64, u8..u64, fp16, bf16, fp32, fp64), got \"%s\"",
+                                 where, arg->type);
+                continue;
+            }
+            const slot *b = find_slot(s, n, arg->buffer);
+            if (!b)
+                rc = ea_fail(err, "%s: expected a buffer of the capture, got \"%s\"", where, arg->buffer);
+            else if (arg->offset < 0 || (arg->offset >= b->bytes && !(arg->offset == 0 && b->bytes == 0)))
+                rc = ea_fail(err, "%s: offset %" PRId64 " lies outside %s (%" PRId64 " bytes): the trace disagrees "
+                             "with the buffer sizes", where, arg->offset, b->name, b->bytes);
+        }
+    }
+    free(s);
+    return rc;
+}
+
+static int cuda_ok(cudaError_t e, const char *what, const char *file, ea_error *err)
+{
+    return e == cudaSuccess ? 0 : ea_fail(err, "%s: %s: %s", file, what, cudaGetErrorString(e));
+}
+
+/* Kernel parameters: each argument, then Triton's global and profile scratch pointers. */
+static int build_params(plan *p, const ea_capture_step *st, launch *l, ea_error *err)
+{
+    int np = st->nargs + 2;
+    l->params = calloc((size_t)np, sizeof *l->params);
+    l->storage = calloc((size_t)np, 8);
+    if (!l->params || !l->storage)
+        return ea_fail(err, "%s: out of memory", p->c->file);
+    for (int a = 0; a < st->nargs; a++) {
+        const ea_capture_arg *arg = &st->args[a];
+        unsigned char *cell = l->storage + 8 * a;
+        l->params[a] = cell;
+        if (arg->buffer) {
+            uint64_t ptr = (uint64_t)(uintptr_t)find_slot(p->slots, p->nslots, arg->buffer)->dev + (uint64_t)arg->offset;
+            memcpy(cell, &ptr, 8);
+        } else if (!strncmp(arg->type, "fp", 2)) {
+            double d = arg->scalar;
+            float f = (float)d;
+            uint16_t h = ea_f32_to_f16(f);
+            memcpy(cell, !strcmp(arg->type, "fp64") ? (void *)&d : !strcmp(arg->type, "fp32") ? (void *)&f : (void *)&h,
+                   (size_t)scalar_bytes(arg->type));
+        } else {
+            int64_t v = (int64_t)arg->scalar; /* little-endian: the low bytes are the narrower type */
+            memcpy(cell, &v, (size_t)scalar_bytes(arg->type));
+        }
+    }
+    if (st->global_scratch || st->profile_scratch)
+        return ea_fail(err, "%s: kernel %s asks for Triton scratch memory (%" PRId64 "/%" PRId64 " bytes), which the "
+                       "replay does not provide", p->c->file, st->kernel, st->global_scratch, st->profile_scratch);
+    for (int a = st->nargs; a < np; a++)
+        l->params[a] = l->storage + 8 * a; /* NULL pointers: zeroed cells */
+    return 0;
+}
+
+static int prepare(plan *p, ea_error *err)
+{
+    const ea_capture *c = p->c;
+    int n = slots_of(c, p->r, &p->slots, err);
+    if (n < 0)
+        return -1;
+    p->nslots = n;
+    for (int i = 0; i < n; i++) {
+        slot *s = &p->slots[i];
+        size_t bytes = (size_t)(s->bytes > 0 ? s->bytes : 1);
+        if (cuda_ok(cudaMalloc(&s->dev, bytes), "cudaMalloc", c->file, err))
+            return -1;
+        if (!s->tensor || s->is_output)
+            continue;
+        void *host = malloc(bytes);
+        char where[256];
+        snprintf(where, sizeof where, "%s input %s", c->file, s->name);
+        int rc = !host ? ea_fail(err, "%s: out of memory", where)
+                       : ea_gen_fill(s->tensor->values.json, &s->tensor->t, host, where, err);
+        if (rc == 0)
+            rc = cuda_ok(cudaMemcpy(s->dev, host, bytes, cudaMemcpyHostToDevice), "copying an input", c->file, err);
+        free(host);
+        if (rc)
+            return -1;
+    }
+    p->launches = calloc((size_t)(p->r->nsteps ? p->r->nsteps : 1), sizeof *p->launches);
+    if (!p->launches)
+        return ea_fail(err, "%s: out of memory", c->file);
+    for (int i = 0; i < p->r->nsteps; i++, p->nlaunches++) {
+        const ea_capture_step *st = &p->r->steps[i];
+        launch *l = &p->launches[i];
+        if (ea_cubin_load_file(&l->cubin, st->cubin, err) || ea_cubin_function(&l->cubin, st->function, &l->kernel, err) ||
+            build_params(p, st, l, err))
+            return -1;
+    }
+    return cuda_ok(cudaStreamCreate((cudaStream_t *)&p->stream), "cudaStreamCreate", c->file, err);
+}
+
+static int enqueue(void *ctx, void *stream, ea_error *err)
+{
+    plan *p = ctx;
+    for (int i = 0; i < p->nlaunches; i++) {
+        const ea_capture_step *st = &p->r->steps[i];
+        ea_dim3 grid = {(unsigned)st->grid[0], (unsigned)st->grid[1], (unsigned)st->grid[2]};
+        ea_dim3 block = {(unsigned)st->block[0], (unsigned)st->block[1], (unsigned)st->block[2]};
+        if (ea_kernel_launch(&p->launches[i].kernel, grid, block, (size_t)st->shared, stream, p->launches[i].params, err))
+            return -1;
+    }
+    return 0;
+}
+
+/* Counts outputs whose checksum matches; the first mismatch is described in res. */
+static int check_outputs(plan *p, ea_replay_result *res, ea_error *err)
+{
+    res->outputs_matching = 0;
+    for (int i = 0; i < p->nslots; i++) {
+        slot *s = &p->slots[i];
+        if (!s->is_output)
+            continue;
+        void *host = malloc((size_t)(s->bytes > 0 ? s->bytes : 1));
+        if (!host)
+            return ea_fail(err, "%s: out of memory", p->c->file);
+        int rc = cuda_ok(cudaMemcpy(host, s->dev, (size_t)s->bytes, cudaMemcpyDeviceToHost), "copying an output",
+                         p->c->file, err);
+        uint64_t got = rc ? 0 : ea_checksum(&s->tensor->t, host);
+        free(host);
+        if (rc)
+            return -1;
+        if (got == s->tensor->checksum)
+            res->outputs_matching++;
+        else if (!res->first_mismatch[0])
+            snprintf(res->first_mismatch, sizeof res->first_mismatch, "%s: checksum %016" PRIx64 ", capture %016" PRIx64,
+                     s->name, got, s->tensor->checksum);
+    }
+    return 0;
+}
+
+static void release(plan *p)
+{
+    for (int i = 0; i < p->nlaunches; i++) {
+        ea_cubin_unload(&p->launches[i].cubin);
+        free(p->launches[i].params);
+        free(p->launches[i].storage);
+    }
+    free(p->launches);
+    for (int i = 0; i < p->nslots; i++)
+        if (p->slots[i].dev)
+            cudaFree(p->slots[i].dev);
+    free(p->slots);
+    if (p->stream)
+        cudaStreamDestroy((cudaStream_t)p->stream);
+}
+
+int ea_replay_run(const ea_capture *c, const ea_capture_run *r, const ea_timer_config *tc, ea_replay_result *res,
+                  ea_error *err)
+{
+    memset(res, 0, sizeof *res);
+    res->scope = c->scope;
+    res->config = r->config;
+    res->torch_compiled_us = r->compiled.median_us;
+    if (ea_replay_check(c, r, err))
+        return -1;
+    plan p = {c, r, NULL, 0, NULL, 0, NULL};
+    int rc = prepare(&p, err);
+    for (int i = 0; rc == 0 && i < p.nslots; i++) {
+        res->outputs += p.slots[i].is_output;
+        if (p.slots[i].is_output) /* poison: an element the kernels never write cannot pass */
+            rc = cuda_ok(cudaMemset(p.slots[i].dev, 0xFF, (size_t)p.slots[i].bytes), "poisoning an output", c->file, err);
+    }
+    ea_error cupti_err;
+    int cupti = rc == 0 ? ea_cupti_begin(&cupti_err) : -1;
+    if (rc == 0)
+        rc = enqueue(&p, p.stream, err) || cuda_ok(cudaStreamSynchronize((cudaStream_t)p.stream), "first call", c->file, err);
+    if (cupti == 0 && ea_cupti_end(&res->kernels, &cupti_err) != 0)
+        cupti = -1;
+    if (cupti != 0)
+        snprintf(res->cupti_error, sizeof res->cupti_error, "%s", cupti_err.msg);
+    if (rc == 0)
+        rc = check_outputs(&p, res, err);
+    if (rc == 0 && res->outputs_matching == res->outputs)
+        rc = ea_time_graph(enqueue, &p, tc, &res->timing, err);
+    if (rc == 0 && res->timing.samples_us) /* the timed replays must have left the outputs as they were */
+        rc = check_outputs(&p, res, err);
+    release(&p);
+    return rc;
+}
+
+void ea_replay_result_free(ea_replay_result *res)
+{
+    ea_timing_free(&res->timing);
+    ea_kernel_list_free(&res->kernels);
+}

@@ -1,0 +1,70 @@
+/* repro.c: the family registry and --scope resolution (contract in repro.h). */
+#include "repro.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* One line per family: repros/<name>/ defines it. */
+extern const ea_repro_family ea_family_index_add;
+
+const ea_repro_family *const ea_repro_families[] = {
+    &ea_family_index_add,
+    NULL,
+};
+
+static const char *str(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+/* Does point match arg by alias, point id or one of its scope ids? */
+static int matches(const ea_repro_family *f, const cJSON *point, const char *arg)
+{
+    const char *id = str(point, "point"), *alias = f->alias_of ? f->alias_of(id) : NULL;
+    if (!strcmp(arg, "all") || !strcmp(arg, id) || (alias && !strcmp(arg, alias)))
+        return 1;
+    const cJSON *g;
+    cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(point, "scopes"))
+        if (!strcmp(arg, str(g, "scope_id")))
+            return 1;
+    return 0;
+}
+
+static int doc_of(const ea_repro_family *f)
+{
+    for (int i = 0; i < EA_AUDIT_OPS; i++)
+        if (!strcmp(ea_audit_ops[i].target, f->op))
+            return i;
+    return -1;
+}
+
+int ea_repro_resolve(cJSON *const docs[EA_AUDIT_OPS], const char *const files[EA_AUDIT_OPS], const char *arg,
+                     ea_scope_ref *out, int max, int *n, ea_error *err)
+{
+    char known[768] = "all";
+    size_t k = strlen(known);
+    *n = 0;
+    for (const ea_repro_family *const *f = ea_repro_families; *f; f++) {
+        int d = doc_of(*f);
+        if (d < 0 || !docs[d])
+            continue;
+        const cJSON *p;
+        int i = 0;
+        cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(docs[d], "points")) {
+            const char *alias = (*f)->alias_of ? (*f)->alias_of(str(p, "point")) : NULL;
+            if (k < sizeof known)
+                k += (size_t)snprintf(known + k, sizeof known - k, ", %s", alias ? alias : str(p, "point"));
+            if (matches(*f, p, arg)) {
+                if (*n >= max)
+                    return ea_fail(err, "--scope %s: more than %d points", arg, max);
+                out[(*n)++] = (ea_scope_ref){*f, p, files[d], i};
+            }
+            i++;
+        }
+    }
+    if (*n == 0)
+        return ea_fail(err, "--scope %s: expected one of %s, a point id or a scope id of a family's golden points",
+                       arg, known);
+    return 0;
+}

@@ -1,0 +1,62 @@
+/* repro.h: the registry of scope repro families that `extern-audit run` plans and measures.
+ * Contract:
+ * - A family (repros/<name>/) handles the points of one audited op's golden document. It registers
+ *   by adding one line to ea_repro_families (repro.c); the CLI and the baseline file stay generic.
+ * - plan(point) describes, without a GPU, what would run, and run(point) measures it on the current
+ *   device. Both return a JSON array with one object per distinct configuration of the point's scope
+ *   groups: family, point, alias, occurrences, scope_ids, config (kernels, launch shapes, floor bytes,
+ *   notes), and after a run "paths" and "passed" (docs/schema.md, baselines: "scopes[]").
+ *   Paths are named "current" (mode faithful or fabricated), "oracle" and "oracle_general"; each
+ *   carries its check, its per-call time and the kernels CUPTI saw. A failed check is recorded in
+ *   the result ("passed": false), not returned as an error; -1/NULL means the run itself broke.
+ * - ea_repro_resolve maps a --scope argument to points: "all", a family alias ("xlnet"), a point id
+ *   or a scope id; an unknown name fails listing what is known. */
+#ifndef EA_REPRO_H
+#define EA_REPRO_H
+
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
+
+#include "error.h"
+#include "extract.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+    int faithful, fabricated; /* modes asked for */
+    int sm_count;             /* plan only: the multiprocessor count to size ATen's grids with */
+    FILE *log;                /* progress lines, or NULL */
+} ea_run_opts;
+
+typedef struct {
+    const char *name; /* "index_add" */
+    const char *op;   /* "aten.index_add.default": the golden document it reads */
+    const char *(*alias_of)(const char *point);
+    const char *(*point_of)(const char *alias);
+    cJSON *(*plan)(const cJSON *point, const char *file, int index, const ea_run_opts *o, ea_error *err);
+    cJSON *(*run)(const cJSON *point, const char *file, int index, const ea_run_opts *o, ea_error *err);
+} ea_repro_family;
+
+/* NULL-terminated. */
+extern const ea_repro_family *const ea_repro_families[];
+
+typedef struct {
+    const ea_repro_family *family;
+    const cJSON *point; /* inside the caller's document */
+    const char *file;   /* the document's path, for messages */
+    int index;          /* position in its "points" */
+} ea_scope_ref;
+
+/* docs/files: the golden occurrence documents and their paths (ea_occurrences_load order). Fills up
+ * to max refs; *n is how many. */
+int ea_repro_resolve(cJSON *const docs[EA_AUDIT_OPS], const char *const files[EA_AUDIT_OPS], const char *arg,
+                     ea_scope_ref *out, int max, int *n, ea_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,192 @@
+/* The index_add scopes on a GPU (skipped without one): full-size correctness of the current replica and
+ * the oracles, the oracle's fraction of the floor measured in this process, replica fidelity against
+ * the stored torch eager time when a capture exists, and other configurations through the same code. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../repros/index_add/run.h"
+#include "bandwidth.h"
+#include "baseline.h"
+#include "device.h"
+#include "index_add_points.h"
+#include "timer.h"
+
+static const ea_run_opts faithful = {1, 0, 0, NULL}, both = {1, 1, 0, NULL};
+
+static const cJSON *path_of(const cJSON *r, const char *name, const char *mode)
+{
+    const cJSON *p;
+    cJSON_ArrayForEach(p, cJSON_GetObjectItem(r, "paths"))
+        if (!strcmp(cJSON_GetObjectItem(p, "name")->valuestring, name) &&
+            !strcmp(cJSON_GetObjectItem(p, "mode")->valuestring, mode))
+            return p;
+    return NULL;
+}
+
+static double check_of(const cJSON *path, const char *key)
+{
+    return cJSON_GetObjectItem(cJSON_GetObjectItem(path, "check"), key)->valuedouble;
+}
+
+static void env_of(const ea_device_info *info, ea_run_env *env)
+{
+    ea_bandwidth bw;
+    ea_timing t;
+    ea_error err;
+    memset(env, 0, sizeof *env);
+    cr_assert_eq(ea_copy_bandwidth(0, NULL, &bw, &err), 0, "%s", err.msg);
+    env->kernel_bytes_per_s = bw.kernel_bytes_per_s;
+    env->memcpy_bytes_per_s = bw.memcpy_bytes_per_s;
+    ea_bandwidth_free(&bw);
+    cr_assert_eq(ea_time_graph(ea_enqueue_empty_kernel, NULL, NULL, &t, &err), 0, "%s", err.msg);
+    env->launch_us = t.per_call_us.median;
+    ea_timing_free(&t);
+    snprintf(env->gpu, sizeof env->gpu, "%s", info->name);
+}
+
+/* The golden point of alias, measured through its family; every result checked and annotated. */
+static cJSON *measure_golden(const char *alias, const ea_run_opts *o, const ea_run_env *env, const ea_captures *caps)
+{
+    cJSON *doc = iap_golden(), *pt;
+    int i = 0;
+    cJSON_ArrayForEach(pt, cJSON_GetObjectItem(doc, "points")) {
+        if (!strcmp(cJSON_GetObjectItem(pt, "point")->valuestring, ia_point_of(alias)))
+            break;
+        i++;
+    }
+    cr_assert_not_null(pt);
+    ea_error err;
+    cJSON *arr = ea_repro_families[0]->run(pt, IAP_FILE, i, o, &err), *r;
+    cr_assert_not_null(arr, "%s", err.msg);
+    cJSON_ArrayForEach(r, arr)
+        ea_run_annotate(r, pt, env, caps, NULL);
+    cJSON_Delete(doc);
+    return arr;
+}
+
+static void full_scope(const char *alias, const ea_device_info *info)
+{
+    ea_run_env env;
+    env_of(info, &env);
+    cJSON *arr = measure_golden(alias, &faithful, &env, NULL), *r;
+    cr_assert_eq(cJSON_GetArraySize(arr), 1, "one configuration for the point's scope groups");
+    r = cJSON_GetArrayItem(arr, 0);
+    char *text = cJSON_Print(r);
+    cr_log_info("%s", text);
+    free(text);
+    const cJSON *cur = path_of(r, "current", "faithful"), *orc = path_of(r, "oracle", "faithful");
+    const cJSON *gen = path_of(r, "oracle_general", "faithful");
+    cr_assert(cur && orc && gen, "current, oracle and general oracle all ran");
+    cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(r, "passed")), "%s", cJSON_PrintUnformatted(r));
+    cr_assert_leq(check_of(cur, "rel_l2"), 1e-2);
+    cr_assert_leq(check_of(orc, "rel_l2"), check_of(cur, "rel_l2"));
+    cr_assert_eq(check_of(orc, "mismatched"), 0, "bit-exact with its CPU emulation");
+    cr_assert(check_of(cur, "unwritten") == 0 && check_of(orc, "unwritten") == 0 && check_of(gen, "unwritten") == 0);
+    double frac = cJSON_GetObjectItem(r, "floor_fraction")->valuedouble;
+    cr_log_info("%s: oracle at %.1f%% of the floor, %.1f%% of the copy bandwidth (%.2f TB/s)", alias, 100 * frac,
+                100 * cJSON_GetObjectItem(r, "bandwidth_fraction")->valuedouble,
+                fmax(env.kernel_bytes_per_s, env.memcpy_bytes_per_s) / 1e12);
+    cr_assert_geq(frac, 0.85, "%s oracle at %.1f%% of the floor", alias, 100 * frac);
+    cJSON_Delete(arr);
+}
+
+Test(index_add_gpu, xlnet_full_scope, .timeout = 300)
+{
+    ea_device_info info;
+    if (!ea_device_probe(&info))
+        cr_skip_test("no CUDA device: %s", info.reason);
+    full_scope("xlnet", &info);
+}
+
+Test(index_add_gpu, longformer_a_full_scope, .timeout = 300)
+{
+    ea_device_info info;
+    if (!ea_device_probe(&info))
+        cr_skip_test("no CUDA device: %s", info.reason);
+    full_scope("longformer-a", &info);
+}
+
+Test(index_add_gpu, longformer_b_full_scope, .timeout = 300)
+{
+    ea_device_info info;
+    if (!ea_device_probe(&info))
+        cr_skip_test("no CUDA device: %s", info.reason);
+    full_scope("longformer-b", &info);
+}
+
+Test(index_add_gpu, replica_fidelity_against_captures, .timeout = 300)
+{
+    ea_device_info info;
+    if (!ea_device_probe(&info))
+        cr_skip_test("no CUDA device: %s", info.reason);
+    ea_captures caps;
+    ea_error err;
+    cr_assert_eq(ea_captures_load_dir("golden", &caps, &err), 0, "%s", err.msg);
+    ea_run_env env;
+    int checked = 0;
+    char why[2048] = "";
+    size_t k = 0;
+    const char *aliases[] = {"longformer-a", "longformer-b", "xlnet"};
+    for (int a = 0; a < 3; a++) {
+        const char *point = ia_point_of(aliases[a]);
+        const ea_capture *c = NULL;
+        for (int i = 0; i < caps.n && !c; i++)
+            if (!strncmp(caps.items[i].scope, point, strlen(point)))
+                c = &caps.items[i];
+        cJSON *extra = cJSON_CreateArray();
+        const ea_capture_run *run = c ? ea_capture_run_named(c, "default") : NULL;
+        int same = run && ea_fidelity_comparable(run, "aten.index_add.default", extra);
+        char *steps = cJSON_PrintUnformatted(extra);
+        if (!same && k < sizeof why)
+            k += (size_t)snprintf(why + k, sizeof why - k, "%s: %s%s; ", aliases[a], c ? "capture adds " : "no capture",
+                                  c ? steps : "");
+        free(steps);
+        cJSON_Delete(extra);
+        if (!same)
+            continue;
+        if (!checked++)
+            env_of(&info, &env);
+        cJSON *arr = measure_golden(aliases[a], &both, &env, &caps);
+        const cJSON *f = cJSON_GetObjectItem(cJSON_GetArrayItem(arr, 0), "fidelity");
+        cr_log_info("%s fidelity: %s", aliases[a], cJSON_PrintUnformatted(f));
+        cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(f, "within_tolerance")), "%s: %s", aliases[a],
+                  cJSON_PrintUnformatted(f));
+        cJSON_Delete(arr);
+    }
+    ea_captures_free(&caps);
+    if (!checked)
+        cr_skip_test("no capture prices the index_add alone: %s", why);
+}
+
+static void measure_synthetic(cJSON *pt, const ea_run_opts *o, int want_paths)
+{
+    ia_scope s;
+    ia_plan p;
+    ea_error err;
+    iap_parse_plan(pt, &s, &p);
+    cJSON *r = ia_measure(&s, &p, o, &err);
+    cr_assert_not_null(r, "%s", err.msg);
+    cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(r, "passed")), "%s", cJSON_PrintUnformatted(r));
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(r, "paths")), want_paths, "%s", cJSON_PrintUnformatted(r));
+    cJSON_Delete(r);
+    cJSON_Delete(pt);
+}
+
+Test(index_add_gpu, other_configurations, .timeout = 300)
+{
+    ea_device_info info;
+    if (!ea_device_probe(&info))
+        cr_skip_test("no CUDA device: %s", info.reason);
+    measure_synthetic(iap_longformer_a(48, 4, 256, 64), &both, 4);  /* Longformer at batch 4 */
+    measure_synthetic(iap_longformer_a(24, 8, 128, 64), &faithful, 3); /* another window */
+    measure_synthetic(iap_longformer_b(7, 3, 40, 6), &faithful, 3);   /* the scalar oracle path */
+    measure_synthetic(iap_xlnet(2, 16, 512, 512, 0.125, 0), &both, 4); /* XLNet at batch 2, mul folded */
+    /* no index properties: only the fabricated index exists; current and general oracle run on it */
+    cJSON *doc = iap_golden(), *pt = cJSON_Duplicate(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "points"), 1), 1);
+    cJSON *vps = cJSON_GetObjectItem(cJSON_GetObjectItem(pt, "signature"), "value_properties");
+    cJSON_DeleteItemFromObject(cJSON_GetArrayItem(vps, 1), "derived");
+    measure_synthetic(pt, &faithful, 2);
+    cJSON_Delete(doc);
+}

@@ -1,0 +1,113 @@
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "capture.h"
+#include "device.h"
+#include "helpers.h"
+#include "replay.h"
+
+#define FIXTURE "tests/fixtures/captures/cumsum-824fbb15db5d-2cfdbbbf0541/capture.json"
+
+static ea_capture load(const char *path)
+{
+    ea_capture c;
+    ea_error err;
+    cr_assert_eq(ea_capture_load(path, &c, &err), 0, "%s", err.msg);
+    return c;
+}
+
+Test(replay, fixture_plan_is_valid)
+{
+    ea_capture c = load(FIXTURE);
+    ea_error err;
+    cr_assert_eq(ea_replay_check(&c, ea_capture_run_named(&c, "default"), &err), 0, "%s", err.msg);
+    ea_capture_free(&c);
+}
+
+Test(replay, argument_outside_its_buffer_is_refused)
+{
+    ea_capture c = load(FIXTURE);
+    ea_capture_run *r = (ea_capture_run *)ea_capture_run_named(&c, "default");
+    ea_capture_arg *arg = NULL;
+    for (int a = 0; !arg && a < r->steps[0].nargs; a++)
+        if (r->steps[0].args[a].buffer)
+            arg = &r->steps[0].args[a];
+    cr_assert_not_null(arg);
+    arg->offset = 1 << 30;
+    ea_error err = {{0}};
+    cr_assert_eq(ea_replay_check(&c, r, &err), -1);
+    cr_assert(strstr(err.msg, "capture.json $.runs[\"default\"].steps[0].args["), "%s", err.msg);
+    cr_assert(strstr(err.msg, "the trace disagrees with the buffer sizes"), "%s", err.msg);
+    ea_capture_free(&c);
+}
+
+Test(replay, unknown_scalar_type_is_refused)
+{
+    ea_capture c = load(FIXTURE);
+    ea_capture_run *r = (ea_capture_run *)ea_capture_run_named(&c, "default");
+    int found = 0;
+    for (int a = 0; a < r->steps[0].nargs; a++)
+        if (!r->steps[0].args[a].buffer) {
+            r->steps[0].args[a].type = "q7";
+            found = 1;
+        }
+    cr_assert(found, "the fixture launch has a scalar argument");
+    ea_error err = {{0}};
+    cr_assert_eq(ea_replay_check(&c, r, &err), -1);
+    cr_assert(strstr(err.msg, "expected a scalar type"), "%s", err.msg);
+    ea_capture_free(&c);
+}
+
+Test(replay, aten_steps_are_not_replayable)
+{
+    ea_capture c = load("tests/fixtures/captures/index_add-b36c21aae6f6-955d7c11d470/capture.json");
+    ea_error err = {{0}};
+    cr_assert_eq(ea_replay_check(&c, ea_capture_run_named(&c, "default"), &err), -1);
+    cr_assert(strstr(err.msg, "not replayable from C: it calls ATen"), "%s", err.msg);
+    ea_capture_free(&c);
+}
+
+Test(replay, cli_checks_plans_then_needs_a_device)
+{
+    ea_device_info info;
+    if (ea_device_probe(&info))
+        cr_skip_test("a CUDA device is present: the no-device path is not reachable here");
+    cli_run r = test_cli("replay", "--golden", "tests/fixtures", NULL);
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, "no CUDA device"), "%s", r.err);
+    cr_assert(strstr(r.err, "5 plans checked on the host"), "%s", r.err);
+    cli_run_free(&r);
+    r = test_cli("replay", "--golden", "tests/fixtures", "--scope", "nothing", NULL);
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, "no capture named nothing"), "%s", r.err);
+    cli_run_free(&r);
+}
+
+/* The canonical replay on the device: every Triton-only capture in golden/ reproduces its outputs. */
+Test(replay, golden_captures_reproduce_their_outputs, .timeout = 600)
+{
+    ea_device_info info;
+    if (!ea_device_probe(&info))
+        cr_skip_test("no CUDA device: %s", info.reason);
+    ea_captures caps;
+    ea_error err;
+    cr_assert_eq(ea_captures_load_dir("golden", &caps, &err), 0, "%s", err.msg);
+    if (caps.n == 0)
+        cr_skip_test("golden/captures is empty: run tools/capture on a GPU first");
+    int replayed = 0;
+    for (int i = 0; i < caps.n; i++) {
+        const ea_capture_run *r = ea_capture_run_named(&caps.items[i], "default");
+        if (!r->replayable)
+            continue;
+        ea_replay_result res;
+        ea_timer_config tc = {.replays = 5};
+        cr_assert_eq(ea_replay_run(&caps.items[i], r, &tc, &res, &err), 0, "%s: %s", caps.items[i].scope, err.msg);
+        cr_expect_eq(res.outputs_matching, res.outputs, "%s: %s", caps.items[i].scope, res.first_mismatch);
+        ea_replay_result_free(&res);
+        replayed++;
+    }
+    cr_log_info("replayed %d of %d captures", replayed, caps.n);
+    cr_assert_gt(replayed, 0, "no replayable capture");
+    ea_captures_free(&caps);
+}

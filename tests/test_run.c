@@ -1,0 +1,271 @@
+/* extern-audit run without a GPU: scope resolution, --plan, usage errors, the no-device exit, and the
+ * baselines document (annotation, strict reader, atomic write, table) on a synthetic result. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "baseline.h"
+#include "device.h"
+#include "helpers.h"
+#include "json.h"
+#include "occurrences.h"
+#include "repro.h"
+
+#define has(s, needle) cr_assert(strstr((s), (needle)), "expected '%s' in:\n%s", (needle), (s))
+
+static void load(cJSON *docs[EA_AUDIT_OPS], const char *files[EA_AUDIT_OPS], char buf[EA_AUDIT_OPS][128])
+{
+    ea_error err;
+    cr_assert_eq(ea_occurrences_load("golden/occurrences", docs, &err), 0, "%s", err.msg);
+    for (int i = 0; i < EA_AUDIT_OPS; i++) {
+        snprintf(buf[i], sizeof buf[i], "golden/occurrences/%s.json", ea_audit_ops[i].short_name);
+        files[i] = buf[i];
+    }
+}
+
+Test(run, resolve_aliases_points_and_scope_ids)
+{
+    cJSON *docs[EA_AUDIT_OPS];
+    const char *files[EA_AUDIT_OPS];
+    char buf[EA_AUDIT_OPS][128];
+    ea_scope_ref refs[8];
+    ea_error err;
+    int n;
+    load(docs, files, buf);
+    cr_assert_eq(ea_repro_resolve(docs, files, "all", refs, 8, &n, &err), 0, "%s", err.msg);
+    cr_assert_eq(n, 3);
+    cr_assert_eq(ea_repro_resolve(docs, files, "xlnet", refs, 8, &n, &err), 0, "%s", err.msg);
+    cr_assert(n == 1 && refs[0].index == 2 && !strcmp(refs[0].family->name, "index_add"));
+    cr_assert_str_eq(refs[0].file, "golden/occurrences/index_add.json");
+    cr_assert_eq(ea_repro_resolve(docs, files, "index_add-31177027c868-c06b114e6a86", refs, 8, &n, &err), 0);
+    cr_assert_str_eq(cJSON_GetObjectItem(refs[0].point, "point")->valuestring, "index_add-31177027c868");
+    cr_assert_eq(ea_repro_resolve(docs, files, "index_add-398f48d45d2b", refs, 8, &n, &err), 0);
+    cr_assert_eq(refs[0].index, 0);
+    cr_assert_neq(ea_repro_resolve(docs, files, "bert", refs, 8, &n, &err), 0);
+    has(err.msg, "--scope bert: expected one of all, longformer-a, longformer-b, xlnet");
+    cr_assert_neq(ea_repro_resolve(docs, files, "all", refs, 2, &n, &err), 0);
+    has(err.msg, "more than 2 points");
+    for (int i = 0; i < EA_AUDIT_OPS; i++)
+        cJSON_Delete(docs[i]);
+}
+
+Test(run, plan_needs_no_gpu)
+{
+    cli_run r = test_cli("run", "--scope", "all", "--plan", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cJSON *j = cJSON_Parse(r.out);
+    cr_assert_eq(cJSON_GetArraySize(j), 3);
+    has(r.out, "\"indexFuncLargeIndex<bf16,i64,u32,2,2,-2,false>\"");
+    has(r.out, "\"kind\":\t\"windows\"");
+    has(r.out, "mul(x, 0.125) escapes the scope");
+    cJSON_Delete(j);
+    cli_run_free(&r);
+    r = test_cli("help", "run", NULL);
+    cr_assert_eq(r.status, 0);
+    has(r.out, "--mode M");
+    cli_run_free(&r);
+    r = test_cli("run", "--help", NULL);
+    cr_assert_eq(r.status, 0);
+    cli_run_free(&r);
+}
+
+Test(run, usage_errors_exit_2)
+{
+    const char *cases[][4] = {
+        {"run", NULL, NULL, NULL},
+        {"run", "--scope", NULL, NULL},
+        {"run", "--scope", "xlnet", "--bogus"},
+        {"run", "--mode", "sometimes", NULL},
+        {"run", "--scope", "nope", "--plan"},
+        {"run", "--golden", "/nonexistent", "--scope"},
+    };
+    const char *want[] = {"--scope is required", "option '--scope' needs a value", "unknown option '--bogus'",
+                          "--mode expects faithful, fabricated or both", "--scope nope: expected one of",
+                          "option '--scope' needs a value"};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cli_run r = test_cli(cases[i][0], cases[i][1], cases[i][2], cases[i][3], NULL);
+        cr_assert_eq(r.status, 2, "case %zu", i);
+        has(r.err, want[i]);
+        cli_run_free(&r);
+    }
+    cli_run r = test_cli("run", "--scope", "xlnet", "--golden", "/nonexistent", "--plan", NULL);
+    cr_assert_eq(r.status, 2);
+    has(r.err, "/nonexistent/occurrences/cat.json: cannot read");
+    cli_run_free(&r);
+}
+
+Test(run, without_a_device_exits_2_saying_why)
+{
+    ea_device_info info;
+    if (ea_device_probe(&info))
+        cr_skip_test("CUDA device present: %s", info.reason);
+    cli_run r = test_cli("run", "--scope", "longformer-b", "--mode", "both", "--quiet", NULL);
+    cr_assert_eq(r.status, 2);
+    has(r.err, "extern-audit run: no CUDA device: ");
+    has(r.err, info.reason);
+    cli_run_free(&r);
+}
+
+/* A result as a family returns it, for the host half of the run. */
+static cJSON *synthetic_result(void)
+{
+    const char *text =
+        "{\"family\": \"index_add\", \"point\": \"index_add-31177027c868\", \"alias\": \"longformer-b\","
+        " \"occurrences\": 24, \"scope_ids\": [\"index_add-31177027c868-335f7d6b05cb\"],"
+        " \"config\": {\"dim\": 0, \"floor_bytes\": 31457280, \"notes\": []},"
+        " \"paths\": ["
+        "  {\"name\": \"current\", \"mode\": \"faithful\", \"kernels\": [\"k\"], \"time\": {\"median_us\": 96,"
+        "   \"q1_us\": 95, \"q3_us\": 97, \"iqr_us\": 2, \"samples\": 30, \"calls_per_replay\": 11,"
+        "   \"cache_policy\": \"warm\"}, \"check\": {\"rel_l2\": 0.002, \"max_abs\": 0.01, \"unwritten\": 0,"
+        "   \"mismatched\": 0}, \"check_after_timing\": {\"rel_l2\": 0.002, \"max_abs\": 0.01, \"unwritten\": 0,"
+        "   \"mismatched\": 0}, \"passed\": true},"
+        "  {\"name\": \"oracle\", \"mode\": \"faithful\", \"kernels\": [], \"kernels_note\": \"CUPTI unavailable\","
+        "   \"time\": {\"median_us\": 9.6, \"q1_us\": 9.5, \"q3_us\": 9.7, \"iqr_us\": 0.2, \"samples\": 30,"
+        "   \"calls_per_replay\": 100, \"cache_policy\": \"warm\"}, \"check\": {\"rel_l2\": 0.001, \"max_abs\": 0.01,"
+        "   \"unwritten\": 0, \"mismatched\": 0}, \"check_after_timing\": {\"rel_l2\": 0.001, \"max_abs\": 0.01,"
+        "   \"unwritten\": 0, \"mismatched\": 0}, \"passed\": false, \"failure\": \"for the table\"}],"
+        " \"passed\": true}";
+    cJSON *r = cJSON_Parse(text);
+    cr_assert_not_null(r);
+    return r;
+}
+
+static ea_run_env synthetic_env(void)
+{
+    ea_run_env env = {.sm_count = 132, .l2_bytes = 62914560, .memory_bytes = 150000000000, .copy_bytes = 1 << 30,
+                      .kernel_bytes_per_s = 4.0e12, .memcpy_bytes_per_s = 3.9e12, .launch_us = 1.5};
+    snprintf(env.command, sizeof env.command, "extern-audit run --scope longformer-b");
+    snprintf(env.gpu, sizeof env.gpu, "NVIDIA H200");
+    ea_gpu_model(env.gpu, env.model, sizeof env.model);
+    snprintf(env.capability, sizeof env.capability, "9.0");
+    snprintf(env.driver, sizeof env.driver, "580.159.04");
+    snprintf(env.toolkit, sizeof env.toolkit, "13.0");
+    snprintf(env.cache_policy, sizeof env.cache_policy, "warm: back to back");
+    return env;
+}
+
+Test(run, annotate_floor_speedup_fidelity_class)
+{
+    cJSON *r = synthetic_result(), *point = cJSON_Parse("{\"scopes\": []}");
+    cJSON *cls = cJSON_Parse("{\"occurrences\": [{\"point\": \"index_add-31177027c868\", \"class\": "
+                             "\"conditional_fallback\"}, {\"point\": \"index_add-31177027c868\", \"class\": "
+                             "\"unclassified\"}, {\"point\": \"other\", \"class\": \"lowered\"}]}");
+    ea_run_env env = synthetic_env();
+    cr_assert_str_eq(env.model, "H200");
+    ea_capture_run run = {.config = "default", .eager = {.median_us = 100, .samples = 30}};
+    const char *covers[] = {"hf/train/AllenaiLongformerBase/full_graph_003:index_add"};
+    ea_capture cap = {.scope = "index_add-31177027c868-335f7d6b05cb", .covers = covers, .ncovers = 1,
+                      .environment = cJSON_Parse("{\"torch\": \"2.11.0+cu130\"}"), .runs = &run, .nruns = 1};
+    ea_captures caps = {&cap, 1};
+    ea_run_annotate(r, point, &env, &caps, cls);
+    cr_assert_str_eq(cJSON_GetObjectItem(r, "class")->valuestring, "mixed: conditional_fallback, unclassified");
+    const cJSON *fl = cJSON_GetObjectItem(r, "floor"), *fid = cJSON_GetObjectItem(r, "fidelity");
+    double floor_us = 31457280 / 4.0e12 * 1e6 + 1.5;
+    cr_assert_float_eq(cJSON_GetObjectItem(fl, "us")->valuedouble, floor_us, 1e-9);
+    cr_assert_float_eq(cJSON_GetObjectItem(r, "speedup")->valuedouble, 10.0, 1e-9);
+    cr_assert_float_eq(cJSON_GetObjectItem(r, "floor_fraction")->valuedouble, floor_us / 9.6, 1e-9);
+    cr_assert_float_eq(cJSON_GetObjectItem(fid, "ratio")->valuedouble, 0.96, 1e-9);
+    cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(fid, "within_tolerance")));
+    cr_assert_str_eq(cJSON_GetObjectItem(fid, "torch")->valuestring, "2.11.0+cu130");
+    /* no capture: said so; no classification: unclassified */
+    /* a capture of a larger partition (it also builds the index): the ratio, flagged not comparable */
+    ea_capture_step steps[3] = {{.triton = 1, .kernel = "triton_poi_fused_full_0"},
+                                {.triton = 1, .kernel = "triton_poi_fused_iota_1"},
+                                {.triton = 0, .call = "torch.ops.aten.index_add.default"}};
+    run.steps = steps;
+    run.nsteps = 3;
+    cJSON *sig = cJSON_Parse("{\"scopes\": [], \"signature\": {\"op\": \"aten.index_add.default\"}}");
+    cJSON *r3 = synthetic_result();
+    ea_run_annotate(r3, sig, &env, &caps, NULL);
+    const cJSON *f3 = cJSON_GetObjectItem(r3, "fidelity");
+    cr_assert(cJSON_IsFalse(cJSON_GetObjectItem(f3, "comparable")));
+    cr_assert_null(cJSON_GetObjectItem(f3, "within_tolerance"));
+    cr_assert_str_eq(cJSON_GetArrayItem(cJSON_GetObjectItem(f3, "capture_extra_steps"), 0)->valuestring,
+                     "triton_poi_fused_iota_1");
+    cJSON_Delete(sig);
+    cJSON *r2 = synthetic_result();
+    ea_run_annotate(r2, point, &env, NULL, NULL);
+    cr_assert_str_eq(cJSON_GetObjectItem(r2, "class")->valuestring, "unclassified");
+    cr_assert_str_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(r2, "fidelity"), "note")->valuestring, "no capture");
+    cJSON *results = cJSON_CreateArray();
+    cJSON_AddItemToArray(results, r);
+    cJSON_AddItemToArray(results, r2);
+    cJSON_AddItemToArray(results, r3);
+    cJSON *doc = ea_baseline_doc(results, &env);
+    ea_error err;
+    cr_assert_eq(ea_baseline_validate("mem", doc, &err), 0, "%s", err.msg);
+    cr_assert_str_eq(cJSON_GetObjectItem(doc, "torch")->valuestring, "2.11.0+cu130");
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    ea_baseline_print(doc, f);
+    fclose(f);
+    has(text, "index_add longformer-b (index_add-31177027c868, 24 occurrences, class mixed");
+    has(text, "speedup 10.00x");
+    has(text, "fidelity 0.96 (torch 2.11.0+cu130 eager 100.0 us, within 15%)");
+    has(text, "fidelity: no capture");
+    has(text, "replica / torch eager 0.96 (100.0 us), not comparable: the capture times a larger partition");
+    has(text, "FAILED for the table");
+    free(text);
+    cJSON_Delete(doc);
+    cJSON_Delete(cls);
+    cJSON_Delete(point);
+    cJSON_Delete((cJSON *)cap.environment);
+}
+
+Test(run, baselines_written_atomically_and_read_strictly)
+{
+    ea_run_env env = synthetic_env();
+    cJSON *results = cJSON_CreateArray(), *r = synthetic_result();
+    ea_run_annotate(r, r, &env, NULL, NULL);
+    cJSON_AddItemToArray(results, r);
+    cJSON *doc = ea_baseline_doc(results, &env);
+    char path[512];
+    snprintf(path, sizeof path, "%s/H200.json", test_tmpdir());
+    ea_error err;
+    cr_assert_eq(ej_write_atomic(path, doc, &err), 0, "%s", err.msg);
+    ej_doc back;
+    cr_assert_eq(ej_load(path, &back, &err), 0, "%s", err.msg);
+    cr_assert_eq(ea_baseline_validate(path, back.root, &err), 0, "%s", err.msg);
+    cr_assert(cJSON_Compare(doc, back.root, 1));
+    cr_assert(cJSON_IsNull(cJSON_GetObjectItem(back.root, "torch")));
+    ej_free(&back);
+    cJSON_ReplaceItemInObject(doc, "schema_version", cJSON_CreateNumber(2));
+    cr_assert_neq(ea_baseline_validate(path, doc, &err), 0);
+    has(err.msg, "$.schema_version: expected 1, got 2");
+    cJSON_ReplaceItemInObject(doc, "schema_version", cJSON_CreateNumber(1));
+    cJSON *path0 = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "scopes"), 0),
+                                                          "paths"), 0);
+    cJSON_AddNumberToObject(path0, "surprise", 1);
+    cr_assert_neq(ea_baseline_validate(path, doc, &err), 0);
+    has(err.msg, "$.scopes[0].paths[0]: unknown key 'surprise'");
+    cJSON_DeleteItemFromObject(path0, "surprise");
+    cJSON_DeleteItemFromObject(cJSON_GetObjectItem(path0, "time"), "median_us");
+    cr_assert_neq(ea_baseline_validate(path, doc, &err), 0);
+    has(err.msg, "$.scopes[0].paths[0].time.median_us: expected finite number");
+    cJSON_ReplaceItemInObject(doc, "schema", cJSON_CreateString("other"));
+    cr_assert_neq(ea_baseline_validate(path, doc, &err), 0);
+    has(err.msg, "$.schema: expected \"extern-audit/baselines\"");
+    cJSON_Delete(doc);
+    char m[64];
+    ea_gpu_model("NVIDIA GeForce RTX 4090 ", m, sizeof m);
+    cr_assert_str_eq(m, "GeForce-RTX-4090");
+}
+
+Test(run, committed_baselines_read_strictly)
+{
+    ej_doc d;
+    ea_error err;
+    const char *path = "golden/baselines/H200.json";
+    cr_assert_eq(ej_load(path, &d, &err), 0, "%s", err.msg);
+    cr_assert_eq(ea_baseline_validate(path, d.root, &err), 0, "%s", err.msg);
+    const cJSON *s;
+    int scopes = 0;
+    cJSON_ArrayForEach(s, cJSON_GetObjectItem(d.root, "scopes")) {
+        scopes++;
+        cr_assert(cJSON_GetArraySize(cJSON_GetObjectItem(s, "paths")) >= 3, "current, oracle and general oracle");
+    }
+    cr_assert_eq(scopes, 3, "the three index_add points");
+    ej_free(&d);
+}
