@@ -47,6 +47,7 @@ static cJSON *row_json(const ea_capture *c, const ea_replay_result *r, const cha
         cJSON_AddNumberToObject(o, "torch_compiled_us", r->torch_compiled_us);
         cJSON_AddNumberToObject(o, "ratio", r->timing.per_call_us.median / r->torch_compiled_us);
     }
+    cJSON_AddBoolToObject(o, "kernels_match", r->kernels_match);
     cJSON *k = cJSON_AddArrayToObject(o, "kernels");
     for (size_t i = 0; i < r->kernels.count; i++)
         cJSON_AddItemToArray(k, cJSON_CreateString(r->kernels.kernels[i].name));
@@ -59,6 +60,8 @@ static const char *verdict_of(const ea_replay_result *r)
 {
     if (r->outputs_matching != r->outputs)
         return "output mismatch";
+    if (!r->cupti_error[0] && !r->kernels_match)
+        return "kernels differ";
     double ratio = r->timing.per_call_us.median / r->torch_compiled_us;
     return fabs(ratio - 1.0) <= FIDELITY ? "ok" : ratio > 1.0 ? "slower than torch" : "faster than torch";
 }

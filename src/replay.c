@@ -222,6 +222,17 @@ static int check_outputs(plan *p, ea_replay_result *res, ea_error *err)
     return 0;
 }
 
+/* The kernel list is evidence too: the device ran the captured functions, in the captured order. */
+static int kernels_match(const ea_capture_run *r, const ea_kernel_list *k)
+{
+    if (k->count != (size_t)r->nsteps || k->dropped)
+        return 0;
+    for (int i = 0; i < r->nsteps; i++)
+        if (strcmp(k->kernels[i].name, r->steps[i].function))
+            return 0;
+    return 1;
+}
+
 static void release(plan *p)
 {
     for (int i = 0; i < p->nlaunches; i++) {
@@ -262,6 +273,8 @@ int ea_replay_run(const ea_capture *c, const ea_capture_run *r, const ea_timer_c
         cupti = -1;
     if (cupti != 0)
         snprintf(res->cupti_error, sizeof res->cupti_error, "%s", cupti_err.msg);
+    else
+        res->kernels_match = kernels_match(r, &res->kernels);
     if (rc == 0)
         rc = check_outputs(&p, res, err);
     if (rc == 0 && res->outputs_matching == res->outputs)

@@ -4,7 +4,8 @@
  * their byte counts), each cubin loaded once, each launch given its captured grid, block, dynamic
  * shared memory and arguments (buffer + byte offset, or a typed scalar) followed by Triton's two
  * scratch pointers. Outputs are poisoned (0xFF) first and compared by checksum after one call and
- * again after timing; CUPTI names the kernels that ran. ea_replay_check validates the plan on the
+ * again after timing; CUPTI names the kernels that ran, which must be the captured functions in
+ * launch order. ea_replay_check validates the plan on the
  * host: every argument inside its buffer, every scalar type known, a launch per step. */
 #ifndef EA_REPLAY_H
 #define EA_REPLAY_H
@@ -21,6 +22,7 @@ typedef struct {
     ea_timing timing;               /* per-call time of the replayed launches */
     double torch_compiled_us;       /* the capture's median for the same run */
     ea_kernel_list kernels;         /* CUPTI: one call's kernels */
+    int kernels_match;              /* CUPTI saw exactly the captured functions, in launch order */
     char cupti_error[1024];         /* why kernels is empty, if it is */
 } ea_replay_result;
 

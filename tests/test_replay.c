@@ -104,6 +104,8 @@ Test(replay, golden_captures_reproduce_their_outputs, .timeout = 600)
         ea_timer_config tc = {.replays = 5};
         cr_assert_eq(ea_replay_run(&caps.items[i], r, &tc, &res, &err), 0, "%s: %s", caps.items[i].scope, err.msg);
         cr_expect_eq(res.outputs_matching, res.outputs, "%s: %s", caps.items[i].scope, res.first_mismatch);
+        cr_expect(res.kernels_match || res.cupti_error[0], "%s: CUPTI saw other kernels than the capture's",
+                  caps.items[i].scope);
         ea_replay_result_free(&res);
         replayed++;
     }
