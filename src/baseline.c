@@ -112,9 +112,66 @@ int ea_fidelity_comparable(const ea_capture_run *run, const char *op, cJSON *ext
     return cJSON_GetArraySize(extra) == 0;
 }
 
-static void fidelity(cJSON *result, const cJSON *point, const ea_captures *caps)
+/* One index mode of the current path against torch's time of the op alone; counts what it judged. */
+static void op_mode(cJSON *o, const char *mode, const ea_torch_time *t, const cJSON *result, int *compared,
+                    int *within)
+{
+    cJSON *m = cJSON_AddObjectToObject(o, mode);
+    double mine = median_of(path_named(result, "current", mode));
+    if (!t->timed) {
+        cJSON_AddStringToObject(m, "note", "no torch measurement in this mode");
+        return;
+    }
+    cJSON_AddNumberToObject(m, "torch_us", t->median_us);
+    cJSON_AddNumberToObject(m, "torch_q1_us", t->q1_us);
+    cJSON_AddNumberToObject(m, "torch_q3_us", t->q3_us);
+    if (isnan(mine)) {
+        cJSON_AddStringToObject(m, "note", "the replica did not run in this mode (see --mode)");
+        return;
+    }
+    int ok = fabs(mine / t->median_us - 1) <= EA_FIDELITY_TOLERANCE;
+    cJSON_AddNumberToObject(m, "replica_us", mine);
+    cJSON_AddNumberToObject(m, "ratio", mine / t->median_us);
+    cJSON_AddBoolToObject(m, "within_tolerance", ok);
+    ++*compared;
+    *within &= ok;
+}
+
+/* The fidelity the replica is held to: the same op, inputs and index mode timed alone in torch on this
+ * GPU model (the captures time larger partitions, so they cannot judge a replica of one op). */
+static void torch_op_fidelity(cJSON *fid, const cJSON *result, const ea_torch_ops *ops)
+{
+    cJSON *o = cJSON_AddObjectToObject(fid, "torch_op");
+    const ea_torch_op *op = ea_torch_ops_find(ops, str(result, "point") ? str(result, "point") : "");
+    char note[4400];
+    int compared = 0, within = 1;
+    if (!ops || !ops->loaded) {
+        cJSON_AddNullToObject(o, "file");
+        snprintf(note, sizeof note, "no torch measurement: %s absent (tools/capture/op_timing.py writes it)",
+                 ops && ops->file[0] ? ops->file : "golden/torch_ops/<gpu model>.json");
+        cJSON_AddStringToObject(o, "note", note);
+        return;
+    }
+    cJSON_AddStringToObject(o, "file", ops->rel);
+    cJSON_AddStringToObject(o, "torch", ops->torch);
+    if (!op) {
+        snprintf(note, sizeof note, "no torch measurement: %s has no entry for this point", ops->rel);
+        cJSON_AddStringToObject(o, "note", note);
+        return;
+    }
+    op_mode(o, "faithful", &op->faithful, result, &compared, &within);
+    op_mode(o, "fabricated", &op->fabricated, result, &compared, &within);
+    if (compared)
+        cJSON_AddBoolToObject(o, "within_tolerance", within);
+    cJSON *k = cJSON_AddArrayToObject(o, "kernels");
+    for (int i = 0; i < op->nkernels; i++)
+        cJSON_AddItemToArray(k, cJSON_CreateString(op->kernels[i]));
+}
+
+static void fidelity(cJSON *result, const cJSON *point, const ea_captures *caps, const ea_torch_ops *ops)
 {
     cJSON *f = cJSON_AddObjectToObject(result, "fidelity");
+    torch_op_fidelity(f, result, ops);
     const ea_capture *c = capture_of(caps, result, point);
     const ea_capture_run *run = c ? ea_capture_run_named(c, "default") : NULL;
     if (!run) {
@@ -156,7 +213,7 @@ static void fidelity(cJSON *result, const cJSON *point, const ea_captures *caps)
 }
 
 void ea_run_annotate(cJSON *result, const cJSON *point, const ea_run_env *env, const ea_captures *caps,
-                     const cJSON *classification)
+                     const ea_torch_ops *ops, const cJSON *classification)
 {
     char cls[256];
     class_of(str(result, "point") ? str(result, "point") : "", classification, cls, sizeof cls);
@@ -179,7 +236,7 @@ void ea_run_annotate(cJSON *result, const cJSON *point, const ea_run_env *env, c
         cJSON_AddNumberToObject(result, "floor_fraction", floor_us / orc);
         cJSON_AddNumberToObject(result, "bandwidth_fraction", bytes / (orc * 1e-6) / bw);
     }
-    fidelity(result, point, caps);
+    fidelity(result, point, caps, ops);
 }
 
 cJSON *ea_baseline_doc(cJSON *results, const ea_run_env *env)
@@ -189,8 +246,9 @@ cJSON *ea_baseline_doc(cJSON *results, const ea_run_env *env)
     int passed = 1;
     cJSON_ArrayForEach(r, results) {
         passed &= cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "passed"));
-        const char *t = str(cJSON_GetObjectItemCaseSensitive(r, "fidelity"), "torch");
-        torch = torch ? torch : t;
+        const cJSON *fid = cJSON_GetObjectItemCaseSensitive(r, "fidelity");
+        const char *t = str(cJSON_GetObjectItemCaseSensitive(fid, "torch_op"), "torch"); /* the judged one first */
+        torch = torch ? torch : t ? t : str(fid, "torch");
     }
     cJSON_AddStringToObject(d, "schema", EA_BASELINES_SCHEMA);
     cJSON_AddNumberToObject(d, "schema_version", EA_BASELINES_VERSION);
@@ -252,7 +310,8 @@ static int strings(ej_val arr, ea_error *err)
 static int validate_path(ej_val p, ea_error *err)
 {
     static const char *const keys[] = {"name", "mode", "kernels", "kernels_note", "time", "check",
-                                       "check_after_timing", "passed", "failure", "unroll", "candidates", NULL};
+                                       "check_after_timing", "passed", "failure", "variant", "unroll",
+                                       "candidates", NULL};
     static const char *const time_keys[] = {"median_us", "q1_us", "q3_us", "iqr_us", "samples", "calls_per_replay",
                                             "cache_policy", NULL};
     static const char *const time_nums[] = {"median_us", "q1_us", "q3_us", "iqr_us", "samples", NULL};
@@ -268,6 +327,26 @@ static int validate_path(ej_val p, ea_error *err)
                    ej_get_bool(p, "passed", &b, err)
                ? -1
                : 0;
+}
+
+/* fidelity.torch_op; absent in files written before the torch-op comparison existed. */
+static int validate_torch_op(ej_val fid, ea_error *err)
+{
+    static const char *const keys[] = {"file", "torch", "faithful", "fabricated", "within_tolerance", "kernels",
+                                       "note", NULL};
+    static const char *const mode_keys[] = {"torch_us", "torch_q1_us", "torch_q3_us", "replica_us", "ratio",
+                                            "within_tolerance", "note", NULL};
+    ej_val o, file, v;
+    const char *s;
+    if (ej_field(fid, "torch_op", 0, &o, err) || !o.v)
+        return o.v ? -1 : 0;
+    if (ej_object(o, keys, err) || ej_field(o, "file", 1, &file, err) ||
+        (!cJSON_IsNull(file.v) && ej_as_string(file, &s, err)))
+        return -1;
+    for (int i = 0; i < 2; i++)
+        if (ej_field(o, i ? "fabricated" : "faithful", 0, &v, err) || (v.v && ej_object(v, mode_keys, err)))
+            return -1;
+    return ej_field(o, "kernels", 0, &v, err) || (v.v && strings(v, err)) ? -1 : 0;
 }
 
 static int validate_scope(ej_val s, ea_error *err)
@@ -287,10 +366,11 @@ static int validate_scope(ej_val s, ea_error *err)
                                              "current", "oracle", "floor_bytes", "notes", NULL}, err) ||
         ej_get_bool(s, "passed", &b, err) || ej_get_string(s, "class", &x, err) ||
         object_with(s, "floor", floor_keys, floor_keys, err) || ej_field(s, "fidelity", 1, &fid, err) ||
-        ej_object(fid, (const char *const[]){"capture", "torch", "mode", "torch_eager_us", "replica_us", "ratio",
-                                             "comparable", "capture_extra_steps", "within_tolerance", "note", NULL},
+        ej_object(fid, (const char *const[]){"torch_op", "capture", "torch", "mode", "torch_eager_us", "replica_us",
+                                             "ratio", "comparable", "capture_extra_steps", "within_tolerance", "note",
+                                             NULL},
                   err) ||
-        ej_field(s, "paths", 1, &paths, err) || ej_array(paths, &n, err))
+        validate_torch_op(fid, err) || ej_field(s, "paths", 1, &paths, err) || ej_array(paths, &n, err))
         return -1;
     for (int i = 0; i < n; i++)
         if (validate_path(ej_index(paths, i), err))
@@ -336,12 +416,51 @@ int ea_baseline_validate(const char *file, const cJSON *doc, ea_error *err)
 static void print_path(const cJSON *p, FILE *f)
 {
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(p, "time"), *c = cJSON_GetObjectItemCaseSensitive(p, "check");
-    char label[64];
-    snprintf(label, sizeof label, "%s %s", str(p, "name"), str(p, "mode"));
+    const cJSON *u = cJSON_GetObjectItemCaseSensitive(p, "unroll");
+    char label[96];
+    int k = snprintf(label, sizeof label, "%s %s", str(p, "name"), str(p, "mode"));
+    if (str(p, "variant") && cJSON_IsNumber(u)) /* the launch variant a tuned path kept */
+        snprintf(label + k, sizeof label - (size_t)k, " [%.16s u%d]", str(p, "variant"), u->valueint);
+    else if (str(p, "variant"))
+        snprintf(label + k, sizeof label - (size_t)k, " [%.16s]", str(p, "variant"));
     fprintf(f, "  %-28s %10.1f %8.1f   rel L2 %.2e, %s%s%s\n", label, num(t, "median_us"), num(t, "iqr_us"),
             num(c, "rel_l2"), num(c, "unwritten") > 0 ? "UNWRITTEN elements" : "all written",
             cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "passed")) ? "" : ": FAILED ",
             str(p, "failure") ? str(p, "failure") : "");
+}
+
+/* "fidelity vs torch 2.11.0+cu130, the op alone (torch_ops/H200.json): faithful 1.02 (...)", and the
+ * kernels torch ran; nothing for a result recorded before the comparison existed. */
+static void print_torch_op(const cJSON *o, FILE *f)
+{
+    const cJSON *k;
+    const char *sep = "";
+    if (!o)
+        return;
+    if (str(o, "note")) {
+        fprintf(f, "  fidelity vs torch op: %s\n", str(o, "note"));
+        return;
+    }
+    fprintf(f, "  fidelity vs torch %s, the op alone (%s):", str(o, "torch"), str(o, "file"));
+    for (int i = 0; i < 2; i++, sep = ";") {
+        const char *mode = i ? "fabricated" : "faithful";
+        const cJSON *m = cJSON_GetObjectItemCaseSensitive(o, mode);
+        if (str(m, "note"))
+            fprintf(f, "%s %s: %s", sep, mode, str(m, "note"));
+        else
+            fprintf(f, "%s %s %.2f (replica %.1f us, torch %.1f us, %s)", sep, mode, num(m, "ratio"),
+                    num(m, "replica_us"), num(m, "torch_us"),
+                    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "within_tolerance")) ? "within 15%"
+                                                                                         : "OUTSIDE 15%");
+    }
+    fprintf(f, "\n");
+    sep = "  torch kernels: ";
+    cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(o, "kernels")) {
+        fprintf(f, "%s%s", sep, cJSON_IsString(k) ? k->valuestring : "?");
+        sep = "; ";
+    }
+    if (strcmp(sep, "; ") == 0)
+        fprintf(f, "\n");
 }
 
 void ea_baseline_print(const cJSON *doc, FILE *f)
@@ -362,8 +481,8 @@ void ea_baseline_print(const cJSON *doc, FILE *f)
             print_path(p, f);
         fprintf(f, "  %-28s %10.1f %8s   %.1f MB at %.2f TB/s + %.1f us launch\n", "floor", num(fl, "us"), "",
                 num(fl, "bytes") / 1e6, num(fl, "bytes_per_s") / 1e12, num(fl, "launch_us"));
-        fprintf(f, "  speedup %.2fx, oracle at %.0f%% of the floor (%.0f%% of copy bandwidth); ", num(s, "speedup"),
-                100 * num(s, "floor_fraction"), 100 * num(s, "bandwidth_fraction"));
+        fprintf(f, "  speedup %.2fx, oracle at %.0f%% of the floor (%.0f%% of copy bandwidth); capture ",
+                num(s, "speedup"), 100 * num(s, "floor_fraction"), 100 * num(s, "bandwidth_fraction"));
         if (str(fid, "note") && !isnan(num(fid, "ratio")))
             fprintf(f, "replica / torch eager %.2f (%.1f us), not comparable: %s\n", num(fid, "ratio"),
                     num(fid, "torch_eager_us"), str(fid, "note"));
@@ -374,6 +493,7 @@ void ea_baseline_print(const cJSON *doc, FILE *f)
                     num(fid, "torch_eager_us"),
                     cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(fid, "within_tolerance")) ? "within 15%"
                                                                                            : "OUTSIDE 15%");
+        print_torch_op(cJSON_GetObjectItemCaseSensitive(fid, "torch_op"), f);
         fprintf(f, "  %s\n", cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "passed")) ? "passed" : "FAILED");
     }
 }

@@ -263,6 +263,12 @@ static int read_tensor(ej_val v, int input, ea_capture_tensor *t, ea_error *err)
     return ej_field(v, "values", 1, &gen, err) || read_generator(gen, t->t.dtype, &t->values, err) ? -1 : 0;
 }
 
+int ea_capture_read_input(ej_val v, ea_capture_tensor *t, ea_error *err)
+{
+    memset(t, 0, sizeof *t);
+    return read_tensor(v, 1, t, err);
+}
+
 static int read_tensors(ea_capture *c, ej_val root, int input, ea_error *err)
 {
     ej_val arr;

@@ -114,6 +114,9 @@ typedef struct {
 } ea_captures;
 
 int ea_capture_load(const char *path, ea_capture *c, ea_error *err);
+/* One entry of "inputs" (name, dtype, sizes, strides, offset, values), read as ea_capture_load reads
+ * it: the format golden/torch_ops files (torch_ops.h) reuse for the tensors they time. */
+int ea_capture_read_input(ej_val v, ea_capture_tensor *t, ea_error *err);
 void ea_capture_free(ea_capture *c);
 /* The run with that config, or NULL. */
 const ea_capture_run *ea_capture_run_named(const ea_capture *c, const char *config);

@@ -1,5 +1,6 @@
 /* cmd_run.c: extern-audit run: plan or measure golden scopes through the repro families (repro.h),
- * annotate them with the run's copy bandwidth, the classification and the captures (baseline.h),
+ * annotate them with the run's copy bandwidth, the classification, the torch timings of the op alone
+ * (torch_ops.h: the replica's fidelity) and the captures (baseline.h),
  * print the table or the baselines document, and record it. Exit 1 when a check failed. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "occurrences.h"
 #include "repro.h"
 #include "timer.h"
+#include "torch_ops.h"
 
 #define MAX_REFS 64
 
@@ -31,6 +33,8 @@ const char ea_usage_run[] =
     "  --golden DIR   golden folder (default golden)\n"
     "  --plan         print what would run (kernels, launch shapes, floor bytes); needs no GPU\n"
     "  --quiet        no progress lines on stderr\n"
+    "the replica's fidelity compares the current path with DIR/torch_ops/<gpu model>.json, the op timed\n"
+    "alone in torch (python3 tools/capture/op_timing.py); without it: \"no torch measurement\"\n"
     "exit status: 0 every check passed, 1 a check failed, 2 bad usage, bad input or no CUDA device\n";
 
 typedef struct {
@@ -167,14 +171,20 @@ static int measure_all(const run_options *o, const ea_scope_ref *refs, int n, cJ
     ea_device_info dev;
     ea_run_env env;
     ea_captures caps = {0};
+    ea_torch_ops ops = {0};
     ej_doc cls = {0};
     if (!ea_device_probe(&dev))
         return ea_fail(err, "no CUDA device: %s", dev.reason);
-    if (measure_env(&dev, o, &env, err) || ea_captures_load_dir(o->golden, &caps, err) ||
-        load_classification(o->golden, &cls, err)) {
+    /* the torch timings of this GPU model, before the long measurement: a bad file stops the run early */
+    if (measure_env(&dev, o, &env, err) || ea_torch_ops_load_dir(o->golden, env.model, &ops, err) ||
+        ea_captures_load_dir(o->golden, &caps, err) || load_classification(o->golden, &cls, err)) {
+        ea_torch_ops_free(&ops);
         ea_captures_free(&caps);
         return -1;
     }
+    if (o->ro.log)
+        fprintf(o->ro.log, "run: fidelity against %s%s\n", ops.file,
+                ops.loaded ? "" : ": absent, so every result says \"no torch measurement\"");
     cJSON *results = cJSON_CreateArray();
     int rc = 0;
     for (int i = 0; i < n && rc == 0; i++) {
@@ -184,12 +194,13 @@ static int measure_all(const run_options *o, const ea_scope_ref *refs, int n, cJ
             break;
         }
         while ((r = cJSON_DetachItemFromArray(arr, 0)) != NULL) {
-            ea_run_annotate(r, refs[i].point, &env, &caps, cls.root);
+            ea_run_annotate(r, refs[i].point, &env, &caps, &ops, cls.root);
             cJSON_AddItemToArray(results, r);
         }
         cJSON_Delete(arr);
     }
     ea_captures_free(&caps);
+    ea_torch_ops_free(&ops);
     ej_free(&cls);
     if (rc) {
         cJSON_Delete(results);

@@ -124,7 +124,8 @@ static cJSON *synthetic_result(void)
         "   \"time\": {\"median_us\": 9.6, \"q1_us\": 9.5, \"q3_us\": 9.7, \"iqr_us\": 0.2, \"samples\": 30,"
         "   \"calls_per_replay\": 100, \"cache_policy\": \"warm\"}, \"check\": {\"rel_l2\": 0.001, \"max_abs\": 0.01,"
         "   \"unwritten\": 0, \"mismatched\": 0}, \"check_after_timing\": {\"rel_l2\": 0.001, \"max_abs\": 0.01,"
-        "   \"unwritten\": 0, \"mismatched\": 0}, \"passed\": false, \"failure\": \"for the table\"}],"
+        "   \"unwritten\": 0, \"mismatched\": 0}, \"passed\": false, \"failure\": \"for the table\","
+        "   \"variant\": \"staged\"}],"
         " \"passed\": true}";
     cJSON *r = cJSON_Parse(text);
     cr_assert_not_null(r);
@@ -158,7 +159,7 @@ Test(run, annotate_floor_speedup_fidelity_class)
     ea_capture cap = {.scope = "index_add-31177027c868-335f7d6b05cb", .covers = covers, .ncovers = 1,
                       .environment = cJSON_Parse("{\"torch\": \"2.11.0+cu130\"}"), .runs = &run, .nruns = 1};
     ea_captures caps = {&cap, 1};
-    ea_run_annotate(r, point, &env, &caps, cls);
+    ea_run_annotate(r, point, &env, &caps, NULL, cls);
     cr_assert_str_eq(cJSON_GetObjectItem(r, "class")->valuestring, "mixed: conditional_fallback, unclassified");
     const cJSON *fl = cJSON_GetObjectItem(r, "floor"), *fid = cJSON_GetObjectItem(r, "fidelity");
     double floor_us = 31457280 / 4.0e12 * 1e6 + 1.5;
@@ -177,7 +178,7 @@ Test(run, annotate_floor_speedup_fidelity_class)
     run.nsteps = 3;
     cJSON *sig = cJSON_Parse("{\"scopes\": [], \"signature\": {\"op\": \"aten.index_add.default\"}}");
     cJSON *r3 = synthetic_result();
-    ea_run_annotate(r3, sig, &env, &caps, NULL);
+    ea_run_annotate(r3, sig, &env, &caps, NULL, NULL);
     const cJSON *f3 = cJSON_GetObjectItem(r3, "fidelity");
     cr_assert(cJSON_IsFalse(cJSON_GetObjectItem(f3, "comparable")));
     cr_assert_null(cJSON_GetObjectItem(f3, "within_tolerance"));
@@ -185,7 +186,7 @@ Test(run, annotate_floor_speedup_fidelity_class)
                      "triton_poi_fused_iota_1");
     cJSON_Delete(sig);
     cJSON *r2 = synthetic_result();
-    ea_run_annotate(r2, point, &env, NULL, NULL);
+    ea_run_annotate(r2, point, &env, NULL, NULL, NULL);
     cr_assert_str_eq(cJSON_GetObjectItem(r2, "class")->valuestring, "unclassified");
     cr_assert_str_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(r2, "fidelity"), "note")->valuestring, "no capture");
     cJSON *results = cJSON_CreateArray();
@@ -207,6 +208,7 @@ Test(run, annotate_floor_speedup_fidelity_class)
     has(text, "fidelity: no capture");
     has(text, "replica / torch eager 0.96 (100.0 us), not comparable: the capture times a larger partition");
     has(text, "FAILED for the table");
+    has(text, "oracle faithful [staged]");
     free(text);
     cJSON_Delete(doc);
     cJSON_Delete(cls);
@@ -218,7 +220,7 @@ Test(run, baselines_written_atomically_and_read_strictly)
 {
     ea_run_env env = synthetic_env();
     cJSON *results = cJSON_CreateArray(), *r = synthetic_result();
-    ea_run_annotate(r, r, &env, NULL, NULL);
+    ea_run_annotate(r, r, &env, NULL, NULL, NULL);
     cJSON_AddItemToArray(results, r);
     cJSON *doc = ea_baseline_doc(results, &env);
     char path[512];
@@ -268,4 +270,113 @@ Test(run, committed_baselines_read_strictly)
     }
     cr_assert_eq(scopes, 3, "the three index_add points");
     ej_free(&d);
+}
+
+/* The replica against the op timed alone in torch (golden/torch_ops/<model>.json), per index mode. */
+Test(run, fidelity_against_the_torch_op)
+{
+    ea_run_env env = synthetic_env();
+    ea_torch_ops ops, absent = {0};
+    ea_error err;
+    cr_assert_eq(ea_torch_ops_load("tests/fixtures/torch_ops/H200.json", "H200", &ops, &err), 0, "%s", err.msg);
+    snprintf(ops.rel, sizeof ops.rel, "torch_ops/H200.json"); /* as ea_torch_ops_load_dir names it */
+    cJSON *r = synthetic_result(), *paths = cJSON_GetObjectItem(r, "paths");
+    cJSON *fab = cJSON_Duplicate(cJSON_GetArrayItem(paths, 0), 1);
+    cJSON_ReplaceItemInObject(fab, "mode", cJSON_CreateString("fabricated"));
+    cJSON_ReplaceItemInObject(cJSON_GetObjectItem(fab, "time"), "median_us", cJSON_CreateNumber(3300));
+    cJSON_AddItemToArray(paths, fab);
+    ea_run_annotate(r, r, &env, NULL, &ops, NULL);
+    const cJSON *t = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "fidelity"), "torch_op");
+    cr_assert_str_eq(cJSON_GetObjectItem(t, "file")->valuestring, "torch_ops/H200.json");
+    cr_assert_str_eq(cJSON_GetObjectItem(t, "torch")->valuestring, "2.11.0+cu130");
+    const cJSON *ff = cJSON_GetObjectItem(t, "faithful"), *fb = cJSON_GetObjectItem(t, "fabricated");
+    cr_assert_float_eq(cJSON_GetObjectItem(ff, "ratio")->valuedouble, 96.0 / 90.0, 1e-12);
+    cr_assert_float_eq(cJSON_GetObjectItem(fb, "ratio")->valuedouble, 3300.0 / 3400.0, 1e-12);
+    cr_assert_float_eq(cJSON_GetObjectItem(fb, "torch_q1_us")->valuedouble, 3399.0, 1e-12);
+    cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(ff, "within_tolerance")) &&
+              cJSON_IsTrue(cJSON_GetObjectItem(fb, "within_tolerance")) &&
+              cJSON_IsTrue(cJSON_GetObjectItem(t, "within_tolerance")));
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(t, "kernels")), 3);
+    /* 33% slower than torch, and no fabricated run to compare: judged on what ran */
+    cJSON *r2 = synthetic_result();
+    cJSON_ReplaceItemInObject(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(r2, "paths"), 0), "time"),
+                              "median_us", cJSON_CreateNumber(120));
+    ea_run_annotate(r2, r2, &env, NULL, &ops, NULL);
+    t = cJSON_GetObjectItem(cJSON_GetObjectItem(r2, "fidelity"), "torch_op");
+    cr_assert(cJSON_IsFalse(cJSON_GetObjectItem(t, "within_tolerance")));
+    cr_assert_str_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(t, "fabricated"), "note")->valuestring,
+                     "the replica did not run in this mode (see --mode)");
+    /* a point the file lacks; the file absent; nothing loaded; a mode the file has as null */
+    cJSON *r3 = synthetic_result(), *r4 = synthetic_result(), *r5 = synthetic_result(), *r6 = synthetic_result();
+    cJSON_ReplaceItemInObject(r3, "point", cJSON_CreateString("index_add-000000000000"));
+    ea_run_annotate(r3, r3, &env, NULL, &ops, NULL);
+    snprintf(absent.file, sizeof absent.file, "golden/torch_ops/H200.json");
+    ea_run_annotate(r4, r4, &env, NULL, &absent, NULL);
+    ea_run_annotate(r5, r5, &env, NULL, NULL, NULL);
+    ((ea_torch_op *)ea_torch_ops_find(&ops, "index_add-31177027c868"))->faithful.timed = 0;
+    ea_run_annotate(r6, r6, &env, NULL, &ops, NULL);
+    const char *notes[][2] = {
+        {"no torch measurement: torch_ops/H200.json has no entry for this point", NULL},
+        {"no torch measurement: golden/torch_ops/H200.json absent (tools/capture/op_timing.py writes it)", NULL},
+        {"no torch measurement: golden/torch_ops/<gpu model>.json absent", NULL},
+        {NULL, "no torch measurement in this mode"},
+    };
+    cJSON *more[] = {r3, r4, r5, r6};
+    for (int i = 0; i < 4; i++) {
+        t = cJSON_GetObjectItem(cJSON_GetObjectItem(more[i], "fidelity"), "torch_op");
+        const cJSON *note = cJSON_GetObjectItem(notes[i][0] ? t : cJSON_GetObjectItem(t, "faithful"), "note");
+        cr_assert(cJSON_IsString(note) && strstr(note->valuestring, notes[i][0] ? notes[i][0] : notes[i][1]),
+                  "case %d: %s", i, cJSON_PrintUnformatted(t));
+        cr_assert(!cJSON_HasObjectItem(t, "within_tolerance"), "case %d compared nothing", i);
+    }
+    cr_assert(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(r4, "fidelity"), "torch_op"),
+                                               "file")));
+    cJSON *results = cJSON_CreateArray();
+    cJSON *all[] = {r, r2, r3, r4, r5, r6};
+    for (int i = 0; i < 6; i++)
+        cJSON_AddItemToArray(results, all[i]);
+    cJSON *doc = ea_baseline_doc(results, &env);
+    cr_assert_eq(ea_baseline_validate("mem", doc, &err), 0, "%s", err.msg);
+    cr_assert_str_eq(cJSON_GetObjectItem(doc, "torch")->valuestring, "2.11.0+cu130");
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    ea_baseline_print(doc, f);
+    fclose(f);
+    has(text, "fidelity vs torch 2.11.0+cu130, the op alone (torch_ops/H200.json): faithful 1.07 (replica 96.0 us, "
+              "torch 90.0 us, within 15%); fabricated 0.97 (replica 3300.0 us, torch 3400.0 us, within 15%)\n");
+    has(text, "faithful 1.33 (replica 120.0 us, torch 90.0 us, OUTSIDE 15%); fabricated: the replica did not run");
+    has(text, "  torch kernels: void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<c10::"
+              "BFloat16>, std::array<char*, 1ul> >; Memcpy DtoD; void at::native::indexFuncLargeIndex<");
+    has(text, "  fidelity vs torch op: no torch measurement: torch_ops/H200.json has no entry for this point\n");
+    has(text, "capture fidelity: no capture");
+    free(text);
+    /* the reader is strict about the new block too */
+    cJSON *tor = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "scopes"), 0),
+                                                         "fidelity"), "torch_op");
+    const struct {
+        cJSON *obj;
+        const char *key;
+        cJSON *value;
+        const char *want;
+    } bad[] = {
+        {tor, "x", cJSON_CreateTrue(), "$.scopes[0].fidelity.torch_op: unknown key 'x'"},
+        {cJSON_GetObjectItem(tor, "fabricated"), "y", cJSON_CreateTrue(),
+         "$.scopes[0].fidelity.torch_op.fabricated: unknown key 'y'"},
+        {tor, "file", cJSON_CreateNumber(1), "$.scopes[0].fidelity.torch_op.file: expected string"},
+        {tor, "kernels", cJSON_CreateIntArray((const int[]){1}, 1),
+         "$.scopes[0].fidelity.torch_op.kernels[0]: expected string"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cJSON *old = cJSON_DetachItemFromObjectCaseSensitive(bad[i].obj, bad[i].key);
+        cJSON_AddItemToObject(bad[i].obj, bad[i].key, bad[i].value);
+        cr_assert_neq(ea_baseline_validate("mem", doc, &err), 0, "case %zu", i);
+        has(err.msg, bad[i].want);
+        cJSON_DeleteItemFromObjectCaseSensitive(bad[i].obj, bad[i].key);
+        if (old)
+            cJSON_AddItemToObject(bad[i].obj, bad[i].key, old);
+    }
+    cr_assert_eq(ea_baseline_validate("mem", doc, &err), 0, "%s", err.msg);
+    cJSON_Delete(doc);
+    ea_torch_ops_free(&ops);
 }

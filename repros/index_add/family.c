@@ -73,10 +73,21 @@ cJSON *ia_config_json(const ia_scope *s, const ia_plan *p)
     cJSON_AddItemToArray(cur, launch_json(p->aten.name, p->aten.grid, p->aten.block));
     orc = cJSON_AddObjectToObject(o, "oracle");
     cJSON_AddStringToObject(orc, "kind", p->general_ok ? oracles[p->oracle] : "none");
-    if (p->oracle == IA_ORACLE_SLICE) { /* the grid depends on the unroll the run picks */
-        cJSON_AddStringToObject(orc, "kernel", p->slice.vec == 8 ? "ia_oracle_slice_vec8<unroll>" : "ia_oracle_slice_scalar");
-        if (p->slice.vec == 8)
+    if (p->oracle == IA_ORACLE_SLICE) { /* the grid depends on the variant the run picks */
+        cJSON_AddStringToObject(orc, "kernel", p->slice.vec == 8
+                                                   ? "ia_oracle_slice_vec8<unroll> or ia_oracle_slice_staged"
+                                                   : "ia_oracle_slice_scalar");
+        if (p->slice.vec == 8) {
             cJSON_AddItemToObject(orc, "unroll_candidates", cJSON_CreateIntArray((const int[]){1, 2, 4, 8}, 4));
+            cJSON *st = cJSON_AddObjectToObject(orc, "staged");
+            cJSON_AddNumberToObject(st, "block", IA_STAGED_THREADS);
+            cJSON_AddNumberToObject(st, "shared_bytes", IA_STAGED_SHARED_ELEMS * 2);
+            cJSON_AddNumberToObject(st, "span_chunks_max", (double)p->slice.stage.span_max);
+            cJSON_AddNumberToObject(st, "span_source_elems_max",
+                                    (double)ia_slice_source_bound(&p->slice, p->slice.stage.span_max * 8));
+            cJSON_AddStringToObject(st, "grid", "multiprocessors x resident blocks (occupancy at launch), each "
+                                                "looping over equal spans of at most span_chunks_max chunks");
+        }
     }
     if (p->oracle == IA_ORACLE_WINDOWS) {
         cJSON_AddItemToObject(orc, "launch", launch_json("ia_oracle_windows_kernel", blocks(p->win.n_out / p->win.vec), 256));

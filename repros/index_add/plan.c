@@ -103,6 +103,48 @@ ia_fastdiv ia_fastdiv_make(int64_t d)
     return f;
 }
 
+int64_t ia_slice_source_bound(const ia_slice *q, int64_t elems)
+{
+    /* a window shorter than a row meets at most two copied intervals, and when it meets two it holds
+     * the whole gap of row_out - row_src between them: either way at most min(rest, row_src) */
+    if (q->row_out < 1) /* no rows: nothing is copied */
+        return 0;
+    int64_t rest = elems % q->row_out;
+    return elems / q->row_out * q->row_src + (rest < q->row_src ? rest : q->row_src);
+}
+
+int64_t ia_slice_staged_elems(const ia_slice *q, int64_t chunks)
+{
+    /* [s_lo, s_hi) widened to [s_lo & ~7, ceil8(s_hi)): at most 7 more at each end, a multiple of 8 */
+    return (ia_slice_source_bound(q, chunks * 8) + 7) / 8 * 8 + 8;
+}
+
+void ia_slice_stage_make(ia_slice *q)
+{
+    memset(&q->stage, 0, sizeof q->stage);
+    if (q->vec != 8)
+        return;
+    /* the bound grows with the span: the longest span whose range always fits the buffer */
+    int64_t c = IA_STAGED_MAX_CHUNKS * IA_STAGED_THREADS, w = q->row_out > 0 ? q->row_out : 1;
+    while (c > 1 && ia_slice_staged_elems(q, c) > IA_STAGED_SHARED_ELEMS)
+        c--;
+    q->stage.span_max = c;
+    q->stage.step_rows = 8 * IA_STAGED_THREADS / w;
+    q->stage.step_cols = 8 * IA_STAGED_THREADS % w;
+}
+
+void ia_slice_stage_split(const ia_slice *q, int64_t resident, ia_slice_split *l)
+{
+    int64_t n = q->rows * q->row_out / 8, g = resident < 1 ? 1 : resident, cap = q->stage.span_max;
+    int64_t steps = (n + g * cap - 1) / (g * cap);
+    steps = steps < 1 ? 1 : steps;
+    /* steps spans per block cover n with spans of ceil(n / (g * steps)) <= cap chunks */
+    l->span_chunks = (n + g * steps - 1) / (g * steps);
+    l->span_chunks = l->span_chunks < 1 ? 1 : l->span_chunks;
+    l->spans = (n + l->span_chunks - 1) / l->span_chunks;
+    l->grid = l->spans < g ? (l->spans < 1 ? 1 : l->spans) : g;
+}
+
 static uint64_t min_u64(uint64_t a, uint64_t b)
 {
     return a < b ? a : b;
@@ -264,10 +306,12 @@ int ia_plan_make(const ia_scope *s, int sm_count, ia_plan *p, ea_error *err)
         snprintf(why, sizeof why, "general oracle only (%.200s)", s->note);
     else if (s->idx.kind == IA_INDEX_IOTA && s->idx.step == 1) {
         p->oracle = IA_ORACLE_SLICE;
-        /* unroll 2 was the fastest of 1/2/4/8 on an H200 (golden/baselines/H200.json); runs time all four */
+        /* unroll 2 was the fastest of 1/2/4/8 on an H200 (golden/baselines/H200.json); runs time all four
+         * and the staged kernel */
         p->slice = (ia_slice){g->outer, g->D * g->inner, g->L * g->inner, s->idx.start * g->inner, 1, 2,
-                              ia_fastdiv_make(g->D * g->inner)};
+                              ia_fastdiv_make(g->D * g->inner), 0, {0, 0, 0}};
         p->slice.vec = (g->n_out % 8 == 0 && g->n_src % 8 == 0) ? 8 : 1;
+        ia_slice_stage_make(&p->slice);
     } else if (s->idx.kind == IA_INDEX_AS_STRIDED && g->outer == 1 && g->inner == 1) {
         if (windows_make(&s->idx, g->n_out, &p->win, why, sizeof why) == 0)
             p->oracle = IA_ORACLE_WINDOWS;

@@ -238,43 +238,72 @@ static double median_of(const cJSON *path)
     return cJSON_GetObjectItem(cJSON_GetObjectItem(path, "time"), "median_us")->valuedouble;
 }
 
-/* Runs path and judges it into paths; -1 when it broke. The slice oracle is run once per unroll
- * candidate (each checked in full); the fastest is kept, the others' medians listed beside it. */
+/* The slice oracle's launch variants: the 16-byte kernel at 1, 2, 4 and 8 chunks per thread, and the
+ * shared-memory staged kernel. */
+static const struct {
+    const char *name;
+    int unroll, staged;
+} slice_variants[] = {{"vec8", 1, 0}, {"vec8", 2, 0}, {"vec8", 4, 0}, {"vec8", 8, 0}, {"staged", 0, 1}};
+
+static void add_variant(cJSON *o, int v)
+{
+    cJSON_AddStringToObject(o, "variant", slice_variants[v].name);
+    if (!slice_variants[v].staged)
+        cJSON_AddNumberToObject(o, "unroll", slice_variants[v].unroll);
+}
+
+/* Runs path and judges it into paths; -1 when it broke. The slice oracle is run once per launch
+ * variant, each checked in full; the fastest of those that passed is kept (a failed one only when
+ * none passed, so the failure shows), every variant's median and verdict listed beside it. */
 static int add_path(cJSON *paths, dev *d, int path, const int64_t *index, const double *ref, const uint16_t *exact,
                     uint16_t *host, const ea_run_opts *o, double current_rel, int *ok, ea_error *err)
 {
-    static const int unrolls[] = {1, 2, 4, 8};
     const ia_plan *plan = d->p;
     ia_plan tuned = *plan;
-    int tune = path == P_ORACLE && plan->oracle == IA_ORACLE_SLICE && plan->slice.vec == 8;
+    int tune = path == P_ORACLE && plan->oracle == IA_ORACLE_SLICE && plan->slice.vec == 8, best_passed = 0;
+    int n = tune ? (int)(sizeof slice_variants / sizeof slice_variants[0]) : 1, best_v = 0;
     cJSON *best = NULL, *cands = tune ? cJSON_CreateArray() : NULL;
-    for (int v = 0; v < (tune ? 4 : 1); v++) {
+    for (int v = 0; v < n; v++) {
         ia_check c;
         char why[128] = "";
-        tuned.slice.unroll = tune ? unrolls[v] : plan->slice.unroll;
+        tuned.slice.unroll = tune ? slice_variants[v].unroll : plan->slice.unroll;
+        tuned.slice.staged = tune ? slice_variants[v].staged : plan->slice.staged;
         d->p = &tuned;
         cJSON *j = run_path(d, path, index, ref, exact, host, o, &c, err);
         d->p = plan;
         if (!j)
             return cJSON_Delete(best), cJSON_Delete(cands), -1;
         /* on the fabricated index the error is reported, not bounded: 100 slots take every add */
-        *ok &= judge(j, current_rel, exact != NULL, index == d->idx, why, sizeof why);
+        int passed = judge(j, current_rel, exact != NULL, index == d->idx, why, sizeof why);
+        *ok &= passed;
         if (tune) {
             cJSON *cand = cJSON_CreateObject();
-            cJSON_AddNumberToObject(cand, "unroll", unrolls[v]);
+            add_variant(cand, v);
             cJSON_AddNumberToObject(cand, "median_us", median_of(j));
+            cJSON_AddBoolToObject(cand, "passed", passed);
+            if (!passed) /* kept only if none passed: its reason stays with it here */
+                cJSON_AddStringToObject(cand, "failure", why);
             cJSON_AddItemToArray(cands, cand);
-            cJSON_AddNumberToObject(j, "unroll", unrolls[v]);
+            add_variant(j, v);
         }
-        if (!best || median_of(j) < median_of(best)) {
+        if (!best || (passed && (!best_passed || median_of(j) < median_of(best)))) {
             cJSON_Delete(best);
             best = j;
+            best_passed = passed;
+            best_v = v;
         } else {
             cJSON_Delete(j);
         }
     }
-    if (tune)
+    if (tune) {
         cJSON_AddItemToObject(best, "candidates", cands);
+        if (o->log) {
+            fprintf(o->log, "index_add %s: the slice oracle keeps %s", d->s->alias, slice_variants[best_v].name);
+            if (!slice_variants[best_v].staged)
+                fprintf(o->log, " unroll %d", slice_variants[best_v].unroll);
+            fprintf(o->log, ": %.1f us per call%s\n", median_of(best), best_passed ? "" : ", though no variant passed");
+        }
+    }
     cJSON_AddItemToArray(paths, best);
     return 0;
 }

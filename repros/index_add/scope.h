@@ -96,13 +96,34 @@ static inline uint32_t ia_fastdiv_div(ia_fastdiv f, uint32_t n)
     return (uint32_t)(((((uint64_t)n * f.m) >> 32) + n) >> f.s);
 }
 
+/* The staged slice kernel (slice_staged.h): a block of IA_STAGED_THREADS stages a span's source range
+ * in IA_STAGED_VECTORS 16-byte vectors per thread of shared memory (16 KiB), and builds at most
+ * IA_STAGED_MAX_CHUNKS output chunks per thread from it. */
+#define IA_STAGED_THREADS 256
+#define IA_STAGED_VECTORS 4
+#define IA_STAGED_MAX_CHUNKS 16
+#define IA_STAGED_SHARED_ELEMS (IA_STAGED_VECTORS * IA_STAGED_THREADS * 8)
+
+typedef struct {
+    int64_t span_max;       /* output chunks a span may hold: any span's aligned source range fits the buffer */
+    int64_t step_rows, step_cols; /* a thread's stride, 8 * IA_STAGED_THREADS elements, as rows and columns */
+} ia_slice_stage;
+
 /* out[r, c] = fill + (c - col0 in [0, row_src) ? scale * x[r, c - col0] : 0) over rows x row_out. */
 typedef struct {
     int64_t rows, row_out, row_src, col0;
     int vec;                /* 8: 16-byte accesses; 1: scalar */
     int unroll;             /* 16-byte chunks per thread: 1, 2, 4 or 8 (the run times each, keeps the best) */
     ia_fastdiv div_row;     /* by row_out */
+    int staged;             /* 1: the shared-memory staged kernel instead (vec 8 only; the run times it too) */
+    ia_slice_stage stage;   /* its plan, span_max 0 when vec != 8 */
 } ia_slice;
+
+/* One launch of the staged kernel: spans of span_chunks consecutive chunks (the last may be shorter),
+ * block b takes spans b, b + grid, ...; every block gets the same number of spans, or one fewer. */
+typedef struct {
+    int64_t span_chunks, spans, grid;
+} ia_slice_split;
 
 /* out[base + p] = fill + sum over windows w of scale * x[src(p, w)], p in [0, total): p's coordinates
  * over the folded dims (innermost first, dense), the row axis r = w * k + c, c in [0, csize). */
@@ -133,6 +154,18 @@ typedef struct {
     int64_t floor_bytes;    /* the oracle's input read once + out written once */
     char note[512];
 } ia_plan;
+
+/* Copied elements (source elements read) that any elems consecutive output elements of q can hold:
+ * whole rows hold row_src each, the rest at most min(rest, row_src). */
+int64_t ia_slice_source_bound(const ia_slice *q, int64_t elems);
+/* Shared elements a span of chunks may stage: the bound widened to 16-byte alignment at both ends. */
+int64_t ia_slice_staged_elems(const ia_slice *q, int64_t chunks);
+/* Fills q->stage for a vec 8 slice (ia_plan_make calls it); span_max stays 0 otherwise. */
+void ia_slice_stage_make(ia_slice *q);
+/* Splits out's chunks over resident (multiprocessors x resident blocks, from the occupancy at launch)
+ * blocks: as few steps per block as spans of at most span_max chunks allow, spans as equal as they go.
+ * q->stage must be planned (span_max >= 1). */
+void ia_slice_stage_split(const ia_slice *q, int64_t resident, ia_slice_split *l);
 
 /* point: one element of the document's "points"; file and index label messages; group: which scope
  * group supplies the producers (-1: the first). */

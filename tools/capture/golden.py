@@ -65,10 +65,12 @@ def distinct_scopes(docs):
     return list(by_key.values())
 
 
+def load_op(golden_dir, name):
+    """(path, document) of golden_dir/occurrences/<name>.json, name one of OP_FILES."""
+    path = os.path.join(golden_dir, "occurrences", f"{name}.json")
+    return path, _load(path)
+
+
 def load_scopes(golden_dir):
     """Every distinct scope of golden_dir/occurrences/{cat,cumsum,histc,index_add}.json."""
-    docs = []
-    for name in OP_FILES:
-        path = os.path.join(golden_dir, "occurrences", f"{name}.json")
-        docs.append((path, _load(path)))
-    return distinct_scopes(docs)
+    return distinct_scopes([load_op(golden_dir, name) for name in OP_FILES])

@@ -4,6 +4,7 @@ A graph removes Python and launch overhead from the number, so eager and compile
 device time alone."""
 
 import statistics
+import time
 
 CALLS_PER_REPLAY = 20
 REPLAYS = 30
@@ -24,8 +25,10 @@ def method():
             "calls_per_replay": CALLS_PER_REPLAY, "replays": REPLAYS}
 
 
-def time_calls(fn, inputs):
-    """summary() of fn(*inputs)'s per-call time."""
+def time_calls(fn, inputs, warmup_ms=0.0):
+    """summary() of fn(*inputs)'s per-call time. warmup_ms: keep replaying untimed until the
+    warm-up has also lasted this long (the C timer's 100 ms: an idle GPU starts at a fraction of
+    its clock, which a few short replays do not lift)."""
     import torch
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
@@ -37,8 +40,11 @@ def time_calls(fn, inputs):
     with torch.cuda.graph(graph):
         for _ in range(CALLS_PER_REPLAY):
             fn(*inputs)
-    for _ in range(WARMUP_REPLAYS):
+    warm, started = 0, time.perf_counter()
+    while warm < WARMUP_REPLAYS or (time.perf_counter() - started) * 1000.0 < warmup_ms:
         graph.replay()
+        torch.cuda.synchronize()
+        warm += 1
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     samples = []
     for _ in range(REPLAYS):

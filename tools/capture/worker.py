@@ -48,12 +48,16 @@ def log(message):
 def environment():
     """What the capture ran on, for capture.json."""
     import torch
-    import triton
+    try:
+        import triton
+        triton_version = triton.__version__
+    except ImportError:  # op_timing.py runs eager ops only: say so rather than fail
+        triton_version = "not installed"
     props = torch.cuda.get_device_properties(0)
     smi = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
                          capture_output=True, text=True, check=True)
     return {"torch": torch.__version__, "torch_git": torch.version.git_version,
-            "triton": triton.__version__, "gpu": props.name,
+            "triton": triton_version, "gpu": props.name,
             "capability": f"{props.major}.{props.minor}", "driver": smi.stdout.split()[0],
             "cuda": torch.version.cuda}
 

@@ -1,0 +1,217 @@
+/* torch_ops.c: golden/torch_ops/<gpu model>.json read strictly (contract in torch_ops.h). */
+#include "torch_ops.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "baseline.h"
+#include "capture.h"
+
+#define MAX_INPUTS 16 /* an op's tensors: index_add has four */
+
+/* "<file> <path of obj.key>: expected <what>, got <got>"; quote: got is a string value. */
+static int bad(ej_val obj, const char *key, const char *what, const char *got, int quote, ea_error *err)
+{
+    ej_val f;
+    ej_field(obj, key, 0, &f, err);
+    return ea_fail(err, "%s %s: expected %s, got %s%.80s%s", f.file, f.path, what, quote ? "\"" : "", got,
+                   quote ? "\"" : "");
+}
+
+/* An array of strings: *out (NULL-terminated, pointing into the document) is the caller's to free. */
+static int strings(ej_val obj, const char *key, const char ***out, int *n, ea_error *err)
+{
+    ej_val arr;
+    *out = NULL;
+    if (ej_field(obj, key, 1, &arr, err) || ej_array(arr, n, err))
+        return -1;
+    if (!(*out = calloc((size_t)*n + 1, sizeof **out)))
+        return ea_fail(err, "%s: out of memory", obj.file);
+    for (int i = 0; i < *n; i++)
+        if (ej_as_string(ej_index(arr, i), &(*out)[i], err))
+            return -1;
+    return 0;
+}
+
+/* {"call", "median_us", "q1_us", "q3_us", "samples"}, or null: the mode was not timed. */
+static int read_time(ej_val point, const char *mode, ea_torch_time *t, ea_error *err)
+{
+    static const char *const keys[] = {"call", "median_us", "q1_us", "q3_us", "samples", NULL};
+    char got[128];
+    ej_val v;
+    memset(t, 0, sizeof *t);
+    if (ej_field(point, mode, 1, &v, err))
+        return -1;
+    if (cJSON_IsNull(v.v))
+        return 0;
+    if (ej_object(v, keys, err) || ej_get_string(v, "call", &t->call, err) ||
+        ej_get_number(v, "median_us", &t->median_us, err) || ej_get_number(v, "q1_us", &t->q1_us, err) ||
+        ej_get_number(v, "q3_us", &t->q3_us, err) || ej_get_int(v, "samples", &t->samples, err))
+        return -1;
+    /* a ratio against a zero or inverted summary would be meaningless: refuse the file instead */
+    if (!(t->median_us > 0 && t->q1_us <= t->median_us && t->median_us <= t->q3_us)) {
+        snprintf(got, sizeof got, "q1 %g, median %g, q3 %g", t->q1_us, t->median_us, t->q3_us);
+        return bad(v, "median_us", "a positive median between q1_us and q3_us", got, 0, err);
+    }
+    if (t->samples < 2) {
+        snprintf(got, sizeof got, "%" PRId64, t->samples);
+        return bad(v, "samples", "at least 2 samples", got, 0, err);
+    }
+    t->timed = 1;
+    return 0;
+}
+
+/* The op's tensors in capture.json's input format, each name once. */
+static int read_inputs(ej_val point, ea_error *err)
+{
+    ea_capture_tensor t[MAX_INPUTS];
+    char what[32], got[32];
+    ej_val arr;
+    int n;
+    if (ej_field(point, "inputs", 1, &arr, err) || ej_array(arr, &n, err))
+        return -1;
+    if (n > MAX_INPUTS) {
+        snprintf(what, sizeof what, "at most %d inputs", MAX_INPUTS);
+        snprintf(got, sizeof got, "%d", n);
+        return bad(point, "inputs", what, got, 0, err);
+    }
+    for (int i = 0; i < n; i++) {
+        ej_val e = ej_index(arr, i);
+        if (ea_capture_read_input(e, &t[i], err))
+            return -1;
+        for (int k = 0; k < i; k++)
+            if (!strcmp(t[k].name, t[i].name))
+                return bad(e, "name", "a name no other input has", t[i].name, 1, err);
+    }
+    return 0;
+}
+
+static int read_point(ej_val p, ea_torch_op *op, ea_error *err)
+{
+    static const char *const keys[] = {"point", "op", "inputs", "setup", "faithful", "fabricated", "kernels",
+                                       "kernels_note", NULL};
+    const char **setup = NULL;
+    ej_val note;
+    int nsetup, rc;
+    rc = ej_object(p, keys, err) || ej_get_string(p, "point", &op->point, err) ||
+         ej_get_string(p, "op", &op->op, err) || read_inputs(p, err) || strings(p, "setup", &setup, &nsetup, err) ||
+         read_time(p, "faithful", &op->faithful, err) || read_time(p, "fabricated", &op->fabricated, err) ||
+         strings(p, "kernels", &op->kernels, &op->nkernels, err) || ej_field(p, "kernels_note", 0, &note, err) ||
+         (note.v && ej_as_string(note, &op->kernels_note, err));
+    free(setup); /* validated only: the C side never runs it */
+    return rc ? -1 : 0;
+}
+
+static int read_head(ej_val root, const char *model, ea_torch_ops *t, ea_error *err)
+{
+    static const char *const keys[] = {"schema", "schema_version", "command", "environment", "timing", "points",
+                                       NULL};
+    static const char *const env_keys[] = {"torch", "torch_git", "triton", "gpu", "capability", "driver", "cuda",
+                                           NULL};
+    static const char *const timing_keys[] = {"method", "calls_per_replay", "replays", "warmup_ms", NULL};
+    const char *s;
+    int64_t version, k;
+    double ms;
+    char m[64];
+    ej_val env, tm;
+    if (ej_object(root, keys, err) || ej_get_string(root, "schema", &s, err))
+        return -1;
+    if (strcmp(s, EA_TORCH_OPS_SCHEMA))
+        return bad(root, "schema", "\"" EA_TORCH_OPS_SCHEMA "\"", s, 1, err);
+    if (ej_get_int(root, "schema_version", &version, err))
+        return -1;
+    if (version != EA_TORCH_OPS_VERSION)
+        return ea_fail(err, "%s $.schema_version: expected %d, got %" PRId64, root.file, EA_TORCH_OPS_VERSION,
+                       version);
+    if (ej_get_string(root, "command", &s, err) || ej_field(root, "environment", 1, &env, err) ||
+        ej_object(env, env_keys, err))
+        return -1;
+    for (const char *const *key = env_keys; *key; key++) {
+        if (ej_get_string(env, *key, &s, err))
+            return -1;
+        if (!strcmp(*key, "torch"))
+            t->torch = s;
+        else if (!strcmp(*key, "gpu"))
+            t->gpu = s;
+    }
+    ea_gpu_model(t->gpu, m, sizeof m);
+    /* a file measured on another GPU model would judge this replica against the wrong hardware */
+    if (model && strcmp(m, model)) {
+        char what[96];
+        snprintf(what, sizeof what, "a GPU of model %.40s (the file is read for it)", model);
+        return bad(env, "gpu", what, t->gpu, 1, err);
+    }
+    return ej_field(root, "timing", 1, &tm, err) || ej_object(tm, timing_keys, err) ||
+                   ej_get_string(tm, "method", &s, err) || ej_get_int(tm, "calls_per_replay", &k, err) ||
+                   ej_get_int(tm, "replays", &k, err) || ej_get_number(tm, "warmup_ms", &ms, err)
+               ? -1
+               : 0;
+}
+
+static int read_doc(const char *model, ea_torch_ops *t, ea_error *err)
+{
+    ej_val root = ej_root(&t->doc), pts;
+    if (read_head(root, model, t, err) || ej_field(root, "points", 1, &pts, err) || ej_array(pts, &t->n, err))
+        return -1;
+    if (!(t->ops = calloc((size_t)t->n + 1, sizeof *t->ops)))
+        return ea_fail(err, "%s: out of memory", t->file);
+    for (int i = 0; i < t->n; i++) {
+        ej_val p = ej_index(pts, i);
+        if (read_point(p, &t->ops[i], err))
+            return -1;
+        for (int k = 0; k < i; k++)
+            if (!strcmp(t->ops[k].point, t->ops[i].point))
+                return bad(p, "point", "each point once", t->ops[i].point, 1, err);
+    }
+    return 0;
+}
+
+int ea_torch_ops_load(const char *path, const char *model, ea_torch_ops *t, ea_error *err)
+{
+    memset(t, 0, sizeof *t);
+    snprintf(t->file, sizeof t->file, "%s", path);
+    snprintf(t->rel, sizeof t->rel, "%s", path);
+    if (ej_load(path, &t->doc, err) || read_doc(model, t, err)) {
+        ea_torch_ops_free(t);
+        return -1;
+    }
+    t->loaded = 1;
+    return 0;
+}
+
+int ea_torch_ops_load_dir(const char *golden, const char *model, ea_torch_ops *t, ea_error *err)
+{
+    char path[4096], rel[256];
+    snprintf(rel, sizeof rel, "torch_ops/%s.json", model);
+    snprintf(path, sizeof path, "%s/%s", golden, rel);
+    if (access(path, F_OK) != 0) { /* not measured yet: the caller says so, naming file */
+        memset(t, 0, sizeof *t);
+        snprintf(t->file, sizeof t->file, "%s", path);
+    } else if (ea_torch_ops_load(path, model, t, err)) {
+        return -1;
+    }
+    snprintf(t->rel, sizeof t->rel, "%s", rel);
+    return 0;
+}
+
+void ea_torch_ops_free(ea_torch_ops *t)
+{
+    for (int i = 0; t->ops && i < t->n; i++)
+        free(t->ops[i].kernels);
+    free(t->ops);
+    ej_free(&t->doc);
+    t->ops = NULL;
+    t->n = 0;
+    t->loaded = 0;
+}
+
+const ea_torch_op *ea_torch_ops_find(const ea_torch_ops *t, const char *point)
+{
+    for (int i = 0; t && t->loaded && i < t->n; i++)
+        if (!strcmp(t->ops[i].point, point))
+            return &t->ops[i];
+    return NULL;
+}

@@ -1,0 +1,329 @@
+"""op_timing.py's torch-free parts: the op's inputs and calls as the C side builds them, the JSON
+document, kernel names, and the CLI's paths that stop before torch.
+
+tests/fixtures/torch_ops/H200.json, which the C reader's tests load, is this module's
+fixture_document(); after a format change, rewrite it with
+    python3 tools/capture/tests/test_op_timing.py --write-fixture
+"""
+
+import contextlib
+import copy
+import io
+import json
+import os
+import sys
+import tempfile
+import unittest
+from unittest import mock
+
+import context  # noqa: F401
+import gen
+import golden
+import op_timing
+
+ROOT = os.path.join(os.path.dirname(__file__), "..", "..", "..")
+GOLDEN = os.path.join(ROOT, "golden")
+FIXTURE = os.path.join(ROOT, "tests", "fixtures", "torch_ops", "H200.json")
+ENV = {"torch": "2.11.0+cu130", "torch_git": "0123abc", "triton": "3.6.0", "gpu": "NVIDIA H200",
+       "capability": "9.0", "driver": "580.159.04", "cuda": "13.0"}
+
+
+def golden_points():
+    return golden.load_op(GOLDEN, "index_add")[1]["points"]
+
+
+def plans():
+    return [op_timing.plan_point(p, f"index_add.json $.points[{i}]")
+            for i, p in enumerate(golden_points())]
+
+
+def fixture_document():
+    """A document as op_timing.py writes it for the golden points, with made-up timings: what
+    the C reader's tests read (tests/test_torch_ops.c)."""
+    made_up = {"index_add-398f48d45d2b": (170.0, 6700.0), "index_add-31177027c868": (90.0, 3400.0),
+               "index_add-a8e741bae3fe": (600.0, 720.0)}
+    kernels = ["void at::native::vectorized_elementwise_kernel<4, "
+               "at::native::FillFunctor<c10::BFloat16>, std::array<char*, 1ul> >", "Memcpy DtoD",
+               "void at::native::indexFuncLargeIndex<c10::BFloat16, long, unsigned int, 1, 1, -2, "
+               "true>"]
+    records = []
+    for plan in plans():
+        faithful, fabricated = made_up[plan["point"]]
+        times = {mode: {"median_us": us, "q1_us": us - 1, "q3_us": us + 1, "samples": 30}
+                 for mode, us in (("faithful", faithful), ("fabricated", fabricated))}
+        records.append(op_timing.point_record(plan, times, kernels))
+    return op_timing.document("python3 tools/capture/op_timing.py --golden golden --out "
+                              "golden/torch_ops/H200.json (test fixture: made-up timings)", ENV,
+                              records)
+
+
+def synthetic_point(**change):
+    """A small index_add point shaped like Longformer's: out [12], overlapping windows of an iota
+    as the index (positions 4..7 read twice)."""
+    derived = {"kind": "as_strided_iota", "iota": {"length": 12, "start": 0, "step": 1},
+               "size": [2, 2, 4], "stride": [4, 4, 1], "offset": 0, "numel": 16, "min": 0,
+               "max": 11,
+               "distinct": 12, "coverage": {"covered": 12, "of": 12},
+               "multiplicity_histogram": {"1": 8, "2": 4}, "max_multiplicity": 2, "sorted": False}
+
+    def t(dtype, sizes):
+        strides, step = [], 1
+        for n in reversed(sizes):
+            strides.insert(0, step)
+            step *= n
+        return {"dtype": dtype, "sizes": sizes, "strides": strides, "offset": 0,
+                "device": "cuda:0", "contiguous": True, "channels_last": False}
+
+    point = {"point": "index_add-000000000001", "count": 1,
+             "signature": {"op": op_timing.OP, "output": t("bf16", [12]),
+                           "args": [t("bf16", [12]), 0, t("i64", [16]), t("bf16", [16])],
+                           "kwargs": {},
+                           "value_properties": [
+                               {"arg": 0, "derived": {"kind": "constant", "value": 0}},
+                               {"arg": 2, "derived": derived},
+                               {"arg": 3, "kind": "float_data"}]},
+             "scopes": [{"scope_id": "index_add-000000000001-000000000002",
+                         "scope": {"nodes": []}}]}
+    for path, value in change.items():
+        target = point
+        *keys, last = path.split("__")
+        for k in keys:
+            target = target[int(k)] if isinstance(target, list) else target[k]
+        target[int(last) if isinstance(target, list) else last] = value
+    return point
+
+
+def by_name(plan):
+    return {spec["name"]: spec for spec in plan["inputs"]}
+
+
+class TestGoldenPlans(unittest.TestCase):
+    def test_inputs_match_the_c_side(self):
+        longformer_a, longformer_b, xlnet = plans()
+        a = by_name(longformer_a)
+        self.assertEqual(list(a), ["index", "fabricated_index", "source"])
+        self.assertEqual(a["index"]["values"]["generator"], "as_strided_iota")
+        self.assertNotIn("kind", a["index"]["values"])
+        self.assertEqual(a["index"]["values"]["size"], [96, 4, 768, 64])
+        self.assertEqual(a["fabricated_index"]["values"],
+                         {"generator": "randint", "seed": 2, "low": 0, "high": 100})
+        self.assertEqual(a["source"]["values"], {"generator": "uniform", "seed": 3})
+        self.assertEqual((a["source"]["sizes"], a["index"]["dtype"]), ([18874368], "i64"))
+        self.assertEqual(longformer_a["setup"], [])
+        self.assertEqual(by_name(longformer_b)["index"]["values"]["stride"],
+                         [64, 1572864, 6144, 1])
+        x = by_name(xlnet)
+        self.assertEqual(x["index"]["values"], {"generator": "iota", "start": 0, "step": 1})
+        self.assertEqual(x["source"]["sizes"], [16, 16, 512, 512])
+        self.assertEqual(xlnet["source_scale"], 0.125)
+        self.assertEqual(xlnet["setup"],
+                         ["source.copy_((source.float() * 0.125).to(torch.bfloat16))"])
+        self.assertEqual(xlnet["expect"], {"min": 0, "max": 511, "distinct": 512})
+
+    def test_calls(self):
+        longformer_a, _, xlnet = plans()
+        self.assertEqual(longformer_a["modes"]["faithful"]["call"],
+                         "torch.ops.aten.index_add.default(torch.full([9437184], 0, "
+                         "dtype=torch.bfloat16, device='cuda'), 0, index, source)")
+        self.assertEqual(xlnet["modes"]["fabricated"],
+                         {"index": "fabricated_index",
+                          "call": "torch.ops.aten.index_add.default(torch.full([16, 16, 512, "
+                                  "1023], 0, dtype=torch.bfloat16, device='cuda'), 3, "
+                                  "fabricated_index, source)"})
+
+    def test_expectation_agrees_with_the_generator(self):
+        # the statistics the torch half checks are what gen.py's index really holds
+        plan = op_timing.plan_point(synthetic_point(), "p")
+        spec = by_name(plan)["index"]["values"]
+        values = [gen.element(spec, i) for i in range(16)]
+        self.assertEqual({"min": min(values), "max": max(values),
+                          "distinct": len(set(values))}, plan["expect"])
+        self.assertEqual(op_timing.index_expectation(
+            {"kind": "iota", "iota": {"length": 5, "start": 9, "step": -2}, "distinct": 5}),
+            {"min": 1, "max": 9, "distinct": 5})
+
+
+class TestSyntheticPlans(unittest.TestCase):
+    def test_self_generated_alpha_and_negative_dim(self):
+        p = synthetic_point(signature__value_properties__0__derived={"kind": "graph_input"},
+                            signature__args__1=-1, signature__kwargs={"alpha": 2})
+        plan = op_timing.plan_point(p, "p")
+        self.assertEqual(by_name(plan)["self"]["values"], {"generator": "uniform", "seed": 1})
+        self.assertEqual(plan["dim"], 0)
+        self.assertEqual(plan["modes"]["faithful"]["call"],
+                         "torch.ops.aten.index_add.default(self, 0, index, source, alpha=2)")
+        fifth = synthetic_point()
+        fifth["signature"]["args"].append(0.5)
+        self.assertTrue(op_timing.plan_point(fifth, "p")["modes"]["fabricated"]["call"]
+                        .endswith("fabricated_index, source, alpha=0.5)"))
+
+    def test_no_index_properties_and_a_short_dim(self):
+        p = synthetic_point(signature__value_properties__1__derived={"kind": "graph_input"})
+        plan = op_timing.plan_point(p, "p")
+        self.assertIsNone(plan["modes"]["faithful"])
+        self.assertIsNone(plan["expect"])
+        self.assertNotIn("index", by_name(plan))
+        # randint(0, 100) clamped to the indexed dim, as the C side keeps the replay in bounds
+        self.assertEqual(by_name(plan)["fabricated_index"]["values"]["high"], 12)
+
+    def test_producer_mul(self):
+        nodes = [{"role": "input", "op": "input", "ann": "bf16[4, 4][4, 1]cuda:0"},
+                 {"role": "producer", "op": "aten.mul.Tensor", "args": [{"ref": 0}, 0.5]},
+                 {"role": "op", "op": op_timing.OP,
+                  "args": [{"ref": 3}, 0, {"ref": 4}, {"ref": 1}]}]
+        p = synthetic_point(scopes__0__scope={"nodes": nodes})
+        self.assertEqual(op_timing.plan_point(p, "p")["source_scale"], 0.5)
+        nodes[1]["args"] = [0.5, {"ref": 0}]  # scalar first
+        self.assertEqual(op_timing.plan_point(p, "p")["source_scale"], 0.5)
+        nodes[0]["ann"] = "bf16[4, 4][1, 4]cuda:0"
+        with self.assertRaisesRegex(op_timing.OpTimingError, "must be contiguous"):
+            op_timing.plan_point(p, "p")
+        nodes[1]["op"] = "aten.add.Tensor"
+        self.assertIsNone(op_timing.plan_point(p, "p")["source_scale"])
+
+    def test_refusals_name_the_place(self):
+        cases = [
+            ({"signature__args__3__dtype": "f32"}, r"p\.signature\.args\[3\]\.dtype: expected "
+                                                   r"\"bf16\""),
+            ({"signature__args__0__strides": [2]}, r"args\[0\]: expected self contiguous"),
+            ({"signature__args__1": 1}, "expected dim in range"),
+            ({"signature__args__2__sizes": [15]}, "source.size.dim. elements"),
+            ({"signature__args": [1, 2, 3]}, "got 3 args"),
+            ({"signature__args__1": "0"}, "an integer dim"),
+            ({"signature__op": "aten.cat.default"}, "expected an aten.index_add.default point"),
+            ({"signature__output__symbolic": True}, "static sizes"),
+            ({"signature__value_properties__0__derived": {"kind": "constant", "value": "inf"}},
+             "constant fill must be a number"),
+        ]
+        for change, message in cases:
+            with self.subTest(change=change):
+                with self.assertRaisesRegex(op_timing.OpTimingError, message):
+                    op_timing.plan_point(synthetic_point(**change), "p")
+
+    def test_select_points(self):
+        doc = {"points": golden_points()}
+        self.assertEqual(len(op_timing.select_points(doc, "f", [])), 3)
+        got = op_timing.select_points(doc, "f", ["index_add-a8e741bae3fe",
+                                                 "index_add-31177027c868-c06b114e6a86"])
+        self.assertEqual([i for i, _ in got], [1, 2])
+        with self.assertRaisesRegex(op_timing.OpTimingError, "no such point or scope id in f: x"):
+            op_timing.select_points(doc, "f", ["index_add-a8e741bae3fe", "x"])
+
+
+class TestNamesAndDocument(unittest.TestCase):
+    def test_kernel_name(self):
+        k = op_timing.kernel_name
+        self.assertEqual(k("void at::native::indexFuncLargeIndex<c10::BFloat16, long, unsigned "
+                           "int, 1, 1, -2, true>(at::cuda::detail::TensorInfo<c10::BFloat16, "
+                           "unsigned int>, int)"),
+                         "void at::native::indexFuncLargeIndex<c10::BFloat16, long, unsigned int, "
+                         "1, 1, -2, true>")
+        self.assertEqual(k("Memcpy DtoD (Device -> Device)"), "Memcpy DtoD")
+        self.assertEqual(k("void at::native::(anonymous namespace)::f<int>(int*)"),
+                         "void at::native::(anonymous namespace)::f<int>")
+        self.assertEqual(k("plain"), "plain")
+
+    def test_gpu_model(self):
+        # the cases src/baseline.c's ea_gpu_model is tested with
+        self.assertEqual(op_timing.gpu_model("NVIDIA H200"), "H200")
+        self.assertEqual(op_timing.gpu_model("NVIDIA GeForce RTX 4090 "), "GeForce-RTX-4090")
+        self.assertEqual(op_timing.gpu_model("NVIDIA H100 80GB HBM3"), "H100-80GB-HBM3")
+
+    def test_document(self):
+        plan = op_timing.plan_point(synthetic_point(
+            signature__value_properties__1__derived={"kind": "graph_input"}), "p")
+        t = {"median_us": 2.0, "q1_us": 1.5, "q3_us": 2.5, "samples": 30}
+        rec = op_timing.point_record(plan, {"fabricated": t}, [], "torch.profiler saw nothing")
+        self.assertEqual(list(rec), ["point", "op", "inputs", "setup", "faithful", "fabricated",
+                                     "kernels", "kernels_note"])
+        self.assertIsNone(rec["faithful"])
+        self.assertEqual(rec["fabricated"], {"call": plan["modes"]["fabricated"]["call"], **t})
+        self.assertNotIn("kernels_note", op_timing.point_record(plan, {}, ["k"]))
+        doc = op_timing.document("cmd", ENV, [rec])
+        self.assertEqual((doc["schema"], doc["schema_version"]), ("extern-audit/torch-ops", 1))
+        self.assertEqual(doc["timing"]["warmup_ms"], op_timing.WARMUP_MS)
+        self.assertEqual(doc["timing"]["calls_per_replay"], 20)
+        self.assertEqual(json.loads(json.dumps(doc)), doc)
+
+    def test_c_fixture_is_what_the_tool_writes(self):
+        with open(FIXTURE, encoding="utf-8") as f:
+            self.assertEqual(json.load(f), fixture_document(),
+                             "rewrite it: python3 tools/capture/tests/test_op_timing.py "
+                             "--write-fixture")
+
+
+class TestCli(unittest.TestCase):
+    def run_main(self, argv):
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                rc = op_timing.main(argv)
+            except SystemExit as e:
+                rc = e.code
+        return rc, out.getvalue(), err.getvalue()
+
+    def test_help_usage_and_plan(self):
+        rc, out, _ = self.run_main(["--help"])
+        self.assertEqual(rc, 0)
+        self.assertIn("--points", out)
+        rc, _, err = self.run_main(["--golden", GOLDEN])
+        self.assertEqual(rc, 2)
+        self.assertIn("--out is required unless --plan", err)
+        rc, out, _ = self.run_main(["--golden", GOLDEN, "--plan", "--points",
+                                    "index_add-a8e741bae3fe"])
+        self.assertEqual(rc, 0)
+        got = json.loads(out)
+        self.assertEqual([p["point"] for p in got], ["index_add-a8e741bae3fe"])
+        self.assertEqual(got[0]["faithful"]["index"], "index")
+
+    def test_bad_input_exits_2(self):
+        rc, _, err = self.run_main(["--golden", "/nonexistent", "--plan"])
+        self.assertEqual(rc, 2)
+        self.assertIn("/nonexistent/occurrences/index_add.json: cannot read", err)
+        rc, _, err = self.run_main(["--golden", GOLDEN, "--plan", "--points", "nope"])
+        self.assertEqual(rc, 2)
+        self.assertIn("--points: no such point or scope id", err)
+        with mock.patch.dict(sys.modules, {"torch": None}):
+            rc, _, err = self.run_main(["--golden", GOLDEN, "--out", "/tmp/never.json"])
+        self.assertEqual(rc, 2)
+        self.assertIn("torch is needed to time the ops", err)
+
+    def test_writes_what_was_timed_and_exits_1_on_a_failure(self):
+        def fake_time(plan, with_kernels):
+            if plan["point"] == "index_add-31177027c868":
+                raise op_timing.OpTimingError(f"{plan['point']}: broke")
+            t = {"median_us": 5.0, "q1_us": 4.0, "q3_us": 6.0, "samples": 30}
+            return op_timing.point_record(plan, {"faithful": t, "fabricated": t}, ["k"])
+
+        with tempfile.TemporaryDirectory() as tmp, \
+                mock.patch.object(op_timing, "check_torch"), \
+                mock.patch.object(op_timing.worker, "environment", return_value=ENV), \
+                mock.patch.object(op_timing, "time_point", side_effect=fake_time):
+            out = os.path.join(tmp, "torch_ops", "H100.json")
+            rc, _, err = self.run_main(["--golden", GOLDEN, "--out", out])
+            self.assertEqual(rc, 1)
+            self.assertIn("failed: index_add-31177027c868: broke", err)
+            self.assertIn("reads torch_ops/H200.json, not H100.json", err)
+            with open(out, encoding="utf-8") as f:
+                doc = json.load(f)
+            self.assertEqual([p["point"] for p in doc["points"]],
+                             ["index_add-398f48d45d2b", "index_add-a8e741bae3fe"])
+            self.assertEqual(doc["environment"], ENV)
+            # nothing timed: nothing written, so an older file stays whole
+            fake_time_all = mock.Mock(side_effect=op_timing.OpTimingError("x"))
+            with mock.patch.object(op_timing, "time_point", fake_time_all):
+                empty = os.path.join(tmp, "H200.json")
+                rc, _, _ = self.run_main(["--golden", GOLDEN, "--out", empty])
+            self.assertEqual(rc, 1)
+            self.assertFalse(os.path.exists(empty))
+
+
+if __name__ == "__main__":
+    if "--write-fixture" in sys.argv:
+        os.makedirs(os.path.dirname(FIXTURE), exist_ok=True)
+        with open(FIXTURE, "w", encoding="utf-8") as f:
+            json.dump(fixture_document(), f, indent=1)
+            f.write("\n")
+        print(f"wrote {os.path.relpath(FIXTURE)}")
+    else:
+        unittest.main()
