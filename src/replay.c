@@ -35,10 +35,44 @@ typedef struct {
 
 typedef struct {
     ea_kernel kernel;
-    ea_cubin cubin;
     void **params;        /* one pointer per kernel parameter, into storage */
     unsigned char *storage;
 } launch;
+
+/* Modules stay loaded for the life of the process: CUPTI names kernels by function handle, and a
+ * module loaded after another was unloaded can reuse its handles and be reported under the old
+ * kernel's name (seen on the H200 replaying 76 captures in one process). */
+static struct {
+    char *path;
+    ea_cubin *cubin;
+} *modules;
+static int nmodules;
+
+static const ea_cubin *module_for(const char *path, ea_error *err)
+{
+    for (int i = 0; i < nmodules; i++)
+        if (!strcmp(modules[i].path, path))
+            return modules[i].cubin;
+    void *grown = realloc(modules, sizeof *modules * (size_t)(nmodules + 1));
+    ea_cubin *c = calloc(1, sizeof *c);
+    char *copy = strdup(path);
+    if (grown)
+        modules = grown;
+    if (!grown || !c || !copy) {
+        free(c);
+        free(copy);
+        ea_fail(err, "%s: out of memory", path);
+        return NULL;
+    }
+    if (ea_cubin_load_file(c, path, err) != 0) {
+        free(c);
+        free(copy);
+        return NULL;
+    }
+    modules[nmodules].path = copy;
+    modules[nmodules++].cubin = c;
+    return c;
+}
 
 typedef struct {
     const ea_capture *c;
@@ -176,8 +210,8 @@ static int prepare(plan *p, ea_error *err)
     for (int i = 0; i < p->r->nsteps; i++, p->nlaunches++) {
         const ea_capture_step *st = &p->r->steps[i];
         launch *l = &p->launches[i];
-        if (ea_cubin_load_file(&l->cubin, st->cubin, err) || ea_cubin_function(&l->cubin, st->function, &l->kernel, err) ||
-            build_params(p, st, l, err))
+        const ea_cubin *m = module_for(st->cubin, err);
+        if (!m || ea_cubin_function(m, st->function, &l->kernel, err) || build_params(p, st, l, err))
             return -1;
     }
     return cuda_ok(cudaStreamCreate((cudaStream_t *)&p->stream), "cudaStreamCreate", c->file, err);
@@ -236,7 +270,6 @@ static int kernels_match(const ea_capture_run *r, const ea_kernel_list *k)
 static void release(plan *p)
 {
     for (int i = 0; i < p->nlaunches; i++) {
-        ea_cubin_unload(&p->launches[i].cubin);
         free(p->launches[i].params);
         free(p->launches[i].storage);
     }

@@ -62,10 +62,14 @@ __device__ __forceinline__ uint32_t lane(const uint32_t (&u)[4], int i)
     return (u[i >> 1] >> ((i & 1) * 16)) & 0xffffu;
 }
 
+template <bool STREAM = false>
 __device__ __forceinline__ void store8(uint16_t *out, const uint32_t (&r)[8])
 {
-    *reinterpret_cast<uint4 *>(out) =
-        make_uint4(r[0] | r[1] << 16, r[2] | r[3] << 16, r[4] | r[5] << 16, r[6] | r[7] << 16);
+    uint4 v = make_uint4(r[0] | r[1] << 16, r[2] | r[3] << 16, r[4] | r[5] << 16, r[6] | r[7] << 16);
+    if constexpr (STREAM)
+        __stcs(reinterpret_cast<uint4 *>(out), v);
+    else
+        *reinterpret_cast<uint4 *>(out) = v;
 }
 
 /* Words M..M+4 of the 8 loaded words, shifted by one element when odd: 8 source elements from s. */
@@ -116,7 +120,7 @@ __global__ void ia_oracle_slice_scalar(uint16_t *out, const uint16_t *x, ia_slic
 
 /* U 16-byte chunks per thread (a block covers U * blockDim consecutive chunks, each pass coalesced):
  * every chunk's loads are issued before the first store, U * 32 bytes in flight per thread. */
-template <int U, bool FAST>
+template <int U, bool FAST, bool STREAM>
 __global__ void ia_oracle_slice_vec8(uint16_t *out, const uint16_t *x, ia_slice q, int64_t items, float scale,
                                      float fill)
 {
@@ -168,7 +172,7 @@ __global__ void ia_oracle_slice_vec8(uint16_t *out, const uint16_t *x, ia_slice 
                 r[i] = slice_elem<I>(q, x, rr, cc, scale, fill);
             }
         }
-        store8(out + (int64_t)(first + (int64_t)k * blockDim.x) * 8, r);
+        store8<STREAM>(out + (int64_t)(first + (int64_t)k * blockDim.x) * 8, r);
     }
 }
 
@@ -408,9 +412,10 @@ extern "C" int ia_oracle_slice(const ia_slice *q, void *out, const void *x, floa
             ia_oracle_slice_scalar<false><<<grid_for(items), kBlock, 0, st>>>(o, in, *q, items, scale, fill);
         return (int)cudaGetLastError();
     }
-#define IA_SLICE(U)                                                                                      \
-    (fast ? ia_oracle_slice_vec8<U, true><<<grid, kBlock, 0, st>>>(o, in, *q, items, scale, fill)          \
-          : ia_oracle_slice_vec8<U, false><<<grid, kBlock, 0, st>>>(o, in, *q, items, scale, fill))
+#define IA_SLICE_S(U, S)                                                                                 \
+    (fast ? ia_oracle_slice_vec8<U, true, S><<<grid, kBlock, 0, st>>>(o, in, *q, items, scale, fill)       \
+          : ia_oracle_slice_vec8<U, false, S><<<grid, kBlock, 0, st>>>(o, in, *q, items, scale, fill))
+#define IA_SLICE(U) (q->streaming ? IA_SLICE_S(U, true) : IA_SLICE_S(U, false))
     switch (u) {
     case 2: IA_SLICE(2); break;
     case 4: IA_SLICE(4); break;
@@ -418,6 +423,7 @@ extern "C" int ia_oracle_slice(const ia_slice *q, void *out, const void *x, floa
     default: IA_SLICE(1); break;
     }
 #undef IA_SLICE
+#undef IA_SLICE_S
     return (int)cudaGetLastError();
 }
 

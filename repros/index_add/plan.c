@@ -309,7 +309,7 @@ int ia_plan_make(const ia_scope *s, int sm_count, ia_plan *p, ea_error *err)
         /* unroll 2 was the fastest of 1/2/4/8 on an H200 (golden/baselines/H200.json); runs time all four
          * and the staged kernel */
         p->slice = (ia_slice){g->outer, g->D * g->inner, g->L * g->inner, s->idx.start * g->inner, 1, 2,
-                              ia_fastdiv_make(g->D * g->inner), 0, {0, 0, 0}};
+                              ia_fastdiv_make(g->D * g->inner), 0, {0, 0, 0}, 0};
         p->slice.vec = (g->n_out % 8 == 0 && g->n_src % 8 == 0) ? 8 : 1;
         ia_slice_stage_make(&p->slice);
     } else if (s->idx.kind == IA_INDEX_AS_STRIDED && g->outer == 1 && g->inner == 1) {

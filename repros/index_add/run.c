@@ -238,12 +238,13 @@ static double median_of(const cJSON *path)
     return cJSON_GetObjectItem(cJSON_GetObjectItem(path, "time"), "median_us")->valuedouble;
 }
 
-/* The slice oracle's launch variants: the 16-byte kernel at 1, 2, 4 and 8 chunks per thread, and the
- * shared-memory staged kernel. */
+/* The slice oracle's launch variants: the 16-byte kernel at 1, 2, 4 and 8 chunks per thread, with
+ * plain or evict-first (streaming) stores, and the shared-memory staged kernel. */
 static const struct {
     const char *name;
-    int unroll, staged;
-} slice_variants[] = {{"vec8", 1, 0}, {"vec8", 2, 0}, {"vec8", 4, 0}, {"vec8", 8, 0}, {"staged", 0, 1}};
+    int unroll, staged, streaming;
+} slice_variants[] = {{"vec8", 1, 0, 0},    {"vec8", 2, 0, 0},    {"vec8", 4, 0, 0}, {"vec8", 8, 0, 0},
+                      {"vec8-cs", 1, 0, 1}, {"vec8-cs", 2, 0, 1}, {"staged", 0, 1, 0}};
 
 static void add_variant(cJSON *o, int v)
 {
@@ -268,6 +269,7 @@ static int add_path(cJSON *paths, dev *d, int path, const int64_t *index, const 
         char why[128] = "";
         tuned.slice.unroll = tune ? slice_variants[v].unroll : plan->slice.unroll;
         tuned.slice.staged = tune ? slice_variants[v].staged : plan->slice.staged;
+        tuned.slice.streaming = tune ? slice_variants[v].streaming : plan->slice.streaming;
         d->p = &tuned;
         cJSON *j = run_path(d, path, index, ref, exact, host, o, &c, err);
         d->p = plan;

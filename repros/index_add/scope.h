@@ -117,6 +117,8 @@ typedef struct {
     ia_fastdiv div_row;     /* by row_out */
     int staged;             /* 1: the shared-memory staged kernel instead (vec 8 only; the run times it too) */
     ia_slice_stage stage;   /* its plan, span_max 0 when vec != 8 */
+    int streaming;          /* 1: vec 8 stores with the evict-first hint (st.global.cs): the output is
+                             * never re-read here, so keeping it out of L2 may help a write-heavy pass */
 } ia_slice;
 
 /* One launch of the staged kernel: spans of span_chunks consecutive chunks (the last may be shorter),
