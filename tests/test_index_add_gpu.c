@@ -199,7 +199,7 @@ Test(index_add_gpu, other_configurations, .timeout = 300)
 }
 
 /* The slice oracle's launch variants on rows of 7, 511 and 1023 elements (scale folded or not): every
- * variant, the shared-memory staged kernel among them, passes the full checks on its own. */
+ * variant, the streaming-store and shared-memory staged kernels among them, passes the full checks. */
 Test(index_add_gpu, slice_variants_on_odd_rows, .timeout = 300)
 {
     ea_device_info info;
@@ -222,7 +222,8 @@ Test(index_add_gpu, slice_variants_on_odd_rows, .timeout = 300)
             staged += !strcmp(cJSON_GetObjectItem(c, "variant")->valuestring, "staged");
             n++;
         }
-        cr_assert(n == 5 && staged == 1, "vec8 at 4 unrolls and the staged kernel: %s", cJSON_PrintUnformatted(orc));
+        cr_assert(n == 7 && staged == 1, "vec8 at 4 unrolls, vec8-cs at 2, and the staged kernel: %s",
+                  cJSON_PrintUnformatted(orc));
         cr_log_info("rows of %lld: kept %s", (long long)p.slice.row_out,
                     cJSON_GetObjectItem(orc, "variant")->valuestring);
         cJSON_Delete(r);
