@@ -132,7 +132,10 @@ int ea_cmd_replay(int argc, char **argv)
             row = row_json(c, NULL, "not replayable (ATen steps)");
         } else {
             ea_replay_result res;
-            if (ea_replay_run(c, r, NULL, &res, &err) != 0) {
+            /* the capture's own K: a graph launch's overhead is spread over K calls, so the two
+             * per-call times are comparable only at the same K */
+            ea_timer_config tc = {.calls_per_replay = (int)r->calls_per_replay, .replays = (int)r->replays};
+            if (ea_replay_run(c, r, &tc, &res, &err) != 0) {
                 ea_replay_result_free(&res);
                 rc = fail(&err);
                 break;
