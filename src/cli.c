@@ -55,7 +55,7 @@ static const char usage_audit[] =
 
 typedef ea_cli_options options;
 
-static int usage_error(const char *cmd, const char *fmt, const char *arg)
+int ea_cli_usage_error(const char *cmd, const char *fmt, const char *arg)
 {
     fprintf(stderr, "extern-audit %s: ", cmd);
     fprintf(stderr, fmt, arg);
@@ -73,11 +73,11 @@ int ea_cli_parse(const char *cmd, const char *allowed, int argc, char **argv, op
         const char **value;
     } strings[] = {{"--corpus", &o->corpus}, {"--out", &o->out},       {"--check", &o->check},
                    {"--rule", &o->rule},     {"--golden", &o->golden}, {"--scope", &o->scope},
-                   {"--record", &o->record}};
+                   {"--record", &o->record}, {"--mode", &o->mode}};
     const struct {
         const char *name;
         int *flag;
-    } flags[] = {{"--json", &o->json}, {"--quiet", &o->quiet}, {"--update", &o->update}};
+    } flags[] = {{"--json", &o->json}, {"--quiet", &o->quiet}, {"--update", &o->update}, {"--plan", &o->plan}};
     *help = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
@@ -88,7 +88,7 @@ int ea_cli_parse(const char *cmd, const char *allowed, int argc, char **argv, op
         const char *hit = strstr(allowed, a);
         size_t n = strlen(a);
         if (strncmp(a, "--", 2) || !hit || (hit[n] != ' ' && hit[n] != '\0'))
-            return usage_error(cmd, "unknown option '%s'", a);
+            return ea_cli_usage_error(cmd, "unknown option '%s'", a);
         int known = 0;
         for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++)
             if (!strcmp(a, flags[k].name))
@@ -96,7 +96,7 @@ int ea_cli_parse(const char *cmd, const char *allowed, int argc, char **argv, op
         if (known)
             continue;
         if (i + 1 >= argc)
-            return usage_error(cmd, "option '%s' needs a value", a);
+            return ea_cli_usage_error(cmd, "option '%s' needs a value", a);
         const char *v = argv[++i];
         for (size_t k = 0; k < sizeof strings / sizeof strings[0]; k++)
             if (!strcmp(a, strings[k].name)) {
@@ -108,11 +108,11 @@ int ea_cli_parse(const char *cmd, const char *allowed, int argc, char **argv, op
         char *end;
         long cap = strtol(v, &end, 10);
         if (*end || end == v || cap < 0 || cap > 100000)
-            return usage_error(cmd, "--cat-cap expects an integer 0..100000, got '%s'", v);
+            return ea_cli_usage_error(cmd, "--cat-cap expects an integer 0..100000, got '%s'", v);
         o->cat_cap = (int)cap;
     }
     if (o->out && o->check)
-        return usage_error(cmd, "%s", "--out and --check exclude each other");
+        return ea_cli_usage_error(cmd, "%s", "--out and --check exclude each other");
     return 0;
 }
 

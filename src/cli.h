@@ -11,10 +11,12 @@ int ea_main(int argc, char **argv);
  * ("--golden --json --update"), fills the defaults, and returns 0, or 2 after a usage message;
  * *help is set for --help. */
 typedef struct {
-    const char *corpus, *out, *check, *rule, *golden, *scope, *record;
-    int json, quiet, cat_cap, update;
+    const char *corpus, *out, *check, *rule, *golden, *scope, *record, *mode;
+    int json, quiet, cat_cap, update, plan;
 } ea_cli_options;
 int ea_cli_parse(const char *cmd, const char *allowed, int argc, char **argv, ea_cli_options *o, int *help);
+/* "extern-audit <cmd>: <fmt with arg> (see extern-audit help <cmd>)" on stderr; returns 2. */
+int ea_cli_usage_error(const char *cmd, const char *fmt, const char *arg);
 
 /* extern-audit classify (cmd_classify.c) and its usage text. */
 int ea_cmd_classify(int argc, char **argv);

@@ -44,51 +44,31 @@ typedef struct {
     char command[1024];
 } run_options;
 
-static int usage(const char *fmt, const char *arg)
-{
-    fprintf(stderr, "extern-audit run: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, " (see extern-audit help run)\n");
-    return 2;
-}
-
 static int parse(int argc, char **argv, run_options *o, int *help)
 {
+    ea_cli_options c;
     memset(o, 0, sizeof *o);
-    o->golden = "golden";
-    o->ro.faithful = 1;
+    int rc = ea_cli_parse("run", "--scope --mode --json --record --golden --plan --quiet", argc, argv, &c, help);
+    if (rc || *help)
+        return rc;
+    const char *mode = c.mode ? c.mode : "faithful";
+    if (strcmp(mode, "faithful") && strcmp(mode, "fabricated") && strcmp(mode, "both"))
+        return ea_cli_usage_error("run", "--mode expects faithful, fabricated or both, got '%s'", mode);
+    if (!c.scope)
+        return ea_cli_usage_error("run", "%s", "--scope is required");
+    o->scope = c.scope;
+    o->record = c.record;
+    o->golden = c.golden;
+    o->json = c.json;
+    o->plan = c.plan;
+    o->quiet = c.quiet;
+    o->ro.faithful = strcmp(mode, "fabricated") != 0;
+    o->ro.fabricated = strcmp(mode, "faithful") != 0;
+    o->ro.log = c.quiet ? NULL : stderr;
+    /* the baselines record how they were made */
     size_t k = (size_t)snprintf(o->command, sizeof o->command, "extern-audit run");
-    for (int i = 0; i < argc; i++)
-        if (k < sizeof o->command)
-            k += (size_t)snprintf(o->command + k, sizeof o->command - k, " %s", argv[i]);
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        int *flag = !strcmp(a, "--json") ? &o->json : !strcmp(a, "--plan") ? &o->plan : !strcmp(a, "--quiet") ? &o->quiet : NULL;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h"))
-            return *help = 1, 0;
-        if (flag) {
-            *flag = 1;
-            continue;
-        }
-        const char **val = !strcmp(a, "--scope") ? &o->scope : !strcmp(a, "--record") ? &o->record
-                         : !strcmp(a, "--golden") ? &o->golden : NULL;
-        if (!val && strcmp(a, "--mode"))
-            return usage("unknown option '%s'", a);
-        if (i + 1 >= argc)
-            return usage("option '%s' needs a value", a);
-        const char *v = argv[++i];
-        if (val) {
-            *val = v;
-        } else if (!strcmp(v, "faithful") || !strcmp(v, "fabricated") || !strcmp(v, "both")) {
-            o->ro.faithful = strcmp(v, "fabricated") != 0;
-            o->ro.fabricated = strcmp(v, "faithful") != 0;
-        } else {
-            return usage("--mode expects faithful, fabricated or both, got '%s'", v);
-        }
-    }
-    if (!o->scope)
-        return usage("%s", "--scope is required");
-    o->ro.log = o->quiet ? NULL : stderr;
+    for (int i = 0; i < argc && k < sizeof o->command; i++)
+        k += (size_t)snprintf(o->command + k, sizeof o->command - k, " %s", argv[i]);
     return 0;
 }
 
