@@ -8,7 +8,8 @@ BUILD     ?= build
 
 CPPFLAGS  += -Isrc -Isrc/gpu -I$(CUDA_HOME)/include -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 CFLAGS    ?= -O2 -g
-CFLAGS    += -std=c11 -Wall -Wextra -Wshadow -Wno-unused-parameter
+# override: the coverage build sets CFLAGS on the command line and must keep the language and warnings
+override CFLAGS += -std=c11 -Wall -Wextra -Wshadow -Wno-unused-parameter
 # sm_90 (H100/H200) and sm_100 (B200) machine code plus PTX for later parts.
 NVFLAGS   ?= -O2 -g -std=c++17 \
              -gencode arch=compute_90,code=sm_90 \
@@ -54,7 +55,7 @@ deps:
 
 test: deps
 	@$(MAKE) --no-print-directory $(SUITE) $(CLI)
-	$(SUITE) --jobs 2
+	$(SUITE) --jobs 2 --verbose
 	@# the capture tool's pure-Python parts; torch is not needed for them
 	python3 -m unittest discover -s tools/capture/tests
 

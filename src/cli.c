@@ -116,13 +116,13 @@ int ea_cli_parse(const char *cmd, const char *allowed, int argc, char **argv, op
     return 0;
 }
 
-static int fail(const ea_error *err)
+int ea_cli_fail(const ea_error *err)
 {
     fprintf(stderr, "extern-audit: %s\n", err->msg);
     return 2;
 }
 
-static void print_json(const cJSON *j)
+void ea_cli_print_json(const cJSON *j)
 {
     char *s = cJSON_Print(j);
     if (s)
@@ -159,19 +159,19 @@ static int cmd_extract(int argc, char **argv)
     ea_corpus c;
     ea_extraction x;
     if (ea_corpus_open(o.corpus, &c, &err) != 0)
-        return fail(&err);
+        return ea_cli_fail(&err);
     ea_extract_opts eo = {o.cat_cap, o.quiet ? NULL : stderr};
     rc = ea_extract(&c, &eo, &x, &err);
     ea_corpus_free(&c);
     if (rc != 0)
-        return fail(&err);
+        return ea_cli_fail(&err);
     if (o.out && ea_extraction_write(&x, o.out, &err) != 0)
-        rc = fail(&err);
+        rc = ea_cli_fail(&err);
     else if (o.check && (rc = check_against(&x, o.check, &err)) == 2)
-        fail(&err);
+        ea_cli_fail(&err);
     if (rc != 2) {
         if (o.json)
-            print_json(x.summary);
+            ea_cli_print_json(x.summary);
         else
             ea_extraction_print(&x, stdout);
     }
@@ -190,18 +190,18 @@ static int cmd_inventory(int argc, char **argv)
     ea_corpus c;
     cJSON *inv;
     if (ea_old_rule_load(o.rule ? o.rule : DEFAULT_GOLDEN "/old_rule.json", &rule, &err) != 0)
-        return fail(&err);
+        return ea_cli_fail(&err);
     if (ea_corpus_open(o.corpus, &c, &err) != 0) {
         ea_old_rule_free(&rule);
-        return fail(&err);
+        return ea_cli_fail(&err);
     }
     rc = ea_inventory(&c, &rule, o.quiet ? NULL : stderr, &inv, &err);
     ea_corpus_free(&c);
     ea_old_rule_free(&rule);
     if (rc != 0)
-        return fail(&err);
+        return ea_cli_fail(&err);
     if (o.json)
-        print_json(inv);
+        ea_cli_print_json(inv);
     else
         ea_inventory_print(inv, stdout);
     rc = cJSON_GetArraySize(cJSON_GetObjectItem(inv, "mismatches")) ? 1 : 0;
@@ -243,7 +243,7 @@ static int cmd_audit(int argc, char **argv)
     ea_error err;
     cJSON *docs[EA_AUDIT_OPS];
     if (ea_occurrences_load(dir, docs, &err) != 0)
-        return fail(&err);
+        return ea_cli_fail(&err);
     cJSON *summary = ea_occurrences_summary(docs);
     cJSON *pending = pending_gpu_work(o.golden);
     ea_device_info dev;
@@ -255,7 +255,7 @@ static int cmd_audit(int argc, char **argv)
         cJSON *d = cJSON_AddObjectToObject(j, "device");
         cJSON_AddBoolToObject(d, "present", have_gpu);
         cJSON_AddStringToObject(d, "detail", have_gpu ? dev.name : dev.reason);
-        print_json(j);
+        ea_cli_print_json(j);
         cJSON_Delete(j);
     } else {
         printf("Golden occurrences (%s)\n\n", dir);

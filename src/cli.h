@@ -5,6 +5,10 @@
 #ifndef EA_CLI_H
 #define EA_CLI_H
 
+#include <cjson/cJSON.h>
+
+#include "error.h"
+
 int ea_main(int argc, char **argv);
 
 /* The options every command draws from; ea_cli_parse accepts only those named in allowed
@@ -15,6 +19,10 @@ typedef struct {
     int json, quiet, cat_cap, update, plan;
 } ea_cli_options;
 int ea_cli_parse(const char *cmd, const char *allowed, int argc, char **argv, ea_cli_options *o, int *help);
+/* "extern-audit: <message>" on stderr; returns 2 (bad input). */
+int ea_cli_fail(const ea_error *err);
+/* A JSON document, formatted, on stdout. */
+void ea_cli_print_json(const cJSON *j);
 /* "extern-audit <cmd>: <fmt with arg> (see extern-audit help <cmd>)" on stderr; returns 2. */
 int ea_cli_usage_error(const char *cmd, const char *fmt, const char *arg);
 

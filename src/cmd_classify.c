@@ -24,12 +24,6 @@ const char ea_usage_classify[] =
     "exit 1 when a class differs from DIR/classification.json, an occurrence is unclassified or the\n"
     "coordinate_descent run disagrees with the default run; 2 on a corrupt capture or golden file\n";
 
-static int fail(const ea_error *err)
-{
-    fprintf(stderr, "extern-audit: %s\n", err->msg);
-    return 2;
-}
-
 static const char *str(const cJSON *o, const char *key)
 {
     return cJSON_GetObjectItemCaseSensitive(o, key)->valuestring;
@@ -175,7 +169,7 @@ static int gate(const cJSON *doc, const char *golden, int update)
             return 1;
         }
         if (ej_write_atomic(path, doc, &err) != 0)
-            return fail(&err);
+            return ea_cli_fail(&err);
         fprintf(stderr, "extern-audit classify: wrote %s\n", path);
         return 0;
     }
@@ -186,10 +180,10 @@ static int gate(const cJSON *doc, const char *golden, int update)
         return 1;
     }
     if (ej_load(path, &stored, &err) != 0)
-        return fail(&err);
+        return ea_cli_fail(&err);
     if (ea_classification_validate(path, stored.root, &err) != 0) {
         ej_free(&stored);
-        return fail(&err);
+        return ea_cli_fail(&err);
     }
     int changes = class_changes(stored.root, doc, path);
     if (!changes && !cJSON_Compare(stored.root, doc, 1))
@@ -210,12 +204,9 @@ int ea_cmd_classify(int argc, char **argv)
     ea_error err;
     cJSON *doc;
     if (compute(o.golden, &doc, &err) != 0)
-        return fail(&err);
+        return ea_cli_fail(&err);
     if (o.json) {
-        char *s = cJSON_Print(doc);
-        if (s)
-            printf("%s\n", s);
-        free(s);
+        ea_cli_print_json(doc);
     } else {
         print_table(doc, stdout);
     }

@@ -80,12 +80,6 @@ static void print_row(const cJSON *row)
     printf("%s%s\n", m ? "  " : "", m ? m->valuestring : "");
 }
 
-static int fail(const ea_error *err)
-{
-    fprintf(stderr, "extern-audit: %s\n", err->msg);
-    return 2;
-}
-
 int ea_cmd_replay(int argc, char **argv)
 {
     ea_cli_options o;
@@ -95,7 +89,7 @@ int ea_cmd_replay(int argc, char **argv)
     ea_error err;
     ea_captures caps;
     if (ea_captures_load_dir(o.golden, &caps, &err) != 0)
-        return fail(&err);
+        return ea_cli_fail(&err);
     int selected = 0;
     /* every plan is checked on the host before any device work, so a CPU machine still validates */
     for (int i = 0; rc == 0 && i < caps.n; i++) {
@@ -105,7 +99,7 @@ int ea_cmd_replay(int argc, char **argv)
             continue;
         selected++;
         if (r->replayable && ea_replay_check(c, r, &err) != 0)
-            rc = fail(&err);
+            rc = ea_cli_fail(&err);
     }
     if (rc == 0 && !selected) {
         fprintf(stderr, "extern-audit replay: no capture%s%s in %s/captures\n", o.scope ? " named " : "",
@@ -137,7 +131,7 @@ int ea_cmd_replay(int argc, char **argv)
             ea_timer_config tc = {.calls_per_replay = (int)r->calls_per_replay, .replays = (int)r->replays};
             if (ea_replay_run(c, r, &tc, &res, &err) != 0) {
                 ea_replay_result_free(&res);
-                rc = fail(&err);
+                rc = ea_cli_fail(&err);
                 break;
             }
             const char *v = verdict_of(&res);
@@ -149,13 +143,10 @@ int ea_cmd_replay(int argc, char **argv)
             print_row(row);
         cJSON_AddItemToArray(rows, row);
     }
-    if (rc == 0 && o.json) {
-        char *s = cJSON_Print(rows);
-        printf("%s\n", s);
-        free(s);
-    }
+    if (rc == 0 && o.json)
+        ea_cli_print_json(rows);
     if (rc == 0 && o.record && ej_write_atomic(o.record, rows, &err) != 0)
-        rc = fail(&err);
+        rc = ea_cli_fail(&err);
     cJSON_Delete(rows);
     ea_captures_free(&caps);
     return rc ? rc : differ;

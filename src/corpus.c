@@ -1,4 +1,5 @@
 #include "corpus.h"
+#include "hash.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -60,7 +61,7 @@ static int add_ref(ref_list *l, const char *models, const char *path, int stem_l
     r->suite = strndup(rel, (size_t)(s1 - rel));
     r->mode = strndup(s1 + 1, (size_t)(s2 - s1 - 1));
     r->model = strndup(s2 + 1, (size_t)(last - s2 - 1));
-    r->graph = strndup(last + 1, (size_t)stem_len - 3);
+    r->graph = strndup(last + 1, (size_t)stem_len);
     size_t mn = strlen(path) + 8;
     r->meta_path = malloc(mn);
     if (r->meta_path)
@@ -89,7 +90,7 @@ static int scan(ref_list *l, const char *models, const char *dir, ea_error *err)
         if (is_dir(p))
             rc = scan(l, models, p, err);
         else if (len)
-            rc = add_ref(l, models, p, len + 3, err);
+            rc = add_ref(l, models, p, len, err);
         free(p);
     }
     closedir(d);
@@ -147,29 +148,19 @@ void ea_corpus_free(ea_corpus *c)
     memset(c, 0, sizeof *c);
 }
 
-static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *b = p;
-    for (size_t i = 0; i < n; i++) {
-        h ^= b[i];
-        h *= 0x100000001b3ULL;
-    }
-    return h;
-}
-
 int ea_corpus_digest(const ea_corpus *c, uint64_t *digest, ea_error *err)
 {
-    uint64_t h = 0xcbf29ce484222325ULL;
+    uint64_t h = EA_FNV1A64_INIT;
     static char buf[1 << 16];
     for (int i = 0; i < c->ngraphs; i++) {
         const char *rel = c->graphs[i].path + strlen(c->models_dir) + 1;
-        h = fnv1a(h, rel, strlen(rel) + 1);
+        h = ea_fnv1a64(h, rel, strlen(rel) + 1);
         FILE *f = fopen(c->graphs[i].path, "rb");
         if (!f)
             return ea_fail(err, "%s: cannot read: %s", c->graphs[i].path, strerror(errno));
         size_t n;
         while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-            h = fnv1a(h, buf, n);
+            h = ea_fnv1a64(h, buf, n);
         int bad = ferror(f);
         fclose(f);
         if (bad)

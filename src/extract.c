@@ -1,10 +1,12 @@
 #include "extract.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fxgraph.h"
+#include "hash.h"
 #include "json.h"
 #include "meta.h"
 #include "occurrences.h"
@@ -196,21 +198,11 @@ static cJSON *signature_json(const fx_graph *g, const fx_node *n, const ea_value
     return sig;
 }
 
-static uint64_t fnv1a(const char *s)
-{
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 0x100000001b3ULL;
-    }
-    return h;
-}
-
 static char *hex_id(const char *prefix, const char *key)
 {
     char *id = malloc(64);
     if (id)
-        snprintf(id, 64, "%s-%012" PRIx64, prefix, fnv1a(key) >> 16);
+        snprintf(id, 64, "%s-%012" PRIx64, prefix, ea_fnv1a64(EA_FNV1A64_INIT, key, strlen(key)) >> 16);
     return id;
 }
 
@@ -401,16 +393,25 @@ int ea_extract(const ea_corpus *c, const ea_extract_opts *o, ea_extraction *out,
     return rc;
 }
 
+/* The five documents are one set: each is written beside its target first, and only when all are
+ * written do they replace the old ones, so a failure while writing leaves the old set whole. */
 int ea_extraction_write(const ea_extraction *x, const char *dir, ea_error *err)
 {
-    char path[4096];
-    for (int i = 0; i < EA_AUDIT_OPS; i++) {
-        snprintf(path, sizeof path, "%s/%s.json", dir, ea_audit_ops[i].short_name);
-        if (ej_write_atomic(path, x->docs[i], err) != 0)
-            return -1;
+    enum { N = EA_AUDIT_OPS + 1 };
+    char final[N][4096], staged[N][4112];
+    int written = 0, rc = 0;
+    for (int i = 0; i < N && rc == 0; i++, written++) {
+        snprintf(final[i], sizeof final[i], "%s/%s.json", dir, i < EA_AUDIT_OPS ? ea_audit_ops[i].short_name : "summary");
+        snprintf(staged[i], sizeof staged[i], "%s.staged", final[i]);
+        rc = ej_write_atomic(staged[i], i < EA_AUDIT_OPS ? x->docs[i] : x->summary, err);
     }
-    snprintf(path, sizeof path, "%s/summary.json", dir);
-    return ej_write_atomic(path, x->summary, err);
+    for (int i = 0; i < written - (rc != 0); i++) {
+        if (rc == 0 && rename(staged[i], final[i]) != 0)
+            rc = ea_fail(err, "%s: cannot replace: %s", final[i], strerror(errno));
+        if (rc != 0)
+            remove(staged[i]);
+    }
+    return rc;
 }
 
 void ea_extraction_print(const ea_extraction *x, FILE *f)

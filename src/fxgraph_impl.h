@@ -1,6 +1,6 @@
 /* fxgraph_impl.h: internals shared by the graph-dump reader's pieces; not part of the contract.
  * fxgraph.c owns the arena, the name index and the public calls; fxgraph_lines.c reads the dump
- * line by line; fxgraph_args.c reads argument values. All of them report through fxp_fail so every
+ * line by line; fxgraph_scan.c reads argument values. All of them report through fxp_fail so every
  * message has the "<file>:<line>: expected ..., got '...'" shape. */
 #ifndef EA_FXGRAPH_IMPL_H
 #define EA_FXGRAPH_IMPL_H

@@ -12,7 +12,7 @@
 #include "corpus.h"
 #include "oldrule.h"
 
-/* {"schema","schema_version","graphs","call_functions","non_fusible_total",
+/* {"schema","schema_version","rule_recorded_for","graphs","call_functions","non_fusible_total",
  *  "by_op":[{"op","reason","count","by_model":[{"suite","mode","model","count"}]}],
  *  "mismatches":[{"graph","what","emulated","recorded"}]} */
 int ea_inventory(const ea_corpus *c, const ea_old_rule *rule, FILE *progress, cJSON **out, ea_error *err);

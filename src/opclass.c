@@ -63,12 +63,6 @@ ea_opclass ea_opclass_of(const char *target)
     return OP_BOUNDARY;
 }
 
-const char *ea_opclass_name(ea_opclass c)
-{
-    static const char *const names[] = {"boundary", "view", "pointwise", "reduction", "generator", "scan"};
-    return names[c];
-}
-
 ea_opclass ea_node_opclass(const fx_node *n)
 {
     if (n->kind != FX_CALL)

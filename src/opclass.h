@@ -1,6 +1,7 @@
 /* opclass.h: what an op is to Inductor's fusion, as far as scopes and value walks need it.
  * Contract: every target string maps to one class; unknown ops are boundaries, so a walk never
- * crosses an op it does not understand. The tables live in opclass.c and are the single source. */
+ * crosses an op it does not understand. (values.c keeps its own narrower list: the ops that also
+ * keep the row-major order of values.) */
 #ifndef EA_OPCLASS_H
 #define EA_OPCLASS_H
 
@@ -22,6 +23,5 @@ ea_opclass ea_opclass_of(const char *target);
 /* As ea_opclass_of for a call node, but seeing its arguments: a small cat is pointwise. Graph
  * inputs and attributes are boundaries. */
 ea_opclass ea_node_opclass(const fx_node *n);
-const char *ea_opclass_name(ea_opclass c);
 
 #endif

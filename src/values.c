@@ -47,14 +47,14 @@ int ea_as_strided_iota_stats(int64_t storage_len, int64_t start, int64_t step, i
         return ea_fail(err, "%s: out of memory for %" PRId64 " index counts", where, storage_len);
 
     int64_t idx[8] = {0}, pos = offset, prev = offset;
-    int last = ndim - 1;
+    int last = ndim - 1, rising = 1, falling = 1; /* positions in row-major order */
     for (int64_t e = 0; e < numel;) {
         /* innermost dimension as a plain loop: this runs 18.9 M times for Longformer */
         for (int64_t i = 0; i < size[last]; i++, e++) {
             int64_t p = pos + i * stride[last];
             count[p]++;
-            if (p < prev)
-                st->sorted = 0;
+            rising &= p >= prev;
+            falling &= p <= prev;
             prev = p;
         }
         int d = last - 1;
@@ -86,12 +86,10 @@ int ea_as_strided_iota_stats(int64_t storage_len, int64_t start, int64_t step, i
     int64_t a = start + step * min_pos, b = start + step * max_pos;
     st->min = a < b ? a : b;
     st->max = a < b ? b : a;
-    if (step == 0) {
+    if (step == 0)
         st->distinct = 1;
-        st->sorted = 1;
-    } else if (step < 0) {
-        st->sorted = st->numel <= 1; /* positions rising means values falling */
-    }
+    /* values rise with positions for a positive step and fall with them for a negative one */
+    st->sorted = step == 0 || (step > 0 ? rising : falling);
     return 0;
 }
 

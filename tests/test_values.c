@@ -64,6 +64,10 @@ Test(values, descending_iota_and_zero_stride)
     cr_assert_eq(st.max_multiplicity, 100);
     cr_assert_eq(st.hist[EA_MULT_BUCKETS - 1], 1, "100 reads land in the last bucket");
     cr_assert_eq(st.hist[0], 3);
+    /* falling positions of a descending iota give rising values */
+    int64_t rev[] = {-1};
+    cr_assert_eq(ea_as_strided_iota_stats(4, 10, -1, 1, size, rev, 3, "t", &st, &err), 0);
+    cr_assert_eq(st.sorted, 1);
 }
 
 Test(values, empty_view)
