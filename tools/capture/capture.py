@@ -20,6 +20,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
+import atomic  # noqa: E402
 import golden  # noqa: E402
 
 
@@ -107,6 +108,8 @@ def capture_one(entry, args, command, lock, log_dir):
         return False, f"timed out after {args.timeout}s (log {log_path})"
     finally:
         shutil.rmtree(cache, ignore_errors=True)
+        # a worker killed on the timeout cannot remove the folder it was building
+        atomic.cleanup(os.path.join(args.out, sid))
     result = os.path.join(args.out, sid, "capture.json")
     if rc == 0 and os.path.exists(result):
         return True, run_summary(result)

@@ -27,6 +27,7 @@ import traceback
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
+import atomic  # noqa: E402
 import golden  # noqa: E402
 import scope  # noqa: E402
 import timing  # noqa: E402
@@ -415,8 +416,9 @@ def parse_args(argv):
                     "replica fidelity. Needs torch and a CUDA GPU, except --plan.")
     p.add_argument("--golden", required=True, help="the golden folder (reads "
                                                    "occurrences/index_add.json)")
-    p.add_argument("--out", help="the JSON file to write (atomically), e.g. "
-                                 "golden/torch_ops/H200.json: named by the GPU model")
+    p.add_argument("--out", help="the JSON file to write (atomically, and only when every point "
+                                 "was timed), e.g. golden/torch_ops/H200.json: named by the GPU "
+                                 "model")
     p.add_argument("--points", nargs="+", default=[], metavar="ID",
                    help="only these points (point ids, or scope ids of their groups)")
     p.add_argument("--plan", action="store_true",
@@ -464,12 +466,17 @@ def main(argv):
             failed.append(f"{plan['point']}: {type(e).__name__}: {first_line(e)}")
     for message in failed:
         print(f"op_timing.py: failed: {message}", file=sys.stderr)
-    if records:
-        os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-        command = " ".join(shlex.quote(a) for a in ["python3", *sys.argv])
-        worker.write_json(args.out, document(command, env, records))
-        progress(f"wrote {args.out}: {len(records)} points, {len(failed)} failed")
-    return 1 if failed else 0
+    if failed:
+        # a partial file would read as complete (extern-audit run would call the rest unmeasured)
+        print(f"op_timing.py: {len(failed)} of {len(plans)} points failed; {args.out} not written"
+              f"{' (the existing file is unchanged)' if os.path.exists(args.out) else ''}",
+              file=sys.stderr)
+        return 1
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+    command = " ".join(shlex.quote(a) for a in ["python3", *sys.argv])
+    atomic.write_json(args.out, document(command, env, records))
+    progress(f"wrote {args.out}: {len(records)} points")
+    return 0
 
 
 if __name__ == "__main__":

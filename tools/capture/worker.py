@@ -16,7 +16,6 @@ the same way).
 import argparse
 import contextlib
 import fcntl
-import json
 import os
 import shutil
 import subprocess
@@ -24,6 +23,7 @@ import sys
 import time
 import traceback
 
+import atomic
 import evidence
 import gen
 import golden
@@ -258,18 +258,13 @@ def capture(entry, out_dir, command, timed, lock):
 
 
 def write_json(path, doc):
-    """Atomic: a failed capture leaves no half-written capture.json."""
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(doc, f, indent=1)
-        f.write("\n")
-    os.replace(tmp, path)
+    """Atomic (atomic.write_json): a failed write leaves no half-written or temporary file."""
+    atomic.write_json(path, doc)
 
 
-def fail(scope_id, out_dir, message):
-    """Reports a failed capture and removes its partial folder (golden/captures holds only
-    complete captures)."""
-    shutil.rmtree(out_dir, ignore_errors=True)
+def fail(scope_id, message):
+    """Reports a failed capture. Nothing of it is left: it was built in a temporary folder, and
+    an earlier capture of the scope stays as it was."""
     print(f"error: {scope_id}: {message}", file=sys.stderr, flush=True)
     return 1
 
@@ -289,17 +284,17 @@ def main(argv):
                      None)
         if entry is None:
             raise CaptureError(f"{args.golden}/occurrences: no distinct scope {args.scope}")
-        shutil.rmtree(out_dir, ignore_errors=True)
-        os.makedirs(out_dir)
-        doc = capture(entry, out_dir, args.command, not args.no_timing, args.lock)
-        write_json(os.path.join(out_dir, "capture.json"), doc)
+        # built beside out_dir and renamed into place only when complete
+        with atomic.staged_dir(out_dir) as tmp_dir:
+            doc = capture(entry, tmp_dir, args.command, not args.no_timing, args.lock)
+            write_json(os.path.join(tmp_dir, "capture.json"), doc)
     except (CaptureError, golden.GoldenError, scope.ScopeError, record.RecordError,
             trace.TraceError, evidence.EvidenceError) as e:
-        return fail(args.scope, out_dir, str(e))
+        return fail(args.scope, str(e))
     except Exception as e:  # a torch failure: keep its traceback in the log
         traceback.print_exc()
         first = str(e).splitlines()[0] if str(e) else ""
-        return fail(args.scope, out_dir, f"{type(e).__name__}: {first}")
+        return fail(args.scope, f"{type(e).__name__}: {first}")
     log(f"wrote {os.path.join(out_dir, 'capture.json')}")
     return 0
 

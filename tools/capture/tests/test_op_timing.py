@@ -11,6 +11,8 @@ import copy
 import io
 import json
 import os
+import shlex
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -229,6 +231,22 @@ class TestNamesAndDocument(unittest.TestCase):
         self.assertEqual(op_timing.gpu_model("NVIDIA GeForce RTX 4090 "), "GeForce-RTX-4090")
         self.assertEqual(op_timing.gpu_model("NVIDIA H100 80GB HBM3"), "H100-80GB-HBM3")
 
+    def test_gpu_check_names_the_file_the_same_way(self):
+        # ci/gpu-check's bash gpu_model names golden/torch_ops/<model>.json for the run step
+        script = os.path.join(ROOT, "ci", "gpu-check")
+        names = ["NVIDIA H200", "NVIDIA GeForce RTX 4090 ", "NVIDIA H100 80GB HBM3",
+                 "NVIDIA H100 PCIe", "Tesla V100-SXM2-16GB", "A  B (x)/y_1.0", "NVIDIA ", "",
+                 "NVIDIA RTX PRO 6000 Blackwell Server Edition", "Gr\u00e4fik 1"]
+        shell = (f"source <(sed -n '/^gpu_model()/,/^}}/p' {shlex.quote(script)}) && "
+                 "for n in \"$@\"; do gpu_model \"$n\"; done")
+        try:
+            got = subprocess.run(["bash", "-c", shell, "bash", *names], capture_output=True,
+                                 text=True, check=True).stdout.split("\n")[:-1]
+        except FileNotFoundError:
+            self.skipTest("no bash")
+        self.assertEqual(got, [op_timing.gpu_model(n) for n in names])
+        self.assertEqual(got[0], "H200")
+
     def test_document(self):
         plan = op_timing.plan_point(synthetic_point(
             signature__value_properties__1__derived={"kind": "graph_input"}), "p")
@@ -288,35 +306,68 @@ class TestCli(unittest.TestCase):
         self.assertEqual(rc, 2)
         self.assertIn("torch is needed to time the ops", err)
 
-    def test_writes_what_was_timed_and_exits_1_on_a_failure(self):
-        def fake_time(plan, with_kernels):
-            if plan["point"] == "index_add-31177027c868":
+    def fake_time(self, broken=()):
+        def time_point(plan, with_kernels):
+            if plan["point"] in broken:
                 raise op_timing.OpTimingError(f"{plan['point']}: broke")
             t = {"median_us": 5.0, "q1_us": 4.0, "q3_us": 6.0, "samples": 30}
             return op_timing.point_record(plan, {"faithful": t, "fabricated": t}, ["k"])
+        return mock.patch.object(op_timing, "time_point", side_effect=time_point)
 
-        with tempfile.TemporaryDirectory() as tmp, \
-                mock.patch.object(op_timing, "check_torch"), \
-                mock.patch.object(op_timing.worker, "environment", return_value=ENV), \
-                mock.patch.object(op_timing, "time_point", side_effect=fake_time):
+    def torch_mocked(self):
+        stack = contextlib.ExitStack()
+        stack.enter_context(mock.patch.object(op_timing, "check_torch"))
+        stack.enter_context(mock.patch.object(op_timing.worker, "environment", return_value=ENV))
+        return stack
+
+    def test_writes_every_point_atomically(self):
+        with tempfile.TemporaryDirectory() as tmp, self.torch_mocked(), self.fake_time():
             out = os.path.join(tmp, "torch_ops", "H100.json")
-            rc, _, err = self.run_main(["--golden", GOLDEN, "--out", out])
-            self.assertEqual(rc, 1)
-            self.assertIn("failed: index_add-31177027c868: broke", err)
+            with mock.patch.object(op_timing.atomic.os, "fsync",
+                                   wraps=op_timing.atomic.os.fsync) as fsync:
+                rc, _, err = self.run_main(["--golden", GOLDEN, "--out", out])
+            self.assertEqual(rc, 0, err)
+            self.assertGreaterEqual(fsync.call_count, 2)  # the file, then its folder
             self.assertIn("reads torch_ops/H200.json, not H100.json", err)
             with open(out, encoding="utf-8") as f:
                 doc = json.load(f)
             self.assertEqual([p["point"] for p in doc["points"]],
-                             ["index_add-398f48d45d2b", "index_add-a8e741bae3fe"])
+                             ["index_add-398f48d45d2b", "index_add-31177027c868",
+                              "index_add-a8e741bae3fe"])
             self.assertEqual(doc["environment"], ENV)
-            # nothing timed: nothing written, so an older file stays whole
-            fake_time_all = mock.Mock(side_effect=op_timing.OpTimingError("x"))
-            with mock.patch.object(op_timing, "time_point", fake_time_all):
-                empty = os.path.join(tmp, "H200.json")
-                rc, _, _ = self.run_main(["--golden", GOLDEN, "--out", empty])
-            self.assertEqual(rc, 1)
-            self.assertFalse(os.path.exists(empty))
+            self.assertEqual(os.listdir(os.path.dirname(out)), ["H100.json"])  # no temporary
 
+    def test_a_failure_writes_nothing_and_exits_1(self):
+        with tempfile.TemporaryDirectory() as tmp, self.torch_mocked():
+            out = os.path.join(tmp, "H200.json")
+            # no file yet: none is created from the points that succeeded
+            with self.fake_time({"index_add-31177027c868"}):
+                rc, _, err = self.run_main(["--golden", GOLDEN, "--out", out])
+            self.assertEqual(rc, 1)
+            self.assertIn("failed: index_add-31177027c868: broke", err)
+            self.assertIn(f"1 of 3 points failed; {out} not written", err)
+            self.assertEqual(os.listdir(tmp), [])
+            # a complete file stays byte for byte as it was
+            with self.fake_time():
+                self.assertEqual(self.run_main(["--golden", GOLDEN, "--out", out])[0], 0)
+            with open(out, "rb") as f:
+                before = f.read()
+            with self.fake_time({"index_add-398f48d45d2b", "index_add-a8e741bae3fe"}):
+                rc, _, err = self.run_main(["--golden", GOLDEN, "--out", out])
+            self.assertEqual(rc, 1)
+            self.assertIn("failed: index_add-398f48d45d2b: broke", err)
+            self.assertIn("failed: index_add-a8e741bae3fe: broke", err)
+            self.assertIn("2 of 3 points failed", err)
+            self.assertIn("(the existing file is unchanged)", err)
+            with open(out, "rb") as f:
+                self.assertEqual(f.read(), before)
+            self.assertEqual(os.listdir(tmp), ["H200.json"])
+            # nothing timed: nothing written either
+            with mock.patch.object(op_timing, "time_point",
+                                   side_effect=op_timing.OpTimingError("x")):
+                empty = os.path.join(tmp, "other", "H200.json")
+                self.assertEqual(self.run_main(["--golden", GOLDEN, "--out", empty])[0], 1)
+            self.assertFalse(os.path.exists(os.path.dirname(empty)))
 
 if __name__ == "__main__":
     if "--write-fixture" in sys.argv:
