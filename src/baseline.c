@@ -1,4 +1,16 @@
-/* baseline.c: annotating run results, the baselines document, its strict reader and the table. */
+/* baseline.c: annotating run results, the baselines document, its strict reader and the table.
+ * - ea_run_annotate adds to one result (repro.h) what needs the whole run: the class (from the golden
+ *   classification, "unclassified" without it), the floor (floor bytes / the copy bandwidth measured
+ *   in this run, plus one launch), the speedup of the oracle over the faithful current path, the
+ *   oracle's fraction of the floor and of the copy bandwidth, and the replica's fidelity. That is,
+ *   under "torch_op", the current path against the same op timed alone in torch on this GPU model
+ *   (torch_ops.h), per index mode: faithful against faithful, fabricated against fabricated, each
+ *   within EA_FIDELITY_TOLERANCE or not ("no torch measurement" when the file or the point is absent);
+ *   and, as context, the ratio to the torch eager time of a capture of the point ("no capture" without
+ *   one), judged only when that capture prices the same work (ea_fidelity_comparable), else with a note.
+ * - ea_baseline_validate reads a document back strictly: unknown keys, wrong types, non-finite numbers,
+ *   another schema or version fail with the file and JSON path named. ea_baseline_record runs it
+ *   before writing, so --record never leaves a file the reader (or a later run) rejects. */
 #include "baseline.h"
 
 #include <ctype.h>
@@ -37,24 +49,31 @@ static double num(const cJSON *o, const char *key)
     return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
+/* 1 when name is one of the ", "-separated names in list, compared whole ("lowered" is not
+ * "conditional_lowered"). */
+static int named_in(const char *list, const char *name)
+{
+    size_t len = strlen(name);
+    for (const char *p = list; p; p = strstr(p, ", ") ? strstr(p, ", ") + 2 : NULL)
+        if (!strncmp(p, name, len) && (p[len] == '\0' || !strncmp(p + len, ", ", 2)))
+            return 1;
+    return 0;
+}
+
 /* The classes of the point's occurrences: one name, or "mixed: a, b" when they disagree. */
 static void class_of(const char *point, const cJSON *classification, char *out, size_t n)
 {
     const cJSON *e;
-    snprintf(out, n, "unclassified");
+    char names[256] = "";
     int found = 0;
     cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(classification, "occurrences")) {
         const char *p = str(e, "point"), *c = str(e, "class");
-        if (!p || !c || strcmp(p, point))
+        if (!p || !c || strcmp(p, point) || named_in(names, c))
             continue;
-        if (!found++)
-            snprintf(out, n, "%s", c);
-        else if (!strstr(out, c)) {
-            char prev[256];
-            snprintf(prev, sizeof prev, "%s", strncmp(out, "mixed: ", 7) ? out : out + 7);
-            snprintf(out, n, "mixed: %.120s, %.60s", prev, c);
-        }
+        size_t k = strlen(names);
+        snprintf(names + k, sizeof names - k, "%s%s", found++ ? ", " : "", c);
     }
+    snprintf(out, n, "%s%s", found > 1 ? "mixed: " : "", found ? names : "unclassified");
 }
 
 static int listed(const cJSON *arr, const char *s)
@@ -110,6 +129,13 @@ int ea_fidelity_comparable(const ea_capture_run *run, const char *op, cJSON *ext
             cJSON_AddItemToArray(extra, cJSON_CreateString(name ? name : "?"));
     }
     return cJSON_GetArraySize(extra) == 0;
+}
+
+/* "within 15%" or "OUTSIDE 15%", from EA_FIDELITY_TOLERANCE. */
+static const char *tolerance_text(int within, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s %g%%", within ? "within" : "OUTSIDE", EA_FIDELITY_TOLERANCE * 100);
+    return buf;
 }
 
 /* One index mode of the current path against torch's time of the op alone; counts what it judged. */
@@ -307,6 +333,18 @@ static int strings(ej_val arr, ea_error *err)
     return 0;
 }
 
+/* check.nonfinite and check_after_timing.nonfinite: a finite number when present. */
+static int optional_counts(ej_val p, ea_error *err)
+{
+    ej_val c, v;
+    double x;
+    for (int i = 0; i < 2; i++)
+        if (ej_field(p, i ? "check_after_timing" : "check", 1, &c, err) || ej_field(c, "nonfinite", 0, &v, err) ||
+            (v.v && ej_get_number(c, "nonfinite", &x, err)))
+            return -1;
+    return 0;
+}
+
 static int validate_path(ej_val p, ea_error *err)
 {
     static const char *const keys[] = {"name", "mode", "kernels", "kernels_note", "time", "check",
@@ -315,15 +353,17 @@ static int validate_path(ej_val p, ea_error *err)
     static const char *const time_keys[] = {"median_us", "q1_us", "q3_us", "iqr_us", "samples", "calls_per_replay",
                                             "cache_policy", NULL};
     static const char *const time_nums[] = {"median_us", "q1_us", "q3_us", "iqr_us", "samples", NULL};
-    static const char *const check_keys[] = {"rel_l2", "max_abs", "unwritten", "mismatched", NULL};
+    /* nonfinite: optional, absent in files written before it was counted */
+    static const char *const check_keys[] = {"rel_l2", "max_abs", "unwritten", "mismatched", "nonfinite", NULL};
+    static const char *const check_nums[] = {"rel_l2", "max_abs", "unwritten", "mismatched", NULL};
     const char *s;
     int b;
     ej_val k;
     return ej_object(p, keys, err) || ej_get_string(p, "name", &s, err) || ej_get_string(p, "mode", &s, err) ||
                    ej_field(p, "kernels", 1, &k, err) || strings(k, err) ||
                    object_with(p, "time", time_keys, time_nums, err) ||
-                   object_with(p, "check", check_keys, check_keys, err) ||
-                   object_with(p, "check_after_timing", check_keys, check_keys, err) ||
+                   object_with(p, "check", check_keys, check_nums, err) ||
+                   object_with(p, "check_after_timing", check_keys, check_nums, err) || optional_counts(p, err) ||
                    ej_get_bool(p, "passed", &b, err)
                ? -1
                : 0;
@@ -411,6 +451,14 @@ int ea_baseline_validate(const char *file, const cJSON *doc, ea_error *err)
     return 0;
 }
 
+int ea_baseline_record(const char *file, const cJSON *doc, ea_error *err)
+{
+    ea_error why;
+    if (ea_baseline_validate(file, doc, &why))
+        return ea_fail(err, "not written, the document would not read back: %s", why.msg);
+    return ej_write_atomic(file, doc, err);
+}
+
 /* ---- the table ---- */
 
 static void print_path(const cJSON *p, FILE *f)
@@ -435,6 +483,7 @@ static void print_torch_op(const cJSON *o, FILE *f)
 {
     const cJSON *k;
     const char *sep = "";
+    char tol[32];
     if (!o)
         return;
     if (str(o, "note")) {
@@ -450,8 +499,8 @@ static void print_torch_op(const cJSON *o, FILE *f)
         else
             fprintf(f, "%s %s %.2f (replica %.1f us, torch %.1f us, %s)", sep, mode, num(m, "ratio"),
                     num(m, "replica_us"), num(m, "torch_us"),
-                    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "within_tolerance")) ? "within 15%"
-                                                                                         : "OUTSIDE 15%");
+                    tolerance_text(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "within_tolerance")), tol,
+                                   sizeof tol));
     }
     fprintf(f, "\n");
     sep = "  torch kernels: ";
@@ -466,6 +515,7 @@ static void print_torch_op(const cJSON *o, FILE *f)
 void ea_baseline_print(const cJSON *doc, FILE *f)
 {
     const cJSON *s, *p;
+    char tol[32];
     const cJSON *g = cJSON_GetObjectItemCaseSensitive(doc, "gpu");
     fprintf(f, "%s, driver %s, toolkit %s; copy bandwidth %.2f TB/s, launch %.1f us; %s\n", str(g, "name"),
             str(doc, "driver"), str(doc, "toolkit"),
@@ -491,8 +541,8 @@ void ea_baseline_print(const cJSON *doc, FILE *f)
         else
             fprintf(f, "fidelity %.2f (torch %s eager %.1f us, %s)\n", num(fid, "ratio"), str(fid, "torch"),
                     num(fid, "torch_eager_us"),
-                    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(fid, "within_tolerance")) ? "within 15%"
-                                                                                           : "OUTSIDE 15%");
+                    tolerance_text(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(fid, "within_tolerance")), tol,
+                                   sizeof tol));
         print_torch_op(cJSON_GetObjectItemCaseSensitive(fid, "torch_op"), f);
         fprintf(f, "  %s\n", cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "passed")) ? "passed" : "FAILED");
     }

@@ -1,18 +1,8 @@
 /* baseline.h: what `extern-audit run` makes of the families' results, and golden/baselines/<gpu>.json.
- * Contract:
- * - ea_run_annotate adds to one result (repro.h) what needs the whole run: the class (from the golden
- *   classification, "unclassified" without it), the floor (floor bytes / the copy bandwidth measured
- *   in this run, plus one launch), the speedup of the oracle over the faithful current path, the
- *   oracle's fraction of the floor and of the copy bandwidth, and the replica's fidelity. That is,
- *   under "torch_op", the current path against the same op timed alone in torch on this GPU model
- *   (torch_ops.h), per index mode: faithful against faithful, fabricated against fabricated, each
- *   within 15% or not ("no torch measurement" when the file or the point is absent); and, as
- *   context, the ratio to the torch eager time of a capture of the point ("no capture" without one),
- *   judged only when that capture prices the same work (ea_fidelity_comparable), else with a note.
- * - ea_baseline_doc wraps the results into the "extern-audit/baselines" v1 document (docs/schema.md);
- *   ea_baseline_validate reads one back strictly (unknown keys, wrong types, another schema or version
- *   fail with the file and JSON path named); ea_baseline_print is the human table.
- * Everything here is host arithmetic on JSON: no GPU. */
+ * Contract: ea_run_annotate adds the class, floor, speedup and the replica's fidelity to a result;
+ * ea_baseline_doc wraps results into the "extern-audit/baselines" v1 document (docs/schema.md),
+ * ea_baseline_validate reads one strictly, ea_baseline_record writes only a document that reads back,
+ * ea_baseline_print is the table. Host arithmetic on JSON: no GPU. */
 #ifndef EA_BASELINE_H
 #define EA_BASELINE_H
 
@@ -27,6 +17,8 @@
 
 #define EA_BASELINES_SCHEMA "extern-audit/baselines"
 #define EA_BASELINES_VERSION 1
+/* The fidelity tolerance, |replica / torch - 1| (run and replay): a replica and torch may differ by
+ * launch overheads and clocks; beyond this they do not run the same workload. */
 #define EA_FIDELITY_TOLERANCE 0.15
 
 typedef struct {
@@ -54,6 +46,8 @@ int ea_fidelity_comparable(const ea_capture_run *run, const char *op, cJSON *ext
 /* Takes ownership of results (an array of annotated results). */
 cJSON *ea_baseline_doc(cJSON *results, const ea_run_env *env);
 int ea_baseline_validate(const char *file, const cJSON *doc, ea_error *err);
+/* Validates doc (as file), then writes it atomically; a document the reader would reject is not written. */
+int ea_baseline_record(const char *file, const cJSON *doc, ea_error *err);
 void ea_baseline_print(const cJSON *doc, FILE *f);
 
 #endif

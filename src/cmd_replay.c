@@ -5,15 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "baseline.h"
 #include "capture.h"
 #include "cli.h"
 #include "device.h"
 #include "json.h"
 #include "replay.h"
-
-/* Replay and torch may differ by launch overheads and clocks; beyond this the replay is not the
- * same workload. */
-#define FIDELITY 0.15
 
 const char ea_usage_replay[] =
     "usage: extern-audit replay [--golden DIR] [--scope SCOPE_ID] [--json] [--record FILE]\n"
@@ -63,7 +60,7 @@ static const char *verdict_of(const ea_replay_result *r)
     if (!r->cupti_error[0] && !r->kernels_match)
         return "kernels differ";
     double ratio = r->timing.per_call_us.median / r->torch_compiled_us;
-    return fabs(ratio - 1.0) <= FIDELITY ? "ok" : ratio > 1.0 ? "slower than torch" : "faster than torch";
+    return fabs(ratio - 1.0) <= EA_FIDELITY_TOLERANCE ? "ok" : ratio > 1.0 ? "slower than torch" : "faster than torch";
 }
 
 static void print_row(const cJSON *row)

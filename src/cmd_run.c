@@ -21,6 +21,9 @@
 #include "torch_ops.h"
 
 #define MAX_REFS 64
+/* --plan sizes ATen's grids with this machine's multiprocessor count; plans print without a GPU too,
+ * and then use an H200's, the GPU the committed baselines come from. Each plan says which it used. */
+#define PLAN_SM_COUNT_WITHOUT_GPU 132
 
 const char ea_usage_run[] =
     "usage: extern-audit run --scope NAME [--mode faithful|fabricated|both] [--json] [--record FILE]\n"
@@ -138,14 +141,6 @@ static int load_classification(const char *golden, ej_doc *doc, ea_error *err)
     return 0;
 }
 
-static void print_json(const cJSON *j)
-{
-    char *s = cJSON_Print(j);
-    if (s)
-        printf("%s\n", s);
-    free(s);
-}
-
 static int measure_all(const run_options *o, const ea_scope_ref *refs, int n, cJSON **doc, ea_error *err)
 {
     ea_device_info dev;
@@ -209,25 +204,32 @@ int ea_cmd_run(int argc, char **argv)
     if (ea_occurrences_load(dir, docs, &err) || ea_repro_resolve(docs, fp, o.scope, refs, MAX_REFS, &n, &err)) {
         rc = 2;
     } else if (o.plan) {
+        ea_device_info dev;
+        int gpu = ea_device_probe(&dev) && dev.sm_count > 0;
+        o.ro.sm_count = gpu ? dev.sm_count : PLAN_SM_COUNT_WITHOUT_GPU;
+        if (o.ro.log)
+            fprintf(o.ro.log, "run --plan: ATen's grids for %d multiprocessors (%s%s)\n", o.ro.sm_count,
+                    gpu ? "this GPU: " : "an H200's, no usable GPU: ", dev.reason);
         out = cJSON_CreateArray();
         for (int i = 0; i < n && !rc; i++) {
-            o.ro.sm_count = 132; /* an H200's: the grids ATen would pick there */
             cJSON *arr = refs[i].family->plan(refs[i].point, refs[i].file, refs[i].index, &o.ro, &err), *r;
-            while (arr && (r = cJSON_DetachItemFromArray(arr, 0)) != NULL)
+            while (arr && (r = cJSON_DetachItemFromArray(arr, 0)) != NULL) {
+                cJSON_AddNumberToObject(r, "sm_count", o.ro.sm_count);
                 cJSON_AddItemToArray(out, r);
+            }
             rc = arr ? 0 : 2;
             cJSON_Delete(arr);
         }
         if (!rc)
-            print_json(out);
+            ea_cli_print_json(out);
     } else if (measure_all(&o, refs, n, &out, &err)) {
         rc = 2;
     } else {
         if (o.json)
-            print_json(out);
+            ea_cli_print_json(out);
         else
             ea_baseline_print(out, stdout);
-        if (o.record && ej_write_atomic(o.record, out, &err))
+        if (o.record && ea_baseline_record(o.record, out, &err)) /* validated first: it must read back */
             rc = 2;
         else
             rc = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "passed")) ? 0 : 1;

@@ -1,7 +1,9 @@
 /* The index_add scope: reading the golden points, ATen's kernel choice, the oracles' plans, bad input. */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "../repros/index_add/run.h"
 #include "gen.h"
 #include "index_add_points.h"
 
@@ -237,4 +239,78 @@ Test(index_add, structures_without_an_oracle_say_why)
     cr_assert_eq(p.oracle, IA_ORACLE_GENERAL);
     cr_assert_not_null(strstr(p.note, "no single overlapping window pair"), "%s", p.note);
     cJSON_Delete(pt);
+}
+
+/* dim is range-checked as read (int64): 2^32 + 3 is not dim 3, though it wraps to 3 as an int. */
+Test(index_add, a_huge_dim_does_not_wrap_into_range)
+{
+    cJSON *pt = iap_xlnet(1, 1, 2, 8, 0.5, 0);
+    cJSON *args = cJSON_GetObjectItem(cJSON_GetObjectItem(pt, "signature"), "args");
+    cJSON_ReplaceItemInArray(args, 1, cJSON_CreateNumber(4294967299.0));
+    expect_parse_error(pt, "signature.args[1]: expected dim in [0, 4) (or [-4, 0) from the end), got 4294967299");
+    cJSON_ReplaceItemInArray(args, 1, cJSON_CreateNumber(-4294967293.0)); /* -2^32 + 3 */
+    expect_parse_error(pt, "got -4294967293");
+    cJSON_ReplaceItemInArray(args, 1, cJSON_CreateNumber(-5));
+    expect_parse_error(pt, "got -5");
+    ia_scope s;
+    ia_plan p;
+    cJSON_ReplaceItemInArray(args, 1, cJSON_CreateNumber(-1)); /* from the end: dim 3 */
+    iap_parse_plan(pt, &s, &p);
+    cr_assert_eq(s.dim, 3);
+    cr_assert_eq(p.oracle, IA_ORACLE_SLICE);
+    cJSON_Delete(pt);
+}
+
+/* The point's first scope group repeated until it has n, each with its own scope id. */
+static void with_groups(cJSON *pt, int n)
+{
+    cJSON *groups = cJSON_GetObjectItem(pt, "scopes");
+    for (int g = cJSON_GetArraySize(groups); g < n; g++) {
+        cJSON *copy = cJSON_Duplicate(cJSON_GetArrayItem(groups, 0), 1);
+        char id[64];
+        snprintf(id, sizeof id, "index_add-synthetic00-%012d", g);
+        cJSON_ReplaceItemInObject(copy, "scope_id", cJSON_CreateString(id));
+        cJSON_AddItemToArray(groups, copy);
+    }
+}
+
+Test(index_add, more_scope_groups_than_held_are_refused_naming_the_point)
+{
+    cJSON *pt = iap_longformer_a(2, 4, 4, 8);
+    ia_scope s;
+    ia_plan p;
+    with_groups(pt, IA_MAX_GROUPS);
+    iap_parse_plan(pt, &s, &p);
+    cr_assert_eq(s.ngroups, IA_MAX_GROUPS);
+    cr_assert_str_eq(s.scope_ids[IA_MAX_GROUPS - 1], "index_add-synthetic00-000000000015");
+    with_groups(pt, IA_MAX_GROUPS + 1); /* one more is not dropped silently */
+    expect_parse_error(pt, "$.points[0].scopes: point index_add-synthetic00 has 17 scope groups, more than the 16");
+    cJSON_Delete(pt);
+}
+
+/* The slice oracle's launch variants: one table for the run and the plan. */
+Test(index_add, slice_variants_listed_in_the_plan)
+{
+    cr_assert_eq(IA_SLICE_VARIANTS, 7);
+    int vec8 = 0, cs = 0, staged = 0;
+    for (int v = 0; v < IA_SLICE_VARIANTS; v++) {
+        const ia_slice_variant *x = &ia_slice_variants[v];
+        vec8 += !strcmp(x->name, "vec8") && !x->staged && !x->streaming;
+        cs += !strcmp(x->name, "vec8-cs") && x->streaming && (x->unroll == 1 || x->unroll == 2);
+        staged += !strcmp(x->name, "staged") && x->staged;
+    }
+    cr_assert(vec8 == 4 && cs == 2 && staged == 1);
+    cJSON *doc = iap_golden();
+    ia_scope s;
+    ia_plan p;
+    iap_parse_plan(golden_point(doc, "xlnet"), &s, &p);
+    cJSON *cfg = ia_config_json(&s, &p), *orc = cJSON_GetObjectItem(cfg, "oracle");
+    const cJSON *vs = cJSON_GetObjectItem(orc, "variants");
+    cr_assert_eq(cJSON_GetArraySize(vs), IA_SLICE_VARIANTS, "%s", cJSON_PrintUnformatted(orc));
+    cr_assert_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(vs, 5), "variant")->valuestring, "vec8-cs");
+    cr_assert_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(vs, 5), "unroll")->valueint, 2);
+    cr_assert_null(cJSON_GetObjectItem(cJSON_GetArrayItem(vs, 6), "unroll"), "the staged kernel has no unroll");
+    cr_assert_null(cJSON_GetObjectItem(orc, "unroll_candidates"));
+    cJSON_Delete(cfg);
+    cJSON_Delete(doc);
 }

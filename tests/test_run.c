@@ -1,9 +1,11 @@
 /* extern-audit run without a GPU: scope resolution, --plan, usage errors, the no-device exit, and the
  * baselines document (annotation, strict reader, atomic write, table) on a synthetic result. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "baseline.h"
 #include "device.h"
@@ -59,6 +61,15 @@ Test(run, plan_needs_no_gpu)
     has(r.out, "\"indexFuncLargeIndex<bf16,i64,u32,2,2,-2,false>\"");
     has(r.out, "\"kind\":\t\"windows\"");
     has(r.out, "mul(x, 0.125) escapes the scope");
+    /* ATen's grids are sized for this GPU, or without one for an H200's 132 multiprocessors; each plan says */
+    ea_device_info info;
+    int sm = ea_device_probe(&info) && info.sm_count > 0 ? info.sm_count : 132;
+    const cJSON *plan;
+    cJSON_ArrayForEach(plan, j)
+        cr_assert_eq(cJSON_GetObjectItem(plan, "sm_count")->valueint, sm);
+    has(r.err, "run --plan: ATen's grids for ");
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(
+                     cJSON_GetArrayItem(j, 2), "config"), "oracle"), "variants")), 7, "xlnet's slice variants");
     cJSON_Delete(j);
     cli_run_free(&r);
     r = test_cli("help", "run", NULL);
@@ -379,4 +390,103 @@ Test(run, fidelity_against_the_torch_op)
     cr_assert_eq(ea_baseline_validate("mem", doc, &err), 0, "%s", err.msg);
     cJSON_Delete(doc);
     ea_torch_ops_free(&ops);
+}
+
+/* Classes are compared as whole names: "lowered" is not inside "conditional_lowered". */
+Test(run, class_names_compared_whole)
+{
+    ea_run_env env = synthetic_env();
+    const struct {
+        const char *classes, *want;
+    } cases[] = {
+        {"\"conditional_lowered\", \"lowered\"", "mixed: conditional_lowered, lowered"},
+        {"\"lowered\", \"conditional_lowered\", \"lowered\"", "mixed: lowered, conditional_lowered"},
+        {"\"lowered\", \"lowered\"", "lowered"},
+        {"\"true_fallback\", \"fallback\", \"true_fallback\", \"fallback\"", "mixed: true_fallback, fallback"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[1024] = "{\"occurrences\": [";
+        const char *c = cases[i].classes;
+        for (int k = 0; *c; k++) { /* one occurrence of the point per listed class */
+            const char *end = strchr(c + 1, '"') + 1;
+            snprintf(text + strlen(text), sizeof text - strlen(text), "%s{\"point\": \"index_add-31177027c868\", "
+                     "\"class\": %.*s}", k ? ", " : "", (int)(end - c), c);
+            c = *end ? end + 2 : end;
+        }
+        snprintf(text + strlen(text), sizeof text - strlen(text), "]}");
+        cJSON *cls = cJSON_Parse(text), *r = synthetic_result();
+        cr_assert_not_null(cls, "%s", text);
+        ea_run_annotate(r, r, &env, NULL, NULL, cls);
+        cr_assert_str_eq(cJSON_GetObjectItem(r, "class")->valuestring, cases[i].want, "case %zu", i);
+        cJSON_Delete(r);
+        cJSON_Delete(cls);
+    }
+}
+
+/* --record writes only a document the strict reader accepts: a NaN (which cJSON would print as null)
+ * or a bad count stops the write, and the file is not created. */
+Test(run, record_writes_only_what_reads_back)
+{
+    ea_run_env env = synthetic_env();
+    cJSON *results = cJSON_CreateArray(), *r = synthetic_result();
+    ea_run_annotate(r, r, &env, NULL, NULL, NULL);
+    cJSON_AddItemToArray(results, r);
+    cJSON *doc = ea_baseline_doc(results, &env);
+    cJSON *path0 = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "scopes"), 0),
+                                                          "paths"), 0);
+    cJSON *check = cJSON_GetObjectItem(path0, "check");
+    cJSON_AddNumberToObject(check, "nonfinite", 0); /* counted since; optional for older files */
+    char path[512], bad[512];
+    snprintf(path, sizeof path, "%s/record.json", test_tmpdir());
+    snprintf(bad, sizeof bad, "%s/record-nan.json", test_tmpdir());
+    ea_error err;
+    cr_assert_eq(ea_baseline_record(path, doc, &err), 0, "%s", err.msg);
+    ej_doc back;
+    cr_assert_eq(ej_load(path, &back, &err), 0, "%s", err.msg);
+    cr_assert_eq(ea_baseline_validate(path, back.root, &err), 0, "%s", err.msg);
+    ej_free(&back);
+    cJSON_ReplaceItemInObject(check, "rel_l2", cJSON_CreateNumber(NAN));
+    cr_assert_neq(ea_baseline_record(bad, doc, &err), 0);
+    has(err.msg, "not written, the document would not read back: ");
+    has(err.msg, "$.scopes[0].paths[0].check.rel_l2: expected finite number");
+    cr_assert_neq(access(bad, F_OK), 0, "nothing written");
+    cJSON_ReplaceItemInObject(check, "rel_l2", cJSON_CreateNumber(0.002));
+    cJSON_AddStringToObject(cJSON_GetObjectItem(path0, "check_after_timing"), "nonfinite", "3");
+    cr_assert_neq(ea_baseline_record(bad, doc, &err), 0);
+    has(err.msg, "$.scopes[0].paths[0].check_after_timing.nonfinite: expected finite number");
+    cr_assert_neq(access(bad, F_OK), 0, "nothing written");
+    cJSON_Delete(doc);
+}
+
+/* One tolerance for run and replay, and the table prints it. */
+Test(run, fidelity_tolerance_is_one_constant)
+{
+    cr_assert_float_eq(EA_FIDELITY_TOLERANCE, 0.15, 1e-12);
+    ea_run_env env = synthetic_env();
+    ea_capture_run run = {.config = "default", .eager = {.median_us = 96 / (1 + EA_FIDELITY_TOLERANCE) * 0.999}};
+    ea_capture cap = {.scope = "index_add-31177027c868-335f7d6b05cb", .environment = cJSON_Parse("{}"),
+                      .runs = &run, .nruns = 1};
+    ea_captures caps = {&cap, 1};
+    cJSON *r = synthetic_result(), *sig = cJSON_Parse("{\"signature\": {\"op\": \"aten.index_add.default\"}}");
+    ea_run_annotate(r, sig, &env, &caps, NULL, NULL);
+    cr_assert(cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "fidelity"), "within_tolerance")),
+              "just outside the tolerance");
+    cJSON_Delete(r);
+    run.eager.median_us = 96 / (1 + EA_FIDELITY_TOLERANCE) * 1.001;
+    r = synthetic_result();
+    ea_run_annotate(r, sig, &env, &caps, NULL, NULL);
+    cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "fidelity"), "within_tolerance")));
+    cJSON *results = cJSON_CreateArray();
+    cJSON_AddItemToArray(results, r);
+    cJSON *doc = ea_baseline_doc(results, &env);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    ea_baseline_print(doc, f);
+    fclose(f);
+    has(text, ", within 15%)");
+    free(text);
+    cJSON_Delete(doc);
+    cJSON_Delete(sig);
+    cJSON_Delete((cJSON *)cap.environment);
 }

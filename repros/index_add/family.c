@@ -74,11 +74,16 @@ cJSON *ia_config_json(const ia_scope *s, const ia_plan *p)
     orc = cJSON_AddObjectToObject(o, "oracle");
     cJSON_AddStringToObject(orc, "kind", p->general_ok ? oracles[p->oracle] : "none");
     if (p->oracle == IA_ORACLE_SLICE) { /* the grid depends on the variant the run picks */
-        cJSON_AddStringToObject(orc, "kernel", p->slice.vec == 8
-                                                   ? "ia_oracle_slice_vec8<unroll> or ia_oracle_slice_staged"
-                                                   : "ia_oracle_slice_scalar");
+        cJSON_AddStringToObject(orc, "kernel", p->slice.vec == 8 ? "ia_oracle_slice_vec8<unroll, fast, streaming> "
+                                                                   "or ia_oracle_slice_staged"
+                                                                 : "ia_oracle_slice_scalar");
         if (p->slice.vec == 8) {
-            cJSON_AddItemToObject(orc, "unroll_candidates", cJSON_CreateIntArray((const int[]){1, 2, 4, 8}, 4));
+            cJSON *vs = cJSON_AddArrayToObject(orc, "variants"); /* the run times each, keeps the best */
+            for (int v = 0; v < IA_SLICE_VARIANTS; v++) {
+                cJSON *one = cJSON_CreateObject();
+                ia_slice_variant_json(one, v);
+                cJSON_AddItemToArray(vs, one);
+            }
             cJSON *st = cJSON_AddObjectToObject(orc, "staged");
             cJSON_AddNumberToObject(st, "block", IA_STAGED_THREADS);
             cJSON_AddNumberToObject(st, "shared_bytes", IA_STAGED_SHARED_ELEMS * 2);
@@ -152,15 +157,16 @@ static cJSON *each_config(const cJSON *point, const char *file, int index, const
                           ea_error *err)
 {
     ia_scope scopes[IA_MAX_GROUPS];
-    int group_of[IA_MAX_GROUPS], n, sm = o->sm_count;
+    int group_of[IA_MAX_GROUPS], n, sm = o->sm_count; /* a plan: the caller's count (ia_plan_make wants >= 1) */
     if (distinct_configs(point, file, index, scopes, group_of, &n, err))
         return NULL;
+    /* a run: ATen sizes its grids by the device it runs on */
     if (measure && cudaDeviceGetAttribute(&sm, cudaDevAttrMultiProcessorCount, 0) != cudaSuccess)
         return ea_fail(err, "index_add: cannot read the multiprocessor count"), NULL;
     cJSON *arr = cJSON_CreateArray();
     for (int k = 0; k < n; k++) {
         ia_plan p;
-        if (ia_plan_make(&scopes[k], sm > 0 ? sm : 132, &p, err))
+        if (ia_plan_make(&scopes[k], sm, &p, err))
             return cJSON_Delete(arr), NULL;
         cJSON *h = header(&scopes[k], k, group_of), *m;
         if (!measure) {

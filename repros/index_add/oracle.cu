@@ -4,7 +4,8 @@
  *   8 source elements (two aligned 16-byte loads and a shift), a chunk outside stores the fill; no
  *   atomics, each element written once. The staged variant (slice_staged.h) reads each span's source
  *   range once into shared memory with aligned loads and builds the chunks from there. The run times
- *   U = 1, 2, 4, 8 and the staged kernel, and keeps the fastest that passed its checks.
+ *   the seven ia_slice_variants (scope.h: U = 1, 2, 4, 8; U = 1, 2 with streaming stores; staged)
+ *   and keeps the fastest that passed its checks.
  * - windows (an overlapping as_strided index, Longformer): the gather form. Each 16-byte output chunk
  *   decodes its coordinates over the folded dims, sums the 1..3 windows covering its row in fp32 in
  *   window order and rounds once: deterministic, reads no index tensor.
@@ -176,7 +177,22 @@ __global__ void ia_oracle_slice_vec8(uint16_t *out, const uint16_t *x, ia_slice 
     }
 }
 
-/* Persistent over its spans (ia_slice_split): the next span's loads are issued before the current
+/* The staged slice kernel; its block code is slice_staged.h, shared with the CPU emulation. Why staged:
+ * out's rows (XLNet: 1023 elements) shift each row's source elements against the 16-byte grid, so the
+ * unstaged kernel reads two source vectors per output chunk. Here a launch splits out's 16-byte chunks
+ * into spans (ia_slice_stage_split); block b takes spans b, b + grid, ... For a span:
+ * - its copied elements' source indices form one contiguous range [s_lo, s_hi): out's rows map to
+ *   source rows in order and the copied columns are one interval, so the count of copied elements
+ *   before out's element (r, c), r * row_src + clamp(c - col0, 0, row_src), grows with r * row_out + c;
+ * - ia_st_load reads that range widened to 16-byte alignment with aligned 16-byte loads, at most
+ *   IA_STAGED_VECTORS per thread (the planner bounds every span's range to the buffer), each source
+ *   byte once, and ia_st_stage puts the registers into shared memory;
+ * - ia_st_build makes each thread's chunks t, t + threads, ... from shared memory at any element
+ *   shift (two aligned 16-byte shared loads and a funnel shift), fill chunks without a read, chunks
+ *   across a row end or a column edge element by element; rows are walked, not divided per chunk.
+ * Arithmetic as reference.c's ia_emulate_oracle: acc = fill, acc += x * scale in fp32, one rounding.
+ *
+ * Persistent over its spans (ia_slice_split): the next span's loads are issued before the current
  * span is built, so they are in flight during its stores. Two barriers per span: the stage waits for
  * every thread's reads of the previous span, the build for the whole stage. */
 __global__ void __launch_bounds__(IA_STAGED_THREADS)

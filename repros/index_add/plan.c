@@ -10,6 +10,18 @@
 
 #include "gen.h"
 
+const ia_slice_variant ia_slice_variants[IA_SLICE_VARIANTS] = {
+    {"vec8", 1, 0, 0},    {"vec8", 2, 0, 0},    {"vec8", 4, 0, 0}, {"vec8", 8, 0, 0},
+    {"vec8-cs", 1, 0, 1}, {"vec8-cs", 2, 0, 1}, {"staged", 0, 1, 0},
+};
+
+void ia_slice_variant_json(cJSON *o, int v)
+{
+    cJSON_AddStringToObject(o, "variant", ia_slice_variants[v].name);
+    if (!ia_slice_variants[v].staged)
+        cJSON_AddNumberToObject(o, "unroll", ia_slice_variants[v].unroll);
+}
+
 /* getDefaultMaxThreadsPerBlock() on CUDA; grids are capped at 8 blocks per multiprocessor. */
 #define ATEN_THREADS 128
 
@@ -306,8 +318,9 @@ int ia_plan_make(const ia_scope *s, int sm_count, ia_plan *p, ea_error *err)
         snprintf(why, sizeof why, "general oracle only (%.200s)", s->note);
     else if (s->idx.kind == IA_INDEX_IOTA && s->idx.step == 1) {
         p->oracle = IA_ORACLE_SLICE;
-        /* unroll 2 was the fastest of 1/2/4/8 on an H200 (golden/baselines/H200.json); runs time all four
-         * and the staged kernel */
+        /* the default: vec8 at unroll 2 was the fastest on an H200 (golden/baselines/H200.json); a run
+         * times all seven ia_slice_variants (vec8 at 1, 2, 4, 8, vec8-cs at 1, 2, staged) and keeps the
+         * fastest that passed */
         p->slice = (ia_slice){g->outer, g->D * g->inner, g->L * g->inner, s->idx.start * g->inner, 1, 2,
                               ia_fastdiv_make(g->D * g->inner), 0, {0, 0, 0}, 0};
         p->slice.vec = (g->n_out % 8 == 0 && g->n_src % 8 == 0) ? 8 : 1;

@@ -1,4 +1,18 @@
-/* reference.c: inputs, the fp64 reference and exact CPU emulations of the index_add scope. */
+/* reference.c: inputs, the fp64 reference and exact CPU emulations of the index_add scope.
+ * - ia_inputs_make generates every input with src/gen.c (docs/schema.md generators): the source (or
+ *   the mul's input x, then source = bf16(x * scale) as the graph's mul rounds it) uniform with seed
+ *   IA_SEED_SOURCE, the faithful index rebuilt exactly from its value properties, the fabricated index
+ *   from randint(0, 100) with seed IA_SEED_FABRICATED, as the attribution pipeline's replay draws it.
+ * - ia_reference is the whole scope in fp64 (self + alpha * sum of scale * x), over out's row-major
+ *   elements. ia_emulate_current rounds to bf16 after every add in source order, as ATen's bf16 atomics
+ *   do (in some order); ia_emulate_oracle reproduces the structured oracle bit for bit (fp32 sums in
+ *   window order, one rounding), so a GPU result can be compared exactly.
+ * - ia_compare measures relative L2 error against the reference, counts elements still holding the
+ *   0xFF poison (never written), elements written as NaN or infinity (these scopes have finite inputs,
+ *   so any other NaN is a wrong result, and it would make the L2 error NaN, which no bound catches
+ *   with '>') and, given an exact emulation, elements that differ from it.
+ * - ia_index_check rebuilds the multiplicity histogram, range and coverage of an index and compares
+ *   them with the golden properties; a difference is an error naming the first field that differs. */
 #include "reference.h"
 
 #include <inttypes.h>
@@ -248,6 +262,11 @@ void ia_compare(const uint16_t *out, const double *ref, const uint16_t *exact, i
     for (int64_t i = 0; i < n; i++) {
         if (out[i] == IA_POISON) {
             c->unwritten++;
+            continue;
+        }
+        if (!isfinite(ia_bf16_to_f32(out[i]))) {
+            c->nonfinite++;
+            c->mismatched += exact && exact[i] != out[i];
             continue;
         }
         double d = (double)ia_bf16_to_f32(out[i]) - ref[i];

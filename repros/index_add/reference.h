@@ -1,17 +1,7 @@
 /* reference.h: the host side of an index_add scope run: inputs, fp64 reference, CPU emulations, checks.
- * Contract:
- * - ia_inputs_make generates every input with src/gen.c (docs/schema.md generators): the source (or
- *   the mul's input x, then source = bf16(x * scale) as the graph's mul rounds it) uniform with seed
- *   IA_SEED_SOURCE, the faithful index rebuilt exactly from its value properties, the fabricated index
- *   from randint(0, 100) with seed IA_SEED_FABRICATED, as the attribution pipeline's replay draws it.
- * - ia_reference is the whole scope in fp64 (self + alpha * sum of scale * x), over out's row-major
- *   elements. ia_emulate_current rounds to bf16 after every add in source order, as ATen's bf16 atomics
- *   do (in some order); ia_emulate_oracle reproduces the structured oracle bit for bit (fp32 sums in
- *   window order, one rounding), so a GPU result can be compared exactly.
- * - ia_compare measures relative L2 error against the reference, counts elements still holding the
- *   0xFF poison (never written) and, given an exact emulation, elements that differ from it.
- * - ia_index_check rebuilds the multiplicity histogram, range and coverage of an index and compares
- *   them with the golden properties; a difference is an error naming the first field that differs. */
+ * Contract: inputs are generated reproducibly from the point (src/gen.c); ia_reference is the scope in
+ * fp64; the emulations reproduce the current path's and the structured oracle's bf16 results; ia_compare
+ * counts unwritten (poison), non-finite and mismatched elements and the relative L2 error of the rest. */
 #ifndef IA_REFERENCE_H
 #define IA_REFERENCE_H
 
@@ -34,8 +24,10 @@ typedef struct {
 } ia_inputs;
 
 typedef struct {
-    double rel_l2, max_abs;
-    int64_t unwritten, mismatched, n;
+    double rel_l2, max_abs;     /* over the written, finite elements */
+    int64_t unwritten;          /* still IA_POISON: never written */
+    int64_t nonfinite;          /* written NaN or infinity (any NaN but the poison pattern) */
+    int64_t mismatched, n;
 } ia_check;
 
 int ia_inputs_make(const ia_scope *s, int fabricated, ia_inputs *in, ea_error *err);

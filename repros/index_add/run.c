@@ -2,6 +2,7 @@
 #include "run.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,15 +101,16 @@ static char *kernel_name(const char *mangled)
     return d;
 }
 
-static cJSON *kernels_seen(const ea_kernel_list *l)
+void ia_kernels_json(cJSON *path, const ea_kernel_list *seen, const char *note)
 {
-    cJSON *arr = cJSON_CreateArray();
-    for (size_t i = 0; l && i < l->count; i++) {
-        char *name = kernel_name(l->kernels[i].name);
+    cJSON *arr = cJSON_AddArrayToObject(path, "kernels");
+    for (size_t i = 0; seen && i < seen->count; i++) {
+        char *name = kernel_name(seen->kernels[i].name);
         cJSON_AddItemToArray(arr, cJSON_CreateString(name));
         free(name);
     }
-    return arr;
+    if (!seen) /* the schema: an empty list always says why */
+        cJSON_AddStringToObject(path, "kernels_note", note && note[0] ? note : "CUPTI recorded nothing");
 }
 
 static cJSON *time_json(const ea_timing *t)
@@ -124,12 +126,13 @@ static cJSON *time_json(const ea_timing *t)
     return o;
 }
 
-static void check_json(cJSON *o, const char *key, const ia_check *c)
+void ia_check_json(cJSON *o, const char *key, const ia_check *c)
 {
     cJSON *j = cJSON_AddObjectToObject(o, key);
     cJSON_AddNumberToObject(j, "rel_l2", c->rel_l2);
     cJSON_AddNumberToObject(j, "max_abs", c->max_abs);
     cJSON_AddNumberToObject(j, "unwritten", (double)c->unwritten);
+    cJSON_AddNumberToObject(j, "nonfinite", (double)c->nonfinite);
     cJSON_AddNumberToObject(j, "mismatched", (double)c->mismatched);
 }
 
@@ -160,8 +163,10 @@ static cJSON *run_path(dev *d, int path, const int64_t *index, const double *ref
         cupti_state = ea_cupti_load(where, sizeof where, &cerr) == 0 ? 1 : -1;
     recording = cupti_state == 1 && ea_cupti_begin(&cerr) == 0;
     rc = enqueue(d, NULL, err) ? -1 : (int)cudaDeviceSynchronize();
-    if (recording && ea_cupti_end(&kl, &cerr) != 0)
+    if (recording && ea_cupti_end(&kl, &cerr) != 0) { /* nothing recorded: cerr says why, as the note */
         memset(&kl, 0, sizeof kl);
+        recording = 0;
+    }
     if (rc)
         return (rc > 0 ? cuda_fail(err, "run", rc) : -1), ea_kernel_list_free(&kl), NULL;
     if (copy_back(d, host, err))
@@ -173,12 +178,11 @@ static cJSON *run_path(dev *d, int path, const int64_t *index, const double *ref
     cJSON *j = cJSON_CreateObject();
     cJSON_AddStringToObject(j, "name", path == P_ORACLE ? "oracle" : path == P_GENERAL ? "oracle_general" : "current");
     cJSON_AddStringToObject(j, "mode", path == P_FABRICATED || index == d->fab ? "fabricated" : "faithful");
-    cJSON_AddItemToObject(j, "kernels", kernels_seen(&kl));
-    if (!recording)
-        cJSON_AddStringToObject(j, "kernels_note", cupti_state == 1 ? cerr.msg : "CUPTI unavailable");
+    /* not recording: CUPTI's begin or end failed (cerr says which and why), or it never loaded */
+    ia_kernels_json(j, recording ? &kl : NULL, cupti_state == 1 ? cerr.msg : "CUPTI unavailable");
     cJSON_AddItemToObject(j, "time", time_json(&t));
-    check_json(j, "check", first);
-    check_json(j, "check_after_timing", &again);
+    ia_check_json(j, "check", first);
+    ia_check_json(j, "check_after_timing", &again);
     if (o->log)
         fprintf(o->log, "index_add %s: %s %s: %.1f us per call, rel L2 %.2e\n", d->s->alias,
                 cJSON_GetObjectItem(j, "name")->valuestring, cJSON_GetObjectItem(j, "mode")->valuestring,
@@ -188,22 +192,32 @@ static cJSON *run_path(dev *d, int path, const int64_t *index, const double *ref
     return j;
 }
 
-/* The rules of the issue: every element written, error bounds, exactness, and the same after timing. */
-static int judge(cJSON *path, double current_rel, int exact, int bound, char *why, size_t n)
+/* A check's count or error; NaN when absent, which fails every rule below. */
+static double check_value(const cJSON *check, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItem(check, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+/* The rules of the issue: every element written and finite, error bounds, exactness, and the same
+ * after timing. Each rule is written as !(value within bound), so a NaN fails it. */
+int ia_judge(cJSON *path, double current_rel, int exact, int bound, char *why, size_t n)
 {
     const cJSON *c = cJSON_GetObjectItem(path, "check"), *a = cJSON_GetObjectItem(path, "check_after_timing");
-    double rel = cJSON_GetObjectItem(c, "rel_l2")->valuedouble;
+    double rel = check_value(c, "rel_l2");
     const char *fail = NULL;
     for (int i = 0; i < 2 && !fail; i++) {
         const cJSON *k = i ? a : c;
-        if (cJSON_GetObjectItem(k, "unwritten")->valuedouble > 0)
+        if (!(check_value(k, "unwritten") <= 0))
             fail = i ? "elements unwritten after timing" : "elements left holding the poison (never written)";
-        else if (bound && cJSON_GetObjectItem(k, "rel_l2")->valuedouble > IA_MAX_REL_L2)
-            fail = "relative L2 error above 1e-2";
-        else if (exact && cJSON_GetObjectItem(k, "mismatched")->valuedouble > 0)
+        else if (!(check_value(k, "nonfinite") <= 0))
+            fail = i ? "NaN or infinite elements after timing" : "NaN or infinite elements in the output";
+        else if (bound && !(check_value(k, "rel_l2") <= IA_MAX_REL_L2))
+            fail = "relative L2 error above 1e-2 (or not a number)";
+        else if (exact && !(check_value(k, "mismatched") <= 0))
             fail = "differs from its exact CPU emulation";
     }
-    if (!fail && current_rel >= 0 && rel > current_rel)
+    if (!fail && current_rel >= 0 && !(rel <= current_rel))
         fail = "less accurate than the current path";
     cJSON_AddBoolToObject(path, "passed", !fail);
     if (fail) {
@@ -238,55 +252,40 @@ static double median_of(const cJSON *path)
     return cJSON_GetObjectItem(cJSON_GetObjectItem(path, "time"), "median_us")->valuedouble;
 }
 
-/* The slice oracle's launch variants: the 16-byte kernel at 1, 2, 4 and 8 chunks per thread, with
- * plain or evict-first (streaming) stores, and the shared-memory staged kernel. */
-static const struct {
-    const char *name;
-    int unroll, staged, streaming;
-} slice_variants[] = {{"vec8", 1, 0, 0},    {"vec8", 2, 0, 0},    {"vec8", 4, 0, 0}, {"vec8", 8, 0, 0},
-                      {"vec8-cs", 1, 0, 1}, {"vec8-cs", 2, 0, 1}, {"staged", 0, 1, 0}};
-
-static void add_variant(cJSON *o, int v)
-{
-    cJSON_AddStringToObject(o, "variant", slice_variants[v].name);
-    if (!slice_variants[v].staged)
-        cJSON_AddNumberToObject(o, "unroll", slice_variants[v].unroll);
-}
-
 /* Runs path and judges it into paths; -1 when it broke. The slice oracle is run once per launch
- * variant, each checked in full; the fastest of those that passed is kept (a failed one only when
- * none passed, so the failure shows), every variant's median and verdict listed beside it. */
+ * variant (ia_slice_variants), each checked in full; the fastest of those that passed is kept (a failed
+ * one only when none passed, so the failure shows), every variant's median and verdict listed beside it. */
 static int add_path(cJSON *paths, dev *d, int path, const int64_t *index, const double *ref, const uint16_t *exact,
                     uint16_t *host, const ea_run_opts *o, double current_rel, int *ok, ea_error *err)
 {
     const ia_plan *plan = d->p;
     ia_plan tuned = *plan;
     int tune = path == P_ORACLE && plan->oracle == IA_ORACLE_SLICE && plan->slice.vec == 8, best_passed = 0;
-    int n = tune ? (int)(sizeof slice_variants / sizeof slice_variants[0]) : 1, best_v = 0;
+    int n = tune ? IA_SLICE_VARIANTS : 1, best_v = 0;
     cJSON *best = NULL, *cands = tune ? cJSON_CreateArray() : NULL;
     for (int v = 0; v < n; v++) {
         ia_check c;
         char why[128] = "";
-        tuned.slice.unroll = tune ? slice_variants[v].unroll : plan->slice.unroll;
-        tuned.slice.staged = tune ? slice_variants[v].staged : plan->slice.staged;
-        tuned.slice.streaming = tune ? slice_variants[v].streaming : plan->slice.streaming;
+        tuned.slice.unroll = tune ? ia_slice_variants[v].unroll : plan->slice.unroll;
+        tuned.slice.staged = tune ? ia_slice_variants[v].staged : plan->slice.staged;
+        tuned.slice.streaming = tune ? ia_slice_variants[v].streaming : plan->slice.streaming;
         d->p = &tuned;
         cJSON *j = run_path(d, path, index, ref, exact, host, o, &c, err);
         d->p = plan;
         if (!j)
             return cJSON_Delete(best), cJSON_Delete(cands), -1;
         /* on the fabricated index the error is reported, not bounded: 100 slots take every add */
-        int passed = judge(j, current_rel, exact != NULL, index == d->idx, why, sizeof why);
+        int passed = ia_judge(j, current_rel, exact != NULL, index == d->idx, why, sizeof why);
         *ok &= passed;
         if (tune) {
             cJSON *cand = cJSON_CreateObject();
-            add_variant(cand, v);
+            ia_slice_variant_json(cand, v);
             cJSON_AddNumberToObject(cand, "median_us", median_of(j));
             cJSON_AddBoolToObject(cand, "passed", passed);
             if (!passed) /* kept only if none passed: its reason stays with it here */
                 cJSON_AddStringToObject(cand, "failure", why);
             cJSON_AddItemToArray(cands, cand);
-            add_variant(j, v);
+            ia_slice_variant_json(j, v);
         }
         if (!best || (passed && (!best_passed || median_of(j) < median_of(best)))) {
             cJSON_Delete(best);
@@ -300,9 +299,9 @@ static int add_path(cJSON *paths, dev *d, int path, const int64_t *index, const 
     if (tune) {
         cJSON_AddItemToObject(best, "candidates", cands);
         if (o->log) {
-            fprintf(o->log, "index_add %s: the slice oracle keeps %s", d->s->alias, slice_variants[best_v].name);
-            if (!slice_variants[best_v].staged)
-                fprintf(o->log, " unroll %d", slice_variants[best_v].unroll);
+            fprintf(o->log, "index_add %s: the slice oracle keeps %s", d->s->alias, ia_slice_variants[best_v].name);
+            if (!ia_slice_variants[best_v].staged)
+                fprintf(o->log, " unroll %d", ia_slice_variants[best_v].unroll);
             fprintf(o->log, ": %.1f us per call%s\n", median_of(best), best_passed ? "" : ", though no variant passed");
         }
     }

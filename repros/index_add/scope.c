@@ -286,6 +286,9 @@ int ia_scope_parse(const cJSON *point, const char *file, int index, int group, i
         arg_tensor(args, 0, EA_BF16, &s->self, err) || ej_as_int(ej_index(args, 1), &dim, err) ||
         arg_tensor(args, 2, EA_I64, &s->index, err) || arg_tensor(args, 3, EA_BF16, &s->source, err))
         return -1;
+    if (dim < -s->self.ndim || dim >= s->self.ndim) /* in int64: a huge dim must not wrap into range as an int */
+        return ea_fail(err, "%s %s[1]: expected dim in [0, %d) (or [-%d, 0) from the end), got %" PRId64, args.file,
+                       args.path, s->self.ndim, s->self.ndim, dim);
     s->dim = (int)(dim < 0 ? dim + s->self.ndim : dim);
     s->alpha = 1;
     if (nargs == 5 ? ej_as_number(ej_index(args, 4), &s->alpha, err)
@@ -294,7 +297,10 @@ int ia_scope_parse(const cJSON *point, const char *file, int index, int group, i
     if (value_props(sig, s, err))
         return -1;
     s->x = s->source;
-    s->ngroups = ng < IA_MAX_GROUPS ? ng : IA_MAX_GROUPS;
+    if (ng > IA_MAX_GROUPS) /* every group's scope id is listed and measured: none may be dropped */
+        return ea_fail(err, "%s %s: point %s has %d scope groups, more than the %d an index_add scope holds "
+                       "(IA_MAX_GROUPS)", groups.file, groups.path, s->point, ng, IA_MAX_GROUPS);
+    s->ngroups = ng;
     for (int g = 0; g < s->ngroups; g++) {
         const char *sid;
         if (ej_get_string(ej_index(groups, g), "scope_id", &sid, err))

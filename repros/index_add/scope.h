@@ -113,13 +113,25 @@ typedef struct {
 typedef struct {
     int64_t rows, row_out, row_src, col0;
     int vec;                /* 8: 16-byte accesses; 1: scalar */
-    int unroll;             /* 16-byte chunks per thread: 1, 2, 4 or 8 (the run times each, keeps the best) */
+    int unroll;             /* 16-byte chunks per thread: 1, 2, 4 or 8 (the run times ia_slice_variants) */
     ia_fastdiv div_row;     /* by row_out */
-    int staged;             /* 1: the shared-memory staged kernel instead (vec 8 only; the run times it too) */
+    int staged;             /* 1: the shared-memory staged kernel instead (vec 8 only; one of the variants) */
     ia_slice_stage stage;   /* its plan, span_max 0 when vec != 8 */
     int streaming;          /* 1: vec 8 stores with the evict-first hint (st.global.cs): the output is
                              * never re-read here, so keeping it out of L2 may help a write-heavy pass */
 } ia_slice;
+
+/* The launch variants the run times a vec 8 slice oracle at, keeping the fastest that passed its checks:
+ * "vec8" at unroll 1, 2, 4 and 8, "vec8-cs" (streaming stores) at unroll 1 and 2, and "staged". */
+typedef struct {
+    const char *name;
+    int unroll, staged, streaming;
+} ia_slice_variant;
+
+#define IA_SLICE_VARIANTS 7
+extern const ia_slice_variant ia_slice_variants[IA_SLICE_VARIANTS];
+/* Adds variant v's "variant" name (and "unroll" unless staged) to o. */
+void ia_slice_variant_json(cJSON *o, int v);
 
 /* One launch of the staged kernel: spans of span_chunks consecutive chunks (the last may be shorter),
  * block b takes spans b, b + grid, ...; every block gets the same number of spans, or one fewer. */

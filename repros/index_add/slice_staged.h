@@ -1,21 +1,8 @@
-/* slice_staged.h: one block's work in the shared-memory staged slice oracle. Compiled twice: into the
- * kernel (oracle.cu, nvcc) and into the CPU emulation of the kernel the tests run (C), so the indexing
- * the GPU executes is the indexing the tests check.
- * Why staged: out's rows (XLNet: 1023 elements) shift each row's source elements against the 16-byte
- * grid, so the unstaged kernel reads two source vectors per output chunk. Here a launch splits out's
- * 16-byte chunks into spans (ia_slice_stage_split); block b takes spans b, b + grid, ... For a span:
- * - its copied elements' source indices form one contiguous range [s_lo, s_hi): out's rows map to
- *   source rows in order and the copied columns are one interval, so the count of copied elements
- *   before out's element (r, c), r * row_src + clamp(c - col0, 0, row_src), grows with r * row_out + c;
- * - ia_st_load reads that range widened to 16-byte alignment with aligned 16-byte loads, at most
- *   IA_STAGED_VECTORS per thread (the planner bounds every span's range to the buffer), each source
- *   byte once, and ia_st_stage puts the registers into shared memory;
- * - ia_st_build makes each thread's chunks t, t + threads, ... from shared memory at any element
- *   shift (two aligned 16-byte shared loads and a funnel shift), fill chunks without a read, chunks
- *   across a row end or a column edge element by element; rows are walked, not divided per chunk.
- * The kernel loads the block's next span while it builds the current one: loads stay in flight
- * during the stores. Arithmetic as reference.c's ia_emulate_oracle: acc = fill, acc += x * scale in
- * fp32, one rounding to bf16. */
+/* slice_staged.h: one block's work in the shared-memory staged slice oracle (oracle.cu says why and how).
+ * Compiled twice: into the kernel (oracle.cu, nvcc) and into the CPU emulation the tests run (C), so
+ * the indexing the GPU executes is the indexing the tests check. ia_st_load/ia_st_stage put a span's
+ * source range into shared memory, ia_st_build makes the span's output chunks from it; arithmetic as
+ * reference.c's ia_emulate_oracle (fill + x * scale in fp32, one rounding to bf16). */
 #ifndef IA_SLICE_STAGED_H
 #define IA_SLICE_STAGED_H
 
