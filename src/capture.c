@@ -48,13 +48,6 @@ int cap_oom(const char *file, ea_error *err)
 
 /* ---- typed fields with the checks the schema adds to the JSON layer ---- */
 
-int cap_bad_field(ej_val obj, const char *key, const char *what, const char *got, ea_error *err)
-{
-    ej_val f;
-    ej_field(obj, key, 0, &f, err);
-    return ea_fail(err, "%s %s: expected %s, got %s", f.file, f.path, what, got);
-}
-
 int cap_int_at_least(ej_val obj, const char *key, int64_t min, int64_t *out, ea_error *err)
 {
     char what[64], got[32];
@@ -64,7 +57,7 @@ int cap_int_at_least(ej_val obj, const char *key, int64_t min, int64_t *out, ea_
         return 0;
     snprintf(what, sizeof what, "an integer >= %" PRId64, min);
     snprintf(got, sizeof got, "%" PRId64, *out);
-    return cap_bad_field(obj, key, what, got, err);
+    return ej_bad_field(obj, key, what, got, err);
 }
 
 int cap_int_list(ej_val obj, const char *key, int64_t min, int exact, int max, int64_t *out, int *n, ea_error *err)
@@ -76,7 +69,7 @@ int cap_int_list(ej_val obj, const char *key, int64_t min, int exact, int max, i
     if ((exact > 0 && *n != exact) || *n > max) {
         snprintf(what, sizeof what, exact > 0 ? "%d integers" : "at most %d integers", exact > 0 ? exact : max);
         snprintf(got, sizeof got, "%d", *n);
-        return cap_bad_field(obj, key, what, got, err);
+        return ej_bad_field(obj, key, what, got, err);
     }
     for (int i = 0; i < *n; i++) {
         ej_val e = ej_index(arr, i);
@@ -96,7 +89,7 @@ int cap_str_list(ea_capture *c, ej_val obj, const char *key, int unique, const c
     if (ej_field(obj, key, 1, &arr, err) || ej_array(arr, n, err))
         return -1;
     if (unique && *n == 0)
-        return cap_bad_field(obj, key, "a non-empty array", "an empty one", err);
+        return ej_bad_field(obj, key, "a non-empty array", "an empty one", err);
     if (!(*out = cap_take(c, (size_t)*n, sizeof **out)))
         return cap_oom(obj.file, err);
     for (int i = 0; i < *n; i++) {
@@ -126,7 +119,7 @@ static int same_rank(ej_val obj, const char *key, int sizes, int strides, ea_err
         return 0;
     snprintf(what, sizeof what, "%d strides (one per size)", sizes);
     snprintf(got, sizeof got, "%d", strides);
-    return cap_bad_field(obj, key, what, got, err);
+    return ej_bad_field(obj, key, what, got, err);
 }
 
 int cap_dtype_field(ej_val obj, const char *key, ea_dtype *dt, ea_error *err)
@@ -139,7 +132,7 @@ int cap_dtype_field(ej_val obj, const char *key, ea_dtype *dt, ea_error *err)
         return 0;
     char got[96];
     snprintf(got, sizeof got, "\"%.80s\"", s);
-    return cap_bad_field(obj, key, "a dtype (bf16, f16, f32, f64, i8, i16, i32, i64, u8, u64, b8, c64)", got, err);
+    return ej_bad_field(obj, key, "a dtype (bf16, f16, f32, f64, i8, i16, i32, i64, u8, u64, b8, c64)", got, err);
 }
 
 /* ---- inputs and outputs ---- */
@@ -172,14 +165,14 @@ static int read_generator(ej_val v, ea_dtype dt, ea_capture_gen *g, ea_error *er
     if (kind == nk) {
         char got[96];
         snprintf(got, sizeof got, "\"%.80s\"", name);
-        return cap_bad_field(v, "generator", "uniform, randint, bool, constant, iota, as_strided_iota or topk_ids", got,
-                             err);
+        return ej_bad_field(v, "generator", "uniform, randint, bool, constant, iota, as_strided_iota or topk_ids", got,
+                            err);
     }
     g->kind = (ea_gen_kind)kind;
     if (ej_object(v, kinds[kind].keys, err) != 0)
         return -1;
     if ((g->kind == EA_GEN_UNIFORM && !ea_dtype_is_float(dt)) || (g->kind == EA_GEN_RANDINT && ea_dtype_is_float(dt)))
-        return cap_bad_field(
+        return ej_bad_field(
             v, "generator", g->kind == EA_GEN_UNIFORM ? "a floating dtype for uniform" : "an integer dtype for randint",
             ea_dtype_name(dt), err);
     switch (g->kind) {
@@ -241,7 +234,7 @@ static int parse_checksum(ej_val obj, uint64_t *out, ea_error *err)
     }
     char got[96];
     snprintf(got, sizeof got, "\"%.80s\"", s);
-    return cap_bad_field(obj, "checksum", "16 lowercase hex digits", got, err);
+    return ej_bad_field(obj, "checksum", "16 lowercase hex digits", got, err);
 }
 
 static int read_tensor(ej_val v, int input, ea_capture_tensor *t, ea_error *err)
@@ -284,7 +277,7 @@ static int read_tensors(ea_capture *c, ej_val root, int input, ea_error *err)
         for (int k = 0; k < c->ninputs + (input ? 0 : i); k++) {
             const char *other = k < c->ninputs ? c->inputs[k].name : c->outputs[k - c->ninputs].name;
             if (!(input && k >= i) && !strcmp(other, (*items)[i].name))
-                return cap_bad_field(e, "name", "a name no other input or output has", (*items)[i].name, err);
+                return ej_bad_field(e, "name", "a name no other input or output has", (*items)[i].name, err);
         }
     }
     return 0;
@@ -298,14 +291,9 @@ static int read_capture(ea_capture *c, ea_error *err)
                                        "inputs", "outputs", "runs", NULL};
     static const char *const env_keys[] = {"torch", "torch_git", "triton", "gpu", "capability", "driver", "cuda", NULL};
     ej_val root = ej_root(&c->doc), env;
-    const char *schema, *s;
-    int64_t version;
-    if (ej_object(root, keys, err) || ej_get_string(root, "schema", &schema, err) ||
-        ej_get_int(root, "schema_version", &version, err))
+    const char *s;
+    if (ej_object(root, keys, err) || ej_expect_schema(root, EA_CAPTURE_SCHEMA, EA_CAPTURE_VERSION, err))
         return -1;
-    if (strcmp(schema, EA_CAPTURE_SCHEMA) || version != EA_CAPTURE_VERSION)
-        return ea_fail(err, "%s $.schema: expected \"%s\" version %d, got \"%s\" version %" PRId64, c->file,
-                       EA_CAPTURE_SCHEMA, EA_CAPTURE_VERSION, schema, version);
     if (ej_get_string(root, "scope", &c->scope, err) ||
         cap_str_list(c, root, "covers", 1, &c->covers, &c->ncovers, err) ||
         ej_get_string(root, "command", &c->command, err) || ej_field(root, "environment", 1, &env, err) ||

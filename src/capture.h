@@ -63,9 +63,27 @@ typedef struct {
 typedef struct {
     const char *buffer;  /* a buffer argument: an input, output or run buffer name; NULL for a scalar */
     int64_t offset;
-    const char *type;    /* a scalar argument: "i32", "fp32", ... */
+    const char *type;    /* a scalar argument: "i32", "fp32", ... (a name in ea_scalar_types) */
     double scalar;
 } ea_capture_arg;
+
+/* The Triton scalar parameter types a step argument may have (the names of triton_meta["signature"]),
+ * the one table the capture reader validates against and the replay builds kernel parameters from.
+ * encode writes the captured value (a JSON number) as the bytes Triton's launcher passes: integers
+ * wrapped to their width (two's complement, little-endian), fp64 as is, fp32 rounded to nearest,
+ * fp16 rounded to nearest even once from the double (PyFloat_Pack2), bf16 the top half of the fp32
+ * (the launcher's pack_bf16 truncates). */
+typedef struct {
+    const char *name;
+    int bytes;                                         /* 1, 2, 4 or 8 */
+    void (*encode)(double value, unsigned char *out);  /* writes bytes bytes */
+} ea_scalar_type;
+
+/* Every entry of ea_scalar_types, for messages. */
+#define EA_SCALAR_TYPE_NAMES "i1, i8, i16, i32, i64, u1, u8, u16, u32, u64, fp16, bf16, fp32, fp64"
+extern const ea_scalar_type ea_scalar_types[];  /* ends with a NULL name */
+/* The type of that name, or NULL. */
+const ea_scalar_type *ea_scalar_type_named(const char *name);
 
 typedef struct {
     int triton;                       /* 0: an ATen call, not replayable from C */

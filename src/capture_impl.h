@@ -1,7 +1,8 @@
 /* capture_impl.h: internals shared by the capture reader's two files; not part of the contract.
  * capture.c owns allocation, the typed-field helpers, inputs/outputs, the document and the folder
- * walk; capture_run.c reads the runs. Every failure goes through these helpers, so each message has
- * the "<file> <JSON path>: expected <what>, got <what>" shape. */
+ * walk; capture_run.c reads the runs and owns the scalar-type table. Every failure goes through these
+ * helpers or json.h's (ej_bad_field), so each message has the "<file> <JSON path>: expected <what>,
+ * got <what>" shape. */
 #ifndef EA_CAPTURE_IMPL_H
 #define EA_CAPTURE_IMPL_H
 
@@ -12,8 +13,6 @@ void *cap_take(ea_capture *c, size_t n, size_t size);
 /* "<dir>/<name>", freed with the capture. */
 char *cap_join(ea_capture *c, const char *dir, const char *name);
 int cap_oom(const char *file, ea_error *err);
-/* "<file> <obj path>.<key>: expected <what>, got <got>"; returns -1. */
-int cap_bad_field(ej_val obj, const char *key, const char *what, const char *got, ea_error *err);
 int cap_int_at_least(ej_val obj, const char *key, int64_t min, int64_t *out, ea_error *err);
 /* An array of integers >= min: exactly `exact` long when exact > 0, at most max long. */
 int cap_int_list(ej_val obj, const char *key, int64_t min, int exact, int max, int64_t *out, int *n, ea_error *err);

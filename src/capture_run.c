@@ -2,9 +2,96 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+
+/* ---- scalar argument types ---- */
+
+/* Integers: the low bytes of the value truncated toward zero, so -1 is all ones at every width; values
+ * in [2^63, 2^64) are taken as unsigned, values outside the 64-bit ranges saturate and NaN is 0. */
+static void encode_int(double d, unsigned char *out, int bytes)
+{
+    uint64_t u;
+    if (d != d)
+        u = 0;
+    else if (d >= 0x1p64)
+        u = UINT64_MAX;
+    else if (d >= 0x1p63)
+        u = (uint64_t)d;
+    else if (d < -0x1p63)
+        u = (uint64_t)INT64_MIN;
+    else
+        u = (uint64_t)(int64_t)d;
+    for (int i = 0; i < bytes; i++)
+        out[i] = (unsigned char)(u >> (8 * i));
+}
+
+static void encode_i1(double d, unsigned char *out) { encode_int(d, out, 1); }
+static void encode_i2(double d, unsigned char *out) { encode_int(d, out, 2); }
+static void encode_i4(double d, unsigned char *out) { encode_int(d, out, 4); }
+static void encode_i8(double d, unsigned char *out) { encode_int(d, out, 8); }
+
+static void encode_fp64(double d, unsigned char *out)
+{
+    memcpy(out, &d, 8);
+}
+
+static void encode_fp32(double d, unsigned char *out)
+{
+    float f = (float)d;
+    memcpy(out, &f, 4);
+}
+
+static void put16(uint16_t h, unsigned char *out)
+{
+    out[0] = (unsigned char)h;
+    out[1] = (unsigned char)(h >> 8);
+}
+
+/* Round to nearest even straight from the double: going through f32 first could round twice. */
+static void encode_fp16(double d, unsigned char *out)
+{
+    uint16_t sign = signbit(d) ? 0x8000u : 0, h;
+    double a = fabs(d);
+    int e;
+    if (isnan(d))
+        h = 0x7e00u;
+    else if (a >= 65520.0) /* the largest half is 65504; from 65520 on, the nearest is infinity */
+        h = 0x7c00u;
+    else if (a < 0x1p-14) /* subnormal: units of 2^-24; rounding up to 2^-14 gives the smallest normal */
+        h = (uint16_t)nearbyint(a * 0x1p24);
+    else { /* a = m * 2^e with m in [0.5, 1): 11 significant bits; 2048 carries into the exponent */
+        frexp(a, &e);
+        h = (uint16_t)(((unsigned)(e + 14) << 10) + (unsigned)nearbyint(ldexp(a, 11 - e)) - 1024u);
+    }
+    put16((uint16_t)(sign | h), out);
+}
+
+static void encode_bf16(double d, unsigned char *out)
+{
+    float f = (float)d;
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    put16((uint16_t)(u >> 16), out);
+}
+
+const ea_scalar_type ea_scalar_types[] = {
+    {"i1", 1, encode_i1},     {"i8", 1, encode_i1},     {"i16", 2, encode_i2},    {"i32", 4, encode_i4},
+    {"i64", 8, encode_i8},    {"u1", 1, encode_i1},     {"u8", 1, encode_i1},     {"u16", 2, encode_i2},
+    {"u32", 4, encode_i4},    {"u64", 8, encode_i8},    {"fp16", 2, encode_fp16}, {"bf16", 2, encode_bf16},
+    {"fp32", 4, encode_fp32}, {"fp64", 8, encode_fp64}, {NULL, 0, NULL},
+};
+
+const ea_scalar_type *ea_scalar_type_named(const char *name)
+{
+    for (const ea_scalar_type *t = ea_scalar_types; name && t->name; t++)
+        if (!strcmp(t->name, name))
+            return t;
+    return NULL;
+}
 
 /* ---- runs ---- */
 
@@ -35,7 +122,7 @@ static int read_evidence(ea_capture *c, ej_val run, ea_capture_evidence *ev, ea_
         char what[64], got[24];
         snprintf(what, sizeof what, "at most the %" PRId64 " Triton launches", total);
         snprintf(got, sizeof got, "%" PRId64, over[0] == 's' ? ev->scan_kernels : ev->atomic_kernels);
-        return cap_bad_field(v, over, what, got, err);
+        return ej_bad_field(v, over, what, got, err);
     }
     return 0;
 }
@@ -71,7 +158,7 @@ static int read_buffers(ea_capture *c, ej_val run, ea_capture_run *r, ea_error *
         int dup = known_buffer(c, r, b->name);
         r->nbuffers = i + 1;
         if (dup)
-            return cap_bad_field(e, "name", "a name no input, output or earlier buffer has", b->name, err);
+            return ej_bad_field(e, "name", "a name no input, output or earlier buffer has", b->name, err);
     }
     return 0;
 }
@@ -80,8 +167,6 @@ static int read_arg(const ea_capture *c, const ea_capture_run *r, ej_val v, ea_c
 {
     static const char *const buffer_keys[] = {"buffer", "offset", NULL};
     static const char *const scalar_keys[] = {"scalar", "type", NULL};
-    static const char *const types[] = {"i1", "i8", "i16", "i32", "i64", "u1", "u8", "u16", "u32", "u64",
-                                        "fp16", "bf16", "fp32", "fp64", NULL};
     ej_val b;
     if (ej_field(v, "buffer", 0, &b, err) != 0)
         return -1;
@@ -93,16 +178,14 @@ static int read_arg(const ea_capture *c, const ea_capture_run *r, ej_val v, ea_c
             return 0;
         char got[96];
         snprintf(got, sizeof got, "\"%.80s\"", a->buffer);
-        return cap_bad_field(v, "buffer", "an input, output or buffer of this run", got, err);
+        return ej_bad_field(v, "buffer", "an input, output or buffer of this run", got, err);
     }
     if (ej_object(v, scalar_keys, err) || ej_get_number(v, "scalar", &a->scalar, err) ||
         ej_get_string(v, "type", &a->type, err))
         return -1;
-    for (const char *const *t = types; *t; t++)
-        if (!strcmp(*t, a->type))
-            return 0;
-    return cap_bad_field(v, "type", "a Triton scalar type (i1, i8, i16, i32, i64, u1..u64, fp16, bf16, fp32, fp64)",
-                         a->type, err);
+    if (ea_scalar_type_named(a->type))
+        return 0;
+    return ej_bad_field(v, "type", "a Triton scalar type (" EA_SCALAR_TYPE_NAMES ")", a->type, err);
 }
 
 static int read_triton(ea_capture *c, ea_capture_run *r, ej_val v, ea_capture_step *s, ea_error *err)
@@ -122,14 +205,14 @@ static int read_triton(ea_capture *c, ea_capture_run *r, ej_val v, ea_capture_st
         return -1;
     /* the cubin travels with the capture: a path outside its folder would not */
     if (!*cubin || cubin[0] == '/' || strstr(cubin, ".."))
-        return cap_bad_field(v, "cubin", "a file name inside the capture's folder", cubin, err);
+        return ej_bad_field(v, "cubin", "a file name inside the capture's folder", cubin, err);
     if (!(s->cubin = cap_join(c, c->dir, cubin)))
         return cap_oom(v.file, err);
     int missing = stat(s->cubin, &st) != 0;
     if (missing || !S_ISREG(st.st_mode)) {
         char got[600];
         snprintf(got, sizeof got, "\"%s\" (%s: %s)", cubin, s->cubin, missing ? strerror(errno) : "not a regular file");
-        return cap_bad_field(v, "cubin", "a cubin file in the capture's folder", got, err);
+        return ej_bad_field(v, "cubin", "a cubin file in the capture's folder", got, err);
     }
     if (cap_obj_list(c, v, "args", sizeof *s->args, (void **)&s->args, &s->nargs, &args, err) != 0)
         return -1;
@@ -161,7 +244,7 @@ static int read_steps(ea_capture *c, ej_val run, ea_capture_run *r, ea_error *er
                 return -1;
             first_aten = first_aten < 0 ? i : first_aten;
         } else {
-            return cap_bad_field(e, "kind", "\"triton\" or \"aten\"", kind, err);
+            return ej_bad_field(e, "kind", "\"triton\" or \"aten\"", kind, err);
         }
     }
     if (ej_get_bool(run, "replayable", &r->replayable, err) != 0)
@@ -171,7 +254,7 @@ static int read_steps(ea_capture *c, ej_val run, ea_capture_run *r, ea_error *er
     char what[64];
     snprintf(what, sizeof what,
              first_aten < 0 ? "true (every step is a Triton launch)" : "false (step %d is an ATen call)", first_aten);
-    return cap_bad_field(run, "replayable", what, r->replayable ? "true" : "false", err);
+    return ej_bad_field(run, "replayable", what, r->replayable ? "true" : "false", err);
 }
 
 static int read_stats(ej_val timing, const char *key, ea_capture_stats *s, ea_error *err)
@@ -184,7 +267,7 @@ static int read_stats(ej_val timing, const char *key, ea_capture_stats *s, ea_er
         return -1;
     if (0 <= s->q1_us && s->q1_us <= s->median_us && s->median_us <= s->q3_us)
         return 0;
-    return cap_bad_field(v, "median_us", "0 <= q1_us <= median_us <= q3_us", "quartiles out of order", err);
+    return ej_bad_field(v, "median_us", "0 <= q1_us <= median_us <= q3_us", "quartiles out of order", err);
 }
 
 static int read_timing(ej_val run, ea_capture_run *r, ea_error *err)
@@ -213,10 +296,10 @@ static int read_config(ej_val run, ea_capture_run *r, ea_error *err)
     r->inductor_config = ic.v;
     int is_probe = !strncmp(r->config, "probe_", 6);
     if (!is_probe && strcmp(r->config, "default") && strcmp(r->config, "coordinate_descent"))
-        return cap_bad_field(run, "config", "\"default\", \"coordinate_descent\" or \"probe_<dtype>\"", r->config, err);
+        return ej_bad_field(run, "config", "\"default\", \"coordinate_descent\" or \"probe_<dtype>\"", r->config, err);
     if (cJSON_IsNull(probe.v)) {
         if (is_probe)
-            return cap_bad_field(run, "probe", "{\"dtype\": ...} for a probe run", "null", err);
+            return ej_bad_field(run, "probe", "{\"dtype\": ...} for a probe run", "null", err);
         return 0;
     }
     if (ej_object(probe, probe_keys, err) || cap_dtype_field(probe, "dtype", &dt, err) ||
@@ -226,7 +309,7 @@ static int read_config(ej_val run, ea_capture_run *r, ea_error *err)
         return 0;
     char what[64];
     snprintf(what, sizeof what, "null, or config \"probe_%s\"", r->probe_dtype);
-    return cap_bad_field(run, "probe", what, r->config, err);
+    return ej_bad_field(run, "probe", what, r->config, err);
 }
 
 static int read_run(ea_capture *c, ej_val v, ea_capture_run *r, ea_error *err)
@@ -255,7 +338,7 @@ int cap_read_runs(ea_capture *c, ej_val root, ea_error *err)
         int dup = ea_capture_run_named(c, c->runs[i].config) != NULL;
         c->nruns = i + 1;
         if (dup)
-            return cap_bad_field(e, "config", "each config once", c->runs[i].config, err);
+            return ej_bad_field(e, "config", "each config once", c->runs[i].config, err);
     }
     static const char *const required[] = {"default", "coordinate_descent"};
     for (int i = 0; i < 2; i++)

@@ -500,14 +500,10 @@ int ea_classification_validate(const char *file, const cJSON *doc, ea_error *err
     static const char *const keys[] = {"schema", "schema_version", "environment", "rule_recorded_for", "occurrences",
                                        "summary", "findings", NULL};
     ej_val root = {file, doc, "$"}, env;
-    const char *schema, *s;
-    int64_t version;
-    if (ej_object(root, keys, err) || ej_get_string(root, "schema", &schema, err) ||
-        ej_get_int(root, "schema_version", &version, err))
+    const char *s;
+    if (ej_object(root, keys, err) ||
+        ej_expect_schema(root, EA_CLASSIFICATION_SCHEMA, EA_CLASSIFICATION_VERSION, err))
         return -1;
-    if (strcmp(schema, EA_CLASSIFICATION_SCHEMA) || version != EA_CLASSIFICATION_VERSION)
-        return ea_fail(err, "%s $.schema: expected \"%s\" version %d, got \"%s\" version %" PRId64, file,
-                       EA_CLASSIFICATION_SCHEMA, EA_CLASSIFICATION_VERSION, schema, version);
     if (ej_field(root, "environment", 1, &env, err) ||
         (!cJSON_IsNull(env.v) && each(root, "environment", 1, check_env_value, err)) ||
         ej_get_string(root, "rule_recorded_for", &s, err) || each(root, "occurrences", 0, check_entry, err) ||

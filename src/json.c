@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -177,6 +178,14 @@ void ej_free(ej_doc *doc)
     free((char *)doc->file);
     doc->root = NULL;
     doc->file = NULL;
+}
+
+cJSON *ej_doc_take_root(ej_doc *doc)
+{
+    cJSON *root = doc->root;
+    doc->root = NULL;
+    ej_free(doc);
+    return root;
 }
 
 ej_val ej_root(const ej_doc *doc)
@@ -357,6 +366,38 @@ int ej_get_bool(ej_val obj, const char *key, int *out, ea_error *err)
 {
     ej_val v;
     return field(obj, key, 1, &v, "boolean", err) ? -1 : ej_as_bool(v, out, err);
+}
+
+/* ---- checks shared by the readers ---- */
+
+int ej_bad_field(ej_val obj, const char *key, const char *what, const char *got, ea_error *err)
+{
+    const cJSON *v = cJSON_IsObject(obj.v) ? cJSON_GetObjectItemCaseSensitive(obj.v, key) : NULL;
+    ej_val f = child(obj, v, key, 0);
+    return ea_fail(err, "%s %s: expected %s, got %s", f.file, f.path, what, got);
+}
+
+int ej_expect_schema(ej_val root, const char *schema, int64_t version, ea_error *err)
+{
+    const char *s;
+    int64_t v;
+    char what[128], got[96];
+    if (schema) {
+        if (ej_get_string(root, "schema", &s, err) != 0)
+            return -1;
+        if (strcmp(s, schema) != 0) {
+            snprintf(what, sizeof what, "\"%.100s\"", schema);
+            snprintf(got, sizeof got, "\"%.80s%s\"", s, strlen(s) > 80 ? "..." : "");
+            return ej_bad_field(root, "schema", what, got, err);
+        }
+    }
+    if (ej_get_int(root, "schema_version", &v, err) != 0)
+        return -1;
+    if (v == version)
+        return 0;
+    snprintf(what, sizeof what, "%" PRId64, version);
+    snprintf(got, sizeof got, "%" PRId64, v);
+    return ej_bad_field(root, "schema_version", what, got, err);
 }
 
 /* ---- writing ---- */

@@ -28,6 +28,9 @@ int ej_load(const char *path, ej_doc *doc, ea_error *err);
 /* Parse text already in memory; label names it in messages. */
 int ej_parse(const char *label, const char *text, ej_doc *doc, ea_error *err);
 void ej_free(ej_doc *doc);
+/* Move the parsed tree out: the caller owns it (cJSON_Delete); the rest of doc is freed and doc is
+ * left empty, as after ej_free. */
+cJSON *ej_doc_take_root(ej_doc *doc);
 ej_val ej_root(const ej_doc *doc);
 
 /* v must be an object whose keys are all in allowed (NULL-terminated list). */
@@ -52,6 +55,17 @@ int ej_get_string(ej_val obj, const char *key, const char **out, ea_error *err);
 int ej_get_int(ej_val obj, const char *key, int64_t *out, ea_error *err);
 int ej_get_number(ej_val obj, const char *key, double *out, ea_error *err);
 int ej_get_bool(ej_val obj, const char *key, int *out, ea_error *err);
+
+/* The document's identity: $.schema must be the string schema and $.schema_version the integer
+ * version, checked in that order: "<file> $.schema: expected \"<schema>\", got \"<found>\"",
+ * "<file> $.schema_version: expected 1, got 2"; absent or mistyped, as ej_get_string/ej_get_int say.
+ * schema NULL checks the version alone (a file with no schema string). Other keys are the caller's. */
+int ej_expect_schema(ej_val root, const char *schema, int64_t version, ea_error *err);
+
+/* A field whose value the caller found wrong: "<file> <obj path>.<key>: expected <what>, got <got>",
+ * got written as given (quote a string value yourself); the path is built whether or not key is
+ * present. Returns -1. */
+int ej_bad_field(ej_val obj, const char *key, const char *what, const char *got, ea_error *err);
 
 /* Reorder an array's items by cmp (qsort semantics over the items). */
 void ej_sort(cJSON *arr, int (*cmp)(const cJSON *a, const cJSON *b));

@@ -296,14 +296,11 @@ static int load(ej_val root, ea_meta *m, ea_error *err)
     static const char *const keys[] = {"schema_version", "inputs", "outputs", "tensor_attrs", "graph", "source",
                                        "node_accounting", "roundtrip", "storage_groups", NULL};
     ej_val v;
-    int64_t version;
     int has;
-    /* The version decides which keys are known, so it is checked before them. */
-    if (ej_get_int(root, "schema_version", &version, err) < 0)
+    /* The version decides which keys are known, so it is checked before them. meta.json has no schema
+     * string: the version alone. */
+    if (ej_expect_schema(root, NULL, META_SCHEMA_VERSION, err) < 0)
         return -1;
-    if (version != META_SCHEMA_VERSION)
-        return ea_fail(err, "%s $.schema_version: expected %d, got number %lld", root.file, META_SCHEMA_VERSION,
-                       (long long)version);
     if (ej_object(root, keys, err) < 0 || ej_get_string(root, "graph", &m->graph, err) < 0 ||
         ej_get_string(root, "roundtrip", &m->roundtrip, err) < 0 || ej_field(root, "source", 1, &v, err) < 0 ||
         source(v, m, err) < 0 || ej_field(root, "node_accounting", 1, &v, err) < 0 || accounting(v, m, err) < 0 ||

@@ -125,14 +125,11 @@ int ea_occurrences_validate(const char *file, const cJSON *doc, const char *expe
                                        "corpus", "occurrences", "points", NULL};
     static const char *const corpus_keys[] = {"graphs", "digest", NULL};
     ej_val root = {file, doc, "$"}, corpus, points;
-    int64_t version, cap, graphs, listed, total = 0;
+    int64_t cap, graphs, listed, total = 0;
     const char *s;
     int n;
-    if (ej_object(root, keys, err) || expect_string(root, "schema", EA_OCCURRENCES_SCHEMA, err) ||
-        ej_get_int(root, "schema_version", &version, err))
+    if (ej_object(root, keys, err) || ej_expect_schema(root, EA_OCCURRENCES_SCHEMA, EA_OCCURRENCES_VERSION, err))
         return -1;
-    if (version != EA_OCCURRENCES_VERSION)
-        return ea_fail(err, "%s $.schema_version: expected %d, got %" PRId64, file, EA_OCCURRENCES_VERSION, version);
     if (expect_string(root, "op", expected_op, err) || ej_get_string(root, "extracted_by", &s, err) ||
         ej_get_int(root, "cat_input_cap", &cap, err) || ej_field(root, "corpus", 1, &corpus, err) ||
         ej_object(corpus, corpus_keys, err) || ej_get_int(corpus, "graphs", &graphs, err) ||
@@ -160,7 +157,7 @@ int ea_occurrences_load(const char *dir, cJSON *docs[EA_AUDIT_OPS], ea_error *er
             ej_free(&d);
             goto fail;
         }
-        docs[i] = d.root; /* ownership moves to the caller */
+        docs[i] = ej_doc_take_root(&d); /* the tree moves to the caller; the rest of d is freed */
     }
     return 0;
 fail:

@@ -34,18 +34,12 @@ int ea_old_rule_load(const char *path, ea_old_rule *r, ea_error *err)
     if (ej_load(path, &r->doc, err) != 0)
         return -1;
     ej_val root = ej_root(&r->doc), list;
-    const char *schema, *s;
-    int64_t version, cap;
-    if (ej_object(root, keys, err) || ej_get_string(root, "schema", &schema, err) ||
-        ej_get_int(root, "schema_version", &version, err) || ej_get_string(root, "rule", &s, err) ||
-        ej_get_string(root, "recorded_for", &r->recorded_for, err) ||
+    const char *s;
+    int64_t cap;
+    if (ej_object(root, keys, err) || ej_expect_schema(root, EA_OLD_RULE_SCHEMA, 1, err) ||
+        ej_get_string(root, "rule", &s, err) || ej_get_string(root, "recorded_for", &r->recorded_for, err) ||
         ej_get_int(root, "max_pointwise_cat_inputs", &cap, err) || ej_field(root, "non_fusible", 1, &list, err))
         goto fail;
-    if (strcmp(schema, EA_OLD_RULE_SCHEMA) != 0 || version != 1) {
-        ea_fail(err, "%s $.schema: expected \"%s\" version 1, got \"%s\" version %" PRId64, path, EA_OLD_RULE_SCHEMA,
-                schema, version);
-        goto fail;
-    }
     if (cap < 0 || cap > 1000000) {
         ea_fail(err, "%s $.max_pointwise_cat_inputs: expected 0..1000000, got %" PRId64, path, cap);
         goto fail;

@@ -10,20 +10,6 @@
 #include "cubin.h"
 #include "gen.h"
 
-/* Bytes of a Triton scalar parameter, by the type names of triton_meta["signature"]. */
-static int scalar_bytes(const char *type)
-{
-    static const struct {
-        const char *type;
-        int bytes;
-    } sizes[] = {{"i1", 1}, {"i8", 1}, {"u8", 1}, {"i16", 2}, {"u16", 2}, {"fp16", 2}, {"bf16", 2},
-                 {"i32", 4}, {"u32", 4}, {"fp32", 4}, {"i64", 8}, {"u64", 8}, {"fp64", 8}};
-    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
-        if (!strcmp(sizes[i].type, type))
-            return sizes[i].bytes;
-    return 0;
-}
-
 /* A named device allocation: an input, an output or a buffer of the run. */
 typedef struct {
     const char *name;
@@ -108,12 +94,21 @@ static const slot *find_slot(const slot *s, int n, const char *name)
     return NULL;
 }
 
+/* Where r sits in $.runs: runs is an array, so messages name it by index. -1 if r is not c's. */
+static int run_index(const ea_capture *c, const ea_capture_run *r)
+{
+    for (int i = 0; i < c->nruns; i++)
+        if (&c->runs[i] == r)
+            return i;
+    return -1;
+}
+
 int ea_replay_check(const ea_capture *c, const ea_capture_run *r, ea_error *err)
 {
     if (!r->replayable)
         return ea_fail(err, "%s: run \"%s\" is not replayable from C: it calls ATen", c->file, r->config);
     slot *s;
-    int n = slots_of(c, r, &s, err), rc = 0;
+    int n = slots_of(c, r, &s, err), rc = 0, ri = run_index(c, r);
     if (n < 0)
         return -1;
     for (int i = 0; rc == 0 && i < r->nsteps; i++) {
@@ -121,18 +116,21 @@ int ea_replay_check(const ea_capture *c, const ea_capture_run *r, ea_error *err)
         for (int a = 0; rc == 0 && a < st->nargs; a++) {
             const ea_capture_arg *arg = &st->args[a];
             char where[512];
-            snprintf(where, sizeof where, "%s $.runs[\"%s\"].steps[%d].args[%d]", c->file, r->config, i, a);
+            if (ri >= 0)
+                snprintf(where, sizeof where, "%s $.runs[%d].steps[%d].args[%d]", c->file, ri, i, a);
+            else /* a run built outside the capture: its config is all there is to name it by */
+                snprintf(where, sizeof where, "%s run \"%s\" steps[%d].args[%d]", c->file, r->config, i, a);
             if (!arg->buffer) {
-                if (!scalar_bytes(arg->type))
-                    rc = ea_fail(err, "%s: expected a scalar type (i1, i8..i64, u8..u64, fp16, bf16, fp32, fp64), got \"%s\"",
-                                 where, arg->type);
+                if (!ea_scalar_type_named(arg->type))
+                    rc = ea_fail(err, "%s.type: expected a scalar type (" EA_SCALAR_TYPE_NAMES "), got \"%s\"", where,
+                                 arg->type);
                 continue;
             }
             const slot *b = find_slot(s, n, arg->buffer);
             if (!b)
-                rc = ea_fail(err, "%s: expected a buffer of the capture, got \"%s\"", where, arg->buffer);
+                rc = ea_fail(err, "%s.buffer: expected a buffer of the capture, got \"%s\"", where, arg->buffer);
             else if (arg->offset < 0 || (arg->offset >= b->bytes && !(arg->offset == 0 && b->bytes == 0)))
-                rc = ea_fail(err, "%s: offset %" PRId64 " lies outside %s (%" PRId64 " bytes): the trace disagrees "
+                rc = ea_fail(err, "%s.offset: %" PRId64 " lies outside %s (%" PRId64 " bytes): the trace disagrees "
                              "with the buffer sizes", where, arg->offset, b->name, b->bytes);
         }
     }
@@ -160,15 +158,8 @@ static int build_params(plan *p, const ea_capture_step *st, launch *l, ea_error 
         if (arg->buffer) {
             uint64_t ptr = (uint64_t)(uintptr_t)find_slot(p->slots, p->nslots, arg->buffer)->dev + (uint64_t)arg->offset;
             memcpy(cell, &ptr, 8);
-        } else if (!strncmp(arg->type, "fp", 2)) {
-            double d = arg->scalar;
-            float f = (float)d;
-            uint16_t h = ea_f32_to_f16(f);
-            memcpy(cell, !strcmp(arg->type, "fp64") ? (void *)&d : !strcmp(arg->type, "fp32") ? (void *)&f : (void *)&h,
-                   (size_t)scalar_bytes(arg->type));
         } else {
-            int64_t v = (int64_t)arg->scalar; /* little-endian: the low bytes are the narrower type */
-            memcpy(cell, &v, (size_t)scalar_bytes(arg->type));
+            ea_scalar_type_named(arg->type)->encode(arg->scalar, cell); /* ea_replay_check knows the type */
         }
     }
     if (st->global_scratch || st->profile_scratch)
@@ -298,16 +289,17 @@ int ea_replay_run(const ea_capture *c, const ea_capture_run *r, const ea_timer_c
         if (p.slots[i].is_output) /* poison: an element the kernels never write cannot pass */
             rc = cuda_ok(cudaMemset(p.slots[i].dev, 0xFF, (size_t)p.slots[i].bytes), "poisoning an output", c->file, err);
     }
-    ea_error cupti_err;
-    int cupti = rc == 0 ? ea_cupti_begin(&cupti_err) : -1;
+    /* CUPTI only watches a call that can run: after a failed preparation it was never started */
+    ea_error cupti_err = {{0}};
+    int began = rc == 0, cupti = began ? ea_cupti_begin(&cupti_err) : -1;
     if (rc == 0)
         rc = enqueue(&p, p.stream, err) || cuda_ok(cudaStreamSynchronize((cudaStream_t)p.stream), "first call", c->file, err);
     if (cupti == 0 && ea_cupti_end(&res->kernels, &cupti_err) != 0)
         cupti = -1;
-    if (cupti != 0)
-        snprintf(res->cupti_error, sizeof res->cupti_error, "%s", cupti_err.msg);
-    else
+    if (cupti == 0)
         res->kernels_match = kernels_match(r, &res->kernels);
+    else if (began)
+        snprintf(res->cupti_error, sizeof res->cupti_error, "%s", cupti_err.msg);
     if (rc == 0)
         rc = check_outputs(&p, res, err);
     if (rc == 0 && res->outputs_matching == res->outputs)

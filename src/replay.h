@@ -2,11 +2,13 @@
  * Contract: a replayable run (every step a Triton launch) is replayed on the capture's generated
  * inputs: buffers sized from the capture (inputs and outputs from their layouts, run buffers from
  * their byte counts), each cubin loaded once, each launch given its captured grid, block, dynamic
- * shared memory and arguments (buffer + byte offset, or a typed scalar) followed by Triton's two
- * scratch pointers. Outputs are poisoned (0xFF) first and compared by checksum after one call and
+ * shared memory and arguments (buffer + byte offset, or a typed scalar encoded by capture.h's
+ * ea_scalar_types, the table the capture reader checks against) followed by Triton's two scratch
+ * pointers. Outputs are poisoned (0xFF) first and compared by checksum after one call and
  * again after timing; CUPTI names the kernels that ran, which must be the captured functions in
- * launch order. ea_replay_check validates the plan on the
- * host: every argument inside its buffer, every scalar type known, a launch per step. */
+ * launch order. ea_replay_check validates the plan on the host: every argument inside its buffer,
+ * every scalar type known, a launch per step; its messages name the argument by JSON path
+ * ("<file> $.runs[1].steps[0].args[2].offset: ..."). */
 #ifndef EA_REPLAY_H
 #define EA_REPLAY_H
 

@@ -12,13 +12,11 @@
 
 #define MAX_INPUTS 16 /* an op's tensors: index_add has four */
 
-/* "<file> <path of obj.key>: expected <what>, got <got>"; quote: got is a string value. */
-static int bad(ej_val obj, const char *key, const char *what, const char *got, int quote, ea_error *err)
+/* A string value as the "got" half of a message: quoted, cut at 80 characters. */
+static const char *quoted(const char *s, char *buf, size_t n)
 {
-    ej_val f;
-    ej_field(obj, key, 0, &f, err);
-    return ea_fail(err, "%s %s: expected %s, got %s%.80s%s", f.file, f.path, what, quote ? "\"" : "", got,
-                   quote ? "\"" : "");
+    snprintf(buf, n, "\"%.80s\"", s);
+    return buf;
 }
 
 /* An array of strings: *out (NULL-terminated, pointing into the document) is the caller's to free. */
@@ -54,11 +52,11 @@ static int read_time(ej_val point, const char *mode, ea_torch_time *t, ea_error 
     /* a ratio against a zero or inverted summary would be meaningless: refuse the file instead */
     if (!(t->median_us > 0 && t->q1_us <= t->median_us && t->median_us <= t->q3_us)) {
         snprintf(got, sizeof got, "q1 %g, median %g, q3 %g", t->q1_us, t->median_us, t->q3_us);
-        return bad(v, "median_us", "a positive median between q1_us and q3_us", got, 0, err);
+        return ej_bad_field(v, "median_us", "a positive median between q1_us and q3_us", got, err);
     }
     if (t->samples < 2) {
         snprintf(got, sizeof got, "%" PRId64, t->samples);
-        return bad(v, "samples", "at least 2 samples", got, 0, err);
+        return ej_bad_field(v, "samples", "at least 2 samples", got, err);
     }
     t->timed = 1;
     return 0;
@@ -68,7 +66,7 @@ static int read_time(ej_val point, const char *mode, ea_torch_time *t, ea_error 
 static int read_inputs(ej_val point, ea_error *err)
 {
     ea_capture_tensor t[MAX_INPUTS];
-    char what[32], got[32];
+    char what[32], got[96];
     ej_val arr;
     int n;
     if (ej_field(point, "inputs", 1, &arr, err) || ej_array(arr, &n, err))
@@ -76,7 +74,7 @@ static int read_inputs(ej_val point, ea_error *err)
     if (n > MAX_INPUTS) {
         snprintf(what, sizeof what, "at most %d inputs", MAX_INPUTS);
         snprintf(got, sizeof got, "%d", n);
-        return bad(point, "inputs", what, got, 0, err);
+        return ej_bad_field(point, "inputs", what, got, err);
     }
     for (int i = 0; i < n; i++) {
         ej_val e = ej_index(arr, i);
@@ -84,7 +82,7 @@ static int read_inputs(ej_val point, ea_error *err)
             return -1;
         for (int k = 0; k < i; k++)
             if (!strcmp(t[k].name, t[i].name))
-                return bad(e, "name", "a name no other input has", t[i].name, 1, err);
+                return ej_bad_field(e, "name", "a name no other input has", quoted(t[i].name, got, sizeof got), err);
     }
     return 0;
 }
@@ -113,20 +111,12 @@ static int read_head(ej_val root, const char *model, ea_torch_ops *t, ea_error *
                                            NULL};
     static const char *const timing_keys[] = {"method", "calls_per_replay", "replays", "warmup_ms", NULL};
     const char *s;
-    int64_t version, k;
+    int64_t k;
     double ms;
     char m[64];
     ej_val env, tm;
-    if (ej_object(root, keys, err) || ej_get_string(root, "schema", &s, err))
-        return -1;
-    if (strcmp(s, EA_TORCH_OPS_SCHEMA))
-        return bad(root, "schema", "\"" EA_TORCH_OPS_SCHEMA "\"", s, 1, err);
-    if (ej_get_int(root, "schema_version", &version, err))
-        return -1;
-    if (version != EA_TORCH_OPS_VERSION)
-        return ea_fail(err, "%s $.schema_version: expected %d, got %" PRId64, root.file, EA_TORCH_OPS_VERSION,
-                       version);
-    if (ej_get_string(root, "command", &s, err) || ej_field(root, "environment", 1, &env, err) ||
+    if (ej_object(root, keys, err) || ej_expect_schema(root, EA_TORCH_OPS_SCHEMA, EA_TORCH_OPS_VERSION, err) ||
+        ej_get_string(root, "command", &s, err) || ej_field(root, "environment", 1, &env, err) ||
         ej_object(env, env_keys, err))
         return -1;
     for (const char *const *key = env_keys; *key; key++) {
@@ -140,9 +130,9 @@ static int read_head(ej_val root, const char *model, ea_torch_ops *t, ea_error *
     ea_gpu_model(t->gpu, m, sizeof m);
     /* a file measured on another GPU model would judge this replica against the wrong hardware */
     if (model && strcmp(m, model)) {
-        char what[96];
+        char what[96], got[96];
         snprintf(what, sizeof what, "a GPU of model %.40s (the file is read for it)", model);
-        return bad(env, "gpu", what, t->gpu, 1, err);
+        return ej_bad_field(env, "gpu", what, quoted(t->gpu, got, sizeof got), err);
     }
     return ej_field(root, "timing", 1, &tm, err) || ej_object(tm, timing_keys, err) ||
                    ej_get_string(tm, "method", &s, err) || ej_get_int(tm, "calls_per_replay", &k, err) ||
@@ -154,6 +144,7 @@ static int read_head(ej_val root, const char *model, ea_torch_ops *t, ea_error *
 static int read_doc(const char *model, ea_torch_ops *t, ea_error *err)
 {
     ej_val root = ej_root(&t->doc), pts;
+    char got[96];
     if (read_head(root, model, t, err) || ej_field(root, "points", 1, &pts, err) || ej_array(pts, &t->n, err))
         return -1;
     if (!(t->ops = calloc((size_t)t->n + 1, sizeof *t->ops)))
@@ -164,7 +155,7 @@ static int read_doc(const char *model, ea_torch_ops *t, ea_error *err)
             return -1;
         for (int k = 0; k < i; k++)
             if (!strcmp(t->ops[k].point, t->ops[i].point))
-                return bad(p, "point", "each point once", t->ops[i].point, 1, err);
+                return ej_bad_field(p, "point", "each point once", quoted(t->ops[i].point, got, sizeof got), err);
     }
     return 0;
 }

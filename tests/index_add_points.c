@@ -183,7 +183,7 @@ cJSON *iap_golden(void)
     ej_doc d;
     ea_error err;
     cr_assert_eq(ej_load(IAP_FILE, &d, &err), 0, "%s", err.msg);
-    return d.root;
+    return ej_doc_take_root(&d);
 }
 
 void iap_parse_plan(const cJSON *pt, ia_scope *s, ia_plan *p)

@@ -426,7 +426,7 @@ Test(classify, bad_input_exits_2)
 
     g = golden(NULL, NULL);
     free(test_write(g, "classification.json", "{\"schema\": \"extern-audit/classification\", \"schema_version\": 2}"));
-    expect_exit2(g, "/classification.json $.schema: expected \"extern-audit/classification\" version 1");
+    expect_exit2(g, "/classification.json $.schema_version: expected 1, got 2");
 
     expect_exit2("/nonexistent/golden", "/nonexistent/golden/occurrences/cat.json: cannot read");
     g = test_tmpdir();

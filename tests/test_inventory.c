@@ -112,18 +112,18 @@ Test(inventory, fixture_corpus_agrees_with_meta)
 Test(inventory, disagreement_with_meta_is_reported)
 {
     const char *dir = test_tmpdir();
-    test_write(dir, "repros/models/hf/infer/M/full_graph_000.py",
-               "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"i64[4][1]cuda:0\"):\n"
-               "        c: \"i64[4][1]cuda:0\" = torch.ops.aten.cumsum.default(x, 0)\n"
-               "        r: \"i64[4][1]cuda:0\" = torch.ops.aten.relu.default(c)\n        return (r,)\n");
+    free(test_write(dir, "repros/models/hf/infer/M/full_graph_000.py",
+                    "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"i64[4][1]cuda:0\"):\n"
+                    "        c: \"i64[4][1]cuda:0\" = torch.ops.aten.cumsum.default(x, 0)\n"
+                    "        r: \"i64[4][1]cuda:0\" = torch.ops.aten.relu.default(c)\n        return (r,)\n"));
     /* meta says histc, not cumsum, and one call_function too many */
-    test_write(dir, "repros/models/hf/infer/M/full_graph_000.meta.json",
-               "{\"schema_version\": 2, \"inputs\": [[[4], \"i64\", {\"n\": \"x\"}]], \"outputs\": [], \"tensor_attrs\": {},"
-               " \"graph\": \"full_graph_000.py\", \"source\": {\"kind\": \"model\", \"suite\": \"hf\", \"mode\": \"infer\","
-               " \"model\": \"M\", \"graph\": \"full_graph_000.py\"}, \"node_accounting\": {\"total_call_functions\": 3,"
-               " \"counts\": {\"fusible_in_partition\": 2, \"fusible_unpartitioned\": 0, \"non_fusible\": 1},"
-               " \"ops\": {\"fusible_in_partition\": {\"aten.relu.default\": 2}, \"fusible_unpartitioned\": {},"
-               " \"non_fusible\": {\"aten.histc.default\": 1}}}, \"roundtrip\": \"ok\"}\n");
+    free(test_write(dir, "repros/models/hf/infer/M/full_graph_000.meta.json",
+                    "{\"schema_version\": 2, \"inputs\": [[[4], \"i64\", {\"n\": \"x\"}]], \"outputs\": [], \"tensor_attrs\": {},"
+                    " \"graph\": \"full_graph_000.py\", \"source\": {\"kind\": \"model\", \"suite\": \"hf\", \"mode\": \"infer\","
+                    " \"model\": \"M\", \"graph\": \"full_graph_000.py\"}, \"node_accounting\": {\"total_call_functions\": 3,"
+                    " \"counts\": {\"fusible_in_partition\": 2, \"fusible_unpartitioned\": 0, \"non_fusible\": 1},"
+                    " \"ops\": {\"fusible_in_partition\": {\"aten.relu.default\": 2}, \"fusible_unpartitioned\": {},"
+                    " \"non_fusible\": {\"aten.histc.default\": 1}}}, \"roundtrip\": \"ok\"}\n"));
     cJSON *inv = inventory(dir);
     const cJSON *m = cJSON_GetObjectItem(inv, "mismatches");
     cr_assert_eq(cJSON_GetArraySize(m), 3);

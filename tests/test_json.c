@@ -309,6 +309,74 @@ Test(json, directory_is_unreadable)
     assert_fails(ej_load("tests/fixtures/json", &doc, &err), "tests/fixtures/json: cannot read: Is a directory");
 }
 
+/* ---- shared checks: document identity, a field found wrong, taking the tree ---- */
+
+Test(json, schema_and_version_match)
+{
+    cr_assert_eq(ej_expect_schema(parse("{\"schema\": \"x/y\", \"schema_version\": 3}"), "x/y", 3, &err), 0, "%s",
+                 err.msg);
+    done();
+    /* NULL schema: the version alone, and a schema key is not required */
+    cr_assert_eq(ej_expect_schema(parse("{\"schema_version\": 2}"), NULL, 2, &err), 0, "%s", err.msg);
+}
+
+Test(json, schema_mismatch_names_schema)
+{
+    /* the schema is checked first: a file of another kind is not judged by its version */
+    assert_fails(ej_expect_schema(parse("{\"schema\": \"x/z\", \"schema_version\": 9}"), "x/y", 3, &err),
+                 "t.json $.schema: expected \"x/y\", got \"x/z\"");
+}
+
+Test(json, version_mismatch_names_schema_version)
+{
+    assert_fails(ej_expect_schema(parse("{\"schema\": \"x/y\", \"schema_version\": 4}"), "x/y", 3, &err),
+                 "t.json $.schema_version: expected 3, got 4");
+    done();
+    assert_fails(ej_expect_schema(parse("{\"schema_version\": 3}"), NULL, 2, &err),
+                 "t.json $.schema_version: expected 2, got 3");
+}
+
+Test(json, schema_fields_missing_or_mistyped)
+{
+    assert_fails(ej_expect_schema(parse("{\"schema_version\": 1}"), "x/y", 1, &err),
+                 "t.json $.schema: expected string, got nothing (missing key)");
+    done();
+    assert_fails(ej_expect_schema(parse("{\"schema\": \"x/y\"}"), "x/y", 1, &err),
+                 "t.json $.schema_version: expected integer, got nothing (missing key)");
+    done();
+    assert_fails(ej_expect_schema(parse("{\"schema\": 1, \"schema_version\": 1}"), "x/y", 1, &err),
+                 "t.json $.schema: expected string, got number 1");
+    done();
+    assert_fails(ej_expect_schema(parse("{\"schema\": \"x/y\", \"schema_version\": \"1\"}"), "x/y", 1, &err),
+                 "t.json $.schema_version: expected integer, got string \"1\"");
+    done();
+    assert_fails(ej_expect_schema(parse("[]"), NULL, 1, &err), "t.json $: expected object, got array");
+}
+
+Test(json, bad_field_paths)
+{
+    ej_val r = parse("{\"a\": {\"b\": 1}}");
+    assert_fails(ej_bad_field(get(r, "a"), "b", "an even number", "1", &err),
+                 "t.json $.a.b: expected an even number, got 1");
+    /* absent, or a key that needs quoting: the path is built all the same */
+    assert_fails(ej_bad_field(r, "c", "a c", "none", &err), "t.json $.c: expected a c, got none");
+    assert_fails(ej_bad_field(r, "aten.mm", "x", "y", &err), "t.json $[\"aten.mm\"]: expected x, got y");
+    assert_fails(ej_bad_field(get(get(r, "a"), "b"), "k", "x", "y", &err), "t.json $.a.b.k: expected x, got y");
+}
+
+Test(json, take_root_leaves_an_empty_doc)
+{
+    ej_doc d;
+    cr_assert_eq(ej_load(SAMPLE, &d, &err), 0, "%s", err.msg);
+    cJSON *root = ej_doc_take_root(&d);
+    cr_assert_not_null(root);
+    cr_assert_not_null(cJSON_GetObjectItem(root, "name"));
+    cr_assert_null(d.root);
+    cr_assert_null(d.file);
+    ej_free(&d); /* an emptied doc may be freed again */
+    cJSON_Delete(root);
+}
+
 /* ---- atomic writes ---- */
 
 static char dir[64];

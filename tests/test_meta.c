@@ -224,7 +224,7 @@ Test(meta, storage_groups_are_optional, .init = setup)
 REJECTS(root_not_object, "", "[]", "$: expected object, got array")
 REJECTS(missing_schema_version, "schema_version", NULL,
         "$.schema_version: expected integer, got nothing (missing key)")
-REJECTS(wrong_schema_version, "schema_version", "3", "$.schema_version: expected 2, got number 3")
+REJECTS(wrong_schema_version, "schema_version", "3", "$.schema_version: expected 2, got 3")
 REJECTS(unknown_top_key, "extra", "1",
         "$: unknown key 'extra' (expected one of: schema_version, inputs, outputs, tensor_attrs, graph, source, "
         "node_accounting, roundtrip, storage_groups)")

@@ -1,4 +1,5 @@
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "extract.h"
@@ -101,6 +102,59 @@ Test(occurrences, load_names_the_missing_file)
     cr_assert(strstr(err.msg, "cat.json"), "%s", err.msg);
     for (int i = 0; i < EA_AUDIT_OPS; i++)
         cr_assert_null(docs[i]);
+}
+
+/* The fixture corpus's four documents written to a fresh folder; returns the folder. */
+static const char *written_docs(void)
+{
+    ea_corpus c;
+    ea_error err;
+    ea_extraction x;
+    const char *dir = test_tmpdir();
+    cr_assert_eq(ea_corpus_open(FIXTURE_CORPUS, &c, &err), 0, "%s", err.msg);
+    ea_extract_opts o = {8, NULL};
+    cr_assert_eq(ea_extract(&c, &o, &x, &err), 0, "%s", err.msg);
+    ea_corpus_free(&c);
+    cr_assert_eq(ea_extraction_write(&x, dir, &err), 0, "%s", err.msg);
+    ea_extraction_free(&x);
+    return dir;
+}
+
+/* Each tree moves to the caller and nothing else of the loaded documents stays behind (valgrind). */
+Test(occurrences, load_hands_each_tree_to_the_caller)
+{
+    cJSON *docs[EA_AUDIT_OPS];
+    ea_error err;
+    cr_assert_eq(ea_occurrences_load(written_docs(), docs, &err), 0, "%s", err.msg);
+    for (int i = 0; i < EA_AUDIT_OPS; i++) {
+        cr_assert_not_null(docs[i]);
+        cr_assert_str_eq(cJSON_GetObjectItem(docs[i], "op")->valuestring, ea_audit_ops[i].target);
+        cJSON_Delete(docs[i]);
+    }
+}
+
+Test(occurrences, load_failing_midway_keeps_nothing)
+{
+    cJSON *docs[EA_AUDIT_OPS];
+    ea_error err = {{0}};
+    const char *dir = written_docs();
+    cJSON *bad = valid_doc();
+    cJSON_SetNumberValue(cJSON_GetObjectItem(bad, "schema_version"), 2);
+    char *text = cJSON_Print(bad);
+    free(test_write(dir, "histc.json", text));
+    free(text);
+    cJSON_Delete(bad);
+    cr_assert_eq(ea_occurrences_load(dir, docs, &err), -1);
+    cr_assert(strstr(err.msg, "/histc.json $.schema_version: expected 1, got 2"), "%s", err.msg);
+    for (int i = 0; i < EA_AUDIT_OPS; i++)
+        cr_assert_null(docs[i]);
+}
+
+Test(occurrences, schema_names_schema)
+{
+    cJSON *doc = valid_doc();
+    cJSON_ReplaceItemInObject(doc, "schema", cJSON_CreateString("extern-audit/other"));
+    expect_invalid(doc, "$.schema: expected \"extern-audit/occurrences\", got \"extern-audit/other\"");
 }
 
 Test(occurrences, summary_rows_count_points_per_model)

@@ -37,7 +37,7 @@ Test(replay, argument_outside_its_buffer_is_refused)
     arg->offset = 1 << 30;
     ea_error err = {{0}};
     cr_assert_eq(ea_replay_check(&c, r, &err), -1);
-    cr_assert(strstr(err.msg, "capture.json $.runs[\"default\"].steps[0].args["), "%s", err.msg);
+    cr_assert(strstr(err.msg, "capture.json $.runs[0].steps[0].args["), "%s", err.msg);
     cr_assert(strstr(err.msg, "the trace disagrees with the buffer sizes"), "%s", err.msg);
     ea_capture_free(&c);
 }
@@ -56,6 +56,51 @@ Test(replay, unknown_scalar_type_is_refused)
     ea_error err = {{0}};
     cr_assert_eq(ea_replay_check(&c, r, &err), -1);
     cr_assert(strstr(err.msg, "expected a scalar type"), "%s", err.msg);
+    ea_capture_free(&c);
+}
+
+Test(replay, messages_name_the_run_by_its_index)
+{
+    ea_capture c = load(FIXTURE);
+    ea_capture_run *r = (ea_capture_run *)ea_capture_run_named(&c, "coordinate_descent");
+    cr_assert_eq(r, &c.runs[1], "the fixture's second run");
+    r->steps[0].args[1].offset = 1 << 30;
+    ea_error err = {{0}};
+    cr_assert_eq(ea_replay_check(&c, r, &err), -1);
+    cr_assert(strstr(err.msg, "capture.json $.runs[1].steps[0].args[1].offset: 1073741824 lies outside out0"), "%s",
+              err.msg);
+    ea_capture_free(&c);
+}
+
+/* The reader and the replay share one table: whatever type a capture may name, the replay can pass. */
+Test(replay, every_scalar_type_the_reader_accepts_is_replayable)
+{
+    ea_capture c = load(FIXTURE);
+    ea_capture_run *r = (ea_capture_run *)ea_capture_run_named(&c, "default");
+    ea_capture_arg *arg = &r->steps[0].args[2];
+    cr_assert_null(arg->buffer, "the fixture launch's third argument is a scalar");
+    for (const ea_scalar_type *t = ea_scalar_types; t->name; t++) {
+        ea_error err = {{0}};
+        arg->type = t->name;
+        cr_assert_eq(ea_replay_check(&c, r, &err), 0, "%s: %s", t->name, err.msg);
+    }
+    ea_capture_free(&c);
+}
+
+/* A replay that fails before its first call never started CUPTI: no CUPTI message, read from nothing. */
+Test(replay, failed_preparation_reports_no_cupti_error)
+{
+    ea_capture c = load(FIXTURE);
+    ea_capture_run *r = (ea_capture_run *)ea_capture_run_named(&c, "default");
+    r->steps[0].global_scratch = 64; /* refused while building parameters, if allocation got that far */
+    ea_replay_result res;
+    ea_timer_config tc = {.replays = 1};
+    ea_error err = {{0}};
+    cr_assert_eq(ea_replay_run(&c, r, &tc, &res, &err), -1);
+    cr_assert(err.msg[0], "the failure is explained");
+    cr_assert_str_eq(res.cupti_error, "");
+    cr_assert_eq(res.kernels.count, 0);
+    ea_replay_result_free(&res);
     ea_capture_free(&c);
 }
 

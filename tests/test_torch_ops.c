@@ -18,10 +18,7 @@ static cJSON *fixture(void)
     ej_doc d;
     ea_error err;
     cr_assert_eq(ej_load(FIXTURE, &d, &err), 0, "%s", err.msg);
-    cJSON *root = d.root;
-    d.root = NULL;
-    ej_free(&d);
-    return root;
+    return ej_doc_take_root(&d);
 }
 
 /* The node at a dotted path from the root: "points.1.faithful" (numbers index arrays). */
