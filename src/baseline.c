@@ -427,18 +427,10 @@ int ea_baseline_validate(const char *file, const cJSON *doc, ea_error *err)
     static const char *const bw_keys[] = {"bytes", "kernel_bytes_per_s", "memcpy_bytes_per_s", NULL};
     ej_val root = {file, doc, "$"}, scopes, torch;
     const char *s;
-    int64_t version;
     double launch;
     int n, b;
-    if (ej_object(root, keys, err) || ej_get_string(root, "schema", &s, err))
-        return -1;
-    if (strcmp(s, EA_BASELINES_SCHEMA))
-        return ea_fail(err, "%s $.schema: expected \"%s\", got \"%s\"", file, EA_BASELINES_SCHEMA, s);
-    if (ej_get_int(root, "schema_version", &version, err))
-        return -1;
-    if (version != EA_BASELINES_VERSION)
-        return ea_fail(err, "%s $.schema_version: expected %d, got %" PRId64, file, EA_BASELINES_VERSION, version);
-    if (ej_get_string(root, "command", &s, err) || object_with(root, "gpu", gpu_keys, gpu_keys + 3, err) ||
+    if (ej_object(root, keys, err) || ej_expect_schema(root, EA_BASELINES_SCHEMA, EA_BASELINES_VERSION, err) ||
+        ej_get_string(root, "command", &s, err) || object_with(root, "gpu", gpu_keys, gpu_keys + 3, err) ||
         ej_get_string(root, "driver", &s, err) || ej_get_string(root, "toolkit", &s, err) ||
         ej_field(root, "torch", 1, &torch, err) || (!cJSON_IsNull(torch.v) && ej_as_string(torch, &s, err)) ||
         ej_get_string(root, "cache_policy", &s, err) || object_with(root, "copy_bandwidth", bw_keys, bw_keys, err) ||
