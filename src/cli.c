@@ -1,14 +1,18 @@
 #include "cli.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "baseline.h"
+#include "classify.h"
 #include "corpus.h"
 #include "device.h"
 #include "extract.h"
 #include "inventory.h"
+#include "json.h"
 #include "occurrences.h"
 #include "oldrule.h"
 
@@ -209,26 +213,112 @@ static int cmd_inventory(int argc, char **argv)
     return rc;
 }
 
-/* What the golden folder does not hold yet, and whether this machine could produce it. */
-static cJSON *pending_gpu_work(const char *golden)
+/* Every point some golden/baselines/<gpu>.json measured; -1 on a bad baselines file. */
+static int measured_points(const char *golden, cJSON *points, ea_error *err)
 {
-    static const struct {
-        const char *file, *what;
-    } parts[] = {
-        {"classification.json", "classification from actual compile behaviour (tools/capture on a GPU with torch)"},
-        {"baselines", "current / oracle / floor timings per scope (extern-audit run on a GPU)"},
-    };
-    cJSON *list = cJSON_CreateArray();
-    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", golden, parts[i].file);
-        if (access(path, F_OK) == 0)
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/baselines", golden);
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    struct dirent *e;
+    int rc = 0;
+    while (rc == 0 && (e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        if (e->d_name[0] == '.' || n < 6 || strcmp(e->d_name + n - 5, ".json"))
             continue;
-        cJSON *p = cJSON_CreateObject();
-        cJSON_AddStringToObject(p, "missing", path);
-        cJSON_AddStringToObject(p, "needs", parts[i].what);
-        cJSON_AddItemToArray(list, p);
+        char path[4352];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        ej_doc doc;
+        if (ej_load(path, &doc, err) != 0) {
+            rc = -1;
+            break;
+        }
+        const cJSON *sc;
+        if ((rc = ea_baseline_validate(path, doc.root, err)) == 0)
+            cJSON_ArrayForEach(sc, cJSON_GetObjectItem(doc.root, "scopes"))
+                cJSON_AddItemToArray(points, cJSON_CreateString(cJSON_GetObjectItem(sc, "point")->valuestring));
+        ej_free(&doc);
     }
+    closedir(d);
+    return rc;
+}
+
+static int listed(const cJSON *arr, const char *s)
+{
+    const cJSON *it;
+    cJSON_ArrayForEach(it, arr)
+        if (!strcmp(it->valuestring, s))
+            return 1;
+    return 0;
+}
+
+static void need(cJSON *list, const char *missing, const char *what)
+{
+    cJSON *p = cJSON_CreateObject();
+    cJSON_AddStringToObject(p, "missing", missing);
+    cJSON_AddStringToObject(p, "needs", what);
+    cJSON_AddItemToArray(list, p);
+}
+
+/* The stored classification's summary ({op: {class: n, "false_extern": n}}), NULL when the file is
+ * absent; -1 (as a pointer) when it is there but bad. */
+static cJSON *classification_summary(const char *golden, ea_error *err)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/classification.json", golden);
+    if (access(path, F_OK) != 0)
+        return NULL;
+    ej_doc doc;
+    if (ej_load(path, &doc, err) != 0)
+        return (cJSON *)-1;
+    cJSON *s = ea_classification_validate(path, doc.root, err) ? (cJSON *)-1
+                                                                : cJSON_Duplicate(cJSON_GetObjectItem(doc.root, "summary"), 1);
+    ej_free(&doc);
+    return s;
+}
+
+static void print_classes(const cJSON *classes)
+{
+    const cJSON *op, *c;
+    printf("\nClasses (classification.json, from the captured compile behaviour):\n");
+    cJSON_ArrayForEach(op, classes)
+    {
+        printf("  %-26s", op->string);
+        cJSON_ArrayForEach(c, op)
+            printf(" %s %d", c->string, c->valueint);
+        printf("\n");
+    }
+}
+
+/* What the golden folder does not hold yet: the classification, and timings for every point. */
+static cJSON *pending_gpu_work(const char *golden, cJSON *const docs[EA_AUDIT_OPS], ea_error *err)
+{
+    cJSON *list = cJSON_CreateArray(), *measured = cJSON_CreateArray();
+    char path[4096];
+    snprintf(path, sizeof path, "%s/classification.json", golden);
+    if (access(path, F_OK) != 0)
+        need(list, path, "classification from actual compile behaviour (tools/capture on a GPU with torch)");
+    if (measured_points(golden, measured, err) != 0) {
+        cJSON_Delete(list);
+        cJSON_Delete(measured);
+        return NULL;
+    }
+    for (int i = 0; i < EA_AUDIT_OPS; i++) {
+        int total = 0, missing = 0;
+        const cJSON *p;
+        cJSON_ArrayForEach(p, cJSON_GetObjectItem(docs[i], "points"))
+        {
+            total++;
+            missing += !listed(measured, cJSON_GetObjectItem(p, "point")->valuestring);
+        }
+        if (!missing)
+            continue;
+        snprintf(path, sizeof path, "%s/baselines: %d of %d %s points unmeasured", golden, missing, total,
+                 ea_audit_ops[i].short_name);
+        need(list, path, "current / oracle / floor timings (a repro family and extern-audit run on a GPU)");
+    }
+    cJSON_Delete(measured);
     return list;
 }
 
@@ -245,12 +335,21 @@ static int cmd_audit(int argc, char **argv)
     if (ea_occurrences_load(dir, docs, &err) != 0)
         return ea_cli_fail(&err);
     cJSON *summary = ea_occurrences_summary(docs);
-    cJSON *pending = pending_gpu_work(o.golden);
+    cJSON *pending = pending_gpu_work(o.golden, docs, &err);
+    cJSON *classes = pending ? classification_summary(o.golden, &err) : NULL;
+    if (!pending || classes == (cJSON *)-1) {
+        cJSON_Delete(pending);
+        cJSON_Delete(summary);
+        for (int i = 0; i < EA_AUDIT_OPS; i++)
+            cJSON_Delete(docs[i]);
+        return ea_cli_fail(&err);
+    }
     ea_device_info dev;
     int have_gpu = ea_device_probe(&dev);
     if (o.json) {
         cJSON *j = cJSON_CreateObject();
         cJSON_AddItemToObject(j, "occurrences", summary);
+        cJSON_AddItemToObject(j, "classes", classes ? classes : cJSON_CreateNull());
         cJSON_AddItemToObject(j, "needs_gpu", pending);
         cJSON *d = cJSON_AddObjectToObject(j, "device");
         cJSON_AddBoolToObject(d, "present", have_gpu);
@@ -260,15 +359,19 @@ static int cmd_audit(int argc, char **argv)
     } else {
         printf("Golden occurrences (%s)\n\n", dir);
         ea_occurrences_print(summary, stdout);
+        if (classes)
+            print_classes(classes);
         printf("\nNeeds a GPU:\n");
         const cJSON *p;
         cJSON_ArrayForEach(p, pending)
-            printf("  %-34s %s\n", cJSON_GetObjectItem(p, "missing")->valuestring, cJSON_GetObjectItem(p, "needs")->valuestring);
+            printf("  %s\n      needs %s\n", cJSON_GetObjectItem(p, "missing")->valuestring,
+                   cJSON_GetObjectItem(p, "needs")->valuestring);
         if (!cJSON_GetArraySize(pending))
-            printf("  nothing: classification and baselines are present\n");
+            printf("  nothing: the classification and a baseline for every point are present\n");
         printf("This machine: %s\n", have_gpu ? dev.name : dev.reason);
         cJSON_Delete(summary);
         cJSON_Delete(pending);
+        cJSON_Delete(classes);
     }
     for (int i = 0; i < EA_AUDIT_OPS; i++)
         cJSON_Delete(docs[i]);

@@ -1,5 +1,6 @@
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -121,9 +122,27 @@ Test(cli, audit_reads_the_committed_golden)
     r = test_cli("audit", "--json", NULL);
     cr_assert_eq(r.status, 0);
     has(r.out, "\"needs_gpu\"");
+    has(r.out, "\"classes\"");
+    cli_run_free(&r);
+    r = test_cli("audit", NULL);
+    has(r.out, "aten.histc.default         true_fallback 24");
+    has(r.out, "62 of 62 cat points unmeasured");
     cli_run_free(&r);
     r = test_cli("audit", "--golden", "/nonexistent", NULL);
     cr_assert_eq(r.status, 2);
     has(r.err, "/nonexistent/occurrences/cat.json");
+    cli_run_free(&r);
+}
+
+Test(cli, audit_refuses_a_bad_baselines_file)
+{
+    const char *dir = test_tmpdir();
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "cp -r tests/fixtures/golden_small/occurrences %s/", dir);
+    cr_assert_eq(system(cmd), 0);
+    test_write(dir, "baselines/H200.json", "{\"schema\": \"extern-audit/baselines\", \"schema_version\": 9}\n");
+    cli_run r = test_cli("audit", "--golden", dir, NULL);
+    cr_assert_eq(r.status, 2);
+    has(r.err, "baselines/H200.json");
     cli_run_free(&r);
 }
