@@ -187,6 +187,47 @@ static int topk_values(const cJSON *g, const ea_tensor *t, int64_t *out, const c
     return 0;
 }
 
+/* topk_ids_skewed (docs/schema.md): per-expert integer weights from a seeded rank shuffle (rank r weighs
+ * 2^20 / (3r + 2), the last E / 8 ranks 0), then per token k draws without replacement, each the first
+ * expert by id whose running weight sum exceeds h % (remaining total). */
+static int topk_skewed_values(const cJSON *g, const ea_tensor *t, int64_t *out, const char *where, ea_error *err)
+{
+    double seed = 0, experts = 0;
+    if (num(g, "seed", &seed, where, err) || num(g, "experts", &experts, where, err))
+        return -1;
+    int64_t E = (int64_t)experts, k = t->ndim == 2 ? t->sizes[1] : 0;
+    if (E < 1 || E > 4096 || k < 1 || k > E - E / 8)
+        return ea_fail(err, "%s: topk_ids_skewed needs a [tokens, k] tensor with 1 <= k <= experts - experts / 8, "
+                       "experts <= 4096", where);
+    uint64_t s = (uint64_t)seed, base[4096], w[4096];
+    int64_t perm[4096];
+    for (int64_t e = 0; e < E; e++)
+        perm[e] = e;
+    for (int64_t j = 0; j + 1 < E; j++) {
+        uint64_t h = ea_splitmix64(ea_gen_hash(s, (uint64_t)j));
+        int64_t r = j + (int64_t)(h % (uint64_t)(E - j)), tmp = perm[j];
+        perm[j] = perm[r];
+        perm[r] = tmp;
+    }
+    for (int64_t r = 0; r < E; r++)
+        base[perm[r]] = r < E - E / 8 ? (UINT64_C(1) << 20) / (uint64_t)(3 * r + 2) : 0;
+    for (int64_t tok = 0; tok < t->sizes[0]; tok++) {
+        memcpy(w, base, sizeof *w * (size_t)E);
+        for (int64_t j = 0; j < k; j++) {
+            uint64_t total = 0;
+            for (int64_t e = 0; e < E; e++)
+                total += w[e];
+            uint64_t x = ea_gen_hash(s, (uint64_t)(tok * E + j)) % total;
+            int64_t e = 0;
+            while (x >= w[e])
+                x -= w[e++];
+            out[tok * k + j] = e;
+            w[e] = 0;
+        }
+    }
+    return 0;
+}
+
 int ea_gen_fill(const cJSON *g, const ea_tensor *t, void *storage, const char *where, ea_error *err)
 {
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(g, "generator");
@@ -212,7 +253,8 @@ int ea_gen_fill(const cJSON *g, const ea_tensor *t, void *storage, const char *w
     } else if (!strcmp(n, "constant")) {
         c.kind = G_CONSTANT;
         rc = num(g, "value", &c.constant, where, err);
-    } else if (!strcmp(n, "iota") || !strcmp(n, "as_strided_iota") || !strcmp(n, "topk_ids")) {
+    } else if (!strcmp(n, "iota") || !strcmp(n, "as_strided_iota") || !strcmp(n, "topk_ids") ||
+               !strcmp(n, "topk_ids_skewed")) {
         c.kind = G_TABLE;
         table = malloc(sizeof *table * (size_t)(numel ? numel : 1));
         if (!table)
@@ -223,11 +265,13 @@ int ea_gen_fill(const cJSON *g, const ea_tensor *t, void *storage, const char *w
             for (int64_t i = 0; rc == 0 && i < numel; i++)
                 table[i] = (int64_t)start + (int64_t)step * i;
         } else {
-            rc = n[0] == 'a' ? as_strided_values(g, numel, table, where, err) : topk_values(g, t, table, where, err);
+            rc = n[0] == 'a'                      ? as_strided_values(g, numel, table, where, err)
+                 : !strcmp(n, "topk_ids_skewed") ? topk_skewed_values(g, t, table, where, err)
+                                                  : topk_values(g, t, table, where, err);
         }
     } else {
         return ea_fail(err, "%s: unknown generator \"%s\" (expected uniform, randint, bool, constant, iota, "
-                       "as_strided_iota or topk_ids)", where, n);
+                       "as_strided_iota, topk_ids or topk_ids_skewed)", where, n);
     }
     if (rc == 0) {
         c.seed = (uint64_t)seed;

@@ -2,8 +2,9 @@
  * Contract (docs/schema.md, "Deterministic inputs"): element i of an input with seed s hashes
  * splitmix64((s << 40) ^ i); "uniform" gives 0.5 + (h >> 41) * 2^-23 in f32, rounded to nearest even
  * for bf16/f16; "randint" lo + (h >> 1) % (hi - lo); "bool" h >> 63; "constant", "iota",
- * "as_strided_iota" and "topk_ids" reproduce their definitions. Buffers are host storage laid out by
- * the descriptor's strides and offset; the checksum sums splitmix64 over row-major elements. */
+ * "as_strided_iota", "topk_ids" and "topk_ids_skewed" reproduce their definitions. Buffers are
+ * host storage laid out by the descriptor's strides and offset; the checksum sums splitmix64 over
+ * row-major elements. */
 #ifndef EA_GEN_H
 #define EA_GEN_H
 

@@ -70,8 +70,8 @@ def as_strided_iota(spec, i):
 
 
 def element(spec, i):
-    """Element i of the input described by generator object `spec` (not topk_ids, which is
-    per token)."""
+    """Element i of the input described by generator object `spec` (not topk_ids or
+    topk_ids_skewed, which are per token)."""
     kind = spec["generator"]
     if kind == "uniform":
         return uniform(spec["seed"], i)
@@ -85,7 +85,8 @@ def element(spec, i):
         return spec["start"] + spec["step"] * _signed(i)
     if kind == "as_strided_iota":
         return as_strided_iota(spec, i)
-    raise ValueError(f"generator {kind!r}: expected one of {HASHED + EXACT + ('topk_ids',)}")
+    raise ValueError(f"generator {kind!r}: expected one of "
+                     f"{HASHED + EXACT + ('topk_ids', 'topk_ids_skewed')}")
 
 
 def topk_ids(seed, experts, k, tokens):
@@ -99,6 +100,50 @@ def topk_ids(seed, experts, k, tokens):
             r = j + h % (experts - j)
             perm[j], perm[r] = perm[r], perm[j]
         rows.append(perm[:k])
+    return rows
+
+
+SKEW_ONE = 1 << 20
+
+
+def skewed_weights(seed, experts):
+    """topk_ids_skewed's per-expert integer weights (docs/schema.md): experts ranked by a seeded
+    Fisher-Yates shuffle driven by splitmix64(splitmix64((seed << 40) ^ j)); rank r weighs
+    2^20 // (3r + 2), except the last experts // 8 ranks, which weigh 0 and stay empty."""
+    perm = list(range(experts))
+    for j in range(experts - 1):
+        g = splitmix64(splitmix64((seed << 40) ^ j))
+        r = j + g % (experts - j)
+        perm[j], perm[r] = perm[r], perm[j]
+    weights = [0] * experts
+    for rank, e in enumerate(perm):
+        if rank < experts - experts // 8:
+            weights[e] = SKEW_ONE // (3 * rank + 2)
+    return weights
+
+
+def topk_ids_skewed(seed, experts, k, tokens):
+    """Skewed MoE routing ids: per token k distinct experts by weighted sampling without
+    replacement, draw j of token t from h = splitmix64((seed << 40) ^ (t * experts + j)):
+    x = h % (sum of the remaining weights), the first expert (by id) whose running weight sum
+    exceeds x; its weight then drops to 0 for the rest of the token."""
+    if not 1 <= k <= experts - experts // 8 or experts > 4096:
+        raise ValueError("topk_ids_skewed needs 1 <= k <= experts - experts // 8, experts <= 4096")
+    base = skewed_weights(seed, experts)
+    rows = []
+    for t in range(tokens):
+        w = list(base)
+        row = []
+        for j in range(k):
+            h = splitmix64((seed << 40) ^ (t * experts + j))
+            x = h % sum(w)
+            e = 0
+            while x >= w[e]:
+                x -= w[e]
+                e += 1
+            row.append(e)
+            w[e] = 0
+        rows.append(row)
     return rows
 
 
