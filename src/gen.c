@@ -163,26 +163,43 @@ static int as_strided_values(const cJSON *g, int64_t n, int64_t *out, const char
     return 0;
 }
 
+/* seed, experts and k (the tensor's second dim) of a top-k id generator. */
+static int topk_args(const cJSON *g, const ea_tensor *t, uint64_t *seed, int64_t *E, int64_t *k, const char *where,
+                     ea_error *err)
+{
+    double s = 0, experts = 0;
+    if (num(g, "seed", &s, where, err) || num(g, "experts", &experts, where, err))
+        return -1;
+    *seed = (uint64_t)s;
+    *E = (int64_t)experts;
+    *k = t->ndim == 2 ? t->sizes[1] : 0;
+    return 0;
+}
+
+/* One Fisher-Yates step: position j takes a hash-chosen element of perm[j..E). */
+static int64_t shuffle_step(int64_t *perm, int64_t j, int64_t E, uint64_t h)
+{
+    int64_t r = j + (int64_t)(h % (uint64_t)(E - j)), tmp = perm[j];
+    perm[j] = perm[r];
+    perm[r] = tmp;
+    return perm[j];
+}
+
 /* Per token, a partial Fisher-Yates shuffle of 0..E-1: k distinct experts. */
 static int topk_values(const cJSON *g, const ea_tensor *t, int64_t *out, const char *where, ea_error *err)
 {
-    double seed = 0, experts = 0;
-    if (num(g, "seed", &seed, where, err) || num(g, "experts", &experts, where, err))
+    uint64_t seed;
+    int64_t E, k;
+    if (topk_args(g, t, &seed, &E, &k, where, err))
         return -1;
-    int64_t E = (int64_t)experts, k = t->ndim == 2 ? t->sizes[1] : 0;
     if (k < 1 || k > E || E > 4096)
         return ea_fail(err, "%s: topk_ids needs a [tokens, k] tensor with 1 <= k <= experts <= 4096", where);
     int64_t perm[4096];
     for (int64_t tok = 0; tok < t->sizes[0]; tok++) {
         for (int64_t e = 0; e < E; e++)
             perm[e] = e;
-        for (int64_t j = 0; j < k; j++) {
-            uint64_t h = ea_gen_hash((uint64_t)seed, (uint64_t)(tok * E + j));
-            int64_t s = j + (int64_t)(h % (uint64_t)(E - j)), tmp = perm[j];
-            perm[j] = perm[s];
-            perm[s] = tmp;
-            out[tok * k + j] = perm[j];
-        }
+        for (int64_t j = 0; j < k; j++)
+            out[tok * k + j] = shuffle_step(perm, j, E, ea_gen_hash(seed, (uint64_t)(tok * E + j)));
     }
     return 0;
 }
@@ -192,23 +209,19 @@ static int topk_values(const cJSON *g, const ea_tensor *t, int64_t *out, const c
  * expert by id whose running weight sum exceeds h % (remaining total). */
 static int topk_skewed_values(const cJSON *g, const ea_tensor *t, int64_t *out, const char *where, ea_error *err)
 {
-    double seed = 0, experts = 0;
-    if (num(g, "seed", &seed, where, err) || num(g, "experts", &experts, where, err))
+    uint64_t s;
+    int64_t E, k;
+    if (topk_args(g, t, &s, &E, &k, where, err))
         return -1;
-    int64_t E = (int64_t)experts, k = t->ndim == 2 ? t->sizes[1] : 0;
     if (E < 1 || E > 4096 || k < 1 || k > E - E / 8)
         return ea_fail(err, "%s: topk_ids_skewed needs a [tokens, k] tensor with 1 <= k <= experts - experts / 8, "
                        "experts <= 4096", where);
-    uint64_t s = (uint64_t)seed, base[4096], w[4096];
+    uint64_t base[4096], w[4096];
     int64_t perm[4096];
     for (int64_t e = 0; e < E; e++)
         perm[e] = e;
-    for (int64_t j = 0; j + 1 < E; j++) {
-        uint64_t h = ea_splitmix64(ea_gen_hash(s, (uint64_t)j));
-        int64_t r = j + (int64_t)(h % (uint64_t)(E - j)), tmp = perm[j];
-        perm[j] = perm[r];
-        perm[r] = tmp;
-    }
+    for (int64_t j = 0; j + 1 < E; j++)
+        shuffle_step(perm, j, E, ea_splitmix64(ea_gen_hash(s, (uint64_t)j)));
     for (int64_t r = 0; r < E; r++)
         base[perm[r]] = r < E - E / 8 ? (UINT64_C(1) << 20) / (uint64_t)(3 * r + 2) : 0;
     for (int64_t tok = 0; tok < t->sizes[0]; tok++) {
