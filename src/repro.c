@@ -52,6 +52,10 @@ int ea_repro_resolve(cJSON *const docs[EA_AUDIT_OPS], const char *const files[EA
         const cJSON *p;
         int i = 0;
         cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(docs[d], "points")) {
+            if ((*f)->claims && !(*f)->claims(p)) {
+                i++;
+                continue;
+            }
             const char *alias = (*f)->alias_of ? (*f)->alias_of(str(p, "point")) : NULL;
             if (k < sizeof known)
                 k += (size_t)snprintf(known + k, sizeof known - k, ", %s", alias ? alias : str(p, "point"));

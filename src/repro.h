@@ -1,7 +1,9 @@
 /* repro.h: the registry of scope repro families that `extern-audit run` plans and measures.
  * Contract:
- * - A family (repros/<name>/) handles the points of one audited op's golden document. It registers
- *   by adding one line to ea_repro_families (repro.c); the CLI and the baseline file stay generic.
+ * - A family (repros/<name>/) handles the points of one audited op's golden document, or those its
+ *   claims(point) accepts when several families share a document (NULL: all of them; the gpt-oss
+ *   routing scope is a cumsum point measured by the routing family). It registers by adding one line
+ *   to ea_repro_families (repro.c); the CLI and the baseline file stay generic.
  * - plan(point) describes, without a GPU, what would run, and run(point) measures it on the current
  *   device. Both return a JSON array with one object per distinct configuration of the point's scope
  *   groups: family, point, alias, occurrences, scope_ids, config (kernels, launch shapes, floor bytes,
@@ -38,6 +40,7 @@ typedef struct {
     const char *(*point_of)(const char *alias);
     cJSON *(*plan)(const cJSON *point, const char *file, int index, const ea_run_opts *o, ea_error *err);
     cJSON *(*run)(const cJSON *point, const char *file, int index, const ea_run_opts *o, ea_error *err);
+    int (*claims)(const cJSON *point); /* NULL: every point of the document */
 } ea_repro_family;
 
 /* NULL-terminated. */

@@ -490,3 +490,66 @@ Test(run, fidelity_tolerance_is_one_constant)
     cJSON_Delete(sig);
     cJSON_Delete((cJSON *)cap.environment);
 }
+
+/* A family whose current path replays Inductor's kernels is priced against the compiled partition, whatever
+ * its steps; its configuration block is its own, but the floor, the notes and the source are checked. */
+Test(run, inductor_current_priced_against_compiled_and_config_checked)
+{
+    ea_run_env env = synthetic_env();
+    ea_capture_step steps[2] = {{.triton = 0, .call = "torch.ops.aten.sort.stable"},
+                                {.triton = 1, .kernel = "triton_per_fused_cumsum_1"}};
+    ea_capture_run run = {.config = "default", .eager = {.median_us = 300}, .compiled = {.median_us = 100},
+                          .steps = steps, .nsteps = 2};
+    ea_capture cap = {.scope = "index_add-31177027c868-335f7d6b05cb", .environment = cJSON_Parse("{}"),
+                      .runs = &run, .nruns = 1};
+    ea_captures caps = {&cap, 1};
+    cJSON *r = synthetic_result(), *sig = cJSON_Parse("{\"signature\": {\"op\": \"aten.histc.default\"}}");
+    cJSON *cfg = cJSON_GetObjectItem(r, "config");
+    cJSON_AddStringToObject(cfg, "current_source", "inductor");
+    cJSON_AddNumberToObject(cfg, "k_inputs", 25); /* family-defined keys pass */
+    cJSON_AddStringToObject(r, "verdict", "measured, no material headroom");
+    cJSON_AddItemToObject(r, "view", cJSON_Parse("{\"blocks\": []}"));
+    ea_run_annotate(r, sig, &env, &caps, NULL, NULL);
+    const cJSON *fid = cJSON_GetObjectItem(r, "fidelity");
+    cr_assert_float_eq(cJSON_GetObjectItem(fid, "torch_compiled_us")->valuedouble, 100, 1e-12);
+    cr_assert_null(cJSON_GetObjectItem(fid, "torch_eager_us"));
+    cr_assert_float_eq(cJSON_GetObjectItem(fid, "ratio")->valuedouble, 0.96, 1e-9);
+    cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(fid, "comparable")));
+    cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(fid, "within_tolerance")));
+    cJSON *results = cJSON_CreateArray();
+    cJSON_AddItemToArray(results, r);
+    cJSON *doc = ea_baseline_doc(results, &env);
+    ea_error err;
+    cr_assert_eq(ea_baseline_validate("mem", doc, &err), 0, "%s", err.msg);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    ea_baseline_print(doc, f);
+    fclose(f);
+    has(text, "fidelity 0.96 (torch (version not captured) compiled 100.0 us, within 15%)");
+    has(text, "verdict: measured, no material headroom");
+    free(text);
+    static const struct {
+        const char *key, *json, *msg;
+    } bad[] = {
+        {"current_source", "\"triton\"", "$.scopes[0].config.current_source: expected \"inductor\" or \"aten\""},
+        {"floor_bytes", "\"many\"", "$.scopes[0].config.floor_bytes: expected"},
+        {"notes", "[1]", "$.scopes[0].config.notes[0]: expected"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cJSON *c = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "scopes"), 0), "config");
+        cJSON *keep = cJSON_DetachItemFromObject(c, bad[i].key);
+        cJSON_AddItemToObject(c, bad[i].key, cJSON_Parse(bad[i].json));
+        cr_assert_neq(ea_baseline_validate("mem", doc, &err), 0, "case %zu", i);
+        has(err.msg, bad[i].msg);
+        cJSON_DeleteItemFromObject(c, bad[i].key);
+        cJSON_AddItemToObject(c, bad[i].key, keep);
+    }
+    cJSON *s0 = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "scopes"), 0);
+    cJSON_ReplaceItemInObject(s0, "view", cJSON_CreateNumber(3));
+    cr_assert_neq(ea_baseline_validate("mem", doc, &err), 0);
+    has(err.msg, "$.scopes[0].view: expected object");
+    cJSON_Delete(doc);
+    cJSON_Delete(sig);
+    cJSON_Delete((cJSON *)cap.environment);
+}

@@ -66,6 +66,7 @@ cJSON *ia_config_json(const ia_scope *s, const ia_plan *p)
                                   : "folded into the oracles, which read x");
         cJSON_AddStringToObject(o, "producer", text);
     }
+    cJSON_AddStringToObject(o, "current_source", "aten");
     cur = cJSON_AddArrayToObject(o, "current");
     if (s->self_const)
         cJSON_AddItemToArray(cur, launch_json("fill (full)", blocks(ea_tensor_numel(&s->out) / 8), 256));
@@ -199,5 +200,5 @@ static cJSON *run_point(const cJSON *point, const char *file, int index, const e
 }
 
 const ea_repro_family ea_family_index_add = {
-    "index_add", "aten.index_add.default", point_alias, ia_point_of, plan_point, run_point,
+    "index_add", "aten.index_add.default", point_alias, ia_point_of, plan_point, run_point, NULL,
 };
