@@ -303,6 +303,10 @@ cJSON *ea_baseline_doc(cJSON *results, const ea_run_env *env)
     cJSON_AddNumberToObject(bw, "bytes", (double)env->copy_bytes);
     cJSON_AddNumberToObject(bw, "kernel_bytes_per_s", env->kernel_bytes_per_s);
     cJSON_AddNumberToObject(bw, "memcpy_bytes_per_s", env->memcpy_bytes_per_s);
+    if (env->copy_kernel[0]) {
+        cJSON_AddStringToObject(bw, "kernel", env->copy_kernel);
+        cJSON_AddNumberToObject(bw, "strided_kernel_bytes_per_s", env->strided_bytes_per_s);
+    }
     cJSON_AddNumberToObject(d, "launch_us", env->launch_us);
     cJSON_AddItemToObject(d, "scopes", results);
     cJSON_AddBoolToObject(d, "passed", passed);
@@ -459,7 +463,10 @@ int ea_baseline_validate(const char *file, const cJSON *doc, ea_error *err)
                                        "cache_policy", "copy_bandwidth", "launch_us", "scopes", "passed", NULL};
     static const char *const gpu_keys[] = {"name", "model", "capability", "sm_count", "l2_bytes", "memory_bytes",
                                            NULL};
-    static const char *const bw_keys[] = {"bytes", "kernel_bytes_per_s", "memcpy_bytes_per_s", NULL};
+    static const char *const bw_keys[] = {"bytes", "kernel_bytes_per_s", "memcpy_bytes_per_s", NULL,
+                                          "kernel", "strided_kernel_bytes_per_s", NULL};
+    static const char *const bw_allowed[] = {"bytes", "kernel_bytes_per_s", "memcpy_bytes_per_s", "kernel",
+                                             "strided_kernel_bytes_per_s", NULL};
     ej_val root = {file, doc, "$"}, scopes, torch;
     const char *s;
     double launch;
@@ -468,7 +475,7 @@ int ea_baseline_validate(const char *file, const cJSON *doc, ea_error *err)
         ej_get_string(root, "command", &s, err) || object_with(root, "gpu", gpu_keys, gpu_keys + 3, err) ||
         ej_get_string(root, "driver", &s, err) || ej_get_string(root, "toolkit", &s, err) ||
         ej_field(root, "torch", 1, &torch, err) || (!cJSON_IsNull(torch.v) && ej_as_string(torch, &s, err)) ||
-        ej_get_string(root, "cache_policy", &s, err) || object_with(root, "copy_bandwidth", bw_keys, bw_keys, err) ||
+        ej_get_string(root, "cache_policy", &s, err) || object_with(root, "copy_bandwidth", bw_allowed, bw_keys, err) ||
         ej_get_number(root, "launch_us", &launch, err) || ej_get_bool(root, "passed", &b, err) ||
         ej_field(root, "scopes", 1, &scopes, err) || ej_array(scopes, &n, err))
         return -1;

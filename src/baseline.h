@@ -28,7 +28,9 @@ typedef struct {
     size_t l2_bytes, memory_bytes;
     char driver[64], toolkit[32];
     size_t copy_bytes;                      /* per call of the copy probe */
-    double kernel_bytes_per_s, memcpy_bytes_per_s; /* read + written */
+    double kernel_bytes_per_s, memcpy_bytes_per_s; /* read + written; the kernel figure is the faster copy's */
+    char copy_kernel[64];                   /* which copy kernel that was, when known */
+    double strided_bytes_per_s;             /* the grid-stride copy kernel's, 0 when unknown */
     double launch_us;                       /* an empty kernel's per-call time in a graph */
     char cache_policy[512];
 } ea_run_env;

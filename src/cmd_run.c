@@ -20,7 +20,7 @@
 #include "timer.h"
 #include "torch_ops.h"
 
-#define MAX_REFS 64
+#define MAX_REFS 256
 /* --plan sizes ATen's grids with this machine's multiprocessor count; plans print without a GPU too,
  * and then use an H200's, the GPU the committed baselines come from. Each plan says which it used. */
 #define PLAN_SM_COUNT_WITHOUT_GPU 132
@@ -112,6 +112,8 @@ static int measure_env(const ea_device_info *dev, const run_options *o, ea_run_e
     env->copy_bytes = bw.bytes;
     env->kernel_bytes_per_s = bw.kernel_bytes_per_s;
     env->memcpy_bytes_per_s = bw.memcpy_bytes_per_s;
+    env->strided_bytes_per_s = bw.strided_bytes_per_s;
+    snprintf(env->copy_kernel, sizeof env->copy_kernel, "%s", bw.kernel_name);
     snprintf(env->cache_policy, sizeof env->cache_policy, "%s", bw.kernel.policy);
     ea_bandwidth_free(&bw);
     if (ea_time_graph(ea_enqueue_empty_kernel, NULL, NULL, &launch, err))
@@ -119,8 +121,9 @@ static int measure_env(const ea_device_info *dev, const run_options *o, ea_run_e
     env->launch_us = launch.per_call_us.median;
     ea_timing_free(&launch);
     if (o->ro.log)
-        fprintf(o->ro.log, "run: %s; copy %.2f TB/s (kernel) %.2f TB/s (memcpy); launch %.2f us\n", dev->reason,
-                env->kernel_bytes_per_s / 1e12, env->memcpy_bytes_per_s / 1e12, env->launch_us);
+        fprintf(o->ro.log, "run: %s; copy %.2f TB/s (%s; grid-stride %.2f) %.2f TB/s (memcpy); launch %.2f us\n",
+                dev->reason, env->kernel_bytes_per_s / 1e12, env->copy_kernel, env->strided_bytes_per_s / 1e12,
+                env->memcpy_bytes_per_s / 1e12, env->launch_us);
     return 0;
 }
 

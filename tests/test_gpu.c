@@ -356,15 +356,18 @@ Test(gpu, copy_bandwidth_1gib, .timeout = 120)
     need_gpu();
     cr_assert_eq(ea_copy_bandwidth(0, NULL, &bw, &err), 0, "%s", err.msg);
     ratio = bw.kernel_bytes_per_s / bw.memcpy_bytes_per_s;
-    cr_log_info("copy %zu bytes on %s: kernel %.3f TB/s (median %.1f us, IQR %.1f, K %d, grid %d x %d), "
+    cr_log_info("copy %zu bytes on %s: kernel %s %.3f TB/s (median %.1f us, IQR %.1f, K %d, grid %d x %d; "
+                "grid-stride %.3f TB/s), "
                 "cudaMemcpyAsync %.3f TB/s (median %.1f us, IQR %.1f, K %d), kernel/memcpy %.3f; %s",
-                bw.bytes, info.name, bw.kernel_bytes_per_s / 1e12, bw.kernel.per_call_us.median,
-                bw.kernel.per_call_us.iqr, bw.kernel.calls_per_replay, bw.grid, bw.block, bw.memcpy_bytes_per_s / 1e12,
+                bw.bytes, info.name, bw.kernel_name, bw.kernel_bytes_per_s / 1e12, bw.kernel.per_call_us.median,
+                bw.kernel.per_call_us.iqr, bw.kernel.calls_per_replay, bw.grid, bw.block,
+                bw.strided_bytes_per_s / 1e12, bw.memcpy_bytes_per_s / 1e12,
                 bw.memcpy.per_call_us.median, bw.memcpy.per_call_us.iqr, bw.memcpy.calls_per_replay, ratio,
                 bw.kernel.policy);
     cr_assert_eq(bw.bytes, (size_t)1 << 30);
     cr_assert_gt(bw.kernel_bytes_per_s, 0.0);
     cr_assert_gt(bw.memcpy_bytes_per_s, 0.0);
+    cr_assert_geq(bw.kernel_bytes_per_s, bw.strided_bytes_per_s, "the floor divides by the faster kernel");
     /* Asserted only where the numbers are known: Hopper (H100/H200) and B200. */
     if (sm == 90 || sm == 100) {
         cr_assert_geq(ratio, 0.8, "copy kernel reaches %.1f%% of cudaMemcpyAsync", 100.0 * ratio);

@@ -14,7 +14,7 @@
 
 static ia_slice make_slice(int64_t rows, int64_t row_out, int64_t row_src, int64_t col0)
 {
-    ia_slice q = {rows, row_out, row_src, col0, 8, 2, ia_fastdiv_make(row_out), 1, {0, 0, 0}, 0};
+    ia_slice q = {rows, row_out, row_src, col0, 8, 2, ia_fastdiv_make(row_out), 1, {0, 0, 0}, 0, 0};
     ia_slice_stage_make(&q);
     return q;
 }

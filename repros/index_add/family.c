@@ -75,8 +75,8 @@ cJSON *ia_config_json(const ia_scope *s, const ia_plan *p)
     orc = cJSON_AddObjectToObject(o, "oracle");
     cJSON_AddStringToObject(orc, "kind", p->general_ok ? oracles[p->oracle] : "none");
     if (p->oracle == IA_ORACLE_SLICE) { /* the grid depends on the variant the run picks */
-        cJSON_AddStringToObject(orc, "kernel", p->slice.vec == 8 ? "ia_oracle_slice_vec8<unroll, fast, streaming> "
-                                                                   "or ia_oracle_slice_staged"
+        cJSON_AddStringToObject(orc, "kernel", p->slice.vec == 8 ? "ia_oracle_slice_vec8<unroll, fast, streaming>, "
+                                                                   "ia_oracle_slice_shfl<fast> or ia_oracle_slice_staged"
                                                                  : "ia_oracle_slice_scalar");
         if (p->slice.vec == 8) {
             cJSON *vs = cJSON_AddArrayToObject(orc, "variants"); /* the run times each, keeps the best */

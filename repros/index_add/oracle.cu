@@ -14,6 +14,9 @@
  * The arithmetic matches reference.c's ia_emulate_oracle exactly: acc = fill, acc += x * scale. */
 #include "kernels.h"
 
+#include <math.h>
+#include <type_traits>
+
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
@@ -51,6 +54,14 @@ __device__ __forceinline__ uint32_t round_bf16(float f)
 {
     __nv_bfloat16 b = __float2bfloat16_rn(f);
     return *reinterpret_cast<uint16_t *>(&b);
+}
+
+/* Two floats rounded to bf16 and packed low-first: one cvt.rn.bf16x2.f32, the same rounding as two
+ * round_bf16 calls, a third of the instructions (the slice and window kernels are issue-bound). */
+__device__ __forceinline__ uint32_t pack2(float lo, float hi)
+{
+    __nv_bfloat162 b = __floats2bfloat162_rn(lo, hi);
+    return *reinterpret_cast<uint32_t *>(&b);
 }
 
 __device__ __forceinline__ uint4 ld16(const uint16_t *p)
@@ -177,6 +188,85 @@ __global__ void ia_oracle_slice_vec8(uint16_t *out, const uint16_t *x, ia_slice 
     }
 }
 
+/* One chunk per thread in blocks of kShflBlock, a row's misalignment handled without a second load: a
+ * row's data chunks all share one shift, so the aligned source vector a lane needs after its own is the
+ * one the next lane loaded, fetched by warp shuffle; only the last lane of a run (the warp's or the
+ * row's) loads it itself. Same arithmetic and edge path as ia_oracle_slice_vec8. */
+constexpr int kShflBlock = 128;
+
+template <bool FAST, bool POW2>
+__global__ void ia_oracle_slice_shfl(uint16_t *out, const uint16_t *x, ia_slice q, int64_t items, float scale,
+                                     float fill)
+{
+    using I = typename Int<FAST>::T;
+    const unsigned all = 0xffffffffu;
+    const I row_out = (I)q.row_out, col0 = (I)q.col0, col1 = (I)(q.col0 + q.row_src);
+    const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const bool live = t < items;
+    const I e0 = live ? (I)t * 8 : 0, row = divq<FAST>(e0, q.div_row, q.row_out), c = e0 - row * row_out;
+    const bool inside = c + 8 <= row_out;
+    const bool data = live && inside && c >= col0 && c + 8 <= col1;
+    const int64_t s = data ? (int64_t)(row * (I)q.row_src + c - col0) : 0;
+    const int sh = (int)(s & 7);
+    using A = typename std::conditional<FAST, int32_t, long long>::type;
+    const A a = data ? (A)(s - sh) : -1; /* the aligned vector this lane loads */
+    uint4 lo = data ? ld16(x + a) : make_uint4(0, 0, 0, 0), hi;
+    /* every lane takes part in the shuffles, live or not */
+    hi.x = __shfl_down_sync(all, lo.x, 1);
+    hi.y = __shfl_down_sync(all, lo.y, 1);
+    hi.z = __shfl_down_sync(all, lo.z, 1);
+    hi.w = __shfl_down_sync(all, lo.w, 1);
+    const A next = __shfl_down_sync(all, a, 1); /* lane 31 gets its own: never a + 8 */
+    if (!live)
+        return;
+    uint32_t r[8];
+    if (data) {
+        if (sh && next != a + 8)
+            hi = ld16(x + a + 8);
+        uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w}, u[4];
+        switch (sh >> 1) {
+        case 0: pick<0>(w, sh & 1, u); break;
+        case 1: pick<1>(w, sh & 1, u); break;
+        case 2: pick<2>(w, sh & 1, u); break;
+        default: pick<3>(w, sh & 1, u); break;
+        }
+        uint4 v;
+        if constexpr (POW2) { /* fill 0, scale 2^k: x * scale is exact, so one bf16x2 fma rounds as the fp32 path */
+            const __nv_bfloat162 s2 = __float2bfloat162_rn(scale), z = __float2bfloat162_rn(0.0f);
+            uint32_t *vw = reinterpret_cast<uint32_t *>(&v);
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                __nv_bfloat162 h = __hfma2(*reinterpret_cast<const __nv_bfloat162 *>(&u[j]), s2, z);
+                vw[j] = *reinterpret_cast<uint32_t *>(&h);
+            }
+        } else {
+            float a[8];
+#pragma unroll
+            for (int i = 0; i < 8; i++)
+                a[i] = __fadd_rn(fill, term(lane(u, i), scale));
+            v = make_uint4(pack2(a[0], a[1]), pack2(a[2], a[3]), pack2(a[4], a[5]), pack2(a[6], a[7]));
+        }
+        *reinterpret_cast<uint4 *>(out + e0) = v;
+        return;
+    } else if (inside && (c + 8 <= col0 || c >= col1)) {
+        const uint32_t f = round_bf16(fill);
+#pragma unroll
+        for (int i = 0; i < 8; i++)
+            r[i] = f;
+    } else { /* across a row end or a column edge: element by element, rows stepped */
+        I rr = row, cc = c;
+#pragma unroll
+        for (int i = 0; i < 8; i++, cc++) {
+            while (cc >= row_out) {
+                cc -= row_out;
+                rr++;
+            }
+            r[i] = slice_elem<I>(q, x, rr, cc, scale, fill);
+        }
+    }
+    store8(out + e0, r);
+}
+
 /* The staged slice kernel; its block code is slice_staged.h, shared with the CPU emulation. Why staged:
  * out's rows (XLNet: 1023 elements) shift each row's source elements against the 16-byte grid, so the
  * unstaged kernel reads two source vectors per output chunk. Here a launch splits out's 16-byte chunks
@@ -237,17 +327,21 @@ struct Chunk {
         }
         return c;
     }
+    /* UNIT: scale is 1, and x * 1 == x exactly: the multiply is skipped, the sum is the same */
+    template <bool UNIT>
     __device__ __forceinline__ void add_to(float (&acc)[VEC], float scale) const
     {
 #pragma unroll
-        for (int i = 0; i < VEC; i++)
-            acc[i] = __fadd_rn(acc[i], term((u[i >> 1] >> ((i & 1) * 16)) & 0xffffu, scale));
+        for (int i = 0; i < VEC; i++) {
+            uint32_t h = (u[i >> 1] >> ((i & 1) * 16)) & 0xffffu;
+            acc[i] = __fadd_rn(acc[i], UNIT ? __uint_as_float(h << 16) : term(h, scale));
+        }
     }
 };
 
 constexpr int kWin = 4; /* windows loaded together; Longformer needs 3 (A) and 2 (B) */
 
-template <int VEC, bool FAST>
+template <int VEC, bool FAST, bool UNIT>
 __global__ void ia_oracle_windows_kernel(uint16_t *out, const uint16_t *x, ia_windows w, int64_t items, float scale,
                                          float fill)
 {
@@ -289,12 +383,16 @@ __global__ void ia_oracle_windows_kernel(uint16_t *out, const uint16_t *x, ia_wi
 #pragma unroll
             for (int j = 0; j < kWin; j++)
                 if (lo + j <= hi)
-                    v[j].add_to(acc, scale);
+                    v[j].template add_to<UNIT>(acc, scale);
             for (I win = lo + kWin; win <= hi; win++) /* windows beyond kWin: one at a time */
-                Chunk<VEC>::load(x + src + win * (I)w.sstride_w + (row - win * k) * (I)w.sstride_c).add_to(acc, scale);
-#pragma unroll
-            for (int i = 0; i < VEC; i++)
-                r[i] = round_bf16(acc[i]);
+                Chunk<VEC>::load(x + src + win * (I)w.sstride_w + (row - win * k) * (I)w.sstride_c)
+                    .template add_to<UNIT>(acc, scale);
+            if constexpr (VEC == 8) {
+                *reinterpret_cast<uint4 *>(out + e0) =
+                    make_uint4(pack2(acc[0], acc[1]), pack2(acc[2], acc[3]), pack2(acc[4], acc[5]), pack2(acc[6], acc[7]));
+                continue;
+            }
+            r[0] = round_bf16(acc[0]);
         }
         if constexpr (VEC == 8)
             store8(out + e0, r);
@@ -390,17 +488,21 @@ int64_t staged_resident(cudaError_t *rc)
 using namespace ia_oracle;
 
 /* One launcher per oracle: pick the vector width and the index width, then launch. */
+/* kernel(V, F) names the instance for vec V and fast F (a macro below each kernel family) */
 #define IA_LAUNCH(kernel, vec, fast, items, ...)                                                         \
     do {                                                                                                 \
         if (vec == 8 && fast)                                                                            \
-            kernel<8, true><<<grid_for(items), kBlock, 0, (cudaStream_t)stream>>>(__VA_ARGS__);          \
+            kernel(8, true)<<<grid_for(items), kBlock, 0, (cudaStream_t)stream>>>(__VA_ARGS__);          \
         else if (vec == 8)                                                                               \
-            kernel<8, false><<<grid_for(items), kBlock, 0, (cudaStream_t)stream>>>(__VA_ARGS__);         \
+            kernel(8, false)<<<grid_for(items), kBlock, 0, (cudaStream_t)stream>>>(__VA_ARGS__);         \
         else if (fast)                                                                                   \
-            kernel<1, true><<<grid_for(items), kBlock, 0, (cudaStream_t)stream>>>(__VA_ARGS__);          \
+            kernel(1, true)<<<grid_for(items), kBlock, 0, (cudaStream_t)stream>>>(__VA_ARGS__);          \
         else                                                                                             \
-            kernel<1, false><<<grid_for(items), kBlock, 0, (cudaStream_t)stream>>>(__VA_ARGS__);         \
+            kernel(1, false)<<<grid_for(items), kBlock, 0, (cudaStream_t)stream>>>(__VA_ARGS__);         \
     } while (0)
+#define IA_WINDOWS_UNIT(V, F) ia_oracle_windows_kernel<V, F, true>
+#define IA_WINDOWS_SCALED(V, F) ia_oracle_windows_kernel<V, F, false>
+#define IA_SCATTER(V, F) ia_oracle_scatter_kernel<V, F>
 
 extern "C" int ia_oracle_slice(const ia_slice *q, void *out, const void *x, float scale, float fill, void *stream)
 {
@@ -419,6 +521,18 @@ extern "C" int ia_oracle_slice(const ia_slice *q, void *out, const void *x, floa
         ia_slice_split l;
         ia_slice_stage_split(q, resident, &l);
         ia_oracle_slice_staged<<<(unsigned)l.grid, IA_STAGED_THREADS, 0, st>>>(o, in, *q, l, scale, fill);
+        return (int)cudaGetLastError();
+    }
+    if (q->vec == 8 && q->shfl) {
+        unsigned g = (unsigned)((items + kShflBlock - 1) / kShflBlock);
+        int e;
+        bool pow2 = fill == 0.0f && !signbit(fill) && scale > 0.0f && frexpf(scale, &e) == 0.5f;
+        if (fast && pow2)
+            ia_oracle_slice_shfl<true, true><<<g, kShflBlock, 0, st>>>(o, in, *q, items, scale, fill);
+        else if (fast)
+            ia_oracle_slice_shfl<true, false><<<g, kShflBlock, 0, st>>>(o, in, *q, items, scale, fill);
+        else
+            ia_oracle_slice_shfl<false, false><<<g, kShflBlock, 0, st>>>(o, in, *q, items, scale, fill);
         return (int)cudaGetLastError();
     }
     if (q->vec != 8) {
@@ -452,8 +566,12 @@ extern "C" int ia_oracle_windows(const ia_windows *w, void *out, const void *x, 
         src *= d == w->r ? w->csize * w->nwin : w->size[d];
     }
     fast = fast && fits32(src);
-    IA_LAUNCH(ia_oracle_windows_kernel, w->vec, fast, items, (uint16_t *)out, (const uint16_t *)x, *w, items, scale,
-              fill);
+    if (scale == 1.0f)
+        IA_LAUNCH(IA_WINDOWS_UNIT, w->vec, fast, items, (uint16_t *)out, (const uint16_t *)x, *w, items,
+                  scale, fill);
+    else
+        IA_LAUNCH(IA_WINDOWS_SCALED, w->vec, fast, items, (uint16_t *)out, (const uint16_t *)x, *w, items,
+                  scale, fill);
     return (int)cudaGetLastError();
 }
 
@@ -463,7 +581,7 @@ extern "C" int ia_oracle_scatter(const ia_general *g, void *out, const void *x, 
     int vec = g->n_src % 8 == 0 ? 8 : 1;
     int64_t items = g->n_src / vec;
     bool fast = fits32(g->n_src) && g->div_inner.d != 0 && g->div_L.d != 0;
-    IA_LAUNCH(ia_oracle_scatter_kernel, vec, fast, items, (uint16_t *)out, (const uint16_t *)x, index, *g, items,
+    IA_LAUNCH(IA_SCATTER, vec, fast, items, (uint16_t *)out, (const uint16_t *)x, index, *g, items,
               scale);
     return (int)cudaGetLastError();
 }

@@ -11,8 +11,8 @@
 #include "gen.h"
 
 const ia_slice_variant ia_slice_variants[IA_SLICE_VARIANTS] = {
-    {"vec8", 1, 0, 0},    {"vec8", 2, 0, 0},    {"vec8", 4, 0, 0}, {"vec8", 8, 0, 0},
-    {"vec8-cs", 1, 0, 1}, {"vec8-cs", 2, 0, 1}, {"staged", 0, 1, 0},
+    {"vec8", 1, 0, 0, 0},    {"vec8", 2, 0, 0, 0},    {"vec8", 4, 0, 0, 0}, {"vec8", 8, 0, 0, 0},
+    {"vec8-cs", 1, 0, 1, 0}, {"vec8-cs", 2, 0, 1, 0}, {"staged", 0, 1, 0, 0}, {"vec8-shfl", 1, 0, 0, 1},
 };
 
 void ia_slice_variant_json(cJSON *o, int v)
@@ -319,10 +319,10 @@ int ia_plan_make(const ia_scope *s, int sm_count, ia_plan *p, ea_error *err)
     else if (s->idx.kind == IA_INDEX_IOTA && s->idx.step == 1) {
         p->oracle = IA_ORACLE_SLICE;
         /* the default: vec8 at unroll 2 was the fastest on an H200 (golden/baselines/H200.json); a run
-         * times all seven ia_slice_variants (vec8 at 1, 2, 4, 8, vec8-cs at 1, 2, staged) and keeps the
+         * times all eight ia_slice_variants (vec8 at 1, 2, 4, 8, vec8-cs at 1, 2, staged, vec8-shfl) and keeps the
          * fastest that passed */
         p->slice = (ia_slice){g->outer, g->D * g->inner, g->L * g->inner, s->idx.start * g->inner, 1, 2,
-                              ia_fastdiv_make(g->D * g->inner), 0, {0, 0, 0}, 0};
+                              ia_fastdiv_make(g->D * g->inner), 0, {0, 0, 0}, 0, 0};
         p->slice.vec = (g->n_out % 8 == 0 && g->n_src % 8 == 0) ? 8 : 1;
         ia_slice_stage_make(&p->slice);
     } else if (s->idx.kind == IA_INDEX_AS_STRIDED && g->outer == 1 && g->inner == 1) {

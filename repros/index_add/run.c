@@ -269,6 +269,7 @@ static int add_path(cJSON *paths, dev *d, int path, const int64_t *index, const 
         tuned.slice.unroll = tune ? ia_slice_variants[v].unroll : plan->slice.unroll;
         tuned.slice.staged = tune ? ia_slice_variants[v].staged : plan->slice.staged;
         tuned.slice.streaming = tune ? ia_slice_variants[v].streaming : plan->slice.streaming;
+        tuned.slice.shfl = tune ? ia_slice_variants[v].shfl : plan->slice.shfl;
         d->p = &tuned;
         cJSON *j = run_path(d, path, index, ref, exact, host, o, &c, err);
         d->p = plan;

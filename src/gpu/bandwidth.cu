@@ -1,6 +1,7 @@
 /* bandwidth.cu: the copy probe (contract in bandwidth.h). */
 #include "bandwidth.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include <cuda_runtime.h>
@@ -22,6 +23,15 @@ static __global__ void copy16_kernel(uint4 *__restrict__ dst, const uint4 *__res
         dst[i + 3 * stride] = d;
     }
     for (; i < n; i += stride)
+        dst[i] = src[i];
+}
+
+/* One chunk per thread, a grid covering the buffer: on an H200 this beats the grid-stride loop by ~9%
+ * (4.28 against 3.92 TB/s at 1 GiB), and the floor must divide by the best copy we can write. */
+static __global__ void copy16_flat_kernel(uint4 *__restrict__ dst, const uint4 *__restrict__ src, size_t n)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
         dst[i] = src[i];
 }
 
@@ -51,7 +61,8 @@ typedef struct {
     uint4 *dst;
     const uint4 *src;
     size_t n;
-    int grid;
+    int grid;      /* grid-stride kernel: one block per resident slot */
+    int flat_grid; /* one chunk per thread */
 } copy_ctx;
 
 static int fail(ea_error *err, const char *step, cudaError_t rc)
@@ -65,6 +76,14 @@ static int enqueue_kernel(void *ctx, void *stream, ea_error *err)
     copy16_kernel<<<c->grid, COPY_BLOCK, 0, (cudaStream_t)stream>>>(c->dst, c->src, c->n);
     cudaError_t rc = cudaGetLastError();
     return rc == cudaSuccess ? 0 : fail(err, "copy16_kernel launch", rc);
+}
+
+static int enqueue_flat(void *ctx, void *stream, ea_error *err)
+{
+    copy_ctx *c = (copy_ctx *)ctx;
+    copy16_flat_kernel<<<c->flat_grid, COPY_BLOCK, 0, (cudaStream_t)stream>>>(c->dst, c->src, c->n);
+    cudaError_t rc = cudaGetLastError();
+    return rc == cudaSuccess ? 0 : fail(err, "copy16_flat_kernel launch", rc);
 }
 
 static int enqueue_memcpy(void *ctx, void *stream, ea_error *err)
@@ -122,7 +141,9 @@ extern "C" int ea_copy_bandwidth(size_t bytes, const ea_timer_config *cfg, ea_ba
         return fail(err, "device query", e);
     c.grid = sms * (per_sm > 0 ? per_sm : 1);
     c.n = bytes / sizeof(uint4);
-    out->grid = c.grid;
+    if ((c.n + COPY_BLOCK - 1) / COPY_BLOCK > 0x7fffffffu)
+        return ea_fail(err, "copy bandwidth: %zu bytes need more than 2^31 - 1 blocks of one chunk per thread", bytes);
+    c.flat_grid = (int)((c.n + COPY_BLOCK - 1) / COPY_BLOCK);
     out->block = COPY_BLOCK;
     if ((e = cudaMalloc((void **)&src, bytes)) != cudaSuccess || (e = cudaMalloc((void **)&dst, bytes)) != cudaSuccess ||
         (e = cudaMalloc((void **)&bad, sizeof *bad)) != cudaSuccess) {
@@ -136,9 +157,25 @@ extern "C" int ea_copy_bandwidth(size_t bytes, const ea_timer_config *cfg, ea_ba
         fail(err, "pattern_kernel", e);
         goto out;
     }
-    if (time_one(&c, enqueue_kernel, "copy16_kernel", cfg, &out->kernel, bad, err) != 0 ||
-        time_one(&c, enqueue_memcpy, "cudaMemcpyAsync", cfg, &out->memcpy, bad, err) != 0)
+    ea_timing strided;
+    memset(&strided, 0, sizeof strided);
+    if (time_one(&c, enqueue_kernel, "copy16_kernel", cfg, &strided, bad, err) != 0 ||
+        time_one(&c, enqueue_flat, "copy16_flat_kernel", cfg, &out->kernel, bad, err) != 0 ||
+        time_one(&c, enqueue_memcpy, "cudaMemcpyAsync", cfg, &out->memcpy, bad, err) != 0) {
+        ea_timing_free(&strided);
         goto out;
+    }
+    out->strided_bytes_per_s = 2.0 * (double)bytes / (strided.per_call_us.median * 1e-6);
+    out->grid = c.flat_grid;
+    snprintf(out->kernel_name, sizeof out->kernel_name, "copy16_flat_kernel");
+    if (strided.per_call_us.median < out->kernel.per_call_us.median) { /* keep the faster copy */
+        ea_timing t = out->kernel;
+        out->kernel = strided;
+        strided = t;
+        out->grid = c.grid;
+        snprintf(out->kernel_name, sizeof out->kernel_name, "copy16_kernel (grid-stride)");
+    }
+    ea_timing_free(&strided);
     out->kernel_bytes_per_s = 2.0 * (double)bytes / (out->kernel.per_call_us.median * 1e-6);
     out->memcpy_bytes_per_s = 2.0 * (double)bytes / (out->memcpy.per_call_us.median * 1e-6);
     rc = 0;

@@ -1,8 +1,9 @@
 /* bandwidth.h: the device-to-device copy probe that the floors divide by.
  * Contract:
  * - ea_copy_bandwidth(bytes, cfg, out, err) copies `bytes` (0: 1 GiB; else a multiple of 16) between
- *   two fresh buffers, with a 16-byte-vectorised grid-stride kernel (one block per resident slot)
- *   and with cudaMemcpyAsync, each timed by ea_time_graph (cfg as there; NULL: warm, automatic K).
+ *   two fresh buffers with two 16-byte-vectorised kernels (a grid-stride loop over one block per
+ *   resident slot; one chunk per thread) and with cudaMemcpyAsync, each timed by ea_time_graph (cfg as
+ *   there; NULL: warm, automatic K). The kernel figure is the faster kernel's: floors divide by it.
  * - Bandwidth counts bytes read plus bytes written: 2 * bytes / median per-call time, bytes/s.
  * - The source holds a non-zero pattern and the destination is poisoned before each method; the copy
  *   is verified after timing (a mismatch is an error). Current device; out owns its timings:
@@ -21,8 +22,10 @@ extern "C" {
 
 typedef struct {
     size_t bytes;              /* copied per call */
-    int grid, block;           /* the copy kernel's launch */
-    double kernel_bytes_per_s; /* read + written, from the kernel's median */
+    int grid, block;           /* the faster copy kernel's launch */
+    char kernel_name[64];      /* ... and its name */
+    double kernel_bytes_per_s; /* read + written, from the faster kernel's median */
+    double strided_bytes_per_s; /* the grid-stride kernel's, kept or not */
     double memcpy_bytes_per_s; /* the same from cudaMemcpyAsync's median */
     ea_timing kernel, memcpy;
 } ea_bandwidth;
