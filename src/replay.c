@@ -19,12 +19,6 @@ typedef struct {
     int is_output;
 } slot;
 
-typedef struct {
-    ea_kernel kernel;
-    void **params;        /* one pointer per kernel parameter, into storage */
-    unsigned char *storage;
-} launch;
-
 /* Modules stay loaded for the life of the process: CUPTI names kernels by function handle, and a
  * module loaded after another was unloaded can reuse its handles and be reported under the old
  * kernel's name (seen on the H200 replaying 76 captures in one process). */
@@ -65,7 +59,7 @@ typedef struct {
     const ea_capture_run *r;
     slot *slots;
     int nslots;
-    launch *launches;
+    ea_replay_launch *launches;
     int nlaunches;
     void *stream;
 } plan;
@@ -107,6 +101,11 @@ int ea_replay_check(const ea_capture *c, const ea_capture_run *r, ea_error *err)
 {
     if (!r->replayable)
         return ea_fail(err, "%s: run \"%s\" is not replayable from C: it calls ATen", c->file, r->config);
+    return ea_replay_check_args(c, r, err);
+}
+
+int ea_replay_check_args(const ea_capture *c, const ea_capture_run *r, ea_error *err)
+{
     slot *s;
     int n = slots_of(c, r, &s, err), rc = 0, ri = run_index(c, r);
     if (n < 0)
@@ -143,31 +142,60 @@ static int cuda_ok(cudaError_t e, const char *what, const char *file, ea_error *
     return e == cudaSuccess ? 0 : ea_fail(err, "%s: %s: %s", file, what, cudaGetErrorString(e));
 }
 
-/* Kernel parameters: each argument, then Triton's global and profile scratch pointers. */
-static int build_params(plan *p, const ea_capture_step *st, launch *l, ea_error *err)
+int ea_replay_bind_step(const ea_capture *c, const ea_capture_step *st, void *(*lookup)(void *ctx, const char *name),
+                        void *ctx, ea_replay_launch *l, ea_error *err)
 {
     int np = st->nargs + 2;
-    l->params = calloc((size_t)np, sizeof *l->params);
-    l->storage = calloc((size_t)np, 8);
-    if (!l->params || !l->storage)
-        return ea_fail(err, "%s: out of memory", p->c->file);
-    for (int a = 0; a < st->nargs; a++) {
-        const ea_capture_arg *arg = &st->args[a];
-        unsigned char *cell = l->storage + 8 * a;
-        l->params[a] = cell;
-        if (arg->buffer) {
-            uint64_t ptr = (uint64_t)(uintptr_t)find_slot(p->slots, p->nslots, arg->buffer)->dev + (uint64_t)arg->offset;
-            memcpy(cell, &ptr, 8);
-        } else {
-            ea_scalar_type_named(arg->type)->encode(arg->scalar, cell); /* ea_replay_check knows the type */
-        }
-    }
+    memset(l, 0, sizeof *l);
     if (st->global_scratch || st->profile_scratch)
         return ea_fail(err, "%s: kernel %s asks for Triton scratch memory (%" PRId64 "/%" PRId64 " bytes), which the "
-                       "replay does not provide", p->c->file, st->kernel, st->global_scratch, st->profile_scratch);
-    for (int a = st->nargs; a < np; a++)
-        l->params[a] = l->storage + 8 * a; /* NULL pointers: zeroed cells */
+                       "replay does not provide", c->file, st->kernel, st->global_scratch, st->profile_scratch);
+    l->params = calloc((size_t)np, sizeof *l->params);
+    l->cells = calloc((size_t)np, 8);
+    if (!l->params || !l->cells)
+        return ea_replay_launch_free(l), ea_fail(err, "%s: out of memory", c->file);
+    for (int a = 0; a < np; a++) /* the two after the arguments: NULL scratch pointers, zeroed cells */
+        l->params[a] = l->cells + 8 * a;
+    for (int a = 0; a < st->nargs; a++) {
+        const ea_capture_arg *arg = &st->args[a];
+        if (!arg->buffer) {
+            ea_scalar_type_named(arg->type)->encode(arg->scalar, l->cells + 8 * a); /* checked by check_args */
+            continue;
+        }
+        char *dev = lookup(ctx, arg->buffer);
+        if (!dev)
+            return ea_replay_launch_free(l), ea_fail(err, "%s: kernel %s argument %d: no device memory for buffer "
+                                                     "\"%s\"", c->file, st->kernel, a, arg->buffer);
+        uint64_t ptr = (uint64_t)(uintptr_t)(dev + arg->offset);
+        memcpy(l->cells + 8 * a, &ptr, 8);
+    }
+    l->grid = (ea_dim3){(unsigned)st->grid[0], (unsigned)st->grid[1], (unsigned)st->grid[2]};
+    l->block = (ea_dim3){(unsigned)st->block[0], (unsigned)st->block[1], (unsigned)st->block[2]};
+    l->shared = (size_t)st->shared;
+    /* the module last: every host-side refusal above comes without a driver */
+    const ea_cubin *m = module_for(st->cubin, err);
+    if (!m || ea_cubin_function(m, st->function, &l->kernel, err))
+        return ea_replay_launch_free(l), -1;
     return 0;
+}
+
+int ea_replay_launch_enqueue(const ea_replay_launch *l, void *stream, ea_error *err)
+{
+    return ea_kernel_launch(&l->kernel, l->grid, l->block, l->shared, stream, l->params, err);
+}
+
+void ea_replay_launch_free(ea_replay_launch *l)
+{
+    free(l->params);
+    free(l->cells);
+    memset(l, 0, sizeof *l);
+}
+
+static void *slot_device(void *ctx, const char *name)
+{
+    const plan *p = ctx;
+    const slot *s = find_slot(p->slots, p->nslots, name);
+    return s ? s->dev : NULL;
 }
 
 static int prepare(plan *p, ea_error *err)
@@ -198,26 +226,18 @@ static int prepare(plan *p, ea_error *err)
     p->launches = calloc((size_t)(p->r->nsteps ? p->r->nsteps : 1), sizeof *p->launches);
     if (!p->launches)
         return ea_fail(err, "%s: out of memory", c->file);
-    for (int i = 0; i < p->r->nsteps; i++, p->nlaunches++) {
-        const ea_capture_step *st = &p->r->steps[i];
-        launch *l = &p->launches[i];
-        const ea_cubin *m = module_for(st->cubin, err);
-        if (!m || ea_cubin_function(m, st->function, &l->kernel, err) || build_params(p, st, l, err))
+    for (int i = 0; i < p->r->nsteps; i++, p->nlaunches++)
+        if (ea_replay_bind_step(c, &p->r->steps[i], slot_device, p, &p->launches[i], err))
             return -1;
-    }
     return cuda_ok(cudaStreamCreate((cudaStream_t *)&p->stream), "cudaStreamCreate", c->file, err);
 }
 
 static int enqueue(void *ctx, void *stream, ea_error *err)
 {
     plan *p = ctx;
-    for (int i = 0; i < p->nlaunches; i++) {
-        const ea_capture_step *st = &p->r->steps[i];
-        ea_dim3 grid = {(unsigned)st->grid[0], (unsigned)st->grid[1], (unsigned)st->grid[2]};
-        ea_dim3 block = {(unsigned)st->block[0], (unsigned)st->block[1], (unsigned)st->block[2]};
-        if (ea_kernel_launch(&p->launches[i].kernel, grid, block, (size_t)st->shared, stream, p->launches[i].params, err))
+    for (int i = 0; i < p->nlaunches; i++)
+        if (ea_replay_launch_enqueue(&p->launches[i], stream, err))
             return -1;
-    }
     return 0;
 }
 
@@ -260,10 +280,8 @@ static int kernels_match(const ea_capture_run *r, const ea_kernel_list *k)
 
 static void release(plan *p)
 {
-    for (int i = 0; i < p->nlaunches; i++) {
-        free(p->launches[i].params);
-        free(p->launches[i].storage);
-    }
+    for (int i = 0; i < p->nlaunches; i++)
+        ea_replay_launch_free(&p->launches[i]);
     free(p->launches);
     for (int i = 0; i < p->nslots; i++)
         if (p->slots[i].dev)

@@ -13,6 +13,7 @@
 #define EA_REPLAY_H
 
 #include "capture.h"
+#include "cubin.h"
 #include "cupti.h"
 #include "error.h"
 #include "timer.h"
@@ -28,8 +29,31 @@ typedef struct {
     char cupti_error[1024];         /* why kernels is empty, if it is */
 } ea_replay_result;
 
-/* Host-only validation of a run's launch plan; the message names the capture file and JSON path. */
+/* Host-only validation of a run's launch plan; the message names the capture file and JSON path.
+ * ea_replay_check also refuses a run with ATen steps; ea_replay_check_args checks only the Triton steps'
+ * arguments, for families that replay those steps between their own replicas of the ATen ones. */
 int ea_replay_check(const ea_capture *c, const ea_capture_run *r, ea_error *err);
+int ea_replay_check_args(const ea_capture *c, const ea_capture_run *r, ea_error *err);
+
+/* One captured Triton step bound to device memory: its function (the module loaded once for the
+ * process: CUPTI names kernels by function handle, and a reloaded module can reuse an old handle),
+ * the captured grid, block and dynamic shared memory, and the kernel parameters: each argument, then
+ * Triton's global and profile scratch pointers (NULL; a step that asks for scratch is refused). */
+typedef struct {
+    ea_kernel kernel;
+    ea_dim3 grid, block;
+    size_t shared;
+    void **params;
+    unsigned char *cells; /* 8 bytes per parameter */
+} ea_replay_launch;
+
+/* lookup(ctx, name) gives the device pointer of the capture's buffer `name` (input, output or run
+ * buffer), or NULL when the caller has none, which fails naming the argument. The step's arguments
+ * must have passed ea_replay_check_args. ea_replay_launch_enqueue is capturable (ea_time_graph). */
+int ea_replay_bind_step(const ea_capture *c, const ea_capture_step *st, void *(*lookup)(void *ctx, const char *name),
+                        void *ctx, ea_replay_launch *out, ea_error *err);
+int ea_replay_launch_enqueue(const ea_replay_launch *l, void *stream, ea_error *err);
+void ea_replay_launch_free(ea_replay_launch *l);
 /* Needs a CUDA device. -1 only for errors that stop the replay (allocation, load, launch). */
 int ea_replay_run(const ea_capture *c, const ea_capture_run *r, const ea_timer_config *tc, ea_replay_result *out,
                   ea_error *err);

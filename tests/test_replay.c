@@ -113,6 +113,44 @@ Test(replay, aten_steps_are_not_replayable)
     ea_capture_free(&c);
 }
 
+/* A family replaying the Triton steps between its own ATen replicas checks only their arguments. */
+Test(replay, aten_runs_have_their_triton_arguments_checked)
+{
+    ea_capture c = load("tests/fixtures/captures/index_add-b36c21aae6f6-955d7c11d470/capture.json");
+    ea_error err = {{0}};
+    cr_assert_eq(ea_replay_check_args(&c, ea_capture_run_named(&c, "default"), &err), 0, "%s", err.msg);
+    ea_capture_free(&c);
+}
+
+static void *no_buffers(void *ctx, const char *name)
+{
+    (void)ctx, (void)name;
+    return NULL;
+}
+
+static void *one_buffer(void *ctx, const char *name)
+{
+    return strcmp(name, "in0") && strcmp(name, "out0") ? NULL : ctx;
+}
+
+/* Host-side refusals come before any module is loaded: a missing buffer, Triton scratch memory. */
+Test(replay, binding_a_step_refuses_missing_buffers_and_scratch)
+{
+    ea_capture c = load(FIXTURE);
+    const ea_capture_run *r = ea_capture_run_named(&c, "default");
+    ea_capture_step st = r->steps[0];
+    ea_replay_launch l;
+    ea_error err = {{0}};
+    cr_assert_eq(ea_replay_bind_step(&c, &st, no_buffers, NULL, &l, &err), -1);
+    cr_assert(strstr(err.msg, "argument 0: no device memory for buffer \"in0\""), "%s", err.msg);
+    cr_assert_null(l.params, "nothing left allocated");
+    st.global_scratch = 64;
+    char dummy[16];
+    cr_assert_eq(ea_replay_bind_step(&c, &st, one_buffer, dummy, &l, &err), -1);
+    cr_assert(strstr(err.msg, "asks for Triton scratch memory (64/0 bytes)"), "%s", err.msg);
+    ea_capture_free(&c);
+}
+
 Test(replay, cli_checks_plans_then_needs_a_device)
 {
     ea_device_info info;
