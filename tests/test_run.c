@@ -188,6 +188,13 @@ Test(run, annotate_floor_speedup_fidelity_class)
     const cJSON *fl = cJSON_GetObjectItem(r, "floor"), *fid = cJSON_GetObjectItem(r, "fidelity");
     double floor_us = 31457280 / 4.0e12 * 1e6 + 1.5;
     cr_assert_float_eq(cJSON_GetObjectItem(fl, "us")->valuedouble, floor_us, 1e-9);
+    has(cJSON_GetObjectItem(fl, "note")->valuestring, "fit in L2"); /* 31.5 MB under a 60 MiB L2 */
+    ea_run_env small_l2 = env;
+    small_l2.l2_bytes = 1 << 20;
+    cJSON *big = synthetic_result();
+    ea_run_annotate(big, point, &small_l2, NULL, NULL, NULL);
+    cr_assert_null(cJSON_GetObjectItem(cJSON_GetObjectItem(big, "floor"), "note"), "larger than L2: a bound");
+    cJSON_Delete(big);
     cr_assert_float_eq(cJSON_GetObjectItem(r, "speedup")->valuedouble, 10.0, 1e-9);
     cr_assert_float_eq(cJSON_GetObjectItem(r, "floor_fraction")->valuedouble, floor_us / 9.6, 1e-9);
     cr_assert_float_eq(cJSON_GetObjectItem(fid, "ratio")->valuedouble, 0.96, 1e-9);
@@ -529,6 +536,16 @@ Test(run, inductor_current_priced_against_compiled_and_config_checked)
     cr_assert_float_eq(cJSON_GetObjectItem(fid, "ratio")->valuedouble, 0.96, 1e-9);
     cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(fid, "comparable")));
     cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(fid, "within_tolerance")));
+    /* a configuration the family marks as other work than the captured run: the ratio, not judged */
+    cJSON *other = synthetic_result();
+    cJSON_AddStringToObject(cJSON_GetObjectItem(other, "config"), "current_source", "inductor");
+    cJSON_AddFalseToObject(cJSON_GetObjectItem(other, "config"), "capture_comparable");
+    ea_run_annotate(other, sig, &env, &caps, NULL, NULL);
+    const cJSON *of = cJSON_GetObjectItem(other, "fidelity");
+    cr_assert(cJSON_IsFalse(cJSON_GetObjectItem(of, "comparable")));
+    cr_assert_null(cJSON_GetObjectItem(of, "within_tolerance"));
+    has(cJSON_GetObjectItem(of, "note")->valuestring, "config.capture_comparable false");
+    cJSON_Delete(other);
     cJSON *results = cJSON_CreateArray();
     cJSON_AddItemToArray(results, r);
     cJSON *doc = ea_baseline_doc(results, &env);
@@ -548,6 +565,7 @@ Test(run, inductor_current_priced_against_compiled_and_config_checked)
         {"current_source", "\"triton\"", "$.scopes[0].config.current_source: expected \"inductor\" or \"aten\""},
         {"floor_bytes", "\"many\"", "$.scopes[0].config.floor_bytes: expected"},
         {"notes", "[1]", "$.scopes[0].config.notes[0]: expected"},
+        {"capture_comparable", "\"no\"", "$.scopes[0].config.capture_comparable: expected"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         cJSON *c = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "scopes"), 0), "config");

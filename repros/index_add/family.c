@@ -19,9 +19,9 @@ static cJSON *launch_json(const char *kernel, int64_t grid, int64_t block)
     return o;
 }
 
-static int64_t blocks(int64_t items)
+static int64_t blocks(int64_t items, int64_t threads)
 {
-    return (items + 255) / 256; /* oracle.cu's one item per thread, 256 threads */
+    return (items + threads - 1) / threads; /* oracle.cu's one item per thread */
 }
 
 static cJSON *index_json(const ia_index *ix)
@@ -69,7 +69,7 @@ cJSON *ia_config_json(const ia_scope *s, const ia_plan *p)
     cJSON_AddStringToObject(o, "current_source", "aten");
     cur = cJSON_AddArrayToObject(o, "current");
     if (s->self_const)
-        cJSON_AddItemToArray(cur, launch_json("fill (full)", blocks(ea_tensor_numel(&s->out) / 8), 256));
+        cJSON_AddItemToArray(cur, launch_json("fill (full)", blocks(ea_tensor_numel(&s->out) / 8, 256), 256));
     cJSON_AddItemToArray(cur, cJSON_CreateString("cudaMemcpyAsync device-to-device (result.copy_(self))"));
     cJSON_AddItemToArray(cur, launch_json(p->aten.name, p->aten.grid, p->aten.block));
     orc = cJSON_AddObjectToObject(o, "oracle");
@@ -96,7 +96,7 @@ cJSON *ia_config_json(const ia_scope *s, const ia_plan *p)
         }
     }
     if (p->oracle == IA_ORACLE_WINDOWS) {
-        cJSON_AddItemToObject(orc, "launch", launch_json("ia_oracle_windows_kernel", blocks(p->win.n_out / p->win.vec), 256));
+        cJSON_AddItemToObject(orc, "launch", launch_json("ia_oracle_windows_kernel", blocks(p->win.n_out / p->win.vec, 128), 128));
         cJSON_AddNumberToObject(orc, "windows", (double)p->win.nwin);
         cJSON_AddNumberToObject(orc, "window_step_rows", (double)p->win.k);
         cJSON_AddNumberToObject(orc, "window_rows", (double)p->win.csize);
