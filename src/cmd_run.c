@@ -28,7 +28,8 @@
 const char ea_usage_run[] =
     "usage: extern-audit run --scope NAME [--mode faithful|fabricated|both] [--json] [--record FILE]\n"
     "                        [--golden DIR] [--plan] [--quiet]\n"
-    "  --scope NAME   all, an alias (xlnet, longformer-a, longformer-b), a point id or a scope id\n"
+    "  --scope NAME   all, a family (index_add, routing_histc, routing_cumsum, cumsum, cat), an alias (xlnet,\n"
+    "                 routing, roberta-infer, ...), a point id or a scope id\n"
     "  --mode M       faithful (default): the indices the graphs build; fabricated: randint(0, 100) as the\n"
     "                 attribution pipeline's replay draws them; both\n"
     "  --json         print the baselines document (docs/schema.md) instead of the table\n"

@@ -6,9 +6,16 @@
 
 /* One line per family: repros/<name>/ defines it. */
 extern const ea_repro_family ea_family_index_add;
+extern const ea_repro_family ea_family_routing_histc, ea_family_routing_cumsum;
+extern const ea_repro_family ea_family_cumsum;
+extern const ea_repro_family ea_family_cat;
 
 const ea_repro_family *const ea_repro_families[] = {
     &ea_family_index_add,
+    &ea_family_routing_histc,
+    &ea_family_routing_cumsum,
+    &ea_family_cumsum,
+    &ea_family_cat,
     NULL,
 };
 
@@ -22,7 +29,7 @@ static const char *str(const cJSON *o, const char *key)
 static int matches(const ea_repro_family *f, const cJSON *point, const char *arg)
 {
     const char *id = str(point, "point"), *alias = f->alias_of ? f->alias_of(id) : NULL;
-    if (!strcmp(arg, "all") || !strcmp(arg, id) || (alias && !strcmp(arg, alias)))
+    if (!strcmp(arg, "all") || !strcmp(arg, f->name) || !strcmp(arg, id) || (alias && !strcmp(arg, alias)))
         return 1;
     const cJSON *g;
     cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(point, "scopes"))
@@ -42,7 +49,7 @@ static int doc_of(const ea_repro_family *f)
 int ea_repro_resolve(cJSON *const docs[EA_AUDIT_OPS], const char *const files[EA_AUDIT_OPS], const char *arg,
                      ea_scope_ref *out, int max, int *n, ea_error *err)
 {
-    char known[768] = "all";
+    char known[768] = "all, a family name";
     size_t k = strlen(known);
     *n = 0;
     for (const ea_repro_family *const *f = ea_repro_families; *f; f++) {

@@ -11,8 +11,8 @@
  *   Paths are named "current" (mode faithful or fabricated), "oracle" and "oracle_general"; each
  *   carries its check, its per-call time and the kernels CUPTI saw. A failed check is recorded in
  *   the result ("passed": false), not returned as an error; -1/NULL means the run itself broke.
- * - ea_repro_resolve maps a --scope argument to points: "all", a family alias ("xlnet"), a point id
- *   or a scope id; an unknown name fails listing what is known. */
+ * - ea_repro_resolve maps a --scope argument to points: "all", a family's name ("cat": all its
+ *   points), an alias ("xlnet"), a point id or a scope id; an unknown name fails listing what is known. */
 #ifndef EA_REPRO_H
 #define EA_REPRO_H
 

@@ -126,7 +126,22 @@ Test(cli, audit_reads_the_committed_golden)
     cli_run_free(&r);
     r = test_cli("audit", NULL);
     has(r.out, "aten.histc.default         true_fallback 24");
+    has(r.out, "nothing: the classification and a baseline for every point are present");
+    cli_run_free(&r);
+    /* the same golden data with only the index_add results measured: the rest is listed as missing */
+    char dir[512], cmd[2048];
+    snprintf(dir, sizeof dir, "%s/partial", test_tmpdir());
+    snprintf(cmd, sizeof cmd,
+             "mkdir -p %s/baselines && cp -r golden/occurrences golden/classification.json %s/ && "
+             "python3 -c \"import json,sys; d=json.load(open('golden/baselines/H200.json')); "
+             "d['scopes']=[s for s in d['scopes'] if s['family']=='index_add']; "
+             "json.dump(d, open(sys.argv[1], 'w'))\" %s/baselines/H200.json",
+             dir, dir, dir);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    r = test_cli("audit", "--golden", dir, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
     has(r.out, "62 of 62 cat points unmeasured");
+    has(r.out, "1 of 1 histc points unmeasured");
     cli_run_free(&r);
     r = test_cli("audit", "--golden", "/nonexistent", NULL);
     cr_assert_eq(r.status, 2);

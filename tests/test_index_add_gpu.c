@@ -199,7 +199,8 @@ Test(index_add_gpu, other_configurations, .timeout = 300)
 }
 
 /* The slice oracle's launch variants on rows of 7, 511 and 1023 elements (scale folded or not): every
- * variant, the streaming-store and shared-memory staged kernels among them, passes the full checks. */
+ * variant, the streaming-store, shared-memory staged and warp-shuffle kernels among them (scale 0.3: the
+ * fp32 path; 0.125: the bf16x2 fma path), passes the full checks. */
 Test(index_add_gpu, slice_variants_on_odd_rows, .timeout = 300)
 {
     ea_device_info info;
@@ -216,14 +217,15 @@ Test(index_add_gpu, slice_variants_on_odd_rows, .timeout = 300)
         cr_assert_not_null(r, "%s", err.msg);
         cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(r, "passed")), "%s", cJSON_PrintUnformatted(r));
         const cJSON *orc = path_of(r, "oracle", "faithful");
-        int staged = 0, n = 0;
+        int staged = 0, shfl = 0, n = 0;
         cJSON_ArrayForEach(c, cJSON_GetObjectItem(orc, "candidates")) {
             cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(c, "passed")), "%s", cJSON_PrintUnformatted(c));
             staged += !strcmp(cJSON_GetObjectItem(c, "variant")->valuestring, "staged");
+            shfl += !strcmp(cJSON_GetObjectItem(c, "variant")->valuestring, "vec8-shfl");
             n++;
         }
-        cr_assert(n == 7 && staged == 1, "vec8 at 4 unrolls, vec8-cs at 2, and the staged kernel: %s",
-                  cJSON_PrintUnformatted(orc));
+        cr_assert(n == IA_SLICE_VARIANTS && staged == 1 && shfl == 1,
+                  "vec8 at 4 unrolls, vec8-cs at 2, the staged and the shuffle kernels: %s", cJSON_PrintUnformatted(orc));
         cr_log_info("rows of %lld: kept %s", (long long)p.slice.row_out,
                     cJSON_GetObjectItem(orc, "variant")->valuestring);
         cJSON_Delete(r);

@@ -101,7 +101,7 @@ static void check_scope(cJSON *pt, int multi_add)
     ia_emulate_current(&f.s, &f.in, f.in.index, cur);
     cr_assert_eq(ia_emulate_oracle(&f.s, &f.p, &f.in, orc), 0);
     gather_by_index(&f, brute);
-    ia_check cc, oc;
+    ea_check cc, oc;
     ia_compare(cur, ref, NULL, f.n, &cc);
     ia_compare(orc, ref, brute, f.n, &oc);
     cr_log_info("%s: current rel L2 %.3e, oracle %.3e", f.s.alias, cc.rel_l2, oc.rel_l2);
@@ -162,7 +162,7 @@ Test(index_add_reference, fabricated_index_is_the_replays_randint)
     uint16_t *cur = malloc((size_t)f.n * 2);
     cr_assert_eq(ia_reference(&f.s, &f.p, &f.in, f.in.fabricated, &ref, &err), 0, "%s", err.msg);
     ia_emulate_current(&f.s, &f.in, f.in.fabricated, cur);
-    ia_check c;
+    ea_check c;
     ia_compare(cur, ref, NULL, f.n, &c);
     cr_assert_eq(c.unwritten, 0);
     free(ref);
@@ -181,7 +181,7 @@ Test(index_add_reference, poison_and_contract)
     ia_emulate_oracle(&f.s, &f.p, &f.in, out);
     out[3] = IA_POISON;
     out[f.n - 1] = IA_POISON;
-    ia_check c;
+    ea_check c;
     ia_compare(out, ref, NULL, f.n, &c);
     cr_assert_eq(c.unwritten, 2, "poisoned elements are counted as never written");
     char why[256];
@@ -206,7 +206,7 @@ Test(index_add_reference, non_finite_outputs_are_counted)
     cr_assert_eq(ia_reference(&f.s, &f.p, &f.in, f.in.index, &ref, &err), 0, "%s", err.msg);
     ia_emulate_oracle(&f.s, &f.p, &f.in, exact);
     memcpy(out, exact, (size_t)f.n * 2);
-    ia_check c;
+    ea_check c;
     ia_compare(out, ref, exact, f.n, &c);
     cr_assert(c.nonfinite == 0 && c.unwritten == 0 && c.mismatched == 0);
     out[2] = 0x7FC0;  /* quiet NaN */
@@ -220,80 +220,4 @@ Test(index_add_reference, non_finite_outputs_are_counted)
     cr_assert(isfinite(c.rel_l2) && isfinite(c.max_abs), "the error is over the finite rest: %g", c.rel_l2);
     free(ref), free(out), free(exact);
     teardown(&f);
-}
-
-/* A path's checks as run.c writes them, judged by its rules. */
-static cJSON *path_with(const ia_check *first, const ia_check *after)
-{
-    cJSON *j = cJSON_CreateObject();
-    ia_check_json(j, "check", first);
-    ia_check_json(j, "check_after_timing", after ? after : first);
-    return j;
-}
-
-static void expect_judged(const ia_check *first, const ia_check *after, double current_rel, int exact, int bound,
-                          const char *failure)
-{
-    char why[128] = "";
-    cJSON *j = path_with(first, after);
-    int passed = ia_judge(j, current_rel, exact, bound, why, sizeof why);
-    cr_assert_eq(passed, failure == NULL, "%s: %s", failure ? failure : "passes", why);
-    cr_assert_eq(cJSON_IsTrue(cJSON_GetObjectItem(j, "passed")), passed);
-    if (failure) {
-        cr_assert_str_eq(why, failure);
-        cr_assert_str_eq(cJSON_GetObjectItem(j, "failure")->valuestring, failure);
-    }
-    cJSON_Delete(j);
-}
-
-Test(index_add_reference, judge_fails_nan_and_non_finite_outputs)
-{
-    const ia_check good = {.rel_l2 = 1e-3, .n = 10}, nan_el = {.rel_l2 = 1e-3, .nonfinite = 1, .n = 10},
-                   nan_rel = {.rel_l2 = NAN, .max_abs = NAN, .n = 10}, unwritten = {.rel_l2 = 1e-3, .unwritten = 2},
-                   loose = {.rel_l2 = 2e-2}, mism = {.rel_l2 = 1e-3, .mismatched = 1};
-    expect_judged(&good, NULL, -1, 1, 1, NULL);
-    expect_judged(&good, NULL, 1e-3, 1, 1, NULL);
-    expect_judged(&nan_el, NULL, -1, 0, 0, "NaN or infinite elements in the output");
-    expect_judged(&good, &nan_el, -1, 0, 0, "NaN or infinite elements after timing");
-    /* a NaN error passes no bound: not the 1e-2 bound, not the current path's */
-    expect_judged(&nan_rel, NULL, -1, 0, 1, "relative L2 error above 1e-2 (or not a number)");
-    expect_judged(&good, &nan_rel, -1, 0, 1, "relative L2 error above 1e-2 (or not a number)");
-    expect_judged(&nan_rel, NULL, 1e-3, 0, 0, "less accurate than the current path");
-    expect_judged(&good, NULL, 5e-4, 0, 0, "less accurate than the current path");
-    expect_judged(&unwritten, NULL, -1, 0, 0, "elements left holding the poison (never written)");
-    expect_judged(&good, &unwritten, -1, 0, 0, "elements unwritten after timing");
-    expect_judged(&loose, NULL, -1, 0, 1, "relative L2 error above 1e-2 (or not a number)");
-    expect_judged(&loose, NULL, -1, 0, 0, NULL); /* the fabricated index: reported, not bounded */
-    expect_judged(&mism, NULL, -1, 1, 1, "differs from its exact CPU emulation");
-    /* a check missing a count fails rather than passing */
-    cJSON *j = path_with(&good, NULL);
-    char why[128];
-    cJSON_DeleteItemFromObject(cJSON_GetObjectItem(j, "check"), "nonfinite");
-    cr_assert_eq(ia_judge(j, -1, 0, 1, why, sizeof why), 0);
-    cJSON_Delete(j);
-}
-
-/* The kernels CUPTI saw, demangled; none recorded (CUPTI failed at begin or end): [] and why. */
-Test(index_add_reference, kernels_or_the_note_why_not)
-{
-    ea_kernel_record recs[2] = {{.name = "_ZN7ia_aten19indexFuncLargeIndexILi2EEEvPfi"}, {.name = "triton_poi_0"}};
-    ea_kernel_list seen = {recs, 2, 0};
-    cJSON *j = cJSON_CreateObject();
-    ia_kernels_json(j, &seen, "ignored");
-    const cJSON *k = cJSON_GetObjectItem(j, "kernels");
-    cr_assert_eq(cJSON_GetArraySize(k), 2);
-    cr_assert_str_eq(cJSON_GetArrayItem(k, 0)->valuestring, "void ia_aten::indexFuncLargeIndex<2>");
-    cr_assert_str_eq(cJSON_GetArrayItem(k, 1)->valuestring, "triton_poi_0");
-    cr_assert_null(cJSON_GetObjectItem(j, "kernels_note"));
-    cJSON_Delete(j);
-    j = cJSON_CreateObject();
-    ia_kernels_json(j, NULL, "CUPTI: cuptiActivityFlushAll: CUPTI_ERROR_UNKNOWN");
-    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(j, "kernels")), 0);
-    cr_assert_str_eq(cJSON_GetObjectItem(j, "kernels_note")->valuestring,
-                     "CUPTI: cuptiActivityFlushAll: CUPTI_ERROR_UNKNOWN");
-    cJSON_Delete(j);
-    j = cJSON_CreateObject();
-    ia_kernels_json(j, NULL, "");
-    cr_assert_str_eq(cJSON_GetObjectItem(j, "kernels_note")->valuestring, "CUPTI recorded nothing");
-    cJSON_Delete(j);
 }

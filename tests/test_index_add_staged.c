@@ -282,7 +282,7 @@ static void check_scope(cJSON *pt)
     ia_slice_split l;
     ia_slice_stage_split(&p.slice, 132 * 5, &l);
     emulate_staged(&p.slice, &l, ia_oracle_input(&p, &in), out, (float)p.oracle_scale, (float)s.fill);
-    ia_check c, o;
+    ea_check c, o;
     ia_compare(out, ref, want, n, &c);
     ia_compare(want, ref, NULL, n, &o);
     cr_assert(c.unwritten == 0 && c.mismatched == 0, "%lld unwritten, %lld differ from the oracle",

@@ -48,7 +48,9 @@ Test(run, resolve_aliases_points_and_scope_ids)
     cr_assert_eq(ea_repro_resolve(docs, files, "index_add-398f48d45d2b", refs, 8, &n, &err), 0);
     cr_assert_eq(refs[0].index, 0);
     cr_assert_neq(ea_repro_resolve(docs, files, "bert", refs, 8, &n, &err), 0);
-    has(err.msg, "--scope bert: expected one of all, longformer-a, longformer-b, xlnet");
+    has(err.msg, "--scope bert: expected one of all, a family name, longformer-a, longformer-b, xlnet");
+    cr_assert_eq(ea_repro_resolve(docs, files, "index_add", refs, 256, &n, &err), 0, "%s", err.msg);
+    cr_assert_eq(n, 3, "a family's name selects its points");
     cr_assert_neq(ea_repro_resolve(docs, files, "all", refs, 2, &n, &err), 0);
     has(err.msg, "more than 2 points");
     for (int i = 0; i < EA_AUDIT_OPS; i++)
@@ -294,12 +296,26 @@ Test(run, committed_baselines_read_strictly)
     cr_assert_eq(ej_load(path, &d, &err), 0, "%s", err.msg);
     cr_assert_eq(ea_baseline_validate(path, d.root, &err), 0, "%s", err.msg);
     const cJSON *s;
-    int scopes = 0;
+    int index_add = 0, families = 0;
+    const char *seen[8] = {0};
     cJSON_ArrayForEach(s, cJSON_GetObjectItem(d.root, "scopes")) {
-        scopes++;
-        cr_assert(cJSON_GetArraySize(cJSON_GetObjectItem(s, "paths")) >= 3, "current, oracle and general oracle");
+        const char *family = cJSON_GetObjectItem(s, "family")->valuestring;
+        int known = 0;
+        for (int i = 0; i < families; i++)
+            known |= !strcmp(seen[i], family);
+        if (!known && families < 8)
+            seen[families++] = family;
+        cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(s, "passed")), "%s %s", family,
+                  cJSON_GetObjectItem(s, "alias")->valuestring);
+        if (!strcmp(family, "index_add")) {
+            index_add++;
+            cr_assert(cJSON_GetArraySize(cJSON_GetObjectItem(s, "paths")) >= 3, "current, oracle and general oracle");
+        } else {
+            cr_assert(cJSON_GetArraySize(cJSON_GetObjectItem(s, "paths")) >= 2, "current and oracle");
+        }
     }
-    cr_assert_eq(scopes, 3, "the three index_add points");
+    cr_assert_eq(index_add, 3, "the three index_add points");
+    cr_assert_eq(families, 5, "every registered family recorded");
     ej_free(&d);
 }
 

@@ -254,7 +254,7 @@ int ia_emulate_oracle(const ia_scope *s, const ia_plan *p, const ia_inputs *in, 
     return 0;
 }
 
-void ia_compare(const uint16_t *out, const double *ref, const uint16_t *exact, int64_t n, ia_check *c)
+void ia_compare(const uint16_t *out, const double *ref, const uint16_t *exact, int64_t n, ea_check *c)
 {
     double num = 0, den = 0;
     memset(c, 0, sizeof *c);

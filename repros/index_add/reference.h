@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 
+#include "path.h"
 #include "scope.h"
 
 #ifdef __cplusplus
@@ -23,12 +24,6 @@ typedef struct {
     int64_t *fabricated;  /* NULL unless asked for */
 } ia_inputs;
 
-typedef struct {
-    double rel_l2, max_abs;     /* over the written, finite elements */
-    int64_t unwritten;          /* still IA_POISON: never written */
-    int64_t nonfinite;          /* written NaN or infinity (any NaN but the poison pattern) */
-    int64_t mismatched, n;
-} ia_check;
 
 int ia_inputs_make(const ia_scope *s, int fabricated, ia_inputs *in, ea_error *err);
 void ia_inputs_free(ia_inputs *in);
@@ -44,7 +39,7 @@ void ia_emulate_current(const ia_scope *s, const ia_inputs *in, const int64_t *i
 int ia_emulate_oracle(const ia_scope *s, const ia_plan *p, const ia_inputs *in, uint16_t *out);
 
 /* exact may be NULL; out and exact are row-major over out's logical elements. */
-void ia_compare(const uint16_t *out, const double *ref, const uint16_t *exact, int64_t n, ia_check *c);
+void ia_compare(const uint16_t *out, const double *ref, const uint16_t *exact, int64_t n, ea_check *c);
 /* The layout every path here writes (contiguous, out's sizes) against the signature's output; 0 when
  * equal, else -1 with why filled. */
 int ia_contract_check(const ia_scope *s, char *why, size_t n);

@@ -81,61 +81,6 @@ static void dev_free(dev *d)
     cudaFree(d->fab);
 }
 
-/* "ia_aten::indexFuncLargeIndex<unsigned int, 2, 2, -2, false>" from CUPTI's mangled name. */
-extern char *__cxa_demangle(const char *mangled, char *buf, size_t *n, int *status);
-
-static char *kernel_name(const char *mangled)
-{
-    int status = -1;
-    char *d = __cxa_demangle(mangled, NULL, NULL, &status);
-    if (status != 0 || !d)
-        return strdup(mangled);
-    int depth = 0;
-    for (char *c = d; *c; c++) { /* drop the parameter list after the template arguments */
-        depth += (*c == '<') - (*c == '>');
-        if (*c == '(' && depth == 0) {
-            *c = '\0';
-            break;
-        }
-    }
-    return d;
-}
-
-void ia_kernels_json(cJSON *path, const ea_kernel_list *seen, const char *note)
-{
-    cJSON *arr = cJSON_AddArrayToObject(path, "kernels");
-    for (size_t i = 0; seen && i < seen->count; i++) {
-        char *name = kernel_name(seen->kernels[i].name);
-        cJSON_AddItemToArray(arr, cJSON_CreateString(name));
-        free(name);
-    }
-    if (!seen) /* the schema: an empty list always says why */
-        cJSON_AddStringToObject(path, "kernels_note", note && note[0] ? note : "CUPTI recorded nothing");
-}
-
-static cJSON *time_json(const ea_timing *t)
-{
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddNumberToObject(o, "median_us", t->per_call_us.median);
-    cJSON_AddNumberToObject(o, "q1_us", t->per_call_us.q1);
-    cJSON_AddNumberToObject(o, "q3_us", t->per_call_us.q3);
-    cJSON_AddNumberToObject(o, "iqr_us", t->per_call_us.iqr);
-    cJSON_AddNumberToObject(o, "samples", (double)t->per_call_us.count);
-    cJSON_AddNumberToObject(o, "calls_per_replay", t->calls_per_replay);
-    cJSON_AddStringToObject(o, "cache_policy", t->policy);
-    return o;
-}
-
-void ia_check_json(cJSON *o, const char *key, const ia_check *c)
-{
-    cJSON *j = cJSON_AddObjectToObject(o, key);
-    cJSON_AddNumberToObject(j, "rel_l2", c->rel_l2);
-    cJSON_AddNumberToObject(j, "max_abs", c->max_abs);
-    cJSON_AddNumberToObject(j, "unwritten", (double)c->unwritten);
-    cJSON_AddNumberToObject(j, "nonfinite", (double)c->nonfinite);
-    cJSON_AddNumberToObject(j, "mismatched", (double)c->mismatched);
-}
-
 static int copy_back(dev *d, uint16_t *host, ea_error *err)
 {
     int rc = (int)cudaMemcpy(host, d->out, d->out_bytes, cudaMemcpyDeviceToHost);
@@ -144,87 +89,42 @@ static int copy_back(dev *d, uint16_t *host, ea_error *err)
 
 /* Poison, one call under CUPTI, check, time, check again. */
 static cJSON *run_path(dev *d, int path, const int64_t *index, const double *ref, const uint16_t *exact,
-                       uint16_t *host, const ea_run_opts *o, ia_check *first, ea_error *err)
+                       uint16_t *host, const ea_run_opts *o, ea_check *first, ea_error *err)
 {
-    static int cupti_state; /* 0 untried, 1 loaded, -1 unavailable */
-    char where[512];
-    ea_error cerr;
-    ea_kernel_list kl = {0};
+    ea_path_recorder rec;
     ea_timing t = {0};
-    ia_check again;
-    int rc, recording = 0;
+    ea_check again;
+    int rc;
     d->path = path;
     d->index = index;
     /* self is poisoned too when the fill rewrites it, so a skipped fill shows */
     if ((rc = (int)cudaMemset(d->out, 0xFF, d->out_bytes)) ||
         (d->s->self_const && (rc = (int)cudaMemset(d->self, 0xFF, d->out_bytes))))
         return cuda_fail(err, "poison the output", rc), NULL;
-    if (cupti_state == 0)
-        cupti_state = ea_cupti_load(where, sizeof where, &cerr) == 0 ? 1 : -1;
-    recording = cupti_state == 1 && ea_cupti_begin(&cerr) == 0;
+    ea_path_record_begin(&rec);
     rc = enqueue(d, NULL, err) ? -1 : (int)cudaDeviceSynchronize();
-    if (recording && ea_cupti_end(&kl, &cerr) != 0) { /* nothing recorded: cerr says why, as the note */
-        memset(&kl, 0, sizeof kl);
-        recording = 0;
-    }
+    ea_path_record_end(&rec);
     if (rc)
-        return (rc > 0 ? cuda_fail(err, "run", rc) : -1), ea_kernel_list_free(&kl), NULL;
+        return (rc > 0 ? cuda_fail(err, "run", rc) : -1), ea_kernel_list_free(&rec.kernels), NULL;
     if (copy_back(d, host, err))
-        return ea_kernel_list_free(&kl), NULL;
+        return ea_kernel_list_free(&rec.kernels), NULL;
     ia_compare(host, ref, exact, d->n_out, first);
     if (ea_time_graph(enqueue, d, NULL, &t, err) || copy_back(d, host, err))
-        return ea_kernel_list_free(&kl), ea_timing_free(&t), NULL;
+        return ea_kernel_list_free(&rec.kernels), ea_timing_free(&t), NULL;
     ia_compare(host, ref, exact, d->n_out, &again);
     cJSON *j = cJSON_CreateObject();
     cJSON_AddStringToObject(j, "name", path == P_ORACLE ? "oracle" : path == P_GENERAL ? "oracle_general" : "current");
     cJSON_AddStringToObject(j, "mode", path == P_FABRICATED || index == d->fab ? "fabricated" : "faithful");
-    /* not recording: CUPTI's begin or end failed (cerr says which and why), or it never loaded */
-    ia_kernels_json(j, recording ? &kl : NULL, cupti_state == 1 ? cerr.msg : "CUPTI unavailable");
-    cJSON_AddItemToObject(j, "time", time_json(&t));
-    ia_check_json(j, "check", first);
-    ia_check_json(j, "check_after_timing", &again);
+    ea_path_record_json(j, &rec);
+    cJSON_AddItemToObject(j, "time", ea_path_time_json(&t));
+    ea_path_check_json(j, "check", first);
+    ea_path_check_json(j, "check_after_timing", &again);
     if (o->log)
         fprintf(o->log, "index_add %s: %s %s: %.1f us per call, rel L2 %.2e\n", d->s->alias,
                 cJSON_GetObjectItem(j, "name")->valuestring, cJSON_GetObjectItem(j, "mode")->valuestring,
                 t.per_call_us.median, first->rel_l2);
-    ea_kernel_list_free(&kl);
     ea_timing_free(&t);
     return j;
-}
-
-/* A check's count or error; NaN when absent, which fails every rule below. */
-static double check_value(const cJSON *check, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItem(check, key);
-    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
-
-/* The rules of the issue: every element written and finite, error bounds, exactness, and the same
- * after timing. Each rule is written as !(value within bound), so a NaN fails it. */
-int ia_judge(cJSON *path, double current_rel, int exact, int bound, char *why, size_t n)
-{
-    const cJSON *c = cJSON_GetObjectItem(path, "check"), *a = cJSON_GetObjectItem(path, "check_after_timing");
-    double rel = check_value(c, "rel_l2");
-    const char *fail = NULL;
-    for (int i = 0; i < 2 && !fail; i++) {
-        const cJSON *k = i ? a : c;
-        if (!(check_value(k, "unwritten") <= 0))
-            fail = i ? "elements unwritten after timing" : "elements left holding the poison (never written)";
-        else if (!(check_value(k, "nonfinite") <= 0))
-            fail = i ? "NaN or infinite elements after timing" : "NaN or infinite elements in the output";
-        else if (bound && !(check_value(k, "rel_l2") <= IA_MAX_REL_L2))
-            fail = "relative L2 error above 1e-2 (or not a number)";
-        else if (exact && !(check_value(k, "mismatched") <= 0))
-            fail = "differs from its exact CPU emulation";
-    }
-    if (!fail && current_rel >= 0 && !(rel <= current_rel))
-        fail = "less accurate than the current path";
-    cJSON_AddBoolToObject(path, "passed", !fail);
-    if (fail) {
-        cJSON_AddStringToObject(path, "failure", fail);
-        snprintf(why, n, "%s", fail);
-    }
-    return !fail;
 }
 
 static int prepare(dev *d, const ia_scope *s, const ia_plan *p, const ia_inputs *in, ea_error *err)
@@ -264,7 +164,7 @@ static int add_path(cJSON *paths, dev *d, int path, const int64_t *index, const 
     int n = tune ? IA_SLICE_VARIANTS : 1, best_v = 0;
     cJSON *best = NULL, *cands = tune ? cJSON_CreateArray() : NULL;
     for (int v = 0; v < n; v++) {
-        ia_check c;
+        ea_check c;
         char why[128] = "";
         tuned.slice.unroll = tune ? ia_slice_variants[v].unroll : plan->slice.unroll;
         tuned.slice.staged = tune ? ia_slice_variants[v].staged : plan->slice.staged;
@@ -276,7 +176,7 @@ static int add_path(cJSON *paths, dev *d, int path, const int64_t *index, const 
         if (!j)
             return cJSON_Delete(best), cJSON_Delete(cands), -1;
         /* on the fabricated index the error is reported, not bounded: 100 slots take every add */
-        int passed = ia_judge(j, current_rel, exact != NULL, index == d->idx, why, sizeof why);
+        int passed = ea_path_judge(j, current_rel, exact != NULL, index == d->idx, why, sizeof why);
         *ok &= passed;
         if (tune) {
             cJSON *cand = cJSON_CreateObject();

@@ -2,7 +2,7 @@
  * Contract: ia_measure builds the inputs (reference.h), checks the rebuilt index against the golden
  * properties, computes the fp64 reference, then for each path (current faithful, oracle, general
  * oracle, current fabricated, as the modes ask): poisons the output with 0xFF, runs one call while
- * CUPTI records the kernels, checks it (ia_judge's rules, the output contract), times it with
+ * CUPTI records the kernels, checks it (ea_path_judge's rules, the output contract), times it with
  * ea_time_graph (warm cache, automatic calls per replay), and checks the output again after timing.
  * It returns the result object of docs/schema.md (baselines, "scopes[]"), "passed" false when a rule
  * failed; NULL only when the run itself broke (no memory, a CUDA error, buffers larger than the free
@@ -17,25 +17,17 @@
 #include "cupti.h"
 #include "reference.h"
 #include "repro.h"
+#include "path.h"
 #include "scope.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define IA_MAX_REL_L2 1e-2 /* the bound on relative L2 error against the fp64 reference */
-
 cJSON *ia_measure(const ia_scope *s, const ia_plan *p, const ea_run_opts *o, ea_error *err);
 /* The configuration block every result and plan carries: dim, index, producer, ATen's choice, oracle. */
 cJSON *ia_config_json(const ia_scope *s, const ia_plan *p);
 
-/* A path's result pieces (docs/schema.md "paths[]"), host-only. ia_kernels_json: seen NULL (nothing
- * recorded) gives "kernels": [] and "kernels_note": note. ia_judge adds "passed" (and "failure"):
- * 1 when both checks have every element written and finite, rel_l2 <= IA_MAX_REL_L2 (when bound), no
- * mismatch (when exact) and rel_l2 <= current_rel (when current_rel >= 0); a NaN fails; else 0, why. */
-void ia_check_json(cJSON *path, const char *key, const ia_check *c);
-void ia_kernels_json(cJSON *path, const ea_kernel_list *seen, const char *note);
-int ia_judge(cJSON *path, double current_rel, int exact, int bound, char *why, size_t n);
 
 #ifdef __cplusplus
 }

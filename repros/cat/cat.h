@@ -1,0 +1,145 @@
+/* cat.h: DenseNet's large cats as scopes (golden/occurrences/cat.json): cat(k inputs, dim=1) followed by
+ * BatchNorm (eval: running stats; train: var_mean over N,H,W) -> ReLU -> bf16, and at a block's end
+ * optionally a mean over H,W (norm5 -> relu -> adaptive_avg_pool).
+ * Contract:
+ * - cat_scope_parse reads a point and the capture of its scope group(s) (<golden>/captures/<scope_id>/
+ *   capture.json, golden = the folder above the document's): shapes and channel offsets from the
+ *   signature, the mode from the occurrences, eps / Bessel factor / momentum from the scope's literals,
+ *   pooling from an aten.mean.dim in the scope, and which capture input and output plays which role
+ *   (cat inputs in order, then the per-channel parameters; outputs cat, mean, rstd, running var, y for
+ *   train, y alone for infer). Anything else fails naming the file, the JSON path and what was expected.
+ *   Several scope groups share one measurement only when they parse to the same configuration.
+ * - cat_plan_make derives what runs without a GPU: the capture's kernels (current), the oracle kernel
+ *   and its launch shape, the vector width, and the floor bytes (every input and parameter read once,
+ *   every scope output written once).
+ * - cat_inputs_make generates the capture's inputs (gen.h); cat_check compares outputs with the fp64
+ *   reference: the cat bit-exact, BN outputs within CAT_TOL (below), statistics within CAT_STAT_TOL.
+ * - cat_view computes the block-level view from a whole golden document.
+ * Layout: contiguous NCHW only (every golden point); a channels-last point is refused with a message. */
+#ifndef CAT_CAT_H
+#define CAT_CAT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
+
+#include "capture.h"
+#include "error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CAT_MAX_INPUTS 32
+#define CAT_MAX_GROUPS 8
+/* Tolerance of a bf16 BN output y against the fp64 value r (y = relu(s * (x - mean) * w + b), or its
+ * mean over H,W): |y - r| <= 2^-8 |r| + CAT_TOL * m, m = (|x| + |mean|) |s w| + |b| (averaged over H,W
+ * when pooled). 2^-8 |r| is the bf16 rounding of the output (half an ulp of 8 significant bits);
+ * CAT_TOL covers fp32 arithmetic before it with >= 4x margin: x - mean, the multiplies and the fma
+ * (<= 2 ulp), 1/sqrt by div.full (<= 2 ulp) or rsqrt (<= 2 ulp), and a 49-term fp32 sum when pooled
+ * (<= 48 ulp of the summed magnitudes, 2^-18.4). */
+#define CAT_TOL 0x1p-16
+/* mean, rstd and the running-variance update (fp32) against fp64: relative. The oracle accumulates in
+ * fp64 (<= 1 ulp after rounding); the bound leaves room for Inductor's fp32 sums of 3136 terms. */
+#define CAT_STAT_TOL 0x1p-16
+
+enum { CAT_P_MEAN, CAT_P_VAR, CAT_P_WEIGHT, CAT_P_BIAS, CAT_NPARAMS };     /* infer parameters */
+enum { CAT_O_CAT, CAT_O_MEAN, CAT_O_RSTD, CAT_O_RV, CAT_O_Y, CAT_NOUTS }; /* scope outputs */
+
+typedef struct {
+    char file[256], path[64];       /* the document and $.points[i], for messages */
+    char point[64], alias[160], model[64];
+    char scope_ids[CAT_MAX_GROUPS][64];
+    int ngroups;
+    int64_t occurrences;
+    char capture[512];              /* capture.json of the first group: the current path replays it */
+    int train, pooled;
+    int64_t n, c, h, w, hw;
+    int k;                          /* cat inputs */
+    int64_t ch[CAT_MAX_INPUTS];     /* channels of each input */
+    int64_t c_off[CAT_MAX_INPUTS + 1];
+    double eps;
+    double bessel, momentum, decay; /* train: running_var' = var * bessel * momentum + running_var * decay */
+    /* roles in the capture: indices into its inputs / outputs, -1 when absent */
+    int in_x[CAT_MAX_INPUTS];
+    int in_param[CAT_NPARAMS];      /* infer: mean, var, weight, bias; train: [CAT_P_VAR] running var,
+                                       weight, bias (mean unused) */
+    int out[CAT_NOUTS];
+} cat_scope;
+
+/* The alias a point's shapes give it: "<model>-<mode>-<H>x<W>-k<inputs>", e.g. densenet121-infer-14x14-k25. */
+void cat_alias_make(const cat_scope *s, char *buf, size_t n);
+/* The alias of a golden point id from family.c's table, or NULL. */
+const char *cat_alias_of(const char *point);
+/* Parses point ($.points[index] of file) and loads the capture of its first group into cap (freed by
+ * ea_capture_free, also on failure). */
+int cat_scope_parse(const cJSON *point, const char *file, int index, cat_scope *s, ea_capture *cap, ea_error *err);
+
+typedef enum { CAT_ORACLE_STREAM, CAT_ORACLE_CHANNEL } cat_oracle_kind;
+
+typedef struct {
+    cat_oracle_kind kind; /* stream: infer without pooling; channel: one CTA per channel (stats, pooling) */
+    int vec;              /* elements per access: 8 = 16 bytes */
+    int threads;
+    int64_t grid_x, grid_y; /* stream: vectors of a row / (threads * unroll) x N; channel: C x 1 */
+    int64_t shared_bytes;   /* channel: the channel's N*H*W values as fp32; stream: the span's table */
+    int64_t tab_cap;        /* stream: channels one CTA's span touches at most */
+    int64_t floor_bytes;
+    int launches_current;   /* Triton launches of the captured partition */
+} cat_plan;
+
+#define CAT_UNROLLS 4
+extern const int cat_unrolls[CAT_UNROLLS]; /* stream oracle variants: vectors per thread */
+
+/* Bytes the scope must move: every input and parameter read once, every output written once. */
+int64_t cat_floor_bytes(int train, int pooled, int64_t n, int64_t c, int64_t hw);
+int cat_plan_make(const cat_scope *s, int unroll, cat_plan *p, ea_error *err);
+/* The configuration block (docs/schema.md: floor_bytes, notes, current_source "inductor"). */
+cJSON *cat_config_json(const cat_scope *s, const cat_plan *p, const ea_capture *cap, const cJSON *view);
+
+/* Host inputs: data[i] is capture input i (storage as its descriptor lays it out). */
+typedef struct {
+    int n;
+    void *data[CAT_MAX_INPUTS + CAT_NPARAMS];
+} cat_inputs;
+int cat_inputs_make(const cat_scope *s, const ea_capture *cap, cat_inputs *in, ea_error *err);
+void cat_inputs_free(cat_inputs *in);
+
+typedef struct {
+    double rel_l2, max_abs;     /* over the BN outputs (y, and mean/rstd/running var when kept) */
+    double y_rel_l2;            /* y's alone: what the accuracy rule compares */
+    int64_t unwritten, nonfinite, mismatched; /* poison left; NaN/Inf; cat bits or outside tolerance */
+    int64_t cat_mismatched, y_outside, stats_outside;
+} cat_check_result;
+
+/* outs[CAT_O_*]: host copies of the outputs in the capture's layouts (NULL: not an output of the
+ * scope). Elements still holding the 0xFF poison count as unwritten. */
+void cat_check(const cat_scope *s, const cat_inputs *in, void *const outs[CAT_NOUTS], cat_check_result *r);
+/* The error of the BN output y that Inductor's arithmetic gives, emulated in fp32 on the CPU (IEEE 1/x
+ * for div.full, 1/sqrtf for rsqrt, sequential fp32 sums for tl.sum), judged like cat_check's y: the
+ * current path's accuracy, which the oracle may not fall below. y (may be NULL) receives the emulated
+ * output in the capture's layout: for every infer point and the pooled train point it is torch's bit for
+ * bit (the capture's checksum; test_cat); the other train points' statistics are summed in another
+ * order than Triton's. */
+void cat_emulate_current(const cat_scope *s, const cat_inputs *in, cat_check_result *r, uint16_t *y);
+/* The stream oracle (infer without pooling) at this unroll, emulated on the CPU through the kernel's own
+ * block code (stream_block.h): y in the capture's layout. Fails when a vector would read outside its
+ * CTA's table or the inputs. */
+int cat_stream_emulate(const cat_scope *s, const cat_inputs *in, int unroll, uint16_t *y, ea_error *err);
+/* Bytes of one output (its capture descriptor). */
+int64_t cat_output_bytes(const ea_capture *cap, int out);
+
+/* The block-level view of a golden cat document: per (model, mode, H x W) dense block, the cats over
+ * the cap, bytes copied into them today and bytes a fused design moves. A JSON object
+ * {"blocks": [...]}, NULL on a malformed document (err says which point). */
+cJSON *cat_view(const cJSON *doc, ea_error *err);
+/* The block entry of view containing s (NULL if none). */
+const cJSON *cat_view_block(const cJSON *view, const cat_scope *s);
+void cat_view_line(const cJSON *block, char *buf, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,165 @@
+/* family.c: the cat family as extern-audit run sees it (repro.h): plan and run a point. Every point has
+ * its own shapes, so each is one configuration, timed once. */
+#include <stdio.h>
+#include <string.h>
+
+#include "json.h"
+#include "repro.h"
+#include "run.h"
+
+/* The golden points by the alias their shapes give them (cat_alias_make; a test re-derives every
+ * entry from golden/occurrences/cat.json, so the table cannot drift from the data). */
+static const char *const aliases[][2] = {
+    {"densenet121-infer-28x28-k9", "cat-70386f03485a"},
+    {"densenet121-infer-28x28-k10", "cat-5975f0bd6406"},
+    {"densenet121-infer-28x28-k11", "cat-4bf4da12a92f"},
+    {"densenet121-infer-28x28-k12", "cat-ce0dab2f4189"},
+    {"densenet121-infer-28x28-k13", "cat-4d3ecebae199"},
+    {"densenet121-infer-14x14-k9", "cat-5c31c1061a5c"},
+    {"densenet121-infer-14x14-k10", "cat-fc4d74b64015"},
+    {"densenet121-infer-14x14-k11", "cat-907e29088650"},
+    {"densenet121-infer-14x14-k12", "cat-124913ce3cd2"},
+    {"densenet121-infer-14x14-k13", "cat-aee27b70139d"},
+    {"densenet121-infer-14x14-k14", "cat-16fdceb2fc61"},
+    {"densenet121-infer-14x14-k15", "cat-db5f033a83b2"},
+    {"densenet121-infer-14x14-k16", "cat-7cefdeb254d4"},
+    {"densenet121-infer-14x14-k17", "cat-566198a212ee"},
+    {"densenet121-infer-14x14-k18", "cat-5a41a30fdbf7"},
+    {"densenet121-infer-14x14-k19", "cat-ab1e7586a864"},
+    {"densenet121-infer-14x14-k20", "cat-dd348c411cbe"},
+    {"densenet121-infer-14x14-k21", "cat-9fbda5c8374c"},
+    {"densenet121-infer-14x14-k22", "cat-045eee571676"},
+    {"densenet121-infer-14x14-k23", "cat-f9f12a8ad02e"},
+    {"densenet121-infer-14x14-k24", "cat-a14e1408272c"},
+    {"densenet121-infer-14x14-k25", "cat-46f45a30dab3"},
+    {"densenet121-infer-7x7-k9", "cat-c55205584f58"},
+    {"densenet121-infer-7x7-k10", "cat-6ecb135a221d"},
+    {"densenet121-infer-7x7-k11", "cat-8f5365ec047b"},
+    {"densenet121-infer-7x7-k12", "cat-3a6fc83ddaa4"},
+    {"densenet121-infer-7x7-k13", "cat-a770bf33695a"},
+    {"densenet121-infer-7x7-k14", "cat-c21e81e5c555"},
+    {"densenet121-infer-7x7-k15", "cat-34fa494a48ba"},
+    {"densenet121-infer-7x7-k16", "cat-3e190c800516"},
+    {"densenet121-infer-7x7-k17", "cat-42eebc7e97d4"},
+    {"densenet121-train-28x28-k9", "cat-e246e78900bc"},
+    {"densenet121-train-28x28-k10", "cat-f474e24fea25"},
+    {"densenet121-train-28x28-k11", "cat-7f769664ab1d"},
+    {"densenet121-train-28x28-k12", "cat-16df921cfa51"},
+    {"densenet121-train-28x28-k13", "cat-12dd595d336b"},
+    {"densenet121-train-14x14-k9", "cat-0551fee65013"},
+    {"densenet121-train-14x14-k10", "cat-05d7caab7ab2"},
+    {"densenet121-train-14x14-k11", "cat-92fc380c25f7"},
+    {"densenet121-train-14x14-k12", "cat-6fdffff80342"},
+    {"densenet121-train-14x14-k13", "cat-d4e09caf9bba"},
+    {"densenet121-train-14x14-k14", "cat-29c72110a8ce"},
+    {"densenet121-train-14x14-k15", "cat-49c1c6dfc857"},
+    {"densenet121-train-14x14-k16", "cat-26013a77aedc"},
+    {"densenet121-train-14x14-k17", "cat-3ef84d62236e"},
+    {"densenet121-train-14x14-k18", "cat-2bcd9dbb60ba"},
+    {"densenet121-train-14x14-k19", "cat-8c9ff542613d"},
+    {"densenet121-train-14x14-k20", "cat-5d0bb8aa6c9d"},
+    {"densenet121-train-14x14-k21", "cat-5f2a253e5959"},
+    {"densenet121-train-14x14-k22", "cat-d270f05bafb1"},
+    {"densenet121-train-14x14-k23", "cat-a8ad4071a574"},
+    {"densenet121-train-14x14-k24", "cat-abd21c573424"},
+    {"densenet121-train-14x14-k25", "cat-9c1b1313e319"},
+    {"densenet121-train-7x7-k9", "cat-fbcfdb99fa2b"},
+    {"densenet121-train-7x7-k10", "cat-4bc412d7b0d4"},
+    {"densenet121-train-7x7-k11", "cat-b227c1853f39"},
+    {"densenet121-train-7x7-k12", "cat-ed6d083b16d5"},
+    {"densenet121-train-7x7-k13", "cat-f826b299fe17"},
+    {"densenet121-train-7x7-k14", "cat-d5e46c5a2b80"},
+    {"densenet121-train-7x7-k15", "cat-c364ab07dcd9"},
+    {"densenet121-train-7x7-k16", "cat-ce547284592d"},
+    {"densenet121-train-7x7-k17", "cat-fbb3a4da8e7d"},
+};
+
+const char *cat_alias_of(const char *point)
+{
+    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
+        if (!strcmp(point, aliases[i][1]))
+            return aliases[i][0];
+    return NULL;
+}
+
+static const char *point_of(const char *alias)
+{
+    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
+        if (!strcmp(alias, aliases[i][0]))
+            return aliases[i][1];
+    return NULL;
+}
+
+/* The block view of the document the points come from, computed once per document. */
+static const cJSON *view_of(const char *file, ea_error *err)
+{
+    static char loaded[512];
+    static cJSON *view;
+    if (view && !strcmp(loaded, file))
+        return view;
+    ej_doc doc;
+    if (ej_load(file, &doc, err))
+        return NULL;
+    cJSON *v = cat_view(doc.root, err);
+    ej_free(&doc);
+    if (!v)
+        return NULL;
+    cJSON_Delete(view);
+    view = v;
+    snprintf(loaded, sizeof loaded, "%s", file);
+    return view;
+}
+
+static cJSON *each(const cJSON *point, const char *file, int index, const ea_run_opts *o, int measure, ea_error *err)
+{
+    cat_scope s;
+    ea_capture cap;
+    cat_plan p;
+    const cJSON *view = view_of(file, err);
+    if (!view || cat_scope_parse(point, file, index, &s, &cap, err))
+        return NULL;
+    if (cat_plan_make(&s, 1, &p, err))
+        return ea_capture_free(&cap), NULL;
+    cJSON *h = cJSON_CreateObject(), *ids, *m;
+    cJSON_AddStringToObject(h, "family", "cat");
+    cJSON_AddStringToObject(h, "point", s.point);
+    cJSON_AddStringToObject(h, "alias", s.alias);
+    cJSON_AddNumberToObject(h, "occurrences", (double)s.occurrences);
+    ids = cJSON_AddArrayToObject(h, "scope_ids");
+    for (int g = 0; g < s.ngroups; g++)
+        cJSON_AddItemToArray(ids, cJSON_CreateString(s.scope_ids[g]));
+    if (!measure) {
+        cJSON_AddItemToObject(h, "config", cat_config_json(&s, &p, &cap, view));
+    } else if ((m = cat_measure(&s, &cap, view, o, err)) != NULL) {
+        cJSON *item = m->child;
+        while (item) { /* the measurement's fields after the header's */
+            cJSON *next = item->next;
+            cJSON_AddItemToObject(h, item->string, cJSON_DetachItemViaPointer(m, item));
+            item = next;
+        }
+        cJSON_Delete(m);
+    } else {
+        cJSON_Delete(h);
+        h = NULL;
+    }
+    ea_capture_free(&cap);
+    if (!h)
+        return NULL;
+    cJSON *arr = cJSON_CreateArray();
+    cJSON_AddItemToArray(arr, h);
+    return arr;
+}
+
+static cJSON *plan_point(const cJSON *point, const char *file, int index, const ea_run_opts *o, ea_error *err)
+{
+    return each(point, file, index, o, 0, err);
+}
+
+static cJSON *run_point(const cJSON *point, const char *file, int index, const ea_run_opts *o, ea_error *err)
+{
+    return each(point, file, index, o, 1, err);
+}
+
+const ea_repro_family ea_family_cat = {
+    "cat", "aten.cat.default", cat_alias_of, point_of, plan_point, run_point, NULL,
+};

@@ -1,0 +1,51 @@
+/* kernels.h: the cat scope's oracles (oracle.cu), callable from C.
+ * Contract: cat_oracle enqueues one launch on stream (a cudaStream_t; NULL: the legacy stream) without
+ * synchronising, so it can be captured into a CUDA graph, and returns its cudaError_t as an int.
+ * Pointers are device pointers from cudaMalloc (256-byte aligned; the vector widths of cat_plan rely
+ * on it). Values are bf16 bit patterns, statistics and train parameters fp32.
+ * - stream (infer, not pooled): stream_block.h's CTA: a table of the channels of its span, then
+ *   `unroll` vectors of p->vec elements per thread. y = relu(fma((x - mean) * r, w, b)) with r = 1 /
+ *   sqrt_rn(var + eps) by div.full, the fp32 operations and order of Inductor's kernel: y is torch's bit
+ *   for bit (the capture's checksums: on the CPU through this block code for every golden point, and
+ *   on an H200 with the same arithmetic).
+ * - channel (train, or pooled): one CTA per channel loads its N*H*W values in batches (CAT_IN_FLIGHT
+ *   loads per thread before the first is used) into shared memory as fp32 (train: copying them into
+ *   the cat on the way), computes mean and biased variance in fp64 (train), then writes y, or per
+ *   sample the mean over H*W of relu(y) summed in order (pooled), and the statistics. */
+#ifndef CAT_KERNELS_H
+#define CAT_KERNELS_H
+
+#include "cat.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+    const void *in[CAT_MAX_INPUTS];
+    int seg[CAT_MAX_INPUTS + 1]; /* channel offset of each input, and C */
+    int k, n, c, hw;
+    const void *mean, *var, *weight, *bias; /* infer: bf16 running stats and affine; train: var = the f32
+                                               running variance, weight and bias f32, mean unused */
+    void *cat, *y, *out_mean, *out_rstd, *out_rv; /* NULL where the scope does not keep it */
+    float eps;
+    double eps_d, bessel_momentum, decay;
+    float inv_hw; /* 1 / (H*W) in fp32: the stream kernel's channel estimate (stream_block.h) */
+    int tab_cap;  /* stream: channels one CTA's span touches at most (its shared-memory table) */
+} cat_args;
+
+/* a's fields that follow from the plan (a->hw set): the stream kernel's 1 / (H*W) and table size. */
+static inline void cat_args_plan(cat_args *a, const cat_plan *p)
+{
+    a->inv_hw = 1.0f / (float)a->hw;
+    a->tab_cap = (int)p->tab_cap;
+}
+
+/* Launches with a's plan fields set from p (cat_args_plan). */
+int cat_oracle(const cat_plan *p, int train, int pooled, int unroll, const cat_args *a, void *stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

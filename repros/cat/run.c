@@ -1,0 +1,325 @@
+/* run.c: one cat scope measured on the current GPU (contract in run.h). */
+#include "run.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include "gen.h"
+#include "kernels.h"
+#include "path.h"
+#include "replay.h"
+#include "timer.h"
+
+static const char *const out_names[CAT_NOUTS] = {"cat", "mean", "rstd", "running_var", "y"};
+
+typedef struct {
+    const cat_scope *s;
+    const cat_plan *p;
+    int unroll;
+    cat_args a;
+    void *in[CAT_MAX_INPUTS + CAT_NPARAMS];
+    void *out[CAT_NOUTS];  /* device, by role */
+    void *host[CAT_NOUTS]; /* copies back */
+    size_t bytes[CAT_NOUTS];
+} dev;
+
+static int cuda_fail(ea_error *err, const char *alias, const char *what, int rc)
+{
+    return ea_fail(err, "cat %s: %s: %s", alias, what, cudaGetErrorString((cudaError_t)rc));
+}
+
+static int enqueue(void *ctx, void *stream, ea_error *err)
+{
+    dev *d = ctx;
+    int rc = cat_oracle(d->p, d->s->train, d->s->pooled, d->unroll, &d->a, stream);
+    return rc ? cuda_fail(err, d->s->alias, "oracle launch", rc) : 0;
+}
+
+static void dev_free(dev *d)
+{
+    for (int i = 0; i < CAT_MAX_INPUTS + CAT_NPARAMS; i++)
+        cudaFree(d->in[i]);
+    for (int r = 0; r < CAT_NOUTS; r++) {
+        cudaFree(d->out[r]);
+        free(d->host[r]);
+    }
+}
+
+static int prepare(dev *d, const cat_scope *s, const ea_capture *cap, const cat_inputs *in, ea_error *err)
+{
+    int rc = 0;
+    memset(d, 0, sizeof *d);
+    d->s = s;
+    for (int i = 0; i < cap->ninputs && !rc; i++) {
+        size_t b = (size_t)ea_storage_bytes(&cap->inputs[i].t);
+        rc = (int)cudaMalloc(&d->in[i], b ? b : 16);
+        if (!rc)
+            rc = (int)cudaMemcpy(d->in[i], in->data[i], b, cudaMemcpyHostToDevice);
+    }
+    for (int r = 0; r < CAT_NOUTS && !rc; r++) {
+        if (s->out[r] < 0)
+            continue;
+        d->bytes[r] = (size_t)cat_output_bytes(cap, s->out[r]);
+        d->host[r] = malloc(d->bytes[r]);
+        rc = d->host[r] ? (int)cudaMalloc(&d->out[r], d->bytes[r]) : (int)cudaErrorMemoryAllocation;
+    }
+    if (rc)
+        return dev_free(d), cuda_fail(err, s->alias, "allocate and upload the scope's buffers", rc);
+    cat_args *a = &d->a;
+    for (int i = 0; i < s->k; i++)
+        a->in[i] = d->in[s->in_x[i]];
+    for (int i = 0; i <= s->k; i++)
+        a->seg[i] = (int)s->c_off[i];
+    a->k = s->k, a->n = (int)s->n, a->c = (int)s->c, a->hw = (int)s->hw;
+    a->mean = s->in_param[CAT_P_MEAN] >= 0 ? d->in[s->in_param[CAT_P_MEAN]] : NULL;
+    a->var = d->in[s->in_param[CAT_P_VAR]];
+    a->weight = d->in[s->in_param[CAT_P_WEIGHT]];
+    a->bias = d->in[s->in_param[CAT_P_BIAS]];
+    a->cat = d->out[CAT_O_CAT], a->y = d->out[CAT_O_Y];
+    a->out_mean = d->out[CAT_O_MEAN], a->out_rstd = d->out[CAT_O_RSTD], a->out_rv = d->out[CAT_O_RV];
+    a->eps = (float)s->eps, a->eps_d = s->eps;
+    a->bessel_momentum = s->bessel * s->momentum, a->decay = s->decay;
+    return 0;
+}
+
+static void check_json(cJSON *o, const char *key, const cat_check_result *c)
+{
+    const ea_check k = {c->rel_l2, c->max_abs, c->unwritten, c->nonfinite, c->mismatched, 0};
+    ea_path_check_json(o, key, &k);
+}
+
+static int copy_back(dev *d, ea_error *err)
+{
+    for (int r = 0; r < CAT_NOUTS; r++) {
+        int rc = d->out[r] ? (int)cudaMemcpy(d->host[r], d->out[r], d->bytes[r], cudaMemcpyDeviceToHost) : 0;
+        if (rc)
+            return cuda_fail(err, d->s->alias, "copy an output back", rc);
+    }
+    return 0;
+}
+
+/* Which outputs the oracle wrote bit for bit as torch did (the capture's checksums). */
+static cJSON *checksums_json(const dev *d, const ea_capture *cap, int *y_same)
+{
+    cJSON *o = cJSON_CreateObject();
+    for (int r = 0; r < CAT_NOUTS; r++) {
+        if (!d->host[r])
+            continue;
+        const ea_capture_tensor *t = &cap->outputs[d->s->out[r]];
+        int same = ea_checksum(&t->t, d->host[r]) == t->checksum;
+        cJSON_AddBoolToObject(o, out_names[r], same);
+        if (r == CAT_O_Y)
+            *y_same = same;
+    }
+    return o;
+}
+
+static int bad(const cat_check_result *c)
+{
+    return !(c->unwritten == 0 && c->nonfinite == 0 && c->mismatched == 0);
+}
+
+/* Poison, one call under CUPTI, check, time, check again; judged into the path. */
+static cJSON *oracle_path(dev *d, const cat_inputs *in, const ea_capture *cap, const ea_timer_config *tc,
+                          const cat_check_result *cur, double slack, cJSON **sums, ea_error *err)
+{
+    ea_path_recorder rec;
+    ea_timing t = {0};
+    cat_check_result first, again;
+    int rc = 0, y_same = 0;
+    for (int r = 0; r < CAT_NOUTS && !rc; r++)
+        rc = d->out[r] ? (int)cudaMemset(d->out[r], 0xFF, d->bytes[r]) : 0;
+    if (rc)
+        return cuda_fail(err, d->s->alias, "poison the outputs", rc), NULL;
+    ea_path_record_begin(&rec);
+    rc = enqueue(d, NULL, err) ? -1 : (int)cudaDeviceSynchronize();
+    ea_path_record_end(&rec);
+    if (rc || copy_back(d, err)) {
+        ea_kernel_list_free(&rec.kernels);
+        return rc > 0 ? (cuda_fail(err, d->s->alias, "oracle call", rc), NULL) : NULL;
+    }
+    cat_check(d->s, in, d->host, &first);
+    *sums = checksums_json(d, cap, &y_same);
+    if (ea_time_graph(enqueue, d, tc, &t, err) || copy_back(d, err)) {
+        ea_kernel_list_free(&rec.kernels), ea_timing_free(&t);
+        return NULL;
+    }
+    cat_check(d->s, in, d->host, &again);
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "name", "oracle");
+    cJSON_AddStringToObject(j, "mode", "faithful");
+    ea_path_record_json(j, &rec);
+    cJSON_AddItemToObject(j, "time", ea_path_time_json(&t));
+    check_json(j, "check", &first);
+    check_json(j, "check_after_timing", &again);
+    const char *fail = NULL;
+    if (bad(&first))
+        fail = first.cat_mismatched ? "the cat differs from its inputs" : first.unwritten ? "outputs left unwritten"
+               : first.nonfinite                                       ? "NaN or infinite outputs"
+                                                                       : "BN outputs outside the tolerance";
+    else if (bad(&again))
+        fail = "outputs differ after timing";
+    else if (!y_same && !(first.y_rel_l2 <= cur->y_rel_l2 * slack))
+        fail = "less accurate than the current path";
+    cJSON_AddBoolToObject(j, "passed", !fail);
+    if (fail)
+        cJSON_AddStringToObject(j, "failure", fail);
+    ea_timing_free(&t);
+    return j;
+}
+
+static double median_of(const cJSON *path)
+{
+    return cJSON_GetObjectItem(cJSON_GetObjectItem(path, "time"), "median_us")->valuedouble;
+}
+
+static cJSON *current_path(const cat_scope *s, const ea_capture *cap, const ea_timer_config *tc,
+                           const cat_check_result *emu, ea_replay_result *res, ea_error *err)
+{
+    const ea_capture_run *run = ea_capture_run_named(cap, "default");
+    if (ea_replay_run(cap, run, tc, res, err))
+        return NULL;
+    int timed = res->timing.samples_us != NULL;
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "name", "current");
+    cJSON_AddStringToObject(j, "mode", "faithful");
+    ea_path_kernels_json(j, res->kernels.count ? &res->kernels : NULL, res->cupti_error);
+    cJSON_AddItemToObject(j, "time", ea_path_time_json(&res->timing));
+    /* replay.c checks checksums after the first call and (when that passed) again after timing */
+    cat_check_result c = *emu;
+    c.mismatched = timed ? 0 : res->outputs - res->outputs_matching;
+    check_json(j, "check", &c);
+    c.mismatched = res->outputs - res->outputs_matching;
+    check_json(j, "check_after_timing", &c);
+    const char *fail = res->outputs_matching != res->outputs ? res->first_mismatch
+                       : res->kernels.count && !res->kernels_match
+                           ? "CUPTI saw other kernels than the captured functions"
+                           : NULL;
+    cJSON_AddBoolToObject(j, "passed", !fail);
+    if (fail)
+        cJSON_AddStringToObject(j, "failure", fail);
+    return j;
+}
+
+cJSON *cat_measure(const cat_scope *s, const ea_capture *cap, const cJSON *view, const ea_run_opts *o, ea_error *err)
+{
+    const ea_capture_run *run = ea_capture_run_named(cap, "default");
+    /* the capture's own calls per replay: the compiled time it recorded carries the same overhead share */
+    ea_timer_config tc = {.calls_per_replay = (int)run->calls_per_replay, .replays = (int)run->replays};
+    cat_plan base;
+    if (cat_plan_make(s, 1, &base, err))
+        return NULL;
+    cJSON *res = cJSON_CreateObject(), *paths, *v;
+    cJSON_AddItemToObject(res, "config", cat_config_json(s, &base, cap, view));
+    paths = cJSON_AddArrayToObject(res, "paths");
+    if (!o->faithful) { /* no index, so no fabricated mode: nothing to run */
+        cJSON_AddBoolToObject(res, "passed", 1);
+        cJSON_AddStringToObject(res, "verdict", "not run: cat scopes have only the faithful mode");
+        return res;
+    }
+    cat_inputs in;
+    if (cat_inputs_make(s, cap, &in, err))
+        return cJSON_Delete(res), NULL;
+    cat_check_result emu;
+    const ea_capture_tensor *yt = &cap->outputs[s->out[CAT_O_Y]];
+    uint16_t *ey = malloc((size_t)cat_output_bytes(cap, s->out[CAT_O_Y]));
+    if (!ey)
+        return cat_inputs_free(&in), cJSON_Delete(res), ea_fail(err, "cat %s: out of memory", s->alias), NULL;
+    cat_emulate_current(s, &in, &emu, ey);
+    /* when the emulation is torch's y bit for bit, its error is the current path's exactly */
+    int emu_exact = ea_checksum(&yt->t, ey) == yt->checksum;
+    free(ey);
+    ea_replay_result rr;
+    cJSON *cur = current_path(s, cap, &tc, &emu, &rr, err);
+    if (!cur) {
+        ea_replay_result_free(&rr);
+        return cat_inputs_free(&in), cJSON_Delete(res), NULL;
+    }
+    cJSON_AddItemToArray(paths, cur);
+    if (o->log)
+        fprintf(o->log, "cat %s: current %.2f us per call (%d launches; torch compiled %.2f us), outputs %d/%d match "
+                "torch\n", s->alias, rr.timing.per_call_us.median, run->nsteps, rr.torch_compiled_us,
+                rr.outputs_matching, rr.outputs);
+    ea_replay_result_free(&rr);
+    dev d;
+    if (prepare(&d, s, cap, &in, err))
+        return cat_inputs_free(&in), cJSON_Delete(res), NULL;
+    int nvar = base.kind == CAT_ORACLE_STREAM ? CAT_UNROLLS : 1, best_passed = 0, all_passed = 1;
+    char cand_fail[256] = "";
+    cJSON *best = NULL, *cands = cJSON_CreateArray(), *best_sums = NULL;
+    cat_plan plans[CAT_UNROLLS];
+    for (int u = 0; u < nvar; u++) {
+        cJSON *sums = NULL;
+        d.unroll = base.kind == CAT_ORACLE_STREAM ? cat_unrolls[u] : 1;
+        d.p = &plans[u];
+        double slack = emu_exact ? CAT_EXACT_SLACK : CAT_EMULATION_SLACK;
+        cJSON *j = cat_plan_make(s, d.unroll, &plans[u], err) ? NULL : oracle_path(&d, &in, cap, &tc, &emu, slack, &sums, err);
+        if (!j) {
+            cJSON_Delete(sums);
+            cJSON_Delete(best), cJSON_Delete(best_sums), cJSON_Delete(cands);
+            dev_free(&d), cat_inputs_free(&in), cJSON_Delete(res);
+            return NULL;
+        }
+        int passed = cJSON_IsTrue(cJSON_GetObjectItem(j, "passed"));
+        char name[64];
+        snprintf(name, sizeof name, base.kind == CAT_ORACLE_STREAM ? "stream" : "channel");
+        cJSON *c = cJSON_CreateObject();
+        cJSON_AddStringToObject(c, "variant", name);
+        cJSON_AddNumberToObject(c, "unroll", d.unroll);
+        cJSON_AddNumberToObject(c, "median_us", median_of(j));
+        cJSON_AddBoolToObject(c, "passed", passed);
+        if (!passed) {
+            cJSON_AddStringToObject(c, "failure", cJSON_GetObjectItem(j, "failure")->valuestring);
+            if (all_passed) /* the schema: a candidate that failed fails the scope, kept or not */
+                snprintf(cand_fail, sizeof cand_fail, "oracle %s unroll %d: %s", name, d.unroll,
+                         cJSON_GetObjectItem(j, "failure")->valuestring);
+            all_passed = 0;
+        }
+        cJSON_AddItemToArray(cands, c);
+        cJSON_AddStringToObject(j, "variant", name);
+        cJSON_AddNumberToObject(j, "unroll", d.unroll);
+        if (o->log)
+            fprintf(o->log, "cat %s: oracle %s unroll %d: %.2f us per call, rel L2 %.2e%s\n", s->alias, name, d.unroll,
+                    median_of(j), cJSON_GetObjectItem(cJSON_GetObjectItem(j, "check"), "rel_l2")->valuedouble,
+                    passed ? "" : ", failed");
+        if (!best || (passed && (!best_passed || median_of(j) < median_of(best)))) {
+            cJSON_Delete(best), cJSON_Delete(best_sums);
+            best = j, best_sums = sums, best_passed = passed;
+        } else {
+            cJSON_Delete(j), cJSON_Delete(sums);
+        }
+    }
+    dev_free(&d);
+    cat_inputs_free(&in);
+    cJSON_AddItemToObject(best, "candidates", cands);
+    cJSON_AddItemToArray(paths, best);
+    int ok = cJSON_IsTrue(cJSON_GetObjectItem(cur, "passed")) && best_passed && all_passed;
+    cJSON_AddBoolToObject(res, "passed", ok);
+    if (!ok)
+        cJSON_AddStringToObject(res, "failure", !cJSON_IsTrue(cJSON_GetObjectItem(cur, "passed"))
+                                                    ? cJSON_GetObjectItem(cur, "failure")->valuestring
+                                                    : cand_fail);
+    char text[512];
+    const cJSON *yb = cJSON_GetObjectItem(best_sums, "y");
+    snprintf(text, sizeof text, "speedup %.2fx over the current path (%d Inductor launches -> 1 fused kernel)%s",
+             median_of(cur) / median_of(best), run->nsteps, cJSON_IsTrue(yb) ? "; y bit-identical to torch's" : "");
+    cJSON_AddStringToObject(res, "verdict", text);
+    v = cJSON_AddObjectToObject(res, "view");
+    const cJSON *blk = view ? cat_view_block(view, s) : NULL;
+    if (blk)
+        cJSON_AddItemToObject(v, "block", cJSON_Duplicate(blk, 1));
+    cJSON *l = cJSON_AddObjectToObject(v, "launches");
+    cJSON_AddNumberToObject(l, "current", run->nsteps);
+    cJSON_AddNumberToObject(l, "oracle", 1);
+    cJSON_AddItemToObject(v, "oracle_checksums_equal_torch", best_sums);
+    cJSON *e = cJSON_AddObjectToObject(v, "current_emulated");
+    cJSON_AddNumberToObject(e, "rel_l2", emu.rel_l2);
+    cJSON_AddNumberToObject(e, "max_abs", emu.max_abs);
+    cJSON_AddNumberToObject(e, "y_outside_tolerance", (double)emu.y_outside);
+    cJSON_AddBoolToObject(e, "y_bit_exact_with_torch", emu_exact);
+    return res;
+}

@@ -1,0 +1,101 @@
+/* family.c: the position-id cumsum family as extern-audit run sees it (repro.h). Each scope group
+ * of a point is measured against its own capture (golden/captures/<scope>/, or the capture that
+ * covers one of its occurrences), so one result per group. The gpt-oss routing point shares the
+ * cumsum document but is the routing family's: claims leaves it out. */
+#include <stdio.h>
+#include <string.h>
+
+#include "repro.h"
+#include "run.h"
+
+/* "<golden>/occurrences/cumsum.json" -> "<golden>". */
+static int golden_of(const char *file, char *out, size_t n, ea_error *err)
+{
+    snprintf(out, n, "%s", file);
+    for (int up = 0; up < 2; up++) {
+        char *slash = strrchr(out, '/');
+        if (!slash)
+            return ea_fail(err, "%s: expected <golden>/occurrences/<op>.json, got a path without that shape", file);
+        *slash = '\0';
+    }
+    return 0;
+}
+
+static cJSON *header(const cs_scope *s)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "family", "cumsum");
+    cJSON_AddStringToObject(o, "point", s->point);
+    cJSON_AddStringToObject(o, "alias", s->alias);
+    cJSON_AddNumberToObject(o, "occurrences", (double)s->occurrences);
+    cJSON_AddItemToArray(cJSON_AddArrayToObject(o, "scope_ids"), cJSON_CreateString(s->scope_id));
+    return o;
+}
+
+/* The parsed scope, its capture (outputs checked) and the capture's default run. */
+static int resolve(const cJSON *point, const char *file, int index, int g, const ea_captures *caps, cs_scope *s,
+                   const ea_capture **c, const ea_capture_run **run, ea_error *err)
+{
+    if (cs_scope_parse(point, file, index, g, s, err))
+        return -1;
+    if (!(*c = cs_capture_of(s, caps)))
+        return ea_fail(err, "%s %s: expected a capture in captures/ for scope %s or one of its occurrences "
+                       "(tools/capture), got none", file, s->where, s->scope_id);
+    if (!(*run = ea_capture_run_named(*c, "default")))
+        return ea_fail(err, "%s $.runs: expected a \"default\" run, got none", (*c)->file);
+    if (!(*run)->replayable)
+        return ea_fail(err, "%s: run \"default\" is not replayable from C: expected Triton launches only", (*c)->file);
+    return cs_outputs_check(s, *c, err);
+}
+
+static cJSON *each_group(const cJSON *point, const char *file, int index, const ea_run_opts *o, int measure,
+                         ea_error *err)
+{
+    char golden[4096];
+    ea_captures caps = {0};
+    if (golden_of(file, golden, sizeof golden, err) || ea_captures_load_dir(golden, &caps, err))
+        return NULL;
+    cJSON *arr = cJSON_CreateArray();
+    int n = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(point, "scopes"));
+    for (int g = 0; g < n; g++) {
+        cs_scope s;
+        const ea_capture *c = NULL;
+        const ea_capture_run *run = NULL;
+        cJSON *h, *m;
+        if (resolve(point, file, index, g, &caps, &s, &c, &run, err))
+            goto fail;
+        h = header(&s);
+        if (!measure) {
+            cJSON_AddItemToObject(h, "config", cs_config_json(&s, c, run));
+        } else if ((m = cs_measure(&s, c, run, o, err)) != NULL) {
+            cJSON *item;
+            while ((item = m->child) != NULL) /* the measurement's fields after the header's */
+                cJSON_AddItemToObject(h, item->string, cJSON_DetachItemViaPointer(m, item));
+            cJSON_Delete(m);
+        } else {
+            cJSON_Delete(h);
+            goto fail;
+        }
+        cJSON_AddItemToArray(arr, h);
+    }
+    ea_captures_free(&caps);
+    return arr;
+fail:
+    ea_captures_free(&caps);
+    cJSON_Delete(arr);
+    return NULL;
+}
+
+static cJSON *plan_point(const cJSON *point, const char *file, int index, const ea_run_opts *o, ea_error *err)
+{
+    return each_group(point, file, index, o, 0, err);
+}
+
+static cJSON *run_point(const cJSON *point, const char *file, int index, const ea_run_opts *o, ea_error *err)
+{
+    return each_group(point, file, index, o, 1, err);
+}
+
+const ea_repro_family ea_family_cumsum = {
+    "cumsum", "aten.cumsum.default", cs_alias_of, cs_point_of, plan_point, run_point, cs_claims,
+};

@@ -1,0 +1,55 @@
+/* kernels.h: the oracles of the position-id scopes, one fused kernel per scope kind, callable from C.
+ * Contract: each launcher enqueues one kernel on stream (a cudaStream_t; NULL: the default stream),
+ * writes every element of the scope's outputs (dense, row-major) and returns the cudaError_t of the
+ * launch (0 on success).
+ * The packed scan takes one row per CTA of CS_SCAN_THREADS threads, each thread a blocked run of items
+ * (1 to 16): rows of at most CS_SCAN_MAX_COLS columns.
+ * The mask scan has launch variants (cs_mask_variant; the run times each and keeps the fastest): a CTA
+ * of `warps` warps scans a segment of warps x 64 x pairs columns of one row, each warp a run of 64 x
+ * pairs columns, lane l the column pairs 2l, 2l + 1 of each 64 (16-byte accesses when cols is even and
+ * the buffers aligned). Grid: rows x split segments; a CTA counts the row's columns before its segment
+ * itself, so a split row's CTAs never wait on each other (they re-read those columns instead). */
+#ifndef CS_KERNELS_H
+#define CS_KERNELS_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CS_SCAN_THREADS 128
+#define CS_SCAN_MAX_ITEMS 16
+#define CS_SCAN_MAX_COLS (CS_SCAN_THREADS * CS_SCAN_MAX_ITEMS)
+
+/* Items per thread a row of cols columns takes in the packed scan (a power of two); 0: too long. */
+int cs_scan_items(int64_t cols);
+
+#define CS_MASK_MAX_WARPS 32
+#define CS_MASK_VARIANTS 6
+
+/* "row": one CTA per row (split 1), pairs 1, 2 or 4; "split-<w>w": pairs 1, w = 4, 2 or 1 warps, split
+ * >= 2. The name and pairs identify the variant; warps and split follow from cols. */
+typedef struct {
+    const char *name;
+    int pairs, warps, split;
+} cs_mask_shape;
+
+/* Variant v (0 <= v < CS_MASK_VARIANTS) for rows of cols columns: 1 and its shape in sh, or 0 where
+ * it does not apply there (over CS_MASK_MAX_WARPS warps or 65535 segments; another variant's shape;
+ * a row variant whose half the pairs would do). At least one applies to any 1 <= cols <= 4194240. */
+int cs_mask_variant(int v, int64_t cols, cs_mask_shape *sh);
+/* mask (NULL when not an output) = ids != pad; pos = (i64)(((i32)cumsum(mask) + past) * mask) + offset */
+int cs_oracle_mask(const cs_mask_shape *sh, int64_t rows, int64_t cols, int64_t pad, int64_t past, int64_t offset,
+                   const int64_t *ids, uint8_t *mask, int64_t *pos, void *stream);
+/* pos[j] = start + j; cum[r, :] = cumsum(diff != step) with diff[0] = pos[0] - first */
+int cs_oracle_packed(int64_t rows, int64_t cols, int64_t start, int64_t first, int64_t step, int64_t *pos,
+                     int64_t *cum, void *stream);
+/* out[r, j] = (i64)((j + 1) * fill - sub) + add in f32: the scan of a constant row in closed form */
+int cs_oracle_const(int64_t rows, int64_t cols, float fill, float sub, int64_t add, int64_t *out, void *stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,150 @@
+/* plan.c: the configuration block of a position-id scope (run.h), host only: what runs and why. */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "kernels.h"
+#include "reference.h"
+#include "run.h"
+
+static cJSON *dims(const int64_t *v, int n)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (int i = 0; i < n; i++)
+        cJSON_AddItemToArray(a, cJSON_CreateNumber((double)v[i]));
+    return a;
+}
+
+static void literals(cJSON *o, const cs_scope *s)
+{
+    cJSON *l = cJSON_AddObjectToObject(o, "literals");
+    char text[160];
+    if (s->kind == CS_MASK) {
+        cJSON_AddNumberToObject(l, "pad", (double)s->pad);
+        cJSON_AddNumberToObject(l, "past", (double)s->past);
+        cJSON_AddNumberToObject(l, "offset", (double)s->offset);
+        cJSON_AddBoolToObject(l, "mask_output", s->mask_out);
+    } else if (s->kind == CS_PACKED) {
+        cJSON_AddNumberToObject(l, "start", (double)s->start);
+        cJSON_AddNumberToObject(l, "step", (double)s->step);
+        if (s->first_full)
+            snprintf(text, sizeof text, "full(%" PRId64 ")", s->first_value);
+        else
+            snprintf(text, sizeof text, "positions[0] - %" PRId64, s->first_value);
+        cJSON_AddStringToObject(l, "first", text);
+    } else {
+        cJSON_AddNumberToObject(l, "fill", s->fill);
+        cJSON_AddNumberToObject(l, "sub", s->sub);
+        cJSON_AddNumberToObject(l, "add", (double)s->add);
+    }
+}
+
+void cs_mask_shape_json(cJSON *o, const cs_mask_shape *sh, int64_t rows, int launch)
+{
+    const int64_t grid[2] = {rows, sh->split};
+    cJSON_AddStringToObject(o, "variant", sh->name);
+    cJSON_AddNumberToObject(o, "unroll", sh->pairs);
+    if (!launch)
+        return;
+    cJSON_AddNumberToObject(o, "warps", sh->warps);
+    cJSON_AddItemToObject(o, "grid", dims(grid, 2));
+    cJSON_AddNumberToObject(o, "block", sh->warps * 32);
+}
+
+void cs_mask_shape_text(const cs_mask_shape *sh, char *text, size_t n)
+{
+    snprintf(text, n, " (%s: %d pair%s, %d warp%s, %d segment%s)", sh->name, sh->pairs, sh->pairs > 1 ? "s" : "",
+             sh->warps, sh->warps > 1 ? "s" : "", sh->split, sh->split > 1 ? "s" : "");
+}
+
+static cJSON *oracle_json(const cs_scope *s)
+{
+    cJSON *o = cJSON_CreateObject();
+    char name[64];
+    if (s->kind == CS_MASK) { /* the grid depends on the variant the run keeps */
+        cJSON_AddStringToObject(o, "kernel", "cs_mask_kernel<pairs>");
+        cJSON_AddStringToObject(o, "scan", "the pad flags summed by warp ballots and popcounts, the warps' totals "
+                                           "through shared memory (one barrier; none in a one-warp CTA)");
+        cJSON *vs = cJSON_AddArrayToObject(o, "variants"); /* the run times each, keeps the fastest that passed */
+        cs_mask_shape sh;
+        for (int v = 0; v < CS_MASK_VARIANTS; v++)
+            if (cs_mask_variant(v, s->cols, &sh)) {
+                cJSON *one = cJSON_CreateObject();
+                cs_mask_shape_json(one, &sh, s->rows, 1);
+                cJSON_AddItemToArray(vs, one);
+            }
+        return o;
+    }
+    if (s->kind == CS_CONST) {
+        cJSON_AddStringToObject(o, "kernel", "cs_const_kernel");
+        cJSON_AddNumberToObject(o, "grid", (double)((s->rows * s->cols + 255) / 256));
+        cJSON_AddNumberToObject(o, "block", 256);
+        return o;
+    }
+    snprintf(name, sizeof name, "cs_packed_kernel<%d>", cs_scan_items(s->cols));
+    cJSON_AddStringToObject(o, "kernel", name);
+    cJSON_AddNumberToObject(o, "grid", (double)s->rows);
+    cJSON_AddNumberToObject(o, "block", CS_SCAN_THREADS);
+    cJSON_AddStringToObject(o, "scan", "cub::BlockScan<int> InclusiveSum, one row per CTA, blocked items per thread");
+    return o;
+}
+
+static const char *kind_note(cs_kind k)
+{
+    switch (k) {
+    case CS_MASK:
+        return "create_position_ids_from_input_ids: ids != pad, row cumsum, (i32(cumsum) + past) * mask + pad; the "
+               "capture's randint ids almost never hold the pad token, so both paths are checked on a right-padded "
+               "batch too (view.padded)";
+    case CS_PACKED:
+        return "find_packed_sequence_indices: the position ids come from iota in the graph, every difference is 1, so "
+               "the scope's cumsum is all zeros whatever the batch; both paths still build and scan the flags";
+    default:
+        return "the attention mask is full(1.0) in the graph: Inductor folds the f32 scan into one pointwise kernel "
+               "((j + 1) * fill), and so does the oracle; exact while the sums stay below 2^24";
+    }
+}
+
+cJSON *cs_config_json(const cs_scope *s, const ea_capture *c, const ea_capture_run *run)
+{
+    cJSON *o = cJSON_CreateObject(), *outs, *cur, *notes;
+    char text[256];
+    cJSON_AddStringToObject(o, "kind", cs_kind_name(s->kind));
+    cJSON_AddNumberToObject(o, "rows", (double)s->rows);
+    cJSON_AddNumberToObject(o, "cols", (double)s->cols);
+    literals(o, s);
+    outs = cJSON_AddArrayToObject(o, "outputs");
+    for (int i = 0; i < s->noutputs; i++) {
+        ea_tensor_format(&s->outputs[i], text, sizeof text);
+        cJSON_AddItemToArray(outs, cJSON_CreateString(text));
+    }
+    if (s->kind == CS_MASK) {
+        const cJSON *g = c->inputs[0].values.json;
+        char *gen = cJSON_PrintUnformatted(g);
+        snprintf(text, sizeof text, "token ids from the capture's generator %s", gen ? gen : "?");
+        cJSON_free(gen);
+        cJSON_AddStringToObject(o, "inputs", text);
+    } else {
+        cJSON_AddStringToObject(o, "inputs", "none: the graph builds its values");
+    }
+    snprintf(text, sizeof text, "captures/%s/capture.json", c->scope);
+    cJSON_AddStringToObject(o, "capture", text);
+    cJSON_AddStringToObject(o, "current_source", "inductor");
+    cur = cJSON_AddArrayToObject(o, "current");
+    for (int i = 0; i < run->nsteps; i++) {
+        const ea_capture_step *st = &run->steps[i];
+        cJSON *l = cJSON_CreateObject();
+        cJSON_AddStringToObject(l, "kernel", st->function);
+        cJSON_AddItemToObject(l, "grid", dims(st->grid, 3));
+        cJSON_AddItemToObject(l, "block", dims(st->block, 3));
+        cJSON_AddNumberToObject(l, "shared", (double)st->shared);
+        cJSON_AddItemToArray(cur, l);
+    }
+    cJSON_AddItemToObject(o, "oracle", oracle_json(s));
+    cJSON_AddNumberToObject(o, "floor_bytes", (double)cs_floor_bytes(s));
+    notes = cJSON_AddArrayToObject(o, "notes");
+    cJSON_AddItemToArray(notes, cJSON_CreateString(kind_note(s->kind)));
+    snprintf(text, sizeof text, "current: the capture's \"%s\" run (%d Triton launches), replayed on the scope's "
+             "buffers; floor: inputs read + outputs written", run->config, run->nsteps);
+    cJSON_AddItemToArray(notes, cJSON_CreateString(text));
+    return o;
+}

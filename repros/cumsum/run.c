@@ -1,0 +1,400 @@
+/* run.c: a position-id scope measured on the current GPU (contract in run.h). */
+#include "run.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include "path.h"
+#include "current.h"
+#include "gen.h"
+#include "kernels.h"
+#include "reference.h"
+#include "replay.h"
+#include "timer.h"
+
+enum { P_CURRENT, P_ORACLE };
+static const char *const path_names[] = {"current", "oracle"};
+
+typedef struct {
+    const cs_scope *s;
+    int path;
+    cs_current cur;
+    int64_t *ids;                   /* device: the token ids (CS_MASK) */
+    void *out[CS_MAX_OUTPUTS];      /* device: the scope's outputs, shared by both paths */
+    void *host[CS_MAX_OUTPUTS];     /* what a path wrote, copied back */
+    void *ref[CS_MAX_OUTPUTS];      /* the CPU reference on the inputs in ids */
+    cs_mask_shape shape;            /* CS_MASK: the oracle's launch variant */
+} dev;
+
+static int cuda_fail(ea_error *err, const cs_scope *s, const char *what, int rc)
+{
+    return ea_fail(err, "cumsum %s: %s: %s (%s)", s->alias, what, cudaGetErrorString((cudaError_t)rc),
+                   cudaGetErrorName((cudaError_t)rc));
+}
+
+static int oracle(const cs_scope *s, dev *d, void *stream)
+{
+    if (s->kind == CS_MASK)
+        return cs_oracle_mask(&d->shape, s->rows, s->cols, s->pad, s->past, s->offset, d->ids,
+                              s->mask_out ? d->out[0] : NULL, d->out[s->mask_out], stream);
+    if (s->kind == CS_PACKED)
+        return cs_oracle_packed(s->rows, s->cols, s->start, s->first_full ? s->first_value : s->start - s->first_value,
+                                s->step, d->out[0], d->out[1], stream);
+    return cs_oracle_const(s->rows, s->cols, (float)s->fill, (float)s->sub, s->add, d->out[0], stream);
+}
+
+static int enqueue(void *ctx, void *stream, ea_error *err)
+{
+    dev *d = ctx;
+    if (d->path == P_CURRENT)
+        return cs_current_enqueue(&d->cur, stream, err);
+    int rc = oracle(d->s, d, stream);
+    return rc ? cuda_fail(err, d->s, "oracle launch", rc) : 0;
+}
+
+static int poison(dev *d, ea_error *err)
+{
+    for (int i = 0; i < d->s->noutputs; i++) {
+        int rc = (int)cudaMemset(d->out[i], 0xFF, (size_t)cs_output_bytes(d->s, i));
+        if (rc)
+            return cuda_fail(err, d->s, "poison an output", rc);
+    }
+    return 0;
+}
+
+/* Copies every output back and compares it with d->ref: counts add up, errors take the worst output. */
+static int judge_outputs(dev *d, ea_check *c, ea_error *err)
+{
+    memset(c, 0, sizeof *c);
+    for (int i = 0; i < d->s->noutputs; i++) {
+        ea_check one;
+        int rc = (int)cudaMemcpy(d->host[i], d->out[i], (size_t)cs_output_bytes(d->s, i), cudaMemcpyDeviceToHost);
+        if (rc)
+            return cuda_fail(err, d->s, "copy an output back", rc);
+        cs_compare(d->s, i, d->host[i], d->ref[i], &one);
+        c->unwritten += one.unwritten;
+        c->mismatched += one.mismatched;
+        c->n += one.n;
+        c->max_abs = fmax(c->max_abs, one.max_abs);
+        c->rel_l2 = fmax(c->rel_l2, one.rel_l2);
+    }
+    return 0;
+}
+
+/* 1 when every output copied back hashes to the capture's checksum. */
+static int checksums_match(const dev *d, const ea_capture *c)
+{
+    for (int i = 0; i < d->s->noutputs; i++)
+        if (ea_checksum(&d->s->outputs[i], d->host[i]) != c->outputs[i].checksum)
+            return 0;
+    return 1;
+}
+
+/* One checked call of the current path: poison, run, copy back, compare. */
+static int checked_call(dev *d, int path, ea_check *c, ea_error *err)
+{
+    d->path = path;
+    if (poison(d, err) || enqueue(d, NULL, err))
+        return -1;
+    int rc = (int)cudaDeviceSynchronize();
+    return rc ? cuda_fail(err, d->s, "run", rc) : judge_outputs(d, c, err);
+}
+
+/* Poison, one call under CUPTI, check, time, check again; *sums: the checksums matched the capture's. */
+static cJSON *run_path(dev *d, int path, const ea_capture *c, const ea_run_opts *o, int *sums, ea_error *err)
+{
+    char why[128];
+    ea_path_recorder rec;
+    ea_timing t = {0};
+    ea_check first, again;
+    d->path = path;
+    if (poison(d, err))
+        return NULL;
+    ea_path_record_begin(&rec);
+    int rc = enqueue(d, NULL, err) ? -1 : (int)cudaDeviceSynchronize();
+    ea_path_record_end(&rec);
+    if (rc || judge_outputs(d, &first, err)) {
+        if (rc > 0)
+            cuda_fail(err, d->s, "run", rc);
+        return ea_kernel_list_free(&rec.kernels), NULL;
+    }
+    *sums = checksums_match(d, c);
+    if (ea_time_graph(enqueue, d, NULL, &t, err) || judge_outputs(d, &again, err))
+        return ea_kernel_list_free(&rec.kernels), ea_timing_free(&t), NULL;
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "name", path_names[path]);
+    cJSON_AddStringToObject(j, "mode", "faithful");
+    ea_path_record_json(j, &rec);
+    cJSON_AddItemToObject(j, "time", ea_path_time_json(&t));
+    ea_path_check_json(j, "check", &first);
+    ea_path_check_json(j, "check_after_timing", &again);
+    ea_path_judge(j, -1, 1, 0, why, sizeof why);
+    if (o->log) {
+        char shape[96] = "";
+        if (path == P_ORACLE && d->s->kind == CS_MASK)
+            cs_mask_shape_text(&d->shape, shape, sizeof shape);
+        fprintf(o->log, "cumsum %s %s: %s%s %.3f us per call, %" PRId64 " mismatched\n", d->s->alias, d->s->scope_id,
+                path_names[path], shape, t.per_call_us.median, first.mismatched + first.unwritten);
+    }
+    ea_timing_free(&t);
+    return j;
+}
+
+static void dev_free(dev *d)
+{
+    cs_current_free(&d->cur);
+    cudaFree(d->ids);
+    for (int i = 0; i < CS_MAX_OUTPUTS; i++) {
+        cudaFree(d->out[i]);
+        free(d->host[i]);
+        free(d->ref[i]);
+    }
+}
+
+static int prepare(dev *d, const cs_scope *s, const ea_capture *c, const ea_capture_run *run, const int64_t *ids,
+                   ea_error *err)
+{
+    void *bufs[1 + CS_MAX_OUTPUTS];
+    int rc = 0, k = 0;
+    memset(d, 0, sizeof *d);
+    d->s = s;
+    if (ids) {
+        size_t bytes = (size_t)(s->rows * s->cols * 8);
+        rc = (int)cudaMalloc((void **)&d->ids, bytes);
+        if (!rc)
+            rc = (int)cudaMemcpy(d->ids, ids, bytes, cudaMemcpyHostToDevice);
+        bufs[k++] = d->ids;
+    }
+    for (int i = 0; i < s->noutputs && !rc; i++) {
+        size_t bytes = (size_t)cs_output_bytes(s, i);
+        rc = (int)cudaMalloc(&d->out[i], bytes);
+        d->host[i] = malloc(bytes);
+        d->ref[i] = malloc(bytes);
+        if (!rc && (!d->host[i] || !d->ref[i]))
+            return dev_free(d), ea_fail(err, "cumsum %s: out of memory", s->alias);
+        bufs[k++] = d->out[i];
+    }
+    if (rc)
+        return dev_free(d), cuda_fail(err, s, "allocate and upload the scope's buffers", rc);
+    if (cs_current_bind(&d->cur, c, run, bufs, err))
+        return dev_free(d), -1;
+    cs_reference(s, ids, d->ref);
+    return 0;
+}
+
+static void check_flag(cJSON *o, const char *key, int ok, int *all)
+{
+    cJSON_AddBoolToObject(o, key, ok);
+    *all &= ok;
+}
+
+static int same_shape(const cs_mask_shape *a, const cs_mask_shape *b)
+{
+    return a->pairs == b->pairs && a->warps == b->warps && a->split == b->split;
+}
+
+/* The oracle's variants other than the kept one, one checked call each: 1 when all are exact, -1 broke. */
+static int other_variants_exact(dev *d, int *checked, ea_error *err)
+{
+    const cs_mask_shape kept = d->shape;
+    int exact = 1;
+    for (int v = 0; v < CS_MASK_VARIANTS; v++) {
+        ea_check c;
+        if (!cs_mask_variant(v, d->s->cols, &d->shape) || same_shape(&d->shape, &kept))
+            continue;
+        if (checked_call(d, P_ORACLE, &c, err))
+            return d->shape = kept, -1;
+        exact &= c.unwritten == 0 && c.mismatched == 0;
+        ++*checked;
+    }
+    d->shape = kept;
+    return exact;
+}
+
+/* Both paths once more on a right-padded batch (CS_MASK), against its own reference: the oracle's
+ * record is its kept variant's, its flag covers every variant. */
+static int padded(dev *d, const int64_t *ids, cJSON *view, int *ok, ea_error *err)
+{
+    const cs_scope *s = d->s;
+    size_t bytes = (size_t)(s->rows * s->cols * 8);
+    int64_t *pad = malloc(bytes), *len = malloc((size_t)s->rows * sizeof *len), full = 0, padded_rows = 0;
+    if (!pad || !len)
+        return free(pad), free(len), ea_fail(err, "cumsum %s: out of memory", s->alias);
+    memcpy(pad, ids, bytes);
+    cs_pad_tails(s, CS_PAD_SEED, pad, len);
+    for (int64_t r = 0; r < s->rows; r++)
+        len[r] == s->cols ? full++ : padded_rows++;
+    cJSON *p = cJSON_AddObjectToObject(view, "padded");
+    char text[512];
+    snprintf(text, sizeof text, "the capture's ids, right-padded with the pad token %" PRId64 ": row 0 full, row r a "
+             "prefix of 1 + hash(%u, r) %% %" PRId64 " tokens (reference.h, cs_pad_tails)", s->pad, CS_PAD_SEED, s->cols);
+    cJSON_AddStringToObject(p, "generator", text);
+    cJSON_AddNumberToObject(p, "rows_full", (double)full);
+    cJSON_AddNumberToObject(p, "rows_padded", (double)padded_rows);
+    int rc = (int)cudaMemcpy(d->ids, pad, bytes, cudaMemcpyHostToDevice);
+    if (rc) {
+        free(pad), free(len);
+        return cuda_fail(err, s, "upload the padded batch", rc);
+    }
+    cs_reference(s, pad, d->ref);
+    free(pad);
+    free(len);
+    for (int path = P_CURRENT; path <= P_ORACLE; path++) {
+        ea_check c;
+        int checked = 1, others = 1;
+        if (checked_call(d, path, &c, err) || (path == P_ORACLE && (others = other_variants_exact(d, &checked, err)) < 0))
+            return -1;
+        ea_path_check_json(p, path_names[path], &c);
+        char key[32];
+        snprintf(key, sizeof key, "%s_exact", path_names[path]);
+        check_flag(p, key, c.unwritten == 0 && c.mismatched == 0 && others, ok);
+        if (path == P_ORACLE)
+            cJSON_AddNumberToObject(p, "oracle_variants_checked", checked);
+    }
+    return 0;
+}
+
+/* The capture replayed by src/replay.c on its own inputs: checksums and time, a second witness. */
+static int replay_witness(const ea_capture *c, const ea_capture_run *run, cJSON *view, int *ok, ea_error *err)
+{
+    ea_replay_result res;
+    if (ea_replay_run(c, run, NULL, &res, err))
+        return ea_replay_result_free(&res), -1;
+    cJSON *r = cJSON_AddObjectToObject(view, "replay");
+    cJSON_AddNumberToObject(r, "outputs", res.outputs);
+    cJSON_AddNumberToObject(r, "outputs_matching", res.outputs_matching);
+    if (res.first_mismatch[0])
+        cJSON_AddStringToObject(r, "first_mismatch", res.first_mismatch);
+    cJSON_AddBoolToObject(r, "kernels_match", res.kernels_match);
+    if (res.timing.samples_us)
+        cJSON_AddNumberToObject(r, "median_us", res.timing.per_call_us.median);
+    cJSON_AddNumberToObject(r, "torch_compiled_us", res.torch_compiled_us);
+    *ok &= res.outputs_matching == res.outputs;
+    ea_replay_result_free(&res);
+    return 0;
+}
+
+const char *cs_verdict(double current_us, double oracle_us)
+{
+    static char text[64];
+    if (!(current_us > 0) || !(oracle_us > 0))
+        return NULL;
+    if (current_us / oracle_us <= CS_HEADROOM_RATIO)
+        return "measured, no material headroom";
+    snprintf(text, sizeof text, "headroom: %.2fx", current_us / oracle_us);
+    return text;
+}
+
+static double median_of(const cJSON *path)
+{
+    const cJSON *m = cJSON_GetObjectItem(cJSON_GetObjectItem(path, "time"), "median_us");
+    return cJSON_IsNumber(m) ? m->valuedouble : NAN;
+}
+
+/* The mask oracle at each launch variant that applies (cs_mask_variant), each run and checked in full
+ * by run_path; the fastest of those that passed is kept in d->shape and returned (a failed one only when
+ * none passed, so the failure shows), every variant listed in its "candidates". *sums: every variant's
+ * outputs hashed to the capture's checksums; *ok takes every variant's checks. NULL when a run broke. */
+static cJSON *tuned_mask(dev *d, const ea_capture *c, const ea_run_opts *o, int *sums, int *ok, ea_error *err)
+{
+    cJSON *best = NULL, *cands = cJSON_CreateArray();
+    cs_mask_shape kept = {0};
+    int best_passed = 0;
+    *sums = 1;
+    for (int v = 0; v < CS_MASK_VARIANTS; v++) {
+        int sum = 0;
+        if (!cs_mask_variant(v, d->s->cols, &d->shape))
+            continue;
+        cJSON *j = run_path(d, P_ORACLE, c, o, &sum, err);
+        if (!j)
+            return cJSON_Delete(best), cJSON_Delete(cands), NULL;
+        int passed = cJSON_IsTrue(cJSON_GetObjectItem(j, "passed")) && sum;
+        *sums &= sum;
+        *ok &= passed;
+        cs_mask_shape_json(j, &d->shape, d->s->rows, 0);
+        cJSON *cand = cJSON_CreateObject();
+        cs_mask_shape_json(cand, &d->shape, d->s->rows, 1);
+        cJSON_AddNumberToObject(cand, "median_us", median_of(j));
+        cJSON_AddBoolToObject(cand, "passed", passed);
+        if (!passed)
+            cJSON_AddStringToObject(cand, "failure", sum ? "its check or check_after_timing failed"
+                                                         : "its outputs do not hash to the capture's checksums");
+        cJSON_AddItemToArray(cands, cand);
+        if (!best || (passed && (!best_passed || median_of(j) < median_of(best)))) {
+            cJSON_Delete(best);
+            best = j;
+            best_passed = passed;
+            kept = d->shape;
+        } else {
+            cJSON_Delete(j);
+        }
+    }
+    if (!best) /* cs_mask_variant: at least one applies to any width the scope can have */
+        return cJSON_Delete(cands), ea_fail(err, "cumsum %s: no mask oracle variant applies to %" PRId64 " columns",
+                                            d->s->alias, d->s->cols), NULL;
+    d->shape = kept;
+    cJSON_AddItemToObject(best, "candidates", cands);
+    if (o->log) {
+        char text[96];
+        cs_mask_shape_text(&kept, text, sizeof text);
+        fprintf(o->log, "cumsum %s: the mask oracle keeps%s: %.3f us per call%s\n", d->s->alias, text, median_of(best),
+                best_passed ? "" : ", though no variant passed");
+    }
+    return best;
+}
+
+cJSON *cs_measure(const cs_scope *s, const ea_capture *c, const ea_capture_run *run, const ea_run_opts *o,
+                  ea_error *err)
+{
+    int64_t *ids = NULL;
+    dev d;
+    int ok = 1, sums[2] = {0, 0};
+    if (cs_inputs_make(s, c, &ids, err) || prepare(&d, s, c, run, ids, err))
+        return free(ids), NULL;
+    cJSON *res = cJSON_CreateObject(), *paths, *view, *sum, *pj[2] = {NULL, NULL};
+    cJSON_AddItemToObject(res, "config", cs_config_json(s, c, run));
+    paths = cJSON_AddArrayToObject(res, "paths");
+    view = cJSON_CreateObject();
+    sum = cJSON_AddObjectToObject(view, "capture_checksums");
+    /* the reference hashed like torch's outputs: the chain reference == torch holds on these inputs */
+    int ref_ok = 1;
+    for (int i = 0; i < s->noutputs; i++)
+        ref_ok &= ea_checksum(&s->outputs[i], d.ref[i]) == c->outputs[i].checksum;
+    check_flag(sum, "reference", ref_ok, &ok);
+    int broke = 0;
+    for (int path = P_CURRENT; path <= P_ORACLE && !broke; path++) {
+        pj[path] = path == P_ORACLE && s->kind == CS_MASK ? tuned_mask(&d, c, o, &sums[path], &ok, err)
+                                                          : run_path(&d, path, c, o, &sums[path], err);
+        broke = !pj[path];
+        if (!broke) {
+            cJSON_AddItemToArray(paths, pj[path]);
+            check_flag(sum, path_names[path], sums[path], &ok);
+            ok &= cJSON_IsTrue(cJSON_GetObjectItem(pj[path], "passed"));
+        }
+    }
+    if (!broke && s->kind == CS_MASK)
+        broke = padded(&d, ids, view, &ok, err);
+    if (!broke)
+        broke = replay_witness(c, run, view, &ok, err);
+    dev_free(&d);
+    free(ids);
+    if (broke) {
+        cJSON_Delete(view);
+        cJSON_Delete(res);
+        return NULL;
+    }
+    cJSON_AddBoolToObject(res, "passed", ok);
+    if (!ok)
+        cJSON_AddStringToObject(res, "failure", "a path, the padded batch, the reference's checksums or the capture "
+                                                "replay failed its check (see paths and view)");
+    const char *v = ok ? cs_verdict(median_of(pj[P_CURRENT]), median_of(pj[P_ORACLE])) : NULL;
+    if (v)
+        cJSON_AddStringToObject(res, "verdict", v);
+    cJSON_AddItemToObject(res, "view", view);
+    return res;
+}

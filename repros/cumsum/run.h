@@ -1,0 +1,40 @@
+/* run.h: one position-id scope measured on the current GPU, and its configuration block.
+ * Contract: cs_measure uploads the scope's inputs (the capture's generator), computes the CPU
+ * reference and checks it against the capture's output checksums (torch's own outputs), then runs
+ * the two paths, "current" (the captured Inductor launches, current.h) and "oracle" (kernels.h):
+ * each output poisoned with 0xFF, one call under CUPTI, every element compared with the reference,
+ * timed by ea_time_graph (warm cache, automatic calls per replay), compared again after timing.
+ * A CS_MASK oracle runs so at each launch variant that applies (cs_mask_variant) and keeps the fastest
+ * that passed, the others in its "candidates"; every variant must pass. A CS_MASK scope then reruns
+ * both paths (every oracle variant) on a padded batch (reference.h) against its reference.
+ * ea_replay_run replays the capture as `extern-audit replay` does, as a second witness of the
+ * current path (its checksums and time go to "view"). The verdict compares the medians:
+ * current / oracle <= CS_HEADROOM_RATIO is "measured, no material headroom", more is
+ * "headroom: <x>x"; no verdict unless both paths passed. Returns NULL only when the run broke. */
+#ifndef CS_RUN_H
+#define CS_RUN_H
+
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "kernels.h"
+#include "repro.h"
+#include "scope.h"
+
+/* Within 10% of the current path is no material headroom (issue 5). */
+#define CS_HEADROOM_RATIO 1.10
+
+cJSON *cs_measure(const cs_scope *s, const ea_capture *c, const ea_capture_run *run, const ea_run_opts *o,
+                  ea_error *err);
+/* Kind, shapes, the graph's literals, outputs, inputs, the captured launches and the oracle's. */
+cJSON *cs_config_json(const cs_scope *s, const ea_capture *c, const ea_capture_run *run);
+/* A mask oracle variant's "variant" (its name) and "unroll" (its pairs: 16-byte chunks a lane), the keys a
+ * tuned path has (docs/schema.md), added to o; launch: also "warps", "grid" [rows, split] and "block". */
+void cs_mask_shape_json(cJSON *o, const cs_mask_shape *sh, int64_t rows, int launch);
+/* " (row: 2 pairs, 8 warps, 1 segment)", for logs. */
+void cs_mask_shape_text(const cs_mask_shape *sh, char *text, size_t n);
+/* The verdict for two medians (us); NULL when either is not a positive number. Static storage. */
+const char *cs_verdict(double current_us, double oracle_us);
+
+#endif

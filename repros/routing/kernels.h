@@ -1,0 +1,59 @@
+/* kernels.h: the CUDA side of the routing repro, callable from C.
+ * Contract: every function enqueues its work on `stream` (a cudaStream_t; NULL: the legacy stream)
+ * without synchronising, so a call sequence can be captured into a CUDA graph, and returns the launch's
+ * cudaError_t as an int (0: success). Pointers are cudaMalloc'd device pointers; ids are int64 in
+ * [0, experts) (the point's value properties), counts and offsets int32.
+ * - current.cu: what torch 2.11 launches for the scope's two ATen fallbacks. aten.sort.stable on
+ *   129..4096 int64 keys (Sort.cpp sort_cuda_kernel -> should_use_small_sort -> Sort.cu
+ *   sortKeyValueInplace -> MediumRadixSort): fillSliceWithIndex (arange kernel, then a device copy into
+ *   the indices), values.copy_(self), then SortUtils.cuh radixSortKVInPlace: one CTA of sort_size / 32
+ *   threads, 32 items each, cub::BlockRadixSort<int64, block, 32, int64> over all 64 key bits, padded
+ *   with the largest key. aten.histc on int32 (SummaryOps.cu _histc_cuda_template): at::zeros (the fill
+ *   kernel), then kernelHistogram1D in SHARED memory mode (bins < 100): ceil(n / 512) blocks of 512,
+ *   bins * 4 + 8 bytes of dynamic shared memory, getBin in int64, shared then global atomics.
+ * - oracle.cu: rt_oracle_route, the whole scope in one CTA (stable counting sort: histogram, scan,
+ *   scatter; up to 4096 ids, 2 or more experts, its shared memory within RT_ORACLE_SHARED_MAX, else
+ *   cudaErrorInvalidValue), and rt_oracle_offsets, the narrow form (boundaries of the sorted ids). */
+#ifndef RT_KERNELS_H
+#define RT_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Launch shapes, shared with the plan (plan.c) so what it prints is what runs. */
+#define RT_ARANGE_THREADS 64     /* RangeFactories.cu: num_threads = 2 warps, one element each */
+#define RT_FILL_THREADS 128      /* CUDALoops.cuh: num_threads() */
+#define RT_FILL_ELEMS 4          /* ... and elements per thread of the unrolled tail path */
+#define RT_HIST_THREADS 512      /* CUDAApplyUtils.cuh: AT_APPLY_THREADS_PER_BLOCK */
+#define RT_HIST_SHARED_BINS 100  /* SummaryOps.cu: THRESH_NUMBER_BINS_FOR_MULTI_BLOCK_MEM */
+#define RT_SORT_ITEMS 32         /* Sort.cu MediumRadixSort: items per thread on CUDA */
+#define RT_ORACLE_THREADS 1024   /* the whole-scope oracle: one item per thread per round */
+#define RT_ORACLE_ROUNDS 4       /* ... so up to 4096 ids */
+#define RT_ORACLE_SHARED_MAX (48 * 1024) /* the default dynamic shared memory limit: no opt-in needed */
+#define RT_NARROW_THREADS 256    /* the narrow oracle: one boundary per thread */
+
+/* ATen's slice size for n keys (nextHighestPowerOf2, 256 and 512 sharing 1024's case); 0 outside 129..4096. */
+int rt_sort_size(int64_t n);
+/* The whole-scope oracle's dynamic shared memory: starts, the staged permutation, the per-expert table. */
+size_t rt_oracle_shared_bytes(int64_t experts);
+
+int rt_arange_i64(int64_t *out, int64_t n, void *stream);
+int rt_copy_d2d(void *dst, const void *src, size_t bytes, void *stream);
+int rt_aten_sort_kv(int64_t *keys, int64_t *values, int64_t n, void *stream);
+int rt_fill_zero_i32(int32_t *out, int64_t n, void *stream);
+int rt_aten_histc_i32(int32_t *out, const int32_t *in, int64_t n, int64_t bins, int64_t min, int64_t max,
+                      void *stream);
+
+int rt_oracle_route(const int64_t *ids, int64_t n, int64_t experts, int64_t *sorted, int64_t *perm, int32_t *offsets,
+                    void *stream);
+int rt_oracle_offsets(const int64_t *sorted, int64_t n, int64_t experts, int32_t *offsets, void *stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,132 @@
+/* plan.c: a routing configuration described without a GPU (contract in plan.h). */
+#include "plan.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kernels.h"
+
+int rt_plan_check(const rt_scope *s, ea_error *err)
+{
+    if (s->bins >= RT_HIST_SHARED_BINS)
+        return ea_fail(err, "%s %s: expected fewer than %d histc bins (ATen's SHARED histogram mode, the one the "
+                       "replica implements), got %" PRId64, s->file, s->path, RT_HIST_SHARED_BINS, s->bins);
+    if (rt_oracle_shared_bytes(s->experts) > RT_ORACLE_SHARED_MAX)
+        return ea_fail(err, "%s %s: expected the oracle's shared memory (staged permutation, per-expert table) "
+                       "within %d bytes, got %zu for %" PRId64 " experts", s->file, s->path, RT_ORACLE_SHARED_MAX,
+                       rt_oracle_shared_bytes(s->experts), s->experts);
+    return 0;
+}
+
+int64_t rt_floor_bytes(const rt_scope *s, rt_form f)
+{
+    /* whole: ids in, sorted ids and permutation out (int64 each), offsets out; narrow: sorted ids in */
+    return (f == RT_WHOLE ? 3 : 1) * s->n * 8 + s->experts * 4;
+}
+
+cJSON *rt_generator_json(const rt_scope *s, rt_dist d)
+{
+    cJSON *g = cJSON_CreateObject();
+    cJSON_AddStringToObject(g, "generator", d == RT_SKEWED ? "topk_ids_skewed" : "topk_ids");
+    cJSON_AddNumberToObject(g, "seed", RT_SEED);
+    cJSON_AddNumberToObject(g, "experts", (double)s->experts);
+    cJSON_AddNumberToObject(g, "k", (double)s->k);
+    return g;
+}
+
+static void launch(cJSON *arr, const char *kernel, int64_t grid, int64_t block, int64_t shared)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "kernel", kernel);
+    cJSON_AddNumberToObject(o, "grid", (double)grid);
+    cJSON_AddNumberToObject(o, "block", (double)block);
+    if (shared)
+        cJSON_AddNumberToObject(o, "shared_bytes", (double)shared);
+    cJSON_AddItemToArray(arr, o);
+}
+
+static void triton(cJSON *arr, const ea_capture_step *st)
+{
+    char name[320];
+    snprintf(name, sizeof name, "%s (captured cubin)", st->function);
+    launch(arr, name, st->grid[0] * st->grid[1] * st->grid[2], st->block[0] * st->block[1] * st->block[2], st->shared);
+}
+
+cJSON *rt_config_json(const rt_scope *s, const rt_capture *c, rt_form f, rt_dist d)
+{
+    cJSON *o = cJSON_CreateObject(), *cur, *orc, *notes, *h;
+    char text[320];
+    cJSON_AddStringToObject(o, "form", f == RT_WHOLE ? "whole scope: ids -> sorted ids, permutation, offsets"
+                                                     : "narrow: sorted ids -> offsets (the sort stays)");
+    cJSON_AddItemToObject(o, "distribution", rt_generator_json(s, d));
+    snprintf(text, sizeof text, "i64[%" PRId64 ", %" PRId64 "]", s->tokens, s->k);
+    cJSON_AddStringToObject(o, "ids", text);
+    cJSON_AddNumberToObject(o, "experts", (double)s->experts);
+    h = cJSON_AddObjectToObject(o, "histc");
+    cJSON_AddNumberToObject(h, "bins", (double)s->bins);
+    cJSON_AddNumberToObject(h, "min", (double)s->hmin);
+    cJSON_AddNumberToObject(h, "max", (double)s->hmax);
+    cJSON_AddStringToObject(o, "current_source", "inductor");
+    /* the capture timed the whole partition on topk_ids seed 0: only that configuration prices the same work */
+    cJSON_AddBoolToObject(o, "capture_comparable", f == RT_WHOLE && d == RT_UNIFORM);
+    snprintf(text, sizeof text, "%s run \"%s\"", c->cap.file, c->run->config);
+    cJSON_AddStringToObject(o, "capture", text);
+    cur = cJSON_AddArrayToObject(o, "current");
+    if (f == RT_WHOLE) {
+        int size = rt_sort_size(s->n);
+        launch(cur, "rt_aten::elementwise_kernel_with_index<int, ArangeOp> (arange: fillSliceWithIndex)",
+               (s->n + RT_ARANGE_THREADS - 1) / RT_ARANGE_THREADS, RT_ARANGE_THREADS, 0);
+        cJSON_AddItemToArray(cur, cJSON_CreateString("cudaMemcpyAsync device-to-device (indices.copy_(arange))"));
+        cJSON_AddItemToArray(cur, cJSON_CreateString("cudaMemcpyAsync device-to-device (values.copy_(self))"));
+        snprintf(text, sizeof text, "rt_aten::radixSortKVInPlace<-2, -1, %d, %d, long, long, unsigned int> "
+                 "(MediumRadixSort, sort size %d)", size / RT_SORT_ITEMS, RT_SORT_ITEMS, size);
+        launch(cur, text, 1, size / RT_SORT_ITEMS, 0);
+    }
+    triton(cur, c->convert);
+    launch(cur, "rt_aten::vectorized_elementwise_kernel<4, FillFunctor<int>> (at::zeros: histc's output)",
+           (s->bins + RT_FILL_THREADS * RT_FILL_ELEMS - 1) / (RT_FILL_THREADS * RT_FILL_ELEMS), RT_FILL_THREADS, 0);
+    launch(cur, "rt_aten::kernelHistogram1D<int, int, long, 1, 2, -1, SHARED> (histc)",
+           (s->n + RT_HIST_THREADS - 1) / RT_HIST_THREADS, RT_HIST_THREADS, s->bins * 4 + 8);
+    triton(cur, c->scan);
+    orc = cJSON_AddObjectToObject(o, "oracle");
+    if (f == RT_WHOLE) {
+        cJSON_AddStringToObject(orc, "kind", "one-CTA stable counting sort: warp ballot histogram, scan, staged scatter");
+        launch(cJSON_AddArrayToObject(orc, "launches"), "rt_oracle::route_kernel", 1, RT_ORACLE_THREADS,
+               (int64_t)rt_oracle_shared_bytes(s->experts));
+    } else {
+        cJSON_AddStringToObject(orc, "kind", "boundary search: each boundary of the sorted ids writes its offsets");
+        launch(cJSON_AddArrayToObject(orc, "launches"), "rt_oracle::offsets_kernel",
+               (s->n + 1 + RT_NARROW_THREADS - 1) / RT_NARROW_THREADS, RT_NARROW_THREADS, 0);
+    }
+    cJSON_AddStringToObject(o, "permutation_order",
+                            "ascending id, then ascending flat position (stable); torch's radixSortKVInPlace "
+                            "(cub::BlockRadixSort, a stable radix sort) gives the same order, so the permutation "
+                            "is checked bit-exact");
+    cJSON_AddNumberToObject(o, "floor_bytes", (double)rt_floor_bytes(s, f));
+    notes = cJSON_AddArrayToObject(o, "notes");
+    snprintf(text, sizeof text, "aten.sort.stable(stable=False) on %" PRId64 " int64 ids: should_use_small_sort "
+             "(n <= 4096) sends it to sortKeyValueInplace's MediumRadixSort, one CTA, not SortImpl.cu's segmented "
+             "CUB sort", s->n);
+    cJSON_AddItemToArray(notes, cJSON_CreateString(text));
+    cJSON_AddItemToArray(notes, cJSON_CreateString(
+        d == RT_UNIFORM ? "the capture's own input (topk_ids seed 0): outputs also checked against its checksums"
+                        : "topk_ids_skewed has no capture: checked against the CPU reference only"));
+    if (f == RT_NARROW)
+        cJSON_AddItemToArray(notes, cJSON_CreateString("current starts from the sorted ids: convert, histc "
+                                                       "(zeros + kernel), scan; the sort is outside this form"));
+    return o;
+}
+
+cJSON *rt_header(const rt_scope *s, const char *family)
+{
+    cJSON *o = cJSON_CreateObject(), *ids;
+    cJSON_AddStringToObject(o, "family", family);
+    cJSON_AddStringToObject(o, "point", s->point);
+    cJSON_AddStringToObject(o, "alias", s->alias);
+    cJSON_AddNumberToObject(o, "occurrences", (double)s->occurrences);
+    ids = cJSON_AddArrayToObject(o, "scope_ids");
+    for (int g = 0; g < s->ngroups; g++)
+        cJSON_AddItemToArray(ids, cJSON_CreateString(s->scope_ids[g]));
+    return o;
+}

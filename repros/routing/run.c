@@ -1,0 +1,351 @@
+/* run.c: one routing configuration measured on the current GPU (contract in run.h). The captured Triton
+ * steps are bound and launched by replay.h's binder; the path pieces of a result (check and kernels
+ * JSON, the pass rules) are index_add's (its run.h), shared, not copied. */
+#include "run.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include "path.h"
+#include "cupti.h"
+#include "gen.h"
+#include "kernels.h"
+#include "reference.h"
+#include "replay.h"
+#include "timer.h"
+
+enum { P_CURRENT, P_ORACLE };
+#define MAX_SLOTS 8
+
+typedef struct {
+    const char *name;
+    void *ptr;
+} slot;
+
+typedef struct {
+    const rt_scope *s;
+    const rt_capture *c;
+    rt_form form;
+    rt_dist dist;
+    int path;
+    int64_t *ids, *sorted, *perm, *range, *sorted_in;
+    int32_t *offsets;
+    slot slots[MAX_SLOTS]; /* the capture's buffer names -> device memory */
+    int nslots;
+    void *run_buffers[MAX_SLOTS];
+    ea_replay_launch convert, scan; /* the capture's Triton steps bound to these buffers */
+} dev;
+
+typedef struct {
+    int64_t *ids, *sorted, *perm;
+    int32_t *offsets;
+} host_set;
+
+static int cuda_fail(ea_error *err, const char *what, int rc)
+{
+    return ea_fail(err, "routing: %s: %s (%s)", what, cudaGetErrorString((cudaError_t)rc),
+                   cudaGetErrorName((cudaError_t)rc));
+}
+
+static void *slot_ptr(void *ctx, const char *name)
+{
+    const dev *d = ctx;
+    for (int i = 0; i < d->nslots; i++)
+        if (!strcmp(d->slots[i].name, name))
+            return d->slots[i].ptr;
+    return NULL;
+}
+
+/* One call of the path, capturable. */
+static int enqueue(void *ctx, void *stream, ea_error *err)
+{
+    dev *d = ctx;
+    const rt_scope *s = d->s;
+    int rc;
+    if (d->path == P_ORACLE) {
+        rc = d->form == RT_WHOLE ? rt_oracle_route(d->ids, s->n, s->experts, d->sorted, d->perm, d->offsets, stream)
+                                 : rt_oracle_offsets(d->sorted_in, s->n, s->experts, d->offsets, stream);
+        return rc ? cuda_fail(err, "oracle launch", rc) : 0;
+    }
+    size_t bytes = (size_t)s->n * 8;
+    if (d->form == RT_WHOLE && ((rc = rt_arange_i64(d->range, s->n, stream)) ||
+                                (rc = rt_copy_d2d(d->perm, d->range, bytes, stream)) ||
+                                (rc = rt_copy_d2d(d->sorted, d->ids, bytes, stream)) ||
+                                (rc = rt_aten_sort_kv(d->sorted, d->perm, s->n, stream))))
+        return cuda_fail(err, "aten.sort replica", rc);
+    if (ea_replay_launch_enqueue(&d->convert, stream, err))
+        return -1;
+    if ((rc = rt_fill_zero_i32(d->offsets, s->bins, stream)) ||
+        (rc = rt_aten_histc_i32(d->offsets, slot_ptr(d, d->c->convert->args[1].buffer), s->n, s->bins, s->hmin,
+                                s->hmax, stream)))
+        return cuda_fail(err, "aten.histc replica", rc);
+    return ea_replay_launch_enqueue(&d->scan, stream, err);
+}
+
+static void *dev_alloc(size_t bytes, const void *host, int *rc)
+{
+    void *p = NULL;
+    if (*rc == 0)
+        *rc = (int)cudaMalloc(&p, bytes ? bytes : 16);
+    if (*rc == 0 && host)
+        *rc = (int)cudaMemcpy(p, host, bytes, cudaMemcpyHostToDevice);
+    return p;
+}
+
+static void dev_free(dev *d)
+{
+    void *all[] = {d->ids, d->sorted, d->perm, d->range, d->sorted_in, d->offsets};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        cudaFree(all[i]);
+    for (int i = 0; i < d->c->run->nbuffers && i < MAX_SLOTS; i++)
+        cudaFree(d->run_buffers[i]);
+    ea_replay_launch_free(&d->convert);
+    ea_replay_launch_free(&d->scan);
+}
+
+static int prepare(dev *d, const rt_scope *s, const rt_capture *c, rt_form f, const host_set *in, ea_error *err)
+{
+    memset(d, 0, sizeof *d);
+    d->s = s, d->c = c, d->form = f;
+    size_t bytes = (size_t)s->n * 8;
+    int rc = 0;
+    if (c->run->nbuffers > MAX_SLOTS - 4)
+        return ea_fail(err, "%s: expected at most %d run buffers, got %d", c->cap.file, MAX_SLOTS - 4,
+                       c->run->nbuffers);
+    d->offsets = dev_alloc((size_t)s->experts * 4, NULL, &rc);
+    if (f == RT_WHOLE) {
+        d->ids = dev_alloc(bytes, in->ids, &rc);
+        d->sorted = dev_alloc(bytes, NULL, &rc);
+        d->perm = dev_alloc(bytes, NULL, &rc);
+        d->range = dev_alloc(bytes, NULL, &rc);
+        d->slots[d->nslots++] = (slot){c->cap.inputs[0].name, d->ids};
+        d->slots[d->nslots++] = (slot){c->cap.outputs[0].name, d->sorted};
+        d->slots[d->nslots++] = (slot){c->cap.outputs[1].name, d->perm};
+    } else { /* the sorted ids are the input: the capture's out0, as the convert reads them */
+        d->sorted_in = dev_alloc(bytes, in->sorted, &rc);
+        d->slots[d->nslots++] = (slot){c->cap.outputs[0].name, d->sorted_in};
+    }
+    d->slots[d->nslots++] = (slot){c->cap.outputs[2].name, d->offsets};
+    for (int i = 0; i < c->run->nbuffers; i++) {
+        d->run_buffers[i] = dev_alloc((size_t)c->run->buffers[i].bytes, NULL, &rc);
+        d->slots[d->nslots++] = (slot){c->run->buffers[i].name, d->run_buffers[i]};
+    }
+    if (rc) {
+        dev_free(d);
+        return cuda_fail(err, "allocate and upload the scope's buffers", rc);
+    }
+    /* the capture's out1 (permutation) and in0 have no memory in the narrow form: neither step names them */
+    if (ea_replay_bind_step(&c->cap, c->convert, slot_ptr, d, &d->convert, err) ||
+        ea_replay_bind_step(&c->cap, c->scan, slot_ptr, d, &d->scan, err)) {
+        dev_free(d);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- checks ---- */
+
+static int poison(dev *d, ea_error *err)
+{
+    size_t bytes = (size_t)d->s->n * 8;
+    int rc = (int)cudaMemset(d->offsets, 0xFF, (size_t)d->s->experts * 4);
+    if (!rc && d->form == RT_WHOLE && !(rc = (int)cudaMemset(d->sorted, 0xFF, bytes)))
+        rc = (int)cudaMemset(d->perm, 0xFF, bytes);
+    return rc ? cuda_fail(err, "poison the outputs", rc) : 0;
+}
+
+static int copy_back(dev *d, host_set *out, ea_error *err)
+{
+    size_t bytes = (size_t)d->s->n * 8;
+    int rc = (int)cudaMemcpy(out->offsets, d->offsets, (size_t)d->s->experts * 4, cudaMemcpyDeviceToHost);
+    if (!rc && d->form == RT_WHOLE && !(rc = (int)cudaMemcpy(out->sorted, d->sorted, bytes, cudaMemcpyDeviceToHost)))
+        rc = (int)cudaMemcpy(out->perm, d->perm, bytes, cudaMemcpyDeviceToHost);
+    return rc ? cuda_fail(err, "copy the outputs back", rc) : 0;
+}
+
+/* One output against the reference: poison (all bits set, -1 in these integer types) is unwritten. */
+static void compare(const void *got, const void *want, int64_t n, int wide, ea_check *c, double *num, double *den)
+{
+    for (int64_t i = 0; i < n; i++) {
+        int64_t g = wide ? ((const int64_t *)got)[i] : ((const int32_t *)got)[i];
+        int64_t w = wide ? ((const int64_t *)want)[i] : ((const int32_t *)want)[i];
+        c->n++;
+        if (g == -1 && w != -1) {
+            c->unwritten++;
+            continue;
+        }
+        double diff = fabs((double)g - (double)w);
+        c->mismatched += g != w;
+        c->max_abs = diff > c->max_abs ? diff : c->max_abs;
+        *num += diff * diff;
+        *den += (double)w * (double)w;
+    }
+}
+
+static void check(const dev *d, const host_set *got, const host_set *ref, ea_check *c)
+{
+    double num = 0, den = 0;
+    memset(c, 0, sizeof *c);
+    if (d->form == RT_WHOLE) {
+        compare(got->sorted, ref->sorted, d->s->n, 1, c, &num, &den);
+        compare(got->perm, ref->perm, d->s->n, 1, c, &num, &den);
+    }
+    compare(got->offsets, ref->offsets, d->s->experts, 0, c, &num, &den);
+    c->rel_l2 = den > 0 ? sqrt(num / den) : sqrt(num);
+}
+
+/* The capture's checksums of the outputs this form writes; 0 when all match, else -1 with why. */
+static int checksums(const dev *d, const host_set *got, cJSON *into, char *why, size_t len)
+{
+    const void *data[3] = {got->sorted, got->perm, got->offsets};
+    int rc = 0;
+    for (int i = d->form == RT_WHOLE ? 0 : 2; i < 3; i++) {
+        const ea_capture_tensor *t = &d->c->cap.outputs[i];
+        uint64_t sum = ea_checksum(&t->t, data[i]);
+        char hex[20];
+        snprintf(hex, sizeof hex, "%016" PRIx64, sum);
+        cJSON *o = cJSON_AddObjectToObject(into, t->name);
+        cJSON_AddStringToObject(o, "got", hex);
+        snprintf(hex, sizeof hex, "%016" PRIx64, t->checksum);
+        cJSON_AddStringToObject(o, "capture", hex);
+        cJSON_AddBoolToObject(o, "match", sum == t->checksum);
+        if (sum != t->checksum && rc == 0) {
+            snprintf(why, len, "%s differs from the capture's checksum", t->name);
+            rc = -1;
+        }
+    }
+    return rc;
+}
+
+
+/* Poison, one call under CUPTI, check, time, check again; the path's JSON, judged. NULL: broke. */
+static cJSON *run_path(dev *d, int path, const host_set *ref, host_set *host, cJSON *sums, const ea_run_opts *o,
+                       ea_error *err)
+{
+    char why[160] = "";
+    ea_path_recorder rec;
+    ea_timing t = {0};
+    ea_timer_config tc = {.calls_per_replay = (int)d->c->run->calls_per_replay}; /* as torch was timed */
+    ea_check first, again;
+    int rc;
+    d->path = path;
+    if (poison(d, err))
+        return NULL;
+    ea_path_record_begin(&rec);
+    rc = enqueue(d, NULL, err) ? -1 : (int)cudaDeviceSynchronize();
+    ea_path_record_end(&rec);
+    if (rc)
+        return (rc > 0 ? cuda_fail(err, "run", rc) : -1), ea_kernel_list_free(&rec.kernels), NULL;
+    if (copy_back(d, host, err))
+        return ea_kernel_list_free(&rec.kernels), NULL;
+    check(d, host, ref, &first);
+    int sums_ok = !sums || checksums(d, host, sums, why, sizeof why) == 0;
+    if (ea_time_graph(enqueue, d, &tc, &t, err) || copy_back(d, host, err))
+        return ea_kernel_list_free(&rec.kernels), ea_timing_free(&t), NULL;
+    check(d, host, ref, &again);
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "name", path == P_ORACLE ? "oracle" : "current");
+    cJSON_AddStringToObject(j, "mode", "faithful");
+    ea_path_record_json(j, &rec);
+    cJSON_AddItemToObject(j, "time", ea_path_time_json(&t));
+    ea_path_check_json(j, "check", &first);
+    ea_path_check_json(j, "check_after_timing", &again);
+    if (ea_path_judge(j, -1, 1, 0, why, sizeof why) && !sums_ok) { /* every element right, yet the checksum differs */
+        cJSON_ReplaceItemInObject(j, "passed", cJSON_CreateFalse());
+        cJSON_AddStringToObject(j, "failure", why);
+    }
+    if (o->log)
+        fprintf(o->log, "routing %s %s %s: %s %.2f us per call, %" PRId64 " mismatched, %" PRId64 " unwritten\n",
+                d->s->alias, d->form == RT_WHOLE ? "whole" : "narrow", d->dist == RT_UNIFORM ? "uniform" : "skewed",
+                path == P_ORACLE ? "oracle" : "current", t.per_call_us.median, first.mismatched, first.unwritten);
+    ea_timing_free(&t);
+    return j;
+}
+
+/* What the distribution looks like: the largest expert's share and the empty experts. */
+static cJSON *distribution_view(const rt_scope *s, const int32_t *offsets)
+{
+    int32_t top = 0, empty = 0;
+    for (int64_t e = 0; e < s->experts; e++) {
+        int32_t c = offsets[e] - (e ? offsets[e - 1] : 0);
+        top = c > top ? c : top;
+        empty += c == 0;
+    }
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "largest_expert_ids", top);
+    cJSON_AddNumberToObject(o, "largest_expert_share", (double)top / (double)s->n);
+    cJSON_AddNumberToObject(o, "empty_experts", empty);
+    return o;
+}
+
+static void host_free(host_set *h)
+{
+    free(h->ids), free(h->sorted), free(h->perm), free(h->offsets);
+}
+
+static int host_alloc(const rt_scope *s, host_set *h)
+{
+    size_t bytes = (size_t)s->n * 8;
+    h->sorted = malloc(bytes), h->perm = malloc(bytes), h->offsets = malloc((size_t)s->experts * 4);
+    return h->sorted && h->perm && h->offsets ? 0 : -1;
+}
+
+cJSON *rt_measure(const rt_scope *s, const rt_capture *c, rt_form f, rt_dist d, const char *family,
+                  const ea_run_opts *o, ea_error *err)
+{
+    host_set ref = {0}, host = {0};
+    dev dv;
+    if (host_alloc(s, &ref) || host_alloc(s, &host)) {
+        host_free(&ref), host_free(&host);
+        return ea_fail(err, "routing %s: out of host memory", s->alias), NULL;
+    }
+    if (rt_ids_make(s->tokens, s->k, s->experts, RT_SEED, d == RT_SKEWED, &ref.ids, err) ||
+        rt_reference(ref.ids, s->n, s->experts, ref.sorted, ref.perm, ref.offsets, err) ||
+        prepare(&dv, s, c, f, &ref, err)) {
+        host_free(&ref), host_free(&host);
+        return NULL;
+    }
+    dv.dist = d;
+    cJSON *res = rt_header(s, family), *paths, *view, *sums = NULL;
+    cJSON_AddItemToObject(res, "config", rt_config_json(s, c, f, d));
+    paths = cJSON_AddArrayToObject(res, "paths");
+    view = cJSON_CreateObject();
+    cJSON_AddItemToObject(view, "distribution", distribution_view(s, ref.offsets));
+    if (d == RT_UNIFORM)
+        sums = cJSON_AddObjectToObject(view, "capture_checksums");
+    int ok = 1, broke = 0;
+    for (int p = P_CURRENT; p <= P_ORACLE && !broke; p++) {
+        cJSON *one = sums ? cJSON_AddObjectToObject(sums, p == P_ORACLE ? "oracle" : "current") : NULL;
+        cJSON *j = run_path(&dv, p, &ref, &host, one, o, err);
+        if (!j) {
+            broke = 1;
+            break;
+        }
+        ok &= cJSON_IsTrue(cJSON_GetObjectItem(j, "passed"));
+        cJSON_AddItemToArray(paths, j);
+    }
+    if (!broke) {
+        if (f == RT_WHOLE) { /* the capture times the whole partition: context for the whole form only */
+            cJSON_AddNumberToObject(view, "torch_compiled_us", c->run->compiled.median_us);
+            cJSON_AddNumberToObject(view, "torch_eager_us", c->run->eager.median_us);
+        }
+        cJSON_AddBoolToObject(res, "passed", ok);
+        if (!ok)
+            cJSON_AddStringToObject(res, "failure", "a path failed its checks (see paths[].failure)");
+        cJSON_AddItemToObject(res, "view", view);
+    } else {
+        cJSON_Delete(view);
+    }
+    dev_free(&dv);
+    host_free(&ref), host_free(&host);
+    if (broke) {
+        cJSON_Delete(res);
+        return NULL;
+    }
+    return res;
+}

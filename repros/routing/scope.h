@@ -1,0 +1,65 @@
+/* scope.h: the gpt-oss routing scope of a golden point (issue 5), read from the point and its capture.
+ * Contract:
+ * - rt_scope_parse reads the point of golden/occurrences/histc.json (derived kind "sorted_topk_ids") or
+ *   cumsum.json (kind "histogram" of "sorted_topk_ids"): tokens, k, experts, and from every scope group's
+ *   nodes the sort (ascending), histc(bins, min, max) and cumsum(dtype=int32). What the repro needs is
+ *   checked: bins = experts, min = 0, max = experts - 1 (offsets are the experts' cumulative counts), ids
+ *   in range, 129..4096 ids (ATen's MediumRadixSort, the replica), the same arguments in every group.
+ *   Bad input fails with "<file> <JSON path>: expected ..., got ...".
+ * - rt_scope_capture finds the capture covering the point (golden/captures/<scope id>/ first, else the
+ *   first whose "covers" lists the point's first occurrence), checks its "default" run is
+ *   [aten sort, Triton convert, aten histc, Triton cumsum] on the scope's shapes, the Triton steps'
+ *   arguments inside their buffers (ea_replay_check_args), and fills the two Triton steps; messages
+ *   name capture.json and the JSON path. Host only.
+ * - rt_claims: 1 when a point's scope has an aten.histc or aten.sort node (the routing scope). */
+#ifndef RT_SCOPE_H
+#define RT_SCOPE_H
+
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "capture.h"
+#include "error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RT_MAX_GROUPS 8
+#define RT_SORT_MIN 129  /* ATen's sortKeyValueInplace takes MediumRadixSort above 128 ... */
+#define RT_SORT_MAX 4096 /* ... up to should_use_small_sort's 4096; beyond, a segmented CUB sort */
+
+typedef enum { RT_WHOLE, RT_NARROW } rt_form;     /* ids -> everything; sorted ids -> offsets */
+typedef enum { RT_UNIFORM, RT_SKEWED } rt_dist;   /* topk_ids (as captured), topk_ids_skewed */
+#define RT_SEED 0                                 /* both distributions, as the capture's input */
+
+typedef struct {
+    char file[512], path[64];       /* where the point was read, for messages */
+    char point[64], alias[32], op[32];
+    int64_t occurrences;
+    int ngroups;
+    char scope_ids[RT_MAX_GROUPS][96];
+    char first_occurrence[256];     /* finds the capture */
+    int64_t tokens, k, experts, n;  /* n = tokens * k ids */
+    int64_t bins, hmin, hmax;       /* histc's arguments */
+} rt_scope;
+
+/* The capture's run and the two Triton steps the current path replays. */
+typedef struct {
+    ea_capture cap;
+    const ea_capture_run *run;
+    const ea_capture_step *convert, *scan;
+    int run_index, convert_index, scan_index;  /* for messages and the plan */
+} rt_capture;
+
+int rt_scope_parse(const cJSON *point, const char *file, int index, rt_scope *s, ea_error *err);
+int rt_scope_capture(const rt_scope *s, rt_capture *c, ea_error *err);
+void rt_capture_free(rt_capture *c);
+int rt_claims(const cJSON *point);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

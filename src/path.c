@@ -1,0 +1,129 @@
+/* path.c: the measured path record (contract in path.h). */
+#include "path.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* 0 untried, 1 loaded, -1 unavailable: CUPTI is loaded once per process */
+static int cupti_state;
+static char cupti_missing[512];
+
+void ea_path_record_begin(ea_path_recorder *r)
+{
+    char where[512];
+    memset(r, 0, sizeof *r);
+    if (cupti_state == 0) {
+        ea_error e;
+        cupti_state = ea_cupti_load(where, sizeof where, &e) == 0 ? 1 : -1;
+        snprintf(cupti_missing, sizeof cupti_missing, "CUPTI unavailable: %.480s", cupti_state < 0 ? e.msg : "");
+    }
+    if (cupti_state < 0) {
+        snprintf(r->why.msg, sizeof r->why.msg, "%s", cupti_missing);
+        return;
+    }
+    r->recording = ea_cupti_begin(&r->why) == 0;
+}
+
+void ea_path_record_end(ea_path_recorder *r)
+{
+    if (r->recording && ea_cupti_end(&r->kernels, &r->why) != 0) { /* nothing recorded: why says so */
+        memset(&r->kernels, 0, sizeof r->kernels);
+        r->recording = 0;
+    }
+}
+
+/* "ia_aten::indexFuncLargeIndex<unsigned int, 2, 2, -2, false>" from CUPTI's mangled name. */
+extern char *__cxa_demangle(const char *mangled, char *buf, size_t *n, int *status);
+
+static char *kernel_name(const char *mangled)
+{
+    int status = -1;
+    char *d = __cxa_demangle(mangled, NULL, NULL, &status);
+    if (status != 0 || !d)
+        return strdup(mangled);
+    int depth = 0;
+    for (char *c = d; *c; c++) { /* drop the parameter list after the template arguments */
+        depth += (*c == '<') - (*c == '>');
+        if (*c == '(' && depth == 0) {
+            *c = '\0';
+            break;
+        }
+    }
+    return d;
+}
+
+void ea_path_kernels_json(cJSON *path, const ea_kernel_list *seen, const char *note)
+{
+    cJSON *arr = cJSON_AddArrayToObject(path, "kernels");
+    for (size_t i = 0; seen && i < seen->count; i++) {
+        char *name = kernel_name(seen->kernels[i].name);
+        cJSON_AddItemToArray(arr, cJSON_CreateString(name ? name : seen->kernels[i].name));
+        free(name);
+    }
+    if (!seen) /* the schema: an empty list always says why */
+        cJSON_AddStringToObject(path, "kernels_note", note && note[0] ? note : "CUPTI recorded nothing");
+}
+
+void ea_path_record_json(cJSON *path, ea_path_recorder *r)
+{
+    ea_path_kernels_json(path, r->recording ? &r->kernels : NULL, r->why.msg);
+    ea_kernel_list_free(&r->kernels);
+}
+
+void ea_path_check_json(cJSON *path, const char *key, const ea_check *c)
+{
+    cJSON *j = cJSON_AddObjectToObject(path, key);
+    cJSON_AddNumberToObject(j, "rel_l2", c->rel_l2);
+    cJSON_AddNumberToObject(j, "max_abs", c->max_abs);
+    cJSON_AddNumberToObject(j, "unwritten", (double)c->unwritten);
+    cJSON_AddNumberToObject(j, "nonfinite", (double)c->nonfinite);
+    cJSON_AddNumberToObject(j, "mismatched", (double)c->mismatched);
+}
+
+cJSON *ea_path_time_json(const ea_timing *t)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "median_us", t->per_call_us.median);
+    cJSON_AddNumberToObject(o, "q1_us", t->per_call_us.q1);
+    cJSON_AddNumberToObject(o, "q3_us", t->per_call_us.q3);
+    cJSON_AddNumberToObject(o, "iqr_us", t->per_call_us.iqr);
+    cJSON_AddNumberToObject(o, "samples", (double)t->per_call_us.count);
+    cJSON_AddNumberToObject(o, "calls_per_replay", t->calls_per_replay);
+    cJSON_AddStringToObject(o, "cache_policy", t->policy);
+    return o;
+}
+
+/* A check's count or error; NaN when absent, which fails every rule below. */
+static double check_value(const cJSON *check, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItem(check, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+int ea_path_judge(cJSON *path, double current_rel, int exact, int bound, char *why, size_t n)
+{
+    const cJSON *c = cJSON_GetObjectItem(path, "check"), *a = cJSON_GetObjectItem(path, "check_after_timing");
+    double rel = check_value(c, "rel_l2");
+    const char *fail = NULL;
+    for (int i = 0; i < 2 && !fail; i++) {
+        const cJSON *k = i ? a : c;
+        if (!(check_value(k, "unwritten") <= 0))
+            fail = i ? "elements unwritten after timing" : "elements left holding the poison (never written)";
+        else if (!(check_value(k, "nonfinite") <= 0))
+            fail = i ? "NaN or infinite elements after timing" : "NaN or infinite elements in the output";
+        else if (bound && !(check_value(k, "rel_l2") <= EA_MAX_REL_L2))
+            fail = "relative L2 error above 1e-2 (or not a number)";
+        else if (exact && !(check_value(k, "mismatched") <= 0))
+            fail = "differs from its exact CPU emulation";
+    }
+    if (!fail && current_rel >= 0 && !(rel <= current_rel))
+        fail = "less accurate than the current path";
+    cJSON_AddBoolToObject(path, "passed", !fail);
+    if (fail) {
+        cJSON_AddStringToObject(path, "failure", fail);
+        snprintf(why, n, "%s", fail);
+    }
+    return !fail;
+}

@@ -1,0 +1,57 @@
+/* path.h: one measured path of a scope (docs/schema.md "path"), the record every repro family writes.
+ * Contract:
+ * - ea_check: what a family's comparison of an output found; ea_path_check_json writes it under key.
+ * - ea_path_recorder: CUPTI around one checked call. begin loads CUPTI once per process and starts
+ *   recording; end stops it; ea_path_record_json writes what it saw through ea_path_kernels_json.
+ * - ea_path_kernels_json: the demangled kernel names (template arguments kept, parameter lists
+ *   dropped); seen NULL gives "kernels": [] and "kernels_note": note (or "CUPTI recorded nothing").
+ * - ea_path_time_json: ea_time_graph's per-call statistics and cache policy.
+ * - ea_path_judge adds "passed" (and "failure"): both checks with every element written and finite,
+ *   rel_l2 <= EA_MAX_REL_L2 when bound, no mismatch when exact, rel_l2 <= current_rel when
+ *   current_rel >= 0; every rule written so that a NaN or a missing number fails. Host-only. */
+#ifndef EA_PATH_H
+#define EA_PATH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "cupti.h"
+#include "error.h"
+#include "timer.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define EA_MAX_REL_L2 1e-2 /* relative L2 error against an fp64 reference, for floating scopes */
+
+typedef struct {
+    double rel_l2, max_abs;     /* over the written, finite elements */
+    int64_t unwritten;          /* still holding the poison: never written */
+    int64_t nonfinite;          /* written NaN or infinity */
+    int64_t mismatched, n;      /* against an exact reference or emulation */
+} ea_check;
+
+typedef struct {
+    int recording;
+    ea_kernel_list kernels;
+    ea_error why; /* when not recording */
+} ea_path_recorder;
+
+void ea_path_record_begin(ea_path_recorder *r);
+void ea_path_record_end(ea_path_recorder *r);
+/* Writes the recorder's kernels (or why there are none) into path and frees them. */
+void ea_path_record_json(cJSON *path, ea_path_recorder *r);
+void ea_path_kernels_json(cJSON *path, const ea_kernel_list *seen, const char *note);
+
+void ea_path_check_json(cJSON *path, const char *key, const ea_check *c);
+cJSON *ea_path_time_json(const ea_timing *t);
+int ea_path_judge(cJSON *path, double current_rel, int exact, int bound, char *why, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

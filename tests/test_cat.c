@@ -1,0 +1,475 @@
+/* The cat family on the CPU: every golden point parses and plans, the alias table matches the data, the
+ * block view against independent arithmetic, the checks against an independent fp64 computation on
+ * small shapes, the generated inputs against torch's cat checksum, and malformed points. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../repros/cat/cat.h"
+#include "gen.h"
+#include "json.h"
+
+#define CAT_FILE "golden/occurrences/cat.json"
+
+static cJSON *golden(void)
+{
+    ej_doc d;
+    ea_error err;
+    cr_assert_eq(ej_load(CAT_FILE, &d, &err), 0, "%s", err.msg);
+    return ej_doc_take_root(&d);
+}
+
+static const cJSON *point_by_alias(const cJSON *doc, const char *alias, int *index)
+{
+    const cJSON *p;
+    int i = 0;
+    cJSON_ArrayForEach(p, cJSON_GetObjectItem(doc, "points")) {
+        const char *a = cat_alias_of(cJSON_GetObjectItem(p, "point")->valuestring);
+        if (a && !strcmp(a, alias)) {
+            *index = i;
+            return p;
+        }
+        i++;
+    }
+    cr_assert_fail("no golden point %s", alias);
+    return NULL;
+}
+
+Test(cat, plan_every_golden_point_without_gpu)
+{
+    cJSON *doc = golden(), *p;
+    ea_error err;
+    int i = 0, infer = 0, train = 0, pooled = 0;
+    cJSON *view = cat_view(doc, &err);
+    cr_assert_not_null(view, "%s", err.msg);
+    cJSON_ArrayForEach(p, cJSON_GetObjectItem(doc, "points")) {
+        cat_scope s;
+        ea_capture cap;
+        cat_plan pl;
+        cr_assert_eq(cat_scope_parse(p, CAT_FILE, i, &s, &cap, &err), 0, "%s", err.msg);
+        cr_assert_eq(cat_plan_make(&s, 1, &pl, &err), 0, "%s", err.msg);
+        /* the alias table is the data's */
+        cr_assert_str_eq(cat_alias_of(s.point), s.alias);
+        cr_assert(s.k >= 9 && s.k <= 25 && (s.hw == 784 || s.hw == 196 || s.hw == 49), "%s", s.alias);
+        int64_t x = s.n * s.c * s.hw * 2;
+        if (s.train) {
+            cr_assert(s.n == 4 && pl.kind == CAT_ORACLE_CHANNEL && pl.grid_x == s.c, "%s", s.alias);
+            cr_assert_eq(s.out[CAT_O_CAT], 0);
+            cr_assert(fabs(s.momentum - 0.1) < 1e-12 && fabs(s.decay - 0.9) < 1e-12 && s.eps == 1e-5);
+        } else {
+            cr_assert(s.n == 64 && s.out[CAT_O_CAT] < 0, "%s", s.alias);
+            if (!s.pooled)
+                cr_assert(pl.kind == CAT_ORACLE_STREAM && pl.vec == 8, "%s: 16-byte accesses", s.alias);
+        }
+        int64_t y = s.pooled ? s.n * s.c * 2 : x;
+        cr_assert_eq(pl.floor_bytes, s.train ? 2 * x + y + 24 * s.c : x + y + 8 * s.c, "%s", s.alias);
+        cJSON *cfg = cat_config_json(&s, &pl, &cap, view);
+        cr_assert_str_eq(cJSON_GetObjectItem(cfg, "current_source")->valuestring, "inductor");
+        cr_assert_geq(cJSON_GetArraySize(cJSON_GetObjectItem(cfg, "current")), 2, "copies + BN at least");
+        cr_assert(strstr(cJSON_GetArrayItem(cJSON_GetObjectItem(cfg, "notes"), 0)->valuestring, "block "),
+                  "the block view is a note");
+        cJSON_Delete(cfg);
+        infer += !s.train, train += s.train, pooled += s.pooled;
+        ea_capture_free(&cap);
+        i++;
+    }
+    cr_assert(i == 62 && infer == 31 && train == 31 && pooled == 2, "%d points, %d infer, %d train, %d pooled", i,
+              infer, train, pooled);
+    /* the example: the 25-input 14x14 cat moves 51.4 MB */
+    cat_scope s;
+    ea_capture cap;
+    cat_plan pl;
+    int k;
+    const cJSON *pt = point_by_alias(doc, "densenet121-infer-14x14-k25", &k);
+    cr_assert_eq(cat_scope_parse(pt, CAT_FILE, k, &s, &cap, &err), 0, "%s", err.msg);
+    cr_assert_eq(cat_plan_make(&s, 2, &pl, &err), 0, "%s", err.msg);
+    cr_assert_eq(pl.floor_bytes, 51388416);
+    cr_assert(pl.grid_x == 49 && pl.grid_y == 64, "1024*196/8 vectors per row in CTAs of 512: %lld x %lld",
+              (long long)pl.grid_x, (long long)pl.grid_y);
+    ea_capture_free(&cap);
+    cJSON_Delete(view);
+    cJSON_Delete(doc);
+}
+
+/* Block 3 of DenseNet-121 at inference: cats of k = 9..25 inputs, 256 + 32 (k - 1) channels, 64 x 14 x 14. */
+Test(cat, block_view_against_independent_arithmetic)
+{
+    cJSON *doc = golden();
+    ea_error err;
+    cJSON *view = cat_view(doc, &err);
+    cr_assert_not_null(view, "%s", err.msg);
+    const cJSON *b = NULL, *x;
+    cJSON_ArrayForEach(x, cJSON_GetObjectItem(view, "blocks"))
+        if (!strcmp(cJSON_GetObjectItem(x, "block")->valuestring, "densenet121-infer-14x14"))
+            b = x;
+    cr_assert_not_null(b);
+    double copied = 0, fused = 0;
+    for (int k = 9; k <= 25; k++) {
+        double c = 256 + 32 * (k - 1), s = 64 * c * 196 * 2;
+        copied += s;
+        fused += 2 * s + 4 * c * 2;
+    }
+#define NUM(key) cJSON_GetObjectItem(b, key)->valuedouble
+    cr_assert(NUM("cats_over_cap") == 17 && NUM("k_min") == 9 && NUM("k_max") == 25);
+    cr_assert(NUM("in_channels") == 256 && NUM("growth") == 32 && cJSON_IsTrue(cJSON_GetObjectItem(b, "uniform")));
+    cr_assert_eq(NUM("cats_reading_first_conv_output"), 24, "the issue's 24 times in block 3");
+    cr_assert_eq(NUM("copies_of_first_conv_output"), 17);
+    cr_assert_eq(NUM("bytes_copied_into_cats"), copied);
+    cr_assert_eq(NUM("copy_traffic_bytes"), 2 * copied);
+    cr_assert_eq(NUM("fused_bytes"), fused);
+    cr_assert_eq(NUM("today_bytes"), fused + 2 * copied);
+    char line[1024];
+    cat_view_line(b, line, sizeof line);
+    cr_assert(strstr(line, "copied into 17 of them"), "%s", line);
+#undef NUM
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(view, "blocks")), 6, "3 blocks x 2 modes");
+    cJSON_Delete(view);
+    cJSON_Delete(doc);
+}
+
+/* A small scope built by hand: 3 inputs of 8, 4, 4 channels, N 2, H x W 3 x 3 (or 4 x 4). */
+typedef struct {
+    cat_scope s;
+    cat_inputs in;
+    uint16_t *cat, *y;
+    float *mean, *rstd, *rv;
+} small;
+
+static void small_make(small *m, int train, int pooled, int h)
+{
+    memset(m, 0, sizeof *m);
+    cat_scope *s = &m->s;
+    static const int64_t ch[3] = {8, 4, 4};
+    s->train = train, s->pooled = pooled, s->n = 2, s->h = s->w = h, s->hw = h * h, s->k = 3, s->eps = 1e-5;
+    s->bessel = (double)(s->n * s->hw) / (double)(s->n * s->hw - 1), s->momentum = 0.1, s->decay = 0.9;
+    snprintf(s->alias, sizeof s->alias, "small");
+    for (int i = 0; i < 3; i++) {
+        s->ch[i] = ch[i], s->c_off[i + 1] = s->c_off[i] + ch[i], s->in_x[i] = i;
+        int64_t n = s->n * ch[i] * s->hw;
+        uint16_t *x = malloc((size_t)n * 2);
+        for (int64_t e = 0; e < n; e++)
+            x[e] = ea_f32_to_bf16(ea_gen_uniform((uint64_t)i + 7, (uint64_t)e) * (i == 1 ? -1.0f : 1.0f));
+        m->in.data[m->in.n++] = x;
+    }
+    s->c = s->c_off[3];
+    for (int i = 0; i < CAT_NPARAMS; i++)
+        s->in_param[i] = -1;
+    for (int q = train ? 1 : 0; q < CAT_NPARAMS; q++) {
+        void *p = malloc((size_t)s->c * 4);
+        for (int64_t c = 0; c < s->c; c++) {
+            float v = ea_gen_uniform(100 + (uint64_t)q, (uint64_t)c);
+            if (train)
+                ((float *)p)[c] = v;
+            else
+                ((uint16_t *)p)[c] = ea_f32_to_bf16(v);
+        }
+        s->in_param[q] = m->in.n;
+        m->in.data[m->in.n++] = p;
+    }
+    for (int r = 0; r < CAT_NOUTS; r++)
+        s->out[r] = -1;
+    s->out[CAT_O_Y] = 0;
+    int64_t total = s->n * s->c * s->hw;
+    m->y = calloc((size_t)total, 2);
+    if (train) {
+        s->out[CAT_O_CAT] = 0, s->out[CAT_O_MEAN] = 1, s->out[CAT_O_RSTD] = 2, s->out[CAT_O_RV] = 3, s->out[CAT_O_Y] = 4;
+        m->cat = calloc((size_t)total, 2);
+        m->mean = calloc((size_t)s->c, 4), m->rstd = calloc((size_t)s->c, 4), m->rv = calloc((size_t)s->c, 4);
+    }
+}
+
+static float fparam(const small *m, int q, int64_t c)
+{
+    const void *p = m->in.data[m->s.in_param[q]];
+    if (m->s.train)
+        return ((const float *)p)[c];
+    uint32_t u = (uint32_t)((const uint16_t *)p)[c] << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+static double xat(const small *m, int64_t n, int64_t c, int64_t p)
+{
+    const cat_scope *s = &m->s;
+    int i = c >= s->c_off[2] ? 2 : c >= s->c_off[1] ? 1 : 0;
+    uint16_t b = ((const uint16_t *)m->in.data[i])[(n * s->ch[i] + c - s->c_off[i]) * s->hw + p];
+    uint32_t u = (uint32_t)b << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+/* The expected outputs, written straight from the definitions in fp64 and rounded once. */
+static void small_expect(small *m)
+{
+    const cat_scope *s = &m->s;
+    for (int64_t c = 0; c < s->c; c++) {
+        double mean, var;
+        if (s->train) {
+            double sum = 0, dev = 0, cnt = (double)(s->n * s->hw);
+            for (int64_t n = 0; n < s->n; n++)
+                for (int64_t p = 0; p < s->hw; p++)
+                    sum += xat(m, n, c, p);
+            mean = sum / cnt;
+            for (int64_t n = 0; n < s->n; n++)
+                for (int64_t p = 0; p < s->hw; p++)
+                    dev += (xat(m, n, c, p) - mean) * (xat(m, n, c, p) - mean);
+            var = dev / cnt;
+            m->mean[c] = (float)mean;
+            m->rstd[c] = (float)(1 / sqrt(var + s->eps));
+            m->rv[c] = (float)(var * cnt / (cnt - 1) * 0.1 + fparam(m, CAT_P_VAR, c) * 0.9);
+        } else {
+            mean = fparam(m, CAT_P_MEAN, c), var = fparam(m, CAT_P_VAR, c);
+        }
+        double w = fparam(m, CAT_P_WEIGHT, c), b = fparam(m, CAT_P_BIAS, c);
+        for (int64_t n = 0; n < s->n; n++) {
+            double acc = 0;
+            for (int64_t p = 0; p < s->hw; p++) {
+                double x = xat(m, n, c, p), y = fmax(0, (x - mean) / sqrt(var + s->eps) * w + b);
+                acc += y;
+                if (m->cat)
+                    m->cat[(n * s->c + c) * s->hw + p] = ea_f32_to_bf16((float)x);
+                if (!s->pooled)
+                    m->y[(n * s->c + c) * s->hw + p] = ea_f32_to_bf16((float)y);
+            }
+            if (s->pooled)
+                m->y[n * s->c + c] = ea_f32_to_bf16((float)(acc / (double)s->hw));
+        }
+    }
+}
+
+static void small_free(small *m)
+{
+    cat_inputs_free(&m->in);
+    free(m->cat), free(m->y), free(m->mean), free(m->rstd), free(m->rv);
+}
+
+static void small_outs(small *m, void *outs[CAT_NOUTS])
+{
+    outs[CAT_O_CAT] = m->cat, outs[CAT_O_MEAN] = m->mean, outs[CAT_O_RSTD] = m->rstd, outs[CAT_O_RV] = m->rv;
+    outs[CAT_O_Y] = m->y;
+}
+
+static void small_case(int train, int pooled, int h)
+{
+    small m;
+    small_make(&m, train, pooled, h);
+    small_expect(&m);
+    void *outs[CAT_NOUTS];
+    small_outs(&m, outs);
+    cat_check_result r;
+    cat_check(&m.s, &m.in, outs, &r);
+    cr_assert(r.mismatched == 0 && r.unwritten == 0 && r.nonfinite == 0,
+              "train %d pooled %d: %lld mismatched (cat %lld, y %lld, stats %lld)", train, pooled, (long long)r.mismatched,
+              (long long)r.cat_mismatched, (long long)r.y_outside, (long long)r.stats_outside);
+    cr_assert_leq(r.rel_l2, 0x1p-8, "bf16 output rounding bounds the error: %g", r.rel_l2);
+    cat_check_result e;
+    cat_emulate_current(&m.s, &m.in, &e, NULL);
+    cr_assert(e.mismatched == 0 && e.rel_l2 <= 0x1p-8, "Inductor's fp32 arithmetic is within tolerance: %g", e.rel_l2);
+    /* a y off by 3 bf16 ulps, a poisoned element, a wrong cat bit and a wrong statistic are each caught */
+    int64_t at = m.s.pooled ? 5 : 17;
+    uint16_t keep = m.y[at];
+    m.y[at] = m.y[at] ? (uint16_t)(m.y[at] + 3) : 0x3f80;
+    cat_check(&m.s, &m.in, outs, &r);
+    cr_assert_eq(r.y_outside, 1);
+    m.y[at] = 0xFFFF;
+    cat_check(&m.s, &m.in, outs, &r);
+    cr_assert(r.unwritten == 1 && r.mismatched == 0);
+    m.y[at] = keep;
+    if (train) {
+        m.cat[40] ^= 1;
+        m.rstd[3] *= 1.001f;
+        cat_check(&m.s, &m.in, outs, &r);
+        cr_assert(r.cat_mismatched == 1 && r.stats_outside == 1 && r.mismatched == 2);
+    }
+    small_free(&m);
+}
+
+Test(cat, checks_on_small_shapes)
+{
+    small_case(0, 0, 3);
+    small_case(0, 1, 3);
+    small_case(1, 0, 4);
+    small_case(1, 1, 3);
+}
+
+/* The C inputs are torch's: the cat built from them on the CPU has the capture's checksum. */
+Test(cat, generated_inputs_give_torchs_cat)
+{
+    cJSON *doc = golden();
+    int k;
+    const cJSON *pt = point_by_alias(doc, "densenet121-train-14x14-k9", &k);
+    cat_scope s;
+    ea_capture cap;
+    cat_inputs in;
+    ea_error err;
+    cr_assert_eq(cat_scope_parse(pt, CAT_FILE, k, &s, &cap, &err), 0, "%s", err.msg);
+    cr_assert_eq(cat_inputs_make(&s, &cap, &in, &err), 0, "%s", err.msg);
+    uint16_t *cat = malloc((size_t)cat_output_bytes(&cap, s.out[CAT_O_CAT]));
+    for (int64_t n = 0; n < s.n; n++)
+        for (int i = 0; i < s.k; i++)
+            memcpy(cat + (n * s.c + s.c_off[i]) * s.hw,
+                   (const uint16_t *)in.data[s.in_x[i]] + n * s.ch[i] * s.hw, (size_t)(s.ch[i] * s.hw * 2));
+    const ea_capture_tensor *t = &cap.outputs[s.out[CAT_O_CAT]];
+    cr_assert_eq(ea_checksum(&t->t, cat), t->checksum, "the cat of the generated inputs is torch's");
+    void *outs[CAT_NOUTS] = {cat, NULL, NULL, NULL, NULL};
+    cat_check_result r;
+    uint16_t *y = malloc((size_t)cat_output_bytes(&cap, s.out[CAT_O_Y]));
+    memset(y, 0xFF, (size_t)cat_output_bytes(&cap, s.out[CAT_O_Y]));
+    outs[CAT_O_Y] = y;
+    cat_check(&s, &in, outs, &r);
+    cr_assert(r.cat_mismatched == 0 && r.unwritten == s.n * s.c * s.hw, "the cat matches, y is all poison");
+    free(y);
+    free(cat);
+    cat_inputs_free(&in);
+    ea_capture_free(&cap);
+    cJSON_Delete(doc);
+}
+
+static void expect_error(cJSON *pt, const char *file, const char *needle)
+{
+    cat_scope s;
+    ea_capture cap;
+    ea_error err = {{0}};
+    cr_assert_eq(cat_scope_parse(pt, file, 3, &s, &cap, &err), -1, "expected an error with %s", needle);
+    cr_assert(strstr(err.msg, needle), "message '%s' lacks '%s'", err.msg, needle);
+    cr_assert(strstr(err.msg, file), "message '%s' names the file", err.msg);
+}
+
+Test(cat, malformed_points_are_errors)
+{
+    cJSON *doc = golden();
+    int k;
+    const cJSON *orig = point_by_alias(doc, "densenet121-infer-7x7-k9", &k);
+    cJSON *pt = cJSON_Duplicate(orig, 1), *sig = cJSON_GetObjectItem(pt, "signature");
+    cJSON *out = cJSON_GetObjectItem(sig, "output"), *args = cJSON_GetObjectItem(sig, "args");
+    cJSON_ReplaceItemInObject(out, "dtype", cJSON_CreateString("f32"));
+    expect_error(pt, CAT_FILE, "$.points[3].signature.output.dtype: expected \"bf16\"");
+    cJSON_ReplaceItemInObject(out, "dtype", cJSON_CreateString("bf16"));
+    /* channels-last strides */
+    cJSON *in0 = cJSON_GetArrayItem(cJSON_GetArrayItem(args, 0), 0);
+    cJSON *saved = cJSON_Duplicate(cJSON_GetObjectItem(in0, "strides"), 1);
+    cJSON_ReplaceItemInObject(in0, "strides", cJSON_CreateIntArray((const int[]){25088, 1, 3584, 512}, 4));
+    expect_error(pt, CAT_FILE, "$.points[3].signature.args[0][0].strides: expected contiguous NCHW");
+    cJSON_ReplaceItemInObject(in0, "strides", saved);
+    /* channels that do not add up */
+    cJSON *osz = cJSON_GetObjectItem(out, "sizes"), *ost = cJSON_GetObjectItem(out, "strides");
+    cJSON_ReplaceItemInArray(osz, 1, cJSON_CreateNumber(780));
+    cJSON_ReplaceItemInArray(ost, 0, cJSON_CreateNumber(780 * 49));
+    expect_error(pt, CAT_FILE, "$.points[3].signature.args[0]: expected input channels summing to the output's 780, "
+                               "got 768");
+    cJSON_ReplaceItemInArray(osz, 1, cJSON_CreateNumber(768));
+    cJSON_ReplaceItemInArray(ost, 0, cJSON_CreateNumber(768 * 49));
+    /* the dim */
+    cJSON_ReplaceItemInArray(args, 1, cJSON_CreateNumber(2));
+    expect_error(pt, CAT_FILE, "$.points[3].signature.args[1]: expected the channel dim 1, got 2");
+    cJSON_ReplaceItemInArray(args, 1, cJSON_CreateNumber(1));
+    /* no eps in the scope */
+    cJSON *nodes = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(pt, "scopes"), 0),
+                                                           "scope"), "nodes"), *node;
+    cJSON_ArrayForEach(node, nodes)
+        if (!strcmp(cJSON_GetObjectItem(node, "op")->valuestring, "aten.add.Tensor") &&
+            cJSON_IsNumber(cJSON_GetArrayItem(cJSON_GetObjectItem(node, "args"), 1)))
+            cJSON_ReplaceItemInObject(node, "op", cJSON_CreateString("aten.sub.Tensor"));
+    expect_error(pt, CAT_FILE, "scope.nodes: expected one aten.add.Tensor of a positive literal (the BN eps), found 0");
+    cJSON_Delete(pt);
+    /* a point whose capture is missing */
+    pt = cJSON_Duplicate(orig, 1);
+    expect_error(pt, "/nonexistent/occurrences/cat.json", "/nonexistent/captures/cat-c55205584f58-14a28c1ed74f/capture.json");
+    /* the mode */
+    cJSON *occ = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(pt, "scopes"), 0),
+                                                        "occurrences"), 0);
+    cJSON_ReplaceItemInObject(occ, "mode", cJSON_CreateString("eval"));
+    expect_error(pt, CAT_FILE, ".occurrences[0].mode: expected \"train\" or \"infer\", got eval");
+    cJSON_Delete(pt);
+    cJSON_Delete(doc);
+}
+
+/* Inductor's arithmetic as cat_emulate_current writes it is torch's own y, bit for bit, for every infer
+ * point and both pooled points: the current path's accuracy is known exactly on the CPU there. (Train
+ * statistics are sums in Triton's own order, which the emulation does not follow.) */
+Test(cat, emulation_is_torchs_y_for_infer_points, .timeout = 300)
+{
+    cJSON *doc = golden(), *p;
+    ea_error err;
+    int i = 0, exact = 0, tried = 0;
+    cJSON_ArrayForEach(p, cJSON_GetObjectItem(doc, "points")) {
+        cat_scope s;
+        ea_capture cap;
+        cat_inputs in;
+        cr_assert_eq(cat_scope_parse(p, CAT_FILE, i++, &s, &cap, &err), 0, "%s", err.msg);
+        if (s.train && !s.pooled) {
+            ea_capture_free(&cap);
+            continue;
+        }
+        cr_assert_eq(cat_inputs_make(&s, &cap, &in, &err), 0, "%s", err.msg);
+        const ea_capture_tensor *t = &cap.outputs[s.out[CAT_O_Y]];
+        uint16_t *y = malloc((size_t)cat_output_bytes(&cap, s.out[CAT_O_Y]));
+        cat_check_result r;
+        cat_emulate_current(&s, &in, &r, y);
+        cr_assert(r.mismatched == 0 && r.rel_l2 <= 0x1p-8, "%s: Inductor within tolerance (%g)", s.alias, r.rel_l2);
+        exact += ea_checksum(&t->t, y) == t->checksum;
+        tried++;
+        free(y);
+        cat_inputs_free(&in);
+        ea_capture_free(&cap);
+    }
+    cr_assert(tried == 32 && exact == tried, "%d of %d points bit-exact", exact, tried);
+    cJSON_Delete(doc);
+}
+
+/* The stream kernel's own block code (stream_block.h) run on the CPU gives torch's y bit for bit on
+ * every infer point without pooling (each unroll in turn, all of them on two points), and the emulated
+ * Inductor arithmetic on a small shape whose vectors straddle channels (H*W = 9, 4-element vectors). */
+Test(cat, stream_kernel_indexing_on_the_cpu, .timeout = 300)
+{
+    cJSON *doc = golden(), *p;
+    ea_error err;
+    int i = 0, tried = 0;
+    cJSON_ArrayForEach(p, cJSON_GetObjectItem(doc, "points")) {
+        cat_scope s;
+        ea_capture cap;
+        cat_inputs in;
+        cr_assert_eq(cat_scope_parse(p, CAT_FILE, i++, &s, &cap, &err), 0, "%s", err.msg);
+        if (s.train || s.pooled) {
+            ea_capture_free(&cap);
+            continue;
+        }
+        cr_assert_eq(cat_inputs_make(&s, &cap, &in, &err), 0, "%s", err.msg);
+        const ea_capture_tensor *t = &cap.outputs[s.out[CAT_O_Y]];
+        size_t bytes = (size_t)cat_output_bytes(&cap, s.out[CAT_O_Y]);
+        uint16_t *y = malloc(bytes);
+        int every = !strcmp(s.alias, "densenet121-infer-7x7-k9") || !strcmp(s.alias, "densenet121-infer-14x14-k25");
+        for (int u = 0; u < CAT_UNROLLS; u++) {
+            if (!every && u != tried % CAT_UNROLLS)
+                continue;
+            memset(y, 0xFF, bytes);
+            cr_assert_eq(cat_stream_emulate(&s, &in, cat_unrolls[u], y, &err), 0, "%s", err.msg);
+            cr_assert_eq(ea_checksum(&t->t, y), t->checksum, "%s unroll %d: torch's y", s.alias, cat_unrolls[u]);
+        }
+        tried++;
+        free(y);
+        cat_inputs_free(&in);
+        ea_capture_free(&cap);
+    }
+    cr_assert_eq(tried, 30);
+    cJSON_Delete(doc);
+    small m;
+    small_make(&m, 0, 0, 3);
+    cat_plan pl;
+    cr_assert_eq(cat_plan_make(&m.s, 1, &pl, &err), 0, "%s", err.msg);
+    cr_assert_eq(pl.vec, 4, "36-element inputs: 4-element vectors, some across two channels");
+    int64_t total = m.s.n * m.s.c * m.s.hw;
+    uint16_t *want = malloc((size_t)total * 2), *got = malloc((size_t)total * 2);
+    cat_check_result r;
+    cat_emulate_current(&m.s, &m.in, &r, want);
+    for (int u = 0; u < CAT_UNROLLS; u++) {
+        memset(got, 0xFF, (size_t)total * 2);
+        cr_assert_eq(cat_stream_emulate(&m.s, &m.in, cat_unrolls[u], got, &err), 0, "%s", err.msg);
+        cr_assert(!memcmp(got, want, (size_t)total * 2), "unroll %d: Inductor's arithmetic, every element", cat_unrolls[u]);
+    }
+    free(want), free(got);
+    small_free(&m);
+}

@@ -1,0 +1,216 @@
+/* The position-id cumsum scopes on a GPU (skipped without one): every claimed golden point measured
+ * through the family: the replayed Inductor kernels and the oracle bit-exact against the CPU reference
+ * and the capture's checksums, on the capture's inputs and (mask scopes) on a padded batch, and the
+ * verdict following from the two medians the run measured. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include "../repros/cumsum/reference.h"
+#include "../repros/cumsum/run.h"
+#include "device.h"
+#include "gen.h"
+#include "helpers.h"
+#include "json.h"
+
+#define GOLDEN "golden/occurrences/cumsum.json"
+
+extern const ea_repro_family ea_family_cumsum;
+
+static const cJSON *path_of(const cJSON *r, const char *name)
+{
+    const cJSON *p;
+    cJSON_ArrayForEach(p, cJSON_GetObjectItem(r, "paths"))
+        if (!strcmp(cJSON_GetObjectItem(p, "name")->valuestring, name))
+            return p;
+    cr_assert_fail("no path %s", name);
+    return NULL;
+}
+
+static double num(const cJSON *o, const char *a, const char *b)
+{
+    const cJSON *v = cJSON_GetObjectItem(b ? cJSON_GetObjectItem(o, a) : o, b ? b : a);
+    cr_assert(cJSON_IsNumber(v), "%s.%s is not a number", a, b ? b : "");
+    return v->valuedouble;
+}
+
+static int flag(const cJSON *o, const char *a, const char *b)
+{
+    return cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(o, a), b));
+}
+
+static void exact(const cJSON *path, const char *alias)
+{
+    const char *name = cJSON_GetObjectItem(path, "name")->valuestring;
+    for (int i = 0; i < 2; i++) {
+        const char *check = i ? "check_after_timing" : "check";
+        cr_assert_eq(num(path, check, "unwritten"), 0, "%s %s %s: unwritten", alias, name, check);
+        cr_assert_eq(num(path, check, "mismatched"), 0, "%s %s %s: mismatched", alias, name, check);
+    }
+    cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(path, "passed")), "%s %s did not pass", alias, name);
+    cr_assert(num(path, "time", "median_us") > 0);
+    cr_assert(cJSON_GetArraySize(cJSON_GetObjectItem(path, "kernels")) >= 1 ||
+                  cJSON_GetObjectItem(path, "kernels_note"),
+              "%s %s: no kernels and no note", alias, name);
+}
+
+/* The mask oracle ran at every variant that applies, each passed, the kept one the fastest, and the
+ * padded batch checked them all. */
+static void mask_variants(const cJSON *r, const cJSON *orc, const char *alias)
+{
+    const int64_t cols = (int64_t)num(r, "config", "cols");
+    int n = 0;
+    cs_mask_shape sh;
+    for (int v = 0; v < CS_MASK_VARIANTS; v++)
+        n += cs_mask_variant(v, cols, &sh);
+    const cJSON *cands = cJSON_GetObjectItem(orc, "candidates"), *c;
+    cr_assert_eq(cJSON_GetArraySize(cands), n, "%s: %d variants apply", alias, n);
+    cJSON_ArrayForEach(c, cands) {
+        cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(c, "passed")), "%s: a variant failed", alias);
+        cr_assert_geq(num(c, "median_us", NULL), num(orc, "time", "median_us"), "%s: the kept variant is the fastest",
+                      alias);
+    }
+    cr_assert_eq(num(cJSON_GetObjectItem(r, "view"), "padded", "oracle_variants_checked"), n, "%s", alias);
+}
+
+/* Every claimed point of kind k, measured. */
+static void measure_kind(cs_kind k)
+{
+    ea_device_info info;
+    if (!ea_device_probe(&info))
+        cr_skip_test("no CUDA device: %s", info.reason);
+    ej_doc d;
+    ea_error err;
+    cr_assert_eq(ej_load(GOLDEN, &d, &err), 0, "%s", err.msg);
+    const cJSON *p;
+    int index = 0, measured = 0;
+    ea_run_opts o = {1, 0, 0, stderr};
+    cJSON_ArrayForEach(p, cJSON_GetObjectItem(d.root, "points")) {
+        if (!ea_family_cumsum.claims(p) || cs_kind_of(cJSON_GetArrayItem(cJSON_GetObjectItem(p, "scopes"), 0)) != k) {
+            index++;
+            continue;
+        }
+        cJSON *arr = ea_family_cumsum.run(p, GOLDEN, index++, &o, &err), *r;
+        cr_assert_not_null(arr, "%s", err.msg);
+        cJSON_ArrayForEach(r, arr) {
+            const char *alias = cJSON_GetObjectItem(r, "alias")->valuestring;
+            const cJSON *view = cJSON_GetObjectItem(r, "view"), *cur = path_of(r, "current"), *orc = path_of(r, "oracle");
+            exact(cur, alias);
+            exact(orc, alias);
+            cr_assert(flag(view, "capture_checksums", "reference"), "%s: reference vs torch", alias);
+            cr_assert(flag(view, "capture_checksums", "current"), "%s: current vs torch", alias);
+            cr_assert(flag(view, "capture_checksums", "oracle"), "%s: oracle vs torch", alias);
+            cr_assert_eq(num(view, "replay", "outputs_matching"), num(view, "replay", "outputs"), "%s: replay", alias);
+            if (k == CS_MASK) {
+                cr_assert(flag(view, "padded", "current_exact"), "%s: current on the padded batch", alias);
+                cr_assert(flag(view, "padded", "oracle_exact"), "%s: oracle on the padded batch", alias);
+                cr_assert(num(view, "padded", "rows_padded") > 0);
+                mask_variants(r, orc, alias);
+            }
+            cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(r, "passed")), "%s failed", alias);
+            const char *want = cs_verdict(num(cur, "time", "median_us"), num(orc, "time", "median_us"));
+            cr_assert_not_null(want);
+            cr_assert_str_eq(cJSON_GetObjectItem(r, "verdict")->valuestring, want, "%s", alias);
+            measured++;
+        }
+        cJSON_Delete(arr);
+    }
+    cr_assert_eq(measured, k == CS_MASK ? 6 : k == CS_PACKED ? 8 : 1);
+    ej_free(&d);
+}
+
+Test(cumsum_gpu, mask_scopes)
+{
+    measure_kind(CS_MASK);
+}
+
+/* The mask oracle off the golden shapes: odd widths (scalar accesses), tails of a partial warp, rows
+ * split over CTAs, a misaligned ids buffer, with and without the mask output and a nonzero past, every
+ * variant that applies against the CPU reference on a right-padded batch (pad tokens inside rows too). */
+Test(cumsum_gpu, mask_oracle_odd_shapes)
+{
+    ea_device_info info;
+    if (!ea_device_probe(&info))
+        cr_skip_test("no CUDA device: %s", info.reason);
+    const int64_t widths[] = {1, 2, 63, 64, 130, 511, 1024, 2049, 3001}, rows = 5;
+    int64_t *d_ids, *d_pos;
+    uint8_t *d_mask;
+    cr_assert_eq(cudaMalloc((void **)&d_ids, (size_t)(rows * 3001 + 1) * 8), cudaSuccess);
+    cr_assert_eq(cudaMalloc((void **)&d_pos, (size_t)(rows * 3001) * 8), cudaSuccess);
+    cr_assert_eq(cudaMalloc((void **)&d_mask, (size_t)(rows * 3001)), cudaSuccess);
+    int launched = 0;
+    for (size_t w = 0; w < sizeof widths / sizeof *widths; w++)
+        for (int shifted = 0; shifted < 2; shifted++) {
+            const int64_t cols = widths[w], n = rows * cols;
+            cs_scope s = {.kind = CS_MASK, .rows = rows, .cols = cols, .pad = 1, .past = shifted ? 3 : 0,
+                          .offset = 1, .mask_out = !shifted, .noutputs = shifted ? 1 : 2};
+            s.outputs[0] = (ea_tensor){.dtype = EA_B8, .ndim = 2, .sizes = {rows, cols}, .strides = {cols, 1}};
+            s.outputs[s.mask_out] = (ea_tensor){.dtype = EA_I64, .ndim = 2, .sizes = {rows, cols}, .strides = {cols, 1}};
+            int64_t *ids = malloc((size_t)n * 8), *pos = malloc((size_t)n * 8), *want = malloc((size_t)n * 8);
+            uint8_t *mask = malloc((size_t)n), *want_mask = malloc((size_t)n);
+            int64_t len[5];
+            for (int64_t i = 0; i < n; i++)
+                ids[i] = 2 + (int64_t)(ea_gen_hash(7, (uint64_t)i) % 1000);
+            cs_pad_tails(&s, CS_PAD_SEED, ids, len);
+            for (int64_t i = 0; i < n; i++) /* and one token in 5 of each prefix the pad too */
+                if (i % cols < len[i / cols] && ea_gen_hash(11, (uint64_t)i) % 5 == 0)
+                    ids[i] = s.pad;
+            void *ref[2] = {want_mask, want};
+            if (shifted)
+                ref[0] = want;
+            cs_reference(&s, ids, ref);
+            int64_t *in = d_ids + shifted; /* shifted: ids 8 bytes off 16-byte alignment */
+            cr_assert_eq(cudaMemcpy(in, ids, (size_t)n * 8, cudaMemcpyHostToDevice), cudaSuccess);
+            for (int v = 0; v < CS_MASK_VARIANTS; v++) {
+                cs_mask_shape sh;
+                if (!cs_mask_variant(v, cols, &sh))
+                    continue;
+                cr_assert_eq(cudaMemset(d_pos, 0xFF, (size_t)n * 8), cudaSuccess);
+                cr_assert_eq(cudaMemset(d_mask, 0xFF, (size_t)n), cudaSuccess);
+                cr_assert_eq(cs_oracle_mask(&sh, rows, cols, s.pad, s.past, s.offset, in, shifted ? NULL : d_mask, d_pos,
+                                            NULL), 0, "cols %ld variant %d", (long)cols, v);
+                cr_assert_eq(cudaDeviceSynchronize(), cudaSuccess);
+                cr_assert_eq(cudaMemcpy(pos, d_pos, (size_t)n * 8, cudaMemcpyDeviceToHost), cudaSuccess);
+                cr_assert_arr_eq(pos, want, (size_t)n * 8, "positions: cols %ld variant %d shifted %d", (long)cols, v,
+                                 shifted);
+                if (!shifted) {
+                    cr_assert_eq(cudaMemcpy(mask, d_mask, (size_t)n, cudaMemcpyDeviceToHost), cudaSuccess);
+                    cr_assert_arr_eq(mask, want_mask, (size_t)n, "mask: cols %ld variant %d", (long)cols, v);
+                }
+                launched++;
+            }
+            free(ids), free(pos), free(want), free(mask), free(want_mask);
+        }
+    cr_assert_geq(launched, 2 * 9);
+    cudaFree(d_ids), cudaFree(d_pos), cudaFree(d_mask);
+}
+
+/* A mask scope's run, tuned oracle and all, is a document --record writes and the strict reader accepts. */
+Test(cumsum_gpu, mask_run_records)
+{
+    ea_device_info info;
+    if (!ea_device_probe(&info))
+        cr_skip_test("no CUDA device: %s", info.reason);
+    char path[512];
+    snprintf(path, sizeof path, "%s/cumsum.json", test_tmpdir());
+    cli_run r = test_cli("run", "--scope", "m2m100-infer", "--record", path, "--quiet", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    ej_doc d;
+    ea_error err;
+    cr_assert_eq(ej_load(path, &d, &err), 0, "%s", err.msg);
+    ej_free(&d);
+    cli_run_free(&r);
+}
+
+Test(cumsum_gpu, packed_scopes)
+{
+    measure_kind(CS_PACKED);
+}
+
+Test(cumsum_gpu, const_scope)
+{
+    measure_kind(CS_CONST);
+}

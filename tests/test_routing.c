@@ -1,0 +1,348 @@
+/* The routing family on the host (repros/routing): its plan without a GPU, the claims predicate and
+ * --scope resolution, the config JSON's contract, the CPU reference against the capture's checksums
+ * (which fixes torch's permutation order), and every malformed point or capture failing with the file,
+ * the JSON path and the expectation. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../repros/routing/plan.h"
+#include "../repros/routing/reference.h"
+#include "gen.h"
+#include "helpers.h"
+#include "json.h"
+#include "occurrences.h"
+#include "repro.h"
+
+extern const ea_repro_family ea_family_routing_histc, ea_family_routing_cumsum;
+
+#define HISTC_FILE "golden/occurrences/histc.json"
+#define CUMSUM_FILE "golden/occurrences/cumsum.json"
+#define CAPTURE_DIR "golden/captures/cumsum-bbbc239b67b8-008242e3eb1a"
+
+static const ea_run_opts plan_opts = {1, 0, 132, NULL};
+
+static cJSON *load(const char *file)
+{
+    ej_doc d;
+    ea_error err;
+    cr_assert_eq(ej_load(file, &d, &err), 0, "%s", err.msg);
+    return ej_doc_take_root(&d);
+}
+
+/* The point's copy (caller deletes) and its index in the document. */
+static cJSON *point_named(const char *file, const char *id, int *index)
+{
+    cJSON *doc = load(file), *p;
+    int i = 0;
+    cJSON_ArrayForEach(p, cJSON_GetObjectItem(doc, "points")) {
+        if (!strcmp(cJSON_GetObjectItem(p, "point")->valuestring, id))
+            break;
+        i++;
+    }
+    cr_assert_not_null(p, "%s not in %s", id, file);
+    cJSON *copy = cJSON_Duplicate(p, 1);
+    cJSON_Delete(doc);
+    *index = i;
+    return copy;
+}
+
+static cJSON *histc_point(int *index)
+{
+    return point_named(HISTC_FILE, ea_family_routing_histc.point_of("routing"), index);
+}
+
+static const char *str(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItem(o, key);
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+Test(routing, plan_without_gpu)
+{
+    int index;
+    cJSON *pt = histc_point(&index);
+    ea_error err;
+    cJSON *arr = ea_family_routing_histc.plan(pt, HISTC_FILE, index, &plan_opts, &err), *r;
+    cr_assert_not_null(arr, "%s", err.msg);
+    cr_assert_eq(cJSON_GetArraySize(arr), 4, "{whole, narrow} x {uniform, skewed}");
+    int k = 0;
+    cJSON_ArrayForEach(r, arr) {
+        int whole = k < 2, skewed = k % 2;
+        const cJSON *cfg = cJSON_GetObjectItem(r, "config");
+        cr_assert_str_eq(str(r, "family"), "routing_histc");
+        cr_assert_str_eq(str(r, "alias"), "routing");
+        cr_assert_eq(cJSON_GetObjectItem(r, "occurrences")->valueint, 24);
+        cr_assert_str_eq(str(cfg, "current_source"), "inductor");
+        cr_assert_str_eq(str(cJSON_GetObjectItem(cfg, "distribution"), "generator"),
+                         skewed ? "topk_ids_skewed" : "topk_ids");
+        /* ids in, sorted ids + permutation out (int64), offsets out; narrow: sorted ids in, offsets out */
+        cr_assert_eq(cJSON_GetObjectItem(cfg, "floor_bytes")->valuedouble, whole ? 3 * 4000 * 8 + 128 : 4000 * 8 + 128);
+        cr_assert(cJSON_IsArray(cJSON_GetObjectItem(cfg, "notes")));
+        const cJSON *cur = cJSON_GetObjectItem(cfg, "current");
+        cr_assert_eq(cJSON_GetArraySize(cur), whole ? 8 : 4, "%s", cJSON_PrintUnformatted(cur));
+        const cJSON *last = cJSON_GetArrayItem(cur, cJSON_GetArraySize(cur) - 1);
+        cr_assert(strstr(str(last, "kernel"), "triton_per_fused_cumsum_1"), "%s", str(last, "kernel"));
+        if (whole) {
+            const cJSON *sort = cJSON_GetArrayItem(cur, 3);
+            cr_assert(strstr(str(sort, "kernel"), "radixSortKVInPlace<-2, -1, 128, 32, long, long"), "%s",
+                      str(sort, "kernel"));
+            cr_assert_eq(cJSON_GetObjectItem(sort, "grid")->valueint, 1);
+        }
+        const cJSON *hist = cJSON_GetArrayItem(cur, whole ? 6 : 2);
+        cr_assert_eq(cJSON_GetObjectItem(hist, "grid")->valueint, 8, "ceil(4000 / 512) blocks");
+        cr_assert_eq(cJSON_GetObjectItem(hist, "shared_bytes")->valueint, 32 * 4 + 8);
+        k++;
+    }
+    cJSON_Delete(arr);
+    cJSON_Delete(pt);
+}
+
+/* The cumsum point is the same scope: the same configurations, under its own family and alias. */
+Test(routing, cumsum_point_plans_the_same_scope)
+{
+    int hi, ci;
+    cJSON *h = histc_point(&hi);
+    cJSON *c = point_named(CUMSUM_FILE, ea_family_routing_cumsum.point_of("routing-cumsum"), &ci);
+    ea_error err;
+    cJSON *ha = ea_family_routing_histc.plan(h, HISTC_FILE, hi, &plan_opts, &err);
+    cr_assert_not_null(ha, "%s", err.msg);
+    cJSON *ca = ea_family_routing_cumsum.plan(c, CUMSUM_FILE, ci, &plan_opts, &err);
+    cr_assert_not_null(ca, "%s", err.msg);
+    cr_assert_eq(cJSON_GetArraySize(ca), 4);
+    for (int i = 0; i < 4; i++) {
+        cJSON *a = cJSON_GetArrayItem(ha, i), *b = cJSON_GetArrayItem(ca, i);
+        cr_assert(cJSON_Compare(cJSON_GetObjectItem(a, "config"), cJSON_GetObjectItem(b, "config"), 1));
+        cr_assert_str_eq(str(b, "alias"), "routing-cumsum");
+        cr_assert_str_eq(str(b, "family"), "routing_cumsum");
+    }
+    cJSON_Delete(ha), cJSON_Delete(ca), cJSON_Delete(h), cJSON_Delete(c);
+}
+
+Test(routing, claims_only_the_routing_cumsum)
+{
+    cJSON *doc = load(CUMSUM_FILE), *p;
+    int claimed = 0;
+    cJSON_ArrayForEach(p, cJSON_GetObjectItem(doc, "points")) {
+        int mine = !strcmp(str(p, "point"), ea_family_routing_cumsum.point_of("routing-cumsum"));
+        cr_assert_eq(ea_family_routing_cumsum.claims(p), mine, "%s", str(p, "point"));
+        claimed += mine;
+    }
+    cr_assert_eq(claimed, 1);
+    cJSON_Delete(doc);
+    /* a scope without sort or histc is not claimed, whatever else it holds */
+    cJSON *bare = cJSON_Parse("{\"scopes\": [{\"scope\": {\"nodes\": [{\"op\": \"aten.cumsum.default\"}]}}]}");
+    cr_assert_eq(ea_family_routing_cumsum.claims(bare), 0);
+    cJSON_Delete(bare);
+}
+
+Test(routing, scope_resolution)
+{
+    cJSON *docs[EA_AUDIT_OPS];
+    const char *files[EA_AUDIT_OPS];
+    char paths[EA_AUDIT_OPS][128];
+    ea_error err;
+    cr_assert_eq(ea_occurrences_load("golden/occurrences", docs, &err), 0, "%s", err.msg);
+    for (int i = 0; i < EA_AUDIT_OPS; i++) {
+        snprintf(paths[i], sizeof paths[i], "golden/occurrences/%s.json", ea_audit_ops[i].short_name);
+        files[i] = paths[i];
+    }
+    ea_scope_ref refs[8];
+    int n;
+    cr_assert_eq(ea_repro_resolve(docs, files, "routing", refs, 8, &n, &err), 0, "%s", err.msg);
+    cr_assert_eq(n, 1);
+    cr_assert_eq(refs[0].family, &ea_family_routing_histc);
+    cr_assert_eq(ea_repro_resolve(docs, files, "routing-cumsum", refs, 8, &n, &err), 0, "%s", err.msg);
+    cr_assert_eq(n, 1);
+    cr_assert_eq(refs[0].family, &ea_family_routing_cumsum);
+    /* the capture's scope id names the cumsum point */
+    cr_assert_eq(ea_repro_resolve(docs, files, "cumsum-bbbc239b67b8-008242e3eb1a", refs, 8, &n, &err), 0, "%s",
+                 err.msg);
+    cr_assert_eq(n, 1);
+    cr_assert_eq(refs[0].family, &ea_family_routing_cumsum, "one family only: the cumsum family leaves it out");
+    for (int i = 0; i < EA_AUDIT_OPS; i++)
+        cJSON_Delete(docs[i]);
+}
+
+/* The CPU reference on the capture's input reproduces all three checksums torch wrote, the permutation
+ * included: torch's order for equal ids is the stable one. */
+Test(routing, reference_matches_capture_checksums)
+{
+    ea_capture c;
+    ea_error err;
+    cr_assert_eq(ea_capture_load(CAPTURE_DIR "/capture.json", &c, &err), 0, "%s", err.msg);
+    int64_t *ids, sorted[4000], perm[4000];
+    int32_t offsets[32];
+    cr_assert_eq(rt_ids_make(1000, 4, 32, 0, 0, &ids, &err), 0, "%s", err.msg);
+    int64_t *from_capture = malloc(4000 * 8);
+    cr_assert_eq(ea_gen_fill(c.inputs[0].values.json, &c.inputs[0].t, from_capture, "in0", &err), 0, "%s", err.msg);
+    cr_assert_arr_eq(ids, from_capture, 4000 * 8, "the repro's ids are the capture's input");
+    cr_assert_eq(rt_reference(ids, 4000, 32, sorted, perm, offsets, &err), 0, "%s", err.msg);
+    const void *out[3] = {sorted, perm, offsets};
+    for (int i = 0; i < 3; i++)
+        cr_assert_eq(ea_checksum(&c.outputs[i].t, out[i]), c.outputs[i].checksum, "%s", c.outputs[i].name);
+    free(ids);
+    free(from_capture);
+    ea_capture_free(&c);
+}
+
+/* ---- malformed input ---- */
+
+static void expect_plan_error(const cJSON *pt, const char *file, int index, const char *want1, const char *want2)
+{
+    ea_error err = {{0}};
+    cJSON *arr = ea_family_routing_histc.plan(pt, file, index, &plan_opts, &err);
+    cr_assert_null(arr, "expected a failure mentioning %s", want2);
+    cr_assert(strstr(err.msg, file), "names the file: %s", err.msg);
+    cr_assert(strstr(err.msg, want1), "wanted \"%s\" in: %s", want1, err.msg);
+    cr_assert(strstr(err.msg, want2), "wanted \"%s\" in: %s", want2, err.msg);
+}
+
+static cJSON *nodes_of(cJSON *pt)
+{
+    return cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(pt, "scopes"), 0), "scope"),
+                               "nodes");
+}
+
+static cJSON *node_op(cJSON *pt, const char *op)
+{
+    cJSON *n;
+    cJSON_ArrayForEach(n, nodes_of(pt))
+        if (!strcmp(str(n, "op"), op))
+            return n;
+    cr_assert_fail("no %s node", op);
+    return NULL;
+}
+
+static cJSON *derived(cJSON *pt)
+{
+    cJSON *vps = cJSON_GetObjectItem(cJSON_GetObjectItem(pt, "signature"), "value_properties");
+    return cJSON_GetObjectItem(cJSON_GetArrayItem(vps, 0), "derived");
+}
+
+Test(routing, malformed_points)
+{
+    int i;
+    cJSON *pt;
+    char at[64];
+
+    pt = histc_point(&i); /* histc with 16 bins: the offsets would not be per expert */
+    cJSON_ReplaceItemInArray(cJSON_GetObjectItem(node_op(pt, "aten.histc.default"), "args"), 1, cJSON_CreateNumber(16));
+    snprintf(at, sizeof at, "$.points[%d].scopes[0]", i);
+    expect_plan_error(pt, HISTC_FILE, i, at, "expected histc(bins=32, min=0, max=31)");
+    cJSON_Delete(pt);
+
+    pt = histc_point(&i); /* no sort in the scope */
+    cJSON *nodes = nodes_of(pt);
+    for (int k = 0; k < cJSON_GetArraySize(nodes); k++)
+        if (!strcmp(str(cJSON_GetArrayItem(nodes, k), "op"), "aten.sort.default"))
+            cJSON_DeleteItemFromArray(nodes, k--);
+    snprintf(at, sizeof at, "$.points[%d].scopes[0].scope.nodes", i);
+    expect_plan_error(pt, HISTC_FILE, i, at, "expected an aten.sort.default node");
+    cJSON_Delete(pt);
+
+    pt = histc_point(&i); /* a descending sort */
+    cJSON_ReplaceItemInObject(derived(pt), "descending", cJSON_CreateTrue());
+    snprintf(at, sizeof at, "$.points[%d].signature.value_properties[0].derived.descending", i);
+    expect_plan_error(pt, HISTC_FILE, i, at, "expected false");
+    cJSON_Delete(pt);
+
+    pt = histc_point(&i); /* ids past the experts */
+    cJSON_ReplaceItemInObject(derived(pt), "range", cJSON_CreateIntArray((const int[]){0, 40}, 2));
+    snprintf(at, sizeof at, "$.points[%d].signature.value_properties[0].derived.range", i);
+    expect_plan_error(pt, HISTC_FILE, i, at, "expected ids within [0, 31]");
+    cJSON_Delete(pt);
+
+    pt = histc_point(&i); /* too few ids for ATen's MediumRadixSort */
+    cJSON_ReplaceItemInObject(derived(pt), "tokens", cJSON_CreateNumber(10));
+    snprintf(at, sizeof at, "$.points[%d]", i);
+    expect_plan_error(pt, HISTC_FILE, i, at, "expected 129..4096 ids");
+    cJSON_Delete(pt);
+
+    pt = histc_point(&i); /* cumsum in int64 */
+    cJSON *kw = cJSON_GetObjectItem(node_op(pt, "aten.cumsum.default"), "kwargs");
+    cJSON_ReplaceItemInObject(cJSON_GetObjectItem(kw, "dtype"), "dtype", cJSON_CreateString("i64"));
+    expect_plan_error(pt, HISTC_FILE, i, "kwargs.dtype", "expected \"i32\"");
+    cJSON_Delete(pt);
+
+    pt = histc_point(&i); /* no value properties to generate ids from */
+    cJSON_DeleteItemFromObject(cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(pt, "signature"),
+                                                                       "value_properties"), 0), "derived");
+    snprintf(at, sizeof at, "$.points[%d].signature.value_properties", i);
+    expect_plan_error(pt, HISTC_FILE, i, at, "expected a derived \"sorted_topk_ids\"");
+    cJSON_Delete(pt);
+
+    pt = histc_point(&i); /* a mistyped field */
+    cJSON_ReplaceItemInObject(derived(pt), "experts", cJSON_CreateString("32"));
+    snprintf(at, sizeof at, "$.points[%d].signature.value_properties[0].derived.experts", i);
+    expect_plan_error(pt, HISTC_FILE, i, at, "expected");
+    cJSON_Delete(pt);
+}
+
+/* A golden folder at dir holding the routing capture, its capture.json edited by edit(). */
+static const char *golden_with_capture(void (*edit)(cJSON *cap))
+{
+    const char *dir = test_tmpdir();
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "mkdir -p %s/captures && cp -r %s %s/captures/", dir, CAPTURE_DIR, dir);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    cJSON *cap = load(CAPTURE_DIR "/capture.json");
+    edit(cap);
+    char *text = cJSON_Print(cap);
+    free(test_write(dir, "captures/cumsum-bbbc239b67b8-008242e3eb1a/capture.json", text));
+    free(text);
+    cJSON_Delete(cap);
+    return dir;
+}
+
+static cJSON *step(cJSON *cap, int i)
+{
+    return cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(cap, "runs"), 0), "steps"), i);
+}
+
+static void unstable_sort(cJSON *cap)
+{
+    cJSON_ReplaceItemInObject(step(cap, 0), "call", cJSON_CreateString("torch.ops.aten.sort.default"));
+}
+
+static void other_offsets(cJSON *cap)
+{
+    cJSON *out2 = cJSON_GetArrayItem(cJSON_GetObjectItem(cap, "outputs"), 2);
+    cJSON_ReplaceItemInObject(out2, "sizes", cJSON_CreateIntArray((const int[]){16}, 1));
+}
+
+static void convert_reads_perm(cJSON *cap)
+{
+    cJSON *arg0 = cJSON_GetArrayItem(cJSON_GetObjectItem(step(cap, 1), "args"), 0);
+    cJSON_ReplaceItemInObject(arg0, "buffer", cJSON_CreateString("out1"));
+}
+
+static void not_covering(cJSON *cap)
+{
+    cJSON_ReplaceItemInObject(cap, "covers", cJSON_CreateStringArray((const char *[]){"elsewhere:histc"}, 1));
+}
+
+static void expect_capture_error(void (*edit)(cJSON *), const char *want1, const char *want2)
+{
+    const char *dir = golden_with_capture(edit);
+    char file[512];
+    snprintf(file, sizeof file, "%s/occurrences/histc.json", dir); /* only its folder matters */
+    int i;
+    cJSON *pt = histc_point(&i);
+    ea_error err = {{0}};
+    cr_assert_null(ea_family_routing_histc.plan(pt, file, i, &plan_opts, &err));
+    cr_assert(strstr(err.msg, dir), "names the folder: %s", err.msg);
+    cr_assert(strstr(err.msg, want1), "wanted \"%s\" in: %s", want1, err.msg);
+    cr_assert(strstr(err.msg, want2), "wanted \"%s\" in: %s", want2, err.msg);
+    cJSON_Delete(pt);
+}
+
+Test(routing, malformed_captures)
+{
+    expect_capture_error(unstable_sort, "capture.json $.runs[0].steps[0]",
+                         "expected torch.ops.aten.sort.stable, got torch.ops.aten.sort.default");
+    expect_capture_error(other_offsets, "capture.json $.outputs[2]", "expected a contiguous i32[32]");
+    expect_capture_error(convert_reads_perm, "capture.json $.runs[0].steps[1].args[0]", "expected buffer \"out0\"");
+    expect_capture_error(not_covering, "captures", "expected a capture covering hf/infer/openai/gpt-oss-20b");
+}
