@@ -167,7 +167,7 @@ static int measure_all(const run_options *o, const ea_scope_ref *refs, int n, cJ
     cJSON *results = cJSON_CreateArray();
     int rc = 0;
     for (int i = 0; i < n && rc == 0; i++) {
-        cJSON *arr = refs[i].family->run(refs[i].point, refs[i].file, refs[i].index, &o->ro, err), *r;
+        cJSON *arr = refs[i].family->points(refs[i].family, refs[i].point, refs[i].file, refs[i].index, &o->ro, 1, err), *r;
         if (!arr) {
             rc = -1;
             break;
@@ -216,7 +216,8 @@ int ea_cmd_run(int argc, char **argv)
                     gpu ? "this GPU: " : "an H200's, no usable GPU: ", dev.reason);
         out = cJSON_CreateArray();
         for (int i = 0; i < n && !rc; i++) {
-            cJSON *arr = refs[i].family->plan(refs[i].point, refs[i].file, refs[i].index, &o.ro, &err), *r;
+            cJSON *arr = refs[i].family->points(refs[i].family, refs[i].point, refs[i].file, refs[i].index, &o.ro, 0,
+                                                 &err), *r;
             while (arr && (r = cJSON_DetachItemFromArray(arr, 0)) != NULL) {
                 cJSON_AddNumberToObject(r, "sm_count", o.ro.sm_count);
                 cJSON_AddItemToArray(out, r);

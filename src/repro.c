@@ -19,6 +19,33 @@ const ea_repro_family *const ea_repro_families[] = {
     NULL,
 };
 
+const char *ea_alias_of(const ea_alias *table, int n, const char *point)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(point, table[i].point))
+            return table[i].alias;
+    return NULL;
+}
+
+const char *ea_point_of(const ea_alias *table, int n, const char *alias)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(alias, table[i].alias))
+            return table[i].point;
+    return NULL;
+}
+
+void ea_repro_append(cJSON *into, cJSON *from)
+{
+    cJSON *item = from->child;
+    while (item) {
+        cJSON *next = item->next;
+        cJSON_AddItemToObject(into, item->string, cJSON_DetachItemViaPointer(from, item));
+        item = next;
+    }
+    cJSON_Delete(from);
+}
+
 static const char *str(const cJSON *o, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
@@ -28,7 +55,7 @@ static const char *str(const cJSON *o, const char *key)
 /* Does point match arg by alias, point id or one of its scope ids? */
 static int matches(const ea_repro_family *f, const cJSON *point, const char *arg)
 {
-    const char *id = str(point, "point"), *alias = f->alias_of ? f->alias_of(id) : NULL;
+    const char *id = str(point, "point"), *alias = ea_alias_of(f->aliases, f->naliases, id);
     if (!strcmp(arg, "all") || !strcmp(arg, f->name) || !strcmp(arg, id) || (alias && !strcmp(arg, alias)))
         return 1;
     const cJSON *g;
@@ -63,7 +90,7 @@ int ea_repro_resolve(cJSON *const docs[EA_AUDIT_OPS], const char *const files[EA
                 i++;
                 continue;
             }
-            const char *alias = (*f)->alias_of ? (*f)->alias_of(str(p, "point")) : NULL;
+            const char *alias = ea_alias_of((*f)->aliases, (*f)->naliases, str(p, "point"));
             if (k < sizeof known)
                 k += (size_t)snprintf(known + k, sizeof known - k, ", %s", alias ? alias : str(p, "point"));
             if (matches(*f, p, arg)) {

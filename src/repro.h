@@ -4,8 +4,8 @@
  *   claims(point) accepts when several families share a document (NULL: all of them; the gpt-oss
  *   routing scope is a cumsum point measured by the routing family). It registers by adding one line
  *   to ea_repro_families (repro.c); the CLI and the baseline file stay generic.
- * - plan(point) describes, without a GPU, what would run, and run(point) measures it on the current
- *   device. Both return a JSON array with one object per distinct configuration of the point's scope
+ * - points(f, point, ..., measure 0) describes, without a GPU, what would run, and measure 1
+ *   measures it on the current device. Both return a JSON array with one object per distinct configuration of the point's scope
  *   groups: family, point, alias, occurrences, scope_ids, config (kernels, launch shapes, floor bytes,
  *   notes), and after a run "paths" and "passed" (docs/schema.md, baselines: "scopes[]").
  *   Paths are named "current" (mode faithful or fabricated), "oracle" and "oracle_general"; each
@@ -20,6 +20,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "alias.h"
 #include "error.h"
 #include "extract.h"
 
@@ -33,15 +34,20 @@ typedef struct {
     FILE *log;                /* progress lines, or NULL */
 } ea_run_opts;
 
-typedef struct {
+typedef struct ea_repro_family ea_repro_family;
+struct ea_repro_family {
     const char *name; /* "index_add" */
     const char *op;   /* "aten.index_add.default": the golden document it reads */
-    const char *(*alias_of)(const char *point);
-    const char *(*point_of)(const char *alias);
-    cJSON *(*plan)(const cJSON *point, const char *file, int index, const ea_run_opts *o, ea_error *err);
-    cJSON *(*run)(const cJSON *point, const char *file, int index, const ea_run_opts *o, ea_error *err);
+    const ea_alias *aliases;
+    int naliases;
+    /* measure 0: the plan, no GPU; 1: the run on the current device */
+    cJSON *(*points)(const ea_repro_family *f, const cJSON *point, const char *file, int index, const ea_run_opts *o,
+                     int measure, ea_error *err);
     int (*claims)(const cJSON *point); /* NULL: every point of the document */
-} ea_repro_family;
+};
+
+/* Moves every field of from after into's own and deletes from: a family's measurement after its header. */
+void ea_repro_append(cJSON *into, cJSON *from);
 
 /* NULL-terminated. */
 extern const ea_repro_family *const ea_repro_families[];

@@ -25,7 +25,7 @@ static const cJSON *point_by_alias(const cJSON *doc, const char *alias, int *ind
     const cJSON *p;
     int i = 0;
     cJSON_ArrayForEach(p, cJSON_GetObjectItem(doc, "points")) {
-        const char *a = cat_alias_of(cJSON_GetObjectItem(p, "point")->valuestring);
+        const char *a = ea_alias_of(cat_aliases, CAT_ALIASES, cJSON_GetObjectItem(p, "point")->valuestring);
         if (a && !strcmp(a, alias)) {
             *index = i;
             return p;
@@ -50,7 +50,7 @@ Test(cat, plan_every_golden_point_without_gpu)
         cr_assert_eq(cat_scope_parse(p, CAT_FILE, i, &s, &cap, &err), 0, "%s", err.msg);
         cr_assert_eq(cat_plan_make(&s, 1, &pl, &err), 0, "%s", err.msg);
         /* the alias table is the data's */
-        cr_assert_str_eq(cat_alias_of(s.point), s.alias);
+        cr_assert_str_eq(ea_alias_of(cat_aliases, CAT_ALIASES, s.point), s.alias);
         cr_assert(s.k >= 9 && s.k <= 25 && (s.hw == 784 || s.hw == 196 || s.hw == 49), "%s", s.alias);
         int64_t x = s.n * s.c * s.hw * 2;
         if (s.train) {

@@ -61,13 +61,13 @@ static cJSON *measure(const char *alias, const ea_run_env *env)
     const cJSON *pt;
     int i = 0;
     cJSON_ArrayForEach(pt, cJSON_GetObjectItem(d.root, "points")) {
-        const char *a = cat_alias_of(cJSON_GetObjectItem(pt, "point")->valuestring);
+        const char *a = ea_alias_of(cat_aliases, CAT_ALIASES, cJSON_GetObjectItem(pt, "point")->valuestring);
         if (a && !strcmp(a, alias))
             break;
         i++;
     }
     cr_assert_not_null(pt, "%s", alias);
-    cJSON *arr = family()->run(pt, CAT_FILE, i, &faithful, &err);
+    cJSON *arr = family()->points(family(), pt, CAT_FILE, i, &faithful, 1, &err);
     cr_assert_not_null(arr, "%s", err.msg);
     cr_assert_eq(cJSON_GetArraySize(arr), 1);
     cJSON *r = cJSON_DetachItemFromArray(arr, 0);
@@ -160,7 +160,7 @@ Test(cat_gpu, every_golden_point, .timeout = 600)
     const cJSON *pt;
     int i = 0, ok = 0;
     cJSON_ArrayForEach(pt, cJSON_GetObjectItem(d.root, "points")) {
-        cJSON *arr = family()->run(pt, CAT_FILE, i++, &faithful, &err);
+        cJSON *arr = family()->points(family(), pt, CAT_FILE, i++, &faithful, 1, &err);
         cr_expect_not_null(arr, "%s", err.msg);
         if (!arr) {
             fprintf(stderr, "CAT %s ERROR %s\n", cJSON_GetObjectItem(pt, "point")->valuestring, err.msg);

@@ -93,7 +93,7 @@ static void measure_kind(cs_kind k)
             index++;
             continue;
         }
-        cJSON *arr = ea_family_cumsum.run(p, GOLDEN, index++, &o, &err), *r;
+        cJSON *arr = ea_family_cumsum.points(&ea_family_cumsum, p, GOLDEN, index++, &o, 1, &err), *r;
         cr_assert_not_null(arr, "%s", err.msg);
         cJSON_ArrayForEach(r, arr) {
             const char *alias = cJSON_GetObjectItem(r, "alias")->valuestring;

@@ -54,8 +54,8 @@ Test(cumsum, claims_every_position_id_point_but_not_the_routing_one)
         cr_assert_eq(mine, strcmp(id, ROUTING_POINT) != 0, "%s claimed %d", id, mine);
         claimed += mine;
         if (mine) {
-            cr_assert_not_null(cs_alias_of(id), "%s has no alias", id);
-            cr_assert_str_eq(cs_point_of(cs_alias_of(id)), id);
+            cr_assert_not_null(ea_alias_of(cs_aliases, CS_ALIASES, id), "%s has no alias", id);
+            cr_assert_str_eq(ea_point_of(cs_aliases, CS_ALIASES, ea_alias_of(cs_aliases, CS_ALIASES, id)), id);
             const cJSON *g;
             cJSON_ArrayForEach(g, cJSON_GetObjectItem(p, "scopes")) kinds[cs_kind_of(g)]++;
         }
@@ -254,7 +254,7 @@ Test(cumsum, plans_without_a_gpu)
     ea_run_opts o = {1, 0, 132, NULL};
     cJSON_ArrayForEach(p, cJSON_GetObjectItem(doc, "points")) {
         if (ea_family_cumsum.claims(p)) {
-            cJSON *arr = ea_family_cumsum.plan(p, GOLDEN, index, &o, &err), *r;
+            cJSON *arr = ea_family_cumsum.points(&ea_family_cumsum, p, GOLDEN, index, &o, 0, &err), *r;
             cr_assert_not_null(arr, "%s", err.msg);
             cr_assert_eq(cJSON_GetArraySize(arr), cJSON_GetArraySize(cJSON_GetObjectItem(p, "scopes")));
             cJSON_ArrayForEach(r, arr) {
@@ -486,10 +486,10 @@ Test(cumsum, capture_outputs_and_missing_captures)
     test_write(dir, "occurrences/cumsum.json", text);
     snprintf(file, sizeof file, "%s/occurrences/cumsum.json", dir);
     ea_run_opts o = {1, 0, 132, NULL};
-    cr_assert_null(ea_family_cumsum.plan(p, file, index, &o, &err));
+    cr_assert_null(ea_family_cumsum.points(&ea_family_cumsum, p, file, index, &o, 0, &err));
     has(err.msg, file);
     has(err.msg, "scopes[0]: expected a capture in captures/ for scope cumsum-2c7a27c1f3e3-8b05912dbbf4");
-    cr_assert_null(ea_family_cumsum.plan(p, "cumsum.json", index, &o, &err));
+    cr_assert_null(ea_family_cumsum.points(&ea_family_cumsum, p, "cumsum.json", index, &o, 0, &err));
     has(err.msg, "cumsum.json: expected <golden>/occurrences/<op>.json");
     free(text);
     cJSON_Delete(doc);

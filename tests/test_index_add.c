@@ -11,7 +11,7 @@ static const cJSON *golden_point(cJSON *doc, const char *alias)
 {
     const cJSON *p;
     cJSON_ArrayForEach(p, cJSON_GetObjectItem(doc, "points"))
-        if (!strcmp(cJSON_GetObjectItem(p, "point")->valuestring, ia_point_of(alias)))
+        if (!strcmp(cJSON_GetObjectItem(p, "point")->valuestring, ea_point_of(ia_aliases, IA_ALIASES, alias)))
             return p;
     cr_assert_fail("no golden point %s", alias);
     return NULL;

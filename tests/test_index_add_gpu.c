@@ -53,13 +53,13 @@ static cJSON *measure_golden(const char *alias, const ea_run_opts *o, const ea_r
     cJSON *doc = iap_golden(), *pt;
     int i = 0;
     cJSON_ArrayForEach(pt, cJSON_GetObjectItem(doc, "points")) {
-        if (!strcmp(cJSON_GetObjectItem(pt, "point")->valuestring, ia_point_of(alias)))
+        if (!strcmp(cJSON_GetObjectItem(pt, "point")->valuestring, ea_point_of(ia_aliases, IA_ALIASES, alias)))
             break;
         i++;
     }
     cr_assert_not_null(pt);
     ea_error err;
-    cJSON *arr = ea_repro_families[0]->run(pt, IAP_FILE, i, o, &err), *r;
+    cJSON *arr = ea_repro_families[0]->points(ea_repro_families[0], pt, IAP_FILE, i, o, 1, &err), *r;
     cr_assert_not_null(arr, "%s", err.msg);
     cJSON_ArrayForEach(r, arr)
         ea_run_annotate(r, pt, env, NULL, ops, NULL);
@@ -137,7 +137,7 @@ Test(index_add_gpu, replica_fidelity_against_torch_op, .timeout = 600)
     int checked = 0, outside = 0;
     const char *aliases[] = {"longformer-a", "longformer-b", "xlnet"};
     for (int a = 0; a < 3; a++) {
-        if (!ea_torch_ops_find(&ops, ia_point_of(aliases[a]))) {
+        if (!ea_torch_ops_find(&ops, ea_point_of(ia_aliases, IA_ALIASES, aliases[a]))) {
             if (k < sizeof report)
                 k += (size_t)snprintf(report + k, sizeof report - k, "%s: not in %s; ", aliases[a], ops.rel);
             continue;

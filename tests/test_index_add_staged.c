@@ -123,7 +123,7 @@ Test(index_add_staged, golden_xlnet_plan)
     ia_scope s;
     ia_plan p;
     cJSON_ArrayForEach(pt, cJSON_GetObjectItem(doc, "points"))
-        if (!strcmp(cJSON_GetObjectItem(pt, "point")->valuestring, ia_point_of("xlnet")))
+        if (!strcmp(cJSON_GetObjectItem(pt, "point")->valuestring, ea_point_of(ia_aliases, IA_ALIASES, "xlnet")))
             break;
     iap_parse_plan(pt, &s, &p);
     const ia_slice *q = &p.slice;

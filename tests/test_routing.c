@@ -50,7 +50,7 @@ static cJSON *point_named(const char *file, const char *id, int *index)
 
 static cJSON *histc_point(int *index)
 {
-    return point_named(HISTC_FILE, ea_family_routing_histc.point_of("routing"), index);
+    return point_named(HISTC_FILE, ea_point_of(ea_family_routing_histc.aliases, ea_family_routing_histc.naliases, "routing"), index);
 }
 
 static const char *str(const cJSON *o, const char *key)
@@ -64,7 +64,7 @@ Test(routing, plan_without_gpu)
     int index;
     cJSON *pt = histc_point(&index);
     ea_error err;
-    cJSON *arr = ea_family_routing_histc.plan(pt, HISTC_FILE, index, &plan_opts, &err), *r;
+    cJSON *arr = ea_family_routing_histc.points(&ea_family_routing_histc, pt, HISTC_FILE, index, &plan_opts, 0, &err), *r;
     cr_assert_not_null(arr, "%s", err.msg);
     cr_assert_eq(cJSON_GetArraySize(arr), 4, "{whole, narrow} x {uniform, skewed}");
     int k = 0;
@@ -104,11 +104,11 @@ Test(routing, cumsum_point_plans_the_same_scope)
 {
     int hi, ci;
     cJSON *h = histc_point(&hi);
-    cJSON *c = point_named(CUMSUM_FILE, ea_family_routing_cumsum.point_of("routing-cumsum"), &ci);
+    cJSON *c = point_named(CUMSUM_FILE, ea_point_of(ea_family_routing_cumsum.aliases, ea_family_routing_cumsum.naliases, "routing-cumsum"), &ci);
     ea_error err;
-    cJSON *ha = ea_family_routing_histc.plan(h, HISTC_FILE, hi, &plan_opts, &err);
+    cJSON *ha = ea_family_routing_histc.points(&ea_family_routing_histc, h, HISTC_FILE, hi, &plan_opts, 0, &err);
     cr_assert_not_null(ha, "%s", err.msg);
-    cJSON *ca = ea_family_routing_cumsum.plan(c, CUMSUM_FILE, ci, &plan_opts, &err);
+    cJSON *ca = ea_family_routing_cumsum.points(&ea_family_routing_cumsum, c, CUMSUM_FILE, ci, &plan_opts, 0, &err);
     cr_assert_not_null(ca, "%s", err.msg);
     cr_assert_eq(cJSON_GetArraySize(ca), 4);
     for (int i = 0; i < 4; i++) {
@@ -125,7 +125,7 @@ Test(routing, claims_only_the_routing_cumsum)
     cJSON *doc = load(CUMSUM_FILE), *p;
     int claimed = 0;
     cJSON_ArrayForEach(p, cJSON_GetObjectItem(doc, "points")) {
-        int mine = !strcmp(str(p, "point"), ea_family_routing_cumsum.point_of("routing-cumsum"));
+        int mine = !strcmp(str(p, "point"), ea_point_of(ea_family_routing_cumsum.aliases, ea_family_routing_cumsum.naliases, "routing-cumsum"));
         cr_assert_eq(ea_family_routing_cumsum.claims(p), mine, "%s", str(p, "point"));
         claimed += mine;
     }
@@ -192,7 +192,7 @@ Test(routing, reference_matches_capture_checksums)
 static void expect_plan_error(const cJSON *pt, const char *file, int index, const char *want1, const char *want2)
 {
     ea_error err = {{0}};
-    cJSON *arr = ea_family_routing_histc.plan(pt, file, index, &plan_opts, &err);
+    cJSON *arr = ea_family_routing_histc.points(&ea_family_routing_histc, pt, file, index, &plan_opts, 0, &err);
     cr_assert_null(arr, "expected a failure mentioning %s", want2);
     cr_assert(strstr(err.msg, file), "names the file: %s", err.msg);
     cr_assert(strstr(err.msg, want1), "wanted \"%s\" in: %s", want1, err.msg);
@@ -331,7 +331,7 @@ static void expect_capture_error(void (*edit)(cJSON *), const char *want1, const
     int i;
     cJSON *pt = histc_point(&i);
     ea_error err = {{0}};
-    cr_assert_null(ea_family_routing_histc.plan(pt, file, i, &plan_opts, &err));
+    cr_assert_null(ea_family_routing_histc.points(&ea_family_routing_histc, pt, file, i, &plan_opts, 0, &err));
     cr_assert(strstr(err.msg, dir), "names the folder: %s", err.msg);
     cr_assert(strstr(err.msg, want1), "wanted \"%s\" in: %s", want1, err.msg);
     cr_assert(strstr(err.msg, want2), "wanted \"%s\" in: %s", want2, err.msg);

@@ -62,12 +62,12 @@ static void run_golden(const ea_repro_family *f, const char *file, const char *a
     cJSON *pt;
     int i = 0;
     cJSON_ArrayForEach(pt, cJSON_GetObjectItem(d.root, "points")) {
-        if (!strcmp(cJSON_GetObjectItem(pt, "point")->valuestring, f->point_of(alias)))
+        if (!strcmp(cJSON_GetObjectItem(pt, "point")->valuestring, ea_point_of(f->aliases, f->naliases, alias)))
             break;
         i++;
     }
     cr_assert_not_null(pt);
-    cJSON *arr = f->run(pt, file, i, &faithful, &err), *r;
+    cJSON *arr = f->points(f, pt, file, i, &faithful, 1, &err), *r;
     cr_assert_not_null(arr, "%s", err.msg);
     cr_assert_eq(cJSON_GetArraySize(arr), 4);
     int k = 0;

@@ -24,6 +24,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "alias.h"
 #include "capture.h"
 #include "error.h"
 
@@ -71,7 +72,8 @@ typedef struct {
 /* The alias a point's shapes give it: "<model>-<mode>-<H>x<W>-k<inputs>", e.g. densenet121-infer-14x14-k25. */
 void cat_alias_make(const cat_scope *s, char *buf, size_t n);
 /* The alias of a golden point id from family.c's table, or NULL. */
-const char *cat_alias_of(const char *point);
+#define CAT_ALIASES 62
+extern const ea_alias cat_aliases[CAT_ALIASES];
 /* Parses point ($.points[index] of file) and loads the capture of its first group into cap (freed by
  * ea_capture_free, also on failure). */
 int cat_scope_parse(const cJSON *point, const char *file, int index, cat_scope *s, ea_capture *cap, ea_error *err);

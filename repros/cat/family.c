@@ -9,7 +9,7 @@
 
 /* The golden points by the alias their shapes give them (cat_alias_make; a test re-derives every
  * entry from golden/occurrences/cat.json, so the table cannot drift from the data). */
-static const char *const aliases[][2] = {
+const ea_alias cat_aliases[CAT_ALIASES] = {
     {"densenet121-infer-28x28-k9", "cat-70386f03485a"},
     {"densenet121-infer-28x28-k10", "cat-5975f0bd6406"},
     {"densenet121-infer-28x28-k11", "cat-4bf4da12a92f"},
@@ -74,21 +74,6 @@ static const char *const aliases[][2] = {
     {"densenet121-train-7x7-k17", "cat-fbb3a4da8e7d"},
 };
 
-const char *cat_alias_of(const char *point)
-{
-    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
-        if (!strcmp(point, aliases[i][1]))
-            return aliases[i][0];
-    return NULL;
-}
-
-static const char *point_of(const char *alias)
-{
-    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
-        if (!strcmp(alias, aliases[i][0]))
-            return aliases[i][1];
-    return NULL;
-}
 
 /* The block view of the document the points come from, computed once per document. */
 static const cJSON *view_of(const char *file, ea_error *err)
@@ -110,7 +95,8 @@ static const cJSON *view_of(const char *file, ea_error *err)
     return view;
 }
 
-static cJSON *each(const cJSON *point, const char *file, int index, const ea_run_opts *o, int measure, ea_error *err)
+static cJSON *each(const ea_repro_family *f, const cJSON *point, const char *file, int index, const ea_run_opts *o,
+                   int measure, ea_error *err)
 {
     cat_scope s;
     ea_capture cap;
@@ -131,13 +117,7 @@ static cJSON *each(const cJSON *point, const char *file, int index, const ea_run
     if (!measure) {
         cJSON_AddItemToObject(h, "config", cat_config_json(&s, &p, &cap, view));
     } else if ((m = cat_measure(&s, &cap, view, o, err)) != NULL) {
-        cJSON *item = m->child;
-        while (item) { /* the measurement's fields after the header's */
-            cJSON *next = item->next;
-            cJSON_AddItemToObject(h, item->string, cJSON_DetachItemViaPointer(m, item));
-            item = next;
-        }
-        cJSON_Delete(m);
+        ea_repro_append(h, m);
     } else {
         cJSON_Delete(h);
         h = NULL;
@@ -150,16 +130,7 @@ static cJSON *each(const cJSON *point, const char *file, int index, const ea_run
     return arr;
 }
 
-static cJSON *plan_point(const cJSON *point, const char *file, int index, const ea_run_opts *o, ea_error *err)
-{
-    return each(point, file, index, o, 0, err);
-}
-
-static cJSON *run_point(const cJSON *point, const char *file, int index, const ea_run_opts *o, ea_error *err)
-{
-    return each(point, file, index, o, 1, err);
-}
 
 const ea_repro_family ea_family_cat = {
-    "cat", "aten.cat.default", cat_alias_of, point_of, plan_point, run_point, NULL,
+    "cat", "aten.cat.default", cat_aliases, CAT_ALIASES, each, NULL,
 };

@@ -48,8 +48,8 @@ static int resolve(const cJSON *point, const char *file, int index, int g, const
     return cs_outputs_check(s, *c, err);
 }
 
-static cJSON *each_group(const cJSON *point, const char *file, int index, const ea_run_opts *o, int measure,
-                         ea_error *err)
+static cJSON *each_group(const ea_repro_family *f, const cJSON *point, const char *file, int index,
+                         const ea_run_opts *o, int measure, ea_error *err)
 {
     char golden[4096];
     ea_captures caps = {0};
@@ -86,16 +86,7 @@ fail:
     return NULL;
 }
 
-static cJSON *plan_point(const cJSON *point, const char *file, int index, const ea_run_opts *o, ea_error *err)
-{
-    return each_group(point, file, index, o, 0, err);
-}
-
-static cJSON *run_point(const cJSON *point, const char *file, int index, const ea_run_opts *o, ea_error *err)
-{
-    return each_group(point, file, index, o, 1, err);
-}
 
 const ea_repro_family ea_family_cumsum = {
-    "cumsum", "aten.cumsum.default", cs_alias_of, cs_point_of, plan_point, run_point, cs_claims,
+    "cumsum", "aten.cumsum.default", cs_aliases, CS_ALIASES, each_group, cs_claims,
 };

@@ -7,7 +7,7 @@
 
 #include "json.h"
 
-static const char *const aliases[][2] = {
+const ea_alias cs_aliases[CS_ALIASES] = {
     {"longformer-infer", "cumsum-b9f89b5603c3"}, {"longformer-train", "cumsum-f46244ab1e58"},
     {"roberta-infer", "cumsum-3268ee8031ea"},    {"roberta-train", "cumsum-2c7a27c1f3e3"},
     {"m2m100-infer", "cumsum-127c6bca6021"},     {"m2m100-train", "cumsum-011a173cda74"},
@@ -16,21 +16,6 @@ static const char *const aliases[][2] = {
     {"opt-infer", "cumsum-fbc1a7b5b165"},
 };
 
-const char *cs_alias_of(const char *point)
-{
-    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
-        if (!strcmp(point, aliases[i][1]))
-            return aliases[i][0];
-    return NULL;
-}
-
-const char *cs_point_of(const char *alias)
-{
-    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
-        if (!strcmp(alias, aliases[i][0]))
-            return aliases[i][1];
-    return NULL;
-}
 
 const char *cs_kind_name(cs_kind k)
 {
@@ -408,7 +393,7 @@ int cs_scope_parse(const cJSON *point, const char *file, int index, int group, c
         return -1;
     snprintf(s->point, sizeof s->point, "%.63s", id);
     snprintf(s->scope_id, sizeof s->scope_id, "%.95s", sid);
-    snprintf(s->alias, sizeof s->alias, "%.63s", cs_alias_of(id) ? cs_alias_of(id) : id);
+    snprintf(s->alias, sizeof s->alias, "%.63s", ea_alias_of(cs_aliases, CS_ALIASES, id) ? ea_alias_of(cs_aliases, CS_ALIASES, id) : id);
     snprintf(s->where, sizeof s->where, "%s.scopes[%d]", root, group);
     s->group = g.v;
     s->kind = cs_kind_of(g.v);

@@ -15,6 +15,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "alias.h"
 #include "capture.h"
 #include "error.h"
 #include "tensor.h"
@@ -51,8 +52,8 @@ typedef struct {
 } cs_scope;
 
 /* The aliases ("roberta-infer", ...) of the golden points; NULL when unknown. */
-const char *cs_alias_of(const char *point);
-const char *cs_point_of(const char *alias);
+#define CS_ALIASES 11
+extern const ea_alias cs_aliases[CS_ALIASES];
 
 /* The kind of one scope group's node list; CS_NONE when not a position-id scope. */
 cs_kind cs_kind_of(const cJSON *group);

@@ -8,17 +8,11 @@
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
+#include "../aten_tensor_info.cuh"
+
 namespace ia_aten { /* named, not anonymous: kernel names stay stable for the CUPTI evidence */
 
-constexpr int kMaxTensorInfoDims = 25; /* MAX_TENSORINFO_DIMS: kernel parameters as large as ATen's */
-
-template <typename T, typename IndexType>
-struct TensorInfo {
-    T *data;
-    IndexType sizes[kMaxTensorInfoDims];
-    IndexType strides[kMaxTensorInfoDims];
-    int dims;
-};
+using ea_aten::TensorInfo;
 
 /* IndexToOffset: static Dims unrolls (Dims == -2 leaves only linearId * strides[0]); -1 loops. */
 template <typename IndexType, int Dims>

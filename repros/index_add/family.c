@@ -112,10 +112,6 @@ cJSON *ia_config_json(const ia_scope *s, const ia_plan *p)
     return o;
 }
 
-static const char *point_alias(const char *point)
-{
-    return ia_alias_of(point);
-}
 
 /* Groups of the point with distinct configurations: groups[i] lists the scope groups measured as i. */
 static int distinct_configs(const cJSON *point, const char *file, int index, ia_scope *scopes, int group_of[],
@@ -154,8 +150,8 @@ static cJSON *header(const ia_scope *s, int k, const int group_of[])
     return o;
 }
 
-static cJSON *each_config(const cJSON *point, const char *file, int index, const ea_run_opts *o, int measure,
-                          ea_error *err)
+static cJSON *each_config(const ea_repro_family *f, const cJSON *point, const char *file, int index,
+                          const ea_run_opts *o, int measure, ea_error *err)
 {
     ia_scope scopes[IA_MAX_GROUPS];
     int group_of[IA_MAX_GROUPS], n, sm = o->sm_count; /* a plan: the caller's count (ia_plan_make wants >= 1) */
@@ -173,13 +169,7 @@ static cJSON *each_config(const cJSON *point, const char *file, int index, const
         if (!measure) {
             cJSON_AddItemToObject(h, "config", ia_config_json(&scopes[k], &p));
         } else if ((m = ia_measure(&scopes[k], &p, o, err)) != NULL) {
-            cJSON *item = m->child;
-            while (item) { /* the measurement's fields after the header's */
-                cJSON *next = item->next;
-                cJSON_AddItemToObject(h, item->string, cJSON_DetachItemViaPointer(m, item));
-                item = next;
-            }
-            cJSON_Delete(m);
+            ea_repro_append(h, m);
         } else {
             cJSON_Delete(h);
             return cJSON_Delete(arr), NULL;
@@ -189,16 +179,6 @@ static cJSON *each_config(const cJSON *point, const char *file, int index, const
     return arr;
 }
 
-static cJSON *plan_point(const cJSON *point, const char *file, int index, const ea_run_opts *o, ea_error *err)
-{
-    return each_config(point, file, index, o, 0, err);
-}
-
-static cJSON *run_point(const cJSON *point, const char *file, int index, const ea_run_opts *o, ea_error *err)
-{
-    return each_config(point, file, index, o, 1, err);
-}
-
 const ea_repro_family ea_family_index_add = {
-    "index_add", "aten.index_add.default", point_alias, ia_point_of, plan_point, run_point, NULL,
+    "index_add", "aten.index_add.default", ia_aliases, IA_ALIASES, each_config, NULL,
 };

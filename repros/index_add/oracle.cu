@@ -119,6 +119,21 @@ __device__ __forceinline__ uint32_t slice_elem(const ia_slice &q, const uint16_t
     return round_bf16(acc);
 }
 
+/* A chunk across a row end or a column edge: element by element, rows stepped, not divided. */
+template <typename I>
+__device__ __forceinline__ void slice_edge(const ia_slice &q, const uint16_t *x, I row, I c, float scale, float fill,
+                                           uint32_t (&r)[8])
+{
+#pragma unroll
+    for (int i = 0; i < 8; i++, c++) {
+        while (c >= (I)q.row_out) {
+            c -= (I)q.row_out;
+            row++;
+        }
+        r[i] = slice_elem<I>(q, x, row, c, scale, fill);
+    }
+}
+
 template <bool FAST>
 __global__ void ia_oracle_slice_scalar(uint16_t *out, const uint16_t *x, ia_slice q, int64_t items, float scale,
                                        float fill)
@@ -173,16 +188,8 @@ __global__ void ia_oracle_slice_vec8(uint16_t *out, const uint16_t *x, ia_slice 
 #pragma unroll
             for (int i = 0; i < 8; i++)
                 r[i] = round_bf16(__fadd_rn(fill, term(lane(u[k], i), scale)));
-        } else { /* a chunk across a row end or a column edge: element by element, rows stepped, not divided */
-            I rr = row[k], cc = c[k];
-#pragma unroll
-            for (int i = 0; i < 8; i++, cc++) {
-                while (cc >= row_out) {
-                    cc -= row_out;
-                    rr++;
-                }
-                r[i] = slice_elem<I>(q, x, rr, cc, scale, fill);
-            }
+        } else {
+            slice_edge<I>(q, x, row[k], c[k], scale, fill, r);
         }
         store8<STREAM>(out + (int64_t)(first + (int64_t)k * blockDim.x) * 8, r);
     }
@@ -253,16 +260,8 @@ __global__ void ia_oracle_slice_shfl(uint16_t *out, const uint16_t *x, ia_slice 
 #pragma unroll
         for (int i = 0; i < 8; i++)
             r[i] = f;
-    } else { /* across a row end or a column edge: element by element, rows stepped */
-        I rr = row, cc = c;
-#pragma unroll
-        for (int i = 0; i < 8; i++, cc++) {
-            while (cc >= row_out) {
-                cc -= row_out;
-                rr++;
-            }
-            r[i] = slice_elem<I>(q, x, rr, cc, scale, fill);
-        }
+    } else {
+        slice_edge<I>(q, x, row, c, scale, fill, r);
     }
     store8(out + e0, r);
 }

@@ -18,6 +18,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "alias.h"
 #include "error.h"
 #include "tensor.h"
 #include "values.h"
@@ -198,8 +199,9 @@ int ia_scope_check_memory(const ia_scope *s, int64_t budget, const char *what, e
  * faithful and the properties are unknown. Caller frees. */
 cJSON *ia_index_generator(const ia_scope *s, int fabricated);
 /* The alias of a known point id ("xlnet", "longformer-a", "longformer-b"), or NULL. */
-const char *ia_alias_of(const char *point);
-const char *ia_point_of(const char *alias);
+/* The golden points by the model they come from; ids are signature hashes, stable while the graphs are. */
+#define IA_ALIASES 3
+extern const ea_alias ia_aliases[IA_ALIASES];
 
 #ifdef __cplusplus
 }

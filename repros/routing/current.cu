@@ -14,28 +14,12 @@
 
 #include <cuda/std/limits>
 
+#include "../aten_tensor_info.cuh"
+
 namespace rt_aten { /* named, not anonymous: kernel names stay stable for the CUPTI evidence */
 
-constexpr int kMaxTensorInfoDims = 25; /* MAX_TENSORINFO_DIMS: parameters as large as ATen's */
-
-template <typename T, typename IndexType>
-struct TensorInfo {
-    T *data;
-    IndexType sizes[kMaxTensorInfoDims];
-    IndexType strides[kMaxTensorInfoDims];
-    int dims;
-};
-
-template <typename T, typename IndexType>
-static TensorInfo<T, IndexType> info_1d(T *data, IndexType n)
-{
-    TensorInfo<T, IndexType> t = {};
-    t.data = data;
-    t.sizes[0] = n;
-    t.strides[0] = 1;
-    t.dims = 1;
-    return t;
-}
+using ea_aten::info_1d;
+using ea_aten::TensorInfo;
 
 /* arange's lambda: start + idx * step in the accumulate type (int64 for Long). */
 struct ArangeOp {

@@ -9,35 +9,21 @@
 #include "repro.h"
 #include "run.h"
 
-static const char *const aliases[][2] = {
+static const ea_alias aliases[] = {
     {"routing", "histc-5eac6acf8c20"},
     {"routing-cumsum", "cumsum-bbbc239b67b8"},
 };
 
-static const char *alias_of(const char *point)
-{
-    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
-        if (!strcmp(point, aliases[i][1]))
-            return aliases[i][0];
-    return NULL;
-}
 
-static const char *point_of(const char *alias)
-{
-    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
-        if (!strcmp(alias, aliases[i][0]))
-            return aliases[i][1];
-    return NULL;
-}
-
-static cJSON *each_config(const cJSON *point, const char *file, int index, const ea_run_opts *o, int measure,
-                          const char *family, ea_error *err)
+static cJSON *each_config(const ea_repro_family *family, const cJSON *point, const char *file, int index,
+                          const ea_run_opts *o, int measure, ea_error *err)
 {
     rt_scope s;
     rt_capture c;
     if (rt_scope_parse(point, file, index, &s, err) || rt_plan_check(&s, err))
         return NULL;
-    snprintf(s.alias, sizeof s.alias, "%.31s", alias_of(s.point) ? alias_of(s.point) : s.point);
+    const char *alias = ea_alias_of(family->aliases, family->naliases, s.point);
+    snprintf(s.alias, sizeof s.alias, "%.31s", alias ? alias : s.point);
     if (rt_scope_capture(&s, &c, err))
         return NULL;
     cJSON *arr = cJSON_CreateArray();
@@ -47,9 +33,9 @@ static cJSON *each_config(const cJSON *point, const char *file, int index, const
         for (int d = RT_UNIFORM; d <= RT_SKEWED && (!measure || o->faithful); d++) {
             cJSON *r;
             if (measure) {
-                r = rt_measure(&s, &c, (rt_form)f, (rt_dist)d, family, o, err);
+                r = rt_measure(&s, &c, (rt_form)f, (rt_dist)d, family->name, o, err);
             } else {
-                r = rt_header(&s, family);
+                r = rt_header(&s, family->name);
                 cJSON_AddItemToObject(r, "config", rt_config_json(&s, &c, (rt_form)f, (rt_dist)d));
             }
             if (!r) {
@@ -63,30 +49,11 @@ static cJSON *each_config(const cJSON *point, const char *file, int index, const
     return arr;
 }
 
-static cJSON *plan_histc(const cJSON *point, const char *file, int index, const ea_run_opts *o, ea_error *err)
-{
-    return each_config(point, file, index, o, 0, "routing_histc", err);
-}
-
-static cJSON *run_histc(const cJSON *point, const char *file, int index, const ea_run_opts *o, ea_error *err)
-{
-    return each_config(point, file, index, o, 1, "routing_histc", err);
-}
-
-static cJSON *plan_cumsum(const cJSON *point, const char *file, int index, const ea_run_opts *o, ea_error *err)
-{
-    return each_config(point, file, index, o, 0, "routing_cumsum", err);
-}
-
-static cJSON *run_cumsum(const cJSON *point, const char *file, int index, const ea_run_opts *o, ea_error *err)
-{
-    return each_config(point, file, index, o, 1, "routing_cumsum", err);
-}
 
 const ea_repro_family ea_family_routing_histc = {
-    "routing_histc", "aten.histc.default", alias_of, point_of, plan_histc, run_histc, NULL,
+    "routing_histc", "aten.histc.default", aliases, 2, each_config, NULL,
 };
 
 const ea_repro_family ea_family_routing_cumsum = {
-    "routing_cumsum", "aten.cumsum.default", alias_of, point_of, plan_cumsum, run_cumsum, rt_claims,
+    "routing_cumsum", "aten.cumsum.default", aliases, 2, each_config, rt_claims,
 };
