@@ -194,6 +194,13 @@ ej_val ej_root(const ej_doc *doc)
     return v;
 }
 
+ej_val ej_point(const char *file, const cJSON *point, int index)
+{
+    ej_val v = {.file = file, .v = point};
+    snprintf(v.path, sizeof v.path, "$.points[%d]", index);
+    return v;
+}
+
 /* ---- walking ---- */
 
 /* Keys such as "aten.cumsum.default" would read as nested fields after a dot, so they are quoted. */

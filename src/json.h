@@ -32,6 +32,8 @@ void ej_free(ej_doc *doc);
  * left empty, as after ej_free. */
 cJSON *ej_doc_take_root(ej_doc *doc);
 ej_val ej_root(const ej_doc *doc);
+/* points[index] of the golden document file, handed over alone (a repro family's point): "$.points[index]". */
+ej_val ej_point(const char *file, const cJSON *point, int index);
 
 /* v must be an object whose keys are all in allowed (NULL-terminated list). */
 int ej_object(ej_val v, const char *const *allowed, ea_error *err);

@@ -285,3 +285,18 @@ void ea_occurrences_print(const cJSON *summary, FILE *f)
         fprintf(f, "%-26s %-10s %-6s %-34s %11d %7d\n", str(o, "op"), str(o, "suite"), str(o, "mode"), str(o, "model"),
                 cJSON_GetObjectItem(o, "occurrences")->valueint, cJSON_GetObjectItem(o, "points")->valueint);
 }
+
+int ea_golden_dir_of(const char *occurrence_file, char *out, size_t n)
+{
+    if ((size_t)snprintf(out, n, "%s", occurrence_file) >= n)
+        return -1;
+    for (int up = 0; up < 2; up++) {
+        char *slash = strrchr(out, '/');
+        if (!slash) /* the path ran out: the folder the rest is relative to */
+            return (size_t)snprintf(out, n, "%s", up ? "." : "..") >= n ? -1 : 0;
+        *slash = '\0';
+    }
+    if (!out[0]) /* "/occurrences/cat.json" */
+        snprintf(out, n, "/");
+    return 0;
+}

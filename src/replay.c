@@ -112,13 +112,21 @@ int ea_replay_check_args(const ea_capture *c, const ea_capture_run *r, ea_error 
         return -1;
     for (int i = 0; rc == 0 && i < r->nsteps; i++) {
         const ea_capture_step *st = &r->steps[i];
+        const int64_t *g = st->grid, *blk = st->block;
+        char step[400], where[512];
+        if (ri >= 0)
+            snprintf(step, sizeof step, "%s $.runs[%d].steps[%d]", c->file, ri, i);
+        else /* a run built outside the capture: its config is all there is to name it by */
+            snprintf(step, sizeof step, "%s run \"%s\" steps[%d]", c->file, r->config, i);
+        /* ea_replay_bind_step narrows these to unsigned: anything CUDA would refuse is refused here, by name */
+        if (g[0] > INT32_MAX || g[1] > 65535 || g[2] > 65535 || blk[0] > 1024 || blk[1] > 1024 || blk[2] > 64 ||
+            blk[0] * blk[1] * blk[2] > 1024)
+            rc = ea_fail(err, "%s: expected a launch CUDA accepts (grid up to [2^31-1, 65535, 65535], block up to "
+                         "[1024, 1024, 64] and 1024 threads), got grid [%" PRId64 ", %" PRId64 ", %" PRId64 "], block "
+                         "[%" PRId64 ", %" PRId64 ", %" PRId64 "]", step, g[0], g[1], g[2], blk[0], blk[1], blk[2]);
         for (int a = 0; rc == 0 && a < st->nargs; a++) {
             const ea_capture_arg *arg = &st->args[a];
-            char where[512];
-            if (ri >= 0)
-                snprintf(where, sizeof where, "%s $.runs[%d].steps[%d].args[%d]", c->file, ri, i, a);
-            else /* a run built outside the capture: its config is all there is to name it by */
-                snprintf(where, sizeof where, "%s run \"%s\" steps[%d].args[%d]", c->file, r->config, i, a);
+            snprintf(where, sizeof where, "%s.args[%d]", step, a);
             if (!arg->buffer) {
                 if (!ea_scalar_type_named(arg->type))
                     rc = ea_fail(err, "%s.type: expected a scalar type (" EA_SCALAR_TYPE_NAMES "), got \"%s\"", where,
@@ -179,7 +187,7 @@ int ea_replay_bind_step(const ea_capture *c, const ea_capture_step *st, void *(*
     return 0;
 }
 
-int ea_replay_launch_enqueue(const ea_replay_launch *l, void *stream, ea_error *err)
+int ea_replay_launch_enqueue(ea_replay_launch *l, void *stream, ea_error *err)
 {
     return ea_kernel_launch(&l->kernel, l->grid, l->block, l->shared, stream, l->params, err);
 }

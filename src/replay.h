@@ -52,7 +52,7 @@ typedef struct {
  * must have passed ea_replay_check_args. ea_replay_launch_enqueue is capturable (ea_time_graph). */
 int ea_replay_bind_step(const ea_capture *c, const ea_capture_step *st, void *(*lookup)(void *ctx, const char *name),
                         void *ctx, ea_replay_launch *out, ea_error *err);
-int ea_replay_launch_enqueue(const ea_replay_launch *l, void *stream, ea_error *err);
+int ea_replay_launch_enqueue(ea_replay_launch *l, void *stream, ea_error *err);
 void ea_replay_launch_free(ea_replay_launch *l);
 /* Needs a CUDA device. -1 only for errors that stop the replay (allocation, load, launch). */
 int ea_replay_run(const ea_capture *c, const ea_capture_run *r, const ea_timer_config *tc, ea_replay_result *out,

@@ -35,6 +35,18 @@ const char *ea_point_of(const ea_alias *table, int n, const char *alias)
     return NULL;
 }
 
+cJSON *ea_repro_header(const char *family, const char *point, const char *alias, int64_t occurrences,
+                       cJSON **scope_ids)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "family", family);
+    cJSON_AddStringToObject(o, "point", point);
+    cJSON_AddStringToObject(o, "alias", alias);
+    cJSON_AddNumberToObject(o, "occurrences", (double)occurrences);
+    *scope_ids = cJSON_AddArrayToObject(o, "scope_ids");
+    return o;
+}
+
 void ea_repro_append(cJSON *into, cJSON *from)
 {
     cJSON *item = from->child;

@@ -16,6 +16,7 @@
 #ifndef EA_REPRO_H
 #define EA_REPRO_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include <cjson/cJSON.h>
@@ -46,6 +47,10 @@ struct ea_repro_family {
     int (*claims)(const cJSON *point); /* NULL: every point of the document */
 };
 
+/* A result's identifying part: family, point, alias, occurrences and an empty "scope_ids" array, which
+ * *scope_ids receives for the family to fill (a family may time a point's groups apart). */
+cJSON *ea_repro_header(const char *family, const char *point, const char *alias, int64_t occurrences,
+                       cJSON **scope_ids);
 /* Moves every field of from after into's own and deletes from: a family's measurement after its header. */
 void ea_repro_append(cJSON *into, cJSON *from);
 

@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "device.h"
+#include "occurrences.h"
 
 const char *test_corpus(void)
 {
@@ -112,4 +114,21 @@ int test_node(const fx_graph *g, const char *name)
     int i = fx_graph_find(g, name);
     cr_assert_geq(i, 0, "no node %s", name);
     return i;
+}
+
+void test_skip_without_gpu(void)
+{
+    ea_device_info info;
+    if (!ea_device_probe(&info))
+        cr_skip_test("no CUDA device: %s", info.reason);
+}
+
+void test_golden_docs(cJSON *docs[EA_AUDIT_OPS], const char *files[EA_AUDIT_OPS], char buf[EA_AUDIT_OPS][128])
+{
+    ea_error err;
+    cr_assert_eq(ea_occurrences_load("golden/occurrences", docs, &err), 0, "%s", err.msg);
+    for (int i = 0; i < EA_AUDIT_OPS; i++) {
+        snprintf(buf[i], 128, "golden/occurrences/%s.json", ea_audit_ops[i].short_name);
+        files[i] = buf[i];
+    }
 }

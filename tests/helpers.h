@@ -5,6 +5,9 @@
 
 #include <stddef.h>
 
+#include <cjson/cJSON.h>
+
+#include "extract.h"
 #include "fxgraph.h"
 
 #define FIXTURE_CORPUS "tests/fixtures/corpus"
@@ -12,6 +15,11 @@
 /* The unpacked better-benchmark corpus ($EXTERN_AUDIT_CORPUS, else build/corpus/better-benchmark),
  * or NULL when absent: callers skip with the reason. */
 const char *test_corpus(void);
+/* golden/occurrences loaded for ea_repro_resolve: docs (the caller deletes each) and their paths, kept in buf. */
+void test_golden_docs(cJSON *docs[EA_AUDIT_OPS], const char *files[EA_AUDIT_OPS], char buf[EA_AUDIT_OPS][128]);
+/* Skips the calling test, "no CUDA device: <reason>", on a machine without one: a GPU test never
+ * passes without having run. */
+void test_skip_without_gpu(void);
 /* A fresh empty folder under /tmp; the path lives until the test process ends. */
 const char *test_tmpdir(void);
 /* Write text to dir/name (creating parent folders); returns the path (static buffer per call site

@@ -41,7 +41,7 @@ Test(cat, plan_every_golden_point_without_gpu)
     cJSON *doc = golden(), *p;
     ea_error err;
     int i = 0, infer = 0, train = 0, pooled = 0;
-    cJSON *view = cat_view(doc, &err);
+    cJSON *view = cat_view(doc, CAT_FILE, &err);
     cr_assert_not_null(view, "%s", err.msg);
     cJSON_ArrayForEach(p, cJSON_GetObjectItem(doc, "points")) {
         cat_scope s;
@@ -97,7 +97,7 @@ Test(cat, block_view_against_independent_arithmetic)
 {
     cJSON *doc = golden();
     ea_error err;
-    cJSON *view = cat_view(doc, &err);
+    cJSON *view = cat_view(doc, CAT_FILE, &err);
     cr_assert_not_null(view, "%s", err.msg);
     const cJSON *b = NULL, *x;
     cJSON_ArrayForEach(x, cJSON_GetObjectItem(view, "blocks"))
@@ -373,7 +373,8 @@ Test(cat, malformed_points_are_errors)
         if (!strcmp(cJSON_GetObjectItem(node, "op")->valuestring, "aten.add.Tensor") &&
             cJSON_IsNumber(cJSON_GetArrayItem(cJSON_GetObjectItem(node, "args"), 1)))
             cJSON_ReplaceItemInObject(node, "op", cJSON_CreateString("aten.sub.Tensor"));
-    expect_error(pt, CAT_FILE, "scope.nodes: expected one aten.add.Tensor of a positive literal (the BN eps), found 0");
+    expect_error(pt, CAT_FILE, "$.points[3].scopes[0].scope.nodes: expected one aten.add.Tensor of a positive literal "
+                               "(the BN eps), found 0");
     cJSON_Delete(pt);
     /* a point whose capture is missing */
     pt = cJSON_Duplicate(orig, 1);
@@ -383,6 +384,131 @@ Test(cat, malformed_points_are_errors)
                                                         "occurrences"), 0);
     cJSON_ReplaceItemInObject(occ, "mode", cJSON_CreateString("eval"));
     expect_error(pt, CAT_FILE, ".occurrences[0].mode: expected \"train\" or \"infer\", got eval");
+    cJSON_Delete(pt);
+    cJSON_Delete(doc);
+}
+
+static cJSON *group_nodes(cJSON *pt, int g)
+{
+    return cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(pt, "scopes"), g), "scope"),
+                               "nodes");
+}
+
+/* The i-th node of op whose args[1] is a number literal (its eps, Bessel factor, momentum ...). */
+static cJSON *literal_node(cJSON *pt, int g, const char *op, int i)
+{
+    cJSON *node;
+    cJSON_ArrayForEach(node, group_nodes(pt, g))
+        if (!strcmp(cJSON_GetObjectItem(node, "op")->valuestring, op) &&
+            cJSON_IsNumber(cJSON_GetArrayItem(cJSON_GetObjectItem(node, "args"), 1)) && i-- == 0)
+            return node;
+    cr_assert_fail("no literal %s #%d", op, i);
+    return NULL;
+}
+
+/* The plan refuses what its 32-bit kernel indexing cannot reach, and an unroll below 1. */
+Test(cat, plan_refuses_outside_its_kernels)
+{
+    cJSON *doc = golden();
+    int k;
+    cat_scope s;
+    ea_capture cap;
+    cat_plan p;
+    ea_error err;
+    const cJSON *pt = point_by_alias(doc, "densenet121-infer-7x7-k9", &k);
+    cr_assert_eq(cat_scope_parse(pt, CAT_FILE, k, &s, &cap, &err), 0, "%s", err.msg);
+    cr_assert_eq(cat_plan_make(&s, 0, &p, &err), -1);
+    cr_assert(strstr(err.msg, "expected an unroll >= 1, got 0"), "%s", err.msg);
+    s.n = 1 << 20;
+    cr_assert_eq(cat_plan_make(&s, 1, &p, &err), -1);
+    char want[96];
+    snprintf(want, sizeof want, CAT_FILE " $.points[%d]: expected fewer than 2^30 output elements", k);
+    cr_assert(strstr(err.msg, want), "%s", err.msg);
+    ea_capture_free(&cap);
+    cJSON_Delete(doc);
+}
+
+/* The block view reads every point of the document: one it cannot read names the file and the point. */
+Test(cat, block_view_refuses_malformed_points)
+{
+    cJSON *doc = golden();
+    ea_error err;
+    cJSON *p2 = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "points"), 2);
+    cJSON *sizes = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(p2, "signature"), "output"), "sizes");
+    cJSON_ReplaceItemInArray(sizes, 0, cJSON_CreateNumber(1e300)); /* no int64: never cast */
+    cr_assert_null(cat_view(doc, CAT_FILE, &err));
+    cr_assert(strstr(err.msg, CAT_FILE " $.points[2]: expected a 4-d cat output of at most 2^48 elements"), "%s",
+              err.msg);
+    cJSON_ReplaceItemInArray(sizes, 0, cJSON_CreateNumber(1 << 20)); /* each size fine, the product too large */
+    cJSON_ReplaceItemInArray(sizes, 1, cJSON_CreateNumber(1 << 20));
+    cJSON_ReplaceItemInArray(sizes, 2, cJSON_CreateNumber(1 << 10));
+    cr_assert_null(cat_view(doc, CAT_FILE, &err));
+    cr_assert(strstr(err.msg, CAT_FILE " $.points[2]: expected"), "%s", err.msg);
+    cJSON_Delete(doc);
+}
+
+/* Counts, shapes and scope constants the parse refuses, each naming the file, the path and the expectation. */
+Test(cat, malformed_points_shapes_and_groups)
+{
+    cJSON *doc = golden();
+    int k;
+    const cJSON *orig = point_by_alias(doc, "densenet121-infer-7x7-k9", &k);
+    cJSON *pt = cJSON_Duplicate(orig, 1), *sig = cJSON_GetObjectItem(pt, "signature");
+    cJSON *list = cJSON_GetArrayItem(cJSON_GetObjectItem(sig, "args"), 0);
+    while (cJSON_GetArraySize(list) > 1) /* one input: no cat */
+        cJSON_DeleteItemFromArray(list, 1);
+    expect_error(pt, CAT_FILE, "$.points[3].signature.args[0]: expected 2 to 32 cat inputs (CAT_MAX_INPUTS), got 1");
+    cJSON_Delete(pt);
+
+    pt = cJSON_Duplicate(orig, 1); /* cat(tensors) without its dim */
+    cJSON_DeleteItemFromArray(cJSON_GetObjectItem(cJSON_GetObjectItem(pt, "signature"), "args"), 1);
+    expect_error(pt, CAT_FILE, "$.points[3].signature.args: expected cat(tensors, dim), got 1 arguments");
+    cJSON_Delete(pt);
+
+    pt = cJSON_Duplicate(orig, 1); /* sizes whose product would overflow the element counts */
+    cJSON *out = cJSON_GetObjectItem(cJSON_GetObjectItem(pt, "signature"), "output");
+    cJSON_ReplaceItemInArray(cJSON_GetObjectItem(out, "sizes"), 0, cJSON_CreateNumber(4e15));
+    expect_error(pt, CAT_FILE, "$.points[3].signature.output.sizes: expected at most 2^48 elements");
+    cJSON_DeleteItemFromArray(cJSON_GetObjectItem(out, "sizes"), 0); /* and a 3-d one */
+    expect_error(pt, CAT_FILE, "$.points[3].signature.output.sizes: expected a 4-d NCHW tensor, got 3 sizes");
+    cJSON_Delete(pt);
+
+    pt = cJSON_Duplicate(orig, 1); /* a group without occurrences */
+    cJSON_ReplaceItemInObject(cJSON_GetArrayItem(cJSON_GetObjectItem(pt, "scopes"), 0), "occurrences",
+                              cJSON_CreateArray());
+    expect_error(pt, CAT_FILE, "$.points[3].scopes[0].occurrences: expected at least one occurrence");
+    cJSON_ReplaceItemInObject(pt, "scopes", cJSON_CreateArray()); /* no groups */
+    expect_error(pt, CAT_FILE, "$.points[3].scopes: expected 1 to 8 scope groups, got 0");
+    cJSON_Delete(pt);
+
+    pt = cJSON_Duplicate(orig, 1); /* an eps that is no epsilon */
+    cJSON_ReplaceItemInArray(cJSON_GetObjectItem(literal_node(pt, 0, "aten.add.Tensor", 0), "args"), 1,
+                             cJSON_CreateNumber(-1e-5));
+    expect_error(pt, CAT_FILE, "$.points[3].scopes[0].scope.nodes: expected one aten.add.Tensor of a positive literal "
+                               "(the BN eps), found 1 (the first: -1e-05)");
+    cJSON_Delete(pt);
+
+    pt = cJSON_Duplicate(orig, 1); /* a second group with another eps: not the same scope */
+    cJSON *groups = cJSON_GetObjectItem(pt, "scopes");
+    cJSON_AddItemToArray(groups, cJSON_Duplicate(cJSON_GetArrayItem(groups, 0), 1));
+    cJSON_ReplaceItemInArray(cJSON_GetObjectItem(literal_node(pt, 1, "aten.add.Tensor", 0), "args"), 1,
+                             cJSON_CreateNumber(1e-3));
+    expect_error(pt, CAT_FILE,
+                 "$.points[3].scopes[1]: expected every scope group of a point to compute the same scope");
+    cJSON_Delete(pt);
+
+    /* train: the running variance's Bessel factor must be N*H*W/(N*H*W-1) */
+    pt = cJSON_Duplicate(point_by_alias(doc, "densenet121-train-28x28-k9", &k), 1);
+    cJSON_ReplaceItemInArray(cJSON_GetObjectItem(literal_node(pt, 0, "aten.mul.Tensor", 0), "args"), 1,
+                             cJSON_CreateNumber(1.5));
+    expect_error(pt, CAT_FILE, "$.points[3].scopes[0].scope.nodes: expected the Bessel factor");
+    cJSON_DeleteItemFromArray(group_nodes(pt, 0), 0); /* keep the refs as they are: only the mul count matters */
+    cJSON *node;
+    cJSON_ArrayForEach(node, group_nodes(pt, 0))
+        if (!strcmp(cJSON_GetObjectItem(node, "op")->valuestring, "aten.mul.Tensor") &&
+            cJSON_IsNumber(cJSON_GetArrayItem(cJSON_GetObjectItem(node, "args"), 1)))
+            cJSON_ReplaceItemInObject(node, "op", cJSON_CreateString("aten.div.Tensor"));
+    expect_error(pt, CAT_FILE, "expected three aten.mul.Tensor by a literal in a train scope");
     cJSON_Delete(pt);
     cJSON_Delete(doc);
 }

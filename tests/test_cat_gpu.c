@@ -11,7 +11,7 @@
 #include "../repros/cat/cat.h"
 #include "bandwidth.h"
 #include "baseline.h"
-#include "device.h"
+#include "helpers.h"
 #include "json.h"
 #include "repro.h"
 #include "timer.h"
@@ -126,9 +126,7 @@ static void env_of(ea_run_env *env)
 
 Test(cat_gpu, infer_k25_at_copy_bandwidth, .timeout = 300)
 {
-    ea_device_info info;
-    if (!ea_device_probe(&info))
-        cr_skip_test("no CUDA device: %s", info.reason);
+    test_skip_without_gpu();
     ea_run_env env;
     env_of(&env);
     cJSON *r = measure("densenet121-infer-14x14-k25", &env);
@@ -148,9 +146,7 @@ Test(cat_gpu, infer_k25_at_copy_bandwidth, .timeout = 300)
  * form a baselines document the strict reader accepts. */
 Test(cat_gpu, every_golden_point, .timeout = 600)
 {
-    ea_device_info info;
-    if (!ea_device_probe(&info))
-        cr_skip_test("no CUDA device: %s", info.reason);
+    test_skip_without_gpu();
     ea_run_env env;
     env_of(&env);
     ej_doc d;

@@ -11,7 +11,6 @@
 
 #include "../repros/cumsum/reference.h"
 #include "../repros/cumsum/run.h"
-#include "device.h"
 #include "gen.h"
 #include "helpers.h"
 #include "json.h"
@@ -79,9 +78,7 @@ static void mask_variants(const cJSON *r, const cJSON *orc, const char *alias)
 /* Every claimed point of kind k, measured. */
 static void measure_kind(cs_kind k)
 {
-    ea_device_info info;
-    if (!ea_device_probe(&info))
-        cr_skip_test("no CUDA device: %s", info.reason);
+    test_skip_without_gpu();
     ej_doc d;
     ea_error err;
     cr_assert_eq(ej_load(GOLDEN, &d, &err), 0, "%s", err.msg);
@@ -132,9 +129,7 @@ Test(cumsum_gpu, mask_scopes)
  * variant that applies against the CPU reference on a right-padded batch (pad tokens inside rows too). */
 Test(cumsum_gpu, mask_oracle_odd_shapes)
 {
-    ea_device_info info;
-    if (!ea_device_probe(&info))
-        cr_skip_test("no CUDA device: %s", info.reason);
+    test_skip_without_gpu();
     const int64_t widths[] = {1, 2, 63, 64, 130, 511, 1024, 2049, 3001}, rows = 5;
     int64_t *d_ids, *d_pos;
     uint8_t *d_mask;
@@ -191,9 +186,7 @@ Test(cumsum_gpu, mask_oracle_odd_shapes)
 /* A mask scope's run, tuned oracle and all, is a document --record writes and the strict reader accepts. */
 Test(cumsum_gpu, mask_run_records)
 {
-    ea_device_info info;
-    if (!ea_device_probe(&info))
-        cr_skip_test("no CUDA device: %s", info.reason);
+    test_skip_without_gpu();
     char path[512];
     snprintf(path, sizeof path, "%s/cumsum.json", test_tmpdir());
     cli_run r = test_cli("run", "--scope", "m2m100-infer", "--record", path, "--quiet", NULL);

@@ -71,15 +71,11 @@ Test(cumsum, scope_resolution_leaves_the_routing_point_out)
 {
     cJSON *docs[EA_AUDIT_OPS];
     const char *files[EA_AUDIT_OPS];
-    char paths[EA_AUDIT_OPS][256];
+    char paths[EA_AUDIT_OPS][128];
     ea_error err;
     ea_scope_ref refs[256];
     int n;
-    cr_assert_eq(ea_occurrences_load("golden/occurrences", docs, &err), 0, "%s", err.msg);
-    for (int i = 0; i < EA_AUDIT_OPS; i++) {
-        snprintf(paths[i], sizeof paths[i], "golden/occurrences/%s.json", ea_audit_ops[i].short_name);
-        files[i] = paths[i];
-    }
+    test_golden_docs(docs, files, paths);
     cr_assert_eq(ea_repro_resolve(docs, files, "all", refs, 256, &n, &err), 0, "%s", err.msg);
     int mine = 0;
     for (int i = 0; i < n; i++)
@@ -91,10 +87,11 @@ Test(cumsum, scope_resolution_leaves_the_routing_point_out)
     cr_assert_eq(ea_repro_resolve(docs, files, "roberta-infer", refs, 64, &n, &err), 0, "%s", err.msg);
     cr_assert_eq(n, 1);
     cr_assert_eq(refs[0].family, &ea_family_cumsum);
-    /* the routing point is no cumsum scope: naming it finds no cumsum family point */
-    int rc = ea_repro_resolve(docs, files, ROUTING_POINT, refs, 64, &n, &err);
-    for (int i = 0; rc == 0 && i < n; i++)
-        cr_assert_neq(refs[i].family, &ea_family_cumsum);
+    /* the routing point is no cumsum scope: naming it finds the routing family's point only */
+    cr_assert_eq(ea_repro_resolve(docs, files, ROUTING_POINT, refs, 64, &n, &err), 0, "%s", err.msg);
+    cr_assert_eq(n, 1);
+    cr_assert_eq(refs[0].family->claims(refs[0].point), 1);
+    cr_assert_str_eq(refs[0].family->name, "routing_cumsum");
     for (int i = 0; i < EA_AUDIT_OPS; i++)
         cJSON_Delete(docs[i]);
 }
@@ -478,19 +475,34 @@ Test(cumsum, capture_outputs_and_missing_captures)
     s.mask_out = 0, s.noutputs = 1;
     cr_assert_eq(cs_outputs_check(&s, c, &err), -1);
     has(err.msg, "$.outputs: expected 1 outputs");
+    s.mask_out = 1, s.noutputs = 2, s.outputs[1].dtype = EA_I64;
+    cr_assert_eq(cs_outputs_check(&s, c, &err), 0, "%s", err.msg);
+    s.cols = 256; /* the ids no longer the scope's rows x cols */
+    cr_assert_eq(cs_outputs_check(&s, c, &err), -1);
+    has(err.msg, "capture.json $.inputs[0]: expected the token ids, i64 with 32 x 256 elements, got i64[32, 512]");
+    ea_capture none = *c; /* a mask scope's capture without its ids */
+    none.ninputs = 0;
+    s.cols = 512;
+    cr_assert_eq(cs_outputs_check(&s, &none, &err), -1);
+    has(err.msg, "capture.json $.inputs: expected one i64 input (the token ids), got 0 inputs");
+    cr_assert_eq(cs_scope_parse(p, GOLDEN, index, 1, &s, &err), -1, "the point has one scope group");
+    has(err.msg, GOLDEN " $.points[");
+    has(err.msg, "].scopes: expected a scope group [1], got 1 groups");
     ea_captures_free(&caps);
 
     /* a golden folder without captures: the plan names the point and what it looked for */
     const char *dir = test_tmpdir();
     char *text = cJSON_Print(doc), file[512];
-    test_write(dir, "occurrences/cumsum.json", text);
+    free(test_write(dir, "occurrences/cumsum.json", text));
     snprintf(file, sizeof file, "%s/occurrences/cumsum.json", dir);
     ea_run_opts o = {1, 0, 132, NULL};
     cr_assert_null(ea_family_cumsum.points(&ea_family_cumsum, p, file, index, &o, 0, &err));
     has(err.msg, file);
     has(err.msg, "scopes[0]: expected a capture in captures/ for scope cumsum-2c7a27c1f3e3-8b05912dbbf4");
+    /* a bare name is a document inside occurrences/: its captures are ../captures (ea_golden_dir_of) */
     cr_assert_null(ea_family_cumsum.points(&ea_family_cumsum, p, "cumsum.json", index, &o, 0, &err));
-    has(err.msg, "cumsum.json: expected <golden>/occurrences/<op>.json");
+    has(err.msg, "cumsum.json $.points[");
+    has(err.msg, "expected a capture in captures/");
     free(text);
     cJSON_Delete(doc);
 }

@@ -175,3 +175,23 @@ Test(occurrences, summary_rows_count_points_per_model)
     for (int i = 0; i < EA_AUDIT_OPS; i++)
         cJSON_Delete(docs[i]);
 }
+
+/* Where the repro families look for captures/: the folder above occurrences/, whatever the path's form. */
+Test(occurrences, golden_dir_of_a_document)
+{
+    static const char *const cases[][2] = {
+        {"golden/occurrences/cat.json", "golden"}, {"a/b/golden/occurrences/cat.json", "a/b/golden"},
+        {"occurrences/cat.json", "."},             {"cat.json", ".."},
+        {"/occurrences/cat.json", "/"},
+    };
+    char out[64];
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        cr_assert_eq(ea_golden_dir_of(cases[i][0], out, sizeof out), 0, "%s", cases[i][0]);
+        cr_assert_str_eq(out, cases[i][1], "%s", cases[i][0]);
+    }
+    char small[8];
+    cr_assert_eq(ea_golden_dir_of("golden/occurrences/cat.json", small, sizeof small), -1, "truncated: refused");
+    cr_assert_eq(ea_golden_dir_of("golden/x", small, sizeof small), -1, "one byte short: refused");
+    cr_assert_eq(ea_golden_dir_of("g/o/c", small, sizeof small), 0);
+    cr_assert_str_eq(small, "g");
+}

@@ -72,6 +72,29 @@ Test(replay, messages_name_the_run_by_its_index)
     ea_capture_free(&c);
 }
 
+/* A launch shape CUDA would refuse is refused on the host, naming the step: the binder narrows it to unsigned. */
+Test(replay, launch_shapes_outside_cuda_limits_are_refused)
+{
+    ea_capture c = load(FIXTURE);
+    ea_capture_run *r = (ea_capture_run *)ea_capture_run_named(&c, "default");
+    ea_capture_step *st = &r->steps[0];
+    const int64_t grid[3] = {st->grid[0], st->grid[1], st->grid[2]}, block[3] = {st->block[0], st->block[1],
+                                                                                  st->block[2]};
+    ea_error err = {{0}};
+    st->grid[0] = (int64_t)1 << 32;
+    cr_assert_eq(ea_replay_check(&c, r, &err), -1);
+    cr_assert(strstr(err.msg, "capture.json $.runs[0].steps[0]: expected a launch CUDA accepts"), "%s", err.msg);
+    cr_assert(strstr(err.msg, "got grid [4294967296, "), "%s", err.msg);
+    st->grid[0] = grid[0], st->grid[1] = 65536;
+    cr_assert_eq(ea_replay_check(&c, r, &err), -1);
+    st->grid[1] = grid[1], st->block[0] = 512, st->block[1] = 4, st->block[2] = 1; /* 2048 threads */
+    cr_assert_eq(ea_replay_check(&c, r, &err), -1);
+    cr_assert(strstr(err.msg, "block [512, 4, 1]"), "%s", err.msg);
+    st->block[0] = block[0], st->block[1] = block[1], st->block[2] = block[2];
+    cr_assert_eq(ea_replay_check(&c, r, &err), 0, "%s", err.msg);
+    ea_capture_free(&c);
+}
+
 /* The reader and the replay share one table: whatever type a capture may name, the replay can pass. */
 Test(replay, every_scalar_type_the_reader_accepts_is_replayable)
 {

@@ -143,11 +143,7 @@ Test(routing, scope_resolution)
     const char *files[EA_AUDIT_OPS];
     char paths[EA_AUDIT_OPS][128];
     ea_error err;
-    cr_assert_eq(ea_occurrences_load("golden/occurrences", docs, &err), 0, "%s", err.msg);
-    for (int i = 0; i < EA_AUDIT_OPS; i++) {
-        snprintf(paths[i], sizeof paths[i], "golden/occurrences/%s.json", ea_audit_ops[i].short_name);
-        files[i] = paths[i];
-    }
+    test_golden_docs(docs, files, paths);
     ea_scope_ref refs[8];
     int n;
     cr_assert_eq(ea_repro_resolve(docs, files, "routing", refs, 8, &n, &err), 0, "%s", err.msg);
@@ -280,6 +276,79 @@ Test(routing, malformed_points)
     cJSON_Delete(pt);
 }
 
+static cJSON *histc_args(cJSON *pt, int group)
+{
+    cJSON *n;
+    cJSON_ArrayForEach(n, cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(pt, "scopes"),
+                                                                                     group), "scope"), "nodes"))
+        if (!strcmp(str(n, "op"), "aten.histc.default"))
+            return cJSON_GetObjectItem(n, "args");
+    cr_assert_fail("no histc node in group %d", group);
+    return NULL;
+}
+
+/* The bounds and shapes the parse and the plan check refuse, each naming where and what. */
+Test(routing, malformed_points_bounds)
+{
+    int i;
+    cJSON *pt;
+    char at[96];
+
+    pt = histc_point(&i); /* one expert: nothing to route */
+    cJSON_ReplaceItemInObject(derived(pt), "experts", cJSON_CreateNumber(1));
+    snprintf(at, sizeof at, "$.points[%d].signature.value_properties[0].derived:", i);
+    expect_plan_error(pt, HISTC_FILE, i, at, "expected 2 <= experts <= 1024");
+    cJSON_Delete(pt);
+
+    pt = histc_point(&i); /* tokens * k would overflow int64: refused before the product */
+    cJSON_ReplaceItemInObject(derived(pt), "tokens", cJSON_CreateNumber(4e15));
+    expect_plan_error(pt, HISTC_FILE, i, at, "1 <= tokens < 2^31");
+    cJSON_Delete(pt);
+
+    pt = histc_point(&i); /* a range that is not [min, max] */
+    cJSON_ReplaceItemInObject(derived(pt), "range", cJSON_CreateIntArray((const int[]){0, 15, 31}, 3));
+    snprintf(at, sizeof at, "$.points[%d].signature.value_properties[0].derived.range", i);
+    expect_plan_error(pt, HISTC_FILE, i, at, "expected [min, max]");
+    cJSON_Delete(pt);
+
+    pt = histc_point(&i); /* histc without its max */
+    cJSON_DeleteItemFromArray(histc_args(pt, 0), 3);
+    snprintf(at, sizeof at, "$.points[%d].scopes[0].scope.nodes[", i);
+    expect_plan_error(pt, HISTC_FILE, i, at, "expected histc(input, bins, min, max), got 3 args");
+    cJSON_Delete(pt);
+
+    pt = histc_point(&i); /* a group without occurrences: no capture to find */
+    cJSON_ReplaceItemInObject(cJSON_GetArrayItem(cJSON_GetObjectItem(pt, "scopes"), 0), "occurrences",
+                              cJSON_CreateArray());
+    snprintf(at, sizeof at, "$.points[%d].scopes[0].occurrences", i);
+    expect_plan_error(pt, HISTC_FILE, i, at, "expected at least one occurrence");
+    cJSON_Delete(pt);
+
+    pt = histc_point(&i); /* no scope groups at all */
+    cJSON_ReplaceItemInObject(pt, "scopes", cJSON_CreateArray());
+    snprintf(at, sizeof at, "$.points[%d].scopes", i);
+    expect_plan_error(pt, HISTC_FILE, i, at, "expected 1 to 8 scope groups, got 0");
+    cJSON_Delete(pt);
+
+    pt = histc_point(&i); /* a second group that bins differently */
+    cJSON *groups = cJSON_GetObjectItem(pt, "scopes");
+    cJSON_AddItemToArray(groups, cJSON_Duplicate(cJSON_GetArrayItem(groups, 0), 1));
+    cJSON_ReplaceItemInArray(histc_args(pt, 1), 1, cJSON_CreateNumber(16));
+    snprintf(at, sizeof at, "$.points[%d].scopes[1].scope.nodes[", i);
+    expect_plan_error(pt, HISTC_FILE, i, at, "expected the arguments of the first scope group (bins 32, [0, 31]), got "
+                      "bins 16");
+    cJSON_Delete(pt);
+
+    pt = histc_point(&i); /* 128 experts, one bin each: past ATen's SHARED histogram mode, which the replica is */
+    cJSON_ReplaceItemInObject(derived(pt), "experts", cJSON_CreateNumber(128));
+    cJSON_ReplaceItemInObject(derived(pt), "range", cJSON_CreateIntArray((const int[]){0, 127}, 2));
+    cJSON_ReplaceItemInArray(histc_args(pt, 0), 1, cJSON_CreateNumber(128));
+    cJSON_ReplaceItemInArray(histc_args(pt, 0), 3, cJSON_CreateNumber(127));
+    snprintf(at, sizeof at, "$.points[%d]:", i);
+    expect_plan_error(pt, HISTC_FILE, i, at, "expected fewer than 100 histc bins");
+    cJSON_Delete(pt);
+}
+
 /* A golden folder at dir holding the routing capture, its capture.json edited by edit(). */
 static const char *golden_with_capture(void (*edit)(cJSON *cap))
 {
@@ -318,6 +387,16 @@ static void convert_reads_perm(cJSON *cap)
     cJSON_ReplaceItemInObject(arg0, "buffer", cJSON_CreateString("out1"));
 }
 
+static void no_default_run(cJSON *cap)
+{
+    cJSON_DeleteItemFromArray(cJSON_GetObjectItem(cap, "runs"), 0); /* coordinate_descent is left */
+}
+
+static void three_steps(cJSON *cap)
+{
+    cJSON_DeleteItemFromArray(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(cap, "runs"), 0), "steps"), 3);
+}
+
 static void not_covering(cJSON *cap)
 {
     cJSON_ReplaceItemInObject(cap, "covers", cJSON_CreateStringArray((const char *[]){"elsewhere:histc"}, 1));
@@ -345,4 +424,7 @@ Test(routing, malformed_captures)
     expect_capture_error(other_offsets, "capture.json $.outputs[2]", "expected a contiguous i32[32]");
     expect_capture_error(convert_reads_perm, "capture.json $.runs[0].steps[1].args[0]", "expected buffer \"out0\"");
     expect_capture_error(not_covering, "captures", "expected a capture covering hf/infer/openai/gpt-oss-20b");
+    expect_capture_error(no_default_run, "capture.json $.runs", "expected a run with config \"default\", got none");
+    expect_capture_error(three_steps, "capture.json $.runs[0].steps",
+                         "expected 4 steps (sort, convert, histc, cumsum), got 3");
 }

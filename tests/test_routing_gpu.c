@@ -10,20 +10,13 @@
 
 #include "../repros/routing/kernels.h"
 #include "../repros/routing/reference.h"
-#include "device.h"
+#include "helpers.h"
 #include "json.h"
 #include "repro.h"
 
 extern const ea_repro_family ea_family_routing_histc, ea_family_routing_cumsum;
 
 static const ea_run_opts faithful = {1, 0, 0, NULL};
-
-#define SKIP_WITHOUT_GPU()                                                                                             \
-    do {                                                                                                               \
-        ea_device_info info_;                                                                                          \
-        if (!ea_device_probe(&info_))                                                                                  \
-            cr_skip_test("no CUDA device: %s", info_.reason);                                                          \
-    } while (0)
 
 static const cJSON *path_named(const cJSON *r, const char *name)
 {
@@ -109,13 +102,13 @@ static void run_golden(const ea_repro_family *f, const char *file, const char *a
 
 Test(routing_gpu, histc_point_all_configurations, .timeout = 300)
 {
-    SKIP_WITHOUT_GPU();
+    test_skip_without_gpu();
     run_golden(&ea_family_routing_histc, "golden/occurrences/histc.json", "routing");
 }
 
 Test(routing_gpu, cumsum_point_all_configurations, .timeout = 300)
 {
-    SKIP_WITHOUT_GPU();
+    test_skip_without_gpu();
     run_golden(&ea_family_routing_cumsum, "golden/occurrences/cumsum.json", "routing-cumsum");
 }
 
@@ -179,7 +172,7 @@ static void one_shape(shape sh)
 
 Test(routing_gpu, kernels_other_shapes, .timeout = 120)
 {
-    SKIP_WITHOUT_GPU();
+    test_skip_without_gpu();
     const shape shapes[] = {
         {50, 3, 8, 0},    /* 150 ids: sort size 1024 */
         {333, 4, 64, 1},  /* 1332: sort size 2048, empty experts */
@@ -196,7 +189,7 @@ Test(routing_gpu, kernels_other_shapes, .timeout = 120)
  * outside the range dropped. */
 Test(routing_gpu, histc_replica_binning, .timeout = 60)
 {
-    SKIP_WITHOUT_GPU();
+    test_skip_without_gpu();
     const int32_t x[] = {-1, 0, 2, 3, 5, 7, 8, 9, 10, 11};
     int32_t want[4], got[4];
     ea_error err;

@@ -17,16 +17,6 @@
 
 #define has(s, needle) cr_assert(strstr((s), (needle)), "expected '%s' in:\n%s", (needle), (s))
 
-static void load(cJSON *docs[EA_AUDIT_OPS], const char *files[EA_AUDIT_OPS], char buf[EA_AUDIT_OPS][128])
-{
-    ea_error err;
-    cr_assert_eq(ea_occurrences_load("golden/occurrences", docs, &err), 0, "%s", err.msg);
-    for (int i = 0; i < EA_AUDIT_OPS; i++) {
-        snprintf(buf[i], sizeof buf[i], "golden/occurrences/%s.json", ea_audit_ops[i].short_name);
-        files[i] = buf[i];
-    }
-}
-
 Test(run, resolve_aliases_points_and_scope_ids)
 {
     cJSON *docs[EA_AUDIT_OPS];
@@ -35,7 +25,7 @@ Test(run, resolve_aliases_points_and_scope_ids)
     ea_scope_ref refs[256];
     ea_error err;
     int n, index_add = 0;
-    load(docs, files, buf);
+    test_golden_docs(docs, files, buf);
     cr_assert_eq(ea_repro_resolve(docs, files, "all", refs, 256, &n, &err), 0, "%s", err.msg);
     for (int i = 0; i < n; i++) /* every family's points; the three index_add ones among them, once each */
         index_add += !strcmp(refs[i].family->name, "index_add");

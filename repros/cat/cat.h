@@ -135,7 +135,7 @@ int64_t cat_output_bytes(const ea_capture *cap, int out);
 /* The block-level view of a golden cat document: per (model, mode, H x W) dense block, the cats over
  * the cap, bytes copied into them today and bytes a fused design moves. A JSON object
  * {"blocks": [...]}, NULL on a malformed document (err says which point). */
-cJSON *cat_view(const cJSON *doc, ea_error *err);
+cJSON *cat_view(const cJSON *doc, const char *file, ea_error *err);
 /* The block entry of view containing s (NULL if none). */
 const cJSON *cat_view_block(const cJSON *view, const cat_scope *s);
 void cat_view_line(const cJSON *block, char *buf, size_t n);

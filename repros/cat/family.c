@@ -85,7 +85,7 @@ static const cJSON *view_of(const char *file, ea_error *err)
     ej_doc doc;
     if (ej_load(file, &doc, err))
         return NULL;
-    cJSON *v = cat_view(doc.root, err);
+    cJSON *v = cat_view(doc.root, file, err);
     ej_free(&doc);
     if (!v)
         return NULL;
@@ -106,12 +106,7 @@ static cJSON *each(const ea_repro_family *f, const cJSON *point, const char *fil
         return NULL;
     if (cat_plan_make(&s, 1, &p, err))
         return ea_capture_free(&cap), NULL;
-    cJSON *h = cJSON_CreateObject(), *ids, *m;
-    cJSON_AddStringToObject(h, "family", "cat");
-    cJSON_AddStringToObject(h, "point", s.point);
-    cJSON_AddStringToObject(h, "alias", s.alias);
-    cJSON_AddNumberToObject(h, "occurrences", (double)s.occurrences);
-    ids = cJSON_AddArrayToObject(h, "scope_ids");
+    cJSON *ids, *m, *h = ea_repro_header("cat", s.point, s.alias, s.occurrences, &ids);
     for (int g = 0; g < s.ngroups; g++)
         cJSON_AddItemToArray(ids, cJSON_CreateString(s.scope_ids[g]));
     if (!measure) {

@@ -42,8 +42,8 @@ int cat_plan_make(const cat_scope *s, int unroll, cat_plan *p, ea_error *err)
     if (unroll < 1)
         return ea_fail(err, "cat %s: expected an unroll >= 1, got %d", s->alias, unroll);
     if (s->n * s->c * s->hw >= INT32_MAX / 2)
-        return ea_fail(err, "%s %s: %" PRId64 " output elements: the kernels index in 32 bits", s->file, s->path,
-                       s->n * s->c * s->hw);
+        return ea_fail(err, "%s %s: expected fewer than 2^30 output elements (the kernels index in 32 bits), got %"
+                       PRId64, s->file, s->path, s->n * s->c * s->hw);
     if (p->kind == CAT_ORACLE_STREAM) {
         int64_t vectors = s->c * s->hw / p->vec, per_cta = (int64_t)p->threads * unroll;
         p->grid_x = (vectors + per_cta - 1) / per_cta;

@@ -3,10 +3,12 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "json.h"
+#include "occurrences.h"
 
 void cat_alias_make(const cat_scope *s, char *buf, size_t n)
 {
@@ -33,6 +35,8 @@ static int nchw(ej_val t, int64_t sz[4], ea_error *err)
     for (int d = 3; d >= 0; d--) {
         if (sz[d] < 1)
             return ea_fail(err, "%s %s.sizes[%d]: expected a positive size, got %" PRId64, t.file, t.path, d, sz[d]);
+        if (sz[d] > (INT64_C(1) << 48) / expect) /* numels, N*H*W and byte counts stay far from int64 overflow */
+            return ea_fail(err, "%s %s.sizes: expected at most 2^48 elements, got more", t.file, t.path);
         if (st[d] != expect && sz[d] > 1)
             return ea_fail(err, "%s %s.strides: expected contiguous NCHW strides (the cat kernels read rows of "
                            "C*H*W; channels-last is not supported), got stride %" PRId64 " at dim %d where %" PRId64
@@ -79,15 +83,15 @@ static int constants(ej_val group, cat_scope *s, ea_error *err)
             s->pooled = 1;
     }
     if (neps != 1 || !(s->eps > 0))
-        return ea_fail(err, "%s %s.scope.nodes: expected one aten.add.Tensor of a positive literal (the BN eps), "
-                       "found %d", nodes.file, nodes.path, neps);
+        return ea_fail(err, "%s %s: expected one aten.add.Tensor of a positive literal (the BN eps), "
+                       "found %d (the first: %g)", nodes.file, nodes.path, neps, s->eps);
     if (s->train && nmul != 3)
-        return ea_fail(err, "%s %s.scope.nodes: expected three aten.mul.Tensor by a literal in a train scope (Bessel "
+        return ea_fail(err, "%s %s: expected three aten.mul.Tensor by a literal in a train scope (Bessel "
                        "factor, momentum, 1 - momentum), found %d", nodes.file, nodes.path, nmul);
     if (s->train) {
         s->bessel = muls[0], s->momentum = muls[1], s->decay = muls[2];
         if (fabs(s->bessel * (double)(s->n * s->hw - 1) - (double)(s->n * s->hw)) > 1e-6 * (double)(s->n * s->hw))
-            return ea_fail(err, "%s %s.scope.nodes: expected the Bessel factor N*H*W/(N*H*W-1) = %" PRId64 "/%" PRId64
+            return ea_fail(err, "%s %s: expected the Bessel factor N*H*W/(N*H*W-1) = %" PRId64 "/%" PRId64
                            ", got %.17g", nodes.file, nodes.path, s->n * s->hw, s->n * s->hw - 1, s->bessel);
     }
     return 0;
@@ -167,19 +171,12 @@ static int roles(const ea_capture *cap, cat_scope *s, ea_error *err)
 }
 
 /* golden/occurrences/cat.json -> golden/captures/<scope>/capture.json */
-static void capture_path(const char *file, const char *scope_id, char *buf, size_t n)
+static int capture_path(const char *file, const char *scope_id, char *buf, size_t n)
 {
     char dir[400];
-    snprintf(dir, sizeof dir, "%s", file);
-    char *slash = strrchr(dir, '/');
-    if (slash)
-        *slash = '\0';
-    slash = strrchr(dir, '/');
-    if (slash)
-        slash[0] = '\0';
-    else
-        snprintf(dir, sizeof dir, "%s", strrchr(file, '/') ? "." : "..");
-    snprintf(buf, n, "%s/captures/%s/capture.json", dir, scope_id);
+    if (ea_golden_dir_of(file, dir, sizeof dir))
+        return -1;
+    return (size_t)snprintf(buf, n, "%s/captures/%s/capture.json", dir, scope_id) >= n ? -1 : 0;
 }
 
 static int group(ej_val groups, int g, cat_scope *s, ea_error *err)
@@ -191,7 +188,7 @@ static int group(ej_val groups, int g, cat_scope *s, ea_error *err)
         ej_array(occs, &no, err))
         return -1;
     if (no < 1)
-        return ea_fail(err, "%s %s.occurrences: expected at least one occurrence", occs.file, occs.path);
+        return ea_fail(err, "%s %s: expected at least one occurrence, got none", occs.file, occs.path);
     occ = ej_index(occs, 0);
     if (ej_get_string(occ, "mode", &mode, err) || ej_get_string(occ, "model", &model, err))
         return -1;
@@ -208,8 +205,7 @@ int cat_scope_parse(const cJSON *point, const char *file, int index, cat_scope *
     memset(s, 0, sizeof *s);
     memset(cap, 0, sizeof *cap);
     snprintf(s->file, sizeof s->file, "%s", file);
-    ej_val p = {.file = s->file, .v = point};
-    snprintf(p.path, sizeof p.path, "$.points[%d]", index);
+    ej_val p = ej_point(s->file, point, index);
     snprintf(s->path, sizeof s->path, "%.63s", p.path);
     ej_val sig, args, list, out, groups;
     const char *id;
@@ -221,7 +217,7 @@ int cat_scope_parse(const cJSON *point, const char *file, int index, cat_scope *
         return -1;
     snprintf(s->point, sizeof s->point, "%.63s", id);
     if (nargs != 2)
-        return ea_fail(err, "%s %s.args: expected cat(tensors, dim), got %d arguments", args.file, args.path, nargs);
+        return ea_fail(err, "%s %s: expected cat(tensors, dim), got %d arguments", args.file, args.path, nargs);
     list = ej_index(args, 0);
     if (ej_as_int(ej_index(args, 1), &dim, err) || ej_array(list, &s->k, err))
         return -1;
@@ -262,7 +258,9 @@ int cat_scope_parse(const cJSON *point, const char *file, int index, cat_scope *
             memcpy(s->scope_ids[g], other.scope_ids[g], sizeof s->scope_ids[g]);
     }
     cat_alias_make(s, s->alias, sizeof s->alias);
-    capture_path(file, s->scope_ids[0], s->capture, sizeof s->capture);
+    if (capture_path(file, s->scope_ids[0], s->capture, sizeof s->capture))
+        return ea_fail(err, "%s: expected a path short enough to name its captures within %zu bytes", file,
+                       sizeof s->capture - 1);
     if (ea_capture_load(s->capture, cap, err)) {
         ea_error inner = *err;
         return ea_fail(err, "%s %s.scopes[0].scope_id: expected a capture of the scope (the current path replays "

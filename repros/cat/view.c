@@ -26,10 +26,11 @@ static const char *sget(const cJSON *o, const char *k)
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
+/* sizes[d], or -1 when it is not a number of at most 2^48 (the cast below stays defined) */
 static int64_t dim_of(const cJSON *t, int d)
 {
     const cJSON *v = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(t, "sizes"), d);
-    return cJSON_IsNumber(v) ? (int64_t)v->valuedouble : -1;
+    return cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble <= 0x1p48 ? (int64_t)v->valuedouble : -1;
 }
 
 static int has_mean(const cJSON *group)
@@ -41,7 +42,7 @@ static int has_mean(const cJSON *group)
     return 0;
 }
 
-cJSON *cat_view(const cJSON *doc, ea_error *err)
+cJSON *cat_view(const cJSON *doc, const char *file, ea_error *err)
 {
     block b[32];
     int nb = 0, idx = 0;
@@ -55,15 +56,16 @@ cJSON *cat_view(const cJSON *doc, ea_error *err)
         const char *mode = sget(occ, "mode"), *model = sget(occ, "model");
         int k = cJSON_GetArraySize(ins);
         int64_t n = dim_of(out, 0), c = dim_of(out, 1), h = dim_of(out, 2), w = dim_of(out, 3);
-        if (!mode || !model || k < 2 || n < 1 || c < 1 || h < 1 || w < 1)
-            return ea_fail(err, "$.points[%d]: expected a 4-d cat output, its inputs and an occurrence with mode and "
-                           "model (the block view reads them)", idx), NULL;
+        if (!mode || !model || k < 2 || n < 1 || c < 1 || h < 1 || w < 1 ||
+            (double)n * (double)c * (double)h * (double)w > 0x1p48)
+            return ea_fail(err, "%s $.points[%d]: expected a 4-d cat output of at most 2^48 elements, its inputs and "
+                           "an occurrence with mode and model (the block view reads them)", file, idx), NULL;
         int j = 0;
         while (j < nb && !(!strcmp(b[j].model, model) && !strcmp(b[j].mode, mode) && b[j].h == h && b[j].w == w))
             j++;
         if (j == nb) {
             if (nb == (int)(sizeof b / sizeof b[0]))
-                return ea_fail(err, "$.points[%d]: more than %d dense blocks", idx, nb), NULL;
+                return ea_fail(err, "%s $.points[%d]: expected at most %d dense blocks, got more", file, idx, nb), NULL;
             memset(&b[nb], 0, sizeof b[nb]);
             snprintf(b[nb].model, sizeof b[nb].model, "%s", model);
             snprintf(b[nb].mode, sizeof b[nb].mode, "%s", mode);

@@ -5,30 +5,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "occurrences.h"
 #include "repro.h"
 #include "run.h"
 
-/* "<golden>/occurrences/cumsum.json" -> "<golden>". */
-static int golden_of(const char *file, char *out, size_t n, ea_error *err)
-{
-    snprintf(out, n, "%s", file);
-    for (int up = 0; up < 2; up++) {
-        char *slash = strrchr(out, '/');
-        if (!slash)
-            return ea_fail(err, "%s: expected <golden>/occurrences/<op>.json, got a path without that shape", file);
-        *slash = '\0';
-    }
-    return 0;
-}
-
 static cJSON *header(const cs_scope *s)
 {
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "family", "cumsum");
-    cJSON_AddStringToObject(o, "point", s->point);
-    cJSON_AddStringToObject(o, "alias", s->alias);
-    cJSON_AddNumberToObject(o, "occurrences", (double)s->occurrences);
-    cJSON_AddItemToArray(cJSON_AddArrayToObject(o, "scope_ids"), cJSON_CreateString(s->scope_id));
+    cJSON *ids, *o = ea_repro_header("cumsum", s->point, s->alias, s->occurrences, &ids);
+    cJSON_AddItemToArray(ids, cJSON_CreateString(s->scope_id));
     return o;
 }
 
@@ -53,7 +37,9 @@ static cJSON *each_group(const ea_repro_family *f, const cJSON *point, const cha
 {
     char golden[4096];
     ea_captures caps = {0};
-    if (golden_of(file, golden, sizeof golden, err) || ea_captures_load_dir(golden, &caps, err))
+    if (ea_golden_dir_of(file, golden, sizeof golden))
+        return ea_fail(err, "%s: expected a path within %zu bytes", file, sizeof golden - 1), NULL;
+    if (ea_captures_load_dir(golden, &caps, err))
         return NULL;
     cJSON *arr = cJSON_CreateArray();
     int n = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(point, "scopes"));
@@ -68,10 +54,7 @@ static cJSON *each_group(const ea_repro_family *f, const cJSON *point, const cha
         if (!measure) {
             cJSON_AddItemToObject(h, "config", cs_config_json(&s, c, run));
         } else if ((m = cs_measure(&s, c, run, o, err)) != NULL) {
-            cJSON *item;
-            while ((item = m->child) != NULL) /* the measurement's fields after the header's */
-                cJSON_AddItemToObject(h, item->string, cJSON_DetachItemViaPointer(m, item));
-            cJSON_Delete(m);
+            ea_repro_append(h, m);
         } else {
             cJSON_Delete(h);
             goto fail;

@@ -377,10 +377,8 @@ int cs_scope_parse(const cJSON *point, const char *file, int index, int group, c
 {
     memset(s, 0, sizeof *s);
     s->file = file;
-    char root[64];
-    snprintf(root, sizeof root, "$.points[%d]", index);
-    ej_val p = {file, point, ""}, groups, g, sc, nodes;
-    snprintf(p.path, sizeof p.path, "%s", root);
+    ej_val p = ej_point(file, point, index), groups, g, sc, nodes;
+    const char *root = p.path;
     const char *id, *sid;
     int n;
     if (ej_get_string(p, "point", &id, err) || ej_field(p, "scopes", 1, &groups, err) || ej_array(groups, &n, err))
@@ -393,8 +391,9 @@ int cs_scope_parse(const cJSON *point, const char *file, int index, int group, c
         return -1;
     snprintf(s->point, sizeof s->point, "%.63s", id);
     snprintf(s->scope_id, sizeof s->scope_id, "%.95s", sid);
-    snprintf(s->alias, sizeof s->alias, "%.63s", ea_alias_of(cs_aliases, CS_ALIASES, id) ? ea_alias_of(cs_aliases, CS_ALIASES, id) : id);
-    snprintf(s->where, sizeof s->where, "%s.scopes[%d]", root, group);
+    const char *alias = ea_alias_of(cs_aliases, CS_ALIASES, id);
+    snprintf(s->alias, sizeof s->alias, "%.63s", alias ? alias : id);
+    snprintf(s->where, sizeof s->where, "%.70s.scopes[%d]", root, group);
     s->group = g.v;
     s->kind = cs_kind_of(g.v);
     walk w = {nodes, n, err};
@@ -426,11 +425,17 @@ int cs_outputs_check(cs_scope *s, const ea_capture *c, ea_error *err)
             return ea_fail(err, "%s $.outputs[%d]: expected %s, got %s", c->file, i, a, b);
         }
     }
-    const char *want_in = s->kind == CS_MASK ? "one i64 input (the token ids)" : "no inputs (built in the graph)";
-    if ((s->kind == CS_MASK) != (c->ninputs == 1) || (s->kind == CS_MASK && (c->inputs[0].t.dtype != EA_I64 ||
-                                                                          ea_tensor_numel(&c->inputs[0].t) !=
-                                                                              s->rows * s->cols)))
-        return ea_fail(err, "%s $.inputs: expected %s, got %d inputs", c->file, want_in, c->ninputs);
+    if (c->ninputs != (s->kind == CS_MASK))
+        return ea_fail(err, "%s $.inputs: expected %s, got %d inputs", c->file,
+                       s->kind == CS_MASK ? "one i64 input (the token ids)" : "no inputs (built in the graph)",
+                       c->ninputs);
+    if (s->kind == CS_MASK &&
+        (c->inputs[0].t.dtype != EA_I64 || ea_tensor_numel(&c->inputs[0].t) != s->rows * s->cols)) {
+        char got[128];
+        ea_tensor_format(&c->inputs[0].t, got, sizeof got);
+        return ea_fail(err, "%s $.inputs[0]: expected the token ids, i64 with %" PRId64 " x %" PRId64 " elements, got "
+                       "%s", c->file, s->rows, s->cols, got);
+    }
     return 0;
 }
 

@@ -138,12 +138,7 @@ static int distinct_configs(const cJSON *point, const char *file, int index, ia_
 
 static cJSON *header(const ia_scope *s, int k, const int group_of[])
 {
-    cJSON *o = cJSON_CreateObject(), *ids;
-    cJSON_AddStringToObject(o, "family", "index_add");
-    cJSON_AddStringToObject(o, "point", s->point);
-    cJSON_AddStringToObject(o, "alias", s->alias);
-    cJSON_AddNumberToObject(o, "occurrences", (double)s->occurrences);
-    ids = cJSON_AddArrayToObject(o, "scope_ids");
+    cJSON *ids, *o = ea_repro_header("index_add", s->point, s->alias, s->occurrences, &ids);
     for (int g = 0; g < s->ngroups; g++)
         if (group_of[g] == k)
             cJSON_AddItemToArray(ids, cJSON_CreateString(s->scope_ids[g]));

@@ -250,8 +250,7 @@ int ia_scope_parse(const cJSON *point, const char *file, int index, int group, i
 {
     memset(s, 0, sizeof *s);
     snprintf(s->file, sizeof s->file, "%s", file);
-    ej_val p = {.file = s->file, .v = point};
-    snprintf(p.path, sizeof p.path, "$.points[%d]", index);
+    ej_val p = ej_point(s->file, point, index);
     snprintf(s->path, sizeof s->path, "%.63s", p.path);
     ej_val sig, args, kwargs, groups, alpha;
     const char *id;

@@ -13,7 +13,7 @@ static const ea_alias aliases[] = {
     {"routing", "histc-5eac6acf8c20"},
     {"routing-cumsum", "cumsum-bbbc239b67b8"},
 };
-
+#define NALIASES (int)(sizeof aliases / sizeof *aliases)
 
 static cJSON *each_config(const ea_repro_family *family, const cJSON *point, const char *file, int index,
                           const ea_run_opts *o, int measure, ea_error *err)
@@ -49,11 +49,10 @@ static cJSON *each_config(const ea_repro_family *family, const cJSON *point, con
     return arr;
 }
 
-
 const ea_repro_family ea_family_routing_histc = {
-    "routing_histc", "aten.histc.default", aliases, 2, each_config, NULL,
+    "routing_histc", "aten.histc.default", aliases, NALIASES, each_config, NULL,
 };
 
 const ea_repro_family ea_family_routing_cumsum = {
-    "routing_cumsum", "aten.cumsum.default", aliases, 2, each_config, rt_claims,
+    "routing_cumsum", "aten.cumsum.default", aliases, NALIASES, each_config, rt_claims,
 };

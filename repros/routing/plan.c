@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "kernels.h"
+#include "repro.h"
 
 int rt_plan_check(const rt_scope *s, ea_error *err)
 {
@@ -120,12 +121,7 @@ cJSON *rt_config_json(const rt_scope *s, const rt_capture *c, rt_form f, rt_dist
 
 cJSON *rt_header(const rt_scope *s, const char *family)
 {
-    cJSON *o = cJSON_CreateObject(), *ids;
-    cJSON_AddStringToObject(o, "family", family);
-    cJSON_AddStringToObject(o, "point", s->point);
-    cJSON_AddStringToObject(o, "alias", s->alias);
-    cJSON_AddNumberToObject(o, "occurrences", (double)s->occurrences);
-    ids = cJSON_AddArrayToObject(o, "scope_ids");
+    cJSON *ids, *o = ea_repro_header(family, s->point, s->alias, s->occurrences, &ids);
     for (int g = 0; g < s->ngroups; g++)
         cJSON_AddItemToArray(ids, cJSON_CreateString(s->scope_ids[g]));
     return o;

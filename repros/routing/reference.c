@@ -18,7 +18,8 @@
 #include "gen.h"
 #include "tensor.h"
 
-int rt_sort_stable(const int64_t *ids, int64_t n, int64_t E, int64_t *sorted, int64_t *perm, ea_error *err)
+/* sorted[i] = ids[perm[i]] for n ids in [0, E); -1 with err naming the first id out of range. */
+static int rt_sort_stable(const int64_t *ids, int64_t n, int64_t E, int64_t *sorted, int64_t *perm, ea_error *err)
 {
     int64_t *start = calloc((size_t)E + 1, sizeof *start);
     if (!start)

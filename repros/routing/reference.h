@@ -17,10 +17,6 @@
 extern "C" {
 #endif
 
-/* Stable counting sort of n ids in [0, E): sorted[i] = ids[perm[i]], ascending id then ascending
- * position. -1 with err naming the first id out of range. */
-int rt_sort_stable(const int64_t *ids, int64_t n, int64_t E, int64_t *sorted, int64_t *perm, ea_error *err);
-
 /* torch.histc on int32 as ATen's CUDA kernel bins it, in int64 arithmetic: values outside [min, max]
  * are ignored; bin = (x - min) * bins / (max - min), truncated; bin == bins (x == max) goes to the last
  * bin. counts: bins int32 (histc returns the input's dtype). Needs bins >= 1 and min < max. */

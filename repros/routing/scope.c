@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "json.h"
+#include "occurrences.h"
 #include "replay.h"
 
 static const char *const ops[] = {"aten.sort.default", "aten.histc.default", "aten.cumsum.default"};
@@ -59,9 +60,12 @@ static int topk_props(ej_val sig, rt_scope *s, ea_error *err)
             return ej_bad_field(d, "descending", "false (an ascending sort feeds histc)", "true", err);
         if (nr != 2 || ej_as_int(ej_index(range, 0), &lo, err) || ej_as_int(ej_index(range, 1), &hi, err))
             return nr != 2 ? ej_bad_field(d, "range", "[min, max]", "another length", err) : -1;
-        if (s->experts < 2 || s->experts > 1024 || s->k < 1 || s->k > s->experts || s->tokens < 1)
-            return ea_fail(err, "%s %s: expected 2 <= experts <= 1024, 1 <= k <= experts and tokens >= 1, got %" PRId64
-                           " experts, k %" PRId64 ", %" PRId64 " tokens", d.file, d.path, s->experts, s->k, s->tokens);
+        /* tokens bounded so that tokens * k cannot overflow; the sort-size check names the real limit */
+        if (s->experts < 2 || s->experts > 1024 || s->k < 1 || s->k > s->experts || s->tokens < 1 ||
+            s->tokens > INT32_MAX)
+            return ea_fail(err, "%s %s: expected 2 <= experts <= 1024, 1 <= k <= experts and 1 <= tokens < 2^31, "
+                           "got %" PRId64 " experts, k %" PRId64 ", %" PRId64 " tokens", d.file, d.path, s->experts,
+                           s->k, s->tokens);
         if (lo < 0 || hi >= s->experts)
             return ea_fail(err, "%s %s.range: expected ids within [0, %" PRId64 "], got [%" PRId64 ", %" PRId64 "]",
                            d.file, d.path, s->experts - 1, lo, hi);
@@ -72,7 +76,7 @@ static int topk_props(ej_val sig, rt_scope *s, ea_error *err)
                    "got none", sig.file, sig.path);
 }
 
-/* Node of op in the group's nodes; *at its index, -1 when absent. */
+/* The index of the first node of op in nodes (*out that node), -1 when absent. */
 static int find_node(ej_val nodes, int n, const char *op, ej_val *out)
 {
     for (int i = 0; i < n; i++) {
@@ -135,8 +139,7 @@ int rt_scope_parse(const cJSON *point, const char *file, int index, rt_scope *s,
 {
     memset(s, 0, sizeof *s);
     snprintf(s->file, sizeof s->file, "%s", file);
-    ej_val p = {.file = s->file, .v = point}, sig, groups;
-    snprintf(p.path, sizeof p.path, "$.points[%d]", index);
+    ej_val p = ej_point(s->file, point, index), sig, groups;
     snprintf(s->path, sizeof s->path, "%.63s", p.path);
     const char *id, *op;
     int ng;
@@ -168,20 +171,6 @@ int rt_scope_parse(const cJSON *point, const char *file, int index, rt_scope *s,
 
 /* ---- the capture ---- */
 
-/* "<golden>/occurrences/histc.json" -> "<golden>" */
-static void golden_dir(const char *file, char *out, size_t n)
-{
-    snprintf(out, n, "%s", file);
-    for (int k = 0; k < 2; k++) {
-        char *slash = strrchr(out, '/');
-        if (!slash) {
-            snprintf(out, n, "%s", k ? "." : "..");
-            return;
-        }
-        *slash = '\0';
-    }
-}
-
 static int covers(const ea_capture *c, const char *occurrence)
 {
     for (int i = 0; i < c->ncovers; i++)
@@ -208,7 +197,8 @@ static int try_capture(const char *dir, const char *name, const char *occurrence
 static int find_capture(const rt_scope *s, ea_capture *c, ea_error *err)
 {
     char golden[512], dir[600];
-    golden_dir(s->file, golden, sizeof golden);
+    if (ea_golden_dir_of(s->file, golden, sizeof golden))
+        return ea_fail(err, "%s: expected a path within %zu bytes", s->file, sizeof golden - 1);
     snprintf(dir, sizeof dir, "%s/captures", golden);
     for (int g = 0; g < s->ngroups; g++) { /* the cumsum point's capture carries its scope id */
         int rc = try_capture(dir, s->scope_ids[g], s->first_occurrence, c, err);
@@ -275,9 +265,9 @@ int rt_scope_capture(const rt_scope *s, rt_capture *c, ea_error *err)
     if (find_capture(s, &c->cap, err))
         return -1;
     c->run = ea_capture_run_named(&c->cap, "default");
-    c->run_index = (int)(c->run - c->cap.runs);
+    c->run_index = c->run ? (int)(c->run - c->cap.runs) : -1;
     c->convert_index = 1, c->scan_index = 3;
-    int rc = !c->run ? ea_fail(err, "%s $.runs: expected a \"default\" run", c->cap.file) : 0;
+    int rc = !c->run ? ea_fail(err, "%s $.runs: expected a \"default\" run, got none", c->cap.file) : 0;
     if (!rc && c->run->nsteps != 4)
         rc = ea_fail(err, "%s $.runs[%d].steps: expected 4 steps (sort, convert, histc, cumsum), got %d", c->cap.file,
                      c->run_index, c->run->nsteps);
