@@ -53,6 +53,15 @@ Test(cat, plan_every_golden_point_without_gpu)
         cr_assert_str_eq(ea_alias_of(cat_aliases, CAT_ALIASES, s.point), s.alias);
         cr_assert(s.k >= 9 && s.k <= 25 && (s.hw == 784 || s.hw == 196 || s.hw == 49), "%s", s.alias);
         int64_t x = s.n * s.c * s.hw * 2;
+        cat_plan wp;
+        int warp_ok = cat_plan_warp(&s, &wp, &err) == 0;
+        if (s.train || s.pooled) /* the other channel layout: a warp per channel, four per CTA */
+            cr_assert(warp_ok && wp.kind == CAT_ORACLE_WARP && wp.threads == 32 * CAT_WARP_CHANNELS &&
+                          wp.grid_x == (s.c + CAT_WARP_CHANNELS - 1) / CAT_WARP_CHANNELS &&
+                          wp.shared_bytes == (int64_t)CAT_WARP_CHANNELS * s.n * s.hw * 4 && wp.vec == pl.vec,
+                      "%s: %s", s.alias, err.msg);
+        else
+            cr_assert(!warp_ok && strstr(err.msg, "for train or pooled scopes"), "%s", s.alias);
         if (s.train) {
             cr_assert(s.n == 4 && pl.kind == CAT_ORACLE_CHANNEL && pl.grid_x == s.c, "%s", s.alias);
             cr_assert_eq(s.out[CAT_O_CAT], 0);

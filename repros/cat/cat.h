@@ -78,7 +78,7 @@ extern const ea_alias cat_aliases[CAT_ALIASES];
  * ea_capture_free, also on failure). */
 int cat_scope_parse(const cJSON *point, const char *file, int index, cat_scope *s, ea_capture *cap, ea_error *err);
 
-typedef enum { CAT_ORACLE_STREAM, CAT_ORACLE_CHANNEL } cat_oracle_kind;
+typedef enum { CAT_ORACLE_STREAM, CAT_ORACLE_CHANNEL, CAT_ORACLE_WARP } cat_oracle_kind;
 
 typedef struct {
     cat_oracle_kind kind; /* stream: infer without pooling; channel: one CTA per channel (stats, pooling) */
@@ -97,6 +97,10 @@ extern const int cat_unrolls[CAT_UNROLLS]; /* stream oracle variants: vectors pe
 /* Bytes the scope must move: every input and parameter read once, every output written once. */
 int64_t cat_floor_bytes(int train, int pooled, int64_t n, int64_t c, int64_t hw);
 int cat_plan_make(const cat_scope *s, int unroll, cat_plan *p, ea_error *err);
+/* The channel oracle's other layout: CAT_WARP_CHANNELS channels per CTA, a warp each (shuffle
+ * reductions, no CTA barrier), for train and pooled scopes; -1 with why when its staging does not fit. */
+#define CAT_WARP_CHANNELS 4
+int cat_plan_warp(const cat_scope *s, cat_plan *p, ea_error *err);
 /* The configuration block (docs/schema.md: floor_bytes, notes, current_source "inductor"). */
 cJSON *cat_config_json(const cat_scope *s, const cat_plan *p, const ea_capture *cap, const cJSON *view);
 

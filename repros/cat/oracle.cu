@@ -162,15 +162,113 @@ template <int V, bool TRAIN, bool POOL> __global__ void __launch_bounds__(256) c
     }
 }
 
+__device__ __forceinline__ double warp_sum(double x)
+{
+    for (int o = 16; o > 0; o >>= 1)
+        x += __shfl_xor_sync(0xffffffffu, x, o);
+    return x;
+}
+
+/* cat_channel's work with a warp per channel and CAT_WARP_CHANNELS channels per CTA: the same loads,
+ * arithmetic and outputs, the reductions by shuffles (no CTA barrier), so a channel's latency chain
+ * does not hold a whole CTA; the train profile showed one CTA per channel at 25% occupancy. */
+template <int V, bool TRAIN, bool POOL>
+__global__ void __launch_bounds__(32 * CAT_WARP_CHANNELS) cat_channel_warp(const __grid_constant__ cat_args a)
+{
+    extern __shared__ float xw[]; /* per warp: its channel's N*H*W values, sample-major */
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, c = blockIdx.x * CAT_WARP_CHANNELS + warp;
+    if (c >= a.c) /* a whole warp leaves: nothing below waits on it */
+        return;
+    const int m = a.n * a.hw;
+    float *xs = xw + (size_t)warp * m;
+    float w = 0, b = 0, v2 = 0, mean0 = 0;
+    if (lane == 0) {
+        if (TRAIN) {
+            w = ((const float *)a.weight)[c], b = ((const float *)a.bias)[c], v2 = ((const float *)a.var)[c];
+        } else {
+            mean0 = cat_bf(cat_ldg((const uint16_t *)a.mean + c)), v2 = cat_bf(cat_ldg((const uint16_t *)a.var + c));
+            w = cat_bf(cat_ldg((const uint16_t *)a.weight + c)), b = cat_bf(cat_ldg((const uint16_t *)a.bias + c));
+        }
+    }
+    int i = 0;
+    while (c >= a.seg[i + 1])
+        i++;
+    const int lc = c - a.seg[i], chi = a.seg[i + 1] - a.seg[i];
+    const unsigned short *src = (const unsigned short *)a.in[i];
+    double part = 0;
+    const int step = 32 * V;
+    for (int base = lane * V; base < m; base += step * CAT_IN_FLIGHT) {
+        pack<V> v[CAT_IN_FLIGHT];
+#pragma unroll
+        for (int k = 0; k < CAT_IN_FLIGHT; k++) {
+            const int e = base + k * step, n = e / a.hw, p = e - n * a.hw;
+            if (e < m)
+                v[k] = load<V>(src + ((size_t)n * chi + lc) * a.hw + p);
+        }
+#pragma unroll
+        for (int k = 0; k < CAT_IN_FLIGHT; k++) {
+            const int e = base + k * step, n = e / a.hw, p = e - n * a.hw;
+            if (e >= m)
+                continue;
+            if (TRAIN)
+                store<V>((unsigned short *)a.cat + ((size_t)n * a.c + c) * a.hw + p, v[k]);
+#pragma unroll
+            for (int j = 0; j < V; j++) {
+                xs[e + j] = cat_bf(v[k].h[j]);
+                part += xs[e + j];
+            }
+        }
+    }
+    cat_chan q;
+    if (TRAIN) { /* two passes in fp64 over the staged values: each lane reads back what it wrote */
+        const double mean = warp_sum(part) / m;
+        double dev = 0;
+        for (int e = lane * V; e < m; e += step)
+#pragma unroll
+            for (int j = 0; j < V; j++)
+                dev += ((double)xs[e + j] - mean) * ((double)xs[e + j] - mean);
+        const double var = warp_sum(dev) / m;
+        q.mean = (float)mean;
+        q.r = (float)(1.0 / sqrt(var + a.eps_d));
+        q.w = __shfl_sync(0xffffffffu, w, 0), q.b = __shfl_sync(0xffffffffu, b, 0);
+        if (lane == 0) {
+            ((float *)a.out_mean)[c] = q.mean;
+            ((float *)a.out_rstd)[c] = q.r;
+            ((float *)a.out_rv)[c] = (float)(var * a.bessel_momentum + (double)v2 * a.decay);
+        }
+    } else {
+        cat_terms(&a, __shfl_sync(0xffffffffu, mean0, 0), __shfl_sync(0xffffffffu, v2, 0),
+                  __shfl_sync(0xffffffffu, w, 0), __shfl_sync(0xffffffffu, b, 0), &q);
+    }
+    if (!POOL) {
+        for (int e = lane * V; e < m; e += step) {
+            const int n = e / a.hw, p = e - n * a.hw;
+            pack<V> y;
+#pragma unroll
+            for (int j = 0; j < V; j++)
+                y.h[j] = cat_round(cat_bn_relu(xs[e + j], &q));
+            store<V>((unsigned short *)a.y + ((size_t)n * a.c + c) * a.hw + p, y);
+        }
+    } else {
+        __syncwarp(); /* a lane sums a sample the other lanes staged, in cat_channel's order */
+        for (int n = lane; n < a.n; n += 32) {
+            float s = 0;
+            for (int p = 0; p < a.hw; p++)
+                s = __fadd_rn(s, cat_bn_relu(xs[n * a.hw + p], &q));
+            ((unsigned short *)a.y)[(size_t)n * a.c + c] = cat_round(cat_div(s, (float)a.hw));
+        }
+    }
+}
+
 template <int V, bool TRAIN, bool POOL> static int channel(const cat_plan *p, const cat_args *a, cudaStream_t st)
 {
+    void (*k)(const cat_args) = p->kind == CAT_ORACLE_WARP ? cat_channel_warp<V, TRAIN, POOL> : cat_channel<V, TRAIN, POOL>;
     if (p->shared_bytes > 48 * 1024) {
-        cudaError_t e = cudaFuncSetAttribute(cat_channel<V, TRAIN, POOL>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             (int)p->shared_bytes);
+        cudaError_t e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)p->shared_bytes);
         if (e != cudaSuccess)
             return (int)e;
     }
-    cat_channel<V, TRAIN, POOL><<<(unsigned)p->grid_x, p->threads, (size_t)p->shared_bytes, st>>>(*a);
+    k<<<(unsigned)p->grid_x, p->threads, (size_t)p->shared_bytes, st>>>(*a);
     return (int)cudaGetLastError();
 }
 

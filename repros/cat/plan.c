@@ -63,6 +63,23 @@ int cat_plan_make(const cat_scope *s, int unroll, cat_plan *p, ea_error *err)
     return 0;
 }
 
+int cat_plan_warp(const cat_scope *s, cat_plan *p, ea_error *err)
+{
+    if (cat_plan_make(s, 1, p, err))
+        return -1;
+    if (p->kind != CAT_ORACLE_CHANNEL)
+        return ea_fail(err, "cat %s: the warp-per-channel oracle is for train or pooled scopes", s->alias);
+    p->kind = CAT_ORACLE_WARP;
+    p->threads = 32 * CAT_WARP_CHANNELS;
+    p->grid_x = (s->c + CAT_WARP_CHANNELS - 1) / CAT_WARP_CHANNELS;
+    p->shared_bytes = (int64_t)CAT_WARP_CHANNELS * s->n * s->hw * 4;
+    if (p->shared_bytes > CAT_MAX_SHARED)
+        return ea_fail(err, "%s %s: %d channels of %" PRId64 " values (N*H*W) need %" PRId64 " bytes of staging; "
+                       "the warp-per-channel oracle has at most %d", s->file, s->path, CAT_WARP_CHANNELS,
+                       s->n * s->hw, p->shared_bytes, CAT_MAX_SHARED);
+    return 0;
+}
+
 static cJSON *launch_json(const char *kernel, int64_t gx, int64_t gy, int64_t block, int64_t shared)
 {
     cJSON *o = cJSON_CreateObject();
@@ -120,9 +137,16 @@ cJSON *cat_config_json(const cat_scope *s, const cat_plan *p, const ea_capture *
         cJSON_AddStringToObject(orc, "kind", s->train ? "channel: one CTA per channel reads it once, writes the cat, "
                                                         "fp64 statistics, normalized output"
                                                       : "channel: one CTA per channel, normalized and pooled");
+        a = cJSON_AddArrayToObject(orc, "variants");
         snprintf(text, sizeof text, "cat_channel<vec %d, %s%s>", p->vec, s->train ? "train" : "infer",
                  s->pooled ? ", pooled" : "");
-        cJSON_AddItemToObject(orc, "launch", launch_json(text, p->grid_x, p->grid_y, p->threads, p->shared_bytes));
+        cJSON_AddItemToArray(a, launch_json(text, p->grid_x, p->grid_y, p->threads, p->shared_bytes));
+        cat_plan q;
+        if (cat_plan_warp(s, &q, &(ea_error){{0}}) == 0) {
+            snprintf(text, sizeof text, "cat_channel_warp<vec %d, %s%s>", q.vec, s->train ? "train" : "infer",
+                     s->pooled ? ", pooled" : "");
+            cJSON_AddItemToArray(a, launch_json(text, q.grid_x, q.grid_y, q.threads, q.shared_bytes));
+        }
     }
     cJSON_AddNumberToObject(orc, "vector_elements", p->vec);
     cJSON_AddNumberToObject(orc, "launches", 1);

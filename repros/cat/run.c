@@ -248,7 +248,10 @@ cJSON *cat_measure(const cat_scope *s, const ea_capture *cap, const cJSON *view,
     dev d;
     if (prepare(&d, s, cap, &in, err))
         return cat_inputs_free(&in), cJSON_Delete(res), NULL;
-    int nvar = base.kind == CAT_ORACLE_STREAM ? CAT_UNROLLS : 1, best_passed = 0, all_passed = 1;
+    /* stream: the unrolls; channel: a CTA per channel, and a warp per channel where its staging fits */
+    cat_plan probe;
+    int nvar = base.kind == CAT_ORACLE_STREAM ? CAT_UNROLLS : cat_plan_warp(s, &probe, &(ea_error){{0}}) == 0 ? 2 : 1;
+    int best_passed = 0, all_passed = 1;
     char cand_fail[256] = "";
     cJSON *best = NULL, *cands = cJSON_CreateArray(), *best_sums = NULL;
     cat_plan plans[CAT_UNROLLS];
@@ -257,7 +260,9 @@ cJSON *cat_measure(const cat_scope *s, const ea_capture *cap, const cJSON *view,
         d.unroll = base.kind == CAT_ORACLE_STREAM ? cat_unrolls[u] : 1;
         d.p = &plans[u];
         double slack = emu_exact ? CAT_EXACT_SLACK : CAT_EMULATION_SLACK;
-        cJSON *j = cat_plan_make(s, d.unroll, &plans[u], err) ? NULL : oracle_path(&d, &in, cap, &tc, &emu, slack, &sums, err);
+        int planned = base.kind == CAT_ORACLE_CHANNEL && u == 1 ? cat_plan_warp(s, &plans[u], err)
+                                                               : cat_plan_make(s, d.unroll, &plans[u], err);
+        cJSON *j = planned ? NULL : oracle_path(&d, &in, cap, &tc, &emu, slack, &sums, err);
         if (!j) {
             cJSON_Delete(sums);
             cJSON_Delete(best), cJSON_Delete(best_sums), cJSON_Delete(cands);
@@ -266,7 +271,7 @@ cJSON *cat_measure(const cat_scope *s, const ea_capture *cap, const cJSON *view,
         }
         int passed = cJSON_IsTrue(cJSON_GetObjectItem(j, "passed"));
         char name[64];
-        snprintf(name, sizeof name, base.kind == CAT_ORACLE_STREAM ? "stream" : "channel");
+        snprintf(name, sizeof name, base.kind == CAT_ORACLE_STREAM ? "stream" : u == 1 ? "channel-warp" : "channel");
         cJSON *c = cJSON_CreateObject();
         cJSON_AddStringToObject(c, "variant", name);
         cJSON_AddNumberToObject(c, "unroll", d.unroll);
