@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cuda_runtime_api.h>
+
 /* 0 untried, 1 loaded, -1 unavailable: CUPTI is loaded once per process */
 static int cupti_state;
 static char cupti_missing[512];
@@ -126,4 +128,31 @@ int ea_path_judge(cJSON *path, double current_rel, int exact, int bound, char *w
         snprintf(why, n, "%s", fail);
     }
     return !fail;
+}
+
+int ea_path_measure(const ea_path_steps *s, cJSON *path, ea_check *first, ea_check *again, double *median_us,
+                    ea_error *err)
+{
+    ea_path_recorder rec;
+    ea_timing t = {0};
+    if (s->poison(s->ctx, err))
+        return -1;
+    ea_path_record_begin(&rec);
+    int rc = s->enqueue(s->ctx, NULL, err) ? -1 : (int)cudaDeviceSynchronize();
+    ea_path_record_end(&rec);
+    if (rc > 0)
+        ea_fail(err, "%s: run: %s", s->label, cudaGetErrorString((cudaError_t)rc));
+    if (rc || s->check(s->ctx, 0, first, err) || ea_time_graph(s->enqueue, s->ctx, s->timer, &t, err) ||
+        s->check(s->ctx, 1, again, err)) {
+        ea_kernel_list_free(&rec.kernels);
+        ea_timing_free(&t);
+        return -1;
+    }
+    ea_path_record_json(path, &rec);
+    cJSON_AddItemToObject(path, "time", ea_path_time_json(&t));
+    ea_path_check_json(path, "check", first);
+    ea_path_check_json(path, "check_after_timing", again);
+    *median_us = t.per_call_us.median;
+    ea_timing_free(&t);
+    return 0;
 }

@@ -8,7 +8,10 @@
  * - ea_path_time_json: ea_time_graph's per-call statistics and cache policy.
  * - ea_path_judge adds "passed" (and "failure"): both checks with every element written and finite,
  *   rel_l2 <= EA_MAX_REL_L2 when bound, no mismatch when exact, rel_l2 <= current_rel when
- *   current_rel >= 0; every rule written so that a NaN or a missing number fails. Host-only. */
+ *   current_rel >= 0; every rule written so that a NaN or a missing number fails. Host-only.
+ * - ea_path_measure: the sequence every family's path runs: poison the outputs, one call under CUPTI,
+ *   check, time (ea_time_graph), check again; it writes "kernels", "time", "check" and
+ *   "check_after_timing" into the path. */
 #ifndef EA_PATH_H
 #define EA_PATH_H
 
@@ -49,6 +52,22 @@ void ea_path_kernels_json(cJSON *path, const ea_kernel_list *seen, const char *n
 void ea_path_check_json(cJSON *path, const char *key, const ea_check *c);
 cJSON *ea_path_time_json(const ea_timing *t);
 int ea_path_judge(cJSON *path, double current_rel, int exact, int bound, char *why, size_t n);
+
+/* A path as the measurement drives it: poison fills its outputs with 0xFF; enqueue is one call; check
+ * copies the outputs back and compares them (after_timing: 0 after the first call, 1 after timing). */
+typedef struct {
+    const char *label; /* "<family> <alias> <path>", for messages */
+    void *ctx;
+    int (*poison)(void *ctx, ea_error *err);
+    ea_enqueue_fn enqueue;
+    int (*check)(void *ctx, int after_timing, ea_check *c, ea_error *err);
+    const ea_timer_config *timer; /* NULL: ea_time_graph's defaults */
+} ea_path_steps;
+
+/* Runs s's sequence into path; first and again receive the checks, *median_us the median per call.
+ * -1 when a step broke (err says which); path may then hold part of the record. */
+int ea_path_measure(const ea_path_steps *s, cJSON *path, ea_check *first, ea_check *again, double *median_us,
+                    ea_error *err);
 
 #ifdef __cplusplus
 }

@@ -53,15 +53,36 @@ Test(cat, plan_every_golden_point_without_gpu)
         cr_assert_str_eq(ea_alias_of(cat_aliases, CAT_ALIASES, s.point), s.alias);
         cr_assert(s.k >= 9 && s.k <= 25 && (s.hw == 784 || s.hw == 196 || s.hw == 49), "%s", s.alias);
         int64_t x = s.n * s.c * s.hw * 2;
-        cat_plan wp;
-        int warp_ok = cat_plan_warp(&s, &wp, &err) == 0;
-        if (s.train || s.pooled) /* the other channel layout: a warp per channel, four per CTA */
-            cr_assert(warp_ok && wp.kind == CAT_ORACLE_WARP && wp.threads == 32 * CAT_WARP_CHANNELS &&
-                          wp.grid_x == (s.c + CAT_WARP_CHANNELS - 1) / CAT_WARP_CHANNELS &&
-                          wp.shared_bytes == (int64_t)CAT_WARP_CHANNELS * s.n * s.hw * 4 && wp.vec == pl.vec,
-                      "%s: %s", s.alias, err.msg);
-        else
-            cr_assert(!warp_ok && strstr(err.msg, "for train or pooled scopes"), "%s", s.alias);
+        cat_plan v[CAT_MAX_VARIANTS];
+        int nv = cat_plan_variants(&s, v, &err), kinds = 0;
+        cr_assert_gt(nv, 0, "%s: %s", s.alias, err.msg);
+        for (int j = 0; j < nv; j++) {
+            kinds |= 1 << v[j].kind;
+            cr_assert_eq(v[j].floor_bytes, pl.floor_bytes, "%s: one floor for every layout", s.alias);
+            if (v[j].kind == CAT_ORACLE_STREAM)
+                cr_assert(v[j].unroll == cat_unrolls[j] && v[j].vec == pl.vec, "%s", s.alias);
+            if (v[j].kind == CAT_ORACLE_WARP || v[j].kind == CAT_ORACLE_REGS) /* a warp per channel, four per CTA */
+                cr_assert(v[j].threads == 32 * CAT_WARP_CHANNELS && v[j].vec == pl.vec &&
+                              v[j].grid_x == (s.c + CAT_WARP_CHANNELS - 1) / CAT_WARP_CHANNELS, "%s", s.alias);
+            if (v[j].kind == CAT_ORACLE_WARP)
+                cr_assert_eq(v[j].shared_bytes, (int64_t)CAT_WARP_CHANNELS * s.n * s.hw * 4, "%s", s.alias);
+            if (v[j].kind == CAT_ORACLE_REGS) /* every value of the channel held: packs x 32 lanes x vec */
+                cr_assert(v[j].shared_bytes == 0 && v[j].packs <= CAT_REGS_MAX_PACKS &&
+                              (int64_t)v[j].packs * 32 * v[j].vec >= s.n * s.hw &&
+                              (int64_t)v[j].packs * 16 * v[j].vec < s.n * s.hw, "%s: %d packs", s.alias, v[j].packs);
+            if (v[j].kind == CAT_ORACLE_ROWS) /* DenseNet's inputs: multiples of 32 channels, 32 * 49 = 8 * 196 */
+                cr_assert(v[j].rows == 32 && v[j].vec == 8 && v[j].grid_x == s.n * s.c / 32 / CAT_WARP_CHANNELS &&
+                              v[j].shared_bytes == (int64_t)CAT_WARP_CHANNELS * 32 * s.hw * 2, "%s", s.alias);
+            char text[128];
+            cat_variant_kernel(&s, &v[j], text, sizeof text);
+            cr_assert(strlen(text) > 10 && strlen(cat_variant_name(&v[j])) > 3, "%s", s.alias);
+        }
+        int want = !s.train && !s.pooled ? 1 << CAT_ORACLE_STREAM
+                   : s.pooled && !s.train ? 1 << CAT_ORACLE_CHANNEL | 1 << CAT_ORACLE_WARP | 1 << CAT_ORACLE_ROWS
+                   : s.pooled || s.hw == 784 ? 1 << CAT_ORACLE_CHANNEL | 1 << CAT_ORACLE_WARP /* 28x28: 98 values a lane */
+                                             : 1 << CAT_ORACLE_CHANNEL | 1 << CAT_ORACLE_WARP | 1 << CAT_ORACLE_REGS;
+        cr_assert_eq(kinds, want, "%s: layouts %#x", s.alias, kinds);
+        cr_assert_eq(nv, s.train || s.pooled ? __builtin_popcount(want) : CAT_UNROLLS, "%s", s.alias);
         if (s.train) {
             cr_assert(s.n == 4 && pl.kind == CAT_ORACLE_CHANNEL && pl.grid_x == s.c, "%s", s.alias);
             cr_assert_eq(s.out[CAT_O_CAT], 0);

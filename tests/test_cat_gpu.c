@@ -142,8 +142,9 @@ Test(cat_gpu, infer_k25_at_copy_bandwidth, .timeout = 300)
     cJSON_Delete(r);
 }
 
-/* Every golden point, each judged (non-fatal: all are reported), one line each for the log; the results
- * form a baselines document the strict reader accepts. */
+/* Every golden point, each judged (non-fatal: all are reported) and its oracle no slower than the
+ * current path, one line each for the log; the results form a baselines document the strict reader
+ * accepts. */
 Test(cat_gpu, every_golden_point, .timeout = 600)
 {
     test_skip_without_gpu();
@@ -167,6 +168,9 @@ Test(cat_gpu, every_golden_point, .timeout = 600)
         ea_run_annotate(r, pt, &env, NULL, NULL, NULL);
         const char *alias = cJSON_GetObjectItem(r, "alias")->valuestring;
         int good = judged(r, alias);
+        /* the oracle is the fused design: one launch, and no slower than Inductor's two or three */
+        cr_expect_geq(opt(r, "speedup"), 1.0, "%s: oracle slower than the current path", alias);
+        good &= opt(r, "speedup") >= 1.0;
         ok += good;
         const cJSON *v = cJSON_GetObjectItem(r, "view");
         fprintf(stderr, "CAT %-30s current %8.2f us (%d launches) oracle %8.2f us (%s u%d) speedup %5.2fx bw %5.1f%% "

@@ -110,3 +110,63 @@ Test(path, a_recorder_that_did_not_record_says_why)
     cr_assert_str_eq(cJSON_GetObjectItem(j, "kernels_note")->valuestring, "CUPTI unavailable: libcupti.so not found");
     cJSON_Delete(j);
 }
+
+/* ea_path_measure's steps, each able to break: the sequence stops at the first that does, passes its
+ * error on and writes no timing into the path. */
+typedef struct {
+    int poison_rc, enqueue_rc, check_rc;
+    int poisoned, enqueued, checked;
+} fake_path;
+
+static int fake_poison(void *ctx, ea_error *err)
+{
+    fake_path *f = ctx;
+    f->poisoned++;
+    return f->poison_rc ? ea_fail(err, "fake: poison broke") : 0;
+}
+
+static int fake_enqueue(void *ctx, void *stream, ea_error *err)
+{
+    fake_path *f = ctx;
+    f->enqueued++;
+    return f->enqueue_rc ? ea_fail(err, "fake: launch broke") : 0;
+}
+
+static int fake_check(void *ctx, int after_timing, ea_check *c, ea_error *err)
+{
+    fake_path *f = ctx;
+    f->checked++;
+    memset(c, 0, sizeof *c);
+    return f->check_rc ? ea_fail(err, "fake: check broke") : 0;
+}
+
+static void expect_broken(fake_path *f, const char *want, const char *or_want)
+{
+    const ea_path_steps steps = {"fake scope current", f, fake_poison, fake_enqueue, fake_check, NULL};
+    ea_check first, again;
+    double median = -1;
+    ea_error err = {{0}};
+    cJSON *j = cJSON_CreateObject();
+    cr_assert_eq(ea_path_measure(&steps, j, &first, &again, &median, &err), -1);
+    cr_assert(strstr(err.msg, want) || (or_want && strstr(err.msg, or_want)), "wanted \"%s\" in: %s", want, err.msg);
+    cr_assert_null(cJSON_GetObjectItem(j, "time"), "no timing from a broken sequence");
+    cr_assert_eq(median, -1);
+    cJSON_Delete(j);
+}
+
+Test(path, measure_stops_at_the_step_that_broke)
+{
+    fake_path f = {.poison_rc = 1};
+    expect_broken(&f, "fake: poison broke", NULL);
+    cr_assert(f.poisoned == 1 && f.enqueued == 0 && f.checked == 0, "nothing runs after a failed poison");
+
+    f = (fake_path){.enqueue_rc = 1};
+    expect_broken(&f, "fake: launch broke", NULL);
+    cr_assert(f.poisoned == 1 && f.enqueued == 1 && f.checked == 0, "no check of a call that did not launch");
+
+    /* the call launched: without a GPU the synchronisation fails, naming the path; with one the check
+     * runs and its failure is what comes back */
+    f = (fake_path){.check_rc = 1};
+    expect_broken(&f, "fake scope current: run: ", "fake: check broke");
+    cr_assert(f.checked <= 1, "nothing is timed after a failed check");
+}

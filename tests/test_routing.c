@@ -90,6 +90,11 @@ Test(routing, plan_without_gpu)
                       str(sort, "kernel"));
             cr_assert_eq(cJSON_GetObjectItem(sort, "grid")->valueint, 1);
         }
+        const cJSON *orc = cJSON_GetObjectItem(cfg, "oracle"), *ol = cJSON_GetArrayItem(cJSON_GetObjectItem(orc, "launches"), 0);
+        cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(orc, "launches")), 1, "one launch");
+        if (whole) /* one cluster of eight CTAs of 512 threads: an id per thread */
+            cr_assert(cJSON_GetObjectItem(ol, "grid")->valueint == 8 && cJSON_GetObjectItem(ol, "block")->valueint == 512 &&
+                          cJSON_GetObjectItem(orc, "cluster")->valueint == 8, "%s", cJSON_PrintUnformatted(orc));
         const cJSON *hist = cJSON_GetArrayItem(cur, whole ? 6 : 2);
         cr_assert_eq(cJSON_GetObjectItem(hist, "grid")->valueint, 8, "ceil(4000 / 512) blocks");
         cr_assert_eq(cJSON_GetObjectItem(hist, "shared_bytes")->valueint, 32 * 4 + 8);

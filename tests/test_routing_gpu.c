@@ -10,6 +10,7 @@
 
 #include "../repros/routing/kernels.h"
 #include "../repros/routing/reference.h"
+#include "device.h"
 #include "helpers.h"
 #include "json.h"
 #include "repro.h"
@@ -63,6 +64,8 @@ static void run_golden(const ea_repro_family *f, const char *file, const char *a
     cJSON *arr = f->points(f, pt, file, i, &faithful, 1, &err), *r;
     cr_assert_not_null(arr, "%s", err.msg);
     cr_assert_eq(cJSON_GetArraySize(arr), 4);
+    ea_device_info info;
+    const int h200 = ea_device_probe(&info) && strstr(info.name, "H200") != NULL;
     int k = 0;
     cJSON_ArrayForEach(r, arr) {
         int whole = k < 2, uniform = k % 2 == 0;
@@ -93,6 +96,9 @@ static void run_golden(const ea_repro_family *f, const char *file, const char *a
         cr_log_info("%s %s %s: current %.2f us, oracle %.2f us", alias, whole ? "whole" : "narrow",
                     uniform ? "uniform" : "skewed", tc, to);
         cr_assert_lt(to, tc, "%s", text);
+        if (h200) /* the targets per call, on the card they were set for */
+            cr_assert_leq(to, whole ? 5.0 : 1.5, "%s %s: oracle %.2f us, target %.1f", alias, whole ? "whole" : "narrow",
+                          to, whole ? 5.0 : 1.5);
         free(text);
         k++;
     }
@@ -176,13 +182,18 @@ Test(routing_gpu, kernels_other_shapes, .timeout = 120)
     const shape shapes[] = {
         {50, 3, 8, 0},    /* 150 ids: sort size 1024 */
         {333, 4, 64, 1},  /* 1332: sort size 2048, empty experts */
-        {512, 8, 96, 0},  /* 4096: every round full, 96 experts (7 id bits) */
+        {512, 8, 96, 0},  /* 4096: every CTA of the cluster full, 96 experts (7 id bits) */
+        {1000, 4, 512, 1}, /* the oracle's most experts: one per thread of a CTA */
         {1000, 4, 32, 1}, /* the golden shape, skewed */
         {65, 2, 2, 0},    /* two experts */
         {7, 2, 8, 1},     /* fewer ids than a warp: oracles only */
     };
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
         one_shape(shapes[i]);
+    /* past the cluster's ids or a CTA's experts: refused before any launch */
+    cr_assert_eq(rt_oracle_route(NULL, 4097, 32, NULL, NULL, NULL, NULL), cudaErrorInvalidValue);
+    cr_assert_eq(rt_oracle_route(NULL, 4000, 513, NULL, NULL, NULL, NULL), cudaErrorInvalidValue);
+    cr_assert_eq(rt_oracle_route(NULL, 4000, 1, NULL, NULL, NULL, NULL), cudaErrorInvalidValue);
 }
 
 /* histc's binning on the GPU as the CPU reference has it: coarse bins, the closed last bin, values

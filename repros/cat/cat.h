@@ -78,29 +78,47 @@ extern const ea_alias cat_aliases[CAT_ALIASES];
  * ea_capture_free, also on failure). */
 int cat_scope_parse(const cJSON *point, const char *file, int index, cat_scope *s, ea_capture *cap, ea_error *err);
 
-typedef enum { CAT_ORACLE_STREAM, CAT_ORACLE_CHANNEL, CAT_ORACLE_WARP } cat_oracle_kind;
+typedef enum {
+    CAT_ORACLE_STREAM,  /* infer without pooling: every input read once, y written once */
+    CAT_ORACLE_CHANNEL, /* train or pooled: a CTA per channel, staged in shared memory */
+    CAT_ORACLE_WARP,    /* ... a warp per channel, CAT_WARP_CHANNELS per CTA, staged */
+    CAT_ORACLE_REGS,    /* train without pooling: a warp per channel, its values in registers */
+    CAT_ORACLE_ROWS     /* infer pooled: a warp per tile of `rows` channels of one sample, a lane per channel */
+} cat_oracle_kind;
 
 typedef struct {
-    cat_oracle_kind kind; /* stream: infer without pooling; channel: one CTA per channel (stats, pooling) */
+    cat_oracle_kind kind;
     int vec;              /* elements per access: 8 = 16 bytes */
     int threads;
-    int64_t grid_x, grid_y; /* stream: vectors of a row / (threads * unroll) x N; channel: C x 1 */
-    int64_t shared_bytes;   /* channel: the channel's N*H*W values as fp32; stream: the span's table */
+    int unroll;           /* stream: vectors per thread */
+    int packs;            /* regs: vectors per lane (a power of two, at most CAT_REGS_MAX_PACKS) */
+    int rows;             /* rows: channels per tile (a power of two, at most 32, dividing every input's) */
+    int64_t grid_x, grid_y; /* stream: vectors of a row / (threads * unroll) x N; channel: C x 1; warp and
+                               regs: C / CAT_WARP_CHANNELS; rows: N * C / rows / CAT_WARP_CHANNELS */
+    int64_t shared_bytes;   /* channel, warp: the channels' N*H*W values as fp32; rows: the tiles as bf16;
+                               stream: the span's table */
     int64_t tab_cap;        /* stream: channels one CTA's span touches at most */
     int64_t floor_bytes;
-    int launches_current;   /* Triton launches of the captured partition */
 } cat_plan;
 
 #define CAT_UNROLLS 4
 extern const int cat_unrolls[CAT_UNROLLS]; /* stream oracle variants: vectors per thread */
+#define CAT_WARP_CHANNELS 4   /* warp, regs and rows layouts: warps per CTA */
+#define CAT_REGS_MAX_PACKS 8  /* regs: a lane holds at most 8 vectors (64 values at 16 bytes) */
+#define CAT_MAX_VARIANTS 4
 
 /* Bytes the scope must move: every input and parameter read once, every output written once. */
 int64_t cat_floor_bytes(int train, int pooled, int64_t n, int64_t c, int64_t hw);
+/* The scope's first oracle layout (stream at this unroll, or channel), its vector width and floor. */
 int cat_plan_make(const cat_scope *s, int unroll, cat_plan *p, ea_error *err);
-/* The channel oracle's other layout: CAT_WARP_CHANNELS channels per CTA, a warp each (shuffle
- * reductions, no CTA barrier), for train and pooled scopes; -1 with why when its staging does not fit. */
-#define CAT_WARP_CHANNELS 4
-int cat_plan_warp(const cat_scope *s, cat_plan *p, ea_error *err);
+/* Every oracle layout the scope allows, each timed as a candidate: stream at each of cat_unrolls; or
+ * channel, then warp (where its staging fits), regs (train without pooling, N*H*W within
+ * 32 * CAT_REGS_MAX_PACKS vectors) and rows (infer pooled). Returns how many, -1 on a refused scope. */
+int cat_plan_variants(const cat_scope *s, cat_plan v[CAT_MAX_VARIANTS], ea_error *err);
+/* The variant's name in results ("stream", "channel", "channel-warp", "channel-regs", "rows") and its
+ * kernel as the configuration lists it. */
+const char *cat_variant_name(const cat_plan *p);
+void cat_variant_kernel(const cat_scope *s, const cat_plan *p, char *buf, size_t n);
 /* The configuration block (docs/schema.md: floor_bytes, notes, current_source "inductor"). */
 cJSON *cat_config_json(const cat_scope *s, const cat_plan *p, const ea_capture *cap, const cJSON *view);
 

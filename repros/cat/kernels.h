@@ -8,10 +8,15 @@
  *   sqrt_rn(var + eps) by div.full, the fp32 operations and order of Inductor's kernel: y is torch's bit
  *   for bit (the capture's checksums: on the CPU through this block code for every golden point, and
  *   on an H200 with the same arithmetic).
- * - channel (train, or pooled): one CTA per channel loads its N*H*W values in batches (CAT_IN_FLIGHT
- *   loads per thread before the first is used) into shared memory as fp32 (train: copying them into
- *   the cat on the way), computes mean and biased variance in fp64 (train), then writes y, or per
- *   sample the mean over H*W of relu(y) summed in order (pooled), and the statistics. */
+ * - channel, warp (train, or pooled): a CTA, or a warp (CAT_WARP_CHANNELS per CTA), per channel loads
+ *   its N*H*W values in batches (CAT_IN_FLIGHT loads per thread before the first is used) into shared
+ *   memory as fp32 (train: copying them into the cat on the way), computes mean and biased variance in
+ *   fp64 (train), then writes y, or per sample the mean over H*W of relu(y) summed in order (pooled),
+ *   and the statistics.
+ * - regs (train, not pooled): a warp per channel as above, its values held in registers (p->packs
+ *   vectors per lane), no staging.
+ * - rows (infer, pooled): a warp per tile of p->rows channels of one sample: the tile copied to shared
+ *   memory, then a lane per channel sums relu(y) over H*W in the same order. */
 #ifndef CAT_KERNELS_H
 #define CAT_KERNELS_H
 
@@ -32,17 +37,21 @@ typedef struct {
     double eps_d, bessel_momentum, decay;
     float inv_hw; /* 1 / (H*W) in fp32: the stream kernel's channel estimate (stream_block.h) */
     int tab_cap;  /* stream: channels one CTA's span touches at most (its shared-memory table) */
+    int rows;     /* rows: channels per tile */
 } cat_args;
 
-/* a's fields that follow from the plan (a->hw set): the stream kernel's 1 / (H*W) and table size. */
+/* a's fields that follow from the plan (a->hw set): the stream kernel's 1 / (H*W) and table size, the
+ * rows kernel's tile. */
 static inline void cat_args_plan(cat_args *a, const cat_plan *p)
 {
     a->inv_hw = 1.0f / (float)a->hw;
     a->tab_cap = (int)p->tab_cap;
+    a->rows = p->rows;
 }
 
-/* Launches with a's plan fields set from p (cat_args_plan). */
-int cat_oracle(const cat_plan *p, int train, int pooled, int unroll, const cat_args *a, void *stream);
+/* Launches p's kernel with a's plan fields set from p (cat_args_plan); cudaErrorInvalidValue for a plan
+ * with no kernel instance (cat_plan_variants makes none such). */
+int cat_oracle(const cat_plan *p, int train, int pooled, const cat_args *a, void *stream);
 
 #ifdef __cplusplus
 }

@@ -58,152 +58,100 @@ template <int V, int U> __global__ void __launch_bounds__(256) cat_stream(const 
     }
 }
 
-/* Sum over the CTA, returned to every thread; red holds 32 doubles. */
-__device__ double block_sum(double x, double *red)
+/* The threads working on one channel: a CTA, or a warp. rank/size index its values; sum returns the
+ * total to every thread; sync makes every thread's staged values visible to all. */
+struct cta_group {
+    double *red; /* 32 doubles of shared memory */
+    __device__ int rank() const { return threadIdx.x; }
+    __device__ int size() const { return blockDim.x; }
+    __device__ void sync() const { __syncthreads(); }
+    __device__ double sum(double x) const
+    {
+        for (int o = 16; o > 0; o >>= 1)
+            x += __shfl_xor_sync(0xffffffffu, x, o);
+        const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = blockDim.x >> 5;
+        __syncthreads(); /* red is reused: the previous sum's readers are done */
+        if (lane == 0)
+            red[wid] = x;
+        __syncthreads();
+        double t = 0;
+        for (int w = 0; w < nw; w++)
+            t += red[w];
+        return t;
+    }
+};
+
+struct warp_group {
+    __device__ int rank() const { return threadIdx.x & 31; }
+    __device__ int size() const { return 32; }
+    __device__ void sync() const { __syncwarp(); }
+    __device__ double sum(double x) const
+    {
+        for (int o = 16; o > 0; o >>= 1)
+            x += __shfl_xor_sync(0xffffffffu, x, o);
+        return x;
+    }
+};
+
+/* Channel c's plane of sample 0 in its input; sample n's is chi * hw elements further. */
+__device__ __forceinline__ const unsigned short *channel_source(const cat_args &a, int c, int *chi)
 {
-    for (int o = 16; o > 0; o >>= 1)
-        x += __shfl_xor_sync(0xffffffffu, x, o);
-    const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = blockDim.x >> 5;
-    __syncthreads(); /* red is reused: the previous sum's readers are done */
-    if (lane == 0)
-        red[wid] = x;
-    __syncthreads();
-    double t = 0;
-    for (int w = 0; w < nw; w++)
-        t += red[w];
-    return t;
+    int i = 0;
+    while (c >= a.seg[i + 1])
+        i++;
+    *chi = a.seg[i + 1] - a.seg[i];
+    return (const unsigned short *)a.in[i] + (size_t)(c - a.seg[i]) * a.hw;
+}
+
+/* A channel's parameters as loaded (train: f32 weight, bias, running variance; infer: bf16 running
+ * mean, variance, weight, bias), read by every thread: one broadcast load per warp, issued before the
+ * values so their latencies overlap. */
+struct chan_params {
+    float w, b, var, mean;
+};
+
+template <bool TRAIN> __device__ __forceinline__ chan_params params_of(const cat_args &a, int c)
+{
+    if (TRAIN)
+        return {((const float *)a.weight)[c], ((const float *)a.bias)[c], ((const float *)a.var)[c], 0.0f};
+    return {cat_bf(cat_ldg((const uint16_t *)a.weight + c)), cat_bf(cat_ldg((const uint16_t *)a.bias + c)),
+            cat_bf(cat_ldg((const uint16_t *)a.var + c)), cat_bf(cat_ldg((const uint16_t *)a.mean + c))};
+}
+
+/* Train: the channel's terms from its fp64 mean and biased variance; the leader writes the statistics
+ * the graph keeps (mean, rstd, running variance with Bessel's factor and momentum). */
+__device__ __forceinline__ cat_chan train_terms(const cat_args &a, int c, const chan_params &pr, double mean,
+                                                double var, bool leader)
+{
+    cat_chan q = {(float)mean, (float)(1.0 / sqrt(var + a.eps_d)), pr.w, pr.b};
+    if (leader) {
+        ((float *)a.out_mean)[c] = q.mean;
+        ((float *)a.out_rstd)[c] = q.r;
+        ((float *)a.out_rv)[c] = (float)(var * a.bessel_momentum + (double)pr.var * a.decay);
+    }
+    return q;
 }
 
 #define CAT_IN_FLIGHT 8 /* loads per thread issued before the first is used */
 
-template <int V, bool TRAIN, bool POOL> __global__ void __launch_bounds__(256) cat_channel(const __grid_constant__ cat_args a)
+/* One channel by group g, staged in xs (its N*H*W values as fp32, sample-major): loaded in batches
+ * (train: copied into the cat on the way), fp64 mean and biased variance in two passes over the staged
+ * values (train), then y, or per sample the mean over H*W of relu(y) (pooled). */
+template <int V, bool TRAIN, bool POOL, class G>
+__device__ __forceinline__ void channel_staged(const cat_args &a, int c, float *xs, G g)
 {
-    extern __shared__ float xs[]; /* the channel's N*H*W values, sample-major */
-    __shared__ double red[32];
-    __shared__ cat_chan cq;
-    const int c = blockIdx.x, m = a.n * a.hw;
-    float w = 0, b = 0, v2 = 0, mean0 = 0; /* v2: the running variance */
-    if (threadIdx.x == 0) { /* loaded first, used last: the parameters' latency overlaps the values' */
-        if (TRAIN) {
-            w = ((const float *)a.weight)[c], b = ((const float *)a.bias)[c], v2 = ((const float *)a.var)[c];
-        } else {
-            mean0 = cat_bf(cat_ldg((const uint16_t *)a.mean + c)), v2 = cat_bf(cat_ldg((const uint16_t *)a.var + c));
-            w = cat_bf(cat_ldg((const uint16_t *)a.weight + c)), b = cat_bf(cat_ldg((const uint16_t *)a.bias + c));
-        }
-    }
-    int i = 0;
-    while (c >= a.seg[i + 1])
-        i++;
-    const int lc = c - a.seg[i], chi = a.seg[i + 1] - a.seg[i];
-    const unsigned short *src = (const unsigned short *)a.in[i];
+    const chan_params pr = params_of<TRAIN>(a, c);
+    int chi;
+    const unsigned short *src = channel_source(a, c, &chi);
+    const int m = a.n * a.hw, step = g.size() * V;
     double part = 0;
-    const int step = blockDim.x * V;
-    for (int base = threadIdx.x * V; base < m; base += step * CAT_IN_FLIGHT) {
+    for (int base = g.rank() * V; base < m; base += step * CAT_IN_FLIGHT) {
         pack<V> v[CAT_IN_FLIGHT]; /* every load of the batch first: a channel is latency-bound */
 #pragma unroll
         for (int k = 0; k < CAT_IN_FLIGHT; k++) {
             const int e = base + k * step, n = e / a.hw, p = e - n * a.hw;
             if (e < m)
-                v[k] = load<V>(src + ((size_t)n * chi + lc) * a.hw + p);
-        }
-#pragma unroll
-        for (int k = 0; k < CAT_IN_FLIGHT; k++) {
-            const int e = base + k * step, n = e / a.hw, p = e - n * a.hw;
-            if (e >= m)
-                continue;
-            if (TRAIN)
-                store<V>((unsigned short *)a.cat + ((size_t)n * a.c + c) * a.hw + p, v[k]);
-#pragma unroll
-            for (int j = 0; j < V; j++) {
-                xs[e + j] = cat_bf(v[k].h[j]);
-                part += xs[e + j];
-            }
-        }
-    }
-    if (TRAIN) { /* two passes in fp64 over the staged values: each thread reads back what it wrote */
-        const double mean = block_sum(part, red) / m;
-        double dev = 0;
-        for (int e = threadIdx.x * V; e < m; e += blockDim.x * V)
-#pragma unroll
-            for (int j = 0; j < V; j++)
-                dev += ((double)xs[e + j] - mean) * ((double)xs[e + j] - mean);
-        const double var = block_sum(dev, red) / m;
-        if (threadIdx.x == 0) {
-            cq.mean = (float)mean;
-            cq.r = (float)(1.0 / sqrt(var + a.eps_d));
-            cq.w = w, cq.b = b;
-            ((float *)a.out_mean)[c] = cq.mean;
-            ((float *)a.out_rstd)[c] = cq.r;
-            ((float *)a.out_rv)[c] = (float)(var * a.bessel_momentum + (double)v2 * a.decay);
-        }
-    } else if (threadIdx.x == 0) {
-        cat_terms(&a, mean0, v2, w, b, &cq);
-    }
-    __syncthreads();
-    const cat_chan q = cq;
-    if (!POOL) {
-        for (int e = threadIdx.x * V; e < m; e += blockDim.x * V) {
-            const int n = e / a.hw, p = e - n * a.hw;
-            pack<V> y;
-#pragma unroll
-            for (int j = 0; j < V; j++)
-                y.h[j] = cat_round(cat_bn_relu(xs[e + j], &q));
-            store<V>((unsigned short *)a.y + ((size_t)n * a.c + c) * a.hw + p, y);
-        }
-    } else {
-        /* a thread per sample sums relu(y) over H*W in order p = 0, 1, ...: the order whose result is
-         * torch's y bit for bit on every golden point (test_cat's emulation) */
-        for (int n = threadIdx.x; n < a.n; n += blockDim.x) {
-            float s = 0;
-            for (int p = 0; p < a.hw; p++)
-                s = __fadd_rn(s, cat_bn_relu(xs[n * a.hw + p], &q));
-            ((unsigned short *)a.y)[(size_t)n * a.c + c] = cat_round(cat_div(s, (float)a.hw));
-        }
-    }
-}
-
-__device__ __forceinline__ double warp_sum(double x)
-{
-    for (int o = 16; o > 0; o >>= 1)
-        x += __shfl_xor_sync(0xffffffffu, x, o);
-    return x;
-}
-
-/* cat_channel's work with a warp per channel and CAT_WARP_CHANNELS channels per CTA: the same loads,
- * arithmetic and outputs, the reductions by shuffles (no CTA barrier), so a channel's latency chain
- * does not hold a whole CTA; the train profile showed one CTA per channel at 25% occupancy. */
-template <int V, bool TRAIN, bool POOL>
-__global__ void __launch_bounds__(32 * CAT_WARP_CHANNELS) cat_channel_warp(const __grid_constant__ cat_args a)
-{
-    extern __shared__ float xw[]; /* per warp: its channel's N*H*W values, sample-major */
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, c = blockIdx.x * CAT_WARP_CHANNELS + warp;
-    if (c >= a.c) /* a whole warp leaves: nothing below waits on it */
-        return;
-    const int m = a.n * a.hw;
-    float *xs = xw + (size_t)warp * m;
-    float w = 0, b = 0, v2 = 0, mean0 = 0;
-    if (lane == 0) {
-        if (TRAIN) {
-            w = ((const float *)a.weight)[c], b = ((const float *)a.bias)[c], v2 = ((const float *)a.var)[c];
-        } else {
-            mean0 = cat_bf(cat_ldg((const uint16_t *)a.mean + c)), v2 = cat_bf(cat_ldg((const uint16_t *)a.var + c));
-            w = cat_bf(cat_ldg((const uint16_t *)a.weight + c)), b = cat_bf(cat_ldg((const uint16_t *)a.bias + c));
-        }
-    }
-    int i = 0;
-    while (c >= a.seg[i + 1])
-        i++;
-    const int lc = c - a.seg[i], chi = a.seg[i + 1] - a.seg[i];
-    const unsigned short *src = (const unsigned short *)a.in[i];
-    double part = 0;
-    const int step = 32 * V;
-    for (int base = lane * V; base < m; base += step * CAT_IN_FLIGHT) {
-        pack<V> v[CAT_IN_FLIGHT];
-#pragma unroll
-        for (int k = 0; k < CAT_IN_FLIGHT; k++) {
-            const int e = base + k * step, n = e / a.hw, p = e - n * a.hw;
-            if (e < m)
-                v[k] = load<V>(src + ((size_t)n * chi + lc) * a.hw + p);
+                v[k] = load<V>(src + (size_t)n * chi * a.hw + p);
         }
 #pragma unroll
         for (int k = 0; k < CAT_IN_FLIGHT; k++) {
@@ -220,28 +168,19 @@ __global__ void __launch_bounds__(32 * CAT_WARP_CHANNELS) cat_channel_warp(const
         }
     }
     cat_chan q;
-    if (TRAIN) { /* two passes in fp64 over the staged values: each lane reads back what it wrote */
-        const double mean = warp_sum(part) / m;
+    if (TRAIN) { /* each thread reads back what it staged */
+        const double mean = g.sum(part) / m;
         double dev = 0;
-        for (int e = lane * V; e < m; e += step)
+        for (int e = g.rank() * V; e < m; e += step)
 #pragma unroll
             for (int j = 0; j < V; j++)
                 dev += ((double)xs[e + j] - mean) * ((double)xs[e + j] - mean);
-        const double var = warp_sum(dev) / m;
-        q.mean = (float)mean;
-        q.r = (float)(1.0 / sqrt(var + a.eps_d));
-        q.w = __shfl_sync(0xffffffffu, w, 0), q.b = __shfl_sync(0xffffffffu, b, 0);
-        if (lane == 0) {
-            ((float *)a.out_mean)[c] = q.mean;
-            ((float *)a.out_rstd)[c] = q.r;
-            ((float *)a.out_rv)[c] = (float)(var * a.bessel_momentum + (double)v2 * a.decay);
-        }
+        q = train_terms(a, c, pr, mean, g.sum(dev) / m, g.rank() == 0);
     } else {
-        cat_terms(&a, __shfl_sync(0xffffffffu, mean0, 0), __shfl_sync(0xffffffffu, v2, 0),
-                  __shfl_sync(0xffffffffu, w, 0), __shfl_sync(0xffffffffu, b, 0), &q);
+        cat_terms(&a, pr.mean, pr.var, pr.w, pr.b, &q);
     }
     if (!POOL) {
-        for (int e = lane * V; e < m; e += step) {
+        for (int e = g.rank() * V; e < m; e += step) {
             const int n = e / a.hw, p = e - n * a.hw;
             pack<V> y;
 #pragma unroll
@@ -250,8 +189,10 @@ __global__ void __launch_bounds__(32 * CAT_WARP_CHANNELS) cat_channel_warp(const
             store<V>((unsigned short *)a.y + ((size_t)n * a.c + c) * a.hw + p, y);
         }
     } else {
-        __syncwarp(); /* a lane sums a sample the other lanes staged, in cat_channel's order */
-        for (int n = lane; n < a.n; n += 32) {
+        /* a thread per sample sums relu(y) over H*W in order p = 0, 1, ...: the order whose result is
+         * torch's y bit for bit on every golden point (test_cat's emulation) */
+        g.sync();
+        for (int n = g.rank(); n < a.n; n += g.size()) {
             float s = 0;
             for (int p = 0; p < a.hw; p++)
                 s = __fadd_rn(s, cat_bn_relu(xs[n * a.hw + p], &q));
@@ -260,51 +201,161 @@ __global__ void __launch_bounds__(32 * CAT_WARP_CHANNELS) cat_channel_warp(const
     }
 }
 
-template <int V, bool TRAIN, bool POOL> static int channel(const cat_plan *p, const cat_args *a, cudaStream_t st)
+template <int V, bool TRAIN, bool POOL> __global__ void __launch_bounds__(256) cat_channel(const __grid_constant__ cat_args a)
 {
-    void (*k)(const cat_args) = p->kind == CAT_ORACLE_WARP ? cat_channel_warp<V, TRAIN, POOL> : cat_channel<V, TRAIN, POOL>;
+    extern __shared__ float xs[];
+    __shared__ double red[32];
+    channel_staged<V, TRAIN, POOL>(a, blockIdx.x, xs, cta_group{red});
+}
+
+/* The profile of one CTA per channel showed 25% occupancy and CTA barriers on each channel's latency
+ * chain; a warp per channel reduces by shuffles. */
+template <int V, bool TRAIN, bool POOL>
+__global__ void __launch_bounds__(32 * CAT_WARP_CHANNELS) cat_channel_warp(const __grid_constant__ cat_args a)
+{
+    extern __shared__ float xw[];
+    const int warp = threadIdx.x >> 5, c = blockIdx.x * CAT_WARP_CHANNELS + warp;
+    if (c < a.c) /* a whole warp leaves: nothing waits on it */
+        channel_staged<V, TRAIN, POOL>(a, c, xw + (size_t)warp * a.n * a.hw, warp_group{});
+}
+
+/* Train without pooling, a warp per channel holding its values in registers (P vectors of V per lane):
+ * no staging, no per-pass index arithmetic; the same loads, fp64 statistics and outputs as
+ * channel_staged. Inductor's persistent reduction keeps a channel in registers too. */
+template <int V, int P>
+__global__ void __launch_bounds__(32 * CAT_WARP_CHANNELS) cat_channel_regs(const __grid_constant__ cat_args a)
+{
+    const int lane = threadIdx.x & 31, c = blockIdx.x * CAT_WARP_CHANNELS + (threadIdx.x >> 5);
+    if (c >= a.c)
+        return;
+    const chan_params pr = params_of<true>(a, c);
+    int chi;
+    const unsigned short *src = channel_source(a, c, &chi);
+    const int m = a.n * a.hw;
+    pack<V> v[P];
+    int e[P], src_at[P], out_at[P];
+#pragma unroll
+    for (int k = 0; k < P; k++) {
+        e[k] = (k * 32 + lane) * V;
+        const int n = e[k] / a.hw, p = e[k] - n * a.hw;
+        src_at[k] = n * chi * a.hw + p;
+        out_at[k] = (n * a.c + c) * a.hw + p;
+        if (e[k] < m)
+            v[k] = load<V>(src + src_at[k]);
+    }
+    double part = 0;
+#pragma unroll
+    for (int k = 0; k < P; k++)
+        if (e[k] < m) {
+            store<V>((unsigned short *)a.cat + out_at[k], v[k]);
+#pragma unroll
+            for (int j = 0; j < V; j++)
+                part += cat_bf(v[k].h[j]);
+        }
+    const warp_group g;
+    const double mean = g.sum(part) / m;
+    double dev = 0;
+#pragma unroll
+    for (int k = 0; k < P; k++)
+        if (e[k] < m)
+#pragma unroll
+            for (int j = 0; j < V; j++)
+                dev += ((double)cat_bf(v[k].h[j]) - mean) * ((double)cat_bf(v[k].h[j]) - mean);
+    const cat_chan q = train_terms(a, c, pr, mean, g.sum(dev) / m, lane == 0);
+#pragma unroll
+    for (int k = 0; k < P; k++)
+        if (e[k] < m) {
+            pack<V> y;
+#pragma unroll
+            for (int j = 0; j < V; j++)
+                y.h[j] = cat_round(cat_bn_relu(cat_bf(v[k].h[j]), &q));
+            store<V>((unsigned short *)a.y + out_at[k], y);
+        }
+}
+
+/* Infer pooled: running statistics need no reduction over the batch, so the work is N*C independent
+ * rows of H*W. A warp takes a tile of a.rows channels of one sample (contiguous in their input), copies
+ * it into shared memory with V-element accesses, then a lane per channel sums relu(y) over H*W in
+ * channel_staged's order (torch's y bit for bit). A lane per row reading global memory directly would
+ * touch a sector per lane per element. */
+template <int V> __global__ void __launch_bounds__(32 * CAT_WARP_CHANNELS) cat_rows(const __grid_constant__ cat_args a)
+{
+    extern __shared__ __align__(16) unsigned short tiles[];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, per_n = a.c / a.rows;
+    const int t = blockIdx.x * CAT_WARP_CHANNELS + warp;
+    if (t >= a.n * per_n)
+        return;
+    const int n = t / per_n, c0 = (t - n * per_n) * a.rows, len = a.rows * a.hw, c = c0 + lane;
+    unsigned short *xs = tiles + (size_t)warp * len;
+    const chan_params pr = params_of<false>(a, lane < a.rows ? c : c0);
+    int chi;
+    const unsigned short *plane = channel_source(a, c0, &chi), *src = plane + (size_t)n * chi * a.hw;
+    for (int base = lane * V; base < len; base += 32 * V * CAT_IN_FLIGHT) {
+        pack<V> v[CAT_IN_FLIGHT];
+#pragma unroll
+        for (int k = 0; k < CAT_IN_FLIGHT; k++)
+            if (base + k * 32 * V < len)
+                v[k] = load<V>(src + base + k * 32 * V);
+#pragma unroll
+        for (int k = 0; k < CAT_IN_FLIGHT; k++)
+            if (base + k * 32 * V < len)
+                store<V>(xs + base + k * 32 * V, v[k]);
+    }
+    __syncwarp();
+    if (lane >= a.rows)
+        return;
+    cat_chan q;
+    cat_terms(&a, pr.mean, pr.var, pr.w, pr.b, &q);
+    float s = 0;
+    for (int p = 0; p < a.hw; p++)
+        s = __fadd_rn(s, cat_bn_relu(cat_bf(xs[lane * a.hw + p]), &q));
+    ((unsigned short *)a.y)[(size_t)n * a.c + c] = cat_round(cat_div(s, (float)a.hw));
+}
+
+/* Launches k with p's shape, opting in to more than 48 KiB of dynamic shared memory where p needs it. */
+static int launch(void (*k)(const cat_args), const cat_plan *p, const cat_args *a, cudaStream_t st)
+{
     if (p->shared_bytes > 48 * 1024) {
         cudaError_t e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)p->shared_bytes);
         if (e != cudaSuccess)
             return (int)e;
     }
-    k<<<(unsigned)p->grid_x, p->threads, (size_t)p->shared_bytes, st>>>(*a);
+    k<<<dim3((unsigned)p->grid_x, (unsigned)p->grid_y), p->threads, (size_t)p->shared_bytes, st>>>(*a);
     return (int)cudaGetLastError();
 }
 
-template <int V> static int by_mode(const cat_plan *p, int train, int pooled, int unroll, const cat_args *a,
-                                    cudaStream_t st)
+template <int V, bool TRAIN, bool POOL> static void (*staged(const cat_plan *p))(const cat_args)
 {
-    if (p->kind == CAT_ORACLE_STREAM) {
-        dim3 grid((unsigned)p->grid_x, (unsigned)p->grid_y);
-        if (unroll == 1)
-            cat_stream<V, 1><<<grid, p->threads, (size_t)p->shared_bytes, st>>>(*a);
-        else if (unroll == 2)
-            cat_stream<V, 2><<<grid, p->threads, (size_t)p->shared_bytes, st>>>(*a);
-        else if (unroll == 4)
-            cat_stream<V, 4><<<grid, p->threads, (size_t)p->shared_bytes, st>>>(*a);
-        else if (unroll == 8)
-            cat_stream<V, 8><<<grid, p->threads, (size_t)p->shared_bytes, st>>>(*a);
-        else
-            return (int)cudaErrorInvalidValue;
-        return (int)cudaGetLastError();
-    }
-    if (train)
-        return pooled ? channel<V, true, true>(p, a, st) : channel<V, true, false>(p, a, st);
-    return pooled ? channel<V, false, true>(p, a, st) : channel<V, false, false>(p, a, st);
+    return p->kind == CAT_ORACLE_WARP ? cat_channel_warp<V, TRAIN, POOL> : cat_channel<V, TRAIN, POOL>;
 }
 
-extern "C" int cat_oracle(const cat_plan *p, int train, int pooled, int unroll, const cat_args *args, void *stream)
+/* The kernel for p, or NULL where p's parameters have no instance. */
+template <int V> static void (*kernel_of(const cat_plan *p, int train, int pooled))(const cat_args)
 {
-    cudaStream_t st = (cudaStream_t)stream;
-    cat_args planned = *args;
-    const cat_args *a = &planned;
-    cat_args_plan(&planned, p);
-    switch (p->vec) {
-    case 8: return by_mode<8>(p, train, pooled, unroll, a, st);
-    case 4: return by_mode<4>(p, train, pooled, unroll, a, st);
-    case 2: return by_mode<2>(p, train, pooled, unroll, a, st);
-    case 1: return by_mode<1>(p, train, pooled, unroll, a, st);
-    default: return (int)cudaErrorInvalidValue;
+    switch (p->kind) {
+    case CAT_ORACLE_STREAM:
+        return p->unroll == 1 ? cat_stream<V, 1> : p->unroll == 2 ? cat_stream<V, 2>
+               : p->unroll == 4 ? cat_stream<V, 4> : p->unroll == 8 ? cat_stream<V, 8> : NULL;
+    case CAT_ORACLE_CHANNEL:
+    case CAT_ORACLE_WARP:
+        return train ? pooled ? staged<V, true, true>(p) : staged<V, true, false>(p)
+                     : pooled ? staged<V, false, true>(p) : staged<V, false, false>(p);
+    case CAT_ORACLE_REGS:
+        return !train || pooled ? NULL : p->packs == 1 ? cat_channel_regs<V, 1> : p->packs == 2 ? cat_channel_regs<V, 2>
+                                       : p->packs == 4 ? cat_channel_regs<V, 4> : p->packs == 8 ? cat_channel_regs<V, 8>
+                                                                                                : NULL;
+    case CAT_ORACLE_ROWS:
+        return !train && pooled ? cat_rows<V> : NULL;
     }
+    return NULL;
+}
+
+extern "C" int cat_oracle(const cat_plan *p, int train, int pooled, const cat_args *args, void *stream)
+{
+    cat_args a = *args;
+    cat_args_plan(&a, p);
+    void (*k)(const cat_args) = p->vec == 8 ? kernel_of<8>(p, train, pooled) : p->vec == 4 ? kernel_of<4>(p, train, pooled)
+                                : p->vec == 2 ? kernel_of<2>(p, train, pooled) : p->vec == 1 ? kernel_of<1>(p, train, pooled)
+                                                                                             : NULL;
+    return k ? launch(k, p, &a, (cudaStream_t)stream) : (int)cudaErrorInvalidValue;
 }

@@ -38,6 +38,7 @@ int cat_plan_make(const cat_scope *s, int unroll, cat_plan *p, ea_error *err)
     p->kind = s->train || s->pooled ? CAT_ORACLE_CHANNEL : CAT_ORACLE_STREAM;
     p->threads = p->kind == CAT_ORACLE_STREAM ? CAT_THREADS : CAT_CHANNEL_THREADS;
     p->vec = vec_for(s, p->kind == CAT_ORACLE_STREAM);
+    p->unroll = unroll;
     p->floor_bytes = cat_floor_bytes(s->train, s->pooled, s->n, s->c, s->hw);
     if (unroll < 1)
         return ea_fail(err, "cat %s: expected an unroll >= 1, got %d", s->alias, unroll);
@@ -63,21 +64,74 @@ int cat_plan_make(const cat_scope *s, int unroll, cat_plan *p, ea_error *err)
     return 0;
 }
 
-int cat_plan_warp(const cat_scope *s, cat_plan *p, ea_error *err)
+/* A layout of CAT_WARP_CHANNELS warps per CTA, a unit of work (a channel or a tile) per warp. */
+static void warps(cat_plan *p, cat_oracle_kind kind, int64_t units)
 {
-    if (cat_plan_make(s, 1, p, err))
-        return -1;
-    if (p->kind != CAT_ORACLE_CHANNEL)
-        return ea_fail(err, "cat %s: the warp-per-channel oracle is for train or pooled scopes", s->alias);
-    p->kind = CAT_ORACLE_WARP;
+    p->kind = kind;
     p->threads = 32 * CAT_WARP_CHANNELS;
-    p->grid_x = (s->c + CAT_WARP_CHANNELS - 1) / CAT_WARP_CHANNELS;
-    p->shared_bytes = (int64_t)CAT_WARP_CHANNELS * s->n * s->hw * 4;
-    if (p->shared_bytes > CAT_MAX_SHARED)
-        return ea_fail(err, "%s %s: %d channels of %" PRId64 " values (N*H*W) need %" PRId64 " bytes of staging; "
-                       "the warp-per-channel oracle has at most %d", s->file, s->path, CAT_WARP_CHANNELS,
-                       s->n * s->hw, p->shared_bytes, CAT_MAX_SHARED);
-    return 0;
+    p->grid_x = (units + CAT_WARP_CHANNELS - 1) / CAT_WARP_CHANNELS;
+    p->grid_y = 1;
+}
+
+int cat_plan_variants(const cat_scope *s, cat_plan v[CAT_MAX_VARIANTS], ea_error *err)
+{
+    if (cat_plan_make(s, cat_unrolls[0], &v[0], err))
+        return -1;
+    if (v[0].kind == CAT_ORACLE_STREAM) {
+        for (int u = 1; u < CAT_UNROLLS; u++)
+            if (cat_plan_make(s, cat_unrolls[u], &v[u], err))
+                return -1;
+        return CAT_UNROLLS;
+    }
+    int nv = 1;
+    const int64_t m = s->n * s->hw;
+    cat_plan q = v[0];
+    warps(&q, CAT_ORACLE_WARP, s->c);
+    q.shared_bytes = (int64_t)CAT_WARP_CHANNELS * m * 4;
+    if (q.shared_bytes <= CAT_MAX_SHARED)
+        v[nv++] = q;
+    int64_t packs = 1, lane_vectors = (m / v[0].vec + 31) / 32;
+    while (packs < lane_vectors)
+        packs *= 2;
+    if (s->train && !s->pooled && packs <= CAT_REGS_MAX_PACKS) {
+        q = v[0];
+        warps(&q, CAT_ORACLE_REGS, s->c);
+        q.packs = (int)packs;
+        q.shared_bytes = 0;
+        v[nv++] = q;
+    }
+    if (!s->train && s->pooled) {
+        q = v[0];
+        q.rows = 32;
+        for (int i = 0; i < s->k; i++)
+            while (s->ch[i] % q.rows)
+                q.rows /= 2;
+        warps(&q, CAT_ORACLE_ROWS, s->n * s->c / q.rows);
+        for (q.vec = 8; (q.rows * s->hw) % q.vec; q.vec /= 2)
+            ;
+        q.shared_bytes = (int64_t)CAT_WARP_CHANNELS * q.rows * s->hw * 2;
+        if (q.shared_bytes <= CAT_MAX_SHARED)
+            v[nv++] = q;
+    }
+    return nv;
+}
+
+const char *cat_variant_name(const cat_plan *p)
+{
+    static const char *const names[] = {"stream", "channel", "channel-warp", "channel-regs", "rows"};
+    return names[p->kind];
+}
+
+void cat_variant_kernel(const cat_scope *s, const cat_plan *p, char *buf, size_t n)
+{
+    const char *mode = s->train ? s->pooled ? "train, pooled" : "train" : s->pooled ? "infer, pooled" : "infer";
+    switch (p->kind) {
+    case CAT_ORACLE_STREAM: snprintf(buf, n, "cat_stream<vec %d, unroll %d>", p->vec, p->unroll); break;
+    case CAT_ORACLE_CHANNEL: snprintf(buf, n, "cat_channel<vec %d, %s>", p->vec, mode); break;
+    case CAT_ORACLE_WARP: snprintf(buf, n, "cat_channel_warp<vec %d, %s>", p->vec, mode); break;
+    case CAT_ORACLE_REGS: snprintf(buf, n, "cat_channel_regs<vec %d, packs %d>", p->vec, p->packs); break;
+    case CAT_ORACLE_ROWS: snprintf(buf, n, "cat_rows<vec %d, %d channels per tile>", p->vec, p->rows); break;
+    }
 }
 
 static cJSON *launch_json(const char *kernel, int64_t gx, int64_t gy, int64_t block, int64_t shared)
@@ -121,32 +175,22 @@ cJSON *cat_config_json(const cat_scope *s, const cat_plan *p, const ea_capture *
         cJSON_AddItemToArray(a, launch_json(run->steps[i].function, run->steps[i].grid[0], run->steps[i].grid[1],
                                             run->steps[i].block[0], run->steps[i].shared));
     cJSON *orc = cJSON_AddObjectToObject(o, "oracle");
-    if (p->kind == CAT_ORACLE_STREAM) {
-        cJSON_AddStringToObject(orc, "kind", "stream: one fused kernel, every input read once, y written once");
-        a = cJSON_AddArrayToObject(orc, "variants");
-        for (int u = 0; u < CAT_UNROLLS; u++) {
-            cat_plan q;
-            if (cat_plan_make(s, cat_unrolls[u], &q, &(ea_error){{0}}) == 0) {
-                snprintf(text, sizeof text, "cat_stream<vec %d, unroll %d>", p->vec, cat_unrolls[u]);
-                cJSON *l = launch_json(text, q.grid_x, q.grid_y, q.threads, q.shared_bytes);
-                cJSON_AddNumberToObject(l, "unroll", cat_unrolls[u]);
-                cJSON_AddItemToArray(a, l);
-            }
-        }
-    } else {
-        cJSON_AddStringToObject(orc, "kind", s->train ? "channel: one CTA per channel reads it once, writes the cat, "
-                                                        "fp64 statistics, normalized output"
-                                                      : "channel: one CTA per channel, normalized and pooled");
-        a = cJSON_AddArrayToObject(orc, "variants");
-        snprintf(text, sizeof text, "cat_channel<vec %d, %s%s>", p->vec, s->train ? "train" : "infer",
-                 s->pooled ? ", pooled" : "");
-        cJSON_AddItemToArray(a, launch_json(text, p->grid_x, p->grid_y, p->threads, p->shared_bytes));
-        cat_plan q;
-        if (cat_plan_warp(s, &q, &(ea_error){{0}}) == 0) {
-            snprintf(text, sizeof text, "cat_channel_warp<vec %d, %s%s>", q.vec, s->train ? "train" : "infer",
-                     s->pooled ? ", pooled" : "");
-            cJSON_AddItemToArray(a, launch_json(text, q.grid_x, q.grid_y, q.threads, q.shared_bytes));
-        }
+    cJSON_AddStringToObject(orc, "kind", p->kind == CAT_ORACLE_STREAM
+                                             ? "stream: one fused kernel, every input read once, y written once"
+                                         : s->train ? "channel: a CTA or a warp per channel reads it once, writes the "
+                                                      "cat, fp64 statistics, normalized output"
+                                                    : "channel: per channel or per tile of channels, normalized and "
+                                                      "pooled");
+    a = cJSON_AddArrayToObject(orc, "variants");
+    cat_plan v[CAT_MAX_VARIANTS];
+    int nv = cat_plan_variants(s, v, &(ea_error){{0}});
+    for (int i = 0; i < nv; i++) {
+        cat_variant_kernel(s, &v[i], text, sizeof text);
+        cJSON *l = launch_json(text, v[i].grid_x, v[i].grid_y, v[i].threads, v[i].shared_bytes);
+        cJSON_AddStringToObject(l, "variant", cat_variant_name(&v[i]));
+        if (v[i].kind == CAT_ORACLE_STREAM)
+            cJSON_AddNumberToObject(l, "unroll", v[i].unroll);
+        cJSON_AddItemToArray(a, l);
     }
     cJSON_AddNumberToObject(orc, "vector_elements", p->vec);
     cJSON_AddNumberToObject(orc, "launches", 1);

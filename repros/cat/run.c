@@ -19,12 +19,16 @@ static const char *const out_names[CAT_NOUTS] = {"cat", "mean", "rstd", "running
 typedef struct {
     const cat_scope *s;
     const cat_plan *p;
-    int unroll;
     cat_args a;
     void *in[CAT_MAX_INPUTS + CAT_NPARAMS];
     void *out[CAT_NOUTS];  /* device, by role */
     void *host[CAT_NOUTS]; /* copies back */
     size_t bytes[CAT_NOUTS];
+    const cat_inputs *inputs;        /* oracle_path's check: the inputs, the capture's checksums, */
+    const ea_capture *cap;
+    cat_check_result res[2];         /* ... the checks after the first call and after timing, */
+    cJSON *sums;                     /* ... which outputs equal torch's, and y's alone */
+    int y_same;
 } dev;
 
 static int cuda_fail(ea_error *err, const char *alias, const char *what, int rc)
@@ -35,7 +39,7 @@ static int cuda_fail(ea_error *err, const char *alias, const char *what, int rc)
 static int enqueue(void *ctx, void *stream, ea_error *err)
 {
     dev *d = ctx;
-    int rc = cat_oracle(d->p, d->s->train, d->s->pooled, d->unroll, &d->a, stream);
+    int rc = cat_oracle(d->p, d->s->train, d->s->pooled, &d->a, stream);
     return rc ? cuda_fail(err, d->s->alias, "oracle launch", rc) : 0;
 }
 
@@ -86,9 +90,14 @@ static int prepare(dev *d, const cat_scope *s, const ea_capture *cap, const cat_
     return 0;
 }
 
+static ea_check as_check(const cat_check_result *c)
+{
+    return (ea_check){c->rel_l2, c->max_abs, c->unwritten, c->nonfinite, c->mismatched, 0};
+}
+
 static void check_json(cJSON *o, const char *key, const cat_check_result *c)
 {
-    const ea_check k = {c->rel_l2, c->max_abs, c->unwritten, c->nonfinite, c->mismatched, 0};
+    const ea_check k = as_check(c);
     ea_path_check_json(o, key, &k);
 }
 
@@ -123,52 +132,59 @@ static int bad(const cat_check_result *c)
     return !(c->unwritten == 0 && c->nonfinite == 0 && c->mismatched == 0);
 }
 
-/* Poison, one call under CUPTI, check, time, check again; judged into the path. */
+static int poison(void *ctx, ea_error *err)
+{
+    dev *d = ctx;
+    int rc = 0;
+    for (int r = 0; r < CAT_NOUTS && !rc; r++)
+        rc = d->out[r] ? (int)cudaMemset(d->out[r], 0xFF, d->bytes[r]) : 0;
+    return rc ? cuda_fail(err, d->s->alias, "poison the outputs", rc) : 0;
+}
+
+/* The first check also records which outputs equal torch's (the capture's checksums). */
+static int check_outputs(void *ctx, int after_timing, ea_check *c, ea_error *err)
+{
+    dev *d = ctx;
+    if (copy_back(d, err))
+        return -1;
+    cat_check_result *r = &d->res[after_timing];
+    cat_check(d->s, d->inputs, d->host, r);
+    *c = as_check(r);
+    if (!after_timing)
+        d->sums = checksums_json(d, d->cap, &d->y_same);
+    return 0;
+}
+
+/* The oracle measured (ea_path_measure) and judged into its path; *sums: checksums_json's object. */
 static cJSON *oracle_path(dev *d, const cat_inputs *in, const ea_capture *cap, const ea_timer_config *tc,
                           const cat_check_result *cur, double slack, cJSON **sums, ea_error *err)
 {
-    ea_path_recorder rec;
-    ea_timing t = {0};
-    cat_check_result first, again;
-    int rc = 0, y_same = 0;
-    for (int r = 0; r < CAT_NOUTS && !rc; r++)
-        rc = d->out[r] ? (int)cudaMemset(d->out[r], 0xFF, d->bytes[r]) : 0;
-    if (rc)
-        return cuda_fail(err, d->s->alias, "poison the outputs", rc), NULL;
-    ea_path_record_begin(&rec);
-    rc = enqueue(d, NULL, err) ? -1 : (int)cudaDeviceSynchronize();
-    ea_path_record_end(&rec);
-    if (rc || copy_back(d, err)) {
-        ea_kernel_list_free(&rec.kernels);
-        return rc > 0 ? (cuda_fail(err, d->s->alias, "oracle call", rc), NULL) : NULL;
-    }
-    cat_check(d->s, in, d->host, &first);
-    *sums = checksums_json(d, cap, &y_same);
-    if (ea_time_graph(enqueue, d, tc, &t, err) || copy_back(d, err)) {
-        ea_kernel_list_free(&rec.kernels), ea_timing_free(&t);
-        return NULL;
-    }
-    cat_check(d->s, in, d->host, &again);
+    ea_check first, again;
+    double median;
+    char label[256];
+    snprintf(label, sizeof label, "cat %s oracle %s", d->s->alias, cat_variant_name(d->p));
+    d->inputs = in, d->cap = cap, d->sums = NULL, d->y_same = 0;
+    const ea_path_steps steps = {label, d, poison, enqueue, check_outputs, tc};
     cJSON *j = cJSON_CreateObject();
     cJSON_AddStringToObject(j, "name", "oracle");
     cJSON_AddStringToObject(j, "mode", "faithful");
-    ea_path_record_json(j, &rec);
-    cJSON_AddItemToObject(j, "time", ea_path_time_json(&t));
-    check_json(j, "check", &first);
-    check_json(j, "check_after_timing", &again);
+    int rc = ea_path_measure(&steps, j, &first, &again, &median, err);
+    *sums = d->sums;
+    if (rc)
+        return cJSON_Delete(j), NULL;
+    const cat_check_result *r0 = &d->res[0];
     const char *fail = NULL;
-    if (bad(&first))
-        fail = first.cat_mismatched ? "the cat differs from its inputs" : first.unwritten ? "outputs left unwritten"
-               : first.nonfinite                                       ? "NaN or infinite outputs"
-                                                                       : "BN outputs outside the tolerance";
-    else if (bad(&again))
+    if (bad(r0))
+        fail = r0->cat_mismatched ? "the cat differs from its inputs" : r0->unwritten ? "outputs left unwritten"
+               : r0->nonfinite                                     ? "NaN or infinite outputs"
+                                                                   : "BN outputs outside the tolerance";
+    else if (bad(&d->res[1]))
         fail = "outputs differ after timing";
-    else if (!y_same && !(first.y_rel_l2 <= cur->y_rel_l2 * slack))
+    else if (!d->y_same && !(r0->y_rel_l2 <= cur->y_rel_l2 * slack))
         fail = "less accurate than the current path";
     cJSON_AddBoolToObject(j, "passed", !fail);
     if (fail)
         cJSON_AddStringToObject(j, "failure", fail);
-    ea_timing_free(&t);
     return j;
 }
 
@@ -248,21 +264,19 @@ cJSON *cat_measure(const cat_scope *s, const ea_capture *cap, const cJSON *view,
     dev d;
     if (prepare(&d, s, cap, &in, err))
         return cat_inputs_free(&in), cJSON_Delete(res), NULL;
-    /* stream: the unrolls; channel: a CTA per channel, and a warp per channel where its staging fits */
-    cat_plan probe;
-    int nvar = base.kind == CAT_ORACLE_STREAM ? CAT_UNROLLS : cat_plan_warp(s, &probe, &(ea_error){{0}}) == 0 ? 2 : 1;
+    cat_plan plans[CAT_MAX_VARIANTS];
+    const int nvar = cat_plan_variants(s, plans, err);
+    if (nvar < 0)
+        return dev_free(&d), cat_inputs_free(&in), cJSON_Delete(res), NULL;
     int best_passed = 0, all_passed = 1;
     char cand_fail[256] = "";
     cJSON *best = NULL, *cands = cJSON_CreateArray(), *best_sums = NULL;
-    cat_plan plans[CAT_UNROLLS];
     for (int u = 0; u < nvar; u++) {
         cJSON *sums = NULL;
-        d.unroll = base.kind == CAT_ORACLE_STREAM ? cat_unrolls[u] : 1;
         d.p = &plans[u];
+        const char *name = cat_variant_name(d.p);
         double slack = emu_exact ? CAT_EXACT_SLACK : CAT_EMULATION_SLACK;
-        int planned = base.kind == CAT_ORACLE_CHANNEL && u == 1 ? cat_plan_warp(s, &plans[u], err)
-                                                               : cat_plan_make(s, d.unroll, &plans[u], err);
-        cJSON *j = planned ? NULL : oracle_path(&d, &in, cap, &tc, &emu, slack, &sums, err);
+        cJSON *j = oracle_path(&d, &in, cap, &tc, &emu, slack, &sums, err);
         if (!j) {
             cJSON_Delete(sums);
             cJSON_Delete(best), cJSON_Delete(best_sums), cJSON_Delete(cands);
@@ -270,26 +284,24 @@ cJSON *cat_measure(const cat_scope *s, const ea_capture *cap, const cJSON *view,
             return NULL;
         }
         int passed = cJSON_IsTrue(cJSON_GetObjectItem(j, "passed"));
-        char name[64];
-        snprintf(name, sizeof name, base.kind == CAT_ORACLE_STREAM ? "stream" : u == 1 ? "channel-warp" : "channel");
         cJSON *c = cJSON_CreateObject();
         cJSON_AddStringToObject(c, "variant", name);
-        cJSON_AddNumberToObject(c, "unroll", d.unroll);
+        cJSON_AddNumberToObject(c, "unroll", d.p->unroll);
         cJSON_AddNumberToObject(c, "median_us", median_of(j));
         cJSON_AddBoolToObject(c, "passed", passed);
         if (!passed) {
             cJSON_AddStringToObject(c, "failure", cJSON_GetObjectItem(j, "failure")->valuestring);
             if (all_passed) /* the schema: a candidate that failed fails the scope, kept or not */
-                snprintf(cand_fail, sizeof cand_fail, "oracle %s unroll %d: %s", name, d.unroll,
+                snprintf(cand_fail, sizeof cand_fail, "oracle %s unroll %d: %s", name, d.p->unroll,
                          cJSON_GetObjectItem(j, "failure")->valuestring);
             all_passed = 0;
         }
         cJSON_AddItemToArray(cands, c);
         cJSON_AddStringToObject(j, "variant", name);
-        cJSON_AddNumberToObject(j, "unroll", d.unroll);
+        cJSON_AddNumberToObject(j, "unroll", d.p->unroll);
         if (o->log)
-            fprintf(o->log, "cat %s: oracle %s unroll %d: %.2f us per call, rel L2 %.2e%s\n", s->alias, name, d.unroll,
-                    median_of(j), cJSON_GetObjectItem(cJSON_GetObjectItem(j, "check"), "rel_l2")->valuedouble,
+            fprintf(o->log, "cat %s: oracle %s unroll %d: %.2f us per call, rel L2 %.2e%s\n", s->alias, name,
+                    d.p->unroll, median_of(j), cJSON_GetObjectItem(cJSON_GetObjectItem(j, "check"), "rel_l2")->valuedouble,
                     passed ? "" : ", failed");
         if (!best || (passed && (!best_passed || median_of(j) < median_of(best)))) {
             cJSON_Delete(best), cJSON_Delete(best_sums);

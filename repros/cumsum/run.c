@@ -29,6 +29,8 @@ typedef struct {
     void *host[CS_MAX_OUTPUTS];     /* what a path wrote, copied back */
     void *ref[CS_MAX_OUTPUTS];      /* the CPU reference on the inputs in ids */
     cs_mask_shape shape;            /* CS_MASK: the oracle's launch variant */
+    const ea_capture *cap;          /* run_path: its checksums, compared after the first call ... */
+    int sums;                       /* ... all matched */
 } dev;
 
 static int cuda_fail(ea_error *err, const cs_scope *s, const char *what, int rc)
@@ -57,8 +59,9 @@ static int enqueue(void *ctx, void *stream, ea_error *err)
     return rc ? cuda_fail(err, d->s, "oracle launch", rc) : 0;
 }
 
-static int poison(dev *d, ea_error *err)
+static int poison(void *ctx, ea_error *err)
 {
+    const dev *d = ctx;
     for (int i = 0; i < d->s->noutputs; i++) {
         int rc = (int)cudaMemset(d->out[i], 0xFF, (size_t)cs_output_bytes(d->s, i));
         if (rc)
@@ -105,43 +108,40 @@ static int checked_call(dev *d, int path, ea_check *c, ea_error *err)
     return rc ? cuda_fail(err, d->s, "run", rc) : judge_outputs(d, c, err);
 }
 
-/* Poison, one call under CUPTI, check, time, check again; *sums: the checksums matched the capture's. */
+static int check_outputs(void *ctx, int after_timing, ea_check *c, ea_error *err)
+{
+    dev *d = ctx;
+    if (judge_outputs(d, c, err))
+        return -1;
+    if (!after_timing)
+        d->sums = checksums_match(d, d->cap);
+    return 0;
+}
+
+/* The path measured (ea_path_measure) and judged into its JSON; *sums: the checksums matched the
+ * capture's. */
 static cJSON *run_path(dev *d, int path, const ea_capture *c, const ea_run_opts *o, int *sums, ea_error *err)
 {
-    char why[128];
-    ea_path_recorder rec;
-    ea_timing t = {0};
+    char why[128], label[256];
     ea_check first, again;
-    d->path = path;
-    if (poison(d, err))
-        return NULL;
-    ea_path_record_begin(&rec);
-    int rc = enqueue(d, NULL, err) ? -1 : (int)cudaDeviceSynchronize();
-    ea_path_record_end(&rec);
-    if (rc || judge_outputs(d, &first, err)) {
-        if (rc > 0)
-            cuda_fail(err, d->s, "run", rc);
-        return ea_kernel_list_free(&rec.kernels), NULL;
-    }
-    *sums = checksums_match(d, c);
-    if (ea_time_graph(enqueue, d, NULL, &t, err) || judge_outputs(d, &again, err))
-        return ea_kernel_list_free(&rec.kernels), ea_timing_free(&t), NULL;
+    double median;
+    d->path = path, d->cap = c;
+    snprintf(label, sizeof label, "cumsum %s %s", d->s->alias, path_names[path]);
+    const ea_path_steps steps = {label, d, poison, enqueue, check_outputs, NULL};
     cJSON *j = cJSON_CreateObject();
     cJSON_AddStringToObject(j, "name", path_names[path]);
     cJSON_AddStringToObject(j, "mode", "faithful");
-    ea_path_record_json(j, &rec);
-    cJSON_AddItemToObject(j, "time", ea_path_time_json(&t));
-    ea_path_check_json(j, "check", &first);
-    ea_path_check_json(j, "check_after_timing", &again);
+    if (ea_path_measure(&steps, j, &first, &again, &median, err))
+        return cJSON_Delete(j), NULL;
+    *sums = d->sums;
     ea_path_judge(j, -1, 1, 0, why, sizeof why);
     if (o->log) {
         char shape[96] = "";
         if (path == P_ORACLE && d->s->kind == CS_MASK)
             cs_mask_shape_text(&d->shape, shape, sizeof shape);
         fprintf(o->log, "cumsum %s %s: %s%s %.3f us per call, %" PRId64 " mismatched\n", d->s->alias, d->s->scope_id,
-                path_names[path], shape, t.per_call_us.median, first.mismatched + first.unwritten);
+                path_names[path], shape, median, first.mismatched + first.unwritten);
     }
-    ea_timing_free(&t);
     return j;
 }
 

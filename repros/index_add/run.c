@@ -25,6 +25,9 @@ typedef struct {
     int64_t *idx, *fab;
     int64_t n_out;
     size_t out_bytes;
+    const double *ref;     /* the path's check: fp64 reference, exact bits (or NULL), host copy */
+    const uint16_t *exact;
+    uint16_t *host;
 } dev;
 
 static int cuda_fail(ea_error *err, const char *what, int rc)
@@ -87,43 +90,46 @@ static int copy_back(dev *d, uint16_t *host, ea_error *err)
     return rc ? cuda_fail(err, "copy the output back", rc) : 0;
 }
 
-/* Poison, one call under CUPTI, check, time, check again. */
-static cJSON *run_path(dev *d, int path, const int64_t *index, const double *ref, const uint16_t *exact,
-                       uint16_t *host, const ea_run_opts *o, ea_check *first, ea_error *err)
+static int poison(void *ctx, ea_error *err)
 {
-    ea_path_recorder rec;
-    ea_timing t = {0};
-    ea_check again;
+    dev *d = ctx;
     int rc;
-    d->path = path;
-    d->index = index;
     /* self is poisoned too when the fill rewrites it, so a skipped fill shows */
     if ((rc = (int)cudaMemset(d->out, 0xFF, d->out_bytes)) ||
         (d->s->self_const && (rc = (int)cudaMemset(d->self, 0xFF, d->out_bytes))))
-        return cuda_fail(err, "poison the output", rc), NULL;
-    ea_path_record_begin(&rec);
-    rc = enqueue(d, NULL, err) ? -1 : (int)cudaDeviceSynchronize();
-    ea_path_record_end(&rec);
-    if (rc)
-        return (rc > 0 ? cuda_fail(err, "run", rc) : -1), ea_kernel_list_free(&rec.kernels), NULL;
-    if (copy_back(d, host, err))
-        return ea_kernel_list_free(&rec.kernels), NULL;
-    ia_compare(host, ref, exact, d->n_out, first);
-    if (ea_time_graph(enqueue, d, NULL, &t, err) || copy_back(d, host, err))
-        return ea_kernel_list_free(&rec.kernels), ea_timing_free(&t), NULL;
-    ia_compare(host, ref, exact, d->n_out, &again);
+        return cuda_fail(err, "poison the output", rc);
+    return 0;
+}
+
+static int check(void *ctx, int after_timing, ea_check *c, ea_error *err)
+{
+    dev *d = ctx;
+    if (copy_back(d, d->host, err))
+        return -1;
+    ia_compare(d->host, d->ref, d->exact, d->n_out, c);
+    return 0;
+}
+
+/* The path measured (ea_path_measure) into its JSON; first: the check after the first call. */
+static cJSON *run_path(dev *d, int path, const int64_t *index, const double *ref, const uint16_t *exact,
+                       uint16_t *host, const ea_run_opts *o, ea_check *first, ea_error *err)
+{
+    ea_check again;
+    double median;
+    char label[256];
+    d->path = path, d->index = index, d->ref = ref, d->exact = exact, d->host = host;
+    const char *name = path == P_ORACLE ? "oracle" : path == P_GENERAL ? "oracle_general" : "current";
+    const char *mode = path == P_FABRICATED || index == d->fab ? "fabricated" : "faithful";
+    snprintf(label, sizeof label, "index_add %s %s", d->s->alias, name);
+    const ea_path_steps steps = {label, d, poison, enqueue, check, NULL};
     cJSON *j = cJSON_CreateObject();
-    cJSON_AddStringToObject(j, "name", path == P_ORACLE ? "oracle" : path == P_GENERAL ? "oracle_general" : "current");
-    cJSON_AddStringToObject(j, "mode", path == P_FABRICATED || index == d->fab ? "fabricated" : "faithful");
-    ea_path_record_json(j, &rec);
-    cJSON_AddItemToObject(j, "time", ea_path_time_json(&t));
-    ea_path_check_json(j, "check", first);
-    ea_path_check_json(j, "check_after_timing", &again);
+    cJSON_AddStringToObject(j, "name", name);
+    cJSON_AddStringToObject(j, "mode", mode);
+    if (ea_path_measure(&steps, j, first, &again, &median, err))
+        return cJSON_Delete(j), NULL;
     if (o->log)
-        fprintf(o->log, "index_add %s: %s %s: %.1f us per call, rel L2 %.2e\n", d->s->alias,
-                cJSON_GetObjectItem(j, "name")->valuestring, cJSON_GetObjectItem(j, "mode")->valuestring,
-                t.per_call_us.median, first->rel_l2);
-    ea_timing_free(&t);
+        fprintf(o->log, "index_add %s: %s %s: %.1f us per call, rel L2 %.2e\n", d->s->alias, name, mode, median,
+                first->rel_l2);
     return j;
 }
 

@@ -11,9 +11,10 @@
  *   with the largest key. aten.histc on int32 (SummaryOps.cu _histc_cuda_template): at::zeros (the fill
  *   kernel), then kernelHistogram1D in SHARED memory mode (bins < 100): ceil(n / 512) blocks of 512,
  *   bins * 4 + 8 bytes of dynamic shared memory, getBin in int64, shared then global atomics.
- * - oracle.cu: rt_oracle_route, the whole scope in one CTA (stable counting sort: histogram, scan,
- *   scatter; up to 4096 ids, 2 or more experts, its shared memory within RT_ORACLE_SHARED_MAX, else
- *   cudaErrorInvalidValue), and rt_oracle_offsets, the narrow form (boundaries of the sorted ids). */
+ * - oracle.cu: rt_oracle_route, the whole scope in one launch of a cluster of CTAs (stable counting sort:
+ *   histogram, scan, scatter; up to RT_ORACLE_CLUSTER * RT_ORACLE_THREADS ids, 2 to RT_ORACLE_THREADS
+ *   experts, its shared memory within RT_ORACLE_SHARED_MAX, else cudaErrorInvalidValue), and
+ *   rt_oracle_offsets, the narrow form (boundaries of the sorted ids). */
 #ifndef RT_KERNELS_H
 #define RT_KERNELS_H
 
@@ -31,14 +32,14 @@ extern "C" {
 #define RT_HIST_THREADS 512      /* CUDAApplyUtils.cuh: AT_APPLY_THREADS_PER_BLOCK */
 #define RT_HIST_SHARED_BINS 100  /* SummaryOps.cu: THRESH_NUMBER_BINS_FOR_MULTI_BLOCK_MEM */
 #define RT_SORT_ITEMS 32         /* Sort.cu MediumRadixSort: items per thread on CUDA */
-#define RT_ORACLE_THREADS 1024   /* the whole-scope oracle: one item per thread per round */
-#define RT_ORACLE_ROUNDS 4       /* ... so up to 4096 ids */
+#define RT_ORACLE_CLUSTER 8      /* the whole-scope oracle: a cluster of 8 CTAs (the portable size) */
+#define RT_ORACLE_THREADS 512    /* ... one id per thread, so up to 4096 ids and 512 experts */
 #define RT_ORACLE_SHARED_MAX (48 * 1024) /* the default dynamic shared memory limit: no opt-in needed */
 #define RT_NARROW_THREADS 256    /* the narrow oracle: one boundary per thread */
 
 /* ATen's slice size for n keys (nextHighestPowerOf2, 256 and 512 sharing 1024's case); 0 outside 129..4096. */
 int rt_sort_size(int64_t n);
-/* The whole-scope oracle's dynamic shared memory: starts, the staged permutation, the per-expert table. */
+/* The whole-scope oracle's dynamic shared memory per CTA: counts, starts, the per-expert table. */
 size_t rt_oracle_shared_bytes(int64_t experts);
 
 int rt_arange_i64(int64_t *out, int64_t n, void *stream);

@@ -1,39 +1,38 @@
 /* oracle.cu: the routing scope's oracles (kernels.h), in namespace rt_oracle (CUPTI names them).
- * rt_oracle_route: the whole scope, ids -> sorted ids, permutation, offsets, in one CTA and one pass over
- *   the ids. Round r gives thread t the id at position r * 1024 + t, so (round, warp, lane) is position
- *   order. Each warp groups its lanes by id with one ballot per id bit (a constant cost, unlike a
- *   per-value match): a lane's rank among equal ids of its warp is the popcount of its peers below it,
- *   and the group's lowest lane stores the group size in a shared table cnt[id][round * 32 + warp]. One
- *   warp per id turns its row into an exclusive scan (equal ids in earlier slots), one warp scans the
- *   totals into each id's start; the offsets (cumsum of the histogram, inclusive) fall out of that scan.
- *   Each position's destination start[id] + cnt[id][slot] + rank makes a stable counting sort: the
- *   permutation is ascending id, then ascending position, torch's order too (its radix sort is stable).
- *   The permutation is scattered in shared memory and both outputs leave in coalesced rows; a sorted
- *   id needs no scatter at all: position i holds the last id whose start is <= i.
+ * rt_oracle_route: the whole scope, ids -> sorted ids, permutation, offsets, in one launch of a cluster of
+ *   RT_ORACLE_CLUSTER CTAs, one pass over the ids. CTA r of the cluster holds positions [r * T, (r + 1) * T)
+ *   (T = RT_ORACLE_THREADS), one per thread, so (CTA, warp, lane) is position order. A single CTA was
+ *   latency-bound (ncu: one SM, 19 cycles per issued instruction, four rounds of every phase); the
+ *   cluster does each phase once per thread on eight SMs and meets over distributed shared memory.
+ *   Each warp groups its lanes by id with one ballot per id bit (a constant cost, unlike a per-value
+ *   match): a lane's rank among equal ids of its warp is the popcount of its peers below it, and the
+ *   group's lowest lane stores the group size in cnt[id][warp]. A logical warp per id scans its row
+ *   (cub::WarpScan): equal ids in earlier warps of the CTA, and the CTA's count of the id. After a
+ *   cluster barrier every CTA reads all CTAs' counts: the id's total and its count in lower-ranked CTAs
+ *   (lower positions); a CTA-wide scan of the totals (cub::BlockScan) gives each id's start, and the
+ *   offsets (the inclusive scan) are written by CTA 0. Each position's destination start[id] +
+ *   lower CTAs + cnt[id][warp] + rank makes a stable counting sort: the permutation is ascending id,
+ *   then ascending position, torch's order too (its radix sort is stable). Sorted ids need no scatter:
+ *   position i holds the last id whose run starts at or before i. No CTA leaves before every CTA has
+ *   read the counts it holds (the cluster barrier's second half, waited for at the end).
  * rt_oracle_offsets: the narrow form, sorted ids -> offsets: boundary i (between positions i and i + 1,
  *   i = -1 .. n - 1) writes i + 1 to offsets[e] for e in [sorted[i], sorted[i + 1]) (0 and experts at the
  *   ends); every expert lies in exactly one such range, so each offset is written once, no atomics. */
 #include "kernels.h"
 
+#include <cooperative_groups.h>
+#include <cub/block/block_scan.cuh>
+#include <cub/warp/warp_scan.cuh>
 #include <cuda_runtime.h>
+
+namespace cg = cooperative_groups;
 
 namespace rt_oracle { /* named, not anonymous: kernel names stay stable for the CUPTI evidence */
 
 constexpr unsigned kFull = 0xffffffffu;
-constexpr int kWarps = RT_ORACLE_THREADS / 32;
-constexpr int kSlots = RT_ORACLE_ROUNDS * kWarps; /* slots per id: (round, warp) in position order */
-constexpr int kMaxIds = RT_ORACLE_ROUNDS * RT_ORACLE_THREADS;
-
-__device__ __forceinline__ int warp_inclusive_scan(int v, int lane)
-{
-#pragma unroll
-    for (int d = 1; d < 32; d *= 2) {
-        int up = __shfl_up_sync(kFull, v, d);
-        if (lane >= d)
-            v += up;
-    }
-    return v;
-}
+constexpr int kWarps = RT_ORACLE_THREADS / 32; /* slots per id: the CTA's warps, in position order */
+constexpr int kMaxIds = RT_ORACLE_CLUSTER * RT_ORACLE_THREADS;
+static_assert(kWarps <= 32 && (kWarps & (kWarps - 1)) == 0, "a row of slots is one logical warp");
 
 /* Lanes of the warp holding the same id as this lane (ids in [0, 2^bits) or -1 for none). */
 __device__ __forceinline__ unsigned peers_of(int id, int bits)
@@ -46,85 +45,76 @@ __device__ __forceinline__ unsigned peers_of(int id, int bits)
     return peers;
 }
 
-__global__ void __launch_bounds__(RT_ORACLE_THREADS)
+typedef cub::WarpScan<int, kWarps> row_scan;
+typedef cub::BlockScan<int, RT_ORACLE_THREADS> id_scan;
+
+__global__ void __cluster_dims__(RT_ORACLE_CLUSTER, 1, 1) __launch_bounds__(RT_ORACLE_THREADS)
 route_kernel(const int64_t *__restrict__ ids, int n, int experts, int64_t *__restrict__ sorted,
              int64_t *__restrict__ perm, int32_t *__restrict__ offsets)
 {
     extern __shared__ int smem[];
-    int *start = smem;                                                    /* [experts + 1] */
-    int *staged = start + experts + 1;                                    /* [kMaxIds]: the permutation */
-    unsigned short *cnt = reinterpret_cast<unsigned short *>(staged + kMaxIds); /* [experts][kSlots] */
-    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, bits = 32 - __clz(experts - 1);
-    for (int i = tid; i < experts * kSlots; i += RT_ORACLE_THREADS)
+    int *count = smem;                  /* [experts]: this CTA's count of each id, read by the cluster */
+    int *start = count + experts;       /* [experts]: where this CTA's run of each id starts */
+    int *first = start + experts;       /* [experts + 1]: where each id's run starts; then the ids in range */
+    unsigned short *cnt = reinterpret_cast<unsigned short *>(first + experts + 1); /* [experts][kWarps] */
+    __shared__ union {
+        typename row_scan::TempStorage row[RT_ORACLE_THREADS / kWarps];
+        typename id_scan::TempStorage ids;
+    } scan;
+    cg::cluster_group cluster = cg::this_cluster();
+    const int rank = (int)cluster.block_rank(), tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int bits = 32 - __clz(experts - 1), pos = rank * RT_ORACLE_THREADS + tid;
+    int id = pos < n ? static_cast<int>(ids[pos]) : -1; /* the load first: its latency covers the zeroing */
+    if (static_cast<unsigned>(id) >= static_cast<unsigned>(experts))
+        id = -1; /* outside the point's range: left unwritten, so the check sees it */
+    for (int i = tid; i < experts * kWarps; i += RT_ORACLE_THREADS)
         cnt[i] = 0;
-    int id[RT_ORACLE_ROUNDS];
-#pragma unroll
-    for (int r = 0; r < RT_ORACLE_ROUNDS; r++) { /* all loads in flight before the first use */
-        int i = r * RT_ORACLE_THREADS + tid;
-        id[r] = i < n ? static_cast<int>(ids[i]) : -1;
-        if (static_cast<unsigned>(id[r]) >= static_cast<unsigned>(experts))
-            id[r] = -1; /* outside the point's range: left unwritten, so the check sees it */
-    }
     __syncthreads();
-    unsigned peers[RT_ORACLE_ROUNDS];
-    const unsigned below = (1u << lane) - 1;
-#pragma unroll
-    for (int r = 0; r < RT_ORACLE_ROUNDS; r++) {
-        peers[r] = peers_of(id[r], bits);
-        if (id[r] >= 0 && (peers[r] & below) == 0) /* the group's lowest lane */
-            cnt[id[r] * kSlots + r * kWarps + warp] = static_cast<unsigned short>(__popc(peers[r]));
-    }
+    const unsigned peers = peers_of(id, bits), below = (1u << lane) - 1;
+    if (id >= 0 && (peers & below) == 0) /* the group's lowest lane */
+        cnt[id * kWarps + warp] = static_cast<unsigned short>(__popc(peers));
     __syncthreads();
-    constexpr int per_lane = kSlots / 32; /* lane l owns slots [l * per_lane, (l + 1) * per_lane) */
-    for (int e = warp; e < experts; e += kWarps) {
-        unsigned short *row = cnt + e * kSlots + lane * per_lane;
-        int sum = 0;
-#pragma unroll
-        for (int j = 0; j < per_lane; j++)
-            sum += row[j];
-        int incl = warp_inclusive_scan(sum, lane), run = incl - sum;
-#pragma unroll
-        for (int j = 0; j < per_lane; j++) {
-            int v = row[j];
-            row[j] = static_cast<unsigned short>(run);
-            run += v;
+    for (int i = tid; i < experts * kWarps; i += RT_ORACLE_THREADS) { /* a logical warp per id's row */
+        int v = cnt[i], excl, total;
+        row_scan(scan.row[tid / kWarps]).ExclusiveSum(v, excl, total);
+        cnt[i] = static_cast<unsigned short>(excl);
+        if (i % kWarps == 0)
+            count[i / kWarps] = total;
+    }
+    cluster.sync(); /* every CTA's counts written and visible to the cluster */
+    int total = 0, lower = 0;
+    if (tid < experts)
+        for (int r = 0; r < RT_ORACLE_CLUSTER; r++) {
+            int c = cluster.map_shared_rank(count, r)[tid];
+            total += c;
+            lower += r < rank ? c : 0;
         }
-        if (lane == 31)
-            start[e] = incl; /* the id's count, until the next step turns it into its start */
+    cluster.barrier_arrive(); /* done reading the others' counts; they may leave once all have said so */
+    int excl, in_range;
+    id_scan(scan.ids).ExclusiveSum(total, excl, in_range);
+    if (tid < experts) {
+        start[tid] = excl + lower;
+        first[tid] = excl;
+        if (rank == 0)
+            offsets[tid] = excl + total;
     }
+    if (tid == 0)
+        first[experts] = in_range;
     __syncthreads();
-    if (warp == 0) {
-        int carry = 0;
-        for (int base = 0; base < experts; base += 32) {
-            int e = base + lane, c = e < experts ? start[e] : 0, incl = warp_inclusive_scan(c, lane);
-            if (e < experts) {
-                start[e] = carry + incl - c;
-                offsets[e] = carry + incl;
-            }
-            carry += __shfl_sync(kFull, incl, 31);
-        }
-        if (lane == 0)
-            start[experts] = carry; /* the ids in range: where the last id's run ends */
-    }
-    __syncthreads();
-#pragma unroll
-    for (int r = 0; r < RT_ORACLE_ROUNDS; r++)
-        if (id[r] >= 0)
-            staged[start[id[r]] + cnt[id[r] * kSlots + r * kWarps + warp] + __popc(peers[r] & below)] =
-                r * RT_ORACLE_THREADS + tid;
-    __syncthreads();
-    for (int i = tid; i < start[experts]; i += RT_ORACLE_THREADS) {
-        int lo = 0, hi = experts - 1; /* the last id whose run starts at or before i: never an empty one */
+    if (id >= 0)
+        perm[start[id] + cnt[id * kWarps + warp] + __popc(peers & below)] = pos;
+    if (pos < first[experts]) {
+        int lo = 0, hi = experts - 1; /* the last id whose run starts at or before pos: never an empty one */
         while (lo < hi) {
             int mid = (lo + hi + 1) / 2;
-            if (start[mid] <= i)
+            if (first[mid] <= pos)
                 lo = mid;
             else
                 hi = mid - 1;
         }
-        sorted[i] = lo;
-        perm[i] = staged[i];
+        sorted[pos] = lo;
     }
+    cluster.barrier_wait();
 }
 
 __global__ void __launch_bounds__(RT_NARROW_THREADS)
@@ -146,16 +136,16 @@ using namespace rt_oracle;
 
 extern "C" size_t rt_oracle_shared_bytes(int64_t experts)
 {
-    return (size_t)(experts + 1 + kMaxIds) * sizeof(int) + (size_t)experts * kSlots * sizeof(unsigned short);
+    return (size_t)(3 * experts + 1) * sizeof(int) + (size_t)experts * kWarps * sizeof(unsigned short);
 }
 
 extern "C" int rt_oracle_route(const int64_t *ids, int64_t n, int64_t experts, int64_t *sorted, int64_t *perm,
                                int32_t *offsets, void *stream)
 {
     size_t shared = rt_oracle_shared_bytes(experts);
-    if (n > kMaxIds || experts < 2 || shared > RT_ORACLE_SHARED_MAX)
+    if (n > kMaxIds || experts < 2 || experts > RT_ORACLE_THREADS || shared > RT_ORACLE_SHARED_MAX)
         return (int)cudaErrorInvalidValue;
-    route_kernel<<<1, RT_ORACLE_THREADS, shared, (cudaStream_t)stream>>>(ids, (int)n, (int)experts, sorted, perm,
+    route_kernel<<<RT_ORACLE_CLUSTER, RT_ORACLE_THREADS, shared, (cudaStream_t)stream>>>(ids, (int)n, (int)experts, sorted, perm,
                                                                         offsets);
     return (int)cudaGetLastError();
 }

@@ -92,9 +92,11 @@ cJSON *rt_config_json(const rt_scope *s, const rt_capture *c, rt_form f, rt_dist
     triton(cur, c->scan);
     orc = cJSON_AddObjectToObject(o, "oracle");
     if (f == RT_WHOLE) {
-        cJSON_AddStringToObject(orc, "kind", "one-CTA stable counting sort: warp ballot histogram, scan, staged scatter");
-        launch(cJSON_AddArrayToObject(orc, "launches"), "rt_oracle::route_kernel", 1, RT_ORACLE_THREADS,
-               (int64_t)rt_oracle_shared_bytes(s->experts));
+        cJSON_AddStringToObject(orc, "kind", "stable counting sort in one cluster of CTAs: warp ballot histogram, "
+                                             "counts shared over distributed shared memory, scan, scatter");
+        launch(cJSON_AddArrayToObject(orc, "launches"), "rt_oracle::route_kernel", RT_ORACLE_CLUSTER,
+               RT_ORACLE_THREADS, (int64_t)rt_oracle_shared_bytes(s->experts));
+        cJSON_AddNumberToObject(orc, "cluster", RT_ORACLE_CLUSTER);
     } else {
         cJSON_AddStringToObject(orc, "kind", "boundary search: each boundary of the sorted ids writes its offsets");
         launch(cJSON_AddArrayToObject(orc, "launches"), "rt_oracle::offsets_kernel",

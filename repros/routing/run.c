@@ -39,9 +39,15 @@ typedef struct {
     int nslots;
     void *run_buffers[MAX_SLOTS];
     ea_replay_launch convert, scan; /* the capture's Triton steps bound to these buffers */
+    /* the path's check: reference, host copy, the checksums' object (NULL: none) and verdict */
+    const struct host_set *ref;
+    struct host_set *host;
+    cJSON *sums;
+    int sums_ok;
+    char why[160];
 } dev;
 
-typedef struct {
+typedef struct host_set {
     int64_t *ids, *sorted, *perm;
     int32_t *offsets;
 } host_set;
@@ -150,8 +156,9 @@ static int prepare(dev *d, const rt_scope *s, const rt_capture *c, rt_form f, co
 
 /* ---- checks ---- */
 
-static int poison(dev *d, ea_error *err)
+static int poison(void *ctx, ea_error *err)
 {
+    const dev *d = ctx;
     size_t bytes = (size_t)d->s->n * 8;
     int rc = (int)cudaMemset(d->offsets, 0xFF, (size_t)d->s->experts * 4);
     if (!rc && d->form == RT_WHOLE && !(rc = (int)cudaMemset(d->sorted, 0xFF, bytes)))
@@ -223,47 +230,44 @@ static int checksums(const dev *d, const host_set *got, cJSON *into, char *why, 
 }
 
 
-/* Poison, one call under CUPTI, check, time, check again; the path's JSON, judged. NULL: broke. */
+/* The first check also compares the capture's checksums. */
+static int check_outputs(void *ctx, int after_timing, ea_check *c, ea_error *err)
+{
+    dev *d = ctx;
+    if (copy_back(d, d->host, err))
+        return -1;
+    check(d, d->host, d->ref, c);
+    if (!after_timing)
+        d->sums_ok = !d->sums || checksums(d, d->host, d->sums, d->why, sizeof d->why) == 0;
+    return 0;
+}
+
+/* The path measured (ea_path_measure) and judged into its JSON. NULL: broke. */
 static cJSON *run_path(dev *d, int path, const host_set *ref, host_set *host, cJSON *sums, const ea_run_opts *o,
                        ea_error *err)
 {
-    char why[160] = "";
-    ea_path_recorder rec;
-    ea_timing t = {0};
     ea_timer_config tc = {.calls_per_replay = (int)d->c->run->calls_per_replay}; /* as torch was timed */
     ea_check first, again;
-    int rc;
-    d->path = path;
-    if (poison(d, err))
-        return NULL;
-    ea_path_record_begin(&rec);
-    rc = enqueue(d, NULL, err) ? -1 : (int)cudaDeviceSynchronize();
-    ea_path_record_end(&rec);
-    if (rc)
-        return (rc > 0 ? cuda_fail(err, "run", rc) : -1), ea_kernel_list_free(&rec.kernels), NULL;
-    if (copy_back(d, host, err))
-        return ea_kernel_list_free(&rec.kernels), NULL;
-    check(d, host, ref, &first);
-    int sums_ok = !sums || checksums(d, host, sums, why, sizeof why) == 0;
-    if (ea_time_graph(enqueue, d, &tc, &t, err) || copy_back(d, host, err))
-        return ea_kernel_list_free(&rec.kernels), ea_timing_free(&t), NULL;
-    check(d, host, ref, &again);
+    double median;
+    char label[256];
+    const char *form = d->form == RT_WHOLE ? "whole" : "narrow", *dist = d->dist == RT_UNIFORM ? "uniform" : "skewed";
+    const char *name = path == P_ORACLE ? "oracle" : "current";
+    d->path = path, d->ref = ref, d->host = host, d->sums = sums, d->why[0] = '\0';
+    snprintf(label, sizeof label, "routing %s %s %s %s", d->s->alias, form, dist, name);
+    const ea_path_steps steps = {label, d, poison, enqueue, check_outputs, &tc};
     cJSON *j = cJSON_CreateObject();
-    cJSON_AddStringToObject(j, "name", path == P_ORACLE ? "oracle" : "current");
+    cJSON_AddStringToObject(j, "name", name);
     cJSON_AddStringToObject(j, "mode", "faithful");
-    ea_path_record_json(j, &rec);
-    cJSON_AddItemToObject(j, "time", ea_path_time_json(&t));
-    ea_path_check_json(j, "check", &first);
-    ea_path_check_json(j, "check_after_timing", &again);
-    if (ea_path_judge(j, -1, 1, 0, why, sizeof why) && !sums_ok) { /* every element right, yet the checksum differs */
+    if (ea_path_measure(&steps, j, &first, &again, &median, err))
+        return cJSON_Delete(j), NULL;
+    char why[160];
+    if (ea_path_judge(j, -1, 1, 0, why, sizeof why) && !d->sums_ok) { /* every element right, yet the checksum differs */
         cJSON_ReplaceItemInObject(j, "passed", cJSON_CreateFalse());
-        cJSON_AddStringToObject(j, "failure", why);
+        cJSON_AddStringToObject(j, "failure", d->why);
     }
     if (o->log)
         fprintf(o->log, "routing %s %s %s: %s %.2f us per call, %" PRId64 " mismatched, %" PRId64 " unwritten\n",
-                d->s->alias, d->form == RT_WHOLE ? "whole" : "narrow", d->dist == RT_UNIFORM ? "uniform" : "skewed",
-                path == P_ORACLE ? "oracle" : "current", t.per_call_us.median, first.mismatched, first.unwritten);
-    ea_timing_free(&t);
+                d->s->alias, form, dist, name, median, first.mismatched, first.unwritten);
     return j;
 }
 
