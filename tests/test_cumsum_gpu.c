@@ -183,6 +183,28 @@ Test(cumsum_gpu, mask_oracle_odd_shapes)
     cudaFree(d_ids), cudaFree(d_pos), cudaFree(d_mask);
 }
 
+/* The const oracle on shapes the golden point does not have: one column, a partial CTA, and more rows
+ * than a grid has CTAs down (each column's thread strides over them). */
+Test(cumsum_gpu, const_oracle_odd_shapes)
+{
+    test_skip_without_gpu();
+    const int64_t shapes[][2] = {{1, 1}, {3, 257}, {4, 2048}, {CS_CONST_MAX_ROWS + 6, 3}};
+    for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
+        const int64_t rows = shapes[k][0], cols = shapes[k][1], n = rows * cols;
+        cs_scope s = {.kind = CS_CONST, .rows = rows, .cols = cols, .fill = 1, .sub = 1, .add = 2, .noutputs = 1};
+        s.outputs[0] = (ea_tensor){.dtype = EA_I64, .ndim = 2, .sizes = {rows, cols}, .strides = {cols, 1}};
+        int64_t *got = malloc((size_t)n * 8), *want = malloc((size_t)n * 8), *d_out;
+        void *ref[1] = {want};
+        cs_reference(&s, NULL, ref);
+        cr_assert_eq(cudaMalloc((void **)&d_out, (size_t)n * 8), cudaSuccess);
+        cr_assert_eq(cudaMemset(d_out, 0xFF, (size_t)n * 8), cudaSuccess);
+        cr_assert_eq(cs_oracle_const(rows, cols, 1.0f, 1.0f, 2, d_out, NULL), 0);
+        cr_assert_eq(cudaMemcpy(got, d_out, (size_t)n * 8, cudaMemcpyDeviceToHost), cudaSuccess);
+        cr_assert_arr_eq(got, want, (size_t)n * 8, "rows %ld cols %ld", (long)rows, (long)cols);
+        cudaFree(d_out), free(got), free(want);
+    }
+}
+
 /* A mask scope's run, tuned oracle and all, is a document --record writes and the strict reader accepts. */
 Test(cumsum_gpu, mask_run_records)
 {

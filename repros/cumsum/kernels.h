@@ -45,7 +45,10 @@ int cs_oracle_mask(const cs_mask_shape *sh, int64_t rows, int64_t cols, int64_t 
 /* pos[j] = start + j; cum[r, :] = cumsum(diff != step) with diff[0] = pos[0] - first */
 int cs_oracle_packed(int64_t rows, int64_t cols, int64_t start, int64_t first, int64_t step, int64_t *pos,
                      int64_t *cum, void *stream);
-/* out[r, j] = (i64)((j + 1) * fill - sub) + add in f32: the scan of a constant row in closed form */
+/* out[r, j] = (i64)((j + 1) * fill - sub) + add in f32: the scan of a constant row in closed form; a
+ * thread per column (CS_CONST_THREADS per CTA), at most CS_CONST_MAX_ROWS CTAs down the rows */
+#define CS_CONST_THREADS 256
+#define CS_CONST_MAX_ROWS 65535
 int cs_oracle_const(int64_t rows, int64_t cols, float fill, float sub, int64_t add, int64_t *out, void *stream);
 
 #ifdef __cplusplus

@@ -75,9 +75,11 @@ static cJSON *oracle_json(const cs_scope *s)
         return o;
     }
     if (s->kind == CS_CONST) {
+        const int64_t grid[2] = {(s->cols + CS_CONST_THREADS - 1) / CS_CONST_THREADS,
+                                 s->rows < CS_CONST_MAX_ROWS ? s->rows : CS_CONST_MAX_ROWS};
         cJSON_AddStringToObject(o, "kernel", "cs_const_kernel");
-        cJSON_AddNumberToObject(o, "grid", (double)((s->rows * s->cols + 255) / 256));
-        cJSON_AddNumberToObject(o, "block", 256);
+        cJSON_AddItemToObject(o, "grid", dims(grid, 2));
+        cJSON_AddNumberToObject(o, "block", CS_CONST_THREADS);
         return o;
     }
     snprintf(name, sizeof name, "cs_packed_kernel<%d>", cs_scan_items(s->cols));
