@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../repros/cat/cat.h"
+#include "../repros/cat/stream_block.h"
 #include "gen.h"
 #include "json.h"
 
@@ -355,6 +356,54 @@ Test(cat, generated_inputs_give_torchs_cat)
     free(cat);
     cat_inputs_free(&in);
     ea_capture_free(&cap);
+    cJSON_Delete(doc);
+}
+
+/* The train oracles' one-pass statistics (oracle.cu train_terms: fp64 sums of x and x^2, var =
+ * E[x^2] - mean^2) against the two-pass variance, on every train golden point's generated inputs: the
+ * cancellation the one pass risks stays far inside CAT_STAT_TOL. */
+Test(cat, one_pass_statistics_on_every_train_input, .timeout = 120)
+{
+    cJSON *doc = golden(), *pt;
+    ea_error err;
+    int i = 0, channels = 0;
+    double worst = 0;
+    cJSON_ArrayForEach(pt, cJSON_GetObjectItem(doc, "points")) {
+        cat_scope s;
+        ea_capture cap;
+        cat_inputs in;
+        cr_assert_eq(cat_scope_parse(pt, CAT_FILE, i++, &s, &cap, &err), 0, "%s", err.msg);
+        if (!s.train) {
+            ea_capture_free(&cap);
+            continue;
+        }
+        cr_assert_eq(cat_inputs_make(&s, &cap, &in, &err), 0, "%s", err.msg);
+        const double m = (double)(s.n * s.hw);
+        for (int k = 0; k < s.k; k++)
+            for (int64_t c = 0; c < s.ch[k]; c++, channels++) {
+                const uint16_t *x = (const uint16_t *)in.data[s.in_x[k]] + c * s.hw;
+                double sum = 0, squares = 0, dev = 0;
+                for (int64_t n = 0; n < s.n; n++)
+                    for (int64_t p = 0; p < s.hw; p++) {
+                        const double v = cat_bf(x[n * s.ch[k] * s.hw + p]);
+                        sum += v, squares += v * v;
+                    }
+                const double mean = sum / m;
+                for (int64_t n = 0; n < s.n; n++)
+                    for (int64_t p = 0; p < s.hw; p++) {
+                        const double v = cat_bf(x[n * s.ch[k] * s.hw + p]);
+                        dev += (v - mean) * (v - mean);
+                    }
+                const double two = dev / m, one = fmax(squares / m - mean * mean, 0.0);
+                cr_assert_gt(two, 0, "%s channel %lld: a constant channel", s.alias, (long long)c);
+                worst = fmax(worst, fabs(one - two) / two);
+            }
+        cat_inputs_free(&in);
+        ea_capture_free(&cap);
+    }
+    cr_log_info("one-pass variance: worst relative error %.3g over %d channels", worst, channels);
+    cr_assert_gt(channels, 0);
+    cr_assert_leq(worst, 0x1p-40, "worst relative error %.3g; the statistics' tolerance is 2^-16", worst);
     cJSON_Delete(doc);
 }
 

@@ -10,9 +10,9 @@
  *   on an H200 with the same arithmetic).
  * - channel, warp (train, or pooled): a CTA, or a warp (CAT_WARP_CHANNELS per CTA), per channel loads
  *   its N*H*W values in batches (CAT_IN_FLIGHT loads per thread before the first is used) into shared
- *   memory as fp32 (train: copying them into the cat on the way), computes mean and biased variance in
- *   fp64 (train), then writes y, or per sample the mean over H*W of relu(y) summed in order (pooled),
- *   and the statistics.
+ *   memory as fp32 (train: copying them into the cat on the way), computes mean and biased variance
+ *   from fp64 sums of the values and their squares (train; one pass, justified in oracle.cu), then
+ *   writes y, or per sample the mean over H*W of relu(y) summed in order (pooled), and the statistics.
  * - regs (train, not pooled): a warp per channel as above, its values held in registers (p->packs
  *   vectors per lane), no staging.
  * - rows (infer, pooled): a warp per tile of p->rows channels of one sample: the tile copied to shared

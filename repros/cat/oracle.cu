@@ -58,26 +58,27 @@ template <int V, int U> __global__ void __launch_bounds__(256) cat_stream(const 
     }
 }
 
-/* The threads working on one channel: a CTA, or a warp. rank/size index its values; sum returns the
- * total to every thread; sync makes every thread's staged values visible to all. */
+/* The threads working on one channel: a CTA, or a warp. rank/size index its values; sum(x, y) leaves
+ * both totals in every thread (once per kernel: the CTA's buffer is not reused); sync makes every
+ * thread's staged values visible to all. */
 struct cta_group {
-    double *red; /* 32 doubles of shared memory */
+    double *red; /* 64 doubles of shared memory */
     __device__ int rank() const { return threadIdx.x; }
     __device__ int size() const { return blockDim.x; }
     __device__ void sync() const { __syncthreads(); }
-    __device__ double sum(double x) const
+    __device__ void sum(double &x, double &y) const
     {
-        for (int o = 16; o > 0; o >>= 1)
+        for (int o = 16; o > 0; o >>= 1) {
             x += __shfl_xor_sync(0xffffffffu, x, o);
+            y += __shfl_xor_sync(0xffffffffu, y, o);
+        }
         const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = blockDim.x >> 5;
-        __syncthreads(); /* red is reused: the previous sum's readers are done */
         if (lane == 0)
-            red[wid] = x;
+            red[wid] = x, red[32 + wid] = y;
         __syncthreads();
-        double t = 0;
+        x = y = 0;
         for (int w = 0; w < nw; w++)
-            t += red[w];
-        return t;
+            x += red[w], y += red[32 + w];
     }
 };
 
@@ -85,11 +86,12 @@ struct warp_group {
     __device__ int rank() const { return threadIdx.x & 31; }
     __device__ int size() const { return 32; }
     __device__ void sync() const { __syncwarp(); }
-    __device__ double sum(double x) const
+    __device__ void sum(double &x, double &y) const
     {
-        for (int o = 16; o > 0; o >>= 1)
+        for (int o = 16; o > 0; o >>= 1) {
             x += __shfl_xor_sync(0xffffffffu, x, o);
-        return x;
+            y += __shfl_xor_sync(0xffffffffu, y, o);
+        }
     }
 };
 
@@ -118,11 +120,16 @@ template <bool TRAIN> __device__ __forceinline__ chan_params params_of(const cat
             cat_bf(cat_ldg((const uint16_t *)a.var + c)), cat_bf(cat_ldg((const uint16_t *)a.mean + c))};
 }
 
-/* Train: the channel's terms from its fp64 mean and biased variance; the leader writes the statistics
- * the graph keeps (mean, rstd, running variance with Bessel's factor and momentum). */
-__device__ __forceinline__ cat_chan train_terms(const cat_args &a, int c, const chan_params &pr, double mean,
-                                                double var, bool leader)
+/* Train: the channel's terms from the fp64 sums of its m values and of their squares, one pass. x is
+ * bf16, so x and x^2 are exact in fp64 and each sum of m < 2^20 terms is within m * 2^-53 of exact;
+ * var = E[x^2] - mean^2 then keeps over 30 correct bits unless mean^2 exceeds var by 2^20 or more, far
+ * past what a BN input holds (the check against the fp64 two-pass reference, CAT_STAT_TOL, would
+ * show it). One pass halves the reductions on a channel's latency chain. The leader writes the
+ * statistics the graph keeps (mean, rstd, running variance with Bessel's factor and momentum). */
+__device__ __forceinline__ cat_chan train_terms(const cat_args &a, int c, const chan_params &pr, double sum,
+                                                double squares, int m, bool leader)
 {
+    const double mean = sum / m, var = fmax(squares / m - mean * mean, 0.0);
     cat_chan q = {(float)mean, (float)(1.0 / sqrt(var + a.eps_d)), pr.w, pr.b};
     if (leader) {
         ((float *)a.out_mean)[c] = q.mean;
@@ -135,8 +142,8 @@ __device__ __forceinline__ cat_chan train_terms(const cat_args &a, int c, const 
 #define CAT_IN_FLIGHT 8 /* loads per thread issued before the first is used */
 
 /* One channel by group g, staged in xs (its N*H*W values as fp32, sample-major): loaded in batches
- * (train: copied into the cat on the way), fp64 mean and biased variance in two passes over the staged
- * values (train), then y, or per sample the mean over H*W of relu(y) (pooled). */
+ * (train: copied into the cat on the way, summed with their squares in fp64), then y, or per sample the
+ * mean over H*W of relu(y) (pooled). */
 template <int V, bool TRAIN, bool POOL, class G>
 __device__ __forceinline__ void channel_staged(const cat_args &a, int c, float *xs, G g)
 {
@@ -144,7 +151,7 @@ __device__ __forceinline__ void channel_staged(const cat_args &a, int c, float *
     int chi;
     const unsigned short *src = channel_source(a, c, &chi);
     const int m = a.n * a.hw, step = g.size() * V;
-    double part = 0;
+    double part = 0, squares = 0;
     for (int base = g.rank() * V; base < m; base += step * CAT_IN_FLIGHT) {
         pack<V> v[CAT_IN_FLIGHT]; /* every load of the batch first: a channel is latency-bound */
 #pragma unroll
@@ -164,18 +171,14 @@ __device__ __forceinline__ void channel_staged(const cat_args &a, int c, float *
             for (int j = 0; j < V; j++) {
                 xs[e + j] = cat_bf(v[k].h[j]);
                 part += xs[e + j];
+                squares += (double)xs[e + j] * xs[e + j];
             }
         }
     }
     cat_chan q;
-    if (TRAIN) { /* each thread reads back what it staged */
-        const double mean = g.sum(part) / m;
-        double dev = 0;
-        for (int e = g.rank() * V; e < m; e += step)
-#pragma unroll
-            for (int j = 0; j < V; j++)
-                dev += ((double)xs[e + j] - mean) * ((double)xs[e + j] - mean);
-        q = train_terms(a, c, pr, mean, g.sum(dev) / m, g.rank() == 0);
+    if (TRAIN) {
+        g.sum(part, squares);
+        q = train_terms(a, c, pr, part, squares, m, g.rank() == 0);
     } else {
         cat_terms(&a, pr.mean, pr.var, pr.w, pr.b, &q);
     }
@@ -204,7 +207,7 @@ __device__ __forceinline__ void channel_staged(const cat_args &a, int c, float *
 template <int V, bool TRAIN, bool POOL> __global__ void __launch_bounds__(256) cat_channel(const __grid_constant__ cat_args a)
 {
     extern __shared__ float xs[];
-    __shared__ double red[32];
+    __shared__ double red[64];
     channel_staged<V, TRAIN, POOL>(a, blockIdx.x, xs, cta_group{red});
 }
 
@@ -220,8 +223,8 @@ __global__ void __launch_bounds__(32 * CAT_WARP_CHANNELS) cat_channel_warp(const
 }
 
 /* Train without pooling, a warp per channel holding its values in registers (P vectors of V per lane):
- * no staging, no per-pass index arithmetic; the same loads, fp64 statistics and outputs as
- * channel_staged. Inductor's persistent reduction keeps a channel in registers too. */
+ * no staging, no per-pass index arithmetic; the same loads, fp64 sums and outputs as channel_staged.
+ * Inductor's persistent reduction keeps a channel in registers too. */
 template <int V, int P>
 __global__ void __launch_bounds__(32 * CAT_WARP_CHANNELS) cat_channel_regs(const __grid_constant__ cat_args a)
 {
@@ -243,25 +246,21 @@ __global__ void __launch_bounds__(32 * CAT_WARP_CHANNELS) cat_channel_regs(const
         if (e[k] < m)
             v[k] = load<V>(src + src_at[k]);
     }
-    double part = 0;
+    double part[2] = {0, 0}, squares[2] = {0, 0}; /* two chains per sum: the packs alternate */
 #pragma unroll
     for (int k = 0; k < P; k++)
         if (e[k] < m) {
             store<V>((unsigned short *)a.cat + out_at[k], v[k]);
 #pragma unroll
-            for (int j = 0; j < V; j++)
-                part += cat_bf(v[k].h[j]);
+            for (int j = 0; j < V; j++) {
+                const double x = cat_bf(v[k].h[j]);
+                part[k & 1] += x;
+                squares[k & 1] += x * x;
+            }
         }
-    const warp_group g;
-    const double mean = g.sum(part) / m;
-    double dev = 0;
-#pragma unroll
-    for (int k = 0; k < P; k++)
-        if (e[k] < m)
-#pragma unroll
-            for (int j = 0; j < V; j++)
-                dev += ((double)cat_bf(v[k].h[j]) - mean) * ((double)cat_bf(v[k].h[j]) - mean);
-    const cat_chan q = train_terms(a, c, pr, mean, g.sum(dev) / m, lane == 0);
+    double sum = part[0] + part[1], sq = squares[0] + squares[1];
+    warp_group{}.sum(sum, sq);
+    const cat_chan q = train_terms(a, c, pr, sum, sq, m, lane == 0);
 #pragma unroll
     for (int k = 0; k < P; k++)
         if (e[k] < m) {
