@@ -123,8 +123,9 @@ template <bool TRAIN> __device__ __forceinline__ chan_params params_of(const cat
 /* Train: the channel's terms from the fp64 sums of its m values and of their squares, one pass. x is
  * bf16, so x and x^2 are exact in fp64 and each sum of m < 2^20 terms is within m * 2^-53 of exact;
  * var = E[x^2] - mean^2 then keeps over 30 correct bits unless mean^2 exceeds var by 2^20 or more, far
- * past what a BN input holds (the check against the fp64 two-pass reference, CAT_STAT_TOL, would
- * show it). One pass halves the reductions on a channel's latency chain. The leader writes the
+ * past what a BN input holds (test_cat measures it on every train golden input; the run's check
+ * against the fp64 two-pass reference, CAT_STAT_TOL, would show it). One pass halves the reductions on
+ * a channel's latency chain. The leader writes the
  * statistics the graph keeps (mean, rstd, running variance with Bessel's factor and momentum). */
 __device__ __forceinline__ cat_chan train_terms(const cat_args &a, int c, const chan_params &pr, double sum,
                                                 double squares, int m, bool leader)
