@@ -65,7 +65,7 @@ typedef struct {
 } ea_path_steps;
 
 /* Runs s's sequence into path; first and again receive the checks, *median_us the median per call.
- * -1 when a step broke (err says which); path may then hold part of the record. */
+ * -1 when a step broke (err says which); path is then left as it was. */
 int ea_path_measure(const ea_path_steps *s, cJSON *path, ea_check *first, ea_check *again, double *median_us,
                     ea_error *err);
 

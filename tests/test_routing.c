@@ -354,6 +354,22 @@ Test(routing, malformed_points_bounds)
     cJSON_Delete(pt);
 }
 
+/* The plan check's own bounds, on scopes the parse would not make today (it bounds ids by ATen's small
+ * sort and experts by histc's bins): what the oracle's cluster can hold, each refusal naming where. */
+Test(routing, plan_check_refuses_past_the_oracle)
+{
+    rt_scope s = {.file = "points.json", .path = "$.points[3]", .n = 4000, .experts = 32, .bins = 32};
+    ea_error err = {{0}};
+    cr_assert_eq(rt_plan_check(&s, &err), 0, "%s", err.msg);
+    s.experts = 513;
+    cr_assert_eq(rt_plan_check(&s, &err), -1);
+    cr_assert(strstr(err.msg, "points.json $.points[3]: expected at most 4096 ids and 512 experts") &&
+                  strstr(err.msg, "got 4000 ids and 513 experts"), "%s", err.msg);
+    s.experts = 32, s.n = 4097;
+    cr_assert_eq(rt_plan_check(&s, &err), -1);
+    cr_assert(strstr(err.msg, "got 4097 ids and 32 experts"), "%s", err.msg);
+}
+
 /* A golden folder at dir holding the routing capture, its capture.json edited by edit(). */
 static const char *golden_with_capture(void (*edit)(cJSON *cap))
 {

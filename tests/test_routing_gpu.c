@@ -184,6 +184,7 @@ Test(routing_gpu, kernels_other_shapes, .timeout = 120)
         {333, 4, 64, 1},  /* 1332: sort size 2048, empty experts */
         {512, 8, 96, 0},  /* 4096: every CTA of the cluster full, 96 experts (7 id bits) */
         {1000, 4, 512, 1}, /* the oracle's most experts: one per thread of a CTA */
+        {100, 3, 33, 0},  /* odd experts: the last row scan runs in half a warp */
         {1000, 4, 32, 1}, /* the golden shape, skewed */
         {65, 2, 2, 0},    /* two experts */
         {7, 2, 8, 1},     /* fewer ids than a warp: oracles only */

@@ -41,8 +41,9 @@ extern "C" {
  * (<= 2 ulp), 1/sqrt by div.full (<= 2 ulp) or rsqrt (<= 2 ulp), and a 49-term fp32 sum when pooled
  * (<= 48 ulp of the summed magnitudes, 2^-18.4). */
 #define CAT_TOL 0x1p-16
-/* mean, rstd and the running-variance update (fp32) against fp64: relative. The oracle accumulates in
- * fp64 (<= 1 ulp after rounding); the bound leaves room for Inductor's fp32 sums of 3136 terms. */
+/* mean, rstd and the running-variance update (fp32) against fp64: relative. The oracle sums in fp64
+ * (one pass: oracle.cu's train_terms bounds its error far below this); the bound leaves room for
+ * Inductor's fp32 sums of 3136 terms. */
 #define CAT_STAT_TOL 0x1p-16
 
 enum { CAT_P_MEAN, CAT_P_VAR, CAT_P_WEIGHT, CAT_P_BIAS, CAT_NPARAMS };     /* infer parameters */
@@ -94,7 +95,8 @@ typedef struct {
     int packs;            /* regs: vectors per lane (a power of two, at most CAT_REGS_MAX_PACKS) */
     int rows;             /* rows: channels per tile (a power of two, at most 32, dividing every input's) */
     int64_t grid_x, grid_y; /* stream: vectors of a row / (threads * unroll) x N; channel: C x 1; warp and
-                               regs: C / CAT_WARP_CHANNELS; rows: N * C / rows / CAT_WARP_CHANNELS */
+                               regs: C / CAT_WARP_CHANNELS; rows: N * C / rows / CAT_WARP_CHANNELS (each
+                               quotient rounded up) */
     int64_t shared_bytes;   /* channel, warp: the channels' N*H*W values as fp32; rows: the tiles as bf16;
                                stream: the span's table */
     int64_t tab_cap;        /* stream: channels one CTA's span touches at most */
@@ -112,8 +114,9 @@ int64_t cat_floor_bytes(int train, int pooled, int64_t n, int64_t c, int64_t hw)
 /* The scope's first oracle layout (stream at this unroll, or channel), its vector width and floor. */
 int cat_plan_make(const cat_scope *s, int unroll, cat_plan *p, ea_error *err);
 /* Every oracle layout the scope allows, each timed as a candidate: stream at each of cat_unrolls; or
- * channel, then warp (where its staging fits), regs (train without pooling, N*H*W within
- * 32 * CAT_REGS_MAX_PACKS vectors) and rows (infer pooled). Returns how many, -1 on a refused scope. */
+ * channel, then warp (where its staging fits the channel kernel's 96 KiB), regs (train without
+ * pooling, N*H*W within 32 * CAT_REGS_MAX_PACKS vectors) and rows (infer pooled, where its tiles fit
+ * the same 96 KiB). Returns how many, -1 on a refused scope. */
 int cat_plan_variants(const cat_scope *s, cat_plan v[CAT_MAX_VARIANTS], ea_error *err);
 /* The variant's name in results ("stream", "channel", "channel-warp", "channel-regs", "rows") and its
  * kernel as the configuration lists it. */

@@ -59,8 +59,7 @@ template <int V, int U> __global__ void __launch_bounds__(256) cat_stream(const 
 }
 
 /* The threads working on one channel: a CTA, or a warp. rank/size index its values; sum(x, y) leaves
- * both totals in every thread (once per kernel: the CTA's buffer is not reused); sync makes every
- * thread's staged values visible to all. */
+ * both totals in every thread; sync makes every thread's staged values visible to all. */
 struct cta_group {
     double *red; /* 64 doubles of shared memory */
     __device__ int rank() const { return threadIdx.x; }
@@ -73,6 +72,7 @@ struct cta_group {
             y += __shfl_xor_sync(0xffffffffu, y, o);
         }
         const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = blockDim.x >> 5;
+        __syncthreads(); /* red may be in use by an earlier sum's readers */
         if (lane == 0)
             red[wid] = x, red[32 + wid] = y;
         __syncthreads();
@@ -121,11 +121,12 @@ template <bool TRAIN> __device__ __forceinline__ chan_params params_of(const cat
 }
 
 /* Train: the channel's terms from the fp64 sums of its m values and of their squares, one pass. x is
- * bf16, so x and x^2 are exact in fp64 and each sum of m < 2^20 terms is within m * 2^-53 of exact;
- * var = E[x^2] - mean^2 then keeps over 30 correct bits unless mean^2 exceeds var by 2^20 or more, far
- * past what a BN input holds (test_cat measures it on every train golden input; the run's check
- * against the fp64 two-pass reference, CAT_STAT_TOL, would show it). One pass halves the reductions on
- * a channel's latency chain. The leader writes the
+ * bf16, so x and x^2 are exact in fp64; each sum of m terms is within m * 2^-53 relative of exact (of
+ * the sum of |x| for the signed one), so var = E[x^2] - mean^2 is within about 2m * 2^-53 * (1 +
+ * mean^2 / var) relative: under the statistics' 2^-16 while mean^2 / var < 2^36 / m (2^24 at m = 3136,
+ * the largest golden channel), far past what a BN input holds. test_cat measures every train golden
+ * input (worst 1.4e-14 relative), and the run's check against the fp64 two-pass reference would show a
+ * failure. One pass halves the reductions on a channel's latency chain. The leader writes the
  * statistics the graph keeps (mean, rstd, running variance with Bessel's factor and momentum). */
 __device__ __forceinline__ cat_chan train_terms(const cat_args &a, int c, const chan_params &pr, double sum,
                                                 double squares, int m, bool leader)

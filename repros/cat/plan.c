@@ -73,6 +73,8 @@ static void warps(cat_plan *p, cat_oracle_kind kind, int64_t units)
     p->grid_y = 1;
 }
 
+_Static_assert(CAT_UNROLLS <= CAT_MAX_VARIANTS, "every stream unroll is a variant");
+
 int cat_plan_variants(const cat_scope *s, cat_plan v[CAT_MAX_VARIANTS], ea_error *err)
 {
     if (cat_plan_make(s, cat_unrolls[0], &v[0], err))

@@ -162,7 +162,7 @@ static cJSON *oracle_path(dev *d, const cat_inputs *in, const ea_capture *cap, c
     ea_check first, again;
     double median;
     char label[256];
-    snprintf(label, sizeof label, "cat %s oracle %s", d->s->alias, cat_variant_name(d->p));
+    snprintf(label, sizeof label, "cat %s oracle %s unroll %d", d->s->alias, cat_variant_name(d->p), d->p->unroll);
     d->inputs = in, d->cap = cap, d->sums = NULL, d->y_same = 0;
     const ea_path_steps steps = {label, d, poison, enqueue, check_outputs, tc};
     cJSON *j = cJSON_CreateObject();

@@ -13,7 +13,8 @@
  *   bins * 4 + 8 bytes of dynamic shared memory, getBin in int64, shared then global atomics.
  * - oracle.cu: rt_oracle_route, the whole scope in one launch of a cluster of CTAs (stable counting sort:
  *   histogram, scan, scatter; up to RT_ORACLE_CLUSTER * RT_ORACLE_THREADS ids, 2 to RT_ORACLE_THREADS
- *   experts, its shared memory within RT_ORACLE_SHARED_MAX, else cudaErrorInvalidValue), and
+ *   experts, whose tables then stay within the 48 KiB a CTA has without opting in; else
+ *   cudaErrorInvalidValue), and
  *   rt_oracle_offsets, the narrow form (boundaries of the sorted ids). */
 #ifndef RT_KERNELS_H
 #define RT_KERNELS_H
@@ -34,7 +35,6 @@ extern "C" {
 #define RT_SORT_ITEMS 32         /* Sort.cu MediumRadixSort: items per thread on CUDA */
 #define RT_ORACLE_CLUSTER 8      /* the whole-scope oracle: a cluster of 8 CTAs (the portable size) */
 #define RT_ORACLE_THREADS 512    /* ... one id per thread, so up to 4096 ids and 512 experts */
-#define RT_ORACLE_SHARED_MAX (48 * 1024) /* the default dynamic shared memory limit: no opt-in needed */
 #define RT_NARROW_THREADS 256    /* the narrow oracle: one boundary per thread */
 
 /* ATen's slice size for n keys (nextHighestPowerOf2, 256 and 512 sharing 1024's case); 0 outside 129..4096. */

@@ -142,10 +142,9 @@ extern "C" size_t rt_oracle_shared_bytes(int64_t experts)
 extern "C" int rt_oracle_route(const int64_t *ids, int64_t n, int64_t experts, int64_t *sorted, int64_t *perm,
                                int32_t *offsets, void *stream)
 {
-    size_t shared = rt_oracle_shared_bytes(experts);
-    if (n > kMaxIds || experts < 2 || experts > RT_ORACLE_THREADS || shared > RT_ORACLE_SHARED_MAX)
+    if (n > kMaxIds || experts < 2 || experts > RT_ORACLE_THREADS)
         return (int)cudaErrorInvalidValue;
-    route_kernel<<<RT_ORACLE_CLUSTER, RT_ORACLE_THREADS, shared, (cudaStream_t)stream>>>(ids, (int)n, (int)experts, sorted, perm,
+    route_kernel<<<RT_ORACLE_CLUSTER, RT_ORACLE_THREADS, rt_oracle_shared_bytes(experts), (cudaStream_t)stream>>>(ids, (int)n, (int)experts, sorted, perm,
                                                                         offsets);
     return (int)cudaGetLastError();
 }

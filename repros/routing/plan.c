@@ -13,10 +13,10 @@ int rt_plan_check(const rt_scope *s, ea_error *err)
     if (s->bins >= RT_HIST_SHARED_BINS)
         return ea_fail(err, "%s %s: expected fewer than %d histc bins (ATen's SHARED histogram mode, the one the "
                        "replica implements), got %" PRId64, s->file, s->path, RT_HIST_SHARED_BINS, s->bins);
-    if (rt_oracle_shared_bytes(s->experts) > RT_ORACLE_SHARED_MAX)
-        return ea_fail(err, "%s %s: expected the oracle's shared memory (staged permutation, per-expert table) "
-                       "within %d bytes, got %zu for %" PRId64 " experts", s->file, s->path, RT_ORACLE_SHARED_MAX,
-                       rt_oracle_shared_bytes(s->experts), s->experts);
+    if (s->n > RT_ORACLE_CLUSTER * RT_ORACLE_THREADS || s->experts > RT_ORACLE_THREADS)
+        return ea_fail(err, "%s %s: expected at most %d ids and %d experts (the oracle's cluster: an id, and "
+                       "at most an expert, per thread), got %" PRId64 " ids and %" PRId64 " experts", s->file,
+                       s->path, RT_ORACLE_CLUSTER * RT_ORACLE_THREADS, RT_ORACLE_THREADS, s->n, s->experts);
     return 0;
 }
 

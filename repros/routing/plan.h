@@ -1,9 +1,8 @@
 /* plan.h: what runs for a routing configuration, described without a GPU.
  * Contract: a point yields four configurations, {whole, narrow} x {uniform, skewed} (rt_form, rt_dist in
  * scope.h), each its own result object. rt_plan_check refuses a scope outside what the replica and the
- * oracles implement (histc's SHARED mode: bins < 100, which keeps the experts within the oracle's 512;
- * the oracle's shared memory within 48 KiB; the parse keeps the ids within its 4096), with the point's
- * file and JSON path. rt_config_json is the result's "config": the current path's launches
+ * oracles implement (histc's SHARED mode: bins < 100; the oracle's cluster: at most 4096 ids and 512
+ * experts, which the parse's and the bins' bounds imply today), with the point's file and JSON path. rt_config_json is the result's "config": the current path's launches
  * in order (ATen replicas with their grids, the captured Triton steps with theirs), the oracle's launch,
  * the distribution's generator, "current_source" "inductor" (the captured partition, its two ATen
  * fallbacks replicated), "capture_comparable" (true only for whole x uniform: the capture timed the
