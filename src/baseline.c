@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "path.h"
 
 void ea_gpu_model(const char *name, char *buf, size_t n)
 {
@@ -100,19 +101,6 @@ static const ea_capture *capture_of(const ea_captures *caps, const cJSON *result
     return NULL;
 }
 
-static const cJSON *path_named(const cJSON *result, const char *name, const char *mode)
-{
-    const cJSON *p;
-    cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(result, "paths"))
-        if (!strcmp(str(p, "name") ? str(p, "name") : "", name) && (!mode || !strcmp(str(p, "mode"), mode)))
-            return p;
-    return NULL;
-}
-
-static double median_of(const cJSON *path)
-{
-    return path ? num(cJSON_GetObjectItemCaseSensitive(path, "time"), "median_us") : NAN;
-}
 
 /* The capture's run prices what the replica runs only when its other steps are fills: a captured
  * partition that also builds the index or runs consumers (iota, clone, sum) is a bigger workload. */
@@ -141,7 +129,7 @@ static void op_mode(cJSON *o, const char *mode, const ea_torch_time *t, const cJ
                     int *within)
 {
     cJSON *m = cJSON_AddObjectToObject(o, mode);
-    double mine = median_of(path_named(result, "current", mode));
+    double mine = ea_path_median(ea_path_named(result, "current", mode));
     if (!t->timed) {
         cJSON_AddStringToObject(m, "note", "no torch measurement in this mode");
         return;
@@ -219,7 +207,7 @@ static void fidelity(cJSON *result, const cJSON *point, const ea_captures *caps,
         cJSON_AddStringToObject(f, "torch", torch);
     cJSON_AddStringToObject(f, "mode", mode);
     double torch_us = inductor ? run->compiled.median_us : run->eager.median_us;
-    double mine = median_of(path_named(result, "current", mode));
+    double mine = ea_path_median(ea_path_named(result, "current", mode));
     cJSON_AddNumberToObject(f, inductor ? "torch_compiled_us" : "torch_eager_us", torch_us);
     if (isnan(mine) || torch_us <= 0) {
         cJSON_AddStringToObject(f, "note", "the replica did not run in the capture's mode");
@@ -268,9 +256,9 @@ void ea_run_annotate(cJSON *result, const cJSON *point, const ea_run_env *env, c
     if (env->l2_bytes > 0 && bytes <= (double)env->l2_bytes)
         cJSON_AddStringToObject(fl, "note", "the scope's bytes fit in L2 and the replays are warm: the copy-bandwidth "
                                             "floor is a reference, not a bound (a fraction above 1 is possible)");
-    const cJSON *oracle = path_named(result, "oracle", NULL);
-    double cur = median_of(path_named(result, "current", "faithful"));
-    double orc = median_of(oracle ? oracle : path_named(result, "oracle_general", NULL));
+    const cJSON *oracle = ea_path_named(result, "oracle", NULL);
+    double cur = ea_path_median(ea_path_named(result, "current", "faithful"));
+    double orc = ea_path_median(oracle ? oracle : ea_path_named(result, "oracle_general", NULL));
     if (!isnan(orc) && orc > 0) {
         if (!isnan(cur))
             cJSON_AddNumberToObject(result, "speedup", cur / orc);

@@ -44,14 +44,6 @@ static int audit_op_of(const fx_node *n, int cat_cap)
     return -1;
 }
 
-static cJSON *int_array(const int64_t *v, int n)
-{
-    cJSON *a = cJSON_CreateArray();
-    for (int i = 0; i < n; i++)
-        cJSON_AddItemToArray(a, cJSON_CreateNumber((double)v[i]));
-    return a;
-}
-
 /* The exact descriptor: what a repro must allocate and what an output contract must match. */
 static cJSON *tensor_json(const fx_node *n)
 {
@@ -67,8 +59,8 @@ static cJSON *tensor_json(const fx_node *n)
         cJSON_AddBoolToObject(o, "symbolic", 1);
         return o;
     }
-    cJSON_AddItemToObject(o, "sizes", int_array(t->sizes, t->ndim));
-    cJSON_AddItemToObject(o, "strides", int_array(t->strides, t->ndim));
+    cJSON_AddItemToObject(o, "sizes", ej_int_array(t->sizes, t->ndim));
+    cJSON_AddItemToObject(o, "strides", ej_int_array(t->strides, t->ndim));
     cJSON_AddNumberToObject(o, "offset", (double)t->offset);
     cJSON_AddStringToObject(o, "device", t->device);
     cJSON_AddBoolToObject(o, "contiguous", ea_tensor_is_contiguous(t));

@@ -502,3 +502,11 @@ void ej_sort(cJSON *arr, int (*cmp)(const cJSON *a, const cJSON *b))
         cJSON_AddItemToArray(arr, v[i]);
     free(v);
 }
+
+cJSON *ej_int_array(const int64_t *v, int n)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (int i = 0; i < n; i++)
+        cJSON_AddItemToArray(a, cJSON_CreateNumber((double)v[i]));
+    return a;
+}

@@ -32,6 +32,8 @@ void ej_free(ej_doc *doc);
  * left empty, as after ej_free. */
 cJSON *ej_doc_take_root(ej_doc *doc);
 ej_val ej_root(const ej_doc *doc);
+/* A new JSON array of the n integers in v (exact up to 2^53, as every JSON number here). */
+cJSON *ej_int_array(const int64_t *v, int n);
 /* points[index] of the golden document file, handed over alone (a repro family's point): "$.points[index]". */
 ej_val ej_point(const char *file, const cJSON *point, int index);
 

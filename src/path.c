@@ -130,6 +130,29 @@ int ea_path_judge(cJSON *path, double current_rel, int exact, int bound, char *w
     return !fail;
 }
 
+const cJSON *ea_path_named(const cJSON *result, const char *name, const char *mode)
+{
+    const cJSON *p;
+    cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(result, "paths")) {
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(p, "name"), *m = cJSON_GetObjectItemCaseSensitive(p, "mode");
+        if (cJSON_IsString(n) && !strcmp(n->valuestring, name) &&
+            (!mode || (cJSON_IsString(m) && !strcmp(m->valuestring, mode))))
+            return p;
+    }
+    return NULL;
+}
+
+double ea_path_median(const cJSON *path)
+{
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(path, "time"), "median_us");
+    return cJSON_IsNumber(m) ? m->valuedouble : NAN;
+}
+
+int ea_path_replaces(const cJSON *candidate, int passed, const cJSON *best, int best_passed)
+{
+    return !best || (passed && (!best_passed || ea_path_median(candidate) < ea_path_median(best)));
+}
+
 int ea_path_measure(const ea_path_steps *s, cJSON *path, ea_check *first, ea_check *again, double *median_us,
                     ea_error *err)
 {

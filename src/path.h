@@ -9,6 +9,8 @@
  * - ea_path_judge adds "passed" (and "failure"): both checks with every element written and finite,
  *   rel_l2 <= EA_MAX_REL_L2 when bound, no mismatch when exact, rel_l2 <= current_rel when
  *   current_rel >= 0; every rule written so that a NaN or a missing number fails. Host-only.
+ * - ea_path_named, ea_path_median, ea_path_replaces: finding a result's path, its median, and which
+ *   of a family's tuned candidates is kept.
  * - ea_path_measure: the sequence every family's path runs: poison the outputs, one call under CUPTI,
  *   check, time (ea_time_graph), check again; it writes "kernels", "time", "check" and
  *   "check_after_timing" into the path. */
@@ -52,6 +54,14 @@ void ea_path_kernels_json(cJSON *path, const ea_kernel_list *seen, const char *n
 void ea_path_check_json(cJSON *path, const char *key, const ea_check *c);
 cJSON *ea_path_time_json(const ea_timing *t);
 int ea_path_judge(cJSON *path, double current_rel, int exact, int bound, char *why, size_t n);
+
+/* The path of result named name (and of mode, unless NULL), or NULL. */
+const cJSON *ea_path_named(const cJSON *result, const char *name, const char *mode);
+/* Its median per call, NaN when path or its time is absent. */
+double ea_path_median(const cJSON *path);
+/* Whether candidate (passed or not) takes the place of best (best_passed; NULL: none yet): the fastest
+ * of the candidates that passed is kept, a failed one only while none passed (docs/schema.md). */
+int ea_path_replaces(const cJSON *candidate, int passed, const cJSON *best, int best_passed);
 
 /* A path as the measurement drives it: poison fills its outputs with 0xFF; enqueue is one call; check
  * copies the outputs back and compares them (after_timing: 0 after the first call, 1 after timing). */

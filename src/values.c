@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "opclass.h"
 
 /* Deep enough for the position-id chains (slice/sub/ne of a cat of an expand of an arange), small
@@ -277,14 +278,6 @@ static int int_list(const fx_arg *a, int64_t *out, int max)
     return a->nitems;
 }
 
-static cJSON *int_array(const int64_t *v, int n)
-{
-    cJSON *a = cJSON_CreateArray();
-    for (int i = 0; i < n; i++)
-        cJSON_AddItemToArray(a, cJSON_CreateNumber((double)v[i]));
-    return a;
-}
-
 /* iota(length, start=, step=): the only generator whose values matter for indices. */
 static int iota_params(const fx_node *n, int64_t *len, int64_t *start, int64_t *step)
 {
@@ -321,8 +314,8 @@ static cJSON *derive_as_strided(const fx_graph *g, const fx_node *n, ea_error *e
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "kind", "as_strided_iota");
     cJSON_AddItemToObject(o, "iota", iota_json(len, start, step));
-    cJSON_AddItemToObject(o, "size", int_array(size, nd));
-    cJSON_AddItemToObject(o, "stride", int_array(stride, nd));
+    cJSON_AddItemToObject(o, "size", ej_int_array(size, nd));
+    cJSON_AddItemToObject(o, "stride", ej_int_array(stride, nd));
     cJSON_AddNumberToObject(o, "offset", (double)offset);
     cJSON_AddNumberToObject(o, "numel", (double)st.numel);
     cJSON_AddNumberToObject(o, "min", (double)st.min);
@@ -388,7 +381,7 @@ static cJSON *derive_sorted_topk(const fx_graph *g, const fx_node *n)
     cJSON_AddNumberToObject(o, "experts", (double)lt->sizes[dim]);
     cJSON_AddNumberToObject(o, "tokens", numel > 0 && k > 0 ? (double)(numel / k) : -1);
     int64_t range[2] = {0, lt->sizes[dim] - 1};
-    cJSON_AddItemToObject(o, "range", int_array(range, 2));
+    cJSON_AddItemToObject(o, "range", ej_int_array(range, 2));
     cJSON_AddBoolToObject(o, "distinct_per_token", 1);
     cJSON_AddBoolToObject(o, "sorted", !desc);
     return o;

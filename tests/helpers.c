@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "device.h"
+#include "path.h"
 #include "occurrences.h"
 
 const char *test_corpus(void)
@@ -131,4 +132,11 @@ void test_golden_docs(cJSON *docs[EA_AUDIT_OPS], const char *files[EA_AUDIT_OPS]
         snprintf(buf[i], 128, "golden/occurrences/%s.json", ea_audit_ops[i].short_name);
         files[i] = buf[i];
     }
+}
+
+const cJSON *test_path(const cJSON *result, const char *name, const char *mode)
+{
+    const cJSON *p = ea_path_named(result, name, mode);
+    cr_assert_not_null(p, "no %s%s%s path", name, mode ? " " : "", mode ? mode : "");
+    return p;
 }

@@ -36,6 +36,9 @@ typedef struct {
 cli_run test_cli(const char *arg, ...);
 void cli_run_free(cli_run *r);
 
+/* A repro result's path named name (of mode, unless NULL); asserts there is one. */
+const cJSON *test_path(const cJSON *result, const char *name, const char *mode);
+
 /* Parse a graph given as text; asserts success. */
 void test_parse(const char *text, fx_graph *g);
 /* Index of the node named name; asserts it exists. */

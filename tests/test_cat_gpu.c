@@ -29,16 +29,6 @@ static const ea_repro_family *family(void)
     return NULL;
 }
 
-static const cJSON *path_of(const cJSON *r, const char *name)
-{
-    const cJSON *p;
-    cJSON_ArrayForEach(p, cJSON_GetObjectItem(r, "paths"))
-        if (!strcmp(cJSON_GetObjectItem(p, "name")->valuestring, name))
-            return p;
-    cr_assert_fail("no %s path", name);
-    return NULL;
-}
-
 static double num(const cJSON *o, const char *a, const char *b)
 {
     const cJSON *x = cJSON_GetObjectItem(o, a);
@@ -87,7 +77,7 @@ static int judged(const cJSON *r, const char *alias)
     int ok = cJSON_IsTrue(cJSON_GetObjectItem(r, "passed"));
     cr_expect(ok, "%s: %s", alias,
               cJSON_IsString(cJSON_GetObjectItem(r, "failure")) ? cJSON_GetObjectItem(r, "failure")->valuestring : "");
-    const cJSON *cur = path_of(r, "current"), *orc = path_of(r, "oracle"), *c;
+    const cJSON *cur = test_path(r, "current", NULL), *orc = test_path(r, "oracle", NULL), *c;
     cr_expect_eq(num(cur, "check", "mismatched"), 0, "%s: the replay gives torch's outputs", alias);
     for (int i = 0; i < 2; i++) {
         const char *key = i ? "check_after_timing" : "check";
@@ -135,9 +125,9 @@ Test(cat_gpu, infer_k25_at_copy_bandwidth, .timeout = 300)
     cr_assert(cJSON_IsTrue(y), "Inductor's arithmetic: y bit-identical to torch's");
     double frac = opt(r, "bandwidth_fraction");
     cr_log_info("k25: oracle %.2f us, %.1f%% of copy bandwidth (%.2f TB/s), current %.2f us",
-                num(path_of(r, "oracle"), "time", "median_us"), 100 * frac,
+                num(test_path(r, "oracle", NULL), "time", "median_us"), 100 * frac,
                 fmax(env.kernel_bytes_per_s, env.memcpy_bytes_per_s) / 1e12,
-                num(path_of(r, "current"), "time", "median_us"));
+                num(test_path(r, "current", NULL), "time", "median_us"));
     cr_assert_geq(frac, 0.85, "oracle at %.1f%% of the copy bandwidth", 100 * frac);
     cJSON_Delete(r);
 }
@@ -175,10 +165,10 @@ Test(cat_gpu, every_golden_point, .timeout = 600)
         const cJSON *v = cJSON_GetObjectItem(r, "view");
         fprintf(stderr, "CAT %-30s current %8.2f us (%d launches) oracle %8.2f us (%s u%d) speedup %5.2fx bw %5.1f%% "
                     "y_torch_exact %d emu_exact %d %s\n",
-                    alias, num(path_of(r, "current"), "time", "median_us"), (int)num(v, "launches", "current"),
-                    num(path_of(r, "oracle"), "time", "median_us"),
-                    cJSON_GetObjectItem(path_of(r, "oracle"), "variant")->valuestring,
-                    (int)cJSON_GetObjectItem(path_of(r, "oracle"), "unroll")->valuedouble,
+                    alias, num(test_path(r, "current", NULL), "time", "median_us"), (int)num(v, "launches", "current"),
+                    num(test_path(r, "oracle", NULL), "time", "median_us"),
+                    cJSON_GetObjectItem(test_path(r, "oracle", NULL), "variant")->valuestring,
+                    (int)cJSON_GetObjectItem(test_path(r, "oracle", NULL), "unroll")->valuedouble,
                     opt(r, "speedup"), 100 * opt(r, "bandwidth_fraction"),
                     cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(v, "oracle_checksums_equal_torch"), "y")),
                     cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(v, "current_emulated"), "y_bit_exact_with_torch")),

@@ -19,16 +19,6 @@
 
 extern const ea_repro_family ea_family_cumsum;
 
-static const cJSON *path_of(const cJSON *r, const char *name)
-{
-    const cJSON *p;
-    cJSON_ArrayForEach(p, cJSON_GetObjectItem(r, "paths"))
-        if (!strcmp(cJSON_GetObjectItem(p, "name")->valuestring, name))
-            return p;
-    cr_assert_fail("no path %s", name);
-    return NULL;
-}
-
 static double num(const cJSON *o, const char *a, const char *b)
 {
     const cJSON *v = cJSON_GetObjectItem(b ? cJSON_GetObjectItem(o, a) : o, b ? b : a);
@@ -94,7 +84,7 @@ static void measure_kind(cs_kind k)
         cr_assert_not_null(arr, "%s", err.msg);
         cJSON_ArrayForEach(r, arr) {
             const char *alias = cJSON_GetObjectItem(r, "alias")->valuestring;
-            const cJSON *view = cJSON_GetObjectItem(r, "view"), *cur = path_of(r, "current"), *orc = path_of(r, "oracle");
+            const cJSON *view = cJSON_GetObjectItem(r, "view"), *cur = test_path(r, "current", NULL), *orc = test_path(r, "oracle", NULL);
             exact(cur, alias);
             exact(orc, alias);
             cr_assert(flag(view, "capture_checksums", "reference"), "%s: reference vs torch", alias);

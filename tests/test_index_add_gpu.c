@@ -11,20 +11,11 @@
 #include "bandwidth.h"
 #include "baseline.h"
 #include "device.h"
+#include "helpers.h"
 #include "index_add_points.h"
 #include "timer.h"
 
 static const ea_run_opts faithful = {1, 0, 0, NULL}, both = {1, 1, 0, NULL};
-
-static const cJSON *path_of(const cJSON *r, const char *name, const char *mode)
-{
-    const cJSON *p;
-    cJSON_ArrayForEach(p, cJSON_GetObjectItem(r, "paths"))
-        if (!strcmp(cJSON_GetObjectItem(p, "name")->valuestring, name) &&
-            !strcmp(cJSON_GetObjectItem(p, "mode")->valuestring, mode))
-            return p;
-    return NULL;
-}
 
 static double check_of(const cJSON *path, const char *key)
 {
@@ -77,8 +68,8 @@ static void full_scope(const char *alias, const ea_device_info *info)
     char *text = cJSON_Print(r);
     cr_log_info("%s", text);
     free(text);
-    const cJSON *cur = path_of(r, "current", "faithful"), *orc = path_of(r, "oracle", "faithful");
-    const cJSON *gen = path_of(r, "oracle_general", "faithful");
+    const cJSON *cur = test_path(r, "current", "faithful"), *orc = test_path(r, "oracle", "faithful");
+    const cJSON *gen = test_path(r, "oracle_general", "faithful");
     cr_assert(cur && orc && gen, "current, oracle and general oracle all ran");
     cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(r, "passed")), "%s", cJSON_PrintUnformatted(r));
     cr_assert_leq(check_of(cur, "rel_l2"), 1e-2);
@@ -216,7 +207,7 @@ Test(index_add_gpu, slice_variants_on_odd_rows, .timeout = 300)
         cJSON *r = ia_measure(&s, &p, &faithful, &err), *c;
         cr_assert_not_null(r, "%s", err.msg);
         cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(r, "passed")), "%s", cJSON_PrintUnformatted(r));
-        const cJSON *orc = path_of(r, "oracle", "faithful");
+        const cJSON *orc = test_path(r, "oracle", "faithful");
         int staged = 0, shfl = 0, n = 0;
         cJSON_ArrayForEach(c, cJSON_GetObjectItem(orc, "candidates")) {
             cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(c, "passed")), "%s", cJSON_PrintUnformatted(c));

@@ -170,3 +170,27 @@ Test(path, measure_stops_at_the_step_that_broke)
     expect_broken(&f, "fake scope current: run: ", "fake: check broke");
     cr_assert(f.checked <= 1, "nothing is timed after a failed check");
 }
+
+/* Finding a result's path by name and mode, its median (NaN when absent), and which tuned candidate
+ * a family keeps: the fastest that passed, a failed one only while none passed. */
+Test(path, named_median_and_the_kept_candidate)
+{
+    cJSON *r = cJSON_Parse("{\"paths\": [{\"name\": \"current\", \"mode\": \"fabricated\", \"time\": {\"median_us\": 9}},"
+                           "{\"name\": \"current\", \"mode\": \"faithful\", \"time\": {\"median_us\": 5}},"
+                           "{\"name\": \"oracle\", \"mode\": \"faithful\", \"time\": {\"median_us\": 2}},"
+                           "{\"name\": \"oracle_general\"}]}");
+    cr_assert_not_null(r);
+    const cJSON *fab = ea_path_named(r, "current", NULL), *cur = ea_path_named(r, "current", "faithful");
+    const cJSON *orc = ea_path_named(r, "oracle", NULL), *gen = ea_path_named(r, "oracle_general", "faithful");
+    cr_assert(ea_path_median(fab) == 9 && ea_path_median(cur) == 5 && ea_path_median(orc) == 2);
+    cr_assert_null(gen, "a path without a mode is not the faithful one");
+    cr_assert_null(ea_path_named(r, "oracle", "fabricated"));
+    cr_assert(isnan(ea_path_median(ea_path_named(r, "oracle_general", NULL))) && isnan(ea_path_median(NULL)));
+    cr_assert(ea_path_replaces(cur, 0, NULL, 0), "the first candidate is kept, passed or not");
+    cr_assert(ea_path_replaces(orc, 1, cur, 1), "a faster one that passed");
+    cr_assert(!ea_path_replaces(cur, 1, orc, 1), "not a slower one");
+    cr_assert(!ea_path_replaces(orc, 0, cur, 1), "not a failed one over one that passed");
+    cr_assert(ea_path_replaces(fab, 1, orc, 0), "one that passed over a failed one, however slow");
+    cr_assert(ea_path_replaces(orc, 0, cur, 0) == 0, "failed over failed: the first stays");
+    cJSON_Delete(r);
+}

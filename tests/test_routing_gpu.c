@@ -19,15 +19,6 @@ extern const ea_repro_family ea_family_routing_histc, ea_family_routing_cumsum;
 
 static const ea_run_opts faithful = {1, 0, 0, NULL};
 
-static const cJSON *path_named(const cJSON *r, const char *name)
-{
-    const cJSON *p;
-    cJSON_ArrayForEach(p, cJSON_GetObjectItem(r, "paths"))
-        if (!strcmp(cJSON_GetObjectItem(p, "name")->valuestring, name))
-            return p;
-    return NULL;
-}
-
 static double num(const cJSON *o, const char *a, const char *b)
 {
     return cJSON_GetObjectItem(cJSON_GetObjectItem(o, a), b)->valuedouble;
@@ -72,7 +63,7 @@ static void run_golden(const ea_repro_family *f, const char *file, const char *a
         char *text = cJSON_PrintUnformatted(r);
         cr_log_info("%s", text);
         cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(r, "passed")), "%s", text);
-        const cJSON *cur = path_named(r, "current"), *orc = path_named(r, "oracle");
+        const cJSON *cur = test_path(r, "current", NULL), *orc = test_path(r, "oracle", NULL);
         cr_assert(cur && orc, "%s", text);
         for (int p = 0; p < 2; p++) {
             const cJSON *path = p ? orc : cur;

@@ -188,11 +188,6 @@ static cJSON *oracle_path(dev *d, const cat_inputs *in, const ea_capture *cap, c
     return j;
 }
 
-static double median_of(const cJSON *path)
-{
-    return cJSON_GetObjectItem(cJSON_GetObjectItem(path, "time"), "median_us")->valuedouble;
-}
-
 static cJSON *current_path(const cat_scope *s, const ea_capture *cap, const ea_timer_config *tc,
                            const cat_check_result *emu, ea_replay_result *res, ea_error *err)
 {
@@ -287,7 +282,7 @@ cJSON *cat_measure(const cat_scope *s, const ea_capture *cap, const cJSON *view,
         cJSON *c = cJSON_CreateObject();
         cJSON_AddStringToObject(c, "variant", name);
         cJSON_AddNumberToObject(c, "unroll", d.p->unroll);
-        cJSON_AddNumberToObject(c, "median_us", median_of(j));
+        cJSON_AddNumberToObject(c, "median_us", ea_path_median(j));
         cJSON_AddBoolToObject(c, "passed", passed);
         if (!passed) {
             cJSON_AddStringToObject(c, "failure", cJSON_GetObjectItem(j, "failure")->valuestring);
@@ -301,9 +296,9 @@ cJSON *cat_measure(const cat_scope *s, const ea_capture *cap, const cJSON *view,
         cJSON_AddNumberToObject(j, "unroll", d.p->unroll);
         if (o->log)
             fprintf(o->log, "cat %s: oracle %s unroll %d: %.2f us per call, rel L2 %.2e%s\n", s->alias, name,
-                    d.p->unroll, median_of(j), cJSON_GetObjectItem(cJSON_GetObjectItem(j, "check"), "rel_l2")->valuedouble,
+                    d.p->unroll, ea_path_median(j), cJSON_GetObjectItem(cJSON_GetObjectItem(j, "check"), "rel_l2")->valuedouble,
                     passed ? "" : ", failed");
-        if (!best || (passed && (!best_passed || median_of(j) < median_of(best)))) {
+        if (ea_path_replaces(j, passed, best, best_passed)) {
             cJSON_Delete(best), cJSON_Delete(best_sums);
             best = j, best_sums = sums, best_passed = passed;
         } else {
@@ -323,7 +318,7 @@ cJSON *cat_measure(const cat_scope *s, const ea_capture *cap, const cJSON *view,
     char text[512];
     const cJSON *yb = cJSON_GetObjectItem(best_sums, "y");
     snprintf(text, sizeof text, "speedup %.2fx over the current path (%d Inductor launches -> 1 fused kernel)%s",
-             median_of(cur) / median_of(best), run->nsteps, cJSON_IsTrue(yb) ? "; y bit-identical to torch's" : "");
+             ea_path_median(cur) / ea_path_median(best), run->nsteps, cJSON_IsTrue(yb) ? "; y bit-identical to torch's" : "");
     cJSON_AddStringToObject(res, "verdict", text);
     v = cJSON_AddObjectToObject(res, "view");
     const cJSON *blk = view ? cat_view_block(view, s) : NULL;

@@ -2,17 +2,10 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "json.h"
 #include "kernels.h"
 #include "reference.h"
 #include "run.h"
-
-static cJSON *dims(const int64_t *v, int n)
-{
-    cJSON *a = cJSON_CreateArray();
-    for (int i = 0; i < n; i++)
-        cJSON_AddItemToArray(a, cJSON_CreateNumber((double)v[i]));
-    return a;
-}
 
 static void literals(cJSON *o, const cs_scope *s)
 {
@@ -46,7 +39,7 @@ void cs_mask_shape_json(cJSON *o, const cs_mask_shape *sh, int64_t rows, int lau
     if (!launch)
         return;
     cJSON_AddNumberToObject(o, "warps", sh->warps);
-    cJSON_AddItemToObject(o, "grid", dims(grid, 2));
+    cJSON_AddItemToObject(o, "grid", ej_int_array(grid, 2));
     cJSON_AddNumberToObject(o, "block", sh->warps * 32);
 }
 
@@ -78,7 +71,7 @@ static cJSON *oracle_json(const cs_scope *s)
         const int64_t grid[2] = {(s->cols + CS_CONST_THREADS - 1) / CS_CONST_THREADS,
                                  s->rows < CS_CONST_MAX_ROWS ? s->rows : CS_CONST_MAX_ROWS};
         cJSON_AddStringToObject(o, "kernel", "cs_const_kernel");
-        cJSON_AddItemToObject(o, "grid", dims(grid, 2));
+        cJSON_AddItemToObject(o, "grid", ej_int_array(grid, 2));
         cJSON_AddNumberToObject(o, "block", CS_CONST_THREADS);
         return o;
     }
@@ -136,8 +129,8 @@ cJSON *cs_config_json(const cs_scope *s, const ea_capture *c, const ea_capture_r
         const ea_capture_step *st = &run->steps[i];
         cJSON *l = cJSON_CreateObject();
         cJSON_AddStringToObject(l, "kernel", st->function);
-        cJSON_AddItemToObject(l, "grid", dims(st->grid, 3));
-        cJSON_AddItemToObject(l, "block", dims(st->block, 3));
+        cJSON_AddItemToObject(l, "grid", ej_int_array(st->grid, 3));
+        cJSON_AddItemToObject(l, "block", ej_int_array(st->block, 3));
         cJSON_AddNumberToObject(l, "shared", (double)st->shared);
         cJSON_AddItemToArray(cur, l);
     }

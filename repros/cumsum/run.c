@@ -290,12 +290,6 @@ const char *cs_verdict(double current_us, double oracle_us)
     return text;
 }
 
-static double median_of(const cJSON *path)
-{
-    const cJSON *m = cJSON_GetObjectItem(cJSON_GetObjectItem(path, "time"), "median_us");
-    return cJSON_IsNumber(m) ? m->valuedouble : NAN;
-}
-
 /* The mask oracle at each launch variant that applies (cs_mask_variant), each run and checked in full
  * by run_path; the fastest of those that passed is kept in d->shape and returned (a failed one only when
  * none passed, so the failure shows), every variant listed in its "candidates". *sums: every variant's
@@ -319,13 +313,13 @@ static cJSON *tuned_mask(dev *d, const ea_capture *c, const ea_run_opts *o, int 
         cs_mask_shape_json(j, &d->shape, d->s->rows, 0);
         cJSON *cand = cJSON_CreateObject();
         cs_mask_shape_json(cand, &d->shape, d->s->rows, 1);
-        cJSON_AddNumberToObject(cand, "median_us", median_of(j));
+        cJSON_AddNumberToObject(cand, "median_us", ea_path_median(j));
         cJSON_AddBoolToObject(cand, "passed", passed);
         if (!passed)
             cJSON_AddStringToObject(cand, "failure", sum ? "its check or check_after_timing failed"
                                                          : "its outputs do not hash to the capture's checksums");
         cJSON_AddItemToArray(cands, cand);
-        if (!best || (passed && (!best_passed || median_of(j) < median_of(best)))) {
+        if (ea_path_replaces(j, passed, best, best_passed)) {
             cJSON_Delete(best);
             best = j;
             best_passed = passed;
@@ -342,7 +336,7 @@ static cJSON *tuned_mask(dev *d, const ea_capture *c, const ea_run_opts *o, int 
     if (o->log) {
         char text[96];
         cs_mask_shape_text(&kept, text, sizeof text);
-        fprintf(o->log, "cumsum %s: the mask oracle keeps%s: %.3f us per call%s\n", d->s->alias, text, median_of(best),
+        fprintf(o->log, "cumsum %s: the mask oracle keeps%s: %.3f us per call%s\n", d->s->alias, text, ea_path_median(best),
                 best_passed ? "" : ", though no variant passed");
     }
     return best;
@@ -392,7 +386,7 @@ cJSON *cs_measure(const cs_scope *s, const ea_capture *c, const ea_capture_run *
     if (!ok)
         cJSON_AddStringToObject(res, "failure", "a path, the padded batch, the reference's checksums or the capture "
                                                 "replay failed its check (see paths and view)");
-    const char *v = ok ? cs_verdict(median_of(pj[P_CURRENT]), median_of(pj[P_ORACLE])) : NULL;
+    const char *v = ok ? cs_verdict(ea_path_median(pj[P_CURRENT]), ea_path_median(pj[P_ORACLE])) : NULL;
     if (v)
         cJSON_AddStringToObject(res, "verdict", v);
     cJSON_AddItemToObject(res, "view", view);

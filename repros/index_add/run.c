@@ -153,11 +153,6 @@ static int prepare(dev *d, const ia_scope *s, const ia_plan *p, const ia_inputs 
     return rc ? (dev_free(d), cuda_fail(err, "allocate and upload the scope's buffers", rc)) : 0;
 }
 
-static double median_of(const cJSON *path)
-{
-    return cJSON_GetObjectItem(cJSON_GetObjectItem(path, "time"), "median_us")->valuedouble;
-}
-
 /* Runs path and judges it into paths; -1 when it broke. The slice oracle is run once per launch
  * variant (ia_slice_variants), each checked in full; the fastest of those that passed is kept (a failed
  * one only when none passed, so the failure shows), every variant's median and verdict listed beside it. */
@@ -187,14 +182,14 @@ static int add_path(cJSON *paths, dev *d, int path, const int64_t *index, const 
         if (tune) {
             cJSON *cand = cJSON_CreateObject();
             ia_slice_variant_json(cand, v);
-            cJSON_AddNumberToObject(cand, "median_us", median_of(j));
+            cJSON_AddNumberToObject(cand, "median_us", ea_path_median(j));
             cJSON_AddBoolToObject(cand, "passed", passed);
             if (!passed) /* kept only if none passed: its reason stays with it here */
                 cJSON_AddStringToObject(cand, "failure", why);
             cJSON_AddItemToArray(cands, cand);
             ia_slice_variant_json(j, v);
         }
-        if (!best || (passed && (!best_passed || median_of(j) < median_of(best)))) {
+        if (ea_path_replaces(j, passed, best, best_passed)) {
             cJSON_Delete(best);
             best = j;
             best_passed = passed;
@@ -209,7 +204,7 @@ static int add_path(cJSON *paths, dev *d, int path, const int64_t *index, const 
             fprintf(o->log, "index_add %s: the slice oracle keeps %s", d->s->alias, ia_slice_variants[best_v].name);
             if (!ia_slice_variants[best_v].staged)
                 fprintf(o->log, " unroll %d", ia_slice_variants[best_v].unroll);
-            fprintf(o->log, ": %.1f us per call%s\n", median_of(best), best_passed ? "" : ", though no variant passed");
+            fprintf(o->log, ": %.1f us per call%s\n", ea_path_median(best), best_passed ? "" : ", though no variant passed");
         }
     }
     cJSON_AddItemToArray(paths, best);
