@@ -288,10 +288,13 @@ static int read_tensors(ea_capture *c, ej_val root, int input, ea_error *err)
 static int read_capture(ea_capture *c, ea_error *err)
 {
     static const char *const keys[] = {"schema", "schema_version", "scope", "covers", "command", "environment",
-                                       "inputs", "outputs", "runs", NULL};
+                                       "inputs", "outputs", "runs", "lowering", NULL};
+    static const char *const lowering_keys[] = {"name", "stands_for", "ops", NULL};
     static const char *const env_keys[] = {"torch", "torch_git", "triton", "gpu", "capability", "driver", "cuda", NULL};
-    ej_val root = ej_root(&c->doc), env;
+    ej_val root = ej_root(&c->doc), env, low;
     const char *s;
+    const char **ops;
+    int nops;
     if (ej_object(root, keys, err) || ej_expect_schema(root, EA_CAPTURE_SCHEMA, EA_CAPTURE_VERSION, err))
         return -1;
     if (ej_get_string(root, "scope", &c->scope, err) ||
@@ -303,6 +306,12 @@ static int read_capture(ea_capture *c, ea_error *err)
         if (ej_get_string(env, *k, &s, err) != 0)
             return -1;
     c->environment = env.v;
+    /* a capture made under a candidate lowering (tools/capture/lowerings/) says which */
+    if (ej_field(root, "lowering", 0, &low, err))
+        return -1;
+    if (low.v && (ej_object(low, lowering_keys, err) || ej_get_string(low, "name", &c->lowering, err) ||
+                  ej_get_string(low, "stands_for", &s, err) || cap_str_list(c, low, "ops", 1, &ops, &nops, err)))
+        return -1;
     return read_tensors(c, root, 1, err) || read_tensors(c, root, 0, err) || cap_read_runs(c, root, err) ? -1 : 0;
 }
 

@@ -117,6 +117,7 @@ typedef struct {
 typedef struct {
     char *file, *dir;                 /* capture.json and its folder */
     const char *scope, *command;
+    const char *lowering;             /* the candidate lowering it was captured under, or NULL */
     const char **covers; int ncovers; /* occurrence ids */
     const cJSON *environment;         /* {"torch", "torch_git", "triton", "gpu", "capability", "driver", "cuda"} */
     ea_capture_tensor *inputs; int ninputs;

@@ -283,8 +283,10 @@ static int read_timing(ej_val run, ea_capture_run *r, ea_error *err)
                : 0;
 }
 
-/* config is "default", "coordinate_descent" or "probe_<dtype>" with probe {"dtype": <dtype>}. */
-static int read_config(ej_val run, ea_capture_run *r, ea_error *err)
+/* config is "default", "coordinate_descent" or "probe_<dtype>" with probe {"dtype": <dtype>}; a capture made
+ * under a candidate lowering also has "without_lowering": the default config compiled without the patch in
+ * the same process, so the candidate and today's compiled code are timed in one run on one GPU. */
+static int read_config(const ea_capture *c, ej_val run, ea_capture_run *r, ea_error *err)
 {
     static const char *const probe_keys[] = {"dtype", NULL};
     ej_val probe, ic;
@@ -295,8 +297,12 @@ static int read_config(ej_val run, ea_capture_run *r, ea_error *err)
         return -1;
     r->inductor_config = ic.v;
     int is_probe = !strncmp(r->config, "probe_", 6);
-    if (!is_probe && strcmp(r->config, "default") && strcmp(r->config, "coordinate_descent"))
-        return ej_bad_field(run, "config", "\"default\", \"coordinate_descent\" or \"probe_<dtype>\"", r->config, err);
+    int unpatched = c->lowering && !strcmp(r->config, "without_lowering");
+    if (!is_probe && !unpatched && strcmp(r->config, "default") && strcmp(r->config, "coordinate_descent"))
+        return ej_bad_field(run, "config",
+                            c->lowering ? "\"default\", \"coordinate_descent\", \"without_lowering\" or \"probe_<dtype>\""
+                                        : "\"default\", \"coordinate_descent\" or \"probe_<dtype>\"",
+                            r->config, err);
     if (cJSON_IsNull(probe.v)) {
         if (is_probe)
             return ej_bad_field(run, "probe", "{\"dtype\": ...} for a probe run", "null", err);
@@ -317,7 +323,7 @@ static int read_run(ea_capture *c, ej_val v, ea_capture_run *r, ea_error *err)
     static const char *const keys[] = {"config", "inductor_config", "probe", "evidence", "wrapper", "buffers", "steps",
                                        "replayable", "timing", NULL};
     const char *wrapper;
-    if (ej_object(v, keys, err) || read_config(v, r, err) || read_evidence(c, v, &r->ev, err) ||
+    if (ej_object(v, keys, err) || read_config(c, v, r, err) || read_evidence(c, v, &r->ev, err) ||
         ej_get_string(v, "wrapper", &wrapper, err) || read_buffers(c, v, r, err) || read_steps(c, v, r, err) ||
         read_timing(v, r, err))
         return -1;

@@ -188,6 +188,41 @@ Test(capture, document_errors)
     BROKEN("$.environment.cuda: expected string, got nothing (missing key)", ",\n    \"cuda\": \"13.0\"", "");
 }
 
+#define LOWERING "\"lowering\": {\"name\": \"index_add_bf16_atomic\", \"stands_for\": \"#195192\", " \
+                 "\"ops\": [\"aten.index_add.default\"]}, \"command\":"
+
+Test(capture, candidate_lowering_is_named)
+{
+    ea_capture c;
+    load_mutated(mutated("\"command\":", LOWERING, NULL), &c);
+    cr_assert_str_eq(c.lowering, "index_add_bf16_atomic");
+    ea_capture_free(&c);
+    /* the run compiled without the patch in the same process is read like the others */
+    load_mutated(mutated("\"command\":", LOWERING, "\"config\": \"probe_f32\"", "\"config\": \"without_lowering\"",
+                         "\"probe\": {\"dtype\": \"f32\"}", "\"probe\": null", NULL),
+                 &c);
+    cr_assert_not_null(ea_capture_run_named(&c, "without_lowering"));
+    ea_capture_free(&c);
+    ea_error err;
+    cr_assert_eq(ea_capture_load(CAPTURES "/" IA_SCOPE "/capture.json", &c, &err), 0, "%s", err.msg);
+    cr_assert_null(c.lowering, "a capture without \"lowering\" was made without a candidate");
+    ea_capture_free(&c);
+}
+
+Test(capture, candidate_lowering_errors)
+{
+    BROKEN("$.lowering: expected object, got number 1", "\"command\":", "\"lowering\": 1, \"command\":");
+    BROKEN("$.lowering.name: expected string, got nothing (missing key)", "\"command\":",
+           "\"lowering\": {\"stands_for\": \"x\", \"ops\": [\"y\"]}, \"command\":");
+    BROKEN("$.lowering.ops: expected a non-empty array", "\"command\":",
+           "\"lowering\": {\"name\": \"n\", \"stands_for\": \"x\", \"ops\": []}, \"command\":");
+    BROKEN("$.runs[2].config: expected \"default\", \"coordinate_descent\" or \"probe_<dtype>\", got without_lowering",
+           "\"config\": \"probe_f32\"", "\"config\": \"without_lowering\"", "\"probe\": {\"dtype\": \"f32\"}",
+           "\"probe\": null");
+    BROKEN("$.lowering: unknown key 'patch'", "\"command\":",
+           "\"lowering\": {\"name\": \"n\", \"stands_for\": \"x\", \"ops\": [\"y\"], \"patch\": 1}, \"command\":");
+}
+
 Test(capture, tensor_errors)
 {
     BROKEN("$.inputs[0].offset: expected integer, got string \"0\"", "\"offset\": 0", "\"offset\": \"0\"");

@@ -22,6 +22,7 @@ sys.path.insert(0, HERE)
 
 import atomic  # noqa: E402
 import golden  # noqa: E402
+import lowerings  # noqa: E402
 
 
 def parse_args(argv):
@@ -39,6 +40,10 @@ def parse_args(argv):
     p.add_argument("--list", action="store_true", help="list the distinct scopes and exit")
     p.add_argument("--no-timing", action="store_true", help="skip the CUDA-graph timings")
     p.add_argument("--timeout", type=int, default=900, help="seconds per scope (default 900)")
+    p.add_argument("--lowering", metavar="NAME",
+                   help="capture with a candidate lowering applied (tools/capture/lowerings/NAME.py; "
+                        "without --scope, only the scopes holding an op it changes); known: "
+                        + ", ".join(lowerings.names()))
     args = p.parse_args(argv)
     if not args.list and not args.out:
         p.error("--out is required unless --list")
@@ -47,10 +52,11 @@ def parse_args(argv):
     return args
 
 
-def select(scopes, wanted):
-    """The scopes named by --scope (a representative or any scope_id it stands for)."""
+def select(scopes, wanted, lowering=None):
+    """The scopes named by --scope (a representative or any scope_id it stands for); with no
+    --scope, all of them, or with a candidate lowering those holding an op it changes."""
     if not wanted:
-        return scopes
+        return scopes if lowering is None else [s for s in scopes if lowerings.affects(lowering, s["scope"])]
     index = {sid: s for s in scopes for sid in [s["scope_id"], *s["also"]]}
     missing = [w for w in wanted if w not in index]
     if missing:
@@ -99,6 +105,8 @@ def capture_one(entry, args, command, lock, log_dir):
            "--out", args.out, "--scope", sid, "--command", command, "--lock", lock]
     if args.no_timing:
         cmd.append("--no-timing")
+    if args.lowering:
+        cmd += ["--lowering", args.lowering]
     log_path = os.path.join(log_dir, f"{sid}.log")
     try:
         with open(log_path, "w", encoding="utf-8") as log:
@@ -121,8 +129,9 @@ def capture_one(entry, args, command, lock, log_dir):
 def main(argv):
     args = parse_args(argv)
     try:
-        scopes = select(golden.load_scopes(args.golden), args.scope)
-    except golden.GoldenError as e:
+        lowering = lowerings.load(args.lowering) if args.lowering else None
+        scopes = select(golden.load_scopes(args.golden), args.scope, lowering)
+    except (golden.GoldenError, lowerings.LoweringError) as e:
         print(f"capture.py: {e}", file=sys.stderr)
         return 2
     if args.list:

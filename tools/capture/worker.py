@@ -10,7 +10,10 @@ whether the op lowers for another dtype (captured like the others: src/capture.c
 the same way).
 
     python3 tools/capture/worker.py --golden golden --out DIR --scope SCOPE_ID --command CMD
-        [--no-timing] [--lock FILE]
+        [--no-timing] [--lock FILE] [--lowering NAME]
+
+With --lowering, every compile runs under that candidate's patch (tools/capture/lowerings/) and
+capture.json records which candidate it was.
 """
 
 import argparse
@@ -27,6 +30,7 @@ import atomic
 import evidence
 import gen
 import golden
+import lowerings
 import record
 import scope
 import timing
@@ -234,8 +238,31 @@ def add_run(doc, variant, config, coordesc, probe, out_dir, timed, lock):
     torch.cuda.empty_cache()
 
 
-def capture(entry, out_dir, command, timed, lock):
-    """capture.json's object for one distinct scope; cubins and wrappers land in out_dir."""
+def add_runs(doc, base, nodes, props, out_dir, timed, lock):
+    """The default and coordinate_descent runs, and the dtype probe where the op has one."""
+    for config, coordesc in CONFIGS:
+        add_run(doc, base, config, coordesc, None, out_dir, timed, lock)
+    op = next(n["op"] for n in nodes if n["role"] == "op")
+    if op in PROBES:
+        old, new = PROBES[op]
+        probe = Variant(scope.with_dtype(nodes, old, new), props, base.selectors)
+        add_run(doc, probe, f"probe_{new}", False, {"dtype": new}, out_dir, timed, lock)
+
+
+@contextlib.contextmanager
+def uncached_compiles():
+    """Inductor's FX-graph and AOTAutograd caches do not key on the decomposition table a candidate
+    patches, so a compile could be served the other side's code: both are off for such captures."""
+    import torch
+    with torch._inductor.config.patch(fx_graph_cache=False), \
+            torch._functorch.config.patch(enable_autograd_cache=False):
+        torch._dynamo.reset()
+        yield
+
+
+def capture(entry, out_dir, command, timed, lock, lowering=None):
+    """capture.json's object for one distinct scope; cubins and wrappers land in out_dir. The
+    eager reference runs outside the candidate lowering's patch: it must stay ATen's."""
     nodes = entry["scope"]["nodes"]
     props = entry["point"]["signature"].get("value_properties", [])
     base = Variant(nodes, props)
@@ -245,15 +272,17 @@ def capture(entry, out_dir, command, timed, lock):
            "inputs": [{k: s[k] for k in ("name", "dtype", "sizes", "strides", "offset", "values")}
                       for s in base.specs],
            "outputs": None, "runs": []}
-    for config, coordesc in CONFIGS:
-        add_run(doc, base, config, coordesc, None, out_dir, timed, lock)
-    op = next(n["op"] for n in nodes if n["role"] == "op")
-    if op in PROBES:
-        old, new = PROBES[op]
-        selectors = base.selectors
-        del base
-        probe = Variant(scope.with_dtype(nodes, old, new), props, selectors)
-        add_run(doc, probe, f"probe_{new}", False, {"dtype": new}, out_dir, timed, lock)
+    if lowering is None:
+        add_runs(doc, base, nodes, props, out_dir, timed, lock)
+        return doc
+    import torch
+    doc["lowering"] = lowerings.describe(lowering)
+    with uncached_compiles():
+        with lowering.patch():
+            add_runs(doc, base, nodes, props, out_dir, timed, lock)
+        # today's compiled code for the same inputs, timed in this process beside the candidate's
+        torch._dynamo.reset()
+        add_run(doc, base, "without_lowering", False, None, out_dir, timed, lock)
     return doc
 
 
@@ -277,19 +306,21 @@ def main(argv):
     p.add_argument("--command", required=True, help="the command line capture.json records")
     p.add_argument("--no-timing", action="store_true")
     p.add_argument("--lock", help="file locked around timing, shared by parallel captures")
+    p.add_argument("--lowering", help="candidate lowering to apply (tools/capture/lowerings/)")
     args = p.parse_args(argv)
     out_dir = os.path.join(args.out, args.scope)
     try:
+        lowering = lowerings.load(args.lowering) if args.lowering else None
         entry = next((e for e in golden.load_scopes(args.golden) if e["scope_id"] == args.scope),
                      None)
         if entry is None:
             raise CaptureError(f"{args.golden}/occurrences: no distinct scope {args.scope}")
         # built beside out_dir and renamed into place only when complete
         with atomic.staged_dir(out_dir) as tmp_dir:
-            doc = capture(entry, tmp_dir, args.command, not args.no_timing, args.lock)
+            doc = capture(entry, tmp_dir, args.command, not args.no_timing, args.lock, lowering)
             write_json(os.path.join(tmp_dir, "capture.json"), doc)
     except (CaptureError, golden.GoldenError, scope.ScopeError, record.RecordError,
-            trace.TraceError, evidence.EvidenceError) as e:
+            trace.TraceError, evidence.EvidenceError, lowerings.LoweringError) as e:
         return fail(args.scope, str(e))
     except Exception as e:  # a torch failure: keep its traceback in the log
         traceback.print_exc()

@@ -192,7 +192,7 @@ class TestWorkerMain(Tmp):
         return rc, err.getvalue()
 
     def test_success_replaces_the_capture(self):
-        def stand_in(entry, out_dir, command, timed, lock):
+        def stand_in(entry, out_dir, command, timed, lock, lowering=None):
             self.assertNotEqual(out_dir, self.target)
             self.assertEqual(os.listdir(out_dir), [])
             with open(os.path.join(out_dir, "default.wrapper.py"), "w", encoding="utf-8") as f:
@@ -209,7 +209,7 @@ class TestWorkerMain(Tmp):
 
     def test_a_failed_recapture_keeps_the_committed_one(self):
         def failing(exc):
-            def stand_in(entry, out_dir, command, timed, lock):
+            def stand_in(entry, out_dir, command, timed, lock, lowering=None):
                 make_folder(os.path.join(out_dir, "half"), {"default.k.cubin": "new"})
                 raise exc
             return stand_in

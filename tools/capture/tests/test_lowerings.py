@@ -1,0 +1,103 @@
+"""Candidate lowerings without torch: discovery, the declarations each must make, which scopes a
+candidate selects, capture.py's refusal of an unknown one, and the histc candidate's bin rule."""
+
+import contextlib
+import io
+import os
+import tempfile
+import unittest
+
+import context  # noqa: F401
+import capture
+import golden
+import lowerings
+from lowerings import histc_scatter
+
+GOLDEN = os.path.join(os.path.dirname(__file__), "..", "..", "..", "golden")
+
+
+class TestDiscovery(unittest.TestCase):
+    def test_every_candidate_declares_what_it_stands_for(self):
+        self.assertEqual(lowerings.names(), ["histc_scatter", "index_add_bf16_atomic"])
+        for name in lowerings.names():
+            mod = lowerings.load(name)
+            self.assertTrue(mod.STANDS_FOR and mod.OPS, name)
+            self.assertEqual(lowerings.describe(mod)["name"], name)
+
+    def test_unknown_candidate_names_the_known_ones(self):
+        with self.assertRaisesRegex(lowerings.LoweringError,
+                                    "no such candidate; known: histc_scatter, index_add_bf16_atomic"):
+            lowerings.load("nosuch")
+
+    def test_private_helpers_are_not_candidates(self):
+        self.assertNotIn("_decomp", lowerings.names())
+
+    def test_a_module_missing_a_declaration_is_refused(self):
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "broken.py"), "w") as f:
+                f.write("OPS = ('aten.histc.default',)\ndef patch():\n    pass\n")
+            old = lowerings.HERE
+            lowerings.HERE = d
+            lowerings.__path__.insert(0, d)
+            try:
+                with self.assertRaisesRegex(lowerings.LoweringError,
+                                            "lowerings/broken.py: expected a non-empty str STANDS_FOR"):
+                    lowerings.load("broken")
+            finally:
+                lowerings.HERE = old
+                lowerings.__path__.remove(d)
+
+
+class TestSelection(unittest.TestCase):
+    def setUp(self):
+        self.scopes = golden.load_scopes(GOLDEN)
+
+    def test_candidate_selects_the_scopes_holding_its_op(self):
+        index_add = capture.select(self.scopes, [], lowerings.load("index_add_bf16_atomic"))
+        self.assertTrue(index_add)
+        self.assertEqual({s["op"] for s in index_add}, {"aten.index_add.default"})
+        self.assertEqual(len(index_add), sum(s["op"] == "aten.index_add.default" for s in self.scopes))
+        # the routing scope holds the histc as a producer of the cumsum: one capture stands for both
+        histc = capture.select(self.scopes, [], lowerings.load("histc_scatter"))
+        self.assertEqual(len(histc), 1)
+        self.assertTrue(any(a.startswith("histc-") for a in histc[0]["also"]))
+
+    def test_named_scopes_win_over_the_candidate_selection(self):
+        first = self.scopes[0]["scope_id"]
+        got = capture.select(self.scopes, [first], lowerings.load("histc_scatter"))
+        self.assertEqual([s["scope_id"] for s in got], [first])
+
+    def test_capture_refuses_an_unknown_candidate(self):
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            rc = capture.main(["--golden", GOLDEN, "--list", "--lowering", "nosuch"])
+        self.assertEqual(rc, 2)
+        self.assertIn("--lowering nosuch: no such candidate", err.getvalue())
+
+    def test_list_with_a_candidate_lists_its_scopes(self):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            rc = capture.main(["--golden", GOLDEN, "--list", "--lowering", "histc_scatter"])
+        self.assertEqual(rc, 0)
+        self.assertIn("1 distinct scopes", out.getvalue())
+
+
+class TestHistcBins(unittest.TestCase):
+    def test_unit_bins_is_identity_on_the_range(self):
+        # ATen's bin: floor((v - lo) * bins / (hi - lo)) clamped to bins - 1
+        for lo, hi in ((0, 31), (-3, 4), (5, 5), (0, 127)):
+            bins = hi - lo + 1
+            self.assertTrue(histc_scatter.unit_bins(True, bins, lo, hi))
+            for v in range(lo, hi + 1):
+                aten = min(int((v - lo) * bins / (hi - lo)) if hi > lo else 0, bins - 1)
+                self.assertEqual(aten, v - lo, (lo, hi, v))
+
+    def test_other_histograms_keep_the_fallback(self):
+        self.assertFalse(histc_scatter.unit_bins(False, 32, 0, 31))   # floating input
+        self.assertFalse(histc_scatter.unit_bins(True, 100, 0, 31))   # not one bin per value
+        self.assertFalse(histc_scatter.unit_bins(True, 32, 0.5, 31.5))  # bins not on integers
+        self.assertFalse(histc_scatter.unit_bins(True, 0, 0, -1))
+
+
+if __name__ == "__main__":
+    unittest.main()
