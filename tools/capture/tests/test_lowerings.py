@@ -101,3 +101,50 @@ class TestHistcBins(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class TestReplaced(unittest.TestCase):
+    """lowerings._decomp against a stand-in for torch._inductor.decomposition: the cached copy that
+    select_decomp_table() hands out must change and come back too."""
+
+    def setUp(self):
+        import functools
+        import sys
+        import types
+        self.mod = types.ModuleType("torch._inductor.decomposition")
+        self.mod.decompositions = {"op": "aten's", "other": 1}
+
+        @functools.lru_cache(None)
+        def fast_random_decomps():
+            return {**self.mod.decompositions, "random": 2}
+        self.mod.fast_random_decomps = fast_random_decomps
+        names = ("torch", "torch._inductor", "torch._inductor.decomposition")
+        self.saved = {n: sys.modules.get(n) for n in names}
+        torch = types.ModuleType("torch")
+        torch._inductor = types.ModuleType("torch._inductor")
+        torch._inductor.decomposition = self.mod
+        sys.modules.update(zip(names, (torch, torch._inductor, self.mod)))
+
+    def tearDown(self):
+        import sys
+        for n, m in self.saved.items():
+            if m is None:
+                sys.modules.pop(n, None)
+            else:
+                sys.modules[n] = m
+
+    def test_every_table_changes_and_comes_back(self):
+        from lowerings import _decomp
+        fast = self.mod.fast_random_decomps()
+        with _decomp.replaced("op", "candidate"):
+            self.assertEqual(self.mod.decompositions["op"], "candidate")
+            self.assertEqual(fast["op"], "candidate")
+        self.assertEqual(self.mod.decompositions["op"], "aten's")
+        self.assertEqual(fast["op"], "aten's")
+
+    def test_an_op_without_a_decomposition_is_removed_again(self):
+        from lowerings import _decomp
+        with _decomp.replaced("histc", "candidate"):
+            self.assertEqual(self.mod.fast_random_decomps()["histc"], "candidate")
+        self.assertNotIn("histc", self.mod.decompositions)
+        self.assertNotIn("histc", self.mod.fast_random_decomps())
