@@ -148,3 +148,30 @@ class TestReplaced(unittest.TestCase):
             self.assertEqual(self.mod.fast_random_decomps()["histc"], "candidate")
         self.assertNotIn("histc", self.mod.decompositions)
         self.assertNotIn("histc", self.mod.fast_random_decomps())
+
+
+class TestGpuLock(unittest.TestCase):
+    """worker.gpu_lock: kernels of other captures may overlap a compile (shared) but never a timing
+    phase (exclusive)."""
+
+    def attempt(self, path, mode):
+        import fcntl
+        with open(path, "a") as f:
+            try:
+                fcntl.flock(f, mode | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return False
+            fcntl.flock(f, fcntl.LOCK_UN)
+            return True
+
+    def test_shared_phases_overlap_and_timing_excludes_them(self):
+        import fcntl
+        import worker
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "gpu.lock")
+            with worker.gpu_lock(path, shared=True):
+                self.assertTrue(self.attempt(path, fcntl.LOCK_SH))
+                self.assertFalse(self.attempt(path, fcntl.LOCK_EX))
+            with worker.gpu_lock(path):
+                self.assertFalse(self.attempt(path, fcntl.LOCK_SH))
+            self.assertTrue(self.attempt(path, fcntl.LOCK_EX))
