@@ -348,3 +348,21 @@ char *ea_gate_markdown(const cJSON *report)
     fclose(f);
     return buf;
 }
+
+cJSON *ea_gate_uncovered(cJSON *const docs[EA_AUDIT_OPS], const cJSON *baselines)
+{
+    cJSON *out = cJSON_CreateArray();
+    const cJSON *pt, *x;
+    for (int i = 0; i < EA_AUDIT_OPS; i++)
+        cJSON_ArrayForEach(pt, cJSON_GetObjectItemCaseSensitive(docs[i], "points")) {
+            const char *id = text(pt, "point");
+            int seen = 0;
+            cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(baselines, "scopes"))
+                seen |= !strcmp(text(x, "point"), id);
+            cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(baselines, "unmeasured"))
+                seen |= !strcmp(text(x, "point"), id) && *text(x, "reason");
+            if (!seen)
+                cJSON_AddItemToArray(out, cJSON_CreateString(id));
+        }
+    return out;
+}

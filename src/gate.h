@@ -12,7 +12,9 @@
  *   entry is SAME, 2 when one is INVALID, else 1.
  * - ea_gate_propose: the stored document with only what moved replaced (SLOWER/FASTER timings, CLASS,
  *   ADDED points and paths): every other byte of the stored file prints as it was read.
- * - ea_gate_print (terminal table) and ea_gate_markdown (the table a CI job posts; malloc'd). */
+ * - ea_gate_print (terminal table) and ea_gate_markdown (the table a CI job posts; malloc'd).
+ * - ea_gate_uncovered: the golden points (docs, ea_occurrences_load) that a baselines document neither
+ *   measured nor lists in "unmeasured" with a reason: a JSON array of point ids, empty when covered. */
 #ifndef EA_GATE_H
 #define EA_GATE_H
 
@@ -22,6 +24,7 @@
 
 #include "drift.h"
 #include "error.h"
+#include "extract.h"
 
 #define EA_GATE_SCHEMA "extern-audit/gate"
 #define EA_GATE_VERSION 1
@@ -32,5 +35,6 @@ int ea_gate_exit(const cJSON *report);
 cJSON *ea_gate_propose(const cJSON *stored, const cJSON *fresh, const cJSON *report);
 void ea_gate_print(const cJSON *report, FILE *f);
 char *ea_gate_markdown(const cJSON *report);
+cJSON *ea_gate_uncovered(cJSON *const docs[EA_AUDIT_OPS], const cJSON *baselines);
 
 #endif

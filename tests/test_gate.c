@@ -1,6 +1,7 @@
 /* The gate on the CPU: the committed H200 baselines against copies that differ in known ways. */
 #include <criterion/criterion.h>
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "gate.h"
 #include "helpers.h"
 #include "json.h"
+#include "occurrences.h"
 
 #define H200 "golden/baselines/H200.json"
 
@@ -351,4 +353,73 @@ Test(gate, reader_refuses_a_bad_margin_time_cold_or_unmeasured_entry)
     cJSON_AddStringToObject(e, "reason", "needs a B200");
     cr_assert_eq(ea_baseline_validate("b.json", a, &err), 0, "%s", err.msg);
     cJSON_Delete(a);
+}
+
+static void load_occurrences(cJSON *docs[EA_AUDIT_OPS])
+{
+    ea_error err;
+    cr_assert_eq(ea_occurrences_load("golden/occurrences", docs, &err), 0, "%s", err.msg);
+}
+
+/* CI's check: every golden point has a result in every committed baselines file, or is listed there as
+ * unmeasured with the reason. */
+Test(gate, every_golden_point_is_in_every_committed_baselines_file)
+{
+    cJSON *docs[EA_AUDIT_OPS];
+    load_occurrences(docs);
+    DIR *d = opendir("golden/baselines");
+    struct dirent *e;
+    int files = 0;
+    cr_assert_not_null(d);
+    while ((e = readdir(d)) != NULL) {
+        size_t n = strlen(e->d_name);
+        if (n < 6 || strcmp(e->d_name + n - 5, ".json"))
+            continue;
+        char file[512];
+        ej_doc doc;
+        ea_error err;
+        snprintf(file, sizeof file, "golden/baselines/%s", e->d_name);
+        cr_assert_eq(ej_load(file, &doc, &err), 0, "%s", err.msg);
+        cr_assert_eq(ea_baseline_validate(file, doc.root, &err), 0, "%s", err.msg);
+        cJSON *missing = ea_gate_uncovered(docs, doc.root);
+        char *list = cJSON_PrintUnformatted(missing);
+        cr_expect_eq(cJSON_GetArraySize(missing), 0,
+                     "%s: no result and no \"unmeasured\" entry with a reason for the golden points %s", file, list);
+        free(list);
+        cJSON_Delete(missing);
+        ej_free(&doc);
+        files++;
+    }
+    closedir(d);
+    cr_assert_gt(files, 0, "no committed baselines file in golden/baselines");
+    for (int i = 0; i < EA_AUDIT_OPS; i++)
+        cJSON_Delete(docs[i]);
+}
+
+Test(gate, uncovered_points_are_named_and_an_unmeasured_reason_covers_them)
+{
+    cJSON *docs[EA_AUDIT_OPS], *a = golden();
+    load_occurrences(docs);
+    cJSON *scopes = cJSON_GetObjectItemCaseSensitive(a, "scopes");
+    char point[64];
+    snprintf(point, sizeof point, "%s", cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(scopes, 0), "point")->valuestring);
+    cJSON_DeleteItemFromArray(scopes, 0);
+    cJSON *missing = ea_gate_uncovered(docs, a);
+    cr_assert_eq(cJSON_GetArraySize(missing), 1);
+    cr_assert_str_eq(cJSON_GetArrayItem(missing, 0)->valuestring, point);
+    cJSON_Delete(missing);
+    cJSON *u = cJSON_AddArrayToObject(a, "unmeasured"), *e = cJSON_CreateObject();
+    cJSON_AddStringToObject(e, "point", point);
+    cJSON_AddStringToObject(e, "reason", "");
+    cJSON_AddItemToArray(u, e);
+    missing = ea_gate_uncovered(docs, a);
+    cr_assert_eq(cJSON_GetArraySize(missing), 1, "an empty reason is no reason");
+    cJSON_Delete(missing);
+    cJSON_ReplaceItemInObjectCaseSensitive(e, "reason", cJSON_CreateString("its family needs sm_100"));
+    missing = ea_gate_uncovered(docs, a);
+    cr_assert_eq(cJSON_GetArraySize(missing), 0);
+    cJSON_Delete(missing);
+    cJSON_Delete(a);
+    for (int i = 0; i < EA_AUDIT_OPS; i++)
+        cJSON_Delete(docs[i]);
 }
