@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "baseline.h"
 #include "cli.h"
@@ -19,7 +21,8 @@ const char ea_usage_gate[] =
     "usage: extern-audit gate --baseline FILE (--against FILE | --run) [--scope NAME] [--json]\n"
     "                         [--propose FILE] [--markdown FILE] [--save FILE] [--margin X] [--retries N]\n"
     "                         [--golden DIR] [--quiet]\n"
-    "  --baseline FILE  the stored baselines document (golden/baselines/<gpu model>.json)\n"
+    "  --baseline FILE  the stored baselines document (golden/baselines/<gpu model>.json); with --run, a\n"
+    "                   folder stands for its file of this GPU's model (--baseline golden/baselines)\n"
     "  --against FILE   compare with another baselines document (no GPU needed)\n"
     "  --run            measure now (extern-audit run --mode both) and compare; needs a CUDA device\n"
     "  --scope NAME     only these points (as run --scope; default all)\n"
@@ -39,7 +42,7 @@ typedef struct {
     const char *baseline, *against, *scope, *propose, *markdown, *save, *golden;
     int run, json, quiet, retries;
     double margin;
-    char command[1024];
+    char command[1024], baseline_file[4200];
 } gate_options;
 
 static int parse(int argc, char **argv, gate_options *o, int *help)
@@ -88,6 +91,26 @@ static int parse(int argc, char **argv, gate_options *o, int *help)
         k += (size_t)snprintf(o->command + k, sizeof o->command - k, " %s", argv[i]);
     if (k < sizeof o->command)
         snprintf(o->command + k, sizeof o->command - k, ")");
+    return 0;
+}
+
+/* --baseline DIR --run: DIR/<this GPU's model>.json. */
+static int baseline_of_this_gpu(gate_options *o, ea_error *err)
+{
+    struct stat st;
+    ea_device_info dev;
+    char model[64];
+    if (stat(o->baseline, &st) != 0 || !S_ISDIR(st.st_mode))
+        return 0;
+    if (!o->run)
+        return ea_fail(err, "--baseline %s is a folder: give its file, or --run to take this GPU's", o->baseline);
+    if (!ea_device_probe(&dev))
+        return ea_fail(err, "no CUDA device: %s", dev.reason);
+    ea_gpu_model(dev.name, model, sizeof model);
+    snprintf(o->baseline_file, sizeof o->baseline_file, "%s/%s.json", o->baseline, model);
+    if (access(o->baseline_file, F_OK) != 0)
+        return ea_fail(err, "no baseline for GPU model %s (%s): %s absent", model, dev.name, o->baseline_file);
+    o->baseline = o->baseline_file;
     return 0;
 }
 
@@ -230,7 +253,7 @@ int ea_cmd_gate(int argc, char **argv)
     cJSON *ids = NULL, *fresh = NULL, *report = NULL;
     ea_error err;
     ea_drift_rule rule = ea_drift_default_rule(o.margin);
-    if (load_baselines(o.baseline, &stored, &err) ||
+    if (baseline_of_this_gpu(&o, &err) || load_baselines(o.baseline, &stored, &err) ||
         ((o.scope || o.run) && ea_run_points_load(o.golden, o.scope ? o.scope : "all", &pts, &err))) {
         rc = 2;
     } else if (o.run) {

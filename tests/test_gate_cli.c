@@ -144,3 +144,18 @@ Test(gate_cli, run_without_a_device_exits_2_with_the_reason)
     cr_assert(strstr(r.err, "no CUDA device: "), "%s", r.err);
     cli_run_free(&r);
 }
+
+Test(gate_cli, a_baselines_folder_needs_run_and_a_device)
+{
+    cli_run r = test_cli("gate", "--baseline", "golden/baselines", "--against", H200, NULL);
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, "--baseline golden/baselines is a folder: give its file, or --run"), "%s", r.err);
+    cli_run_free(&r);
+    ea_device_info dev;
+    if (ea_device_probe(&dev))
+        cr_skip_test("a CUDA device is present (%s): ci/gpu-gate runs --baseline golden/baselines --run", dev.name);
+    r = test_cli("gate", "--baseline", "golden/baselines", "--run", NULL);
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, "no CUDA device: "), "%s", r.err);
+    cli_run_free(&r);
+}
