@@ -2,6 +2,7 @@
 #include <criterion/criterion.h>
 
 #include <dirent.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,33 @@ static cJSON *compare(const cJSON *stored, const cJSON *fresh)
     return r;
 }
 
+/* The committed baselines (*a) against a copy (*b) whose result s, path p takes f times as long. */
+static cJSON *compare_scaled(cJSON **a, cJSON **b, int s, int p, double f)
+{
+    *a = golden();
+    *b = golden();
+    scale(*b, s, p, "time", f);
+    return compare(*a, *b);
+}
+
+/* Deletes each of the n documents (NULL ones too). */
+static void release(int n, ...)
+{
+    va_list ap;
+    va_start(ap, n);
+    while (n--)
+        cJSON_Delete(va_arg(ap, cJSON *));
+    va_end(ap);
+}
+
+/* got equals want, both freed. */
+static void same_text(char *got, char *want)
+{
+    cr_assert_str_eq(got, want);
+    free(got);
+    free(want);
+}
+
 static int count(const cJSON *report, const char *status)
 {
     const cJSON *c = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(report, "summary"), status);
@@ -84,23 +112,7 @@ Test(gate, committed_baselines_against_themselves_are_all_same)
     cr_assert_eq(count(r, "SAME"), paths);
     cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r, "entries")), paths);
     cr_assert_eq(ea_gate_exit(r), 0);
-    cJSON_Delete(r);
-    cJSON_Delete(a);
-    cJSON_Delete(b);
-}
-
-static char *slurp(const char *file)
-{
-    FILE *f = fopen(file, "rb");
-    cr_assert_not_null(f, "%s", file);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *s = malloc((size_t)n + 1);
-    cr_assert_eq(fread(s, 1, (size_t)n, f), (size_t)n);
-    s[n] = '\0';
-    fclose(f);
-    return s;
+    release(3, r, a, b);
 }
 
 Test(gate, proposal_against_itself_reproduces_the_committed_file_byte_for_byte)
@@ -110,21 +122,13 @@ Test(gate, proposal_against_itself_reproduces_the_committed_file_byte_for_byte)
     char out[512];
     snprintf(out, sizeof out, "%s/proposed.json", test_tmpdir());
     cr_assert_eq(ea_baseline_record(out, p, &err), 0, "%s", err.msg);
-    char *want = slurp(H200), *got = slurp(out);
-    cr_assert_str_eq(got, want);
-    free(want);
-    free(got);
-    cJSON_Delete(p);
-    cJSON_Delete(r);
-    cJSON_Delete(a);
-    cJSON_Delete(b);
+    same_text(test_read(out), test_read(H200));
+    release(4, p, r, a, b);
 }
 
 Test(gate, ten_percent_slower_is_a_regression_and_only_it_moves_in_the_proposal)
 {
-    cJSON *a = golden(), *b = golden();
-    scale(b, 3, 1, "time", 1.10);
-    cJSON *r = compare(a, b);
+    cJSON *a, *b, *r = compare_scaled(&a, &b, 3, 1, 1.10);
     cr_assert_eq(count(r, "SLOWER"), 1);
     cr_assert_eq(ea_gate_exit(r), 1);
     const cJSON *e = first(r, "SLOWER");
@@ -139,27 +143,17 @@ Test(gate, ten_percent_slower_is_a_regression_and_only_it_moves_in_the_proposal)
     cJSON_ReplaceItemInObjectCaseSensitive(path_of(p, 3, 1), "time",
                                            cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(path_of(a, 3, 1), "time"), 1));
     cJSON_ReplaceItemInObjectCaseSensitive(p, "command", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(a, "command"), 1));
-    char *pa = cJSON_Print(a), *pp = cJSON_Print(p);
-    cr_assert_str_eq(pp, pa);
-    free(pa);
-    free(pp);
-    cJSON_Delete(p);
-    cJSON_Delete(r);
-    cJSON_Delete(a);
-    cJSON_Delete(b);
+    same_text(cJSON_Print(p), cJSON_Print(a));
+    release(4, p, r, a, b);
 }
 
 Test(gate, ten_percent_faster_is_a_stale_golden)
 {
-    cJSON *a = golden(), *b = golden();
-    scale(b, 0, 0, "time", 0.90);
-    cJSON *r = compare(a, b);
+    cJSON *a, *b, *r = compare_scaled(&a, &b, 0, 0, 0.90);
     cr_assert_eq(count(r, "FASTER"), 1);
     cr_assert(strstr(field(first(r, "FASTER"), "detail"), "stale golden"));
     cr_assert_eq(ea_gate_exit(r), 1);
-    cJSON_Delete(r);
-    cJSON_Delete(a);
-    cJSON_Delete(b);
+    release(3, r, a, b);
 }
 
 Test(gate, a_noisy_new_path_is_noisy_not_same)
@@ -176,10 +170,7 @@ Test(gate, a_noisy_new_path_is_noisy_not_same)
     cr_assert_eq(ea_gate_exit(r), 1);
     cJSON *p = ea_gate_propose(a, b, r); /* a NOISY path is not taken */
     cr_assert(cJSON_Compare(p, a, 1));
-    cJSON_Delete(p);
-    cJSON_Delete(r);
-    cJSON_Delete(a);
-    cJSON_Delete(b);
+    release(4, p, r, a, b);
 }
 
 Test(gate, a_path_margin_in_the_stored_document_wins)
@@ -191,9 +182,7 @@ Test(gate, a_path_margin_in_the_stored_document_wins)
     scale(b, 3, 1, "time", 1.10);
     cJSON *r = compare(a, b);
     cr_assert_eq(ea_gate_exit(r), 0);
-    cJSON_Delete(r);
-    cJSON_Delete(a);
-    cJSON_Delete(b);
+    release(3, r, a, b);
 }
 
 Test(gate, class_change_failed_result_missing_and_added_points)
@@ -217,11 +206,7 @@ Test(gate, class_change_failed_result_missing_and_added_points)
     cJSON *p = ea_gate_propose(b, a, back);
     cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(p, "scopes")),
                  cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(a, "scopes")));
-    cJSON_Delete(p);
-    cJSON_Delete(back);
-    cJSON_Delete(r);
-    cJSON_Delete(a);
-    cJSON_Delete(b);
+    release(5, p, back, r, a, b);
 }
 
 Test(gate, a_missing_and_an_added_path)
@@ -237,10 +222,7 @@ Test(gate, a_missing_and_an_added_path)
                      cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(p, "scopes"), 0), "paths")),
                  cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(
                      cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(a, "scopes"), 0), "paths")) + 1);
-    cJSON_Delete(p);
-    cJSON_Delete(r);
-    cJSON_Delete(a);
-    cJSON_Delete(b);
+    release(4, p, r, a, b);
 }
 
 Test(gate, another_gpu_model_is_refused)
@@ -284,10 +266,7 @@ Test(gate, time_cold_is_a_separate_entry_when_both_sides_have_it)
                             cJSON_GetObjectItemCaseSensitive(path_of(b, 2, 0), "time_cold"), 1));
     cr_assert(cJSON_Compare(cJSON_GetObjectItemCaseSensitive(path_of(prop, 2, 0), "time"),
                             cJSON_GetObjectItemCaseSensitive(path_of(a, 2, 0), "time"), 1));
-    cJSON_Delete(prop);
-    cJSON_Delete(r);
-    cJSON_Delete(a);
-    cJSON_Delete(b);
+    release(4, prop, r, a, b);
 }
 
 Test(gate, an_unreadable_time_is_invalid_and_hides_nothing_else)
@@ -301,16 +280,12 @@ Test(gate, an_unreadable_time_is_invalid_and_hides_nothing_else)
               "%s", field(first(r, "INVALID"), "detail"));
     cr_assert_eq(count(r, "SLOWER"), 1);
     cr_assert_eq(ea_gate_exit(r), 2);
-    cJSON_Delete(r);
-    cJSON_Delete(a);
-    cJSON_Delete(b);
+    release(3, r, a, b);
 }
 
 Test(gate, table_and_markdown_name_what_moved)
 {
-    cJSON *a = golden(), *b = golden();
-    scale(b, 3, 1, "time", 1.10);
-    cJSON *r = compare(a, b);
+    cJSON *a, *b, *r = compare_scaled(&a, &b, 3, 1, 1.10);
     char *md = ea_gate_markdown(r), *buf = NULL;
     size_t n = 0;
     cr_assert(strstr(md, "### extern-audit gate: SAME "));
@@ -327,9 +302,7 @@ Test(gate, table_and_markdown_name_what_moved)
     cr_assert_eq(ea_gate_exit(r = compare(a, a)), 0);
     cr_assert(strstr(md = ea_gate_markdown(r), "| SAME | every path |"));
     free(md);
-    cJSON_Delete(r);
-    cJSON_Delete(a);
-    cJSON_Delete(b);
+    release(3, r, a, b);
 }
 
 Test(gate, reader_refuses_a_bad_margin_time_cold_or_unmeasured_entry)
