@@ -125,6 +125,33 @@ static int make_measurement(const char *point, const char *file, ea_error *err)
     return rc ? -1 : 0;
 }
 
+/* {"present", "name", "reason"}: the device probed once per suite run (a probe starts the CUDA runtime,
+ * which 380 test processes need not repeat). */
+static int make_device(const char *arg, const char *file, ea_error *err)
+{
+    ea_device_info dev;
+    cJSON *d = cJSON_CreateObject();
+    cJSON_AddBoolToObject(d, "present", ea_device_probe(&dev));
+    cJSON_AddStringToObject(d, "name", dev.name);
+    cJSON_AddStringToObject(d, "reason", dev.reason);
+    int rc = ej_write_atomic(file, d, err);
+    cJSON_Delete(d);
+    return rc;
+}
+
+/* Skips without a device, "no CUDA device: <reason>"; else the GPU model's name (golden/baselines/<model>.json). */
+static void skip_without_gpu(const char *w, char *model, size_t n)
+{
+    char file[4200];
+    ea_error err;
+    cr_assert_eq(cached("device.json", make_device, NULL, file, sizeof file, &err), 0, "%s: %s", w, err.msg);
+    cJSON *d = load(file, w);
+    if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(d, "present")))
+        cr_skip_test("no CUDA device: %s", cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(d, "reason")));
+    ea_gpu_model(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(d, "name")), model, n);
+    cJSON_Delete(d);
+}
+
 static int entry_of(const cJSON *classification, const char *id)
 {
     int i = 0;
@@ -253,9 +280,9 @@ static cJSON *measured(const occ_ref *r, const char *w, char *file, size_t n)
 
 void occ_correctness(const occ_ref *r)
 {
-    char w[1024], file[4200];
-    test_skip_without_gpu();
+    char w[1024], file[4200], model[64];
     where(r, w, sizeof w);
+    skip_without_gpu(w, model, sizeof model);
     cJSON *doc = measured(r, w, file, sizeof file);
     const cJSON *res;
     int i = 0, found = 0;
@@ -284,12 +311,9 @@ static const char *unmeasured_reason(const cJSON *stored, const char *point)
 void occ_timing(const occ_ref *r)
 {
     char w[1024], file[4200], base[512], model[64];
-    ea_device_info dev;
     ea_error err;
-    test_skip_without_gpu();
     where(r, w, sizeof w);
-    ea_device_probe(&dev);
-    ea_gpu_model(dev.name, model, sizeof model);
+    skip_without_gpu(w, model, sizeof model);
     snprintf(base, sizeof base, GOLDEN "/baselines/%s.json", model);
     if (access(base, F_OK) != 0)
         cr_skip_test("no baseline for GPU model %s: %s absent", model, base);
