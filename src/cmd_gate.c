@@ -33,6 +33,8 @@ const char ea_usage_gate[] =
     "  --save FILE      --run: write the fresh measurement's baselines document\n"
     "  --margin X       default relative margin (0 < X < 1; default 0.05); a path's own \"margin\" wins\n"
     "  --retries N      --run: measure the points of NOISY paths again up to N times (default 2)\n"
+    "  --golden DIR     golden folder the points come from (default golden)\n"
+    "  --quiet          no progress lines on stderr\n"
     "statuses: SAME, SLOWER (a regression), FASTER (a stale golden), NOISY (too spread to decide), MISSING,\n"
     "ADDED, CLASS (class changed), FAILED (a check failed), INVALID (a time the rule cannot read)\n"
     "exit status: 0 every entry SAME, 1 any other status, 2 bad usage, bad input, another GPU model or no\n"
