@@ -132,50 +132,20 @@ static cJSON *point_ids(const ea_run_points *p)
     return ids;
 }
 
-/* The points with a path NOISY on the new side: the ones a re-measurement may decide. */
+/* The refs of the points the report has NOISY on the new side. */
 static int noisy_refs(const cJSON *report, const ea_run_points *p, ea_scope_ref *out)
 {
+    cJSON *ids = ea_gate_noisy_points(report);
+    const cJSON *id;
     int n = 0;
-    for (int i = 0; i < p->n; i++) {
-        const char *id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p->refs[i].point, "point"));
-        const cJSON *e;
-        cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(report, "entries")) {
-            const char *noisy = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "noisy"));
-            if (noisy && strcmp(noisy, "stored") &&
-                !strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "point")), id)) {
+    for (int i = 0; i < p->n; i++)
+        cJSON_ArrayForEach(id, ids)
+            if (!strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p->refs[i].point, "point")), id->valuestring)) {
                 out[n++] = p->refs[i];
                 break;
             }
-        }
-    }
+    cJSON_Delete(ids);
     return n;
-}
-
-/* Replaces fresh's results of each re-measured point by the new measurement's, in order. */
-static void splice(cJSON *fresh, cJSON *again)
-{
-    cJSON *scopes = cJSON_GetObjectItemCaseSensitive(fresh, "scopes"), *r;
-    while ((r = cJSON_DetachItemFromArray(cJSON_GetObjectItemCaseSensitive(again, "scopes"), 0)) != NULL) {
-        const char *pt = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "point"));
-        const char *fam = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "family"));
-        int i = 0, done = 0;
-        cJSON *x;
-        cJSON_ArrayForEach(x, scopes) {
-            if (!strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(x, "point")), pt) &&
-                !strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(x, "family")), fam) &&
-                !cJSON_HasObjectItem(x, "remeasured")) {
-                cJSON_AddTrueToObject(r, "remeasured");
-                cJSON_ReplaceItemInArray(scopes, i, r);
-                done = 1;
-                break;
-            }
-            i++;
-        }
-        if (!done)
-            cJSON_Delete(r);
-    }
-    cJSON_ArrayForEach(r, scopes)
-        cJSON_DeleteItemFromObjectCaseSensitive(r, "remeasured");
 }
 
 /* --run: measure, compare, and measure the NOISY points again up to o->retries times. */
@@ -212,7 +182,7 @@ static int run_and_compare(const gate_options *o, const ej_doc *stored, const ea
             *report = NULL;
             break;
         }
-        splice(*fresh, doc);
+        ea_gate_splice(*fresh, doc);
         cJSON_Delete(doc);
         cJSON_Delete(*report);
         *report = ea_gate_compare(o->baseline, stored->root, "(this run)", *fresh, &rule, ids, err);

@@ -324,6 +324,10 @@ void ea_gate_print(const cJSON *report, FILE *f)
                     text(e, "mode"), text(e, "detail"), text(e, "where"));
     summary_line(report, sum, sizeof sum);
     fprintf(f, "%s\n", sum);
+    const cJSON *again = cJSON_GetObjectItemCaseSensitive(report, "remeasurements");
+    if (cJSON_IsNumber(again) && again->valuedouble > 0)
+        fprintf(f, "the points of NOISY paths were measured again %d time(s); NOISY above is what the last left\n",
+                (int)again->valuedouble);
 }
 
 char *ea_gate_markdown(const cJSON *report)
@@ -365,4 +369,40 @@ cJSON *ea_gate_uncovered(cJSON *const docs[EA_AUDIT_OPS], const cJSON *baselines
                 cJSON_AddItemToArray(out, cJSON_CreateString(id));
         }
     return out;
+}
+
+cJSON *ea_gate_noisy_points(const cJSON *report)
+{
+    cJSON *ids = cJSON_CreateArray();
+    const cJSON *e, *id;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(report, "entries")) {
+        const char *noisy = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "noisy"));
+        int seen = 0;
+        cJSON_ArrayForEach(id, ids)
+            seen |= !strcmp(id->valuestring, text(e, "point"));
+        if (noisy && strcmp(noisy, "stored") && !seen)
+            cJSON_AddItemToArray(ids, cJSON_CreateString(text(e, "point")));
+    }
+    return ids;
+}
+
+void ea_gate_splice(cJSON *fresh, cJSON *again)
+{
+    cJSON *scopes = cJSON_GetObjectItemCaseSensitive(fresh, "scopes"), *r, *x;
+    while ((r = cJSON_DetachItemFromArray(cJSON_GetObjectItemCaseSensitive(again, "scopes"), 0)) != NULL) {
+        int i = 0, done = 0;
+        cJSON_ArrayForEach(x, scopes) {
+            if (same_point(x, text(r, "family"), text(r, "point")) && !cJSON_HasObjectItem(x, "remeasured")) {
+                cJSON_AddTrueToObject(r, "remeasured"); /* the next result of the point takes the next place */
+                cJSON_ReplaceItemInArray(scopes, i, r);
+                done = 1;
+                break;
+            }
+            i++;
+        }
+        if (!done)
+            cJSON_Delete(r);
+    }
+    cJSON_ArrayForEach(r, scopes)
+        cJSON_DeleteItemFromObjectCaseSensitive(r, "remeasured");
 }

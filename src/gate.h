@@ -14,7 +14,10 @@
  *   ADDED points and paths): every other byte of the stored file prints as it was read.
  * - ea_gate_print (terminal table) and ea_gate_markdown (the table a CI job posts; malloc'd).
  * - ea_gate_uncovered: the golden points (docs, ea_occurrences_load) that a baselines document neither
- *   measured nor lists in "unmeasured" with a reason: a JSON array of point ids, empty when covered. */
+ *   measured nor lists in "unmeasured" with a reason: a JSON array of point ids, empty when covered.
+ * - ea_gate_noisy_points: the point ids of the report's entries NOISY on the new side (the ones a new
+ *   measurement may decide); ea_gate_splice puts a re-measurement's results (again, emptied) in place of
+ *   fresh's results of the same family and point, in order. */
 #ifndef EA_GATE_H
 #define EA_GATE_H
 
@@ -36,5 +39,7 @@ cJSON *ea_gate_propose(const cJSON *stored, const cJSON *fresh, const cJSON *rep
 void ea_gate_print(const cJSON *report, FILE *f);
 char *ea_gate_markdown(const cJSON *report);
 cJSON *ea_gate_uncovered(cJSON *const docs[EA_AUDIT_OPS], const cJSON *baselines);
+cJSON *ea_gate_noisy_points(const cJSON *report);
+void ea_gate_splice(cJSON *fresh, cJSON *again);
 
 #endif

@@ -396,3 +396,39 @@ Test(gate, uncovered_points_are_named_and_an_unmeasured_reason_covers_them)
     for (int i = 0; i < EA_AUDIT_OPS; i++)
         cJSON_Delete(docs[i]);
 }
+
+/* --run's re-measurement on the CPU: the NOISY point's results replaced, in order, by a clean measurement. */
+Test(gate, a_remeasured_noisy_point_takes_its_new_results_in_order)
+{
+    cJSON *a = golden(), *b = golden(), *again = cJSON_CreateObject();
+    cJSON *scopes = cJSON_GetObjectItemCaseSensitive(b, "scopes"), *x;
+    /* the routing point has four results; its third is too noisy in the new run */
+    int third = -1, k = 0, i = 0;
+    cJSON_ArrayForEach(x, scopes) {
+        if (!strcmp(cJSON_GetObjectItemCaseSensitive(x, "family")->valuestring, "routing_histc") && k++ == 2)
+            third = i;
+        i++;
+    }
+    cr_assert_geq(third, 0);
+    cJSON *t = cJSON_GetObjectItemCaseSensitive(path_of(b, third, 0), "time");
+    double m = cJSON_GetObjectItemCaseSensitive(t, "median_us")->valuedouble;
+    cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "q1_us"), m * 0.8);
+    cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "q3_us"), m * 1.2);
+    cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "iqr_us"), m * 0.4);
+    cJSON *r = compare(a, b), *ids = ea_gate_noisy_points(r);
+    cr_assert_eq(cJSON_GetArraySize(ids), 1);
+    const char *point = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(scopes, third), "point")->valuestring;
+    cr_assert_str_eq(cJSON_GetArrayItem(ids, 0)->valuestring, point);
+    cJSON *noisy_stored = compare(b, a), *none = ea_gate_noisy_points(noisy_stored); /* stored side: no re-measuring */
+    cr_assert_eq(cJSON_GetArraySize(none), 0);
+    /* the new measurement of that point: the committed results, in their order */
+    cJSON *res = cJSON_AddArrayToObject(again, "scopes");
+    cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(a, "scopes"))
+        if (!strcmp(cJSON_GetObjectItemCaseSensitive(x, "point")->valuestring, point))
+            cJSON_AddItemToArray(res, cJSON_Duplicate(x, 1));
+    cr_assert_eq(cJSON_GetArraySize(res), 4);
+    ea_gate_splice(b, again);
+    cr_assert_eq(cJSON_GetArraySize(res), 0);
+    cr_assert(cJSON_Compare(a, b, 1), "the spliced document is the committed one again");
+    release(7, r, ids, noisy_stored, none, again, a, b);
+}
