@@ -92,7 +92,7 @@ static cJSON *add_entry(gate *g, const char *status, const cJSON *r, int k, cons
     cJSON_AddStringToObject(e, "mode", mode);
     cJSON_AddItemToObject(e, "stored_at", ej_int_array((const int64_t[]){at[0], at[1]}, 2));
     cJSON_AddItemToObject(e, "new_at", ej_int_array((const int64_t[]){at[2], at[3]}, 2));
-    char where[160];
+    char where[600];
     int side = at[0] >= 0 ? 0 : 2;
     int n = snprintf(where, sizeof where, "%s $.scopes[%d]", side ? g->new_file : g->stored_file, at[side]);
     if (at[side + 1] >= 0)
