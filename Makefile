@@ -92,6 +92,18 @@ $(CLI): $(BUILD)/obj/tools/extern-audit.o $(BUILD)/libextern-audit.a
 $(SUITE): $(call obj,$(BUILD),$(TEST_C)) $(BUILD)/libextern-audit.a | $(FIXTURE_CUBINS)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDFLAGS) -lcriterion $(LDLIBS)
 
+# One test per golden occurrence and check, generated from golden/occurrences (tests/occurrence_checks.c
+# holds the checks), so an occurrence that extract adds is tested with no C edit.
+OCC_GEN   := $(BUILD)/gen-occurrence-tests
+OCC_TESTS := $(BUILD)/gen/occurrence_tests.c
+$(OCC_GEN): $(BUILD)/obj/tools/gen_occurrence_tests.o $(BUILD)/libextern-audit.a
+	$(CC) $(CFLAGS) $^ -o $@ $(LDFLAGS) $(LDLIBS)
+$(OCC_TESTS): $(OCC_GEN) $(wildcard golden/occurrences/*.json)
+	@mkdir -p $(dir $@)
+	$(OCC_GEN) golden/occurrences $@
+$(call obj,$(BUILD),$(OCC_TESTS)): CPPFLAGS += -Itests
+$(SUITE): $(call obj,$(BUILD),$(OCC_TESTS))
+
 # Coverage: a separate instrumented tree so normal objects stay optimised.
 coverage: deps
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/cov CFLAGS="-O0 -g --coverage -DEA_COVERAGE" LDFLAGS="--coverage" $(BUILD)/cov/test-suite

@@ -4,6 +4,7 @@
  * run) rejects. A family's configuration block is its own; only what the table reads is checked. */
 #include "baseline.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "json.h"
@@ -48,11 +49,32 @@ static int optional_counts(ej_val p, ea_error *err)
     return 0;
 }
 
+/* "time_cold": the same fields as "time", present when the family also timed the path cold. */
+static int optional_time_cold(ej_val p, const char *const *keys, const char *const *nums, ea_error *err)
+{
+    ej_val v;
+    return ej_field(p, "time_cold", 0, &v, err) || (v.v && object_with(p, "time_cold", keys, nums, err)) ? -1 : 0;
+}
+
+/* "margin": the gate's relative margin for this path (drift.h), set by a reviewer; in (0, 1). */
+static int optional_margin(ej_val p, ea_error *err)
+{
+    ej_val v;
+    double m;
+    char got[32];
+    if (ej_field(p, "margin", 0, &v, err) || !v.v)
+        return v.v ? -1 : 0;
+    if (ej_as_number(v, &m, err))
+        return -1;
+    snprintf(got, sizeof got, "%g", m);
+    return m > 0 && m < 1 ? 0 : ej_bad_field(p, "margin", "a relative margin in (0, 1)", got, err);
+}
+
 static int validate_path(ej_val p, ea_error *err)
 {
     static const char *const keys[] = {"name", "mode", "kernels", "kernels_note", "time", "check",
                                        "check_after_timing", "passed", "failure", "variant", "unroll",
-                                       "candidates", NULL};
+                                       "candidates", "margin", "time_cold", NULL};
     static const char *const time_keys[] = {"median_us", "q1_us", "q3_us", "iqr_us", "samples", "calls_per_replay",
                                             "cache_policy", NULL};
     static const char *const time_nums[] = {"median_us", "q1_us", "q3_us", "iqr_us", "samples", NULL};
@@ -67,7 +89,8 @@ static int validate_path(ej_val p, ea_error *err)
                    object_with(p, "time", time_keys, time_nums, err) ||
                    object_with(p, "check", check_keys, check_nums, err) ||
                    object_with(p, "check_after_timing", check_keys, check_nums, err) || optional_counts(p, err) ||
-                   ej_get_bool(p, "passed", &b, err)
+                   ej_get_bool(p, "passed", &b, err) || optional_time_cold(p, time_keys, time_nums, err) ||
+                   optional_margin(p, err)
                ? -1
                : 0;
 }
@@ -153,10 +176,29 @@ static int validate_scope(ej_val s, ea_error *err)
     return 0;
 }
 
+/* "unmeasured": [{"point", "reason"}], the golden points a document holds no result for, and why. */
+static int optional_unmeasured(ej_val root, ea_error *err)
+{
+    static const char *const keys[] = {"point", "reason", NULL};
+    ej_val u, e;
+    const char *s;
+    int n;
+    if (ej_field(root, "unmeasured", 0, &u, err) || !u.v)
+        return u.v ? -1 : 0;
+    if (ej_array(u, &n, err))
+        return -1;
+    for (int i = 0; i < n; i++)
+        if (e = ej_index(u, i), ej_object(e, keys, err) || ej_get_string(e, "point", &s, err) ||
+                                    ej_get_string(e, "reason", &s, err))
+            return -1;
+    return 0;
+}
+
 int ea_baseline_validate(const char *file, const cJSON *doc, ea_error *err)
 {
     static const char *const keys[] = {"schema", "schema_version", "command", "gpu", "driver", "toolkit", "torch",
-                                       "cache_policy", "copy_bandwidth", "launch_us", "scopes", "passed", NULL};
+                                       "cache_policy", "copy_bandwidth", "launch_us", "scopes", "passed", "unmeasured",
+                                       NULL};
     static const char *const gpu_keys[] = {"name", "model", "capability", "sm_count", "l2_bytes", "memory_bytes",
                                            NULL};
     static const char *const bw_keys[] = {"bytes", "kernel_bytes_per_s", "memcpy_bytes_per_s", NULL,
@@ -173,7 +215,7 @@ int ea_baseline_validate(const char *file, const cJSON *doc, ea_error *err)
         ej_field(root, "torch", 1, &torch, err) || (!cJSON_IsNull(torch.v) && ej_as_string(torch, &s, err)) ||
         ej_get_string(root, "cache_policy", &s, err) || object_with(root, "copy_bandwidth", bw_allowed, bw_keys, err) ||
         ej_get_number(root, "launch_us", &launch, err) || ej_get_bool(root, "passed", &b, err) ||
-        ej_field(root, "scopes", 1, &scopes, err) || ej_array(scopes, &n, err))
+        ej_field(root, "scopes", 1, &scopes, err) || ej_array(scopes, &n, err) || optional_unmeasured(root, err))
         return -1;
     for (int i = 0; i < n; i++)
         if (validate_scope(ej_index(scopes, i), err))

@@ -38,4 +38,8 @@ extern const char ea_usage_replay[];
 int ea_cmd_run(int argc, char **argv);
 extern const char ea_usage_run[];
 
+/* extern-audit gate (cmd_gate.c) and its usage text. */
+int ea_cmd_gate(int argc, char **argv);
+extern const char ea_usage_gate[];
+
 #endif

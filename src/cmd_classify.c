@@ -29,8 +29,7 @@ static const char *str(const cJSON *o, const char *key)
     return cJSON_GetObjectItemCaseSensitive(o, key)->valuestring;
 }
 
-/* The classification document from golden's occurrences, old rule and captures. */
-static int compute(const char *golden, cJSON **doc, ea_error *err)
+int ea_classify_golden(const char *golden, cJSON **doc, ea_error *err)
 {
     char path[4096];
     cJSON *docs[EA_AUDIT_OPS];
@@ -203,7 +202,7 @@ int ea_cmd_classify(int argc, char **argv)
         return rc ? rc : (fputs(ea_usage_classify, stdout), 0);
     ea_error err;
     cJSON *doc;
-    if (compute(o.golden, &doc, &err) != 0)
+    if (ea_classify_golden(o.golden, &doc, &err) != 0)
         return ea_cli_fail(&err);
     if (o.json) {
         ea_cli_print_json(doc);

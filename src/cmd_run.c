@@ -17,10 +17,10 @@
 #include "json.h"
 #include "occurrences.h"
 #include "repro.h"
+#include "run.h"
 #include "timer.h"
 #include "torch_ops.h"
 
-#define MAX_REFS 256
 /* --plan sizes ATen's grids with this machine's multiprocessor count; plans print without a GPU too,
  * and then use an H200's, the GPU the committed baselines come from. Each plan says which it used. */
 #define PLAN_SM_COUNT_WITHOUT_GPU 132
@@ -94,12 +94,12 @@ static void driver_version(const ea_device_info *dev, char *out, size_t n)
         fclose(f);
 }
 
-static int measure_env(const ea_device_info *dev, const run_options *o, ea_run_env *env, ea_error *err)
+static int measure_env(const ea_device_info *dev, const char *command, FILE *log, ea_run_env *env, ea_error *err)
 {
     ea_bandwidth bw;
     ea_timing launch;
     memset(env, 0, sizeof *env);
-    snprintf(env->command, sizeof env->command, "%s", o->command);
+    snprintf(env->command, sizeof env->command, "%s", command);
     snprintf(env->gpu, sizeof env->gpu, "%s", dev->name);
     ea_gpu_model(dev->name, env->model, sizeof env->model);
     snprintf(env->capability, sizeof env->capability, "%d.%d", dev->cc_major, dev->cc_minor);
@@ -121,8 +121,8 @@ static int measure_env(const ea_device_info *dev, const run_options *o, ea_run_e
         return -1;
     env->launch_us = launch.per_call_us.median;
     ea_timing_free(&launch);
-    if (o->ro.log)
-        fprintf(o->ro.log, "run: %s; copy %.2f TB/s (%s; grid-stride %.2f) %.2f TB/s (memcpy); launch %.2f us\n",
+    if (log)
+        fprintf(log, "run: %s; copy %.2f TB/s (%s; grid-stride %.2f) %.2f TB/s (memcpy); launch %.2f us\n",
                 dev->reason, env->kernel_bytes_per_s / 1e12, env->copy_kernel, env->strided_bytes_per_s / 1e12,
                 env->memcpy_bytes_per_s / 1e12, env->launch_us);
     return 0;
@@ -145,7 +145,8 @@ static int load_classification(const char *golden, ej_doc *doc, ea_error *err)
     return 0;
 }
 
-static int measure_all(const run_options *o, const ea_scope_ref *refs, int n, cJSON **doc, ea_error *err)
+int ea_run_measure(const char *golden, const char *command, const ea_run_opts *ro, const ea_scope_ref *refs, int n,
+                   cJSON **doc, ea_error *err)
 {
     ea_device_info dev;
     ea_run_env env;
@@ -155,19 +156,19 @@ static int measure_all(const run_options *o, const ea_scope_ref *refs, int n, cJ
     if (!ea_device_probe(&dev))
         return ea_fail(err, "no CUDA device: %s", dev.reason);
     /* the torch timings of this GPU model, before the long measurement: a bad file stops the run early */
-    if (measure_env(&dev, o, &env, err) || ea_torch_ops_load_dir(o->golden, env.model, &ops, err) ||
-        ea_captures_load_dir(o->golden, &caps, err) || load_classification(o->golden, &cls, err)) {
+    if (measure_env(&dev, command, ro->log, &env, err) || ea_torch_ops_load_dir(golden, env.model, &ops, err) ||
+        ea_captures_load_dir(golden, &caps, err) || load_classification(golden, &cls, err)) {
         ea_torch_ops_free(&ops);
         ea_captures_free(&caps);
         return -1;
     }
-    if (o->ro.log)
-        fprintf(o->ro.log, "run: fidelity against %s%s\n", ops.file,
+    if (ro->log)
+        fprintf(ro->log, "run: fidelity against %s%s\n", ops.file,
                 ops.loaded ? "" : ": absent, so every result says \"no torch measurement\"");
     cJSON *results = cJSON_CreateArray();
     int rc = 0;
     for (int i = 0; i < n && rc == 0; i++) {
-        cJSON *arr = refs[i].family->points(refs[i].family, refs[i].point, refs[i].file, refs[i].index, &o->ro, 1, err), *r;
+        cJSON *arr = refs[i].family->points(refs[i].family, refs[i].point, refs[i].file, refs[i].index, ro, 1, err), *r;
         if (!arr) {
             rc = -1;
             break;
@@ -189,23 +190,37 @@ static int measure_all(const run_options *o, const ea_scope_ref *refs, int n, cJ
     return 0;
 }
 
+int ea_run_points_load(const char *golden, const char *scope, ea_run_points *p, ea_error *err)
+{
+    char dir[4096];
+    const char *fp[EA_AUDIT_OPS];
+    snprintf(dir, sizeof dir, "%s/occurrences", golden);
+    for (int i = 0; i < EA_AUDIT_OPS; i++) {
+        snprintf(p->files[i], sizeof p->files[i], "%s/%s.json", dir, ea_audit_ops[i].short_name);
+        fp[i] = p->files[i];
+    }
+    p->n = 0;
+    return ea_occurrences_load(dir, p->docs, err) || ea_repro_resolve(p->docs, fp, scope, p->refs, EA_RUN_MAX_REFS, &p->n, err)
+               ? -1
+               : 0;
+}
+
+void ea_run_points_free(ea_run_points *p)
+{
+    for (int i = 0; i < EA_AUDIT_OPS; i++) /* NULL when loading failed */
+        cJSON_Delete(p->docs[i]);
+}
+
 int ea_cmd_run(int argc, char **argv)
 {
     run_options o;
-    int help = 0, rc = parse(argc, argv, &o, &help), n = 0;
+    int help = 0, rc = parse(argc, argv, &o, &help);
     if (rc || help)
         return rc ? rc : (fputs(ea_usage_run, stdout), 0);
-    char dir[4096], files[EA_AUDIT_OPS][4200];
-    const char *fp[EA_AUDIT_OPS];
-    cJSON *docs[EA_AUDIT_OPS], *out = NULL;
-    ea_scope_ref refs[MAX_REFS];
+    cJSON *out = NULL;
+    ea_run_points pts;
     ea_error err;
-    snprintf(dir, sizeof dir, "%s/occurrences", o.golden);
-    for (int i = 0; i < EA_AUDIT_OPS; i++) {
-        snprintf(files[i], sizeof files[i], "%s/%s.json", dir, ea_audit_ops[i].short_name);
-        fp[i] = files[i];
-    }
-    if (ea_occurrences_load(dir, docs, &err) || ea_repro_resolve(docs, fp, o.scope, refs, MAX_REFS, &n, &err)) {
+    if (ea_run_points_load(o.golden, o.scope, &pts, &err)) {
         rc = 2;
     } else if (o.plan) {
         ea_device_info dev;
@@ -215,9 +230,9 @@ int ea_cmd_run(int argc, char **argv)
             fprintf(o.ro.log, "run --plan: ATen's grids for %d multiprocessors (%s%s)\n", o.ro.sm_count,
                     gpu ? "this GPU: " : "an H200's, no usable GPU: ", dev.reason);
         out = cJSON_CreateArray();
-        for (int i = 0; i < n && !rc; i++) {
-            cJSON *arr = refs[i].family->points(refs[i].family, refs[i].point, refs[i].file, refs[i].index, &o.ro, 0,
-                                                 &err), *r;
+        for (int i = 0; i < pts.n && !rc; i++) {
+            const ea_scope_ref *ref = &pts.refs[i];
+            cJSON *arr = ref->family->points(ref->family, ref->point, ref->file, ref->index, &o.ro, 0, &err), *r;
             while (arr && (r = cJSON_DetachItemFromArray(arr, 0)) != NULL) {
                 cJSON_AddNumberToObject(r, "sm_count", o.ro.sm_count);
                 cJSON_AddItemToArray(out, r);
@@ -227,7 +242,7 @@ int ea_cmd_run(int argc, char **argv)
         }
         if (!rc)
             ea_cli_print_json(out);
-    } else if (measure_all(&o, refs, n, &out, &err)) {
+    } else if (ea_run_measure(o.golden, o.command, &o.ro, pts.refs, pts.n, &out, &err)) {
         rc = 2;
     } else {
         if (o.json)
@@ -242,7 +257,6 @@ int ea_cmd_run(int argc, char **argv)
     if (rc == 2)
         fprintf(stderr, "extern-audit run: %s\n", err.msg);
     cJSON_Delete(out);
-    for (int i = 0; i < EA_AUDIT_OPS; i++) /* NULL when loading failed */
-        cJSON_Delete(docs[i]);
+    ea_run_points_free(&pts);
     return rc;
 }

@@ -8,6 +8,9 @@
 
 #include <cuda_runtime_api.h>
 
+#include "delay.h"
+#include "path_impl.h"
+
 /* 0 untried, 1 loaded, -1 unavailable: CUPTI is loaded once per process */
 static int cupti_state;
 static char cupti_missing[512];
@@ -153,19 +156,39 @@ int ea_path_replaces(const cJSON *candidate, int passed, const cJSON *best, int 
     return !best || (passed && (!best_passed || ea_path_median(candidate) < ea_path_median(best)));
 }
 
+static struct {
+    const char *label;
+    double us;
+} injected;
+
+void ea_path_inject_delay(const char *label, double us)
+{
+    injected.label = label;
+    injected.us = us;
+}
+
+static int enqueue_delayed(void *ctx, void *stream, ea_error *err)
+{
+    const ea_path_steps *s = ctx;
+    return s->enqueue(s->ctx, stream, err) || ea_enqueue_delay(&injected.us, stream, err) ? -1 : 0;
+}
+
 int ea_path_measure(const ea_path_steps *s, cJSON *path, ea_check *first, ea_check *again, double *median_us,
                     ea_error *err)
 {
     ea_path_recorder rec;
     ea_timing t = {0};
+    int delayed = injected.label && !strcmp(injected.label, s->label);
+    ea_enqueue_fn enqueue = delayed ? enqueue_delayed : s->enqueue;
+    void *ctx = delayed ? (void *)s : s->ctx;
     if (s->poison(s->ctx, err))
         return -1;
     ea_path_record_begin(&rec);
-    int rc = s->enqueue(s->ctx, NULL, err) ? -1 : (int)cudaDeviceSynchronize();
+    int rc = enqueue(ctx, NULL, err) ? -1 : (int)cudaDeviceSynchronize();
     ea_path_record_end(&rec);
     if (rc > 0)
         ea_fail(err, "%s: run: %s", s->label, cudaGetErrorString((cudaError_t)rc));
-    if (rc || s->check(s->ctx, 0, first, err) || ea_time_graph(s->enqueue, s->ctx, s->timer, &t, err) ||
+    if (rc || s->check(s->ctx, 0, first, err) || ea_time_graph(enqueue, ctx, s->timer, &t, err) ||
         s->check(s->ctx, 1, again, err)) {
         ea_kernel_list_free(&rec.kernels);
         ea_timing_free(&t);

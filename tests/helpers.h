@@ -25,6 +25,8 @@ const char *test_tmpdir(void);
 /* Write text to dir/name (creating parent folders); returns the path (static buffer per call site
  * is not kept: copy it if needed). */
 char *test_write(const char *dir, const char *name, const char *text);
+/* A whole file's bytes, NUL-terminated (the caller frees); asserts it reads. */
+char *test_read(const char *path);
 
 typedef struct {
     int status;

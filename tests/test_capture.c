@@ -20,25 +20,11 @@
 #define IA_CUBINS {"default.triton_poi_fused_full_0.cubin", "coordinate_descent.triton_poi_fused_full_0.cubin", \
                    "probe_f32.triton_poi_fused_index_add_0.cubin", "probe_f32.triton_poi_fused_index_add_1.cubin"}
 
-static char *slurp_path(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "cannot read %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *s = malloc((size_t)n + 1);
-    cr_assert_eq(fread(s, 1, (size_t)n, f), (size_t)n);
-    s[n] = '\0';
-    fclose(f);
-    return s;
-}
-
 /* The index_add fixture with each (from, to) pair applied to the first occurrence of from, in a
  * fresh <tmp>/<scope>/ folder with the cubins its steps name; returns its capture.json path. */
 static char *mutated(const char *from, ...)
 {
-    char *text = slurp_path(CAPTURES "/" IA_SCOPE "/capture.json");
+    char *text = test_read(CAPTURES "/" IA_SCOPE "/capture.json");
     va_list ap;
     va_start(ap, from);
     for (const char *a = from; a; a = va_arg(ap, const char *)) {

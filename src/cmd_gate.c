@@ -1,0 +1,259 @@
+/* cmd_gate.c: extern-audit gate: a baselines document against another (--against) or against a fresh
+ * measurement (--run, through run.h), path by path with the drift rule (gate.h); NOISY paths are
+ * measured again up to --retries times before the verdict stands. Writes the report (--json), the
+ * markdown table (--markdown) and the proposed baselines (--propose). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "baseline.h"
+#include "cli.h"
+#include "device.h"
+#include "gate.h"
+#include "json.h"
+#include "run.h"
+
+#define DEFAULT_RETRIES 2
+
+const char ea_usage_gate[] =
+    "usage: extern-audit gate --baseline FILE (--against FILE | --run) [--scope NAME] [--json]\n"
+    "                         [--propose FILE] [--markdown FILE] [--save FILE] [--margin X] [--retries N]\n"
+    "                         [--golden DIR] [--quiet]\n"
+    "  --baseline FILE  the stored baselines document (golden/baselines/<gpu model>.json); with --run, a\n"
+    "                   folder stands for its file of this GPU's model (--baseline golden/baselines)\n"
+    "  --against FILE   compare with another baselines document (no GPU needed)\n"
+    "  --run            measure now (extern-audit run --mode both) and compare; needs a CUDA device\n"
+    "  --scope NAME     only these points (as run --scope; default all)\n"
+    "  --json           print the report as JSON (docs/schema.md, extern-audit/gate) instead of the table\n"
+    "  --propose FILE   write the stored document with only the moved paths, classes and new results\n"
+    "                   replaced by the new ones (an unchanged path keeps its bytes)\n"
+    "  --markdown FILE  write the table a CI job posts\n"
+    "  --save FILE      --run: write the fresh measurement's baselines document\n"
+    "  --margin X       default relative margin (0 < X < 1; default 0.05); a path's own \"margin\" wins\n"
+    "  --retries N      --run: measure the points of NOISY paths again up to N times (default 2)\n"
+    "  --golden DIR     golden folder the points come from (default golden)\n"
+    "  --quiet          no progress lines on stderr\n"
+    "statuses: SAME, SLOWER (a regression), FASTER (a stale golden), NOISY (too spread to decide), MISSING,\n"
+    "ADDED, CLASS (class changed), FAILED (a check failed), INVALID (a time the rule cannot read)\n"
+    "exit status: 0 every entry SAME, 1 any other status, 2 bad usage, bad input, another GPU model or no\n"
+    "CUDA device\n";
+
+typedef struct {
+    const char *baseline, *against, *scope, *propose, *markdown, *save, *golden;
+    int run, json, quiet, retries;
+    double margin;
+    char command[1024], baseline_file[4200];
+} gate_options;
+
+static int parse(int argc, char **argv, gate_options *o, int *help)
+{
+    *o = (gate_options){.golden = "golden", .retries = DEFAULT_RETRIES};
+    const struct {
+        const char *name;
+        const char **v;
+    } strs[] = {{"--baseline", &o->baseline}, {"--against", &o->against}, {"--scope", &o->scope},
+                {"--propose", &o->propose},   {"--markdown", &o->markdown}, {"--save", &o->save},
+                {"--golden", &o->golden}};
+    const char *margin = NULL, *retries = NULL;
+    *help = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h"))
+            return *help = 1, 0;
+        int *flag = !strcmp(a, "--run") ? &o->run : !strcmp(a, "--json") ? &o->json : !strcmp(a, "--quiet") ? &o->quiet : NULL;
+        if (flag) {
+            *flag = 1;
+            continue;
+        }
+        const char **slot = !strcmp(a, "--margin") ? &margin : !strcmp(a, "--retries") ? &retries : NULL;
+        for (size_t k = 0; k < sizeof strs / sizeof strs[0] && !slot; k++)
+            if (!strcmp(a, strs[k].name))
+                slot = strs[k].v;
+        if (!slot)
+            return ea_cli_usage_error("gate", "unknown option '%s'", a);
+        if (i + 1 >= argc)
+            return ea_cli_usage_error("gate", "option '%s' needs a value", a);
+        *slot = argv[++i];
+    }
+    char *end;
+    if (margin && (o->margin = strtod(margin, &end), *end || end == margin || !(o->margin > 0 && o->margin < 1)))
+        return ea_cli_usage_error("gate", "--margin expects a number in (0, 1), got '%s'", margin);
+    if (retries && (o->retries = (int)strtol(retries, &end, 10), *end || end == retries || o->retries < 0 || o->retries > 10))
+        return ea_cli_usage_error("gate", "--retries expects an integer 0..10, got '%s'", retries);
+    if (!o->baseline)
+        return ea_cli_usage_error("gate", "%s", "--baseline is required");
+    if (!o->against == !o->run)
+        return ea_cli_usage_error("gate", "%s", "give exactly one of --against FILE and --run");
+    if (o->save && !o->run)
+        return ea_cli_usage_error("gate", "%s", "--save needs --run");
+    size_t k = (size_t)snprintf(o->command, sizeof o->command, "extern-audit run --mode both (gate");
+    for (int i = 0; i < argc && k < sizeof o->command; i++)
+        k += (size_t)snprintf(o->command + k, sizeof o->command - k, " %s", argv[i]);
+    if (k < sizeof o->command)
+        snprintf(o->command + k, sizeof o->command - k, ")");
+    return 0;
+}
+
+/* --baseline DIR --run: DIR/<this GPU's model>.json. */
+static int baseline_of_this_gpu(gate_options *o, ea_error *err)
+{
+    struct stat st;
+    ea_device_info dev;
+    char model[64];
+    if (stat(o->baseline, &st) != 0 || !S_ISDIR(st.st_mode))
+        return 0;
+    if (!o->run)
+        return ea_fail(err, "--baseline %s is a folder: give its file, or --run to take this GPU's", o->baseline);
+    if (!ea_device_probe(&dev))
+        return ea_fail(err, "no CUDA device: %s", dev.reason);
+    ea_gpu_model(dev.name, model, sizeof model);
+    snprintf(o->baseline_file, sizeof o->baseline_file, "%s/%s.json", o->baseline, model);
+    if (access(o->baseline_file, F_OK) != 0)
+        return ea_fail(err, "no baseline for GPU model %s (%s): %s absent", model, dev.name, o->baseline_file);
+    o->baseline = o->baseline_file;
+    return 0;
+}
+
+static int load_baselines(const char *file, ej_doc *doc, ea_error *err)
+{
+    if (ej_load(file, doc, err))
+        return -1;
+    return ea_baseline_validate(file, doc->root, err);
+}
+
+static cJSON *point_ids(const ea_run_points *p)
+{
+    cJSON *ids = cJSON_CreateArray();
+    for (int i = 0; i < p->n; i++)
+        cJSON_AddItemToArray(ids, cJSON_CreateString(cJSON_GetStringValue(
+                                      cJSON_GetObjectItemCaseSensitive(p->refs[i].point, "point"))));
+    return ids;
+}
+
+/* The refs of the points the report has NOISY on the new side. */
+static int noisy_refs(const cJSON *report, const ea_run_points *p, ea_scope_ref *out)
+{
+    cJSON *ids = ea_gate_noisy_points(report);
+    const cJSON *id;
+    int n = 0;
+    for (int i = 0; i < p->n; i++)
+        cJSON_ArrayForEach(id, ids)
+            if (!strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p->refs[i].point, "point")), id->valuestring)) {
+                out[n++] = p->refs[i];
+                break;
+            }
+    cJSON_Delete(ids);
+    return n;
+}
+
+/* --run: measure, compare, and measure the NOISY points again up to o->retries times. */
+static int run_and_compare(const gate_options *o, const ej_doc *stored, const ea_run_points *pts, cJSON **fresh,
+                           cJSON **report, ea_error *err)
+{
+    ea_device_info dev;
+    char model[64];
+    const char *want = cJSON_GetStringValue(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(stored->root, "gpu"), "model"));
+    if (!ea_device_probe(&dev))
+        return ea_fail(err, "no CUDA device: %s", dev.reason);
+    ea_gpu_model(dev.name, model, sizeof model);
+    if (strcmp(model, want)) /* before the long measurement */
+        return ea_fail(err, "%s $.gpu.model is \"%s\" and this GPU is a %s (%s): refused, times compare only on one "
+                       "GPU model (golden/baselines/<model>.json)", o->baseline, want, model, dev.name);
+    ea_run_opts ro = {.faithful = 1, .fabricated = 1, .log = o->quiet ? NULL : stderr};
+    ea_drift_rule rule = ea_drift_default_rule(o->margin);
+    cJSON *ids = point_ids(pts);
+    if (ea_run_measure(o->golden, o->command, &ro, pts->refs, pts->n, fresh, err)) {
+        cJSON_Delete(ids);
+        return -1;
+    }
+    *report = ea_gate_compare(o->baseline, stored->root, "(this run)", *fresh, &rule, ids, err);
+    ea_scope_ref again[EA_RUN_MAX_REFS];
+    int n, tries = 0;
+    while (*report && tries < o->retries && (n = noisy_refs(*report, pts, again)) > 0) {
+        cJSON *doc = NULL;
+        tries++;
+        if (ro.log)
+            fprintf(ro.log, "gate: %d point(s) with NOISY paths, measuring them again (%d of %d)\n", n, tries, o->retries);
+        if (ea_run_measure(o->golden, o->command, &ro, again, n, &doc, err)) {
+            cJSON_Delete(*report);
+            *report = NULL;
+            break;
+        }
+        ea_gate_splice(*fresh, doc);
+        cJSON_Delete(doc);
+        cJSON_Delete(*report);
+        *report = ea_gate_compare(o->baseline, stored->root, "(this run)", *fresh, &rule, ids, err);
+    }
+    if (*report)
+        cJSON_AddNumberToObject(*report, "remeasurements", tries);
+    cJSON_Delete(ids);
+    return *report ? 0 : -1;
+}
+
+static int write_outputs(const gate_options *o, const ej_doc *stored, const cJSON *fresh, const cJSON *report,
+                         ea_error *err)
+{
+    if (o->markdown) {
+        char *md = ea_gate_markdown(report);
+        int rc = md ? ea_write_file_atomic(o->markdown, md, strlen(md), err) : ea_fail(err, "%s: out of memory", o->markdown);
+        free(md);
+        if (rc)
+            return -1;
+    }
+    if (o->save && ea_baseline_record(o->save, fresh, err))
+        return -1;
+    if (o->propose) {
+        cJSON *doc = ea_gate_propose(stored->root, fresh, report);
+        int rc = ea_baseline_record(o->propose, doc, err);
+        cJSON_Delete(doc);
+        return rc;
+    }
+    return 0;
+}
+
+int ea_cmd_gate(int argc, char **argv)
+{
+    gate_options o;
+    int help = 0, rc = parse(argc, argv, &o, &help);
+    if (rc || help)
+        return rc ? rc : (fputs(ea_usage_gate, stdout), 0);
+    ej_doc stored = {0}, other = {0};
+    ea_run_points pts = {0};
+    cJSON *ids = NULL, *fresh = NULL, *report = NULL;
+    ea_error err;
+    ea_drift_rule rule = ea_drift_default_rule(o.margin);
+    if (baseline_of_this_gpu(&o, &err) || load_baselines(o.baseline, &stored, &err) ||
+        ((o.scope || o.run) && ea_run_points_load(o.golden, o.scope ? o.scope : "all", &pts, &err))) {
+        rc = 2;
+    } else if (o.run) {
+        rc = run_and_compare(&o, &stored, &pts, &fresh, &report, &err) ? 2 : 0;
+    } else if (load_baselines(o.against, &other, &err)) {
+        rc = 2;
+    } else {
+        ids = o.scope ? point_ids(&pts) : NULL;
+        report = ea_gate_compare(o.baseline, stored.root, o.against, other.root, &rule, ids, &err);
+        fresh = other.root;
+        rc = report ? 0 : 2;
+    }
+    if (!rc) {
+        if (o.json)
+            ea_cli_print_json(report);
+        else
+            ea_gate_print(report, stdout);
+        rc = write_outputs(&o, &stored, fresh, report, &err) ? 2 : ea_gate_exit(report) + 10;
+    }
+    if (rc == 2) /* rc + 10: the report's own verdict, INVALID entries included, was printed above */
+        fprintf(stderr, "extern-audit gate: %s\n", err.msg);
+    rc = rc >= 10 ? rc - 10 : rc;
+    if (fresh != other.root)
+        cJSON_Delete(fresh);
+    cJSON_Delete(report);
+    cJSON_Delete(ids);
+    ej_free(&stored);
+    ej_free(&other);
+    ea_run_points_free(&pts);
+    return rc;
+}

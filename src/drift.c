@@ -1,0 +1,49 @@
+/* drift.c: the drift rule (contract in drift.h). */
+#include "drift.h"
+
+#include <math.h>
+#include <stdio.h>
+
+const char *const ea_drift_status_names[EA_DRIFT_STATUSES] = {"SAME", "SLOWER", "FASTER", "NOISY"};
+
+ea_drift_rule ea_drift_default_rule(double margin)
+{
+    return (ea_drift_rule){margin > 0 ? margin : EA_DRIFT_MARGIN, EA_DRIFT_IQR_K, EA_DRIFT_LIMIT, EA_DRIFT_MIN_SAMPLES};
+}
+
+ea_drift ea_drift_judge(const ea_drift_time *stored, const ea_drift_time *fresh, const ea_drift_rule *rule)
+{
+    double rs = stored->iqr / stored->median, rn = fresh->iqr / fresh->median;
+    ea_drift d = {EA_DRIFT_SAME, fresh->median / stored->median - 1, rule->k * fmax(rs, rn), 0, NULL};
+    d.tolerance = fmax(rule->margin, d.noise);
+    if (stored->samples < rule->min_samples || fresh->samples < rule->min_samples)
+        d.noisy = "samples";
+    else if (!(d.noise <= rule->limit)) /* a NaN spread is too wide too */
+        d.noisy = rn >= rs ? "new" : "stored";
+    if (d.noisy)
+        d.status = EA_DRIFT_NOISY;
+    else if (d.change > d.tolerance)
+        d.status = EA_DRIFT_SLOWER;
+    else if (d.change < -d.tolerance)
+        d.status = EA_DRIFT_FASTER;
+    return d;
+}
+
+int ea_drift_time_read(ej_val time, ea_drift_time *t, ea_error *err)
+{
+    if (ej_get_number(time, "median_us", &t->median, err) || ej_get_number(time, "q1_us", &t->q1, err) ||
+        ej_get_number(time, "q3_us", &t->q3, err) || ej_get_number(time, "iqr_us", &t->iqr, err) ||
+        ej_get_int(time, "samples", &t->samples, err))
+        return -1;
+    char got[64];
+    snprintf(got, sizeof got, "%.6g", t->median);
+    if (!(t->median > 0) || !isfinite(t->median))
+        return ej_bad_field(time, "median_us", "a positive finite time", got, err);
+    snprintf(got, sizeof got, "%.6g <= %.6g <= %.6g", t->q1, t->median, t->q3);
+    if (!(t->q1 <= t->median && t->median <= t->q3))
+        return ej_bad_field(time, "q1_us", "q1_us <= median_us <= q3_us", got, err);
+    snprintf(got, sizeof got, "%.6g", t->iqr);
+    if (!(t->iqr >= 0) || !isfinite(t->iqr))
+        return ej_bad_field(time, "iqr_us", "a finite IQR >= 0", got, err);
+    return 0;
+}

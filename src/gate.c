@@ -1,0 +1,408 @@
+/* gate.c: the path-by-path comparison of two baselines documents, and what its report becomes: the
+ * table, the markdown a CI job posts and the proposed baselines (contract in gate.h). */
+#include "gate.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "path.h"
+
+static const char *text(const cJSON *o, const char *key)
+{
+    const char *s = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, key));
+    return s ? s : "";
+}
+
+static int same_point(const cJSON *a, const char *family, const char *point)
+{
+    return !strcmp(text(a, "family"), family) && !strcmp(text(a, "point"), point);
+}
+
+/* A point's results are its family's configurations, told apart by their order. */
+static int ordinal(const cJSON *results, const cJSON *r)
+{
+    int k = 0;
+    const cJSON *x;
+    cJSON_ArrayForEach(x, results) {
+        if (x == r)
+            break;
+        k += same_point(x, text(r, "family"), text(r, "point"));
+    }
+    return k;
+}
+
+static int result_at(const cJSON *results, const char *family, const char *point, int k)
+{
+    int i = 0;
+    const cJSON *x;
+    cJSON_ArrayForEach(x, results) {
+        if (same_point(x, family, point) && k-- == 0)
+            return i;
+        i++;
+    }
+    return -1;
+}
+
+static int path_index(const cJSON *result, const cJSON *path)
+{
+    int j = 0;
+    const cJSON *p;
+    cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(result, "paths")) {
+        if (p == path)
+            return j;
+        j++;
+    }
+    return -1;
+}
+
+static int in_scope(const cJSON *points, const char *point)
+{
+    const cJSON *p;
+    if (!points)
+        return 1;
+    cJSON_ArrayForEach(p, points)
+        if (!strcmp(cJSON_GetStringValue(p), point))
+            return 1;
+    return 0;
+}
+
+typedef struct {
+    cJSON *entries;
+    const char *stored_file, *new_file;
+    const ea_drift_rule *rule;
+    const cJSON *stored, *fresh; /* the "scopes" arrays */
+} gate;
+
+/* at: [result, path] on each side, -1 where the side has none. */
+static cJSON *add_entry(gate *g, const char *status, const cJSON *r, int k, const cJSON *path, const char *timing,
+                        const int at[4], const char *detail)
+{
+    cJSON *e = cJSON_CreateObject();
+    char mode[64];
+    snprintf(mode, sizeof mode, "%s%s", path ? text(path, "mode") : "", timing && !strcmp(timing, "time_cold") ? "/cold" : "");
+    cJSON_AddStringToObject(e, "status", status);
+    cJSON_AddStringToObject(e, "family", text(r, "family"));
+    cJSON_AddStringToObject(e, "point", text(r, "point"));
+    cJSON_AddStringToObject(e, "alias", text(r, "alias"));
+    cJSON_AddNumberToObject(e, "result", k);
+    cJSON_AddStringToObject(e, "path", path ? text(path, "name") : "");
+    cJSON_AddStringToObject(e, "mode", mode);
+    cJSON_AddItemToObject(e, "stored_at", ej_int_array((const int64_t[]){at[0], at[1]}, 2));
+    cJSON_AddItemToObject(e, "new_at", ej_int_array((const int64_t[]){at[2], at[3]}, 2));
+    char where[600];
+    int side = at[0] >= 0 ? 0 : 2;
+    int n = snprintf(where, sizeof where, "%s $.scopes[%d]", side ? g->new_file : g->stored_file, at[side]);
+    if (at[side + 1] >= 0)
+        n += snprintf(where + n, sizeof where - (size_t)n, ".paths[%d]", at[side + 1]);
+    if (timing)
+        snprintf(where + n, sizeof where - (size_t)n, ".%s", timing);
+    cJSON_AddStringToObject(e, "where", where);
+    cJSON_AddStringToObject(e, "detail", detail);
+    cJSON_AddItemToArray(g->entries, e);
+    return e;
+}
+
+static void judge(gate *g, const cJSON *r, int k, const cJSON *sp, const cJSON *fp, const char *timing, const int at[4])
+{
+    ea_drift_time ts, tn;
+    ea_error err;
+    ej_val vs = {g->stored_file, cJSON_GetObjectItemCaseSensitive(sp, timing), ""};
+    ej_val vn = {g->new_file, cJSON_GetObjectItemCaseSensitive(fp, timing), ""};
+    snprintf(vs.path, sizeof vs.path, "$.scopes[%d].paths[%d].%s", at[0], at[1], timing);
+    snprintf(vn.path, sizeof vn.path, "$.scopes[%d].paths[%d].%s", at[2], at[3], timing);
+    if (ea_drift_time_read(vs, &ts, &err) || ea_drift_time_read(vn, &tn, &err)) {
+        add_entry(g, "INVALID", r, k, sp, timing, at, err.msg);
+        return;
+    }
+    ea_drift_rule rule = *g->rule;
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(sp, "margin");
+    if (cJSON_IsNumber(m))
+        rule.margin = m->valuedouble;
+    ea_drift d = ea_drift_judge(&ts, &tn, &rule);
+    char detail[512];
+    const char *pct_word = d.change >= 0 ? "slower" : "faster";
+    int n = snprintf(detail, sizeof detail, "%.3f -> %.3f us: %.1f%% %s, tolerance %.1f%% (margin %.1f%%, noise %.1f%%)",
+                     ts.median, tn.median, 100 * fabs(d.change), pct_word, 100 * d.tolerance, 100 * rule.margin,
+                     100 * d.noise);
+    if (d.status == EA_DRIFT_FASTER)
+        snprintf(detail + n, sizeof detail - (size_t)n, "; a stale golden: a lowering or kernel change landed, "
+                 "review the proposed baselines (--propose FILE) and commit them");
+    else if (d.status == EA_DRIFT_SLOWER)
+        snprintf(detail + n, sizeof detail - (size_t)n, "; a regression");
+    else if (d.status == EA_DRIFT_NOISY)
+        snprintf(detail + n, sizeof detail - (size_t)n, "; too noisy to decide (%s%s)", d.noisy,
+                 !strcmp(d.noisy, "samples") ? ": too few samples" : " spread exceeds the rule's limit");
+    cJSON *e = add_entry(g, ea_drift_status_names[d.status], r, k, sp, timing, at, detail);
+    cJSON_AddNumberToObject(e, "stored_us", ts.median);
+    cJSON_AddNumberToObject(e, "new_us", tn.median);
+    cJSON_AddNumberToObject(e, "change", d.change);
+    cJSON_AddNumberToObject(e, "tolerance", d.tolerance);
+    cJSON_AddNumberToObject(e, "margin", rule.margin);
+    if (d.noisy)
+        cJSON_AddStringToObject(e, "noisy", d.noisy);
+}
+
+static void compare_result(gate *g, const cJSON *sr, int si, const cJSON *fr, int fi, int k)
+{
+    const cJSON *sp, *fp;
+    char detail[1100];
+    if (strcmp(text(sr, "class"), text(fr, "class"))) {
+        snprintf(detail, sizeof detail, "class %s -> %s", text(sr, "class"), text(fr, "class"));
+        add_entry(g, "CLASS", sr, k, NULL, NULL, (const int[]){si, -1, fi, -1}, detail);
+    }
+    if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(fr, "passed"))) {
+        snprintf(detail, sizeof detail, "the new result failed its checks: %s",
+                 *text(fr, "failure") ? text(fr, "failure") : "(no reason recorded)");
+        add_entry(g, "FAILED", fr, k, NULL, NULL, (const int[]){si, -1, fi, -1}, detail);
+    }
+    cJSON_ArrayForEach(sp, cJSON_GetObjectItemCaseSensitive(sr, "paths")) {
+        fp = ea_path_named(fr, text(sp, "name"), text(sp, "mode"));
+        int at[4] = {si, path_index(sr, sp), fi, fp ? path_index(fr, fp) : -1};
+        if (!fp) {
+            add_entry(g, "MISSING", sr, k, sp, NULL, at, "a stored path the new run does not have");
+            continue;
+        }
+        judge(g, sr, k, sp, fp, "time", at);
+        if (cJSON_HasObjectItem(sp, "time_cold") && cJSON_HasObjectItem(fp, "time_cold"))
+            judge(g, sr, k, sp, fp, "time_cold", at);
+    }
+    cJSON_ArrayForEach(fp, cJSON_GetObjectItemCaseSensitive(fr, "paths"))
+        if (!ea_path_named(sr, text(fp, "name"), text(fp, "mode")))
+            add_entry(g, "ADDED", fr, k, fp, NULL, (const int[]){si, -1, fi, path_index(fr, fp)},
+                      "a new path with no stored time");
+}
+
+cJSON *ea_gate_compare(const char *stored_file, const cJSON *stored, const char *new_file, const cJSON *fresh,
+                       const ea_drift_rule *rule, const cJSON *points, ea_error *err)
+{
+    const char *ms = text(cJSON_GetObjectItemCaseSensitive(stored, "gpu"), "model");
+    const char *mn = text(cJSON_GetObjectItemCaseSensitive(fresh, "gpu"), "model");
+    if (strcmp(ms, mn))
+        return ea_fail(err, "%s $.gpu.model is \"%s\" and %s $.gpu.model \"%s\": refused, times compare only on one "
+                       "GPU model (golden/baselines/<model>.json)", stored_file, ms, new_file, mn), NULL;
+    cJSON *report = cJSON_CreateObject(), *r = cJSON_AddObjectToObject(report, "rule");
+    cJSON_AddStringToObject(report, "schema", EA_GATE_SCHEMA);
+    cJSON_AddNumberToObject(report, "schema_version", EA_GATE_VERSION);
+    cJSON_AddStringToObject(report, "stored", stored_file);
+    cJSON_AddStringToObject(report, "new", new_file);
+    cJSON_AddStringToObject(report, "gpu_model", ms);
+    cJSON_AddNumberToObject(r, "margin", rule->margin);
+    cJSON_AddNumberToObject(r, "iqr_k", rule->k);
+    cJSON_AddNumberToObject(r, "limit", rule->limit);
+    cJSON_AddNumberToObject(r, "min_samples", (double)rule->min_samples);
+    gate g = {cJSON_AddArrayToObject(report, "entries"), stored_file, new_file, rule,
+              cJSON_GetObjectItemCaseSensitive(stored, "scopes"), cJSON_GetObjectItemCaseSensitive(fresh, "scopes")};
+    const cJSON *x;
+    int i = 0;
+    cJSON_ArrayForEach(x, g.stored) {
+        int k = ordinal(g.stored, x), fi = result_at(g.fresh, text(x, "family"), text(x, "point"), k);
+        if (!in_scope(points, text(x, "point")))
+            ;
+        else if (fi < 0)
+            add_entry(&g, "MISSING", x, k, NULL, NULL, (const int[]){i, -1, -1, -1}, "a stored result the new run does not have");
+        else
+            compare_result(&g, x, i, cJSON_GetArrayItem(g.fresh, fi), fi, k);
+        i++;
+    }
+    i = 0;
+    cJSON_ArrayForEach(x, g.fresh) {
+        int k = ordinal(g.fresh, x);
+        if (in_scope(points, text(x, "point")) && result_at(g.stored, text(x, "family"), text(x, "point"), k) < 0)
+            add_entry(&g, "ADDED", x, k, NULL, NULL, (const int[]){-1, -1, i, -1}, "a new result with no stored baseline");
+        i++;
+    }
+    cJSON *summary = cJSON_AddObjectToObject(report, "summary");
+    cJSON_ArrayForEach(x, g.entries) {
+        cJSON *c = cJSON_GetObjectItemCaseSensitive(summary, text(x, "status"));
+        if (c)
+            cJSON_SetNumberValue(c, c->valuedouble + 1);
+        else
+            cJSON_AddNumberToObject(summary, text(x, "status"), 1);
+    }
+    return report;
+}
+
+int ea_gate_exit(const cJSON *report)
+{
+    const cJSON *e;
+    int rc = 0;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(report, "entries")) {
+        if (!strcmp(text(e, "status"), "INVALID"))
+            return 2;
+        rc |= strcmp(text(e, "status"), "SAME") != 0;
+    }
+    return rc;
+}
+
+static int at(const cJSON *e, const char *side, int i)
+{
+    return (int)cJSON_GetNumberValue(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(e, side), i));
+}
+
+static cJSON *scope_item(cJSON *doc, int i)
+{
+    return cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "scopes"), i);
+}
+
+static cJSON *path_item(cJSON *doc, int i, int j)
+{
+    return cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(scope_item(doc, i), "paths"), j);
+}
+
+/* One moved entry taken into the copy of the stored document; 1 when it changed something. */
+static int take(cJSON *out, const cJSON *fresh, const cJSON *e)
+{
+    const char *st = text(e, "status");
+    int si = at(e, "stored_at", 0), sj = at(e, "stored_at", 1), fi = at(e, "new_at", 0), fj = at(e, "new_at", 1);
+    cJSON *fr = scope_item((cJSON *)fresh, fi);
+    if (!strcmp(st, "SLOWER") || !strcmp(st, "FASTER")) {
+        const char *key = strstr(text(e, "mode"), "/cold") ? "time_cold" : "time";
+        cJSON *t = cJSON_GetObjectItemCaseSensitive(path_item((cJSON *)fresh, fi, fj), key);
+        cJSON_ReplaceItemInObjectCaseSensitive(path_item(out, si, sj), key, cJSON_Duplicate(t, 1));
+    } else if (!strcmp(st, "CLASS")) {
+        cJSON_ReplaceItemInObjectCaseSensitive(scope_item(out, si), "class",
+                                               cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(fr, "class"), 1));
+    } else if (!strcmp(st, "ADDED") && si < 0) {
+        cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(out, "scopes"), cJSON_Duplicate(fr, 1));
+    } else if (!strcmp(st, "ADDED")) {
+        cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(scope_item(out, si), "paths"),
+                             cJSON_Duplicate(path_item((cJSON *)fresh, fi, fj), 1));
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+cJSON *ea_gate_propose(const cJSON *stored, const cJSON *fresh, const cJSON *report)
+{
+    cJSON *out = cJSON_Duplicate(stored, 1);
+    const cJSON *e;
+    int moved = 0;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(report, "entries"))
+        moved += take(out, fresh, e);
+    if (moved) { /* the header says where the new numbers came from */
+        size_t n = strlen(text(stored, "command")) + strlen(text(fresh, "command")) + 64;
+        char *cmd = malloc(n);
+        if (cmd) {
+            snprintf(cmd, n, "%s; gate --propose took %d entries from: %s", text(stored, "command"), moved,
+                     text(fresh, "command"));
+            cJSON_ReplaceItemInObjectCaseSensitive(out, "command", cJSON_CreateString(cmd));
+            free(cmd);
+        }
+    }
+    return out;
+}
+
+static void summary_line(const cJSON *report, char *buf, size_t n)
+{
+    const cJSON *c;
+    size_t k = 0;
+    buf[0] = '\0';
+    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(report, "summary"))
+        if (k < n)
+            k += (size_t)snprintf(buf + k, n - k, "%s%s %d", k ? ", " : "", c->string, (int)c->valuedouble);
+    if (!k)
+        snprintf(buf, n, "nothing compared");
+}
+
+void ea_gate_print(const cJSON *report, FILE *f)
+{
+    const cJSON *e, *rule = cJSON_GetObjectItemCaseSensitive(report, "rule");
+    char sum[512];
+    fprintf(f, "gate: %s against %s (GPU model %s; margin %.1f%%, noise %.0f x relative IQR, limit %.1f%%)\n",
+            text(report, "new"), text(report, "stored"), text(report, "gpu_model"),
+            100 * cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(rule, "margin")),
+            cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(rule, "iqr_k")),
+            100 * cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(rule, "limit")));
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(report, "entries"))
+        if (strcmp(text(e, "status"), "SAME"))
+            fprintf(f, "  %-7s %s %s #%d %s %s: %s (%s)\n", text(e, "status"), text(e, "family"), text(e, "point"),
+                    (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(e, "result")), text(e, "path"),
+                    text(e, "mode"), text(e, "detail"), text(e, "where"));
+    summary_line(report, sum, sizeof sum);
+    fprintf(f, "%s\n", sum);
+    const cJSON *again = cJSON_GetObjectItemCaseSensitive(report, "remeasurements");
+    if (cJSON_IsNumber(again) && again->valuedouble > 0)
+        fprintf(f, "the points of NOISY paths were measured again %d time(s); NOISY above is what the last left\n",
+                (int)again->valuedouble);
+}
+
+char *ea_gate_markdown(const cJSON *report)
+{
+    const cJSON *e;
+    char sum[512], *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    summary_line(report, sum, sizeof sum);
+    fprintf(f, "### extern-audit gate: %s\n\n`%s` against `%s`, GPU model %s\n\n", sum, text(report, "new"),
+            text(report, "stored"), text(report, "gpu_model"));
+    fprintf(f, "| status | family | point | result | path | mode | detail |\n| --- | --- | --- | --- | --- | --- | --- |\n");
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(report, "entries"))
+        if (strcmp(text(e, "status"), "SAME"))
+            fprintf(f, "| %s | %s | %s | %d | %s | %s | %s |\n", text(e, "status"), text(e, "family"), text(e, "point"),
+                    (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(e, "result")), text(e, "path"),
+                    text(e, "mode"), text(e, "detail"));
+    if (ea_gate_exit(report) == 0)
+        fprintf(f, "| SAME | every path | | | | | within its tolerance |\n");
+    fclose(f);
+    return buf;
+}
+
+cJSON *ea_gate_uncovered(cJSON *const docs[EA_AUDIT_OPS], const cJSON *baselines)
+{
+    cJSON *out = cJSON_CreateArray();
+    const cJSON *pt, *x;
+    for (int i = 0; i < EA_AUDIT_OPS; i++)
+        cJSON_ArrayForEach(pt, cJSON_GetObjectItemCaseSensitive(docs[i], "points")) {
+            const char *id = text(pt, "point");
+            int seen = 0;
+            cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(baselines, "scopes"))
+                seen |= !strcmp(text(x, "point"), id);
+            cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(baselines, "unmeasured"))
+                seen |= !strcmp(text(x, "point"), id) && *text(x, "reason");
+            if (!seen)
+                cJSON_AddItemToArray(out, cJSON_CreateString(id));
+        }
+    return out;
+}
+
+cJSON *ea_gate_noisy_points(const cJSON *report)
+{
+    cJSON *ids = cJSON_CreateArray();
+    const cJSON *e, *id;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(report, "entries")) {
+        const char *noisy = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "noisy"));
+        int seen = 0;
+        cJSON_ArrayForEach(id, ids)
+            seen |= !strcmp(id->valuestring, text(e, "point"));
+        if (noisy && strcmp(noisy, "stored") && !seen)
+            cJSON_AddItemToArray(ids, cJSON_CreateString(text(e, "point")));
+    }
+    return ids;
+}
+
+void ea_gate_splice(cJSON *fresh, cJSON *again)
+{
+    cJSON *scopes = cJSON_GetObjectItemCaseSensitive(fresh, "scopes"), *r, *x;
+    while ((r = cJSON_DetachItemFromArray(cJSON_GetObjectItemCaseSensitive(again, "scopes"), 0)) != NULL) {
+        int i = 0, done = 0;
+        cJSON_ArrayForEach(x, scopes) {
+            if (same_point(x, text(r, "family"), text(r, "point")) && !cJSON_HasObjectItem(x, "remeasured")) {
+                cJSON_AddTrueToObject(r, "remeasured"); /* the next result of the point takes the next place */
+                cJSON_ReplaceItemInArray(scopes, i, r);
+                done = 1;
+                break;
+            }
+            i++;
+        }
+        if (!done)
+            cJSON_Delete(r);
+    }
+    cJSON_ArrayForEach(r, scopes)
+        cJSON_DeleteItemFromObjectCaseSensitive(r, "remeasured");
+}

@@ -1,0 +1,45 @@
+/* gate.h: two baselines documents of one GPU model compared path by path (extern-audit gate).
+ * Contract:
+ * - ea_gate_compare matches results by family, point and their order among that point's results,
+ *   paths by name and mode, and judges each path's "time" (and "time_cold", as a separate entry
+ *   "<mode>/cold", when both sides carry it) with the drift rule (drift.h); a path's own "margin"
+ *   wins over the rule's. It reports every entry: SAME, SLOWER, FASTER, NOISY, and MISSING / ADDED
+ *   (a point or path on one side only), CLASS (the result's class changed), FAILED (the new result
+ *   or path did not pass its checks), INVALID (a time the rule cannot read; the others still judged).
+ *   points (NULL: all) restricts the comparison to those point ids (--scope). Documents of two GPU
+ *   models are refused (-1, err says which). Both documents must have passed ea_baseline_validate.
+ * - The report is JSON (schema "extern-audit/gate" v1, docs/schema.md); ea_gate_exit is 0 when every
+ *   entry is SAME, 2 when one is INVALID, else 1.
+ * - ea_gate_propose: the stored document with only what moved replaced (SLOWER/FASTER timings, CLASS,
+ *   ADDED points and paths): every other byte of the stored file prints as it was read.
+ * - ea_gate_print (terminal table) and ea_gate_markdown (the table a CI job posts; malloc'd).
+ * - ea_gate_uncovered: the golden points (docs, ea_occurrences_load) that a baselines document neither
+ *   measured nor lists in "unmeasured" with a reason: a JSON array of point ids, empty when covered.
+ * - ea_gate_noisy_points: the point ids of the report's entries NOISY on the new side (the ones a new
+ *   measurement may decide); ea_gate_splice puts a re-measurement's results (again, emptied) in place of
+ *   fresh's results of the same family and point, in order. */
+#ifndef EA_GATE_H
+#define EA_GATE_H
+
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
+
+#include "drift.h"
+#include "error.h"
+#include "extract.h"
+
+#define EA_GATE_SCHEMA "extern-audit/gate"
+#define EA_GATE_VERSION 1
+
+cJSON *ea_gate_compare(const char *stored_file, const cJSON *stored, const char *new_file, const cJSON *fresh,
+                       const ea_drift_rule *rule, const cJSON *points, ea_error *err);
+int ea_gate_exit(const cJSON *report);
+cJSON *ea_gate_propose(const cJSON *stored, const cJSON *fresh, const cJSON *report);
+void ea_gate_print(const cJSON *report, FILE *f);
+char *ea_gate_markdown(const cJSON *report);
+cJSON *ea_gate_uncovered(cJSON *const docs[EA_AUDIT_OPS], const cJSON *baselines);
+cJSON *ea_gate_noisy_points(const cJSON *report);
+void ea_gate_splice(cJSON *fresh, cJSON *again);
+
+#endif

@@ -1,0 +1,31 @@
+/* run.h: what `extern-audit run` and `extern-audit gate --run` share (cmd_run.c).
+ * Contract: ea_run_points_load loads and validates the golden occurrence documents under golden and
+ * resolves a --scope argument to points (repro.h); ea_run_measure measures those points on the
+ * current device into a baselines document (baseline.h): the copy bandwidth and launch time of this
+ * run, each family's results annotated with class, floor and fidelity. No device: -1 with
+ * "no CUDA device: <reason>". */
+#ifndef EA_RUN_H
+#define EA_RUN_H
+
+#include <cjson/cJSON.h>
+
+#include "error.h"
+#include "extract.h"
+#include "repro.h"
+
+#define EA_RUN_MAX_REFS 256
+
+typedef struct {
+    cJSON *docs[EA_AUDIT_OPS];
+    char files[EA_AUDIT_OPS][4200];
+    ea_scope_ref refs[EA_RUN_MAX_REFS];
+    int n;
+} ea_run_points;
+
+int ea_run_points_load(const char *golden, const char *scope, ea_run_points *p, ea_error *err);
+void ea_run_points_free(ea_run_points *p);
+/* command: what the document's "command" records. */
+int ea_run_measure(const char *golden, const char *command, const ea_run_opts *ro, const ea_scope_ref *refs, int n,
+                   cJSON **doc, ea_error *err);
+
+#endif

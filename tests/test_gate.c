@@ -1,0 +1,436 @@
+/* The gate on the CPU: the committed H200 baselines against copies that differ in known ways. */
+#include <criterion/criterion.h>
+
+#include <dirent.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "baseline.h"
+#include "gate.h"
+#include "helpers.h"
+#include "json.h"
+#include "occurrences.h"
+
+#define H200 "golden/baselines/H200.json"
+
+static cJSON *golden(void)
+{
+    ej_doc d;
+    ea_error err;
+    cr_assert_eq(ej_load(H200, &d, &err), 0, "%s", err.msg);
+    return ej_doc_take_root(&d);
+}
+
+static cJSON *path_of(cJSON *doc, int scope, int path)
+{
+    cJSON *p = cJSON_GetArrayItem(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "scopes"), scope),
+                                         "paths"),
+        path);
+    cr_assert_not_null(p);
+    return p;
+}
+
+/* Every time statistic of a path's timing object key times f: the same spread, another median. */
+static void scale(cJSON *doc, int scope, int path, const char *key, double f)
+{
+    cJSON *t = cJSON_GetObjectItemCaseSensitive(path_of(doc, scope, path), key);
+    const char *const fields[] = {"median_us", "q1_us", "q3_us", "iqr_us"};
+    for (int i = 0; i < 4; i++) {
+        cJSON *v = cJSON_GetObjectItemCaseSensitive(t, fields[i]);
+        cJSON_SetNumberValue(v, v->valuedouble * f);
+    }
+}
+
+static cJSON *compare(const cJSON *stored, const cJSON *fresh)
+{
+    ea_error err;
+    ea_drift_rule rule = ea_drift_default_rule(0);
+    cJSON *r = ea_gate_compare("stored.json", stored, "new.json", fresh, &rule, NULL, &err);
+    cr_assert_not_null(r, "%s", err.msg);
+    return r;
+}
+
+/* The committed baselines (*a) against a copy (*b) whose result s, path p takes f times as long. */
+static cJSON *compare_scaled(cJSON **a, cJSON **b, int s, int p, double f)
+{
+    *a = golden();
+    *b = golden();
+    scale(*b, s, p, "time", f);
+    return compare(*a, *b);
+}
+
+/* Deletes each of the n documents (NULL ones too). */
+static void release(int n, ...)
+{
+    va_list ap;
+    va_start(ap, n);
+    while (n--)
+        cJSON_Delete(va_arg(ap, cJSON *));
+    va_end(ap);
+}
+
+/* got equals want, both freed. */
+static void same_text(char *got, char *want)
+{
+    cr_assert_str_eq(got, want);
+    free(got);
+    free(want);
+}
+
+static int count(const cJSON *report, const char *status)
+{
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(report, "summary"), status);
+    return c ? (int)c->valuedouble : 0;
+}
+
+static const cJSON *first(const cJSON *report, const char *status)
+{
+    const cJSON *e;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(report, "entries"))
+        if (!strcmp(cJSON_GetObjectItemCaseSensitive(e, "status")->valuestring, status))
+            return e;
+    cr_assert_fail("no %s entry", status);
+    return NULL;
+}
+
+static const char *field(const cJSON *e, const char *key)
+{
+    return cJSON_GetObjectItemCaseSensitive(e, key)->valuestring;
+}
+
+Test(gate, committed_baselines_against_themselves_are_all_same)
+{
+    cJSON *a = golden(), *b = golden(), *r = compare(a, b);
+    int paths = 0;
+    const cJSON *s;
+    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(a, "scopes"))
+        paths += cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(s, "paths"));
+    cr_assert_gt(paths, 100);
+    cr_assert_eq(count(r, "SAME"), paths);
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r, "entries")), paths);
+    cr_assert_eq(ea_gate_exit(r), 0);
+    release(3, r, a, b);
+}
+
+Test(gate, proposal_against_itself_reproduces_the_committed_file_byte_for_byte)
+{
+    cJSON *a = golden(), *b = golden(), *r = compare(a, b), *p = ea_gate_propose(a, b, r);
+    ea_error err;
+    char out[512];
+    snprintf(out, sizeof out, "%s/proposed.json", test_tmpdir());
+    cr_assert_eq(ea_baseline_record(out, p, &err), 0, "%s", err.msg);
+    same_text(test_read(out), test_read(H200));
+    release(4, p, r, a, b);
+}
+
+Test(gate, ten_percent_slower_is_a_regression_and_only_it_moves_in_the_proposal)
+{
+    cJSON *a, *b, *r = compare_scaled(&a, &b, 3, 1, 1.10);
+    cr_assert_eq(count(r, "SLOWER"), 1);
+    cr_assert_eq(ea_gate_exit(r), 1);
+    const cJSON *e = first(r, "SLOWER");
+    cr_assert_str_eq(field(e, "where"), "stored.json $.scopes[3].paths[1].time");
+    cr_assert(strstr(field(e, "detail"), "10.0% slower"), "%s", field(e, "detail"));
+    cJSON *p = ea_gate_propose(a, b, r);
+    /* the moved path carries the new time; put the old one back and the rest is the stored document
+     * but for the header's command, which names where the numbers came from */
+    cr_assert(cJSON_Compare(cJSON_GetObjectItemCaseSensitive(path_of(p, 3, 1), "time"),
+                            cJSON_GetObjectItemCaseSensitive(path_of(b, 3, 1), "time"), 1));
+    cr_assert(strstr(cJSON_GetObjectItemCaseSensitive(p, "command")->valuestring, "gate --propose took 1 entries"));
+    cJSON_ReplaceItemInObjectCaseSensitive(path_of(p, 3, 1), "time",
+                                           cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(path_of(a, 3, 1), "time"), 1));
+    cJSON_ReplaceItemInObjectCaseSensitive(p, "command", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(a, "command"), 1));
+    same_text(cJSON_Print(p), cJSON_Print(a));
+    release(4, p, r, a, b);
+}
+
+Test(gate, ten_percent_faster_is_a_stale_golden)
+{
+    cJSON *a, *b, *r = compare_scaled(&a, &b, 0, 0, 0.90);
+    cr_assert_eq(count(r, "FASTER"), 1);
+    cr_assert(strstr(field(first(r, "FASTER"), "detail"), "stale golden"));
+    cr_assert_eq(ea_gate_exit(r), 1);
+    release(3, r, a, b);
+}
+
+Test(gate, a_noisy_new_path_is_noisy_not_same)
+{
+    cJSON *a = golden(), *b = golden();
+    cJSON *t = cJSON_GetObjectItemCaseSensitive(path_of(b, 5, 0), "time");
+    double m = cJSON_GetObjectItemCaseSensitive(t, "median_us")->valuedouble;
+    cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "q1_us"), m * 0.9);
+    cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "q3_us"), m * 1.1);
+    cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "iqr_us"), m * 0.2);
+    cJSON *r = compare(a, b);
+    cr_assert_eq(count(r, "NOISY"), 1);
+    cr_assert_str_eq(field(first(r, "NOISY"), "noisy"), "new");
+    cr_assert_eq(ea_gate_exit(r), 1);
+    cJSON *p = ea_gate_propose(a, b, r); /* a NOISY path is not taken */
+    cr_assert(cJSON_Compare(p, a, 1));
+    release(4, p, r, a, b);
+}
+
+Test(gate, a_path_margin_in_the_stored_document_wins)
+{
+    cJSON *a = golden(), *b = golden();
+    cJSON_AddNumberToObject(path_of(a, 3, 1), "margin", 0.15);
+    ea_error err;
+    cr_assert_eq(ea_baseline_validate("stored.json", a, &err), 0, "%s", err.msg);
+    scale(b, 3, 1, "time", 1.10);
+    cJSON *r = compare(a, b);
+    cr_assert_eq(ea_gate_exit(r), 0);
+    release(3, r, a, b);
+}
+
+Test(gate, class_change_failed_result_missing_and_added_points)
+{
+    cJSON *a = golden(), *b = golden();
+    cJSON *s0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(b, "scopes"), 0);
+    cJSON_ReplaceItemInObjectCaseSensitive(s0, "class", cJSON_CreateString("lowered"));
+    cJSON_ReplaceItemInObjectCaseSensitive(s0, "passed", cJSON_CreateFalse());
+    cJSON_AddStringToObject(s0, "failure", "oracle: 3 elements unwritten");
+    cJSON_DeleteItemFromArray(cJSON_GetObjectItemCaseSensitive(b, "scopes"), 1);
+    cJSON *r = compare(a, b);
+    cr_assert(strstr(field(first(r, "CLASS"), "detail"), "class conditional_fallback -> lowered"),
+              "%s", field(first(r, "CLASS"), "detail"));
+    cr_assert(strstr(field(first(r, "FAILED"), "detail"), "3 elements unwritten"));
+    cr_assert_eq(count(r, "MISSING"), 1);
+    cr_assert_str_eq(field(first(r, "MISSING"), "where"), "stored.json $.scopes[1]");
+    cr_assert_eq(count(r, "ADDED"), 0);
+    cJSON *back = compare(b, a); /* the other way round the point is new */
+    cr_assert_eq(count(back, "ADDED"), 1);
+    cr_assert_str_eq(field(first(back, "ADDED"), "where"), "new.json $.scopes[1]");
+    cJSON *p = ea_gate_propose(b, a, back);
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(p, "scopes")),
+                 cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(a, "scopes")));
+    release(5, p, back, r, a, b);
+}
+
+Test(gate, a_missing_and_an_added_path)
+{
+    cJSON *a = golden(), *b = golden();
+    cJSON_ReplaceItemInObjectCaseSensitive(path_of(b, 0, 1), "name", cJSON_CreateString("oracle_new"));
+    cJSON *r = compare(a, b);
+    cr_assert_eq(count(r, "MISSING"), 1);
+    cr_assert_eq(count(r, "ADDED"), 1);
+    cr_assert_str_eq(field(first(r, "ADDED"), "path"), "oracle_new");
+    cJSON *p = ea_gate_propose(a, b, r);
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(
+                     cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(p, "scopes"), 0), "paths")),
+                 cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(
+                     cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(a, "scopes"), 0), "paths")) + 1);
+    release(4, p, r, a, b);
+}
+
+Test(gate, another_gpu_model_is_refused)
+{
+    cJSON *a = golden(), *b = golden();
+    cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(b, "gpu"), "model", cJSON_CreateString("B200"));
+    ea_error err;
+    ea_drift_rule rule = ea_drift_default_rule(0);
+    cr_assert_null(ea_gate_compare("stored.json", a, "new.json", b, &rule, NULL, &err));
+    cr_assert(strstr(err.msg, "stored.json $.gpu.model is \"H200\" and new.json $.gpu.model \"B200\": refused"), "%s",
+              err.msg);
+    cJSON_Delete(a);
+    cJSON_Delete(b);
+}
+
+/* The cold-cache timing another family adds: judged as its own entry when both sides carry it. */
+Test(gate, time_cold_is_a_separate_entry_when_both_sides_have_it)
+{
+    cJSON *a = golden(), *b = golden();
+    for (int i = 0; i < 2; i++) {
+        cJSON *p = path_of(i ? b : a, 2, 0);
+        cJSON_AddItemToObject(p, "time_cold", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(p, "time"), 1));
+    }
+    cJSON *p1 = path_of(a, 2, 1);
+    cJSON_AddItemToObject(p1, "time_cold", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(p1, "time"), 1));
+    ea_error err;
+    cr_assert_eq(ea_baseline_validate("stored.json", a, &err), 0, "%s", err.msg);
+    scale(b, 2, 0, "time_cold", 1.2);
+    cJSON *r = compare(a, b);
+    const cJSON *e = first(r, "SLOWER");
+    cr_assert_str_eq(field(e, "mode"), "faithful/cold");
+    cr_assert_str_eq(field(e, "where"), "stored.json $.scopes[2].paths[0].time_cold");
+    cr_assert_eq(count(r, "SLOWER"), 1);
+    int paths = 0; /* one side only (path 1): no cold entry */
+    const cJSON *s;
+    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(a, "scopes"))
+        paths += cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(s, "paths"));
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r, "entries")), paths + 1);
+    cJSON *prop = ea_gate_propose(a, b, r);
+    cr_assert(cJSON_Compare(cJSON_GetObjectItemCaseSensitive(path_of(prop, 2, 0), "time_cold"),
+                            cJSON_GetObjectItemCaseSensitive(path_of(b, 2, 0), "time_cold"), 1));
+    cr_assert(cJSON_Compare(cJSON_GetObjectItemCaseSensitive(path_of(prop, 2, 0), "time"),
+                            cJSON_GetObjectItemCaseSensitive(path_of(a, 2, 0), "time"), 1));
+    release(4, prop, r, a, b);
+}
+
+Test(gate, an_unreadable_time_is_invalid_and_hides_nothing_else)
+{
+    cJSON *a = golden(), *b = golden();
+    cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(path_of(b, 4, 0), "time"),
+                                                          "median_us"), 0);
+    scale(b, 6, 0, "time", 1.10);
+    cJSON *r = compare(a, b);
+    cr_assert(strstr(field(first(r, "INVALID"), "detail"), "new.json $.scopes[4].paths[0].time.median_us: expected a positive"),
+              "%s", field(first(r, "INVALID"), "detail"));
+    cr_assert_eq(count(r, "SLOWER"), 1);
+    cr_assert_eq(ea_gate_exit(r), 2);
+    release(3, r, a, b);
+}
+
+Test(gate, table_and_markdown_name_what_moved)
+{
+    cJSON *a, *b, *r = compare_scaled(&a, &b, 3, 1, 1.10);
+    char *md = ea_gate_markdown(r), *buf = NULL;
+    size_t n = 0;
+    cr_assert(strstr(md, "### extern-audit gate: SAME "));
+    cr_assert(strstr(md, "| SLOWER | routing_histc | histc-5eac6acf8c20 | 0 | oracle | faithful | "), "%s", md);
+    cr_assert(strstr(md, "us: 10.0% slower, tolerance 5.0%"), "%s", md);
+    FILE *f = open_memstream(&buf, &n);
+    cJSON_AddNumberToObject(r, "remeasurements", 1); /* as --run records it */
+    ea_gate_print(r, f);
+    fclose(f);
+    cr_assert(strstr(buf, "measured again 1 time(s)"), "%s", buf);
+    cr_assert(strstr(buf, "SLOWER  routing_histc histc-5eac6acf8c20 #0 oracle faithful"), "%s", buf);
+    cr_assert(strstr(buf, "SLOWER 1"), "%s", buf);
+    free(md);
+    free(buf);
+    cJSON_Delete(r);
+    cr_assert_eq(ea_gate_exit(r = compare(a, a)), 0);
+    cr_assert(strstr(md = ea_gate_markdown(r), "| SAME | every path |"));
+    free(md);
+    release(3, r, a, b);
+}
+
+Test(gate, reader_refuses_a_bad_margin_time_cold_or_unmeasured_entry)
+{
+    cJSON *a = golden();
+    ea_error err;
+    cJSON_AddNumberToObject(path_of(a, 0, 0), "margin", 1.5);
+    cr_assert_eq(ea_baseline_validate("b.json", a, &err), -1);
+    cr_assert(strstr(err.msg, "b.json $.scopes[0].paths[0].margin: expected a relative margin in (0, 1), got 1.5"), "%s",
+              err.msg);
+    cJSON_DeleteItemFromObjectCaseSensitive(path_of(a, 0, 0), "margin");
+    cJSON_AddItemToObject(path_of(a, 0, 0), "time_cold", cJSON_CreateObject());
+    cr_assert_eq(ea_baseline_validate("b.json", a, &err), -1);
+    cr_assert(strstr(err.msg, "b.json $.scopes[0].paths[0].time_cold"), "%s", err.msg);
+    cJSON_DeleteItemFromObjectCaseSensitive(path_of(a, 0, 0), "time_cold");
+    cJSON *u = cJSON_AddArrayToObject(a, "unmeasured"), *e = cJSON_CreateObject();
+    cJSON_AddStringToObject(e, "point", "cat-0");
+    cJSON_AddItemToArray(u, e);
+    cr_assert_eq(ea_baseline_validate("b.json", a, &err), -1);
+    cr_assert(strstr(err.msg, "b.json $.unmeasured[0]"), "%s", err.msg);
+    cJSON_AddStringToObject(e, "reason", "needs a B200");
+    cr_assert_eq(ea_baseline_validate("b.json", a, &err), 0, "%s", err.msg);
+    cJSON_Delete(a);
+}
+
+static void load_occurrences(cJSON *docs[EA_AUDIT_OPS])
+{
+    ea_error err;
+    cr_assert_eq(ea_occurrences_load("golden/occurrences", docs, &err), 0, "%s", err.msg);
+}
+
+/* CI's check: every golden point has a result in every committed baselines file, or is listed there as
+ * unmeasured with the reason. */
+Test(gate, every_golden_point_is_in_every_committed_baselines_file)
+{
+    cJSON *docs[EA_AUDIT_OPS];
+    load_occurrences(docs);
+    DIR *d = opendir("golden/baselines");
+    struct dirent *e;
+    int files = 0;
+    cr_assert_not_null(d);
+    while ((e = readdir(d)) != NULL) {
+        size_t n = strlen(e->d_name);
+        if (n < 6 || strcmp(e->d_name + n - 5, ".json"))
+            continue;
+        char file[512];
+        ej_doc doc;
+        ea_error err;
+        snprintf(file, sizeof file, "golden/baselines/%s", e->d_name);
+        cr_assert_eq(ej_load(file, &doc, &err), 0, "%s", err.msg);
+        cr_assert_eq(ea_baseline_validate(file, doc.root, &err), 0, "%s", err.msg);
+        cJSON *missing = ea_gate_uncovered(docs, doc.root);
+        char *list = cJSON_PrintUnformatted(missing);
+        cr_expect_eq(cJSON_GetArraySize(missing), 0,
+                     "%s: no result and no \"unmeasured\" entry with a reason for the golden points %s", file, list);
+        free(list);
+        cJSON_Delete(missing);
+        ej_free(&doc);
+        files++;
+    }
+    closedir(d);
+    cr_assert_gt(files, 0, "no committed baselines file in golden/baselines");
+    for (int i = 0; i < EA_AUDIT_OPS; i++)
+        cJSON_Delete(docs[i]);
+}
+
+Test(gate, uncovered_points_are_named_and_an_unmeasured_reason_covers_them)
+{
+    cJSON *docs[EA_AUDIT_OPS], *a = golden();
+    load_occurrences(docs);
+    cJSON *scopes = cJSON_GetObjectItemCaseSensitive(a, "scopes");
+    char point[64];
+    snprintf(point, sizeof point, "%s", cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(scopes, 0), "point")->valuestring);
+    cJSON_DeleteItemFromArray(scopes, 0);
+    cJSON *missing = ea_gate_uncovered(docs, a);
+    cr_assert_eq(cJSON_GetArraySize(missing), 1);
+    cr_assert_str_eq(cJSON_GetArrayItem(missing, 0)->valuestring, point);
+    cJSON_Delete(missing);
+    cJSON *u = cJSON_AddArrayToObject(a, "unmeasured"), *e = cJSON_CreateObject();
+    cJSON_AddStringToObject(e, "point", point);
+    cJSON_AddStringToObject(e, "reason", "");
+    cJSON_AddItemToArray(u, e);
+    missing = ea_gate_uncovered(docs, a);
+    cr_assert_eq(cJSON_GetArraySize(missing), 1, "an empty reason is no reason");
+    cJSON_Delete(missing);
+    cJSON_ReplaceItemInObjectCaseSensitive(e, "reason", cJSON_CreateString("its family needs sm_100"));
+    missing = ea_gate_uncovered(docs, a);
+    cr_assert_eq(cJSON_GetArraySize(missing), 0);
+    cJSON_Delete(missing);
+    cJSON_Delete(a);
+    for (int i = 0; i < EA_AUDIT_OPS; i++)
+        cJSON_Delete(docs[i]);
+}
+
+/* --run's re-measurement on the CPU: the NOISY point's results replaced, in order, by a clean measurement. */
+Test(gate, a_remeasured_noisy_point_takes_its_new_results_in_order)
+{
+    cJSON *a = golden(), *b = golden(), *again = cJSON_CreateObject();
+    cJSON *scopes = cJSON_GetObjectItemCaseSensitive(b, "scopes"), *x;
+    /* the routing point has four results; its third is too noisy in the new run */
+    int third = -1, k = 0, i = 0;
+    cJSON_ArrayForEach(x, scopes) {
+        if (!strcmp(cJSON_GetObjectItemCaseSensitive(x, "family")->valuestring, "routing_histc") && k++ == 2)
+            third = i;
+        i++;
+    }
+    cr_assert_geq(third, 0);
+    cJSON *t = cJSON_GetObjectItemCaseSensitive(path_of(b, third, 0), "time");
+    double m = cJSON_GetObjectItemCaseSensitive(t, "median_us")->valuedouble;
+    cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "q1_us"), m * 0.8);
+    cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "q3_us"), m * 1.2);
+    cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "iqr_us"), m * 0.4);
+    cJSON *r = compare(a, b), *ids = ea_gate_noisy_points(r);
+    cr_assert_eq(cJSON_GetArraySize(ids), 1);
+    const char *point = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(scopes, third), "point")->valuestring;
+    cr_assert_str_eq(cJSON_GetArrayItem(ids, 0)->valuestring, point);
+    cJSON *noisy_stored = compare(b, a), *none = ea_gate_noisy_points(noisy_stored); /* stored side: no re-measuring */
+    cr_assert_eq(cJSON_GetArraySize(none), 0);
+    /* the new measurement of that point: the committed results, in their order */
+    cJSON *res = cJSON_AddArrayToObject(again, "scopes");
+    cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(a, "scopes"))
+        if (!strcmp(cJSON_GetObjectItemCaseSensitive(x, "point")->valuestring, point))
+            cJSON_AddItemToArray(res, cJSON_Duplicate(x, 1));
+    cr_assert_eq(cJSON_GetArraySize(res), 4);
+    ea_gate_splice(b, again);
+    cr_assert_eq(cJSON_GetArraySize(res), 0);
+    cr_assert(cJSON_Compare(a, b, 1), "the spliced document is the committed one again");
+    release(7, r, ids, noisy_stored, none, again, a, b);
+}

@@ -1,0 +1,161 @@
+/* extern-audit gate on the command line, on the CPU: --against, its outputs and its refusals. */
+#include <criterion/criterion.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "device.h"
+#include "helpers.h"
+#include "json.h"
+
+#define H200 "golden/baselines/H200.json"
+
+/* The committed baselines with scope s, path p's time scaled by f, written to dir/name. */
+static char *variant(const char *dir, const char *name, int s, int p, double f)
+{
+    ej_doc d;
+    ea_error err;
+    cr_assert_eq(ej_load(H200, &d, &err), 0, "%s", err.msg);
+    cJSON *t = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(
+                               cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(d.root, "scopes"), s), "paths"),
+                           p),
+        "time");
+    const char *const keys[] = {"median_us", "q1_us", "q3_us", "iqr_us"};
+    for (int i = 0; i < 4; i++) {
+        cJSON *v = cJSON_GetObjectItemCaseSensitive(t, keys[i]);
+        cJSON_SetNumberValue(v, v->valuedouble * f);
+    }
+    char *text = cJSON_Print(d.root), *path = strdup(test_write(dir, name, text));
+    free(text);
+    ej_free(&d);
+    return path;
+}
+
+Test(gate_cli, against_a_slower_document_exits_1_and_writes_its_outputs)
+{
+    const char *dir = test_tmpdir();
+    char *slow = variant(dir, "slow.json", 0, 0, 1.1), md[512], prop[512];
+    snprintf(md, sizeof md, "%s/gate.md", dir);
+    snprintf(prop, sizeof prop, "%s/proposed.json", dir);
+    cli_run r = test_cli("gate", "--baseline", H200, "--against", slow, "--markdown", md, "--propose", prop, NULL);
+    cr_assert_eq(r.status, 1, "%s%s", r.out, r.err);
+    cr_assert(strstr(r.out, "SLOWER  index_add"), "%s", r.out);
+    cr_assert(access(md, F_OK) == 0 && access(prop, F_OK) == 0);
+    cli_run again = test_cli("gate", "--baseline", prop, "--against", slow, "--json", NULL);
+    cr_assert_eq(again.status, 0, "the proposal takes the moved path: %s%s", again.out, again.err);
+    ej_doc d;
+    ea_error err;
+    cr_assert_eq(ej_parse("report", again.out, &d, &err), 0, "%s", err.msg);
+    cr_assert_str_eq(cJSON_GetObjectItemCaseSensitive(d.root, "schema")->valuestring, "extern-audit/gate");
+    ej_free(&d);
+    cli_run_free(&again);
+    cli_run_free(&r);
+    free(slow);
+}
+
+Test(gate_cli, scope_restricts_the_comparison)
+{
+    const char *dir = test_tmpdir();
+    char *slow = variant(dir, "slow.json", 0, 0, 1.1); /* scope 0 is an index_add point */
+    cli_run r = test_cli("gate", "--baseline", H200, "--against", slow, "--scope", "cat", NULL);
+    cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+    cr_assert(strstr(r.out, "SAME "), "%s", r.out);
+    cli_run_free(&r);
+    free(slow);
+}
+
+Test(gate_cli, usage_errors_exit_2)
+{
+    const char *const cases[][6] = {
+        {"gate", "--against", H200, NULL},
+        {"gate", "--baseline", H200, NULL},
+        {"gate", "--baseline", H200, "--run", "--against", H200},
+        {"gate", "--baseline", H200, "--against", H200, "--margin"},
+    };
+    const char *const expect[] = {"--baseline is required", "exactly one of --against FILE and --run",
+                                  "exactly one of --against FILE and --run", "needs a value"};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cli_run r = test_cli(cases[i][0], cases[i][1], cases[i][2], cases[i][3], cases[i][4], cases[i][5], NULL);
+        cr_assert_eq(r.status, 2, "case %zu", i);
+        cr_assert(strstr(r.err, expect[i]), "case %zu: %s", i, r.err);
+        cli_run_free(&r);
+    }
+    cli_run r = test_cli("gate", "--baseline", H200, "--against", H200, "--margin", "2", NULL);
+    cr_assert(r.status == 2 && strstr(r.err, "--margin expects a number in (0, 1), got '2'"), "%s", r.err);
+    cli_run_free(&r);
+    r = test_cli("gate", "--baseline", H200, "--against", H200, "--retries", "x", NULL);
+    cr_assert(r.status == 2 && strstr(r.err, "--retries expects an integer 0..10"), "%s", r.err);
+    cli_run_free(&r);
+    r = test_cli("gate", "--baseline", H200, "--against", H200, "--save", "x.json", NULL);
+    cr_assert(r.status == 2 && strstr(r.err, "--save needs --run"), "%s", r.err);
+    cli_run_free(&r);
+    r = test_cli("gate", "--baseline", H200, "--against", H200, "--bogus", NULL);
+    cr_assert(r.status == 2 && strstr(r.err, "unknown option '--bogus'"), "%s", r.err);
+    cli_run_free(&r);
+    r = test_cli("help", "gate", NULL);
+    cr_assert(r.status == 0 && strstr(r.out, "usage: extern-audit gate"), "%s", r.out);
+    cli_run_free(&r);
+}
+
+Test(gate_cli, bad_documents_are_named)
+{
+    const char *dir = test_tmpdir();
+    char *bad = strdup(test_write(dir, "bad.json", "{\"schema\": \"extern-audit/baselines\", \"schema_version\": 1}"));
+    cli_run r = test_cli("gate", "--baseline", H200, "--against", bad, NULL);
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, "bad.json $.command"), "%s", r.err);
+    cli_run_free(&r);
+    r = test_cli("gate", "--baseline", "no/such.json", "--against", H200, NULL);
+    cr_assert(r.status == 2 && strstr(r.err, "no/such.json: cannot read"), "%s", r.err);
+    cli_run_free(&r);
+    r = test_cli("gate", "--baseline", H200, "--against", H200, "--scope", "nosuch", NULL);
+    cr_assert_eq(r.status, 2, "%s", r.err);
+    cli_run_free(&r);
+    free(bad);
+}
+
+Test(gate_cli, another_gpu_model_is_refused)
+{
+    ej_doc d;
+    ea_error err;
+    cr_assert_eq(ej_load(H200, &d, &err), 0, "%s", err.msg);
+    cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(d.root, "gpu"), "model",
+                                           cJSON_CreateString("B200"));
+    char *text = cJSON_Print(d.root), *b200 = strdup(test_write(test_tmpdir(), "B200.json", text));
+    cli_run r = test_cli("gate", "--baseline", H200, "--against", b200, NULL);
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, "$.gpu.model \"B200\": refused, times compare only on one GPU model"), "%s", r.err);
+    cli_run_free(&r);
+    free(text);
+    free(b200);
+    ej_free(&d);
+}
+
+Test(gate_cli, run_without_a_device_exits_2_with_the_reason)
+{
+    ea_device_info dev;
+    if (ea_device_probe(&dev))
+        cr_skip_test("a CUDA device is present (%s): the GPU gate test runs --run", dev.name);
+    cli_run r = test_cli("gate", "--baseline", H200, "--run", "--scope", "xlnet", NULL);
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, "no CUDA device: "), "%s", r.err);
+    cli_run_free(&r);
+}
+
+Test(gate_cli, a_baselines_folder_needs_run_and_a_device)
+{
+    cli_run r = test_cli("gate", "--baseline", "golden/baselines", "--against", H200, NULL);
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, "--baseline golden/baselines is a folder: give its file, or --run"), "%s", r.err);
+    cli_run_free(&r);
+    ea_device_info dev;
+    if (ea_device_probe(&dev))
+        cr_skip_test("a CUDA device is present (%s): ci/gpu-gate runs --baseline golden/baselines --run", dev.name);
+    r = test_cli("gate", "--baseline", "golden/baselines", "--run", NULL);
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, "no CUDA device: "), "%s", r.err);
+    cli_run_free(&r);
+}

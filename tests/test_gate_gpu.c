@@ -1,0 +1,85 @@
+/* The gate on a GPU: one point's fresh measurement against the committed baselines of this GPU model
+ * is SAME, and the same point with a known delay added to one path is SLOWER on that path alone. */
+#include <criterion/criterion.h>
+
+#include <string.h>
+#include <unistd.h>
+
+#include "baseline.h"
+#include "device.h"
+#include "gate.h"
+#include "helpers.h"
+#include "json.h"
+#include "path.h"
+#include "path_impl.h"
+#include "run.h"
+
+#define ALIAS "xlnet"
+#define LABEL "index_add xlnet current" /* the faithful and fabricated current paths */
+
+static cJSON *measure(const ea_run_points *pts)
+{
+    ea_run_opts ro = {.faithful = 1, .fabricated = 1, .log = stderr};
+    cJSON *doc = NULL;
+    ea_error err;
+    cr_assert_eq(ea_run_measure("golden", "gate GPU test", &ro, pts->refs, pts->n, &doc, &err), 0, "%s", err.msg);
+    return doc;
+}
+
+Test(gate_gpu, fresh_run_is_same_and_an_injected_delay_is_slower, .timeout = 600)
+{
+    ea_device_info dev;
+    char model[64], base[256];
+    ea_error err;
+    test_skip_without_gpu();
+    ea_device_probe(&dev);
+    ea_gpu_model(dev.name, model, sizeof model);
+    snprintf(base, sizeof base, "golden/baselines/%s.json", model);
+    if (access(base, F_OK) != 0)
+        cr_skip_test("no baseline for GPU model %s: %s absent", model, base);
+    ej_doc stored;
+    cr_assert_eq(ej_load(base, &stored, &err), 0, "%s", err.msg);
+    ea_run_points pts;
+    cr_assert_eq(ea_run_points_load("golden", ALIAS, &pts, &err), 0, "%s", err.msg);
+    cJSON *ids = cJSON_CreateArray();
+    const char *point = cJSON_GetObjectItemCaseSensitive(pts.refs[0].point, "point")->valuestring;
+    cJSON_AddItemToArray(ids, cJSON_CreateString(point));
+    ea_drift_rule rule = ea_drift_default_rule(0);
+
+    cJSON *fresh = measure(&pts), *report = ea_gate_compare(base, stored.root, "fresh", fresh, &rule, ids, &err);
+    cr_assert_not_null(report, "%s", err.msg);
+    char *text = cJSON_Print(report);
+    cr_assert_eq(ea_gate_exit(report), 0, "the fresh run is not all SAME: %s", text);
+    free(text);
+    cJSON_Delete(report);
+    cJSON_Delete(fresh);
+
+    /* a fifth of the stored faithful current median, added to every call of both current paths */
+    const cJSON *r;
+    double us = 0;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(stored.root, "scopes"))
+        if (!strcmp(cJSON_GetObjectItemCaseSensitive(r, "point")->valuestring, point))
+            us = 0.2 * ea_path_median(ea_path_named(r, "current", "faithful"));
+    cr_assert_gt(us, 1.0);
+    ea_path_inject_delay(LABEL, us);
+    fresh = measure(&pts);
+    ea_path_inject_delay(NULL, 0);
+    report = ea_gate_compare(base, stored.root, "fresh+delay", fresh, &rule, ids, &err);
+    cr_assert_not_null(report, "%s", err.msg);
+    text = cJSON_Print(report);
+    const cJSON *e;
+    int slower = 0;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(report, "entries")) {
+        const char *status = cJSON_GetObjectItemCaseSensitive(e, "status")->valuestring;
+        int current = !strcmp(cJSON_GetObjectItemCaseSensitive(e, "path")->valuestring, "current");
+        cr_assert_str_eq(status, current ? "SLOWER" : "SAME", "%s", text);
+        slower += current;
+    }
+    cr_assert_eq(slower, 2, "%s", text);
+    free(text);
+    cJSON_Delete(report);
+    cJSON_Delete(fresh);
+    cJSON_Delete(ids);
+    ea_run_points_free(&pts);
+    ej_free(&stored);
+}
