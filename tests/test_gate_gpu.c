@@ -14,8 +14,8 @@
 #include "path_impl.h"
 #include "run.h"
 
-#define ALIAS "xlnet"
-#define LABEL "index_add xlnet current" /* the faithful and fabricated current paths */
+#define ALIAS "longformer-b"
+#define LABEL "index_add longformer-b current" /* the faithful and fabricated current paths */
 
 static cJSON *measure(const ea_run_points *pts)
 {
