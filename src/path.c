@@ -68,6 +68,50 @@ void ea_path_kernels_json(cJSON *path, const ea_kernel_list *seen, const char *n
         cJSON_AddStringToObject(path, "kernels_note", note && note[0] ? note : "CUPTI recorded nothing");
 }
 
+static cJSON *ints3(const int v[3])
+{
+    return cJSON_CreateIntArray(v, 3);
+}
+
+void ea_path_launches_json(cJSON *path, const ea_kernel_list *seen, int calls)
+{
+    size_t n = calls > 0 ? seen->count / (size_t)calls : 0;
+    int equal = n > 0 && n * (size_t)calls == seen->count && !seen->dropped;
+    for (size_t i = n; equal && i < seen->count; i++) /* every call ran the first call's sequence */
+        equal = !strcmp(seen->kernels[i].name, seen->kernels[i % n].name);
+    if (!equal) {
+        char note[160];
+        snprintf(note, sizeof note, "CUPTI saw %zu kernels%s over %d calls: no per-kernel durations", seen->count,
+                 seen->dropped ? " and dropped records" : "", calls);
+        cJSON_AddStringToObject(path, "kernel_launches_note", note);
+        return;
+    }
+    cJSON *arr = cJSON_AddArrayToObject(path, "kernel_launches");
+    double us[EA_PATH_PROFILE_CALLS];
+    for (size_t i = 0; i < n; i++) {
+        const ea_kernel_record *k = &seen->kernels[i];
+        ea_stats st;
+        ea_error e;
+        int m = 0;
+        for (int c = 0; c < calls && m < EA_PATH_PROFILE_CALLS; c++)
+            us[m++] = (double)seen->kernels[(size_t)c * n + i].duration_ns / 1e3;
+        if (ea_stats_compute(us, (size_t)m, &st, &e)) /* m >= 1 and finite: cannot fail */
+            continue;
+        cJSON *o = cJSON_CreateObject();
+        char *name = kernel_name(k->name);
+        cJSON_AddStringToObject(o, "name", name ? name : k->name);
+        free(name);
+        cJSON_AddItemToObject(o, "grid", ints3(k->grid));
+        cJSON_AddItemToObject(o, "block", ints3(k->block));
+        cJSON_AddNumberToObject(o, "shared_bytes", (double)k->static_shared + k->dynamic_shared);
+        cJSON_AddNumberToObject(o, "median_us", st.median);
+        cJSON_AddNumberToObject(o, "min_us", st.min);
+        cJSON_AddNumberToObject(o, "max_us", st.max);
+        cJSON_AddNumberToObject(o, "calls", m);
+        cJSON_AddItemToArray(arr, o);
+    }
+}
+
 void ea_path_record_json(cJSON *path, ea_path_recorder *r)
 {
     ea_path_kernels_json(path, r->recording ? &r->kernels : NULL, r->why.msg);
@@ -109,7 +153,9 @@ int ea_path_judge(cJSON *path, double current_rel, int exact, int bound, char *w
     const cJSON *c = cJSON_GetObjectItem(path, "check"), *a = cJSON_GetObjectItem(path, "check_after_timing");
     double rel = check_value(c, "rel_l2");
     const char *fail = NULL;
-    for (int i = 0; i < 2 && !fail; i++) {
+    /* a check-only run never timed, so it has no second check; anywhere else a missing one fails */
+    int checks = cJSON_IsTrue(cJSON_GetObjectItem(path, "check_only")) && !a ? 1 : 2;
+    for (int i = 0; i < checks && !fail; i++) {
         const cJSON *k = i ? a : c;
         if (!(check_value(k, "unwritten") <= 0))
             fail = i ? "elements unwritten after timing" : "elements left holding the poison (never written)";
@@ -142,10 +188,20 @@ const cJSON *ea_path_named(const cJSON *result, const char *name, const char *mo
     return NULL;
 }
 
+static double median_of(const cJSON *path, const char *key)
+{
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(path, key), "median_us");
+    return cJSON_IsNumber(m) ? m->valuedouble : NAN;
+}
+
 double ea_path_median(const cJSON *path)
 {
-    const cJSON *m = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(path, "time"), "median_us");
-    return cJSON_IsNumber(m) ? m->valuedouble : NAN;
+    return median_of(path, "time");
+}
+
+double ea_path_median_cold(const cJSON *path)
+{
+    return median_of(path, "time_cold");
 }
 
 int ea_path_replaces(const cJSON *candidate, int passed, const cJSON *best, int best_passed)
@@ -153,11 +209,41 @@ int ea_path_replaces(const cJSON *candidate, int passed, const cJSON *best, int 
     return !best || (passed && (!best_passed || ea_path_median(candidate) < ea_path_median(best)));
 }
 
+/* The calls after the checked one, under CUPTI: with it, EA_PATH_PROFILE_CALLS calls' kernel durations
+ * (first holds the checked call's records; it receives theirs). Without CUPTI nothing is added. */
+static int profile_calls(const ea_path_steps *s, ea_path_recorder *first, ea_error *err)
+{
+    ea_path_recorder more;
+    if (!first->recording)
+        return 0;
+    ea_path_record_begin(&more);
+    int rc = 0;
+    for (int i = 1; i < EA_PATH_PROFILE_CALLS && rc == 0; i++)
+        rc = s->enqueue(s->ctx, NULL, err);
+    ea_path_record_end(&more);
+    if (rc == 0 && (rc = (int)cudaDeviceSynchronize()) != 0)
+        rc = ea_fail(err, "%s: profiled calls: %s", s->label, cudaGetErrorString((cudaError_t)rc));
+    ea_kernel_list *k = &first->kernels;
+    ea_kernel_record *all = more.recording && more.kernels.count
+                                ? realloc(k->kernels, (k->count + more.kernels.count) * sizeof *all)
+                                : NULL;
+    if (all) { /* the names move over: more's list keeps none */
+        memcpy(all + k->count, more.kernels.kernels, more.kernels.count * sizeof *all);
+        k->kernels = all;
+        k->count += more.kernels.count;
+        k->dropped += more.kernels.dropped;
+        more.kernels.count = 0;
+    }
+    ea_kernel_list_free(&more.kernels);
+    return rc;
+}
+
 int ea_path_measure(const ea_path_steps *s, cJSON *path, ea_check *first, ea_check *again, double *median_us,
                     ea_error *err)
 {
     ea_path_recorder rec;
-    ea_timing t = {0};
+    ea_timing t = {0}, cold = {0};
+    size_t first_count = 0;
     if (s->poison(s->ctx, err))
         return -1;
     ea_path_record_begin(&rec);
@@ -165,17 +251,39 @@ int ea_path_measure(const ea_path_steps *s, cJSON *path, ea_check *first, ea_che
     ea_path_record_end(&rec);
     if (rc > 0)
         ea_fail(err, "%s: run: %s", s->label, cudaGetErrorString((cudaError_t)rc));
-    if (rc || s->check(s->ctx, 0, first, err) || ea_time_graph(s->enqueue, s->ctx, s->timer, &t, err) ||
+    if (rc == 0)
+        rc = s->check(s->ctx, 0, first, err);
+    if (rc == 0 && s->check_only) {
+        *again = *first;
+        *median_us = NAN;
+        ea_path_record_json(path, &rec);
+        cJSON_AddBoolToObject(path, "check_only", 1);
+        ea_path_check_json(path, "check", first);
+        return 0;
+    }
+    first_count = rec.kernels.count;
+    if (rc || profile_calls(s, &rec, err) || ea_time_warm_cold(s->enqueue, s->ctx, s->timer, &t, &cold, err) ||
         s->check(s->ctx, 1, again, err)) {
         ea_kernel_list_free(&rec.kernels);
         ea_timing_free(&t);
+        ea_timing_free(&cold);
         return -1;
     }
-    ea_path_record_json(path, &rec);
+    ea_kernel_list one = rec.kernels; /* "kernels" lists the checked call's alone */
+    one.count = first_count;
+    if (rec.recording) {
+        ea_path_kernels_json(path, &one, NULL);
+        ea_path_launches_json(path, &rec.kernels, rec.kernels.count == first_count ? 1 : EA_PATH_PROFILE_CALLS);
+    } else {
+        ea_path_kernels_json(path, NULL, rec.why.msg);
+    }
+    ea_kernel_list_free(&rec.kernels);
     cJSON_AddItemToObject(path, "time", ea_path_time_json(&t));
+    cJSON_AddItemToObject(path, "time_cold", ea_path_time_json(&cold));
     ea_path_check_json(path, "check", first);
     ea_path_check_json(path, "check_after_timing", again);
     *median_us = t.per_call_us.median;
     ea_timing_free(&t);
+    ea_timing_free(&cold);
     return 0;
 }

@@ -49,7 +49,7 @@ Test(run, resolve_aliases_points_and_scope_ids)
 
 Test(run, plan_needs_no_gpu)
 {
-    cli_run r = test_cli("run", "--scope", "all", "--plan", NULL);
+    cli_run r = test_cli("run", "--scope", "all", "--plan", "--json", NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
     cJSON *j = cJSON_Parse(r.out);
     const cJSON *plan, *xlnet = NULL;
