@@ -57,7 +57,7 @@ static const char *const time_nums[] = {"median_us", "q1_us", "q3_us", "iqr_us",
 static int optional_cold_and_launches(ej_val p, ea_error *err)
 {
     static const char *const launch_keys[] = {"name", "grid", "block", "shared_bytes", "median_us", "min_us",
-                                              "max_us", "calls", NULL};
+                                              "max_us", "calls", "bytes", NULL}; /* bytes: a copy's, a memset's */
     static const char *const launch_nums[] = {"shared_bytes", "median_us", "min_us", "max_us", "calls", NULL};
     ej_val v, l, d;
     const char *s;
@@ -68,7 +68,9 @@ static int optional_cold_and_launches(ej_val p, ea_error *err)
         return -1;
     for (int i = 0; v.v && i < n; i++) {
         l = ej_index(v, i);
-        if (ej_object(l, launch_keys, err) || ej_get_string(l, "name", &s, err) || numbers(l, launch_nums, err))
+        double bytes;
+        if (ej_object(l, launch_keys, err) || ej_get_string(l, "name", &s, err) || numbers(l, launch_nums, err) ||
+            ej_field(l, "bytes", 0, &d, err) || (d.v && ej_as_number(d, &bytes, err)))
             return -1;
         for (int k = 0; k < 2; k++) {
             int64_t x;

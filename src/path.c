@@ -12,7 +12,8 @@
 static int cupti_state;
 static char cupti_missing[512];
 
-void ea_path_record_begin(ea_path_recorder *r)
+/* copies: memcpy and memset records too (ea_cupti_begin_copies) */
+static void record_begin(ea_path_recorder *r, int copies)
 {
     char where[512];
     memset(r, 0, sizeof *r);
@@ -25,7 +26,12 @@ void ea_path_record_begin(ea_path_recorder *r)
         snprintf(r->why.msg, sizeof r->why.msg, "%s", cupti_missing);
         return;
     }
-    r->recording = ea_cupti_begin(&r->why) == 0;
+    r->recording = (copies ? ea_cupti_begin_copies(&r->why) : ea_cupti_begin(&r->why)) == 0;
+}
+
+void ea_path_record_begin(ea_path_recorder *r)
+{
+    record_begin(r, 0);
 }
 
 void ea_path_record_end(ea_path_recorder *r)
@@ -101,9 +107,11 @@ void ea_path_launches_json(cJSON *path, const ea_kernel_list *seen, int calls)
         char *name = kernel_name(k->name);
         cJSON_AddStringToObject(o, "name", name ? name : k->name);
         free(name);
-        cJSON_AddItemToObject(o, "grid", ints3(k->grid));
+        cJSON_AddItemToObject(o, "grid", ints3(k->grid)); /* [0, 0, 0] for a copy or a memset */
         cJSON_AddItemToObject(o, "block", ints3(k->block));
         cJSON_AddNumberToObject(o, "shared_bytes", (double)k->static_shared + k->dynamic_shared);
+        if (k->kind != EA_RECORD_KERNEL)
+            cJSON_AddNumberToObject(o, "bytes", (double)k->bytes);
         cJSON_AddNumberToObject(o, "median_us", st.median);
         cJSON_AddNumberToObject(o, "min_us", st.min);
         cJSON_AddNumberToObject(o, "max_us", st.max);
@@ -209,32 +217,23 @@ int ea_path_replaces(const cJSON *candidate, int passed, const cJSON *best, int 
     return !best || (passed && (!best_passed || ea_path_median(candidate) < ea_path_median(best)));
 }
 
-/* The calls after the checked one, under CUPTI: with it, EA_PATH_PROFILE_CALLS calls' kernel durations
- * (first holds the checked call's records; it receives theirs). Without CUPTI nothing is added. */
-static int profile_calls(const ea_path_steps *s, ea_path_recorder *first, ea_error *err)
+/* EA_PATH_PROFILE_CALLS more calls under CUPTI, copies and memsets recorded too: "kernel_launches"
+ * (or "kernel_launches_note", why not) into prof. */
+static int profile_calls(const ea_path_steps *s, cJSON *prof, ea_error *err)
 {
-    ea_path_recorder more;
-    if (!first->recording)
-        return 0;
-    ea_path_record_begin(&more);
+    ea_path_recorder r;
+    record_begin(&r, 1);
     int rc = 0;
-    for (int i = 1; i < EA_PATH_PROFILE_CALLS && rc == 0; i++)
+    for (int i = 0; i < EA_PATH_PROFILE_CALLS && rc == 0; i++)
         rc = s->enqueue(s->ctx, NULL, err);
-    ea_path_record_end(&more);
+    ea_path_record_end(&r);
     if (rc == 0 && (rc = (int)cudaDeviceSynchronize()) != 0)
         rc = ea_fail(err, "%s: profiled calls: %s", s->label, cudaGetErrorString((cudaError_t)rc));
-    ea_kernel_list *k = &first->kernels;
-    ea_kernel_record *all = more.recording && more.kernels.count
-                                ? realloc(k->kernels, (k->count + more.kernels.count) * sizeof *all)
-                                : NULL;
-    if (all) { /* the names move over: more's list keeps none */
-        memcpy(all + k->count, more.kernels.kernels, more.kernels.count * sizeof *all);
-        k->kernels = all;
-        k->count += more.kernels.count;
-        k->dropped += more.kernels.dropped;
-        more.kernels.count = 0;
-    }
-    ea_kernel_list_free(&more.kernels);
+    if (rc == 0 && r.recording)
+        ea_path_launches_json(prof, &r.kernels, EA_PATH_PROFILE_CALLS);
+    else if (rc == 0)
+        cJSON_AddStringToObject(prof, "kernel_launches_note", r.why.msg[0] ? r.why.msg : "CUPTI recorded nothing");
+    ea_kernel_list_free(&r.kernels);
     return rc;
 }
 
@@ -243,7 +242,6 @@ int ea_path_measure(const ea_path_steps *s, cJSON *path, ea_check *first, ea_che
 {
     ea_path_recorder rec;
     ea_timing t = {0}, cold = {0};
-    size_t first_count = 0;
     if (s->poison(s->ctx, err))
         return -1;
     ea_path_record_begin(&rec);
@@ -261,23 +259,19 @@ int ea_path_measure(const ea_path_steps *s, cJSON *path, ea_check *first, ea_che
         ea_path_check_json(path, "check", first);
         return 0;
     }
-    first_count = rec.kernels.count;
-    if (rc || profile_calls(s, &rec, err) || ea_time_warm_cold(s->enqueue, s->ctx, s->timer, &t, &cold, err) ||
+    cJSON *prof = cJSON_CreateObject();
+    if (rc || profile_calls(s, prof, err) || ea_time_warm_cold(s->enqueue, s->ctx, s->timer, &t, &cold, err) ||
         s->check(s->ctx, 1, again, err)) {
+        cJSON_Delete(prof);
         ea_kernel_list_free(&rec.kernels);
         ea_timing_free(&t);
         ea_timing_free(&cold);
         return -1;
     }
-    ea_kernel_list one = rec.kernels; /* "kernels" lists the checked call's alone */
-    one.count = first_count;
-    if (rec.recording) {
-        ea_path_kernels_json(path, &one, NULL);
-        ea_path_launches_json(path, &rec.kernels, rec.kernels.count == first_count ? 1 : EA_PATH_PROFILE_CALLS);
-    } else {
-        ea_path_kernels_json(path, NULL, rec.why.msg);
-    }
-    ea_kernel_list_free(&rec.kernels);
+    ea_path_record_json(path, &rec);
+    for (cJSON *item; (item = prof->child) != NULL;) /* kernel_launches, or the note why not */
+        cJSON_AddItemToObject(path, item->string, cJSON_DetachItemViaPointer(prof, item));
+    cJSON_Delete(prof);
     cJSON_AddItemToObject(path, "time", ea_path_time_json(&t));
     cJSON_AddItemToObject(path, "time_cold", ea_path_time_json(&cold));
     ea_path_check_json(path, "check", first);

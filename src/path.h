@@ -12,13 +12,15 @@
  * - ea_path_named, ea_path_median, ea_path_replaces: finding a result's path, its median, and which
  *   of a family's tuned candidates is kept.
  * - ea_path_measure: the sequence every family's path runs: poison the outputs, one call under CUPTI,
- *   check, EA_PATH_PROFILE_CALLS - 1 more calls under CUPTI for per-kernel durations, time warm and
+ *   check, EA_PATH_PROFILE_CALLS more calls under CUPTI (copies and memsets recorded too) for
+ *   per-kernel durations, time warm and
  *   cold (ea_time_warm_cold), check again; it writes "kernels", "kernel_launches", "time",
  *   "time_cold", "check" and "check_after_timing" into the path. With steps.check_only (run
  *   --check-only) it stops after the first check: "kernels", "check" and "check_only": true, which
  *   ea_path_judge reads as "no check after timing to judge"; *again is then a copy of *first.
- * - ea_path_launches_json: "kernel_launches", one entry per kernel of a call (name, grid, block,
- *   shared bytes, median/min/max us over the calls CUPTI saw), from a list of `calls` equal calls. */
+ * - ea_path_launches_json: "kernel_launches", one entry per kernel, copy or memset of a call (name,
+ *   grid, block, shared bytes, a copy's "bytes", median/min/max us over the calls CUPTI saw), from a
+ *   list of `calls` equal calls. */
 #ifndef EA_PATH_H
 #define EA_PATH_H
 

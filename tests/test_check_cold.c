@@ -270,6 +270,11 @@ Test(cold, reader_is_strict_about_the_new_fields)
     cr_assert_neq(ea_baseline_validate("mem", doc, &err), 0);
     has(err.msg, "mem $.scopes[0].paths[1].kernel_launches[0].grid[0]: expected");
     cJSON_ReplaceItemInArray(cJSON_GetObjectItem(launch, "grid"), 0, cJSON_CreateNumber(9216));
+    cJSON_AddStringToObject(launch, "bytes", "many");
+    cr_assert_neq(ea_baseline_validate("mem", doc, &err), 0);
+    has(err.msg, "kernel_launches[0].bytes");
+    cJSON_ReplaceItemInObject(launch, "bytes", cJSON_CreateNumber(4096));
+    cr_assert_eq(ea_baseline_validate("mem", doc, &err), 0, "%s", err.msg);
     cJSON_DeleteItemFromObject(launch, "median_us");
     cr_assert_neq(ea_baseline_validate("mem", doc, &err), 0);
     has(err.msg, "kernel_launches[0].median_us");
@@ -323,6 +328,19 @@ Test(cold, kernel_launches_from_equal_calls)
     cr_assert_float_eq(cJSON_GetObjectItem(idx, "max_us")->valuedouble, 100.0, 1e-12);
     cr_assert_eq(cJSON_GetObjectItem(idx, "shared_bytes")->valueint, 48);
     cr_assert_eq(cJSON_GetObjectItem(idx, "calls")->valueint, 3);
+    cr_assert_null(cJSON_GetObjectItem(idx, "bytes"), "a kernel has no byte count");
+    cJSON_Delete(j);
+    ea_kernel_record copies[2] = {{.name = "Memcpy DtoD", .kind = EA_RECORD_COPY, .bytes = 18874368,
+                                   .duration_ns = 9000},
+                                  {.name = "Memcpy DtoD", .kind = EA_RECORD_COPY, .bytes = 18874368,
+                                   .duration_ns = 11000}};
+    ea_kernel_list two = {copies, 2, 0};
+    j = cJSON_CreateObject();
+    ea_path_launches_json(j, &two, 2);
+    const cJSON *copy = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "kernel_launches"), 0);
+    cr_assert_str_eq(cJSON_GetObjectItem(copy, "name")->valuestring, "Memcpy DtoD");
+    cr_assert_float_eq(cJSON_GetObjectItem(copy, "bytes")->valuedouble, 18874368, 0.5);
+    cr_assert_float_eq(cJSON_GetObjectItem(copy, "median_us")->valuedouble, 10.0, 1e-12);
     cJSON_Delete(j);
     recs[4].name = "other";
     j = cJSON_CreateObject();
