@@ -129,17 +129,6 @@ Test(check_only, cli_plan_table_and_refusals)
     cli_run_free(&r);
 }
 
-Test(check_only, without_a_device_exits_2)
-{
-    ea_device_info info;
-    if (ea_device_probe(&info))
-        cr_skip_test("CUDA device present: %s", info.reason);
-    cli_run r = test_cli("run", "--scope", "xlnet", "--check-only", "--quiet", NULL);
-    cr_assert_eq(r.status, 2);
-    has(r.err, "extern-audit run: no CUDA device: ");
-    cli_run_free(&r);
-}
-
 /* The cold flush: twice the L2, 8 blocks per multiprocessor; no L2 size is refused. */
 Test(cold, flush_plan_and_policy)
 {

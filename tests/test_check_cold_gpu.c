@@ -6,15 +6,16 @@
 #include <string.h>
 
 #include "baseline.h"
-#include "device.h"
 #include "helpers.h"
 #include "index_add_points.h"
 #include "path.h"
 #include "repro.h"
 
-/* Longformer B through the family (ea_repro_families[0] is index_add); the caller deletes. */
-static cJSON *longformer_b(const ea_run_opts *o)
+/* Longformer B through the family (ea_repro_families[0] is index_add), its one result, which passed;
+ * skips without a device. The caller deletes the array. */
+static cJSON *longformer_b(const ea_run_opts *o, cJSON **result)
 {
+    test_skip_without_gpu();
     cJSON *doc = iap_golden(), *pt;
     int i = 0;
     cJSON_ArrayForEach(pt, cJSON_GetObjectItem(doc, "points")) {
@@ -32,19 +33,17 @@ static cJSON *longformer_b(const ea_run_opts *o)
     cJSON_ArrayForEach(r, arr)
         ea_run_annotate(r, pt, &env, NULL, NULL, NULL);
     cJSON_Delete(doc);
+    *result = cJSON_GetArrayItem(arr, 0);
+    cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(*result, "passed")), "%s", cJSON_PrintUnformatted(*result));
     return arr;
 }
 
 Test(check_cold_gpu, check_only_runs_each_path_untimed, .timeout = 300)
 {
-    ea_device_info info;
-    if (!ea_device_probe(&info))
-        cr_skip_test("no CUDA device: %s", info.reason);
     const ea_run_opts o = {1, 1, 0, NULL, 1};
-    cJSON *arr = longformer_b(&o), *r = cJSON_GetArrayItem(arr, 0);
+    cJSON *r, *arr = longformer_b(&o, &r);
     const cJSON *p;
     int paths = 0;
-    cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(r, "passed")), "%s", cJSON_PrintUnformatted(r));
     cJSON_ArrayForEach(p, cJSON_GetObjectItem(r, "paths")) {
         paths++;
         cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(p, "check_only")), "%s", cJSON_PrintUnformatted(p));
@@ -59,12 +58,8 @@ Test(check_cold_gpu, check_only_runs_each_path_untimed, .timeout = 300)
 
 Test(check_cold_gpu, cold_beside_warm_with_kernel_durations, .timeout = 300)
 {
-    ea_device_info info;
-    if (!ea_device_probe(&info))
-        cr_skip_test("no CUDA device: %s", info.reason);
     const ea_run_opts o = {1, 0, 0, NULL, 0};
-    cJSON *arr = longformer_b(&o), *r = cJSON_GetArrayItem(arr, 0);
-    cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(r, "passed")), "%s", cJSON_PrintUnformatted(r));
+    cJSON *r, *arr = longformer_b(&o, &r);
     const cJSON *p;
     cJSON_ArrayForEach(p, cJSON_GetObjectItem(r, "paths")) {
         const cJSON *cold = cJSON_GetObjectItem(p, "time_cold");

@@ -2,8 +2,6 @@
 paths found in extern-audit run's JSON, the pairing by role, explanations kept across reruns, and
 the CLI's paths (bad input, a whole run with torch's side stubbed)."""
 
-import contextlib
-import io
 import json
 import os
 import sys
@@ -11,7 +9,7 @@ import tempfile
 import unittest
 from unittest import mock
 
-import context  # noqa: F401
+import context
 import op_timing
 import replica_gap
 
@@ -106,13 +104,7 @@ class TestPure(unittest.TestCase):
 
 class TestCli(unittest.TestCase):
     def run_main(self, argv):
-        out, err = io.StringIO(), io.StringIO()
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            try:
-                rc = replica_gap.main(argv)
-            except SystemExit as e:
-                rc = e.code
-        return rc, out.getvalue(), err.getvalue()
+        return context.run_cli(replica_gap.main, argv)
 
     def test_plan_and_usage(self):
         rc, out, _ = self.run_main(["--golden", GOLDEN, "--plan", "--points", XLNET])
