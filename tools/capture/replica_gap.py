@@ -28,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -290,22 +291,31 @@ def main(argv):
         print(f"replica_gap.py: {e}", file=sys.stderr)
         return 2
     import torch
-    points = []
+    points, failures = [], []
     for plan in plans:
         tensors = op_timing.make_inputs(plan)
         for mode in op_timing.MODES:
             if plan["modes"][mode] is None:
                 continue
             progress(f"{plan['point']} {mode}: profiling torch")
-            points.append(entry(plan, mode, torch_side(plan, tensors, mode),
-                                replica_side(replica[(plan["point"], mode)]), kept))
+            try:
+                points.append(entry(plan, mode, torch_side(plan, tensors, mode),
+                                    replica_side(replica[(plan["point"], mode)]), kept))
+            except Exception as e:  # one point's failure is reported, the others still measured
+                traceback.print_exc()
+                failures.append(f"{plan['point']} {mode}: {type(e).__name__}: {op_timing.first_line(e)}")
         del tensors
         torch.cuda.empty_cache()
     command = " ".join(shlex.quote(a) for a in ["python3", *sys.argv])
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    atomic.write_json(args.out, document(command, env, args.replica, points))
-    progress(f"wrote {args.out}: {len(points)} point-modes")
-    return 0
+    doc = document(command, env, args.replica, points)
+    if failures:  # in the file too: a document missing a point says which and why
+        doc["failures"] = failures
+    atomic.write_json(args.out, doc)
+    for message in failures:
+        print(f"replica_gap.py: failed: {message}", file=sys.stderr)
+    progress(f"wrote {args.out}: {len(points)} point-modes, {len(failures)} failed")
+    return 1 if failures else 0
 
 
 if __name__ == "__main__":

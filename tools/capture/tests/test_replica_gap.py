@@ -151,6 +151,30 @@ class TestCli(unittest.TestCase):
                          [("faithful", None), ("fabricated", "kept")])
         self.assertEqual(doc["points"][0]["largest_gap"], "index")
         self.assertIn("median of 5 eager calls", doc["method"])
+        self.assertNotIn("failures", doc)
+
+    def test_a_failed_point_is_named_and_the_others_kept(self):
+        def side(plan, tensors, mode):
+            if mode == "fabricated":
+                raise replica_gap.GapError("the profile holds 7 device operations, not 20 equal calls")
+            return {"eager": []}
+        with tempfile.TemporaryDirectory() as tmp, \
+                mock.patch.dict(sys.modules, {"torch": mock.MagicMock()}), \
+                mock.patch.object(op_timing, "check_torch"), \
+                mock.patch.object(op_timing, "make_inputs", return_value={}), \
+                mock.patch.object(replica_gap.worker, "environment", return_value={"gpu": "NVIDIA H200"}), \
+                mock.patch.object(replica_gap, "torch_side", side_effect=side), \
+                mock.patch("traceback.print_exc"):
+            run, out = os.path.join(tmp, "run.json"), os.path.join(tmp, "H200.json")
+            with open(run, "w") as f:
+                json.dump(replica_doc(), f)
+            rc, _, err = self.run_main(["--golden", GOLDEN, "--replica", run, "--out", out, "--points", XLNET])
+            with open(out) as f:
+                doc = json.load(f)
+        self.assertEqual(rc, 1)
+        self.assertIn(f"failed: {XLNET} fabricated: GapError: the profile holds 7", err)
+        self.assertEqual([p["mode"] for p in doc["points"]], ["faithful"])
+        self.assertEqual(len(doc["failures"]), 1)
 
 
 if __name__ == "__main__":
