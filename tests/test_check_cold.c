@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "baseline.h"
+#include "cupti.h"
 #include "device.h"
 #include "helpers.h"
 #include "path.h"
@@ -127,6 +128,22 @@ Test(check_only, cli_plan_table_and_refusals)
     r = test_cli("help", "run", NULL);
     has(r.out, "--check-only");
     cli_run_free(&r);
+}
+
+/* The profiled calls' CUPTI region (copies and memsets too) fails as the kernels-only one does without
+ * a driver, naming it, and leaves no region open. */
+Test(cold, copies_region_without_a_driver)
+{
+    ea_device_info info;
+    ea_kernel_list list;
+    ea_error err = {{0}};
+    ea_device_probe(&info);
+    if (info.driver_version != 0)
+        cr_skip_test("CUDA driver %d present: %s", info.driver_version, info.reason);
+    cr_assert_eq(ea_cupti_begin_copies(&err), -1);
+    cr_assert(strstr(err.msg, "no CUDA driver") || strstr(err.msg, "CUPTI not found"), "%s", err.msg);
+    cr_assert_eq(ea_cupti_end(&list, &err), -1);
+    has(err.msg, "no region is open");
 }
 
 /* The cold flush: twice the L2, 8 blocks per multiprocessor; no L2 size is refused. */
