@@ -49,11 +49,40 @@ static int optional_counts(ej_val p, ea_error *err)
     return 0;
 }
 
-/* "time_cold": the same fields as "time", present when the family also timed the path cold. */
-static int optional_time_cold(ej_val p, const char *const *keys, const char *const *nums, ea_error *err)
+static const char *const time_keys[] = {"median_us", "q1_us", "q3_us", "iqr_us", "samples", "calls_per_replay",
+                                        "cache_policy", NULL};
+static const char *const time_nums[] = {"median_us", "q1_us", "q3_us", "iqr_us", "samples", NULL};
+
+/* time_cold (the same fields as time) and kernel_launches: absent in files written before cold timing
+ * and per-kernel durations existed. */
+static int optional_cold_and_launches(ej_val p, ea_error *err)
 {
-    ej_val v;
-    return ej_field(p, "time_cold", 0, &v, err) || (v.v && object_with(p, "time_cold", keys, nums, err)) ? -1 : 0;
+    static const char *const launch_keys[] = {"name", "grid", "block", "shared_bytes", "median_us", "min_us",
+                                              "max_us", "calls", "bytes", NULL}; /* bytes: a copy's, a memset's */
+    static const char *const launch_nums[] = {"shared_bytes", "median_us", "min_us", "max_us", "calls", NULL};
+    ej_val v, l, d;
+    const char *s;
+    int n, m;
+    if (ej_field(p, "time_cold", 0, &v, err) || (v.v && object_with(p, "time_cold", time_keys, time_nums, err)) ||
+        ej_field(p, "kernel_launches_note", 0, &v, err) || (v.v && ej_as_string(v, &s, err)) ||
+        ej_field(p, "kernel_launches", 0, &v, err) || (v.v && ej_array(v, &n, err)))
+        return -1;
+    for (int i = 0; v.v && i < n; i++) {
+        l = ej_index(v, i);
+        double bytes;
+        if (ej_object(l, launch_keys, err) || ej_get_string(l, "name", &s, err) || numbers(l, launch_nums, err) ||
+            ej_field(l, "bytes", 0, &d, err) || (d.v && ej_as_number(d, &bytes, err)))
+            return -1;
+        for (int k = 0; k < 2; k++) {
+            int64_t x;
+            if (ej_field(l, k ? "block" : "grid", 1, &d, err) || ej_array(d, &m, err))
+                return -1;
+            for (int j = 0; j < m; j++)
+                if (ej_as_int(ej_index(d, j), &x, err))
+                    return -1;
+        }
+    }
+    return 0;
 }
 
 /* "margin": the gate's relative margin for this path (drift.h), set by a reviewer; in (0, 1). */
@@ -74,10 +103,8 @@ static int validate_path(ej_val p, ea_error *err)
 {
     static const char *const keys[] = {"name", "mode", "kernels", "kernels_note", "time", "check",
                                        "check_after_timing", "passed", "failure", "variant", "unroll",
-                                       "candidates", "margin", "time_cold", NULL};
-    static const char *const time_keys[] = {"median_us", "q1_us", "q3_us", "iqr_us", "samples", "calls_per_replay",
-                                            "cache_policy", NULL};
-    static const char *const time_nums[] = {"median_us", "q1_us", "q3_us", "iqr_us", "samples", NULL};
+                                       "candidates", "margin", "time_cold", "kernel_launches", "kernel_launches_note",
+                                       NULL};
     /* nonfinite: optional, absent in files written before it was counted */
     static const char *const check_keys[] = {"rel_l2", "max_abs", "unwritten", "mismatched", "nonfinite", NULL};
     static const char *const check_nums[] = {"rel_l2", "max_abs", "unwritten", "mismatched", NULL};
@@ -86,11 +113,10 @@ static int validate_path(ej_val p, ea_error *err)
     ej_val k;
     return ej_object(p, keys, err) || ej_get_string(p, "name", &s, err) || ej_get_string(p, "mode", &s, err) ||
                    ej_field(p, "kernels", 1, &k, err) || strings(k, err) ||
-                   object_with(p, "time", time_keys, time_nums, err) ||
+                   object_with(p, "time", time_keys, time_nums, err) || optional_cold_and_launches(p, err) ||
                    object_with(p, "check", check_keys, check_nums, err) ||
                    object_with(p, "check_after_timing", check_keys, check_nums, err) || optional_counts(p, err) ||
-                   ej_get_bool(p, "passed", &b, err) || optional_time_cold(p, time_keys, time_nums, err) ||
-                   optional_margin(p, err)
+                   ej_get_bool(p, "passed", &b, err) || optional_margin(p, err)
                ? -1
                : 0;
 }
@@ -136,11 +162,18 @@ static int config_common(ej_val cfg, ea_error *err)
                : 0;
 }
 
+/* verdict and view; speedup_cold and fraction_basis, absent in files written before cold timing. */
 static int optional_verdict(ej_val s, ea_error *err)
 {
     ej_val v;
     const char *x;
+    double d;
     int n;
+    if (ej_field(s, "speedup_cold", 0, &v, err) || (v.v && ej_as_number(v, &d, err)) ||
+        ej_field(s, "fraction_basis", 0, &v, err) || (v.v && ej_as_string(v, &x, err)))
+        return -1;
+    if (v.v && strcmp(x, "time") && strcmp(x, "time_cold"))
+        return ej_bad_field(s, "fraction_basis", "\"time\" or \"time_cold\"", x, err);
     if (ej_field(s, "verdict", 0, &v, err) || (v.v && ej_as_string(v, &x, err)) || ej_field(s, "view", 0, &v, err))
         return -1;
     return v.v ? ej_map(v, &n, err) : 0;
@@ -150,7 +183,8 @@ static int validate_scope(ej_val s, ea_error *err)
 {
     static const char *const keys[] = {"family", "point", "alias", "occurrences", "scope_ids", "config", "paths",
                                        "passed", "failure", "class", "floor", "speedup", "floor_fraction",
-                                       "bandwidth_fraction", "fidelity", "verdict", "view", NULL};
+                                       "bandwidth_fraction", "fidelity", "verdict", "view", "speedup_cold",
+                                       "fraction_basis", NULL};
     static const char *const floor_keys[] = {"bytes", "bytes_per_s", "transfer_us", "launch_us", "us", NULL};
     static const char *const floor_allowed[] = {"bytes", "bytes_per_s", "transfer_us", "launch_us", "us", "note",
                                                 NULL};

@@ -82,7 +82,8 @@ int ea_cli_parse(const char *cmd, const char *allowed, int argc, char **argv, op
     const struct {
         const char *name;
         int *flag;
-    } flags[] = {{"--json", &o->json}, {"--quiet", &o->quiet}, {"--update", &o->update}, {"--plan", &o->plan}};
+    } flags[] = {{"--json", &o->json}, {"--quiet", &o->quiet}, {"--update", &o->update}, {"--plan", &o->plan},
+                 {"--check-only", &o->check_only}};
     *help = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];

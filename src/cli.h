@@ -17,6 +17,7 @@ int ea_main(int argc, char **argv);
 typedef struct {
     const char *corpus, *out, *check, *rule, *golden, *scope, *record, *mode;
     int json, quiet, cat_cap, update, plan;
+    int check_only; /* run --check-only */
 } ea_cli_options;
 int ea_cli_parse(const char *cmd, const char *allowed, int argc, char **argv, ea_cli_options *o, int *help);
 /* "extern-audit: <message>" on stderr; returns 2 (bad input). */

@@ -126,7 +126,7 @@ int ea_cmd_replay(int argc, char **argv)
             /* the capture's own K: a graph launch's overhead is spread over K calls, so the two
              * per-call times are comparable only at the same K */
             ea_timer_config tc = {.calls_per_replay = (int)r->calls_per_replay, .replays = (int)r->replays};
-            if (ea_replay_run(c, r, &tc, &res, &err) != 0) {
+            if (ea_replay_run(c, r, &tc, EA_REPLAY_WARM, &res, &err) != 0) {
                 ea_replay_result_free(&res);
                 rc = ea_cli_fail(&err);
                 break;

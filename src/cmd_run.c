@@ -18,6 +18,7 @@
 #include "occurrences.h"
 #include "repro.h"
 #include "run.h"
+#include "run_report.h"
 #include "timer.h"
 #include "torch_ops.h"
 
@@ -27,15 +28,19 @@
 
 const char ea_usage_run[] =
     "usage: extern-audit run --scope NAME [--mode faithful|fabricated|both] [--json] [--record FILE]\n"
-    "                        [--golden DIR] [--plan] [--quiet]\n"
+    "                        [--golden DIR] [--plan | --check-only] [--quiet]\n"
     "  --scope NAME   all, a family (index_add, routing_histc, routing_cumsum, cumsum, cat), an alias (xlnet,\n"
     "                 routing, roberta-infer, ...), a point id or a scope id\n"
     "  --mode M       faithful (default): the indices the graphs build; fabricated: randint(0, 100) as the\n"
     "                 attribution pipeline's replay draws them; both\n"
-    "  --json         print the baselines document (docs/schema.md) instead of the table\n"
+    "  --json         print the baselines document (docs/schema.md) instead of the table (with --plan the\n"
+    "                 plans, with --check-only the check-only document)\n"
     "  --record FILE  write that document to FILE atomically (golden/baselines/<gpu model>.json)\n"
     "  --golden DIR   golden folder (default golden)\n"
-    "  --plan         print what would run (kernels, launch shapes, floor bytes); needs no GPU\n"
+    "  --plan         print what would run (kernels, launch shapes, floor bytes) as a table, with --json as\n"
+    "                 JSON; needs no GPU; not with --record (a plan measures nothing)\n"
+    "  --check-only   every path of every point run once on its inputs and checked, nothing timed: what\n"
+    "                 compute-sanitizer wraps (ci/gpu-check STEPS=sanitize); not with --record\n"
     "  --quiet        no progress lines on stderr\n"
     "the replica's fidelity compares the current path with DIR/torch_ops/<gpu model>.json, the op timed\n"
     "alone in torch (python3 tools/capture/op_timing.py); without it: \"no torch measurement\"\n"
@@ -52,7 +57,8 @@ static int parse(int argc, char **argv, run_options *o, int *help)
 {
     ea_cli_options c;
     memset(o, 0, sizeof *o);
-    int rc = ea_cli_parse("run", "--scope --mode --json --record --golden --plan --quiet", argc, argv, &c, help);
+    int rc = ea_cli_parse("run", "--scope --mode --json --record --golden --plan --check-only --quiet", argc, argv, &c,
+                          help);
     if (rc || *help)
         return rc;
     const char *mode = c.mode ? c.mode : "faithful";
@@ -60,6 +66,13 @@ static int parse(int argc, char **argv, run_options *o, int *help)
         return ea_cli_usage_error("run", "--mode expects faithful, fabricated or both, got '%s'", mode);
     if (!c.scope)
         return ea_cli_usage_error("run", "%s", "--scope is required");
+    /* neither writes a baselines document: --record would otherwise be ignored without a word */
+    if (c.record && (c.plan || c.check_only))
+        return ea_cli_usage_error("run", "--record writes measured baselines; %s measures no time, so it is refused",
+                                  c.plan ? "--plan" : "--check-only");
+    if (c.plan && c.check_only)
+        return ea_cli_usage_error("run", "%s", "--plan (no GPU, nothing run) and --check-only (run once, checked) "
+                                               "exclude each other");
     o->scope = c.scope;
     o->record = c.record;
     o->golden = c.golden;
@@ -68,6 +81,7 @@ static int parse(int argc, char **argv, run_options *o, int *help)
     o->quiet = c.quiet;
     o->ro.faithful = strcmp(mode, "fabricated") != 0;
     o->ro.fabricated = strcmp(mode, "faithful") != 0;
+    o->ro.check_only = c.check_only;
     o->ro.log = c.quiet ? NULL : stderr;
     /* the baselines record how they were made */
     size_t k = (size_t)snprintf(o->command, sizeof o->command, "extern-audit run");
@@ -145,6 +159,48 @@ static int load_classification(const char *golden, ej_doc *doc, ea_error *err)
     return 0;
 }
 
+/* What ea_run_annotate adds to a measured result. */
+typedef struct {
+    const ea_run_env *env;
+    const ea_captures *caps;
+    const ea_torch_ops *ops;
+    const cJSON *classification;
+} annotations;
+
+/* Every ref's results (measure 0: plans, 1: runs) appended to out, annotated when a is given. */
+static int each_point(const ea_run_opts *ro, const ea_scope_ref *refs, int n, int measure, const annotations *a,
+                      cJSON *out, ea_error *err)
+{
+    for (int i = 0; i < n; i++) {
+        cJSON *arr = refs[i].family->points(refs[i].family, refs[i].point, refs[i].file, refs[i].index, ro, measure,
+                                            err), *r;
+        if (!arr)
+            return -1;
+        while ((r = cJSON_DetachItemFromArray(arr, 0)) != NULL) {
+            if (a)
+                ea_run_annotate(r, refs[i].point, a->env, a->caps, a->ops, a->classification);
+            cJSON_AddItemToArray(out, r);
+        }
+        cJSON_Delete(arr);
+    }
+    return 0;
+}
+
+/* run --check-only: no copy bandwidth, no launch time, no annotation: only the paths' checks. */
+static int check_all(const run_options *o, const ea_scope_ref *refs, int n, cJSON **doc, ea_error *err)
+{
+    ea_device_info dev;
+    if (!ea_device_probe(&dev))
+        return ea_fail(err, "no CUDA device: %s", dev.reason);
+    cJSON *results = cJSON_CreateArray();
+    if (each_point(&o->ro, refs, n, 1, NULL, results, err)) {
+        cJSON_Delete(results);
+        return -1;
+    }
+    *doc = ea_run_check_doc(results, o->command, dev.name);
+    return 0;
+}
+
 int ea_run_measure(const char *golden, const char *command, const ea_run_opts *ro, const ea_scope_ref *refs, int n,
                    cJSON **doc, ea_error *err)
 {
@@ -166,19 +222,8 @@ int ea_run_measure(const char *golden, const char *command, const ea_run_opts *r
         fprintf(ro->log, "run: fidelity against %s%s\n", ops.file,
                 ops.loaded ? "" : ": absent, so every result says \"no torch measurement\"");
     cJSON *results = cJSON_CreateArray();
-    int rc = 0;
-    for (int i = 0; i < n && rc == 0; i++) {
-        cJSON *arr = refs[i].family->points(refs[i].family, refs[i].point, refs[i].file, refs[i].index, ro, 1, err), *r;
-        if (!arr) {
-            rc = -1;
-            break;
-        }
-        while ((r = cJSON_DetachItemFromArray(arr, 0)) != NULL) {
-            ea_run_annotate(r, refs[i].point, &env, &caps, &ops, cls.root);
-            cJSON_AddItemToArray(results, r);
-        }
-        cJSON_Delete(arr);
-    }
+    const annotations a = {&env, &caps, &ops, cls.root};
+    int rc = each_point(ro, refs, n, 1, &a, results, err);
     ea_captures_free(&caps);
     ea_torch_ops_free(&ops);
     ej_free(&cls);
@@ -230,18 +275,23 @@ int ea_cmd_run(int argc, char **argv)
             fprintf(o.ro.log, "run --plan: ATen's grids for %d multiprocessors (%s%s)\n", o.ro.sm_count,
                     gpu ? "this GPU: " : "an H200's, no usable GPU: ", dev.reason);
         out = cJSON_CreateArray();
-        for (int i = 0; i < pts.n && !rc; i++) {
-            const ea_scope_ref *ref = &pts.refs[i];
-            cJSON *arr = ref->family->points(ref->family, ref->point, ref->file, ref->index, &o.ro, 0, &err), *r;
-            while (arr && (r = cJSON_DetachItemFromArray(arr, 0)) != NULL) {
-                cJSON_AddNumberToObject(r, "sm_count", o.ro.sm_count);
-                cJSON_AddItemToArray(out, r);
-            }
-            rc = arr ? 0 : 2;
-            cJSON_Delete(arr);
-        }
-        if (!rc)
+        rc = each_point(&o.ro, pts.refs, pts.n, 0, NULL, out, &err) ? 2 : 0;
+        cJSON *r;
+        cJSON_ArrayForEach(r, out)
+            cJSON_AddNumberToObject(r, "sm_count", o.ro.sm_count);
+        if (!rc && o.json)
             ea_cli_print_json(out);
+        else if (!rc)
+            ea_run_plan_print(out, stdout);
+    } else if (o.ro.check_only) {
+        if (check_all(&o, pts.refs, pts.n, &out, &err))
+            rc = 2;
+        else if (o.json)
+            ea_cli_print_json(out);
+        else
+            ea_run_check_print(out, stdout);
+        if (out)
+            rc = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "passed")) ? 0 : 1;
     } else if (ea_run_measure(o.golden, o.command, &o.ro, pts.refs, pts.n, &out, &err)) {
         rc = 2;
     } else {

@@ -15,7 +15,8 @@
 static int cupti_state;
 static char cupti_missing[512];
 
-void ea_path_record_begin(ea_path_recorder *r)
+/* copies: memcpy and memset records too (ea_cupti_begin_copies) */
+static void record_begin(ea_path_recorder *r, int copies)
 {
     char where[512];
     memset(r, 0, sizeof *r);
@@ -28,7 +29,12 @@ void ea_path_record_begin(ea_path_recorder *r)
         snprintf(r->why.msg, sizeof r->why.msg, "%s", cupti_missing);
         return;
     }
-    r->recording = ea_cupti_begin(&r->why) == 0;
+    r->recording = (copies ? ea_cupti_begin_copies(&r->why) : ea_cupti_begin(&r->why)) == 0;
+}
+
+void ea_path_record_begin(ea_path_recorder *r)
+{
+    record_begin(r, 0);
 }
 
 void ea_path_record_end(ea_path_recorder *r)
@@ -69,6 +75,52 @@ void ea_path_kernels_json(cJSON *path, const ea_kernel_list *seen, const char *n
     }
     if (!seen) /* the schema: an empty list always says why */
         cJSON_AddStringToObject(path, "kernels_note", note && note[0] ? note : "CUPTI recorded nothing");
+}
+
+static cJSON *ints3(const int v[3])
+{
+    return cJSON_CreateIntArray(v, 3);
+}
+
+void ea_path_launches_json(cJSON *path, const ea_kernel_list *seen, int calls)
+{
+    size_t n = calls > 0 ? seen->count / (size_t)calls : 0;
+    int equal = n > 0 && n * (size_t)calls == seen->count && !seen->dropped;
+    for (size_t i = n; equal && i < seen->count; i++) /* every call ran the first call's sequence */
+        equal = !strcmp(seen->kernels[i].name, seen->kernels[i % n].name);
+    if (!equal) {
+        char note[160];
+        snprintf(note, sizeof note, "CUPTI saw %zu kernels%s over %d calls: no per-kernel durations", seen->count,
+                 seen->dropped ? " and dropped records" : "", calls);
+        cJSON_AddStringToObject(path, "kernel_launches_note", note);
+        return;
+    }
+    cJSON *arr = cJSON_AddArrayToObject(path, "kernel_launches");
+    double us[EA_PATH_PROFILE_CALLS];
+    for (size_t i = 0; i < n; i++) {
+        const ea_kernel_record *k = &seen->kernels[i];
+        ea_stats st;
+        ea_error e;
+        int m = 0;
+        for (int c = 0; c < calls && m < EA_PATH_PROFILE_CALLS; c++)
+            us[m++] = (double)seen->kernels[(size_t)c * n + i].duration_ns / 1e3;
+        if (ea_stats_compute(us, (size_t)m, &st, &e)) /* m >= 1 and finite: cannot fail */
+            continue;
+        cJSON *o = cJSON_CreateObject();
+        char *name = kernel_name(k->name);
+        cJSON_AddStringToObject(o, "name", name ? name : k->name);
+        free(name);
+        cJSON_AddItemToObject(o, "grid", ints3(k->grid)); /* [0, 0, 0] for a copy or a memset */
+        cJSON_AddItemToObject(o, "block", ints3(k->block));
+        cJSON_AddNumberToObject(o, "shared_bytes", (double)k->static_shared + k->dynamic_shared);
+        if (k->kind != EA_RECORD_KERNEL)
+            cJSON_AddNumberToObject(o, "bytes", (double)k->bytes);
+        cJSON_AddNumberToObject(o, "median_us", st.median);
+        cJSON_AddNumberToObject(o, "min_us", st.min);
+        cJSON_AddNumberToObject(o, "max_us", st.max);
+        cJSON_AddNumberToObject(o, "calls", m);
+        cJSON_AddItemToArray(arr, o);
+    }
 }
 
 void ea_path_record_json(cJSON *path, ea_path_recorder *r)
@@ -112,7 +164,9 @@ int ea_path_judge(cJSON *path, double current_rel, int exact, int bound, char *w
     const cJSON *c = cJSON_GetObjectItem(path, "check"), *a = cJSON_GetObjectItem(path, "check_after_timing");
     double rel = check_value(c, "rel_l2");
     const char *fail = NULL;
-    for (int i = 0; i < 2 && !fail; i++) {
+    /* a check-only run never timed, so it has no second check; anywhere else a missing one fails */
+    int checks = cJSON_IsTrue(cJSON_GetObjectItem(path, "check_only")) && !a ? 1 : 2;
+    for (int i = 0; i < checks && !fail; i++) {
         const cJSON *k = i ? a : c;
         if (!(check_value(k, "unwritten") <= 0))
             fail = i ? "elements unwritten after timing" : "elements left holding the poison (never written)";
@@ -145,10 +199,20 @@ const cJSON *ea_path_named(const cJSON *result, const char *name, const char *mo
     return NULL;
 }
 
+static double median_of(const cJSON *path, const char *key)
+{
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(path, key), "median_us");
+    return cJSON_IsNumber(m) ? m->valuedouble : NAN;
+}
+
 double ea_path_median(const cJSON *path)
 {
-    const cJSON *m = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(path, "time"), "median_us");
-    return cJSON_IsNumber(m) ? m->valuedouble : NAN;
+    return median_of(path, "time");
+}
+
+double ea_path_median_cold(const cJSON *path)
+{
+    return median_of(path, "time_cold");
 }
 
 int ea_path_replaces(const cJSON *candidate, int passed, const cJSON *best, int best_passed)
@@ -173,11 +237,31 @@ static int enqueue_delayed(void *ctx, void *stream, ea_error *err)
     return s->enqueue(s->ctx, stream, err) || ea_enqueue_delay(&injected.us, stream, err) ? -1 : 0;
 }
 
+/* EA_PATH_PROFILE_CALLS more calls under CUPTI, copies and memsets recorded too: "kernel_launches"
+ * (or "kernel_launches_note", why not) into prof. */
+static int profile_calls(const ea_path_steps *s, cJSON *prof, ea_error *err)
+{
+    ea_path_recorder r;
+    record_begin(&r, 1);
+    int rc = 0;
+    for (int i = 0; i < EA_PATH_PROFILE_CALLS && rc == 0; i++)
+        rc = s->enqueue(s->ctx, NULL, err);
+    ea_path_record_end(&r);
+    if (rc == 0 && (rc = (int)cudaDeviceSynchronize()) != 0)
+        rc = ea_fail(err, "%s: profiled calls: %s", s->label, cudaGetErrorString((cudaError_t)rc));
+    if (rc == 0 && r.recording)
+        ea_path_launches_json(prof, &r.kernels, EA_PATH_PROFILE_CALLS);
+    else if (rc == 0)
+        cJSON_AddStringToObject(prof, "kernel_launches_note", r.why.msg[0] ? r.why.msg : "CUPTI recorded nothing");
+    ea_kernel_list_free(&r.kernels);
+    return rc;
+}
+
 int ea_path_measure(const ea_path_steps *s, cJSON *path, ea_check *first, ea_check *again, double *median_us,
                     ea_error *err)
 {
     ea_path_recorder rec;
-    ea_timing t = {0};
+    ea_timing t = {0}, cold = {0};
     int delayed = injected.label && !strcmp(injected.label, s->label);
     ea_enqueue_fn enqueue = delayed ? enqueue_delayed : s->enqueue;
     void *ctx = delayed ? (void *)s : s->ctx;
@@ -188,17 +272,35 @@ int ea_path_measure(const ea_path_steps *s, cJSON *path, ea_check *first, ea_che
     ea_path_record_end(&rec);
     if (rc > 0)
         ea_fail(err, "%s: run: %s", s->label, cudaGetErrorString((cudaError_t)rc));
-    if (rc || s->check(s->ctx, 0, first, err) || ea_time_graph(enqueue, ctx, s->timer, &t, err) ||
+    if (rc == 0)
+        rc = s->check(s->ctx, 0, first, err);
+    if (rc == 0 && s->check_only) {
+        *again = *first;
+        *median_us = NAN;
+        ea_path_record_json(path, &rec);
+        cJSON_AddBoolToObject(path, "check_only", 1);
+        ea_path_check_json(path, "check", first);
+        return 0;
+    }
+    cJSON *prof = cJSON_CreateObject();
+    if (rc || profile_calls(s, prof, err) || ea_time_warm_cold(enqueue, ctx, s->timer, &t, &cold, err) ||
         s->check(s->ctx, 1, again, err)) {
+        cJSON_Delete(prof);
         ea_kernel_list_free(&rec.kernels);
         ea_timing_free(&t);
+        ea_timing_free(&cold);
         return -1;
     }
     ea_path_record_json(path, &rec);
+    for (cJSON *item; (item = prof->child) != NULL;) /* kernel_launches, or the note why not */
+        cJSON_AddItemToObject(path, item->string, cJSON_DetachItemViaPointer(prof, item));
+    cJSON_Delete(prof);
     cJSON_AddItemToObject(path, "time", ea_path_time_json(&t));
+    cJSON_AddItemToObject(path, "time_cold", ea_path_time_json(&cold));
     ea_path_check_json(path, "check", first);
     ea_path_check_json(path, "check_after_timing", again);
     *median_us = t.per_call_us.median;
     ea_timing_free(&t);
+    ea_timing_free(&cold);
     return 0;
 }

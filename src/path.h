@@ -12,8 +12,15 @@
  * - ea_path_named, ea_path_median, ea_path_replaces: finding a result's path, its median, and which
  *   of a family's tuned candidates is kept.
  * - ea_path_measure: the sequence every family's path runs: poison the outputs, one call under CUPTI,
- *   check, time (ea_time_graph), check again; it writes "kernels", "time", "check" and
- *   "check_after_timing" into the path. */
+ *   check, EA_PATH_PROFILE_CALLS more calls under CUPTI (copies and memsets recorded too) for
+ *   per-kernel durations, time warm and
+ *   cold (ea_time_warm_cold), check again; it writes "kernels", "kernel_launches", "time",
+ *   "time_cold", "check" and "check_after_timing" into the path. With steps.check_only (run
+ *   --check-only) it stops after the first check: "kernels", "check" and "check_only": true, which
+ *   ea_path_judge reads as "no check after timing to judge"; *again is then a copy of *first.
+ * - ea_path_launches_json: "kernel_launches", one entry per kernel, copy or memset of a call (name,
+ *   grid, block, shared bytes, a copy's "bytes", median/min/max us over the calls CUPTI saw), from a
+ *   list of `calls` equal calls. */
 #ifndef EA_PATH_H
 #define EA_PATH_H
 
@@ -50,6 +57,10 @@ void ea_path_record_end(ea_path_recorder *r);
 /* Writes the recorder's kernels (or why there are none) into path and frees them. */
 void ea_path_record_json(cJSON *path, ea_path_recorder *r);
 void ea_path_kernels_json(cJSON *path, const ea_kernel_list *seen, const char *note);
+#define EA_PATH_PROFILE_CALLS 5
+/* seen holds `calls` calls' kernels in order; when they are not `calls` equal sequences it writes
+ * "kernel_launches_note" instead. */
+void ea_path_launches_json(cJSON *path, const ea_kernel_list *seen, int calls);
 
 void ea_path_check_json(cJSON *path, const char *key, const ea_check *c);
 cJSON *ea_path_time_json(const ea_timing *t);
@@ -59,6 +70,8 @@ int ea_path_judge(cJSON *path, double current_rel, int exact, int bound, char *w
 const cJSON *ea_path_named(const cJSON *result, const char *name, const char *mode);
 /* Its median per call, NaN when path or its time is absent. */
 double ea_path_median(const cJSON *path);
+/* The same of its "time_cold": NaN when absent (files before cold timing, check-only runs). */
+double ea_path_median_cold(const cJSON *path);
 /* Whether candidate (passed or not) takes the place of best (best_passed; NULL: none yet): the fastest
  * of the candidates that passed is kept, a failed one only while none passed (docs/schema.md). */
 int ea_path_replaces(const cJSON *candidate, int passed, const cJSON *best, int best_passed);
@@ -72,9 +85,11 @@ typedef struct {
     ea_enqueue_fn enqueue;
     int (*check)(void *ctx, int after_timing, ea_check *c, ea_error *err);
     const ea_timer_config *timer; /* NULL: ea_time_graph's defaults */
+    int check_only;               /* ea_run_opts.check_only: no profile, no timing */
 } ea_path_steps;
 
-/* Runs s's sequence into path; first and again receive the checks, *median_us the median per call.
+/* Runs s's sequence into path; first and again receive the checks, *median_us the warm median per call
+ * (NaN when check_only).
  * -1 when a step broke (err says which); path is then left as it was. */
 int ea_path_measure(const ea_path_steps *s, cJSON *path, ea_check *first, ea_check *again, double *median_us,
                     ea_error *err);

@@ -299,8 +299,8 @@ static void release(plan *p)
         cudaStreamDestroy((cudaStream_t)p->stream);
 }
 
-int ea_replay_run(const ea_capture *c, const ea_capture_run *r, const ea_timer_config *tc, ea_replay_result *res,
-                  ea_error *err)
+int ea_replay_run(const ea_capture *c, const ea_capture_run *r, const ea_timer_config *tc, ea_replay_timing how,
+                  ea_replay_result *res, ea_error *err)
 {
     memset(res, 0, sizeof *res);
     res->scope = c->scope;
@@ -328,7 +328,9 @@ int ea_replay_run(const ea_capture *c, const ea_capture_run *r, const ea_timer_c
         snprintf(res->cupti_error, sizeof res->cupti_error, "%s", cupti_err.msg);
     if (rc == 0)
         rc = check_outputs(&p, res, err);
-    if (rc == 0 && res->outputs_matching == res->outputs)
+    if (rc == 0 && res->outputs_matching == res->outputs && how == EA_REPLAY_WARM_COLD)
+        rc = ea_time_warm_cold(enqueue, &p, tc, &res->timing, &res->timing_cold, err);
+    else if (rc == 0 && res->outputs_matching == res->outputs && how == EA_REPLAY_WARM)
         rc = ea_time_graph(enqueue, &p, tc, &res->timing, err);
     if (rc == 0 && res->timing.samples_us) /* the timed replays must have left the outputs as they were */
         rc = check_outputs(&p, res, err);
@@ -339,5 +341,6 @@ int ea_replay_run(const ea_capture *c, const ea_capture_run *r, const ea_timer_c
 void ea_replay_result_free(ea_replay_result *res)
 {
     ea_timing_free(&res->timing);
+    ea_timing_free(&res->timing_cold);
     ea_kernel_list_free(&res->kernels);
 }

@@ -22,7 +22,8 @@ typedef struct {
     const char *scope, *config;
     int outputs, outputs_matching;  /* checked after one call and again after timing */
     char first_mismatch[256];       /* "out0: checksum 0123... expected 4567..." */
-    ea_timing timing;               /* per-call time of the replayed launches */
+    ea_timing timing;               /* per-call time of the replayed launches (warm) */
+    ea_timing timing_cold;          /* EA_REPLAY_WARM_COLD: the same, cold (samples_us NULL otherwise) */
     double torch_compiled_us;       /* the capture's median for the same run */
     ea_kernel_list kernels;         /* CUPTI: one call's kernels */
     int kernels_match;              /* CUPTI saw exactly the captured functions, in launch order */
@@ -54,9 +55,12 @@ int ea_replay_bind_step(const ea_capture *c, const ea_capture_step *st, void *(*
                         void *ctx, ea_replay_launch *out, ea_error *err);
 int ea_replay_launch_enqueue(ea_replay_launch *l, void *stream, ea_error *err);
 void ea_replay_launch_free(ea_replay_launch *l);
+/* What ea_replay_run times after the first call's check: warm (the replay command), warm and cold (a
+ * family's current path), or nothing (run --check-only; samples_us stays NULL, no second check). */
+typedef enum { EA_REPLAY_WARM = 0, EA_REPLAY_WARM_COLD = 1, EA_REPLAY_CHECK_ONLY = 2 } ea_replay_timing;
 /* Needs a CUDA device. -1 only for errors that stop the replay (allocation, load, launch). */
-int ea_replay_run(const ea_capture *c, const ea_capture_run *r, const ea_timer_config *tc, ea_replay_result *out,
-                  ea_error *err);
+int ea_replay_run(const ea_capture *c, const ea_capture_run *r, const ea_timer_config *tc, ea_replay_timing how,
+                  ea_replay_result *out, ea_error *err);
 void ea_replay_result_free(ea_replay_result *res);
 
 #endif

@@ -33,6 +33,8 @@ typedef struct {
     int faithful, fabricated; /* modes asked for */
     int sm_count;             /* plan only: the multiprocessor count to size ATen's grids with */
     FILE *log;                /* progress lines, or NULL */
+    int check_only;           /* run --check-only: every path once on its inputs and checked, nothing timed
+                               * (ea_path_steps.check_only, EA_REPLAY_CHECK_ONLY), so a sanitizer can wrap it */
 } ea_run_opts;
 
 typedef struct ea_repro_family ea_repro_family;

@@ -150,3 +150,17 @@ const cJSON *test_path(const cJSON *result, const char *name, const char *mode)
     cr_assert_not_null(p, "no %s%s%s path", name, mode ? " " : "", mode ? mode : "");
     return p;
 }
+
+ea_run_env test_run_env(void)
+{
+    ea_run_env env = {.sm_count = 132, .l2_bytes = 62914560, .memory_bytes = 150000000000, .copy_bytes = 1 << 30,
+                      .kernel_bytes_per_s = 4.0e12, .memcpy_bytes_per_s = 3.9e12, .launch_us = 1.5};
+    snprintf(env.command, sizeof env.command, "extern-audit run --scope longformer-b");
+    snprintf(env.gpu, sizeof env.gpu, "NVIDIA H200");
+    ea_gpu_model(env.gpu, env.model, sizeof env.model);
+    snprintf(env.capability, sizeof env.capability, "9.0");
+    snprintf(env.driver, sizeof env.driver, "580.159.04");
+    snprintf(env.toolkit, sizeof env.toolkit, "13.0");
+    snprintf(env.cache_policy, sizeof env.cache_policy, "warm: back to back");
+    return env;
+}

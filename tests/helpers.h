@@ -7,6 +7,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "baseline.h"
 #include "extract.h"
 #include "fxgraph.h"
 
@@ -38,6 +39,9 @@ typedef struct {
 cli_run test_cli(const char *arg, ...);
 void cli_run_free(cli_run *r);
 
+/* A run environment as an H200 run records it (4.0 TB/s copy kernel, 3.9 memcpy, 1.5 us launch, 60 MiB
+ * L2), for the host half of run: annotation, the baselines document, the table. */
+ea_run_env test_run_env(void);
 /* A repro result's path named name (of mode, unless NULL); asserts there is one. */
 const cJSON *test_path(const cJSON *result, const char *name, const char *mode);
 

@@ -255,6 +255,9 @@ Test(cupti_host, begin_without_driver)
     cr_assert_not_null(strstr(err.msg, "no CUDA driver"), "%s", err.msg);
     cr_assert_eq(ea_cupti_end(&list, &err), -1);
     cr_assert_not_null(strstr(err.msg, "no region is open"), "%s", err.msg);
+    /* the profiled calls' region, copies and memsets too, fails the same way */
+    cr_assert_eq(ea_cupti_begin_copies(&err), -1);
+    cr_assert_not_null(strstr(err.msg, "no CUDA driver"), "%s", err.msg);
 }
 
 Test(timer_host, config_defaults)

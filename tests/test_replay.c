@@ -119,7 +119,7 @@ Test(replay, failed_preparation_reports_no_cupti_error)
     ea_replay_result res;
     ea_timer_config tc = {.replays = 1};
     ea_error err = {{0}};
-    cr_assert_eq(ea_replay_run(&c, r, &tc, &res, &err), -1);
+    cr_assert_eq(ea_replay_run(&c, r, &tc, EA_REPLAY_WARM, &res, &err), -1);
     cr_assert(err.msg[0], "the failure is explained");
     cr_assert_str_eq(res.cupti_error, "");
     cr_assert_eq(res.kernels.count, 0);
@@ -208,7 +208,7 @@ Test(replay, golden_captures_reproduce_their_outputs, .timeout = 600)
             continue;
         ea_replay_result res;
         ea_timer_config tc = {.replays = 5};
-        cr_assert_eq(ea_replay_run(&caps.items[i], r, &tc, &res, &err), 0, "%s: %s", caps.items[i].scope, err.msg);
+        cr_assert_eq(ea_replay_run(&caps.items[i], r, &tc, EA_REPLAY_WARM, &res, &err), 0, "%s: %s", caps.items[i].scope, err.msg);
         cr_expect_eq(res.outputs_matching, res.outputs, "%s: %s", caps.items[i].scope, res.first_mismatch);
         cr_expect(res.kernels_match || res.cupti_error[0], "%s: CUPTI saw other kernels than the capture's",
                   caps.items[i].scope);

@@ -49,7 +49,7 @@ Test(run, resolve_aliases_points_and_scope_ids)
 
 Test(run, plan_needs_no_gpu)
 {
-    cli_run r = test_cli("run", "--scope", "all", "--plan", NULL);
+    cli_run r = test_cli("run", "--scope", "all", "--plan", "--json", NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
     cJSON *j = cJSON_Parse(r.out);
     const cJSON *plan, *xlnet = NULL;
@@ -116,11 +116,14 @@ Test(run, without_a_device_exits_2_saying_why)
     ea_device_info info;
     if (ea_device_probe(&info))
         cr_skip_test("CUDA device present: %s", info.reason);
-    cli_run r = test_cli("run", "--scope", "longformer-b", "--mode", "both", "--quiet", NULL);
-    cr_assert_eq(r.status, 2);
-    has(r.err, "extern-audit run: no CUDA device: ");
-    has(r.err, info.reason);
-    cli_run_free(&r);
+    const char *modes[] = {"--quiet", "--check-only"}; /* a check-only run needs a device too */
+    for (int i = 0; i < 2; i++) {
+        cli_run r = test_cli("run", "--scope", "longformer-b", "--mode", "both", "--quiet", modes[i], NULL);
+        cr_assert_eq(r.status, 2);
+        has(r.err, "extern-audit run: no CUDA device: ");
+        has(r.err, info.reason);
+        cli_run_free(&r);
+    }
 }
 
 /* A result as a family returns it, for the host half of the run. */
@@ -148,27 +151,13 @@ static cJSON *synthetic_result(void)
     return r;
 }
 
-static ea_run_env synthetic_env(void)
-{
-    ea_run_env env = {.sm_count = 132, .l2_bytes = 62914560, .memory_bytes = 150000000000, .copy_bytes = 1 << 30,
-                      .kernel_bytes_per_s = 4.0e12, .memcpy_bytes_per_s = 3.9e12, .launch_us = 1.5};
-    snprintf(env.command, sizeof env.command, "extern-audit run --scope longformer-b");
-    snprintf(env.gpu, sizeof env.gpu, "NVIDIA H200");
-    ea_gpu_model(env.gpu, env.model, sizeof env.model);
-    snprintf(env.capability, sizeof env.capability, "9.0");
-    snprintf(env.driver, sizeof env.driver, "580.159.04");
-    snprintf(env.toolkit, sizeof env.toolkit, "13.0");
-    snprintf(env.cache_policy, sizeof env.cache_policy, "warm: back to back");
-    return env;
-}
-
 Test(run, annotate_floor_speedup_fidelity_class)
 {
     cJSON *r = synthetic_result(), *point = cJSON_Parse("{\"scopes\": []}");
     cJSON *cls = cJSON_Parse("{\"occurrences\": [{\"point\": \"index_add-31177027c868\", \"class\": "
                              "\"conditional_fallback\"}, {\"point\": \"index_add-31177027c868\", \"class\": "
                              "\"unclassified\"}, {\"point\": \"other\", \"class\": \"lowered\"}]}");
-    ea_run_env env = synthetic_env();
+    ea_run_env env = test_run_env();
     cr_assert_str_eq(env.model, "H200");
     ea_capture_run run = {.config = "default", .eager = {.median_us = 100, .samples = 30}};
     const char *covers[] = {"hf/train/AllenaiLongformerBase/full_graph_003:index_add"};
@@ -241,7 +230,7 @@ Test(run, annotate_floor_speedup_fidelity_class)
 
 Test(run, baselines_written_atomically_and_read_strictly)
 {
-    ea_run_env env = synthetic_env();
+    ea_run_env env = test_run_env();
     cJSON *results = cJSON_CreateArray(), *r = synthetic_result();
     ea_run_annotate(r, r, &env, NULL, NULL, NULL);
     cJSON_AddItemToArray(results, r);
@@ -312,7 +301,7 @@ Test(run, committed_baselines_read_strictly)
 /* The replica against the op timed alone in torch (golden/torch_ops/<model>.json), per index mode. */
 Test(run, fidelity_against_the_torch_op)
 {
-    ea_run_env env = synthetic_env();
+    ea_run_env env = test_run_env();
     ea_torch_ops ops, absent = {0};
     ea_error err;
     cr_assert_eq(ea_torch_ops_load("tests/fixtures/torch_ops/H200.json", "H200", &ops, &err), 0, "%s", err.msg);
@@ -421,7 +410,7 @@ Test(run, fidelity_against_the_torch_op)
 /* Classes are compared as whole names: "lowered" is not inside "conditional_lowered". */
 Test(run, class_names_compared_whole)
 {
-    ea_run_env env = synthetic_env();
+    ea_run_env env = test_run_env();
     const struct {
         const char *classes, *want;
     } cases[] = {
@@ -453,7 +442,7 @@ Test(run, class_names_compared_whole)
  * or a bad count stops the write, and the file is not created. */
 Test(run, record_writes_only_what_reads_back)
 {
-    ea_run_env env = synthetic_env();
+    ea_run_env env = test_run_env();
     cJSON *results = cJSON_CreateArray(), *r = synthetic_result();
     ea_run_annotate(r, r, &env, NULL, NULL, NULL);
     cJSON_AddItemToArray(results, r);
@@ -488,7 +477,7 @@ Test(run, record_writes_only_what_reads_back)
 Test(run, fidelity_tolerance_is_one_constant)
 {
     cr_assert_float_eq(EA_FIDELITY_TOLERANCE, 0.15, 1e-12);
-    ea_run_env env = synthetic_env();
+    ea_run_env env = test_run_env();
     ea_capture_run run = {.config = "default", .eager = {.median_us = 96 / (1 + EA_FIDELITY_TOLERANCE) * 0.999}};
     ea_capture cap = {.scope = "index_add-31177027c868-335f7d6b05cb", .environment = cJSON_Parse("{}"),
                       .runs = &run, .nruns = 1};
@@ -521,7 +510,7 @@ Test(run, fidelity_tolerance_is_one_constant)
  * its steps; its configuration block is its own, but the floor, the notes and the source are checked. */
 Test(run, inductor_current_priced_against_compiled_and_config_checked)
 {
-    ea_run_env env = synthetic_env();
+    ea_run_env env = test_run_env();
     ea_capture_step steps[2] = {{.triton = 0, .call = "torch.ops.aten.sort.stable"},
                                 {.triton = 1, .kernel = "triton_per_fused_cumsum_1"}};
     ea_capture_run run = {.config = "default", .eager = {.median_us = 300}, .compiled = {.median_us = 100},

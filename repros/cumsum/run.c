@@ -127,7 +127,7 @@ static cJSON *run_path(dev *d, int path, const ea_capture *c, const ea_run_opts 
     double median;
     d->path = path, d->cap = c;
     snprintf(label, sizeof label, "cumsum %s %s", d->s->alias, path_names[path]);
-    const ea_path_steps steps = {label, d, poison, enqueue, check_outputs, NULL};
+    const ea_path_steps steps = {label, d, poison, enqueue, check_outputs, NULL, o->check_only};
     cJSON *j = cJSON_CreateObject();
     cJSON_AddStringToObject(j, "name", path_names[path]);
     cJSON_AddStringToObject(j, "mode", "faithful");
@@ -260,10 +260,11 @@ static int padded(dev *d, const int64_t *ids, cJSON *view, int *ok, ea_error *er
 }
 
 /* The capture replayed by src/replay.c on its own inputs: checksums and time, a second witness. */
-static int replay_witness(const ea_capture *c, const ea_capture_run *run, cJSON *view, int *ok, ea_error *err)
+static int replay_witness(const ea_capture *c, const ea_capture_run *run, const ea_run_opts *o, cJSON *view, int *ok,
+                          ea_error *err)
 {
     ea_replay_result res;
-    if (ea_replay_run(c, run, NULL, &res, err))
+    if (ea_replay_run(c, run, NULL, o->check_only ? EA_REPLAY_CHECK_ONLY : EA_REPLAY_WARM, &res, err))
         return ea_replay_result_free(&res), -1;
     cJSON *r = cJSON_AddObjectToObject(view, "replay");
     cJSON_AddNumberToObject(r, "outputs", res.outputs);
@@ -374,7 +375,7 @@ cJSON *cs_measure(const cs_scope *s, const ea_capture *c, const ea_capture_run *
     if (!broke && s->kind == CS_MASK)
         broke = padded(&d, ids, view, &ok, err);
     if (!broke)
-        broke = replay_witness(c, run, view, &ok, err);
+        broke = replay_witness(c, run, o, view, &ok, err);
     dev_free(&d);
     free(ids);
     if (broke) {

@@ -254,7 +254,7 @@ static cJSON *run_path(dev *d, int path, const host_set *ref, host_set *host, cJ
     const char *name = path == P_ORACLE ? "oracle" : "current";
     d->path = path, d->ref = ref, d->host = host, d->sums = sums, d->why[0] = '\0';
     snprintf(label, sizeof label, "routing %s %s %s %s", d->s->alias, form, dist, name);
-    const ea_path_steps steps = {label, d, poison, enqueue, check_outputs, &tc};
+    const ea_path_steps steps = {label, d, poison, enqueue, check_outputs, &tc, o->check_only};
     cJSON *j = cJSON_CreateObject();
     cJSON_AddStringToObject(j, "name", name);
     cJSON_AddStringToObject(j, "mode", "faithful");

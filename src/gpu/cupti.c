@@ -32,10 +32,10 @@ static struct {
 /* What the completion callback, which CUPTI may call from its own thread, appends to. */
 static struct {
     pthread_mutex_t lock;
-    int active;
+    int active, copies;
     ea_kernel_record *kernels;
     size_t count, cap, dropped;
-} region = {PTHREAD_MUTEX_INITIALIZER, 0, NULL, 0, 0, 0};
+} region = {PTHREAD_MUTEX_INITIALIZER, 0, 0, NULL, 0, 0, 0};
 
 static int try_open(const char *path, char *tried, size_t len)
 {
@@ -136,7 +136,8 @@ static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *ma
     *max_records = 0;
 }
 
-static void append(const CUpti_ActivityKernel10 *k)
+/* The next record, zeroed and named, or NULL (counted as dropped) when memory runs out. */
+static ea_kernel_record *next_record(const char *name)
 {
     ea_kernel_record *r;
 
@@ -145,18 +146,54 @@ static void append(const CUpti_ActivityKernel10 *k)
         ea_kernel_record *grown = realloc(region.kernels, cap * sizeof *grown);
         if (!grown) {
             region.dropped++;
-            return;
+            return NULL;
         }
         region.kernels = grown;
         region.cap = cap;
     }
     r = &region.kernels[region.count];
     memset(r, 0, sizeof *r);
-    r->name = strdup(k->name ? k->name : "(unnamed)");
+    r->name = strdup(name);
     if (!r->name) {
         region.dropped++;
-        return;
+        return NULL;
     }
+    region.count++;
+    return r;
+}
+
+/* Memcpy and memset records: only their leading fields, which every record version shares. */
+static void append_copy(const CUpti_Activity *rec)
+{
+    static const char *const copy_kinds[] = {"Memcpy", "Memcpy HtoD", "Memcpy DtoH", "Memcpy HtoA", "Memcpy AtoH",
+                                             "Memcpy AtoA", "Memcpy AtoD", "Memcpy DtoA", "Memcpy DtoD",
+                                             "Memcpy HtoH", "Memcpy PtoP"};
+    ea_kernel_record *r;
+    if (rec->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
+        const CUpti_ActivityMemcpy6 *m = (const CUpti_ActivityMemcpy6 *)rec;
+        r = next_record(m->copyKind < sizeof copy_kinds / sizeof *copy_kinds ? copy_kinds[m->copyKind] : "Memcpy");
+        if (!r)
+            return;
+        r->kind = EA_RECORD_COPY;
+        r->bytes = m->bytes, r->start_ns = m->start, r->end_ns = m->end;
+        r->stream_id = m->streamId, r->correlation_id = m->correlationId;
+    } else {
+        const CUpti_ActivityMemset4 *m = (const CUpti_ActivityMemset4 *)rec;
+        r = next_record("Memset");
+        if (!r)
+            return;
+        r->kind = EA_RECORD_SET;
+        r->bytes = m->bytes, r->start_ns = m->start, r->end_ns = m->end;
+        r->stream_id = m->streamId, r->correlation_id = m->correlationId;
+    }
+    r->duration_ns = r->end_ns > r->start_ns ? r->end_ns - r->start_ns : 0;
+}
+
+static void append(const CUpti_ActivityKernel10 *k)
+{
+    ea_kernel_record *r = next_record(k->name ? k->name : "(unnamed)");
+    if (!r)
+        return;
     r->start_ns = k->start;
     r->end_ns = k->end;
     r->duration_ns = k->end > k->start ? k->end - k->start : 0;
@@ -171,7 +208,6 @@ static void append(const CUpti_ActivityKernel10 *k)
     r->stream_id = k->streamId;
     r->correlation_id = k->correlationId;
     r->graph_id = k->graphId;
-    region.count++;
 }
 
 static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t *buffer, size_t size, size_t valid)
@@ -184,6 +220,9 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t
         /* The kernel fields read here sit at the same offsets in every CUpti_ActivityKernel version. */
         if (region.active && rec->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
             append((const CUpti_ActivityKernel10 *)rec);
+        else if (region.active && region.copies &&
+                 (rec->kind == CUPTI_ACTIVITY_KIND_MEMCPY || rec->kind == CUPTI_ACTIVITY_KIND_MEMSET))
+            append_copy(rec);
     }
     if (api.dropped_records(ctx, stream_id, &dropped) == CUPTI_SUCCESS && region.active)
         region.dropped += dropped;
@@ -200,7 +239,10 @@ static void clear_region(void)
     region.count = region.cap = region.dropped = 0;
 }
 
-int ea_cupti_begin(ea_error *err)
+/* The activity kinds a region records beyond kernels when it asks for copies. */
+static const CUpti_ActivityKind copy_kinds[] = {CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET};
+
+static int begin(int copies, ea_error *err)
 {
     int driver = 0;
     CUptiResult rc;
@@ -218,17 +260,38 @@ int ea_cupti_begin(ea_error *err)
     pthread_mutex_lock(&region.lock);
     clear_region();
     region.active = 1;
+    region.copies = copies;
     pthread_mutex_unlock(&region.lock);
+    const char *what = "cuptiActivityEnable(CONCURRENT_KERNEL)";
     rc = api.enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    for (int i = 0; copies && rc == CUPTI_SUCCESS && i < 2; i++) {
+        rc = api.enable(copy_kinds[i]);
+        if (rc != CUPTI_SUCCESS) {
+            what = i ? "cuptiActivityEnable(MEMSET)" : "cuptiActivityEnable(MEMCPY)";
+            if (i) /* leave nothing enabled that end() would not disable */
+                api.disable(copy_kinds[0]);
+        }
+    }
     if (rc == CUPTI_SUCCESS)
         return 0;
+    api.disable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
     pthread_mutex_lock(&region.lock);
     region.active = 0;
     pthread_mutex_unlock(&region.lock);
     /* Without a driver CUPTI answers CUPTI_ERROR_UNKNOWN; name the actual cause first. */
     if (cudaDriverGetVersion(&driver) != cudaSuccess || driver == 0)
-        return cupti_fail(err, "no CUDA driver; ", "cuptiActivityEnable(CONCURRENT_KERNEL)", rc);
-    return cupti_fail(err, "", "cuptiActivityEnable(CONCURRENT_KERNEL)", rc);
+        return cupti_fail(err, "no CUDA driver; ", what, rc);
+    return cupti_fail(err, "", what, rc);
+}
+
+int ea_cupti_begin(ea_error *err)
+{
+    return begin(0, err);
+}
+
+int ea_cupti_begin_copies(ea_error *err)
+{
+    return begin(1, err);
 }
 
 static int by_start(const void *a, const void *b)
@@ -251,6 +314,9 @@ int ea_cupti_end(ea_kernel_list *list, ea_error *err)
     sync = cudaDeviceSynchronize();
     flush = api.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     disable = api.disable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    for (int i = 0; region.copies && i < 2; i++)
+        if (api.disable(copy_kinds[i]) != CUPTI_SUCCESS && disable == CUPTI_SUCCESS)
+            disable = CUPTI_ERROR_UNKNOWN;
     pthread_mutex_lock(&region.lock);
     region.active = 0;
     list->kernels = region.kernels;

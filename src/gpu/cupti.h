@@ -1,7 +1,9 @@
 /* cupti.h: which kernels ran, from the CUPTI Activity API (CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL),
  * as evidence next to a timing. libcupti is opened at run time, so binaries start without it.
  * Contract:
- * - ea_cupti_begin(err) starts recording kernels; ea_cupti_end(list, err) synchronises the device,
+ * - ea_cupti_begin(err) starts recording kernels (ea_cupti_begin_copies: memcpy and memset operations
+ *   too, as records of kind EA_RECORD_COPY / EA_RECORD_SET named "Memcpy DtoD", "Memset", with their
+ *   bytes and no grid); ea_cupti_end(list, err) synchronises the device,
  *   flushes CUPTI's buffers, stops recording and returns the kernels that ran in between, ordered
  *   by start time (kernels inside graph replays included). One region at a time per process.
  * - The library is looked up in this order: $EXTERN_AUDIT_CUPTI alone when set; else libcupti.so.13,
@@ -23,8 +25,12 @@
 extern "C" {
 #endif
 
+typedef enum { EA_RECORD_KERNEL = 0, EA_RECORD_COPY = 1, EA_RECORD_SET = 2 } ea_record_kind;
+
 typedef struct {
     char *name;
+    ea_record_kind kind;
+    uint64_t bytes; /* copies and sets */
     uint64_t start_ns, end_ns, duration_ns; /* CUPTI timestamps (ns); duration = end - start */
     int grid[3], block[3];
     int static_shared, dynamic_shared;
@@ -40,6 +46,7 @@ typedef struct {
 /* Opens libcupti (once per process); on success writes "<path> (CUPTI API <version>)" to where. */
 int ea_cupti_load(char *where, size_t len, ea_error *err);
 int ea_cupti_begin(ea_error *err);
+int ea_cupti_begin_copies(ea_error *err);
 int ea_cupti_end(ea_kernel_list *list, ea_error *err);
 void ea_kernel_list_free(ea_kernel_list *list);
 

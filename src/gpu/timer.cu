@@ -214,11 +214,9 @@ static int setup_cold(session *s, ea_timing *out, ea_error *err)
     out->l2_bytes = prop.l2CacheSize > 0 ? (size_t)prop.l2CacheSize : 0;
     if (!s->cold)
         return 0;
-    out->flush_bytes = 2 * out->l2_bytes;
-    if (out->flush_bytes == 0)
-        return ea_fail(err, "timer: cold cache policy: the device reports no L2 size to flush");
+    if (ea_timer_flush_plan(out->l2_bytes, prop.multiProcessorCount, &out->flush_bytes, &s->flush_grid, err))
+        return -1;
     s->flush_n = out->flush_bytes / sizeof(uint4);
-    s->flush_grid = prop.multiProcessorCount * 8;
     CHECK("cudaMalloc(L2 flush buffer)", cudaMalloc((void **)&s->flush_buf, s->flush_n * sizeof(uint4)));
     return 0;
 }
@@ -282,6 +280,7 @@ extern "C" int ea_time_graph(ea_enqueue_fn enqueue, void *ctx, const ea_timer_co
             goto out;
         flush_ms = flush_stats.median;
         out->flush_us_per_call = flush_ms * 1000.0 / k;
+        out->flush_iqr_us = flush_stats.iqr * 1000.0 / k;
     }
     if (ea_timer_reduce(ms, c.replays, k, flush_ms, out, err) != 0)
         goto out;

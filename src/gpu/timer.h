@@ -13,7 +13,12 @@
  * - Cache policy, stated in timing->policy: EA_CACHE_WARM replays the calls back to back, so L2
  *   keeps what fits of the call's data; EA_CACHE_COLD writes a buffer of 2x the L2 size
  *   (cudaGetDeviceProperties) before every call inside the graph, times a graph of the K flushes
- *   alone the same way, and subtracts its median from every replay.
+ *   alone the same way, and subtracts its median from every replay. Why inside the graph: nvbench
+ *   memsets an L2-sized buffer before each cold sample and times single launches with events; a
+ *   graph of K (flush, call) pairs keeps this timer's K-call replay, whose per-call figures the warm
+ *   times and torch's graph timings share. The flush's own IQR is stated, as the noise it adds.
+ * - ea_time_warm_cold: the same work timed warm, then cold, with cfg's other settings (a path's
+ *   "time" and "time_cold", docs/schema.md).
  * - Everything runs on the current device; the result owns samples_us: ea_timing_free. */
 #ifndef EA_TIMER_H
 #define EA_TIMER_H
@@ -51,11 +56,15 @@ typedef struct {
     size_t l2_bytes;
     size_t flush_bytes;       /* cold: bytes written before each call; 0 when warm */
     double flush_us_per_call; /* cold: median of the flush alone per call, already subtracted */
+    double flush_iqr_us;      /* cold: that flush's IQR per call, the noise the subtraction leaves */
     char policy[512];         /* one sentence: K, R and the cache policy */
 } ea_timing;
 
 int ea_time_graph(ea_enqueue_fn enqueue, void *ctx, const ea_timer_config *cfg, ea_timing *out, ea_error *err);
 void ea_timing_free(ea_timing *t);
+/* warm and cold: both filled, or -1 with neither holding samples. */
+int ea_time_warm_cold(ea_enqueue_fn enqueue, void *ctx, const ea_timer_config *cfg, ea_timing *warm, ea_timing *cold,
+                      ea_error *err);
 
 /* An enqueue function launching one empty kernel <<<1, 1>>>: launch overhead alone. ctx unused. */
 int ea_enqueue_empty_kernel(void *ctx, void *stream, ea_error *err);
@@ -68,6 +77,10 @@ int ea_timer_next_k(double replay_ms, int k, double target_ms, int max_k);
 /* Fills samples_us[i] = (replay_ms[i] - flush_replay_ms) * 1000 / k and per_call_us; sets
  * calls_per_replay and replays. Other fields are left as the caller set them. */
 int ea_timer_reduce(const double *replay_ms, int r, int k, double flush_replay_ms, ea_timing *out, ea_error *err);
+/* The cold flush for an L2 of l2_bytes on sm_count multiprocessors: *bytes to write (2x L2: the
+ * L2's replacement is not strict LRU, one L2's worth can leave lines of the call resident) and the
+ * flush kernel's *grid (8 blocks of 256 per multiprocessor). -1 when the device reports no L2. */
+int ea_timer_flush_plan(size_t l2_bytes, int sm_count, size_t *bytes, int *grid, ea_error *err);
 /* Writes out->policy from its fields. */
 void ea_timer_describe(ea_timing *out);
 

@@ -84,6 +84,35 @@ int ea_timer_reduce(const double *replay_ms, int r, int k, double flush_replay_m
     return ea_stats_compute(out->samples_us, (size_t)r, &out->per_call_us, err);
 }
 
+int ea_timer_flush_plan(size_t l2_bytes, int sm_count, size_t *bytes, int *grid, ea_error *err)
+{
+    if (l2_bytes == 0 || sm_count < 1)
+        return ea_fail(err, "timer: cold cache policy: expected the device's L2 size and multiprocessor count, got "
+                            "%zu bytes and %d",
+                       l2_bytes, sm_count);
+    *bytes = 2 * l2_bytes;
+    *grid = sm_count * 8;
+    return 0;
+}
+
+int ea_time_warm_cold(ea_enqueue_fn enqueue, void *ctx, const ea_timer_config *cfg, ea_timing *warm, ea_timing *cold,
+                      ea_error *err)
+{
+    ea_timer_config c = {0};
+    if (cfg)
+        c = *cfg;
+    c.cache = EA_CACHE_WARM;
+    memset(cold, 0, sizeof *cold);
+    if (ea_time_graph(enqueue, ctx, &c, warm, err))
+        return -1;
+    c.cache = EA_CACHE_COLD;
+    if (ea_time_graph(enqueue, ctx, &c, cold, err)) {
+        ea_timing_free(warm);
+        return -1;
+    }
+    return 0;
+}
+
 void ea_timer_describe(ea_timing *out)
 {
     double mib = 1024.0 * 1024.0;
@@ -93,10 +122,9 @@ void ea_timer_describe(ea_timing *out)
                  "cold: %d calls per CUDA graph replay, %d replays timed after %.0f ms of warm-up; before every "
                  "call the graph writes "
                  "%.0f MiB (2x the %.0f MiB L2) so the call finds none of its data in L2; the flush alone, "
-                 "timed the same way (%.3f us per call), is subtracted from every sample",
+                 "timed the same way (%.3f us per call, IQR %.3f us), is subtracted from every sample",
                  out->calls_per_replay, out->replays, out->warmup_ms, (double)out->flush_bytes / mib,
-                 (double)out->l2_bytes / mib,
-                 out->flush_us_per_call);
+                 (double)out->l2_bytes / mib, out->flush_us_per_call, out->flush_iqr_us);
     else
         snprintf(out->policy, sizeof out->policy,
                  "warm: %d calls back to back per CUDA graph replay, %d replays timed after %.0f ms of warm-up; "

@@ -8,7 +8,6 @@ fixture_document(); after a format change, rewrite it with
 
 import contextlib
 import copy
-import io
 import json
 import os
 import shlex
@@ -18,7 +17,7 @@ import tempfile
 import unittest
 from unittest import mock
 
-import context  # noqa: F401
+import context
 import gen
 import golden
 import op_timing
@@ -272,13 +271,7 @@ class TestNamesAndDocument(unittest.TestCase):
 
 class TestCli(unittest.TestCase):
     def run_main(self, argv):
-        out, err = io.StringIO(), io.StringIO()
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            try:
-                rc = op_timing.main(argv)
-            except SystemExit as e:
-                rc = e.code
-        return rc, out.getvalue(), err.getvalue()
+        return context.run_cli(op_timing.main, argv)
 
     def test_help_usage_and_plan(self):
         rc, out, _ = self.run_main(["--help"])

@@ -1,0 +1,91 @@
+/* run --check-only and cold timing on a GPU (skipped without one), through the index_add family on
+ * Longformer B, whose bytes fit in L2: the check-only paths run once and carry no time; a measured
+ * path carries its cold time beside the warm one, no faster than warm (a cold call reads from DRAM
+ * what a warm one finds in L2), and its per-operation durations, the replica's copy among them. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "baseline.h"
+#include "helpers.h"
+#include "index_add_points.h"
+#include "path.h"
+#include "repro.h"
+
+/* Longformer B through the family (ea_repro_families[0] is index_add), its one result, which passed;
+ * skips without a device. The caller deletes the array. */
+static cJSON *longformer_b(const ea_run_opts *o, cJSON **result)
+{
+    test_skip_without_gpu();
+    cJSON *doc = iap_golden(), *pt;
+    int i = 0;
+    cJSON_ArrayForEach(pt, cJSON_GetObjectItem(doc, "points")) {
+        if (!strcmp(cJSON_GetObjectItem(pt, "point")->valuestring, "index_add-31177027c868"))
+            break;
+        i++;
+    }
+    cr_assert_not_null(pt);
+    ea_error err;
+    cr_assert_str_eq(ea_repro_families[0]->name, "index_add");
+    cJSON *arr = ea_repro_families[0]->points(ea_repro_families[0], pt, IAP_FILE, i, o, 1, &err);
+    cr_assert_not_null(arr, "%s", err.msg);
+    ea_run_env env = {.kernel_bytes_per_s = 4e12, .launch_us = 0.5}; /* the fractions are not judged here */
+    cJSON *r;
+    cJSON_ArrayForEach(r, arr)
+        ea_run_annotate(r, pt, &env, NULL, NULL, NULL);
+    cJSON_Delete(doc);
+    *result = cJSON_GetArrayItem(arr, 0);
+    cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(*result, "passed")), "%s", cJSON_PrintUnformatted(*result));
+    return arr;
+}
+
+Test(check_cold_gpu, check_only_runs_each_path_untimed, .timeout = 300)
+{
+    const ea_run_opts o = {1, 1, 0, NULL, 1};
+    cJSON *r, *arr = longformer_b(&o, &r);
+    const cJSON *p;
+    int paths = 0;
+    cJSON_ArrayForEach(p, cJSON_GetObjectItem(r, "paths")) {
+        paths++;
+        cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(p, "check_only")), "%s", cJSON_PrintUnformatted(p));
+        cr_assert_null(cJSON_GetObjectItem(p, "time"), "nothing timed");
+        cr_assert_null(cJSON_GetObjectItem(p, "time_cold"));
+        cr_assert_null(cJSON_GetObjectItem(p, "check_after_timing"));
+        cr_assert(cJSON_GetArraySize(cJSON_GetObjectItem(p, "kernels")) > 0 || cJSON_GetObjectItem(p, "kernels_note"));
+    }
+    cr_assert_geq(paths, 3, "current faithful and fabricated, the oracle(s)");
+    cJSON_Delete(arr);
+}
+
+Test(check_cold_gpu, cold_beside_warm_with_kernel_durations, .timeout = 300)
+{
+    const ea_run_opts o = {1, 0, 0, NULL, 0};
+    cJSON *r, *arr = longformer_b(&o, &r);
+    const cJSON *p;
+    cJSON_ArrayForEach(p, cJSON_GetObjectItem(r, "paths")) {
+        const cJSON *cold = cJSON_GetObjectItem(p, "time_cold");
+        double warm_us = ea_path_median(p), cold_us = ea_path_median_cold(p);
+        cr_log_info("%s: warm %.2f us, cold %.2f us; %s", cJSON_GetObjectItem(p, "name")->valuestring, warm_us,
+                    cold_us, cJSON_GetObjectItem(cold, "cache_policy")->valuestring);
+        cr_assert(cold_us > 0, "a cold time for every path");
+        cr_assert_not_null(strstr(cJSON_GetObjectItem(cold, "cache_policy")->valuestring, "cold:"));
+        /* 31.5 MB of a 60 MiB L2: warm replays hit, cold ones cannot; 5% for the flush's noise */
+        cr_assert_geq(cold_us, 0.95 * warm_us, "%s: cold %.2f us below warm %.2f us",
+                      cJSON_GetObjectItem(p, "name")->valuestring, cold_us, warm_us);
+    }
+    cr_assert_str_eq(cJSON_GetObjectItem(r, "fraction_basis")->valuestring, "time_cold");
+    const cJSON *launches = cJSON_GetObjectItem(test_path(r, "current", "faithful"), "kernel_launches"), *l;
+    if (!launches) {
+        cr_log_warn("no per-kernel durations: %s",
+                    cJSON_GetObjectItem(test_path(r, "current", "faithful"), "kernel_launches_note")->valuestring);
+    } else {
+        int copy = 0, index = 0;
+        cJSON_ArrayForEach(l, launches) {
+            const char *name = cJSON_GetObjectItem(l, "name")->valuestring;
+            cr_log_info("replica: %s %.2f us", name, cJSON_GetObjectItem(l, "median_us")->valuedouble);
+            copy += !strcmp(name, "Memcpy DtoD") && cJSON_GetObjectItem(l, "bytes")->valuedouble > 0;
+            index += strstr(name, "indexFunc") != NULL;
+        }
+        cr_assert(copy == 1 && index == 1, "the replica's copy and ATen's kernel, once each per call");
+    }
+    cJSON_Delete(arr);
+}
