@@ -31,6 +31,7 @@ static const char usage_main[] =
     "  classify    each occurrence's class from the captured compile behaviour, checked against the golden file\n"
     "  replay      run each captured Inductor partition from C: outputs checked, time against torch's\n"
     "  run         repro scopes on a GPU: fabricated / faithful current / oracle / floor, checked and timed\n"
+    "  rollup      before and after accounting per model and per op, from the committed data\n"
     "  help CMD    options of one command\n"
     "\n"
     "exit status: 0 ok, 1 a check found a difference, 2 bad usage or bad input\n";
@@ -391,6 +392,7 @@ int ea_main(int argc, char **argv)
         {"classify", ea_cmd_classify, ea_usage_classify},
         {"replay", ea_cmd_replay, ea_usage_replay},
         {"run", ea_cmd_run, ea_usage_run},
+        {"rollup", ea_cmd_rollup, ea_usage_rollup},
     };
     if (argc < 2) {
         fputs(usage_main, stderr);

@@ -38,4 +38,8 @@ extern const char ea_usage_replay[];
 int ea_cmd_run(int argc, char **argv);
 extern const char ea_usage_run[];
 
+/* extern-audit rollup (cmd_rollup.c) and its usage text. */
+int ea_cmd_rollup(int argc, char **argv);
+extern const char ea_usage_rollup[];
+
 #endif

@@ -1,0 +1,212 @@
+/* report_html.c: the rollup as one self-contained page (report.h): inline CSS and SVG, no script, no
+ * external fetch. Charts: per model, stacked bars of the after GPU's time by class with the oracle
+ * headroom beneath; per op, before -> after bars on a log axis, each labelled with its GPU. The tables
+ * beneath are ea_report_tables', as in the terminal and markdown. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+#define WIDTH 900
+#define LABEL 330 /* the left column for names */
+
+static const char *str(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static double num(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+static void esc(FILE *f, const char *s)
+{
+    for (; s && *s; s++)
+        switch (*s) {
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '&': fputs("&amp;", f); break;
+        case '"': fputs("&quot;", f); break;
+        default: fputc(*s, f);
+        }
+}
+
+static const char *const bucket_keys[] = {"lowered", "conditional_fallback", "true_fallback"};
+static const char *const bucket_names[] = {"lowered (Inductor's kernels)", "conditional fallback", "true fallback"};
+static const char *const bucket_colors[] = {"#4c9f70", "#e0a030", "#c8553d"};
+#define HEADROOM_COLOR "#3a6ea5"
+
+static void legend(FILE *f, int y)
+{
+    for (int i = 0; i < 4; i++) {
+        int x = LABEL + i * 140;
+        fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>", x, y, i < 3 ? bucket_colors[i] : HEADROOM_COLOR);
+        fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"s\">%s</text>", x + 16, y + 10, i < 3 ? bucket_names[i] : "oracle headroom");
+    }
+}
+
+static void model_chart(FILE *f, const cJSON *doc)
+{
+    const cJSON *m, *models = cJSON_GetObjectItemCaseSensitive(doc, "models");
+    const char *gpu = str(cJSON_GetObjectItemCaseSensitive(doc, "gpus"), "after");
+    double max = 0;
+    int n = cJSON_GetArraySize(models), row = 26, y = 30;
+    cJSON_ArrayForEach(m, models)
+    {
+        double total = 0;
+        for (int i = 0; i < 3; i++)
+            total += isfinite(num(cJSON_GetObjectItemCaseSensitive(m, "us"), bucket_keys[i])) ? num(cJSON_GetObjectItemCaseSensitive(m, "us"), bucket_keys[i]) : 0;
+        max = total > max ? total : max;
+    }
+    fprintf(f, "<h2>Per model: time on %s by class, oracle headroom beneath</h2>\n", gpu ? gpu : "(no baselines)");
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" role=\"img\">", WIDTH, 40 + n * row);
+    legend(f, 6);
+    double scale = max > 0 ? (WIDTH - LABEL - 90) / max : 0;
+    cJSON_ArrayForEach(m, models)
+    {
+        const cJSON *u = cJSON_GetObjectItemCaseSensitive(m, "us");
+        double x = LABEL, total = 0;
+        fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"s\" text-anchor=\"end\">", LABEL - 6, y + 12);
+        esc(f, str(m, "suite"));
+        fputc('/', f);
+        esc(f, str(m, "mode"));
+        fputc('/', f);
+        esc(f, str(m, "model"));
+        fputs("</text>", f);
+        for (int i = 0; i < 3; i++) {
+            double v = num(u, bucket_keys[i]);
+            if (!(v > 0))
+                continue;
+            fprintf(f, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"12\" fill=\"%s\"/>", x, y + 2,
+                    fmax(v * scale, 1), bucket_colors[i]);
+            x += fmax(v * scale, 1);
+            total += v;
+        }
+        double h = num(u, "headroom");
+        if (h > 0)
+            fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"6\" fill=\"%s\"/>", LABEL, y + 15,
+                    fmax(h * scale, 1), HEADROOM_COLOR);
+        fprintf(f, "<text x=\"%.1f\" y=\"%d\" class=\"s\">%.1f us</text>", x + 4, y + 12, total);
+        y += row;
+    }
+    fputs("</svg>\n", f);
+}
+
+/* One op's bars on a log axis from 1 us: seed (before GPU) and the after GPU's pipeline, fabricated,
+ * faithful and oracle totals, each bar named with its GPU; an absent figure is written, not drawn. */
+static void op_chart(FILE *f, const cJSON *doc)
+{
+    const cJSON *o, *g = cJSON_GetObjectItemCaseSensitive(doc, "gpus");
+    const char *before = str(g, "before"), *after = str(g, "after") ? str(g, "after") : "(no baselines)";
+    double max = 10;
+    cJSON_ArrayForEach(o, cJSON_GetObjectItemCaseSensitive(doc, "ops"))
+        max = fmax(max, fmax(num(cJSON_GetObjectItemCaseSensitive(o, "seed"), "total_us"),
+                             fmax(num(cJSON_GetObjectItemCaseSensitive(o, "gap"), "pipeline"),
+                                  num(cJSON_GetObjectItemCaseSensitive(o, "us"), "fabricated"))));
+    double decades = ceil(log10(max)), span = WIDTH - LABEL - 110;
+    int ops = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "ops")), y = 10;
+    fputs("<h2>Per op: before -> after (log axis, microseconds; each bar names its GPU)</h2>\n", f);
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" role=\"img\">", WIDTH, 20 + ops * 118);
+    cJSON_ArrayForEach(o, cJSON_GetObjectItemCaseSensitive(doc, "ops"))
+    {
+        const cJSON *u = cJSON_GetObjectItemCaseSensitive(o, "us");
+        struct {
+            const char *what, *gpu;
+            double v;
+        } bars[] = {{"seed, direct op", before, num(cJSON_GetObjectItemCaseSensitive(o, "seed"), "total_us")},
+                    {"pipeline method", after, num(cJSON_GetObjectItemCaseSensitive(o, "gap"), "pipeline")},
+                    {"fabricated, in scope", after, num(u, "fabricated") > 0 ? num(u, "fabricated") : NAN},
+                    {"faithful, in scope", after, num(u, "after")},
+                    {"oracle", after, num(u, "oracle")}};
+        fprintf(f, "<text x=\"4\" y=\"%d\" class=\"b\">", y + 12);
+        esc(f, str(o, "op"));
+        fputs("</text>", f);
+        y += 16;
+        for (size_t i = 0; i < sizeof bars / sizeof bars[0]; i++, y += 19) {
+            fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"s\" text-anchor=\"end\">%s, ", LABEL - 6, y + 12, bars[i].what);
+            esc(f, bars[i].gpu);
+            fputs("</text>", f);
+            if (!isfinite(bars[i].v)) {
+                fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"s\">not measured</text>", LABEL + 4, y + 12);
+                continue;
+            }
+            double w = bars[i].v > 1 ? log10(bars[i].v) / decades * span : 1;
+            fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"14\" fill=\"%s\"/>", LABEL, y + 1, fmax(w, 1),
+                    i == 0 ? "#888888" : i == 4 ? HEADROOM_COLOR : "#4c9f70");
+            fprintf(f, "<text x=\"%.1f\" y=\"%d\" class=\"s\">%.1f us</text>", LABEL + fmax(w, 1) + 4, y + 12, bars[i].v);
+        }
+        y += 7;
+    }
+    fputs("</svg>\n", f);
+}
+
+static void html_table(FILE *f, const cJSON *t)
+{
+    const cJSON *c, *r, *n;
+    const char *align = str(t, "align");
+    fputs("<h2>", f);
+    esc(f, str(t, "title"));
+    fputs("</h2>\n<table><tr>", f);
+    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(t, "columns"))
+    {
+        fputs("<th>", f);
+        esc(f, c->valuestring);
+        fputs("</th>", f);
+    }
+    fputs("</tr>\n", f);
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(t, "rows"))
+    {
+        int i = 0;
+        fputs("<tr>", f);
+        cJSON_ArrayForEach(c, r)
+        {
+            fputs(align[i++] == 'r' ? "<td class=\"r\">" : "<td>", f);
+            esc(f, c->valuestring);
+            fputs("</td>", f);
+        }
+        fputs("</tr>\n", f);
+    }
+    fputs("</table>\n<ul>", f);
+    cJSON_ArrayForEach(n, cJSON_GetObjectItemCaseSensitive(t, "notes"))
+    {
+        fputs("<li>", f);
+        esc(f, n->valuestring);
+        fputs("</li>", f);
+    }
+    fputs("</ul>\n", f);
+}
+
+char *ea_report_html(const cJSON *doc)
+{
+    char *s = NULL;
+    size_t len;
+    FILE *f = open_memstream(&s, &len);
+    if (!f)
+        return NULL;
+    cJSON *tables = ea_report_tables(doc, 0);
+    const cJSON *t;
+    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>extern-audit rollup</title>\n"
+          "<style>body{font:14px sans-serif;margin:24px;color:#222}table{border-collapse:collapse;margin:8px 0}"
+          "td,th{border:1px solid #ccc;padding:3px 6px}td.r{text-align:right}th{background:#eee}"
+          "svg text.s{font:11px sans-serif}svg text.b{font:bold 12px sans-serif}</style></head><body>\n"
+          "<h1>extern-audit rollup</h1>\n<p>", f);
+    const cJSON *g = cJSON_GetObjectItemCaseSensitive(doc, "gpus");
+    fputs("Before on ", f);
+    esc(f, str(g, "before"));
+    fputs(" (the seed, the corpus); after on ", f);
+    esc(f, str(g, "after") ? str(g, "after") : "no GPU (no baselines)");
+    fputs(". Figures of different GPUs are never added.</p>\n", f);
+    model_chart(f, doc);
+    op_chart(f, doc);
+    cJSON_ArrayForEach(t, tables)
+        html_table(f, t);
+    fputs("</body></html>\n", f);
+    cJSON_Delete(tables);
+    fclose(f);
+    return s;
+}

@@ -1,0 +1,238 @@
+/* report_tables.c: the rollup's tables and one-screen answers, shared by every renderer (report.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+static const char *str(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static double num(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+static const cJSON *obj(const cJSON *o, const char *key)
+{
+    return cJSON_GetObjectItemCaseSensitive(o, key);
+}
+
+static void cell(cJSON *row, const char *s)
+{
+    cJSON_AddItemToArray(row, cJSON_CreateString(s));
+}
+
+/* Microseconds to one decimal, "-" when absent. */
+static void us(cJSON *row, double v)
+{
+    char b[64];
+    if (!isfinite(v))
+        snprintf(b, sizeof b, "-");
+    else
+        snprintf(b, sizeof b, "%.1f", v);
+    cell(row, b);
+}
+
+static void count(cJSON *row, double v)
+{
+    char b[32];
+    snprintf(b, sizeof b, "%.0f", v);
+    cell(row, b);
+}
+
+static cJSON *table(cJSON *tables, const char *title, const char *align, const char *const *cols)
+{
+    cJSON *t = cJSON_CreateObject(), *c = cJSON_AddArrayToObject(t, "columns");
+    cJSON_AddStringToObject(t, "title", title);
+    for (; *cols; cols++)
+        cJSON_AddItemToArray(c, cJSON_CreateString(*cols));
+    cJSON_AddStringToObject(t, "align", align);
+    cJSON_AddArrayToObject(t, "rows");
+    cJSON_AddArrayToObject(t, "notes");
+    cJSON_AddItemToArray(tables, t);
+    return t;
+}
+
+static cJSON *row_of(cJSON *t)
+{
+    cJSON *r = cJSON_CreateArray();
+    cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(t, "rows"), r);
+    return r;
+}
+
+static void note(cJSON *t, const char *s)
+{
+    if (s)
+        cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(t, "notes"), cJSON_CreateString(s));
+}
+
+/* "lowered 62" or "true_fallback 24, ..." from an aggregate's classes. */
+static void classes(cJSON *row, const cJSON *agg)
+{
+    char b[256] = "";
+    const cJSON *c;
+    cJSON_ArrayForEach(c, obj(agg, "classes"))
+        snprintf(b + strlen(b), sizeof b - strlen(b), "%s%s %.0f", b[0] ? ", " : "", c->string, c->valuedouble);
+    cell(row, b);
+}
+
+/* A GPU's short label in a column title: "NVIDIA H200" -> "H200". */
+static const char *short_gpu(const char *name)
+{
+    return name && !strncmp(name, "NVIDIA ", 7) ? name + 7 : name ? name : "?";
+}
+
+static void op_table(cJSON *tables, const cJSON *doc)
+{
+    const cJSON *g = obj(doc, "gpus"), *o;
+    char c[6][96];
+    const char *after = short_gpu(str(g, "after")), *before = short_gpu(str(g, "before"));
+    snprintf(c[0], sizeof c[0], "seed %s us", before);
+    snprintf(c[1], sizeof c[1], "pipeline %s us", after);
+    snprintf(c[2], sizeof c[2], "fabricated %s us", after);
+    snprintf(c[3], sizeof c[3], "faithful %s us", after);
+    snprintf(c[4], sizeof c[4], "oracle %s us", after);
+    snprintf(c[5], sizeof c[5], "headroom %s us", after);
+    const char *const cols[] = {"op", "occ.", "false extern", "classes", c[0], c[1], c[2], c[3], c[4], c[5], NULL};
+    cJSON *t = table(tables, "Per op: before (seed) and after (faithful scope, oracle)", "lrrlrrrrrr", cols);
+    cJSON_ArrayForEach(o, obj(doc, "ops"))
+    {
+        cJSON *r = row_of(t);
+        const cJSON *u = obj(o, "us"), *gap = obj(o, "gap");
+        cell(r, str(o, "op"));
+        count(r, num(o, "occurrences"));
+        count(r, num(o, "false_extern"));
+        classes(r, o);
+        us(r, num(obj(o, "seed"), "total_us"));
+        us(r, num(gap, "pipeline"));
+        us(r, num(u, "fabricated") > 0 ? num(u, "fabricated") : NAN);
+        us(r, num(u, "after"));
+        us(r, num(u, "oracle"));
+        us(r, num(u, "headroom"));
+    }
+    note(t, "seed: the seed issue's direct-op totals (golden/seed_totals.json); never added to the other GPU's columns");
+    note(t, str(g, "pipeline_note"));
+    note(t, "faithful: lowered scopes at Inductor's captured partition, fallbacks at the faithful current path, "
+            "times occurrences; a scope shared by several ops is counted once, under the op that falls back");
+    note(t, "fabricated: the in-scope current path on the pipeline's randint(0, 100) index, where the family measures one");
+}
+
+static int by_after(const void *a, const void *b)
+{
+    double x = num(obj(*(const cJSON *const *)a, "us"), "after"), y = num(obj(*(const cJSON *const *)b, "us"), "after");
+    return (y > x) - (y < x);
+}
+
+static void model_table(cJSON *tables, const cJSON *doc, int top)
+{
+    const cJSON *g = obj(doc, "gpus"), *m, *models = obj(doc, "models");
+    char c[6][96], title[128];
+    const char *after = short_gpu(str(g, "after")), *before = short_gpu(str(g, "before"));
+    int n = cJSON_GetArraySize(models), shown = top > 0 && top < n ? top : n;
+    snprintf(c[0], sizeof c[0], "corpus extern %s us", before);
+    snprintf(c[1], sizeof c[1], "seed %s us", before);
+    snprintf(c[2], sizeof c[2], "lowered %s us", after);
+    snprintf(c[3], sizeof c[3], "cond. fallback %s us", after);
+    snprintf(c[4], sizeof c[4], "true fallback %s us", after);
+    snprintf(c[5], sizeof c[5], "headroom %s us", after);
+    const char *const cols[] = {"model", "occ.", "false extern", c[0], c[1], c[2], c[3], c[4], c[5], NULL};
+    if (shown < n)
+        snprintf(title, sizeof title, "Per model: the top %d of %d by after time", shown, n);
+    else
+        snprintf(title, sizeof title, "Per model (%d), by after time", n);
+    cJSON *t = table(tables, title, "lrrrrrrrr", cols);
+    const cJSON **v = malloc(sizeof *v * (size_t)(n ? n : 1));
+    int k = 0;
+    cJSON_ArrayForEach(m, models)
+        v[k++] = m;
+    qsort(v, (size_t)n, sizeof *v, by_after);
+    for (int i = 0; i < shown; i++) {
+        cJSON *r = row_of(t);
+        const cJSON *u = obj(v[i], "us"), *s;
+        char name[512];
+        double seed = 0;
+        snprintf(name, sizeof name, "%s/%s/%s", str(v[i], "suite"), str(v[i], "mode"), str(v[i], "model"));
+        cell(r, name);
+        count(r, num(v[i], "occurrences"));
+        count(r, num(v[i], "false_extern"));
+        us(r, num(obj(v[i], "corpus"), "extern_total_us"));
+        cJSON_ArrayForEach(s, obj(v[i], "seed"))
+            seed += num(s, "total_us");
+        us(r, cJSON_GetArraySize(obj(v[i], "seed")) ? seed : NAN);
+        us(r, num(u, "lowered"));
+        us(r, num(u, "conditional_fallback"));
+        us(r, num(u, "true_fallback"));
+        us(r, num(u, "headroom"));
+    }
+    free(v);
+    note(t, "corpus extern: the corpus's model accounting, extern_total_us over all of the model's externs (mm, conv, ... "
+            "included), not only the audited ops");
+    note(t, str(obj(doc, "sources"), "corpus_note"));
+}
+
+static void answer(cJSON *t, const char *q, const char *a)
+{
+    cJSON *r = row_of(t);
+    cell(r, q);
+    cell(r, a);
+}
+
+static void totals_table(cJSON *tables, const cJSON *doc)
+{
+    const cJSON *t = obj(doc, "totals"), *u = obj(t, "us"), *b = obj(t, "before"), *g = obj(doc, "gpus"), *gap = obj(t, "gap");
+    const char *after = str(g, "after") ? str(g, "after") : "no GPU baselines";
+    char a[512];
+    const char *const cols[] = {"question", "answer", NULL};
+    cJSON *tab = table(tables, "Totals", "ll", cols);
+    snprintf(a, sizeof a, "%.0f in %d models; the old rule counts %.0f as extern", num(t, "occurrences"),
+             cJSON_GetArraySize(obj(doc, "models")), num(t, "old_rule_extern"));
+    answer(tab, "occurrences", a);
+    char corpus[256] = "corpus accounting unavailable";
+    if (isfinite(num(b, "corpus_extern_total_us")))
+        snprintf(corpus, sizeof corpus, "corpus extern_total_us of %.0f audited models %.1f us (all their externs)",
+                 num(b, "corpus_models"), num(b, "corpus_extern_total_us"));
+    if (isfinite(num(b, "seed_total_us")))
+        snprintf(a, sizeof a, "%s: seed %.1f us over the four ops; %s", str(b, "gpu"), num(b, "seed_total_us"), corpus);
+    else
+        snprintf(a, sizeof a, "%s: no seed totals; %s", str(b, "gpu"), corpus);
+    answer(tab, "before", a);
+    if (isfinite(num(gap, "pipeline")))
+        snprintf(a, sizeof a, "%s: pipeline price %.1f us, faithful %.1f us: lone-op launch %.1f, fabricated contention %.1f, "
+                 "scope %.1f", after, num(gap, "pipeline"), num(u, "after"), num(gap, "lone_op_launch"),
+                 num(gap, "fabricated_contention"), num(gap, "scope"));
+    else
+        snprintf(a, sizeof a, "%s: fabricated index over faithful, in scope: %.1f us; %s", after,
+                 num(u, "fabricated_over_faithful"), str(g, "pipeline_note") ? str(g, "pipeline_note") : "");
+    answer(tab, "artificial (fabricated over faithful)", a);
+    snprintf(a, sizeof a, "%.0f false externs; %s: %.1f us in Inductor's own kernels; %s: the seed attributed %.1f us "
+             "to ops lowered in every occurrence", num(t, "false_extern"), after, num(u, "lowered"), str(b, "gpu"),
+             num(b, "seed_false_extern_us"));
+    answer(tab, "leaves the extern bucket", a);
+    snprintf(a, sizeof a, "%s: true fallback %.1f us, conditional fallback %.1f us", after, num(u, "true_fallback"),
+             num(u, "conditional_fallback"));
+    answer(tab, "true or conditional fallback", a);
+    snprintf(a, sizeof a, "%s: oracle headroom %.1f us of %.1f us (%.0f%%)", after, num(u, "headroom"), num(u, "after"),
+             num(u, "after") > 0 ? 100 * num(u, "headroom") / num(u, "after") : 0);
+    answer(tab, "recoverable", a);
+    answer(tab, "staged candidates", str(obj(doc, "candidates"), "note"));
+    snprintf(a, sizeof a, "%.0f occurrences unpriced, %d check failures", num(t, "unpriced"),
+             cJSON_GetArraySize(obj(doc, "check")));
+    answer(tab, "gaps", a);
+    note(tab, str(g, "cache_policy"));
+    note(tab, str(obj(doc, "sources"), "baselines_note"));
+}
+
+cJSON *ea_report_tables(const cJSON *doc, int top)
+{
+    cJSON *tables = cJSON_CreateArray();
+    totals_table(tables, doc);
+    op_table(tables, doc);
+    model_table(tables, doc, top);
+    return tables;
+}
