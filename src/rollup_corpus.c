@@ -31,7 +31,9 @@ static int read_doc(const ej_doc *doc, const char *identity, ea_model_accounting
         return -1;
     if (strcmp(s, identity)) {
         snprintf(got, sizeof got, "\"%.300s\"", s);
-        return ej_bad_field(root, "identity", identity, got, err);
+        char what[512];
+        snprintf(what, sizeof what, "\"%.500s\"", identity);
+        return ej_bad_field(root, "identity", what, got, err);
     }
     if (ej_get_string(root, "hardware", &s, err))
         return -1;
