@@ -30,6 +30,8 @@ SUITE     := $(BUILD)/test-suite
 FIXTURE_CUBINS := $(BUILD)/fixtures/add_one.sm_90.cubin $(BUILD)/fixtures/add_one.sm_100.cubin
 
 DEB_PKGS  := libcriterion-dev libcjson-dev gcovr
+# the rollup's HTML report is tested in a real headless browser; its screenshot is read with libpng
+DEB_PKGS  += chromium libpng-dev
 
 .PHONY: all deps test audit coverage clean help
 
@@ -90,7 +92,7 @@ $(CLI): $(BUILD)/obj/tools/extern-audit.o $(BUILD)/libextern-audit.a
 
 # Order-only: the cubins are loaded at run time, not linked.
 $(SUITE): $(call obj,$(BUILD),$(TEST_C)) $(BUILD)/libextern-audit.a | $(FIXTURE_CUBINS)
-	$(CC) $(CFLAGS) $^ -o $@ $(LDFLAGS) -lcriterion $(LDLIBS)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDFLAGS) -lcriterion -lpng $(LDLIBS)
 
 # Coverage: a separate instrumented tree so normal objects stay optimised.
 coverage: deps

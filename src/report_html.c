@@ -37,7 +37,7 @@ static void esc(FILE *f, const char *s)
 }
 
 static const char *const bucket_keys[] = {"lowered", "conditional_fallback", "true_fallback"};
-static const char *const bucket_names[] = {"lowered (Inductor's kernels)", "conditional fallback", "true fallback"};
+static const char *const bucket_names[] = {"lowered", "conditional fallback", "true fallback"};
 static const char *const bucket_colors[] = {"#4c9f70", "#e0a030", "#c8553d"};
 #define HEADROOM_COLOR "#3a6ea5"
 
