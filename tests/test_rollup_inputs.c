@@ -8,6 +8,7 @@
 #include "helpers.h"
 #include "rollup_corpus.h"
 #include "seed_totals.h"
+#include "torch_ops.h"
 
 #define has(s, needle) cr_assert(strstr((s), (needle)), "expected '%s' in:\n%s", (needle), (s))
 
@@ -139,4 +140,22 @@ Test(corpus_accounting, the_real_corpus_prices_the_audited_models)
     cr_assert(a.found);
     cr_assert_str_eq(a.hardware, "NVIDIA B200");
     cr_assert_gt(a.extern_occurrences, 48); /* at least the audited histc and cumsum */
+}
+
+/* What op_timing.py writes with the pipeline's method (tools/capture/tests/test_pipeline.py keeps
+ * this fixture current): every audited op's point, DenseNet's 25-input cats included, reads. */
+Test(torch_ops_pipeline, python_fixture_reads)
+{
+    ea_torch_ops t;
+    ea_error err;
+    cr_assert_eq(ea_torch_ops_load("tests/fixtures/torch_ops/pipeline/H200.json", "H200", &t, &err), 0, "%s", err.msg);
+    cr_assert_eq(t.n, 78);
+    const ea_torch_op *cat = ea_torch_ops_find(&t, "cat-46f45a30dab3"), *ia = ea_torch_ops_find(&t, "index_add-a8e741bae3fe");
+    cr_assert_not_null(cat);
+    cr_assert(cat->pipeline.timed);
+    cr_assert_not(cat->faithful.timed);
+    cr_assert_eq(cat->pipeline.replays, 50);
+    cr_assert_gt(cat->pipeline.min_us, cat->pipeline.steady_us);
+    cr_assert(ia->faithful.timed && ia->pipeline.timed);
+    ea_torch_ops_free(&t);
 }
