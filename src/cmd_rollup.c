@@ -111,14 +111,9 @@ int ea_cmd_rollup(int argc, char **argv)
     if (rc || (rc = ea_cli_parse("rollup", "--golden --corpus --json", argc, argv, &o, &help)) || help)
         return rc ? rc : (fputs(ea_usage_rollup, stdout), 0);
     ea_rollup_opts ro = {o.golden, o.corpus, x.gpu};
-    ea_rollup_inputs in;
     ea_error err;
     cJSON *doc;
-    if (ea_rollup_load(&ro, &in, &err))
-        return ea_cli_fail(&err);
-    rc = ea_rollup_build(&in, &doc, &err);
-    ea_rollup_free(&in);
-    if (rc)
+    if (ea_rollup_run(&ro, &doc, &err))
         return ea_cli_fail(&err);
     if (outputs(&x, doc, &err)) {
         cJSON_Delete(doc);

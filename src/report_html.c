@@ -7,22 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "report.h"
+#include "report_impl.h"
 
 #define WIDTH 900
 #define LABEL 330 /* the left column for names */
-
-static const char *str(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-static double num(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
 
 static void esc(FILE *f, const char *s)
 {
@@ -53,14 +43,14 @@ static void legend(FILE *f, int y)
 static void model_chart(FILE *f, const cJSON *doc)
 {
     const cJSON *m, *models = cJSON_GetObjectItemCaseSensitive(doc, "models");
-    const char *gpu = str(cJSON_GetObjectItemCaseSensitive(doc, "gpus"), "after");
+    const char *gpu = ej_str(cJSON_GetObjectItemCaseSensitive(doc, "gpus"), "after");
     double max = 0;
     int n = cJSON_GetArraySize(models), row = 26, y = 30;
     cJSON_ArrayForEach(m, models)
     {
         double total = 0;
         for (int i = 0; i < 3; i++)
-            total += isfinite(num(cJSON_GetObjectItemCaseSensitive(m, "us"), bucket_keys[i])) ? num(cJSON_GetObjectItemCaseSensitive(m, "us"), bucket_keys[i]) : 0;
+            total += isfinite(ej_num(cJSON_GetObjectItemCaseSensitive(m, "us"), bucket_keys[i])) ? ej_num(cJSON_GetObjectItemCaseSensitive(m, "us"), bucket_keys[i]) : 0;
         max = total > max ? total : max;
     }
     fprintf(f, "<h2>Per model: time on %s by class, oracle headroom beneath</h2>\n", gpu ? gpu : "(no baselines)");
@@ -72,14 +62,14 @@ static void model_chart(FILE *f, const cJSON *doc)
         const cJSON *u = cJSON_GetObjectItemCaseSensitive(m, "us");
         double x = LABEL, total = 0;
         fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"s\" text-anchor=\"end\">", LABEL - 6, y + 12);
-        esc(f, str(m, "suite"));
+        esc(f, ej_str(m, "suite"));
         fputc('/', f);
-        esc(f, str(m, "mode"));
+        esc(f, ej_str(m, "mode"));
         fputc('/', f);
-        esc(f, str(m, "model"));
+        esc(f, ej_str(m, "model"));
         fputs("</text>", f);
         for (int i = 0; i < 3; i++) {
-            double v = num(u, bucket_keys[i]);
+            double v = ej_num(u, bucket_keys[i]);
             if (!(v > 0))
                 continue;
             fprintf(f, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"12\" fill=\"%s\"/>", x, y + 2,
@@ -87,7 +77,7 @@ static void model_chart(FILE *f, const cJSON *doc)
             x += fmax(v * scale, 1);
             total += v;
         }
-        double h = num(u, "headroom");
+        double h = ej_num(u, "headroom");
         if (h > 0)
             fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"6\" fill=\"%s\"/>", LABEL, y + 15,
                     fmax(h * scale, 1), HEADROOM_COLOR);
@@ -102,12 +92,12 @@ static void model_chart(FILE *f, const cJSON *doc)
 static void op_chart(FILE *f, const cJSON *doc)
 {
     const cJSON *o, *g = cJSON_GetObjectItemCaseSensitive(doc, "gpus");
-    const char *before = str(g, "before"), *after = str(g, "after") ? str(g, "after") : "(no baselines)";
+    const char *before = ej_str(g, "before"), *after = ej_str(g, "after") ? ej_str(g, "after") : "(no baselines)";
     double max = 10;
     cJSON_ArrayForEach(o, cJSON_GetObjectItemCaseSensitive(doc, "ops"))
-        max = fmax(max, fmax(num(cJSON_GetObjectItemCaseSensitive(o, "seed"), "total_us"),
-                             fmax(num(cJSON_GetObjectItemCaseSensitive(o, "gap"), "pipeline"),
-                                  num(cJSON_GetObjectItemCaseSensitive(o, "us"), "fabricated"))));
+        max = fmax(max, fmax(ej_num(cJSON_GetObjectItemCaseSensitive(o, "seed"), "total_us"),
+                             fmax(ej_num(cJSON_GetObjectItemCaseSensitive(o, "gap"), "pipeline"),
+                                  ej_num(cJSON_GetObjectItemCaseSensitive(o, "us"), "fabricated"))));
     double decades = ceil(log10(max)), span = WIDTH - LABEL - 110;
     int ops = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "ops")), y = 10;
     fputs("<h2>Per op: before -> after (log axis, microseconds; each bar names its GPU)</h2>\n", f);
@@ -118,13 +108,13 @@ static void op_chart(FILE *f, const cJSON *doc)
         struct {
             const char *what, *gpu;
             double v;
-        } bars[] = {{"seed, direct op", before, num(cJSON_GetObjectItemCaseSensitive(o, "seed"), "total_us")},
-                    {"pipeline method", after, num(cJSON_GetObjectItemCaseSensitive(o, "gap"), "pipeline")},
-                    {"fabricated, in scope", after, num(u, "fabricated") > 0 ? num(u, "fabricated") : NAN},
-                    {"faithful, in scope", after, num(u, "after")},
-                    {"oracle", after, num(u, "oracle")}};
+        } bars[] = {{"seed, direct op", before, ej_num(cJSON_GetObjectItemCaseSensitive(o, "seed"), "total_us")},
+                    {"pipeline method", after, ej_num(cJSON_GetObjectItemCaseSensitive(o, "gap"), "pipeline")},
+                    {"fabricated, in scope", after, ej_num(u, "fabricated") > 0 ? ej_num(u, "fabricated") : NAN},
+                    {"faithful, in scope", after, ej_num(u, "after")},
+                    {"oracle", after, ej_num(u, "oracle")}};
         fprintf(f, "<text x=\"4\" y=\"%d\" class=\"b\">", y + 12);
-        esc(f, str(o, "op"));
+        esc(f, ej_str(o, "op"));
         fputs("</text>", f);
         y += 16;
         for (size_t i = 0; i < sizeof bars / sizeof bars[0]; i++, y += 19) {
@@ -145,32 +135,31 @@ static void op_chart(FILE *f, const cJSON *doc)
     fputs("</svg>\n", f);
 }
 
-static void html_table(FILE *f, const cJSON *t)
+/* One table row: header cells, or data cells right-aligned where align says 'r'. */
+static void html_row(FILE *f, const cJSON *cells, const char *align)
 {
-    const cJSON *c, *r, *n;
-    const char *align = str(t, "align");
-    fputs("<h2>", f);
-    esc(f, str(t, "title"));
-    fputs("</h2>\n<table><tr>", f);
-    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(t, "columns"))
+    const cJSON *c;
+    int i = 0;
+    fputs("<tr>", f);
+    cJSON_ArrayForEach(c, cells)
     {
-        fputs("<th>", f);
+        fputs(!align ? "<th>" : align[i] == 'r' ? "<td class=\"r\">" : "<td>", f);
         esc(f, c->valuestring);
-        fputs("</th>", f);
+        fputs(!align ? "</th>" : "</td>", f);
+        i++;
     }
     fputs("</tr>\n", f);
+}
+
+static void html_table(FILE *f, const cJSON *t)
+{
+    const cJSON *r, *n;
+    fputs("<h2>", f);
+    esc(f, ej_str(t, "title"));
+    fputs("</h2>\n<table>", f);
+    html_row(f, cJSON_GetObjectItemCaseSensitive(t, "columns"), NULL);
     cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(t, "rows"))
-    {
-        int i = 0;
-        fputs("<tr>", f);
-        cJSON_ArrayForEach(c, r)
-        {
-            fputs(align[i++] == 'r' ? "<td class=\"r\">" : "<td>", f);
-            esc(f, c->valuestring);
-            fputs("</td>", f);
-        }
-        fputs("</tr>\n", f);
-    }
+        html_row(f, r, ej_str(t, "align"));
     fputs("</table>\n<ul>", f);
     cJSON_ArrayForEach(n, cJSON_GetObjectItemCaseSensitive(t, "notes"))
     {
@@ -181,32 +170,30 @@ static void html_table(FILE *f, const cJSON *t)
     fputs("</ul>\n", f);
 }
 
-char *ea_report_html(const cJSON *doc)
+/* The page's head, its sentence on the GPUs, and the charts; the tables follow. */
+static void html_head(FILE *f, const cJSON *doc)
 {
-    char *s = NULL;
-    size_t len;
-    FILE *f = open_memstream(&s, &len);
-    if (!f)
-        return NULL;
-    cJSON *tables = ea_report_tables(doc, 0);
-    const cJSON *t;
+    const cJSON *g = cJSON_GetObjectItemCaseSensitive(doc, "gpus");
     fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>extern-audit rollup</title>\n"
           "<style>body{font:14px sans-serif;margin:24px;color:#222}table{border-collapse:collapse;margin:8px 0}"
           "td,th{border:1px solid #ccc;padding:3px 6px}td.r{text-align:right}th{background:#eee}"
           "svg text.s{font:11px sans-serif}svg text.b{font:bold 12px sans-serif}</style></head><body>\n"
-          "<h1>extern-audit rollup</h1>\n<p>", f);
-    const cJSON *g = cJSON_GetObjectItemCaseSensitive(doc, "gpus");
-    fputs("Before on ", f);
-    esc(f, str(g, "before"));
+          "<h1>extern-audit rollup</h1>\n<p>Before on ", f);
+    esc(f, ej_str(g, "before"));
     fputs(" (the seed, the corpus); after on ", f);
-    esc(f, str(g, "after") ? str(g, "after") : "no GPU (no baselines)");
+    esc(f, ej_str(g, "after") ? ej_str(g, "after") : "no GPU (no baselines)");
     fputs(". Figures of different GPUs are never added.</p>\n", f);
     model_chart(f, doc);
     op_chart(f, doc);
-    cJSON_ArrayForEach(t, tables)
-        html_table(f, t);
+}
+
+static void html_tail(FILE *f, const cJSON *doc)
+{
     fputs("</body></html>\n", f);
-    cJSON_Delete(tables);
-    fclose(f);
-    return s;
+}
+
+char *ea_report_html(const cJSON *doc)
+{
+    static const ea_report_style style = {html_head, html_table, html_tail};
+    return ea_report_render(doc, 0, &style);
 }

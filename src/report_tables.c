@@ -4,19 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "report.h"
-
-static const char *str(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-static double num(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
+#include "report_impl.h"
 
 static const cJSON *obj(const cJSON *o, const char *key)
 {
@@ -88,36 +78,39 @@ static const char *short_gpu(const char *name)
     return name && !strncmp(name, "NVIDIA ", 7) ? name + 7 : name ? name : "?";
 }
 
+/* Column titles "<what> <GPU> us": the first nbefore on the before GPU, the rest on the after GPU. */
+static void gpu_titles(const cJSON *doc, const char *const *what, int n, int nbefore, char (*c)[96])
+{
+    const cJSON *g = obj(doc, "gpus");
+    for (int i = 0; i < n; i++)
+        snprintf(c[i], sizeof c[i], "%s %s us", what[i], short_gpu(ej_str(g, i < nbefore ? "before" : "after")));
+}
+
 static void op_table(cJSON *tables, const cJSON *doc)
 {
-    const cJSON *g = obj(doc, "gpus"), *o;
+    static const char *const what[] = {"seed", "pipeline", "fabricated", "faithful", "oracle", "headroom"};
+    const cJSON *o;
     char c[6][96];
-    const char *after = short_gpu(str(g, "after")), *before = short_gpu(str(g, "before"));
-    snprintf(c[0], sizeof c[0], "seed %s us", before);
-    snprintf(c[1], sizeof c[1], "pipeline %s us", after);
-    snprintf(c[2], sizeof c[2], "fabricated %s us", after);
-    snprintf(c[3], sizeof c[3], "faithful %s us", after);
-    snprintf(c[4], sizeof c[4], "oracle %s us", after);
-    snprintf(c[5], sizeof c[5], "headroom %s us", after);
+    gpu_titles(doc, what, 6, 1, c);
     const char *const cols[] = {"op", "occ.", "false extern", "classes", c[0], c[1], c[2], c[3], c[4], c[5], NULL};
     cJSON *t = table(tables, "Per op: before (seed) and after (faithful scope, oracle)", "lrrlrrrrrr", cols);
     cJSON_ArrayForEach(o, obj(doc, "ops"))
     {
         cJSON *r = row_of(t);
         const cJSON *u = obj(o, "us"), *gap = obj(o, "gap");
-        cell(r, str(o, "op"));
-        count(r, num(o, "occurrences"));
-        count(r, num(o, "false_extern"));
+        cell(r, ej_str(o, "op"));
+        count(r, ej_num(o, "occurrences"));
+        count(r, ej_num(o, "false_extern"));
         classes(r, o);
-        us(r, num(obj(o, "seed"), "total_us"));
-        us(r, num(gap, "pipeline"));
-        us(r, num(u, "fabricated") > 0 ? num(u, "fabricated") : NAN);
-        us(r, num(u, "after"));
-        us(r, num(u, "oracle"));
-        us(r, num(u, "headroom"));
+        us(r, ej_num(obj(o, "seed"), "total_us"));
+        us(r, ej_num(gap, "pipeline"));
+        us(r, ej_num(u, "fabricated") > 0 ? ej_num(u, "fabricated") : NAN);
+        us(r, ej_num(u, "after"));
+        us(r, ej_num(u, "oracle"));
+        us(r, ej_num(u, "headroom"));
     }
     note(t, "seed: the seed issue's direct-op totals (golden/seed_totals.json); never added to the other GPU's columns");
-    note(t, str(g, "pipeline_note"));
+    note(t, ej_str(obj(doc, "gpus"), "pipeline_note"));
     note(t, "faithful: lowered scopes at Inductor's captured partition, fallbacks at the faithful current path, "
             "times occurrences; a scope shared by several ops is counted once, under the op that falls back");
     note(t, "fabricated: the in-scope current path on the pipeline's randint(0, 100) index, where the family measures one");
@@ -125,22 +118,18 @@ static void op_table(cJSON *tables, const cJSON *doc)
 
 static int by_after(const void *a, const void *b)
 {
-    double x = num(obj(*(const cJSON *const *)a, "us"), "after"), y = num(obj(*(const cJSON *const *)b, "us"), "after");
+    double x = ej_num(obj(*(const cJSON *const *)a, "us"), "after"), y = ej_num(obj(*(const cJSON *const *)b, "us"), "after");
     return (y > x) - (y < x);
 }
 
 static void model_table(cJSON *tables, const cJSON *doc, int top)
 {
-    const cJSON *g = obj(doc, "gpus"), *m, *models = obj(doc, "models");
+    static const char *const what[] = {"corpus extern", "seed", "lowered", "cond. fallback", "true fallback",
+                                       "headroom"};
+    const cJSON *m, *models = obj(doc, "models");
     char c[6][96], title[128];
-    const char *after = short_gpu(str(g, "after")), *before = short_gpu(str(g, "before"));
     int n = cJSON_GetArraySize(models), shown = top > 0 && top < n ? top : n;
-    snprintf(c[0], sizeof c[0], "corpus extern %s us", before);
-    snprintf(c[1], sizeof c[1], "seed %s us", before);
-    snprintf(c[2], sizeof c[2], "lowered %s us", after);
-    snprintf(c[3], sizeof c[3], "cond. fallback %s us", after);
-    snprintf(c[4], sizeof c[4], "true fallback %s us", after);
-    snprintf(c[5], sizeof c[5], "headroom %s us", after);
+    gpu_titles(doc, what, 6, 2, c);
     const char *const cols[] = {"model", "occ.", "false extern", c[0], c[1], c[2], c[3], c[4], c[5], NULL};
     if (shown < n)
         snprintf(title, sizeof title, "Per model: the top %d of %d by after time", shown, n);
@@ -157,23 +146,23 @@ static void model_table(cJSON *tables, const cJSON *doc, int top)
         const cJSON *u = obj(v[i], "us"), *s;
         char name[512];
         double seed = 0;
-        snprintf(name, sizeof name, "%s/%s/%s", str(v[i], "suite"), str(v[i], "mode"), str(v[i], "model"));
+        snprintf(name, sizeof name, "%s/%s/%s", ej_str(v[i], "suite"), ej_str(v[i], "mode"), ej_str(v[i], "model"));
         cell(r, name);
-        count(r, num(v[i], "occurrences"));
-        count(r, num(v[i], "false_extern"));
-        us(r, num(obj(v[i], "corpus"), "extern_total_us"));
+        count(r, ej_num(v[i], "occurrences"));
+        count(r, ej_num(v[i], "false_extern"));
+        us(r, ej_num(obj(v[i], "corpus"), "extern_total_us"));
         cJSON_ArrayForEach(s, obj(v[i], "seed"))
-            seed += num(s, "total_us");
+            seed += ej_num(s, "total_us");
         us(r, cJSON_GetArraySize(obj(v[i], "seed")) ? seed : NAN);
-        us(r, num(u, "lowered"));
-        us(r, num(u, "conditional_fallback"));
-        us(r, num(u, "true_fallback"));
-        us(r, num(u, "headroom"));
+        us(r, ej_num(u, "lowered"));
+        us(r, ej_num(u, "conditional_fallback"));
+        us(r, ej_num(u, "true_fallback"));
+        us(r, ej_num(u, "headroom"));
     }
     free(v);
     note(t, "corpus extern: the corpus's model accounting, extern_total_us over all of the model's externs (mm, conv, ... "
             "included), not only the audited ops");
-    note(t, str(obj(doc, "sources"), "corpus_note"));
+    note(t, ej_str(obj(doc, "sources"), "corpus_note"));
 }
 
 static void answer(cJSON *t, const char *q, const char *a)
@@ -186,46 +175,65 @@ static void answer(cJSON *t, const char *q, const char *a)
 static void totals_table(cJSON *tables, const cJSON *doc)
 {
     const cJSON *t = obj(doc, "totals"), *u = obj(t, "us"), *b = obj(t, "before"), *g = obj(doc, "gpus"), *gap = obj(t, "gap");
-    const char *after = str(g, "after") ? str(g, "after") : "no GPU baselines";
+    const char *after = ej_str(g, "after") ? ej_str(g, "after") : "no GPU baselines";
     char a[512];
     const char *const cols[] = {"question", "answer", NULL};
     cJSON *tab = table(tables, "Totals", "ll", cols);
-    snprintf(a, sizeof a, "%.0f in %d models; the old rule counts %.0f as extern", num(t, "occurrences"),
-             cJSON_GetArraySize(obj(doc, "models")), num(t, "old_rule_extern"));
+    snprintf(a, sizeof a, "%.0f in %d models; the old rule counts %.0f as extern", ej_num(t, "occurrences"),
+             cJSON_GetArraySize(obj(doc, "models")), ej_num(t, "old_rule_extern"));
     answer(tab, "occurrences", a);
     char corpus[256] = "corpus accounting unavailable";
-    if (isfinite(num(b, "corpus_extern_total_us")))
+    if (isfinite(ej_num(b, "corpus_extern_total_us")))
         snprintf(corpus, sizeof corpus, "corpus extern_total_us of %.0f audited models %.1f us (all their externs)",
-                 num(b, "corpus_models"), num(b, "corpus_extern_total_us"));
-    if (isfinite(num(b, "seed_total_us")))
-        snprintf(a, sizeof a, "%s: seed %.1f us over the four ops; %s", str(b, "gpu"), num(b, "seed_total_us"), corpus);
+                 ej_num(b, "corpus_models"), ej_num(b, "corpus_extern_total_us"));
+    if (isfinite(ej_num(b, "seed_total_us")))
+        snprintf(a, sizeof a, "%s: seed %.1f us over the four ops; %s", ej_str(b, "gpu"), ej_num(b, "seed_total_us"), corpus);
     else
-        snprintf(a, sizeof a, "%s: no seed totals; %s", str(b, "gpu"), corpus);
+        snprintf(a, sizeof a, "%s: no seed totals; %s", ej_str(b, "gpu"), corpus);
     answer(tab, "before", a);
-    if (isfinite(num(gap, "pipeline")))
+    if (isfinite(ej_num(gap, "pipeline")))
         snprintf(a, sizeof a, "%s: pipeline price %.1f us, faithful %.1f us: lone-op launch %.1f, fabricated contention %.1f, "
-                 "scope %.1f", after, num(gap, "pipeline"), num(u, "after"), num(gap, "lone_op_launch"),
-                 num(gap, "fabricated_contention"), num(gap, "scope"));
+                 "scope %.1f", after, ej_num(gap, "pipeline"), ej_num(u, "after"), ej_num(gap, "lone_op_launch"),
+                 ej_num(gap, "fabricated_contention"), ej_num(gap, "scope"));
     else
         snprintf(a, sizeof a, "%s: fabricated index over faithful, in scope: %.1f us; %s", after,
-                 num(u, "fabricated_over_faithful"), str(g, "pipeline_note") ? str(g, "pipeline_note") : "");
+                 ej_num(u, "fabricated_over_faithful"), ej_str(g, "pipeline_note") ? ej_str(g, "pipeline_note") : "");
     answer(tab, "artificial (fabricated over faithful)", a);
     snprintf(a, sizeof a, "%.0f false externs; %s: %.1f us in Inductor's own kernels; %s: the seed attributed %.1f us "
-             "to ops lowered in every occurrence", num(t, "false_extern"), after, num(u, "lowered"), str(b, "gpu"),
-             num(b, "seed_false_extern_us"));
+             "to ops lowered in every occurrence", ej_num(t, "false_extern"), after, ej_num(u, "lowered"), ej_str(b, "gpu"),
+             ej_num(b, "seed_false_extern_us"));
     answer(tab, "leaves the extern bucket", a);
-    snprintf(a, sizeof a, "%s: true fallback %.1f us, conditional fallback %.1f us", after, num(u, "true_fallback"),
-             num(u, "conditional_fallback"));
+    snprintf(a, sizeof a, "%s: true fallback %.1f us, conditional fallback %.1f us", after, ej_num(u, "true_fallback"),
+             ej_num(u, "conditional_fallback"));
     answer(tab, "true or conditional fallback", a);
-    snprintf(a, sizeof a, "%s: oracle headroom %.1f us of %.1f us (%.0f%%)", after, num(u, "headroom"), num(u, "after"),
-             num(u, "after") > 0 ? 100 * num(u, "headroom") / num(u, "after") : 0);
+    snprintf(a, sizeof a, "%s: oracle headroom %.1f us of %.1f us (%.0f%%)", after, ej_num(u, "headroom"), ej_num(u, "after"),
+             ej_num(u, "after") > 0 ? 100 * ej_num(u, "headroom") / ej_num(u, "after") : 0);
     answer(tab, "recoverable", a);
-    answer(tab, "staged candidates", str(obj(doc, "candidates"), "note"));
-    snprintf(a, sizeof a, "%.0f occurrences unpriced, %d check failures", num(t, "unpriced"),
+    answer(tab, "staged candidates", ej_str(obj(doc, "candidates"), "note"));
+    snprintf(a, sizeof a, "%.0f occurrences unpriced, %d check failures", ej_num(t, "unpriced"),
              cJSON_GetArraySize(obj(doc, "check")));
     answer(tab, "gaps", a);
-    note(tab, str(g, "cache_policy"));
-    note(tab, str(obj(doc, "sources"), "baselines_note"));
+    note(tab, ej_str(g, "cache_policy"));
+    note(tab, ej_str(obj(doc, "sources"), "baselines_note"));
+}
+
+char *ea_report_render(const cJSON *doc, int top, const ea_report_style *style)
+{
+    char *s = NULL;
+    size_t len;
+    FILE *f = open_memstream(&s, &len);
+    if (!f)
+        return NULL;
+    cJSON *tables = ea_report_tables(doc, top);
+    const cJSON *t;
+    style->head(f, doc);
+    cJSON_ArrayForEach(t, tables)
+        style->table(f, t);
+    if (style->tail)
+        style->tail(f, doc);
+    cJSON_Delete(tables);
+    fclose(f);
+    return s;
 }
 
 cJSON *ea_report_tables(const cJSON *doc, int top)

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "report_impl.h"
 
 #define MAX_COLS 16
 
@@ -49,21 +50,20 @@ static void text_table(FILE *f, const cJSON *t)
         fprintf(f, "  note: %s\n", n->valuestring);
 }
 
+static void text_head(FILE *f, const cJSON *doc)
+{
+    head_line(f, "Extern rollup: ", doc);
+}
+
+static void md_head(FILE *f, const cJSON *doc)
+{
+    head_line(f, "", doc);
+}
+
 char *ea_report_text(const cJSON *doc, int top)
 {
-    char *s = NULL;
-    size_t len;
-    FILE *f = open_memstream(&s, &len);
-    if (!f)
-        return NULL;
-    cJSON *tables = ea_report_tables(doc, top);
-    const cJSON *t;
-    head_line(f, "Extern rollup: ", doc);
-    cJSON_ArrayForEach(t, tables)
-        text_table(f, t);
-    cJSON_Delete(tables);
-    fclose(f);
-    return s;
+    static const ea_report_style style = {text_head, text_table, NULL};
+    return ea_report_render(doc, top, &style);
 }
 
 /* A cell as markdown: a pipe would end the cell. */
@@ -102,17 +102,6 @@ static void md_table(FILE *f, const cJSON *t)
 
 char *ea_report_markdown(const cJSON *doc)
 {
-    char *s = NULL;
-    size_t len;
-    FILE *f = open_memstream(&s, &len);
-    if (!f)
-        return NULL;
-    cJSON *tables = ea_report_tables(doc, 0);
-    const cJSON *t;
-    head_line(f, "", doc);
-    cJSON_ArrayForEach(t, tables)
-        md_table(f, t);
-    cJSON_Delete(tables);
-    fclose(f);
-    return s;
+    static const ea_report_style style = {md_head, md_table, NULL};
+    return ea_report_render(doc, 0, &style);
 }

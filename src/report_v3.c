@@ -6,20 +6,16 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "json.h"
 #include "report.h"
 
 #define BENCHMARK "extern-audit-rollup"
 
-static const char *str(const cJSON *o, const char *key)
+/* A string field, "" when absent: v3's extra_info holds strings only. */
+static const char *text(const cJSON *o, const char *key)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsString(v) ? v->valuestring : "";
-}
-
-static double num(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+    const char *s = ej_str(o, key);
+    return s ? s : "";
 }
 
 typedef struct {
@@ -59,45 +55,45 @@ static void after_records(cJSON *out, const char *name, const char *type, const 
     i.record_type = "after";
     for (const char *const *b = buckets; *b; b++) {
         i.cls = *b;
-        record(out, name, type, "scope_time_us", num(u, *b), &i);
+        record(out, name, type, "scope_time_us", ej_num(u, *b), &i);
     }
     i.cls = "all";
-    record(out, name, type, "oracle_headroom_us", num(u, "headroom"), &i);
-    record(out, name, type, "false_extern_occurrences", num(agg, "false_extern"), &i);
-    record(out, name, type, "occurrences", num(agg, "occurrences"), &i);
+    record(out, name, type, "oracle_headroom_us", ej_num(u, "headroom"), &i);
+    record(out, name, type, "false_extern_occurrences", ej_num(agg, "false_extern"), &i);
+    record(out, name, type, "occurrences", ej_num(agg, "occurrences"), &i);
 }
 
 cJSON *ea_report_v3(const cJSON *doc)
 {
     cJSON *out = cJSON_CreateArray();
     const cJSON *g = cJSON_GetObjectItemCaseSensitive(doc, "gpus"), *o, *m, *s;
-    v3_info after = {str(g, "after"), str(g, "after_torch"), "mixed", "", ""};
-    v3_info before = {str(g, "before"), str(g, "before_torch"), "mixed", "all", "before"};
+    v3_info after = {text(g, "after"), text(g, "after_torch"), "mixed", "", ""};
+    v3_info before = {text(g, "before"), text(g, "before_torch"), "mixed", "all", "before"};
     int have_after = cJSON_IsString(cJSON_GetObjectItemCaseSensitive(g, "after"));
     cJSON_ArrayForEach(o, cJSON_GetObjectItemCaseSensitive(doc, "ops"))
     {
         if (have_after)
-            after_records(out, str(o, "op"), "op", o, after);
-        record(out, str(o, "op"), "op", "seed_direct_op_us", num(cJSON_GetObjectItemCaseSensitive(o, "seed"), "total_us"),
+            after_records(out, text(o, "op"), "op", o, after);
+        record(out, text(o, "op"), "op", "seed_direct_op_us", ej_num(cJSON_GetObjectItemCaseSensitive(o, "seed"), "total_us"),
                &before);
     }
     cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(doc, "models"))
     {
         char name[512];
-        snprintf(name, sizeof name, "%s/%s/%s", str(m, "suite"), str(m, "mode"), str(m, "model"));
-        after.mode = before.mode = str(m, "mode");
+        snprintf(name, sizeof name, "%s/%s/%s", text(m, "suite"), text(m, "mode"), text(m, "model"));
+        after.mode = before.mode = text(m, "mode");
         if (have_after)
             after_records(out, name, "model", m, after);
         const cJSON *c = cJSON_GetObjectItemCaseSensitive(m, "corpus");
         v3_info corpus = before;
-        corpus.gpu = str(c, "gpu");
-        corpus.torch = str(c, "torch");
-        record(out, name, "model", "corpus_extern_total_us", num(c, "extern_total_us"), &corpus);
+        corpus.gpu = text(c, "gpu");
+        corpus.torch = text(c, "torch");
+        record(out, name, "model", "corpus_extern_total_us", ej_num(c, "extern_total_us"), &corpus);
         cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(m, "seed"))
         {
             v3_info seed = before;
-            seed.cls = str(s, "op");
-            record(out, name, "model", "seed_direct_op_us", num(s, "total_us"), &seed);
+            seed.cls = text(s, "op");
+            record(out, name, "model", "seed_direct_op_us", ej_num(s, "total_us"), &seed);
         }
     }
     return out;

@@ -14,18 +14,6 @@ static const char *const sums[] = {"after", "fabricated", "oracle", "headroom", 
 static const char *const buckets[] = {"lowered", "conditional_fallback", "true_fallback", NULL};
 static const char *const gap_terms[] = {"pipeline", "lone_op_launch", "fabricated_contention", "scope", NULL};
 
-static const char *str(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-static double num(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
-
 static void add(cJSON *o, const char *key, double v)
 {
     cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
@@ -59,24 +47,24 @@ static void fold(cJSON *a, const cJSON *row)
 {
     const cJSON *rus = cJSON_GetObjectItemCaseSensitive(row, "us"), *rgap = cJSON_GetObjectItemCaseSensitive(row, "gap");
     cJSON *us = cJSON_GetObjectItemCaseSensitive(a, "us"), *gap = cJSON_GetObjectItemCaseSensitive(a, "gap");
-    double n = num(row, "occurrences"), after = num(rus, "after");
+    double n = ej_num(row, "occurrences"), after = ej_num(rus, "after");
     add(a, "occurrences", n);
-    add(a, "old_rule_extern", num(row, "old_rule_extern"));
-    add(a, "false_extern", num(row, "false_extern"));
+    add(a, "old_rule_extern", ej_num(row, "old_rule_extern"));
+    add(a, "false_extern", ej_num(row, "false_extern"));
     add(a, "shared", cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(row, "shared_with")) ? 0 : n);
     add(a, "unpriced", isfinite(after) ? 0 : n);
-    add(cJSON_GetObjectItemCaseSensitive(a, "classes"), str(row, "class"), n);
+    add(cJSON_GetObjectItemCaseSensitive(a, "classes"), ej_str(row, "class"), n);
     for (const char *const *k = sums; *k; k++)
-        if (isfinite(num(rus, *k)))
-            add(us, *k, num(rus, *k));
+        if (isfinite(ej_num(rus, *k)))
+            add(us, *k, ej_num(rus, *k));
     for (const char *const *k = buckets; *k; k++)
-        if (!strcmp(str(row, "bucket"), *k) && isfinite(after))
+        if (!strcmp(ej_str(row, "bucket"), *k) && isfinite(after))
             add(us, *k, after);
     for (const char *const *k = gap_terms; *k; k++)
-        if (isfinite(num(rgap, *k))) {
+        if (isfinite(ej_num(rgap, *k))) {
             if (cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(gap, *k)))
                 cJSON_ReplaceItemInObjectCaseSensitive(gap, *k, cJSON_CreateNumber(0));
-            add(gap, *k, num(rgap, *k));
+            add(gap, *k, ej_num(rgap, *k));
         }
 }
 
@@ -98,7 +86,7 @@ static cJSON *per_op(const ea_rollup_inputs *in, const cJSON *rows)
         const cJSON *r;
         cJSON_AddItemToObject(a, "op", cJSON_CreateString(ea_audit_ops[i].target));
         cJSON_ArrayForEach(r, rows)
-            if (!strcmp(str(r, "op"), ea_audit_ops[i].target))
+            if (!strcmp(ej_str(r, "op"), ea_audit_ops[i].target))
                 fold(a, r);
         cJSON_AddItemToObject(a, "seed", in->have_seed ? seed_json(&in->seed.ops[i], in->seed.gpu) : cJSON_CreateNull());
         cJSON_AddItemToArray(ops, a);
@@ -108,8 +96,8 @@ static cJSON *per_op(const ea_rollup_inputs *in, const cJSON *rows)
 
 static int same_model(const cJSON *a, const cJSON *b)
 {
-    return !strcmp(str(a, "suite"), str(b, "suite")) && !strcmp(str(a, "mode"), str(b, "mode")) &&
-           !strcmp(str(a, "model"), str(b, "model"));
+    return !strcmp(ej_str(a, "suite"), ej_str(b, "suite")) && !strcmp(ej_str(a, "mode"), ej_str(b, "mode")) &&
+           !strcmp(ej_str(a, "model"), ej_str(b, "model"));
 }
 
 /* The seed's figures for one model (its per-op parts naming the model). */
@@ -119,7 +107,7 @@ static cJSON *seed_parts(const ea_rollup_inputs *in, const cJSON *m)
     for (int i = 0; in->have_seed && i < EA_AUDIT_OPS; i++)
         for (int k = 0; k < in->seed.ops[i].nparts; k++) {
             const ea_seed_part *p = &in->seed.ops[i].parts[k];
-            if (strcmp(p->suite, str(m, "suite")) || strcmp(p->mode, str(m, "mode")) || strcmp(p->model, str(m, "model")))
+            if (strcmp(p->suite, ej_str(m, "suite")) || strcmp(p->mode, ej_str(m, "mode")) || strcmp(p->model, ej_str(m, "model")))
                 continue;
             cJSON *j = cJSON_CreateObject();
             cJSON_AddStringToObject(j, "op", ea_audit_ops[i].target);
@@ -139,7 +127,7 @@ static int corpus_json(const ea_rollup_inputs *in, cJSON *m, ea_error *err)
         cJSON_AddNullToObject(m, "corpus");
         return 0;
     }
-    if (ea_corpus_accounting(in->o.corpus, str(m, "suite"), str(m, "mode"), str(m, "model"), &a, err))
+    if (ea_corpus_accounting(in->o.corpus, ej_str(m, "suite"), ej_str(m, "mode"), ej_str(m, "model"), &a, err))
         return -1;
     c = cJSON_AddObjectToObject(m, "corpus");
     if (!a.found) {
@@ -166,7 +154,7 @@ static cJSON *per_model(const ea_rollup_inputs *in, const cJSON *rows, ea_error 
         if (!m) {
             cJSON_AddItemToArray(models, m = new_agg());
             for (const char *const *k = (const char *const[]){"suite", "mode", "model", NULL}; *k; k++)
-                cJSON_AddStringToObject(m, *k, str(r, *k));
+                cJSON_AddStringToObject(m, *k, ej_str(r, *k));
         }
         fold(m, r);
     }
@@ -191,16 +179,16 @@ static cJSON *totals(const ea_rollup_inputs *in, const cJSON *ops, const cJSON *
     cJSON_ArrayForEach(o, ops)
     {
         const cJSON *s = cJSON_GetObjectItemCaseSensitive(o, "seed");
-        seed += num(s, "total_us");
+        seed += ej_num(s, "total_us");
         /* an op whose every occurrence is a false extern leaves the extern bucket whole */
-        if (num(o, "false_extern") == num(o, "occurrences"))
-            seed_false += num(s, "total_us");
+        if (ej_num(o, "false_extern") == ej_num(o, "occurrences"))
+            seed_false += ej_num(s, "total_us");
     }
     cJSON_ArrayForEach(m, models)
     {
         const cJSON *c = cJSON_GetObjectItemCaseSensitive(m, "corpus");
-        if (isfinite(num(c, "extern_total_us"))) {
-            corpus += num(c, "extern_total_us");
+        if (isfinite(ej_num(c, "extern_total_us"))) {
+            corpus += ej_num(c, "extern_total_us");
             corpus_models++;
         }
     }
@@ -236,18 +224,18 @@ static cJSON *gpus(const ea_rollup_inputs *in)
 {
     cJSON *g = cJSON_CreateObject();
     const cJSON *gpu = cJSON_GetObjectItemCaseSensitive(in->baselines, "gpu");
-    char note[320];
+    char note[512];
     int pipeline = 0;
     for (int i = 0; in->ops.loaded && i < in->ops.n; i++)
         pipeline |= in->ops.ops[i].pipeline.timed;
     cJSON_AddStringToObject(g, "before", in->have_seed ? in->seed.gpu : "NVIDIA B200");
-    cJSON_AddItemToObject(g, "after", gpu ? cJSON_CreateString(str(gpu, "name")) : cJSON_CreateNull());
+    cJSON_AddItemToObject(g, "after", gpu ? cJSON_CreateString(ej_str(gpu, "name")) : cJSON_CreateNull());
     cJSON_AddItemToObject(g, "after_model", in->gpu_model[0] ? cJSON_CreateString(in->gpu_model) : cJSON_CreateNull());
     const cJSON *torch = cJSON_GetObjectItemCaseSensitive(in->baselines, "torch");
     cJSON_AddItemToObject(g, "after_torch", cJSON_IsString(torch) ? cJSON_CreateString(torch->valuestring) : cJSON_CreateNull());
     snprintf(note, sizeof note, "git %s", in->have_seed ? in->seed.pytorch_commit : "?");
     cJSON_AddItemToObject(g, "before_torch", in->have_seed ? cJSON_CreateString(note) : cJSON_CreateNull());
-    cJSON_AddItemToObject(g, "cache_policy", in->baselines ? cJSON_CreateString(str(in->baselines, "cache_policy"))
+    cJSON_AddItemToObject(g, "cache_policy", in->baselines ? cJSON_CreateString(ej_str(in->baselines, "cache_policy"))
                                                             : cJSON_CreateNull());
     snprintf(note, sizeof note, "not measured on %s: %s has no pipeline timing (tools/capture/op_timing.py on that GPU)",
              in->gpu_model[0] ? in->gpu_model : "this GPU", in->ops.loaded ? in->ops.rel : "golden/torch_ops/<gpu>.json");
@@ -289,11 +277,21 @@ int ea_rollup_build(const ea_rollup_inputs *in, cJSON **doc, ea_error *err)
     return 0;
 }
 
+int ea_rollup_run(const ea_rollup_opts *o, cJSON **doc, ea_error *err)
+{
+    ea_rollup_inputs in;
+    if (ea_rollup_load(o, &in, err))
+        return -1;
+    int rc = ea_rollup_build(&in, doc, err);
+    ea_rollup_free(&in);
+    return rc;
+}
+
 static void failure(cJSON *list, const char *kind, const cJSON *row, const char *why)
 {
     char id[512];
     cJSON *f = cJSON_CreateObject();
-    snprintf(id, sizeof id, "%s %s/%s/%s", str(row, "scope"), str(row, "suite"), str(row, "mode"), str(row, "model"));
+    snprintf(id, sizeof id, "%s %s/%s/%s", ej_str(row, "scope"), ej_str(row, "suite"), ej_str(row, "mode"), ej_str(row, "model"));
     cJSON_AddStringToObject(f, "kind", kind);
     cJSON_AddStringToObject(f, "row", id);
     cJSON_AddStringToObject(f, "why", why);
@@ -307,9 +305,9 @@ int ea_rollup_check(const cJSON *doc, cJSON *failures)
     char why[640];
     cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(doc, "rows"))
     {
-        const char *cls = str(row, "class"), *bucket = str(row, "bucket"), *label = str(row, "label");
+        const char *cls = ej_str(row, "class"), *bucket = ej_str(row, "bucket"), *label = ej_str(row, "label");
         int shared = !cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(row, "shared_with"));
-        int after = isfinite(num(cJSON_GetObjectItemCaseSensitive(row, "us"), "after"));
+        int after = isfinite(ej_num(cJSON_GetObjectItemCaseSensitive(row, "us"), "after"));
         if (ea_rollup_lowered_class(cls) && (strcmp(bucket, "lowered") || (label && ea_rollup_fallback_class(label)))) {
             snprintf(why, sizeof why, "class %s, but counted as %s%s%s", cls, bucket, label ? ", labelled " : "",
                      label ? label : "");

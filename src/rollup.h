@@ -49,6 +49,8 @@ int ea_rollup_load(const ea_rollup_opts *o, ea_rollup_inputs *in, ea_error *err)
 void ea_rollup_free(ea_rollup_inputs *in);
 /* -1 only when a corpus accounting file is malformed (err names it). */
 int ea_rollup_build(const ea_rollup_inputs *in, cJSON **doc, ea_error *err);
+/* Load, build, free: the document from o's files. */
+int ea_rollup_run(const ea_rollup_opts *o, cJSON **doc, ea_error *err);
 /* Appends {"kind", "row", "why"} to failures for every breach; returns how many. */
 int ea_rollup_check(const cJSON *doc, cJSON *failures);
 

@@ -16,17 +16,11 @@ typedef struct {
     int owner;                /* the op whose row prices a scope this occurrence shares, or -1 */
 } occ;
 
-static const char *str(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 static const cJSON *entry_of(const cJSON *classification, const char *id)
 {
     const cJSON *e;
     cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(classification, "occurrences"))
-        if (!strcmp(str(e, "id"), id))
+        if (!strcmp(ej_str(e, "id"), id))
             return e;
     return NULL;
 }
@@ -54,13 +48,13 @@ static int collect(const ea_rollup_inputs *in, occ **out)
             if (n == cap && !(v = realloc(v, (size_t)(cap *= 2) * sizeof *v)))
                 return -1;
             occ *c = &v[n++];
-            const char *id = str(o, "id");
+            const char *id = ej_str(o, "id");
             c->op = op;
             c->occ = o;
             c->entry = entry_of(in->classification, id);
-            c->scope = str(g, "scope_id");
-            c->point = str(p, "point");
-            c->capture = c->entry ? str(c->entry, "capture") : NULL;
+            c->scope = ej_str(g, "scope_id");
+            c->point = ej_str(p, "point");
+            c->capture = c->entry ? ej_str(c->entry, "capture") : NULL;
             snprintf(c->graph, sizeof c->graph, "%.*s", (int)strcspn(id, ":"), id);
             c->owner = -1;
         }
@@ -80,7 +74,7 @@ static void mark_shared(occ *v, int n)
         for (int k = 0; k < n; k++)
             if (v[k].capture && !strcmp(v[k].capture, v[i].capture) && !strcmp(v[k].graph, v[i].graph)) {
                 count[v[k].op]++;
-                if (fallback < 0 && ea_rollup_fallback_class(str(v[k].entry, "class")))
+                if (fallback < 0 && ea_rollup_fallback_class(ej_str(v[k].entry, "class")))
                     fallback = v[k].op;
             }
         for (int op = 0; op < EA_AUDIT_OPS; op++)
@@ -124,7 +118,7 @@ static double oracle_us(const cJSON *r)
     const cJSON *p;
     cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(r, "paths"))
     {
-        const char *name = str(p, "name"), *mode = str(p, "mode");
+        const char *name = ej_str(p, "name"), *mode = ej_str(p, "mode");
         double t = ea_path_median(p);
         if (name && !strncmp(name, "oracle", 6) && mode && !strcmp(mode, "faithful") &&
             cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "passed")) && (isnan(best) || t < best))
@@ -151,7 +145,7 @@ static const char *bucket_of(const char *cls)
 static void price(const ea_rollup_inputs *in, const occ *c, cJSON *row)
 {
     cJSON *pc = cJSON_AddObjectToObject(row, "per_call");
-    const char *bucket = str(row, "bucket"), *why = NULL;
+    const char *bucket = ej_str(row, "bucket"), *why = NULL;
     char buf[512];
     const cJSON *r = in->baselines ? result_for(in->baselines, c->scope) : NULL;
     const ea_torch_op *t = ea_torch_ops_find(&in->ops, c->point);
@@ -163,9 +157,9 @@ static void price(const ea_rollup_inputs *in, const occ *c, cJSON *row)
     number_or_null(pc, "torch_faithful_us", t && t->faithful.timed ? t->faithful.median_us : NAN);
     number_or_null(pc, "pipeline_min_us", t && t->pipeline.timed ? t->pipeline.min_us : NAN);
     number_or_null(pc, "pipeline_steady_us", t && t->pipeline.timed ? t->pipeline.steady_us : NAN);
-    const char *verdict = r ? str(r, "verdict") : NULL;
+    const char *verdict = r ? ej_str(r, "verdict") : NULL;
     cJSON_AddItemToObject(row, "verdict", verdict ? cJSON_CreateString(verdict) : cJSON_CreateNull());
-    const char *label = r ? str(r, "class") : NULL;
+    const char *label = r ? ej_str(r, "class") : NULL;
     cJSON_AddItemToObject(row, "label", label ? cJSON_CreateString(label) : cJSON_CreateNull());
     if (!strcmp(bucket, "library_extern"))
         why = "library extern (mm/conv/sdpa): a correct extern, listed, not priced";
@@ -174,7 +168,7 @@ static void price(const ea_rollup_inputs *in, const occ *c, cJSON *row)
     else if (!in->baselines)
         why = in->note_baselines;
     else if (r && !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "passed"))) {
-        snprintf(buf, sizeof buf, "the measurement failed: %.400s", str(r, "failure") ? str(r, "failure") : "?");
+        snprintf(buf, sizeof buf, "the measurement failed: %.400s", ej_str(r, "failure") ? ej_str(r, "failure") : "?");
         why = buf;
     } else if (r && !isfinite(cur))
         why = "the baseline has no faithful current path";
@@ -185,13 +179,13 @@ static void price(const ea_rollup_inputs *in, const occ *c, cJSON *row)
 static cJSON *new_row(const ea_rollup_inputs *in, const occ *c)
 {
     cJSON *row = cJSON_CreateObject();
-    const char *cls = c->entry ? str(c->entry, "class") : NULL;
+    const char *cls = c->entry ? ej_str(c->entry, "class") : NULL;
     cJSON_AddStringToObject(row, "op", ea_audit_ops[c->op].target);
     cJSON_AddStringToObject(row, "point", c->point);
     cJSON_AddStringToObject(row, "scope", c->scope);
-    cJSON_AddStringToObject(row, "suite", str(c->occ, "suite"));
-    cJSON_AddStringToObject(row, "mode", str(c->occ, "mode"));
-    cJSON_AddStringToObject(row, "model", str(c->occ, "model"));
+    cJSON_AddStringToObject(row, "suite", ej_str(c->occ, "suite"));
+    cJSON_AddStringToObject(row, "mode", ej_str(c->occ, "mode"));
+    cJSON_AddStringToObject(row, "model", ej_str(c->occ, "model"));
     cJSON_AddNumberToObject(row, "occurrences", 0);
     cJSON_AddStringToObject(row, "class", cls ? cls : "unclassified");
     cJSON_AddNumberToObject(row, "old_rule_extern", 0);
@@ -207,12 +201,12 @@ static cJSON *new_row(const ea_rollup_inputs *in, const occ *c)
 static cJSON *find_row(cJSON *rows, const ea_rollup_inputs *in, const occ *c)
 {
     cJSON *r;
-    const char *cls = c->entry ? str(c->entry, "class") : "unclassified";
+    const char *cls = c->entry ? ej_str(c->entry, "class") : "unclassified";
     int shared = c->owner >= 0 && c->owner != c->op;
     cJSON_ArrayForEach(r, rows)
-        if (!strcmp(str(r, "scope"), c->scope) && !strcmp(str(r, "suite"), str(c->occ, "suite")) &&
-            !strcmp(str(r, "mode"), str(c->occ, "mode")) && !strcmp(str(r, "model"), str(c->occ, "model")) &&
-            !strcmp(str(r, "class"), cls) && shared == !cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(r, "shared_with")))
+        if (!strcmp(ej_str(r, "scope"), c->scope) && !strcmp(ej_str(r, "suite"), ej_str(c->occ, "suite")) &&
+            !strcmp(ej_str(r, "mode"), ej_str(c->occ, "mode")) && !strcmp(ej_str(r, "model"), ej_str(c->occ, "model")) &&
+            !strcmp(ej_str(r, "class"), cls) && shared == !cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(r, "shared_with")))
             return r;
     cJSON_AddItemToArray(rows, r = new_row(in, c));
     return r;
@@ -231,7 +225,7 @@ static void totals(cJSON *row)
     double n = cJSON_GetObjectItemCaseSensitive(row, "occurrences")->valuedouble;
     int shared = !cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(row, "shared_with"));
     int priced = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(row, "priced")) && !shared;
-    const char *verdict = str(row, "verdict");
+    const char *verdict = ej_str(row, "verdict");
 #define PC(k) (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(pc, k)) ? cJSON_GetObjectItemCaseSensitive(pc, k)->valuedouble : NAN)
     double cur = PC("current_us"), fab = PC("fabricated_us"), orc = PC("oracle_us"), tf = PC("torch_faithful_us");
     double pmin = PC("pipeline_min_us"), steady = PC("pipeline_steady_us");

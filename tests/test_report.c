@@ -18,12 +18,9 @@
 static cJSON *golden_rollup(void)
 {
     ea_rollup_opts o = {"golden", NULL, NULL};
-    ea_rollup_inputs in;
     ea_error err;
     cJSON *doc;
-    cr_assert_eq(ea_rollup_load(&o, &in, &err), 0, "%s", err.msg);
-    cr_assert_eq(ea_rollup_build(&in, &doc, &err), 0, "%s", err.msg);
-    ea_rollup_free(&in);
+    cr_assert_eq(ea_rollup_run(&o, &doc, &err), 0, "%s", err.msg);
     return doc;
 }
 

@@ -58,12 +58,9 @@ static const char *golden_copy(const cJSON *classification, const cJSON *baselin
 static cJSON *build(const char *golden, const char *corpus)
 {
     ea_rollup_opts o = {golden, corpus, NULL};
-    ea_rollup_inputs in;
     ea_error err;
     cJSON *doc;
-    cr_assert_eq(ea_rollup_load(&o, &in, &err), 0, "%s", err.msg);
-    cr_assert_eq(ea_rollup_build(&in, &doc, &err), 0, "%s", err.msg);
-    ea_rollup_free(&in);
+    cr_assert_eq(ea_rollup_run(&o, &doc, &err), 0, "%s", err.msg);
     return doc;
 }
 

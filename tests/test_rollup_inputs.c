@@ -37,13 +37,19 @@ static const char *const good =
     "{\"op\": \"aten.index_add.default\", \"occurrences\": 3, \"total_us\": null, \"parts\": ["
     "{\"label\": \"A\", \"suite\": \"hf\", \"mode\": \"train\", \"model\": \"A\", \"occurrences\": 3, \"total_us\": 4}]}]}";
 
-/* good with the first occurrence of from replaced by to; the load must fail saying expect. */
+/* sample with the first occurrence of from replaced by to, in out. */
+static void replaced(const char *sample, const char *from, const char *to, char *out, size_t n)
+{
+    const char *at = strstr(sample, from);
+    cr_assert(at, "%s not in the sample", from);
+    snprintf(out, n, "%.*s%s%s", (int)(at - sample), sample, to, at + strlen(from));
+}
+
+/* The sample changed so that the load must fail, saying expect. */
 static void bad_seed(const char *from, const char *to, const char *expect)
 {
-    const char *at = strstr(good, from);
-    cr_assert(at, "%s not in the sample", from);
     char text[4096];
-    snprintf(text, sizeof text, "%.*s%s%s", (int)(at - good), good, to, at + strlen(from));
+    replaced(good, from, to, text, sizeof text);
     char *path = test_write(test_tmpdir(), "seed_totals.json", text);
     ea_seed_totals s;
     ea_error err;
@@ -94,10 +100,8 @@ static char *corpus_with(const char *text)
 
 static void bad_accounting(const char *from, const char *to, const char *expect)
 {
-    const char *at = strstr(accounting, from);
-    cr_assert(at, "%s not in the sample", from);
     char text[4096];
-    snprintf(text, sizeof text, "%.*s%s%s", (int)(at - accounting), accounting, to, at + strlen(from));
+    replaced(accounting, from, to, text, sizeof text);
     ea_model_accounting a;
     ea_error err;
     cr_assert_eq(ea_corpus_accounting(corpus_with(text), "hf", "train", "M", &a, &err), -1, "accepted: %s", text);

@@ -377,12 +377,17 @@ class TestCli(unittest.TestCase):
                 self.assertEqual(self.run_main(["--golden", GOLDEN, "--out", empty])[0], 1)
             self.assertFalse(os.path.exists(os.path.dirname(empty)))
 
-if __name__ == "__main__":
+def fixture_main(path, make):
+    """--write-fixture: write make() to path (what the C reader's tests load); else the tests."""
     if "--write-fixture" in sys.argv:
-        os.makedirs(os.path.dirname(FIXTURE), exist_ok=True)
-        with open(FIXTURE, "w", encoding="utf-8") as f:
-            json.dump(fixture_document(), f, indent=1)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(make(), f, indent=1)
             f.write("\n")
-        print(f"wrote {os.path.relpath(FIXTURE)}")
+        print(f"wrote {os.path.relpath(path)}")
     else:
         unittest.main()
+
+
+if __name__ == "__main__":
+    fixture_main(FIXTURE, fixture_document)

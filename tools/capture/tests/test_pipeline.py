@@ -9,14 +9,13 @@ fixture_document(); after a format change, rewrite it with
 import copy
 import json
 import os
-import sys
 import unittest
 
 import context  # noqa: F401
 import golden
 import op_timing
 import pipeline
-from test_op_timing import GOLDEN, ROOT, fixture_document as op_fixture
+from test_op_timing import GOLDEN, ROOT, fixture_document as op_fixture, fixture_main
 
 FIXTURE = os.path.join(ROOT, "tests", "fixtures", "torch_ops", "pipeline", "H200.json")
 
@@ -123,11 +122,4 @@ class TestPlanCli(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    if "--write-fixture" in sys.argv:
-        os.makedirs(os.path.dirname(FIXTURE), exist_ok=True)
-        with open(FIXTURE, "w", encoding="utf-8") as f:
-            json.dump(fixture_document(), f, indent=1)
-            f.write("\n")
-        print(f"wrote {os.path.relpath(FIXTURE)}")
-    else:
-        unittest.main()
+    fixture_main(FIXTURE, fixture_document)
