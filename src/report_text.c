@@ -18,7 +18,7 @@ static void head_line(FILE *f, const char *doc_title, const cJSON *doc)
 {
     const cJSON *g = cJSON_GetObjectItemCaseSensitive(doc, "gpus");
     const cJSON *before = cJSON_GetObjectItemCaseSensitive(g, "before"), *after = cJSON_GetObjectItemCaseSensitive(g, "after");
-    fprintf(f, "%sbefore on %s (seed, corpus), after on %s; figures of different GPUs are never added\n", doc_title,
+    fprintf(f, "%s on %s (seed, corpus), after on %s; figures of different GPUs are never added\n", doc_title,
             cJSON_IsString(before) ? before->valuestring : "?",
             cJSON_IsString(after) ? after->valuestring : "no GPU (no baselines)");
 }
@@ -52,12 +52,12 @@ static void text_table(FILE *f, const cJSON *t)
 
 static void text_head(FILE *f, const cJSON *doc)
 {
-    head_line(f, "Extern rollup: ", doc);
+    head_line(f, "Extern rollup: before", doc);
 }
 
 static void md_head(FILE *f, const cJSON *doc)
 {
-    head_line(f, "", doc);
+    head_line(f, "Before", doc);
 }
 
 char *ea_report_text(const cJSON *doc, int top)

@@ -154,6 +154,8 @@ static void price(const ea_rollup_inputs *in, const occ *c, cJSON *row)
     number_or_null(pc, "current_us", cur);
     number_or_null(pc, "fabricated_us", fab);
     number_or_null(pc, "oracle_us", r ? oracle_us(r) : NAN);
+    /* beside our replay of the captured partition, torch.compile's own time of it (the capture's) */
+    number_or_null(pc, "torch_compiled_us", r ? ej_num(cJSON_GetObjectItemCaseSensitive(r, "fidelity"), "torch_compiled_us") : NAN);
     number_or_null(pc, "torch_faithful_us", t && t->faithful.timed ? t->faithful.median_us : NAN);
     number_or_null(pc, "pipeline_min_us", t && t->pipeline.timed ? t->pipeline.min_us : NAN);
     number_or_null(pc, "pipeline_steady_us", t && t->pipeline.timed ? t->pipeline.steady_us : NAN);
