@@ -136,6 +136,11 @@ int ea_cmd_rollup(int argc, char **argv)
                 cJSON_GetArraySize(failures) == 1 ? "" : "s");
     }
     rc = x.check && cJSON_GetArraySize(failures) ? 1 : 0;
+    cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(doc, "input_errors"))
+    {
+        fprintf(stderr, "extern-audit: %s\n", f->valuestring);
+        rc = 2; /* bad input, reported after every other model was accounted */
+    }
     cJSON_Delete(doc);
     return rc;
 }

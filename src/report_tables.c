@@ -32,7 +32,10 @@ static void us(cJSON *row, double v)
 static void count(cJSON *row, double v)
 {
     char b[32];
-    snprintf(b, sizeof b, "%.0f", v);
+    if (!isfinite(v))
+        snprintf(b, sizeof b, "-");
+    else
+        snprintf(b, sizeof b, "%.0f", v);
     cell(row, b);
 }
 
@@ -126,16 +129,18 @@ static void model_table(cJSON *tables, const cJSON *doc, int top)
 {
     static const char *const what[] = {"corpus extern", "seed", "lowered", "cond. fallback", "true fallback",
                                        "headroom"};
+    char occ[96];
     const cJSON *m, *models = obj(doc, "models");
     char c[6][96], title[128];
     int n = cJSON_GetArraySize(models), shown = top > 0 && top < n ? top : n;
     gpu_titles(doc, what, 6, 2, c);
-    const char *const cols[] = {"model", "occ.", "false extern", c[0], c[1], c[2], c[3], c[4], c[5], NULL};
+    snprintf(occ, sizeof occ, "corpus extern occ. %s", short_gpu(ej_str(obj(doc, "gpus"), "before")));
+    const char *const cols[] = {"model", "occ.", "false extern", occ, c[0], c[1], c[2], c[3], c[4], c[5], NULL};
     if (shown < n)
         snprintf(title, sizeof title, "Per model: the top %d of %d by after time", shown, n);
     else
         snprintf(title, sizeof title, "Per model (%d), by after time", n);
-    cJSON *t = table(tables, title, "lrrrrrrrr", cols);
+    cJSON *t = table(tables, title, "lrrrrrrrrr", cols);
     const cJSON **v = malloc(sizeof *v * (size_t)(n ? n : 1));
     int k = 0;
     cJSON_ArrayForEach(m, models)
@@ -150,7 +155,9 @@ static void model_table(cJSON *tables, const cJSON *doc, int top)
         cell(r, name);
         count(r, ej_num(v[i], "occurrences"));
         count(r, ej_num(v[i], "false_extern"));
-        us(r, ej_num(obj(v[i], "corpus"), "extern_total_us"));
+        const cJSON *corpus = obj(v[i], "corpus");
+        count(r, ej_num(corpus, "extern_occurrences"));
+        us(r, ej_num(corpus, "extern_total_us"));
         cJSON_ArrayForEach(s, obj(v[i], "seed"))
             seed += ej_num(s, "total_us");
         us(r, cJSON_GetArraySize(obj(v[i], "seed")) ? seed : NAN);
@@ -236,11 +243,39 @@ char *ea_report_render(const cJSON *doc, int top, const ea_report_style *style)
     return s;
 }
 
+/* The pipeline's price against the faithful one, term by term; only once the pipeline was measured. */
+static void gap_table(cJSON *tables, const cJSON *doc)
+{
+    static const char *const what[] = {"pipeline", "lone-op launch", "fabricated contention", "scope", "faithful"};
+    const cJSON *o;
+    char c[5][96];
+    if (!cJSON_IsNumber(obj(obj(obj(doc, "totals"), "gap"), "pipeline")))
+        return;
+    gpu_titles(doc, what, 5, 0, c);
+    const char *const cols[] = {"op", c[0], c[1], c[2], c[3], c[4], NULL};
+    cJSON *t = table(tables, "Gap: the pipeline's price down to the faithful in-scope price", "lrrrrr", cols);
+    cJSON_ArrayForEach(o, obj(doc, "ops"))
+    {
+        cJSON *r = row_of(t);
+        const cJSON *gap = obj(o, "gap");
+        cell(r, ej_str(o, "op"));
+        us(r, ej_num(gap, "pipeline"));
+        us(r, ej_num(gap, "lone_op_launch"));
+        us(r, ej_num(gap, "fabricated_contention"));
+        us(r, ej_num(gap, "scope"));
+        us(r, ej_num(obj(o, "us"), "after"));
+    }
+    note(t, "pipeline = lone-op launch (one call per replay, minimum, against 20 to a replay) + fabricated contention "
+            "(the op alone on fabricated against faithful inputs, where a faithful op timing exists; else inside scope) "
+            "+ scope (the op alone against its whole scope, fused or shared) + faithful");
+}
+
 cJSON *ea_report_tables(const cJSON *doc, int top)
 {
     cJSON *tables = cJSON_CreateArray();
     totals_table(tables, doc);
     op_table(tables, doc);
+    gap_table(tables, doc);
     model_table(tables, doc, top);
     return tables;
 }

@@ -119,30 +119,35 @@ static cJSON *seed_parts(const ea_rollup_inputs *in, const cJSON *m)
     return parts;
 }
 
-static int corpus_json(const ea_rollup_inputs *in, cJSON *m, ea_error *err)
+/* The model's corpus accounting; a malformed file is recorded in errors (and the model's "corpus"
+ * names it) and the other models go on. */
+static void corpus_json(const ea_rollup_inputs *in, cJSON *m, cJSON *errors)
 {
     ea_model_accounting a;
+    ea_error err;
     cJSON *c;
     if (!in->have_corpus) {
         cJSON_AddNullToObject(m, "corpus");
-        return 0;
+        return;
     }
-    if (ea_corpus_accounting(in->o.corpus, ej_str(m, "suite"), ej_str(m, "mode"), ej_str(m, "model"), &a, err))
-        return -1;
     c = cJSON_AddObjectToObject(m, "corpus");
+    if (ea_corpus_accounting(in->o.corpus, ej_str(m, "suite"), ej_str(m, "mode"), ej_str(m, "model"), &a, &err)) {
+        cJSON_AddStringToObject(c, "note", err.msg);
+        cJSON_AddItemToArray(errors, cJSON_CreateString(err.msg));
+        return;
+    }
     if (!a.found) {
         cJSON_AddStringToObject(c, "note", "no model accounting file in the corpus");
-        return 0;
+        return;
     }
     cJSON_AddStringToObject(c, "gpu", a.hardware);
     cJSON_AddStringToObject(c, "torch", a.torch);
     cJSON_AddNumberToObject(c, "extern_total_us", a.extern_total_us);
     cJSON_AddNumberToObject(c, "extern_occurrences", (double)a.extern_occurrences);
     cJSON_AddNumberToObject(c, "unpriced_extern_occurrences", (double)a.unpriced_extern_occurrences);
-    return 0;
 }
 
-static cJSON *per_model(const ea_rollup_inputs *in, const cJSON *rows, ea_error *err)
+static cJSON *per_model(const ea_rollup_inputs *in, const cJSON *rows, cJSON *errors)
 {
     cJSON *models = cJSON_CreateArray(), *m;
     const cJSON *r;
@@ -161,10 +166,7 @@ static cJSON *per_model(const ea_rollup_inputs *in, const cJSON *rows, ea_error 
     cJSON_ArrayForEach(m, models)
     {
         cJSON_AddItemToObject(m, "seed", seed_parts(in, m));
-        if (corpus_json(in, m, err)) {
-            cJSON_Delete(models);
-            return NULL;
-        }
+        corpus_json(in, m, errors);
     }
     return models;
 }
@@ -248,12 +250,9 @@ int ea_rollup_build(const ea_rollup_inputs *in, cJSON **doc, ea_error *err)
     cJSON *rows = ea_rollup_rows(in), *d, *ops, *models, *t;
     if (!rows)
         return ea_fail(err, "rollup: out of memory");
+    cJSON *errors = cJSON_CreateArray();
     ops = per_op(in, rows);
-    if (!(models = per_model(in, rows, err))) {
-        cJSON_Delete(rows);
-        cJSON_Delete(ops);
-        return -1;
-    }
+    models = per_model(in, rows, errors);
     t = totals(in, ops, models);
     const cJSON *r;
     cJSON_ArrayForEach(r, rows)
@@ -270,6 +269,7 @@ int ea_rollup_build(const ea_rollup_inputs *in, cJSON **doc, ea_error *err)
     cJSON_AddArrayToObject(cand, "staged");
     cJSON_AddStringToObject(cand, "note", "no staged candidate-lowering targets in the golden folder");
     cJSON_AddItemToObject(d, "rows", rows);
+    cJSON_AddItemToObject(d, "input_errors", errors);
     cJSON *failures = cJSON_CreateArray();
     ea_rollup_check(d, failures);
     cJSON_AddItemToObject(d, "check", failures);

@@ -47,7 +47,8 @@ typedef struct {
 
 int ea_rollup_load(const ea_rollup_opts *o, ea_rollup_inputs *in, ea_error *err);
 void ea_rollup_free(ea_rollup_inputs *in);
-/* -1 only when a corpus accounting file is malformed (err names it). */
+/* -1 only when out of memory. A malformed corpus accounting file does not stop the others: its
+ * message is in the document's "input_errors" (the CLI prints them and exits 2). */
 int ea_rollup_build(const ea_rollup_inputs *in, cJSON **doc, ea_error *err);
 /* Load, build, free: the document from o's files. */
 int ea_rollup_run(const ea_rollup_opts *o, cJSON **doc, ea_error *err);

@@ -11,6 +11,7 @@
 
 #include "helpers.h"
 #include "json.h"
+#include "report.h"
 #include "rollup.h"
 
 #define has(s, needle) cr_assert(strstr((s), (needle)), "expected '%s' in:\n%s", (needle), (s))
@@ -246,6 +247,10 @@ Test(rollup, pipeline_gap_terms_add_up)
     cr_assert_float_eq(num(gap, "lone_op_launch"), 60 * 100.0, 1e-6);
     cr_assert_float_eq(num(gap, "lone_op_launch") + num(gap, "fabricated_contention") + num(gap, "scope"),
                        num(gap, "pipeline") - after, 1e-6);
+    char *md = ea_report_markdown(doc);
+    has(md, "**Gap: the pipeline's price down to the faithful in-scope price**");
+    has(md, "| aten.index_add.default | 60000.0 | 6000.0 |");
+    free(md);
     /* ops the file has no pipeline timing for stay unmeasured, never zero */
     cr_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(op_agg(doc, "aten.cat.default"), "gap"), "pipeline")));
     cJSON_Delete(doc);
@@ -277,5 +282,41 @@ Test(rollup, cli_usage)
     r = test_cli("rollup", "--golden", "/nonexistent", NULL);
     cr_assert_eq(r.status, 2);
     has(r.err, "/nonexistent/occurrences");
+    cli_run_free(&r);
+}
+
+static const cJSON *model_of(const cJSON *doc, const char *model)
+{
+    const cJSON *m;
+    cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(doc, "models"))
+        if (!strcmp(cJSON_GetObjectItemCaseSensitive(m, "model")->valuestring, model))
+            return m;
+    cr_assert_fail("no model %s", model);
+    return NULL;
+}
+
+/* One malformed accounting file is reported (exit 2) and every other model still accounted. */
+Test(rollup, a_bad_corpus_file_is_reported_and_the_others_accounted)
+{
+    const char *corpus = test_tmpdir();
+    test_write(corpus, "benchmarks/model_accounting/b200/hf/train/XLNetLMHeadModel.json",
+               "{\"hardware\": \"NVIDIA B200\", \"identity\": \"hf/train/XLNetLMHeadModel\", \"schema_version\": 2,"
+               " \"source\": \"occurrences\", \"source_manifest_digest\": \"d\", \"source_provenance\": {},"
+               " \"model\": {\"extern_occurrences\": 30, \"extern_total_us\": 5, \"fusible\": {}, \"mode\": \"train\","
+               " \"model\": \"XLNetLMHeadModel\", \"suite\": \"hf\", \"trace_errors\": [], \"unpriced_extern_occurrences\": 0}}");
+    test_write(corpus, "benchmarks/model_accounting/b200/hf/infer/openai/gpt-oss-20b.json", "{\"hardware\": 3}");
+    cli_run r = test_cli("rollup", "--corpus", corpus, "--json", NULL);
+    cr_assert_eq(r.status, 2, "stderr:\n%s", r.err);
+    has(r.err, "gpt-oss-20b.json $.schema_version: expected integer");
+    cJSON *doc = cJSON_Parse(r.out);
+    cr_assert_not_null(doc);
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(model_of(doc, "XLNetLMHeadModel"), "corpus");
+    cr_assert_eq(num(x, "extern_total_us"), 5);
+    cr_assert_eq(num(x, "extern_occurrences"), 30);
+    has(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(model_of(doc, "densenet121"), "corpus"), "note")->valuestring,
+        "no model accounting file");
+    cr_assert_eq(num(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "totals"), "before"),
+                     "corpus_models"), 1);
+    cJSON_Delete(doc);
     cli_run_free(&r);
 }
