@@ -320,3 +320,48 @@ Test(rollup, a_bad_corpus_file_is_reported_and_the_others_accounted)
     cJSON_Delete(doc);
     cli_run_free(&r);
 }
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "%s not written", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = calloc(1, (size_t)n + 1);
+    cr_assert_eq(fread(s, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    return s;
+}
+
+Test(rollup, cli_writes_every_report)
+{
+    const char *dir = test_tmpdir();
+    char md[512], html[512], v3[512];
+    snprintf(md, sizeof md, "%s/rollup.md", dir);
+    snprintf(html, sizeof html, "%s/rollup.html", dir);
+    snprintf(v3, sizeof v3, "%s/rollup-v3.json", dir);
+    cli_run r = test_cli("rollup", "--markdown", md, "--html", html, "--v3", v3, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    has(r.out, "Extern rollup: before on NVIDIA B200");
+    has(r.err, "rollup: wrote");
+    cli_run_free(&r);
+    char *text = slurp(md);
+    has(text, "**Per op: before (seed) and after (faithful scope, oracle)**");
+    free(text);
+    has(text = slurp(html), "<svg");
+    free(text);
+    cJSON *records = cJSON_Parse(text = slurp(v3));
+    cr_assert(cJSON_IsArray(records) && cJSON_GetArraySize(records) > 0);
+    cJSON_Delete(records);
+    free(text);
+    /* "-": that report alone on stdout */
+    r = test_cli("rollup", "--markdown", "-", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_assert_eq(strncmp(r.out, "Before on NVIDIA B200", 21), 0, "%.80s", r.out);
+    cli_run_free(&r);
+    r = test_cli("rollup", "--html", "/nonexistent/dir/r.html", NULL);
+    cr_assert_eq(r.status, 2);
+    has(r.err, "/nonexistent/dir/r.html");
+    cli_run_free(&r);
+}
