@@ -119,10 +119,19 @@ static void op_table(cJSON *tables, const cJSON *doc)
     note(t, "fabricated: the in-scope current path on the pipeline's randint(0, 100) index, where the family measures one");
 }
 
+/* Most after time first; ties by name, so the order never depends on qsort. */
 static int by_after(const void *a, const void *b)
 {
-    double x = ej_num(obj(*(const cJSON *const *)a, "us"), "after"), y = ej_num(obj(*(const cJSON *const *)b, "us"), "after");
-    return (y > x) - (y < x);
+    const cJSON *m = *(const cJSON *const *)a, *n = *(const cJSON *const *)b;
+    double x = ej_num(obj(m, "us"), "after"), y = ej_num(obj(n, "us"), "after");
+    if (x != y)
+        return (y > x) - (y < x);
+    for (const char *const *k = (const char *const[]){"suite", "mode", "model", NULL}; *k; k++) {
+        int c = strcmp(ej_str(m, *k), ej_str(n, *k));
+        if (c)
+            return c;
+    }
+    return 0;
 }
 
 static void model_table(cJSON *tables, const cJSON *doc, int top)
