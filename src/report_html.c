@@ -42,24 +42,17 @@ static void legend(FILE *f, int y)
 
 static void model_chart(FILE *f, const cJSON *doc)
 {
-    const cJSON *m, *models = cJSON_GetObjectItemCaseSensitive(doc, "models");
     const char *gpu = ej_str(cJSON_GetObjectItemCaseSensitive(doc, "gpus"), "after");
-    double max = 0;
-    int n = cJSON_GetArraySize(models), row = 26, y = 30;
-    cJSON_ArrayForEach(m, models)
-    {
-        double total = 0;
-        for (int i = 0; i < 3; i++)
-            total += isfinite(ej_num(cJSON_GetObjectItemCaseSensitive(m, "us"), bucket_keys[i])) ? ej_num(cJSON_GetObjectItemCaseSensitive(m, "us"), bucket_keys[i]) : 0;
-        max = total > max ? total : max;
-    }
+    int n, row = 26, y = 30;
+    const cJSON **models = ea_report_models(doc, &n);
+    double max = n ? ej_num(cJSON_GetObjectItemCaseSensitive(models[0], "us"), "after") : 0;
+    max = isfinite(max) ? max : 0; /* no baselines: nothing priced, nothing drawn */
     fprintf(f, "<h2>Per model: time on %s by class, oracle headroom beneath</h2>\n", gpu ? gpu : "(no baselines)");
     fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" role=\"img\">", WIDTH, 40 + n * row);
     legend(f, 6);
     double scale = max > 0 ? (WIDTH - LABEL - 90) / max : 0;
-    cJSON_ArrayForEach(m, models)
-    {
-        const cJSON *u = cJSON_GetObjectItemCaseSensitive(m, "us");
+    for (int k = 0; k < n; k++) {
+        const cJSON *m = models[k], *u = cJSON_GetObjectItemCaseSensitive(m, "us");
         double x = LABEL, total = 0;
         fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"s\" text-anchor=\"end\">", LABEL - 6, y + 12);
         esc(f, ej_str(m, "suite"));
@@ -85,6 +78,7 @@ static void model_chart(FILE *f, const cJSON *doc)
         y += row;
     }
     fputs("</svg>\n", f);
+    free(models);
 }
 
 /* One op's bars on a log axis from 1 us: seed (before GPU) and the after GPU's pipeline, fabricated,

@@ -15,4 +15,7 @@ typedef struct {
 /* The text style draws: malloc'd, NULL when out of memory. */
 char *ea_report_render(const cJSON *doc, int top, const ea_report_style *style);
 
+/* The document's models, most after time first (ties by name); malloc'd, *n of them. */
+const cJSON **ea_report_models(const cJSON *doc, int *n);
+
 #endif

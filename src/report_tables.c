@@ -134,12 +134,23 @@ static int by_after(const void *a, const void *b)
     return 0;
 }
 
+const cJSON **ea_report_models(const cJSON *doc, int *n)
+{
+    const cJSON *m, *models = obj(doc, "models");
+    const cJSON **v = malloc(sizeof *v * (size_t)(cJSON_GetArraySize(models) + 1));
+    *n = 0;
+    cJSON_ArrayForEach(m, models)
+        v[(*n)++] = m;
+    qsort(v, (size_t)*n, sizeof *v, by_after);
+    return v;
+}
+
 static void model_table(cJSON *tables, const cJSON *doc, int top)
 {
     static const char *const what[] = {"corpus extern", "seed", "lowered", "cond. fallback", "true fallback",
                                        "headroom"};
     char occ[96];
-    const cJSON *m, *models = obj(doc, "models");
+    const cJSON *models = obj(doc, "models");
     char c[6][96], title[128];
     int n = cJSON_GetArraySize(models), shown = top > 0 && top < n ? top : n;
     gpu_titles(doc, what, 6, 2, c);
@@ -150,11 +161,7 @@ static void model_table(cJSON *tables, const cJSON *doc, int top)
     else
         snprintf(title, sizeof title, "Per model (%d), by after time", n);
     cJSON *t = table(tables, title, "lrrrrrrrrr", cols);
-    const cJSON **v = malloc(sizeof *v * (size_t)(n ? n : 1));
-    int k = 0;
-    cJSON_ArrayForEach(m, models)
-        v[k++] = m;
-    qsort(v, (size_t)n, sizeof *v, by_after);
+    const cJSON **v = ea_report_models(doc, &n);
     for (int i = 0; i < shown; i++) {
         cJSON *r = row_of(t);
         const cJSON *u = obj(v[i], "us"), *s;
