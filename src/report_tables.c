@@ -18,25 +18,25 @@ static void cell(cJSON *row, const char *s)
     cJSON_AddItemToArray(row, cJSON_CreateString(s));
 }
 
-/* Microseconds to one decimal, "-" when absent. */
-static void us(cJSON *row, double v)
+/* A figure printed with fmt, "-" when absent. */
+static void figure(cJSON *row, const char *fmt, double v)
 {
     char b[64];
     if (!isfinite(v))
         snprintf(b, sizeof b, "-");
     else
-        snprintf(b, sizeof b, "%.1f", v);
+        snprintf(b, sizeof b, fmt, v);
     cell(row, b);
+}
+
+static void us(cJSON *row, double v)
+{
+    figure(row, "%.1f", v); /* microseconds to one decimal */
 }
 
 static void count(cJSON *row, double v)
 {
-    char b[32];
-    if (!isfinite(v))
-        snprintf(b, sizeof b, "-");
-    else
-        snprintf(b, sizeof b, "%.0f", v);
-    cell(row, b);
+    figure(row, "%.0f", v);
 }
 
 static cJSON *table(cJSON *tables, const char *title, const char *align, const char *const *cols)

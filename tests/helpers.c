@@ -65,6 +65,16 @@ static char *slurp(FILE *f)
     return s;
 }
 
+char *test_read(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "%s: cannot read", path);
+    fseek(f, 0, SEEK_END);
+    char *s = slurp(f);
+    fclose(f);
+    return s;
+}
+
 cli_run test_cli(const char *arg, ...)
 {
     char *argv[32] = {"extern-audit"};

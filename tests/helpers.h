@@ -26,6 +26,9 @@ const char *test_tmpdir(void);
  * is not kept: copy it if needed). */
 char *test_write(const char *dir, const char *name, const char *text);
 
+/* The whole file, NUL-terminated (the caller frees it); asserts it can be read. */
+char *test_read(const char *path);
+
 typedef struct {
     int status;
     char *out; /* captured stdout, NUL-terminated */

@@ -121,20 +121,6 @@ static int browse(const char *browser, const char *page, const char *what, const
     return system(cmd);
 }
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "%s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    cr_assert_eq(fread(s, 1, (size_t)n, f), (size_t)n);
-    s[n] = 0;
-    fclose(f);
-    return s;
-}
-
 /* Distinct RGB colours among the screenshot's pixels, up to 16 (1: a blank page). */
 static int colours(const char *png)
 {
@@ -161,7 +147,7 @@ static int colours(const char *png)
  * (a failed load, a parse problem). */
 static void no_console(const char *log_path)
 {
-    char *log = slurp(log_path);
+    char *log = test_read(log_path);
     cr_assert_null(strstr(log, ":CONSOLE"), "console output:\n%s", log);
     free(log);
 }
@@ -182,7 +168,7 @@ Test(report_browser, the_page_renders_in_headless_chromium, .timeout = 300)
     cr_assert_eq(ea_write_file_atomic(path, html, strlen(html), &err), 0, "%s", err.msg);
     cr_assert_eq(browse(browser, path, "--dump-dom", out, log), 0, "chromium failed; log in %s", log);
     no_console(log);
-    char *dom = slurp(out);
+    char *dom = test_read(out);
     has(dom, total);
     has(dom, "aten.index_add.default");
     has(dom, "NVIDIA B200");
@@ -208,7 +194,7 @@ Test(report_browser, a_console_error_is_caught, .timeout = 300)
     snprintf(out, sizeof out, "%s.dom", path);
     snprintf(log, sizeof log, "%s.log", path);
     cr_assert_eq(browse(browser, path, "--dump-dom", out, log), 0);
-    char *text = slurp(log);
+    char *text = test_read(log);
     has(text, ":CONSOLE");
     free(text);
 }

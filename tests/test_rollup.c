@@ -321,19 +321,6 @@ Test(rollup, a_bad_corpus_file_is_reported_and_the_others_accounted)
     cli_run_free(&r);
 }
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "%s not written", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = calloc(1, (size_t)n + 1);
-    cr_assert_eq(fread(s, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    return s;
-}
-
 Test(rollup, cli_writes_every_report)
 {
     const char *dir = test_tmpdir();
@@ -346,12 +333,12 @@ Test(rollup, cli_writes_every_report)
     has(r.out, "Extern rollup: before on NVIDIA B200");
     has(r.err, "rollup: wrote");
     cli_run_free(&r);
-    char *text = slurp(md);
+    char *text = test_read(md);
     has(text, "**Per op: before (seed) and after (faithful scope, oracle)**");
     free(text);
-    has(text = slurp(html), "<svg");
+    has(text = test_read(html), "<svg");
     free(text);
-    cJSON *records = cJSON_Parse(text = slurp(v3));
+    cJSON *records = cJSON_Parse(text = test_read(v3));
     cr_assert(cJSON_IsArray(records) && cJSON_GetArraySize(records) > 0);
     cJSON_Delete(records);
     free(text);
