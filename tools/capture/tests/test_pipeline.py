@@ -65,6 +65,14 @@ class TestPlans(unittest.TestCase):
         self.assertTrue(cat["call"].endswith("in23, in24], 1)"), cat["call"])
         self.assertEqual(cat["args"][0][24], {"input": "in24"})
 
+    def test_an_index_add_index_stays_in_range(self):
+        from test_op_timing import synthetic_point
+        plan = pipeline.plan_point(synthetic_point(), "x")  # self has 12 rows
+        self.assertEqual(plan["inputs"][1]["values"],
+                         {"generator": "randint", "seed": pipeline.SEED_BASE + 1, "low": 0, "high": 12})
+        xlnet = next(p for p in golden_plans() if p["point"] == "index_add-a8e741bae3fe")
+        self.assertEqual(xlnet["inputs"][1]["values"]["high"], 100)  # 1023 columns: the pipeline's own
+
     def test_a_symbolic_tensor_is_refused(self):
         path, doc = golden.load_op(GOLDEN, "histc")
         point = copy.deepcopy(doc["points"][0])
