@@ -30,8 +30,10 @@ SUITE     := $(BUILD)/test-suite
 FIXTURE_CUBINS := $(BUILD)/fixtures/add_one.sm_90.cubin $(BUILD)/fixtures/add_one.sm_100.cubin
 
 DEB_PKGS  := libcriterion-dev libcjson-dev gcovr
+# the rollup's HTML report is tested in a real headless browser; its screenshot is read with libpng
+DEB_PKGS  += chromium libpng-dev
 
-.PHONY: all deps test audit coverage clean help
+.PHONY: all deps test audit coverage clean help readme
 
 all: $(CLI) $(SUITE)
 
@@ -39,6 +41,7 @@ help:
 	@echo "make deps      install missing Debian packages ($(DEB_PKGS)) when root, else print the apt-get line"
 	@echo "make test      deps + build + run the Criterion suite (GPU tests skip without a device)"
 	@echo "make audit     build and run extern-audit on the committed golden data"
+	@echo "make readme    rewrite README.md's generated blocks from what the commands print (ci/readme)"
 	@echo "make coverage  instrumented host build, suite, gcovr HTML in $(BUILD)/coverage/ (fails under 80% of src/ lines)"
 
 deps:
@@ -61,6 +64,10 @@ test: deps
 
 audit: $(CLI)
 	$(CLI) audit
+
+# README.md's generated blocks (the rollup tables, the audit sample) rewritten from what the commands print
+readme: $(CLI)
+	ci/readme
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -90,7 +97,7 @@ $(CLI): $(BUILD)/obj/tools/extern-audit.o $(BUILD)/libextern-audit.a
 
 # Order-only: the cubins are loaded at run time, not linked.
 $(SUITE): $(call obj,$(BUILD),$(TEST_C)) $(BUILD)/libextern-audit.a | $(FIXTURE_CUBINS)
-	$(CC) $(CFLAGS) $^ -o $@ $(LDFLAGS) -lcriterion $(LDLIBS)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDFLAGS) -lcriterion -lpng $(LDLIBS)
 
 # One test per golden occurrence and check, generated from golden/occurrences (tests/occurrence_checks.c
 # holds the checks), so an occurrence that extract adds is tested with no C edit.

@@ -36,18 +36,6 @@ void ea_gpu_model(const char *name, char *buf, size_t n)
         buf[k] = '\0';
 }
 
-static const char *str(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-static double num(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
-
 /* 1 when name is one of the ", "-separated names in list, compared whole ("lowered" is not
  * "conditional_lowered"). */
 static int named_in(const char *list, const char *name)
@@ -66,7 +54,7 @@ static void class_of(const char *point, const cJSON *classification, char *out, 
     char names[256] = "";
     int found = 0;
     cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(classification, "occurrences")) {
-        const char *p = str(e, "point"), *c = str(e, "class");
+        const char *p = ej_str(e, "point"), *c = ej_str(e, "class");
         if (!p || !c || strcmp(p, point) || named_in(names, c))
             continue;
         size_t k = strlen(names);
@@ -95,7 +83,7 @@ static const ea_capture *capture_of(const ea_captures *caps, const cJSON *result
         cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(point, "scopes"))
             cJSON_ArrayForEach(o, cJSON_GetObjectItemCaseSensitive(g, "occurrences"))
                 for (int k = 0; k < c->ncovers; k++)
-                    if (str(o, "id") && !strcmp(str(o, "id"), c->covers[k]))
+                    if (ej_str(o, "id") && !strcmp(ej_str(o, "id"), c->covers[k]))
                         return c;
     }
     return NULL;
@@ -154,7 +142,7 @@ static void op_mode(cJSON *o, const char *mode, const ea_torch_time *t, const cJ
 static void torch_op_fidelity(cJSON *fid, const cJSON *result, const ea_torch_ops *ops)
 {
     cJSON *o = cJSON_AddObjectToObject(fid, "torch_op");
-    const ea_torch_op *op = ea_torch_ops_find(ops, str(result, "point") ? str(result, "point") : "");
+    const ea_torch_op *op = ea_torch_ops_find(ops, ej_str(result, "point") ? ej_str(result, "point") : "");
     char note[4400];
     int compared = 0, within = 1;
     if (!ops || !ops->loaded) {
@@ -193,7 +181,7 @@ static void fidelity(cJSON *result, const cJSON *point, const ea_captures *caps,
     }
     /* Inductor's own kernels are priced against the compiled partition; an ATen replica against the eager
      * op, whose capture's own index decides which replica path it priced. */
-    const char *source = str(cJSON_GetObjectItemCaseSensitive(result, "config"), "current_source");
+    const char *source = ej_str(cJSON_GetObjectItemCaseSensitive(result, "config"), "current_source");
     int inductor = source && !strcmp(source, "inductor");
     const char *mode = "faithful";
     for (int i = 0; i < c->ninputs && !inductor; i++)
@@ -202,7 +190,7 @@ static void fidelity(cJSON *result, const cJSON *point, const ea_captures *caps,
     char rel[512];
     snprintf(rel, sizeof rel, "captures/%s/capture.json", c->scope);
     cJSON_AddStringToObject(f, "capture", rel);
-    const char *torch = str(c->environment, "torch");
+    const char *torch = ej_str(c->environment, "torch");
     if (torch)
         cJSON_AddStringToObject(f, "torch", torch);
     cJSON_AddStringToObject(f, "mode", mode);
@@ -225,7 +213,7 @@ static void fidelity(cJSON *result, const cJSON *point, const ea_captures *caps,
     cJSON *extra = cJSON_CreateArray();
     /* a replay of the captured partition runs what the compiled time priced, whatever its steps */
     int same = inductor ||
-               ea_fidelity_comparable(run, str(cJSON_GetObjectItemCaseSensitive(point, "signature"), "op"), extra);
+               ea_fidelity_comparable(run, ej_str(cJSON_GetObjectItemCaseSensitive(point, "signature"), "op"), extra);
     cJSON_AddBoolToObject(f, "comparable", same);
     if (same) {
         cJSON_Delete(extra);
@@ -241,9 +229,9 @@ void ea_run_annotate(cJSON *result, const cJSON *point, const ea_run_env *env, c
                      const ea_torch_ops *ops, const cJSON *classification)
 {
     char cls[256];
-    class_of(str(result, "point") ? str(result, "point") : "", classification, cls, sizeof cls);
+    class_of(ej_str(result, "point") ? ej_str(result, "point") : "", classification, cls, sizeof cls);
     cJSON_AddStringToObject(result, "class", cls);
-    double bytes = num(cJSON_GetObjectItemCaseSensitive(result, "config"), "floor_bytes");
+    double bytes = ej_num(cJSON_GetObjectItemCaseSensitive(result, "config"), "floor_bytes");
     double bw = env->kernel_bytes_per_s > env->memcpy_bytes_per_s ? env->kernel_bytes_per_s : env->memcpy_bytes_per_s;
     cJSON *fl = cJSON_AddObjectToObject(result, "floor");
     double transfer = bytes / bw * 1e6, floor_us = transfer + env->launch_us;
@@ -288,8 +276,8 @@ cJSON *ea_baseline_doc(cJSON *results, const ea_run_env *env)
     cJSON_ArrayForEach(r, results) {
         passed &= cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "passed"));
         const cJSON *fid = cJSON_GetObjectItemCaseSensitive(r, "fidelity");
-        const char *t = str(cJSON_GetObjectItemCaseSensitive(fid, "torch_op"), "torch"); /* the judged one first */
-        torch = torch ? torch : t ? t : str(fid, "torch");
+        const char *t = ej_str(cJSON_GetObjectItemCaseSensitive(fid, "torch_op"), "torch"); /* the judged one first */
+        torch = torch ? torch : t ? t : ej_str(fid, "torch");
     }
     cJSON_AddStringToObject(d, "schema", EA_BASELINES_SCHEMA);
     cJSON_AddNumberToObject(d, "schema_version", EA_BASELINES_VERSION);
@@ -329,19 +317,19 @@ static void print_path(const cJSON *p, FILE *f)
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(p, "time"), *c = cJSON_GetObjectItemCaseSensitive(p, "check");
     const cJSON *u = cJSON_GetObjectItemCaseSensitive(p, "unroll");
     char label[96];
-    int k = snprintf(label, sizeof label, "%s %s", str(p, "name"), str(p, "mode"));
-    if (str(p, "variant") && cJSON_IsNumber(u)) /* the launch variant a tuned path kept */
-        snprintf(label + k, sizeof label - (size_t)k, " [%.16s u%d]", str(p, "variant"), u->valueint);
-    else if (str(p, "variant"))
-        snprintf(label + k, sizeof label - (size_t)k, " [%.16s]", str(p, "variant"));
-    double cold = num(cJSON_GetObjectItemCaseSensitive(p, "time_cold"), "median_us");
+    int k = snprintf(label, sizeof label, "%s %s", ej_str(p, "name"), ej_str(p, "mode"));
+    if (ej_str(p, "variant") && cJSON_IsNumber(u)) /* the launch variant a tuned path kept */
+        snprintf(label + k, sizeof label - (size_t)k, " [%.16s u%d]", ej_str(p, "variant"), u->valueint);
+    else if (ej_str(p, "variant"))
+        snprintf(label + k, sizeof label - (size_t)k, " [%.16s]", ej_str(p, "variant"));
+    double cold = ej_num(cJSON_GetObjectItemCaseSensitive(p, "time_cold"), "median_us");
     char cold_text[32] = "-"; /* recorded before cold timing */
     if (!isnan(cold))
         snprintf(cold_text, sizeof cold_text, "%.1f", cold);
-    fprintf(f, "  %-28s %10.1f %8.1f %10s   rel L2 %.2e, %s%s%s\n", label, num(t, "median_us"), num(t, "iqr_us"),
-            cold_text, num(c, "rel_l2"), num(c, "unwritten") > 0 ? "UNWRITTEN elements" : "all written",
+    fprintf(f, "  %-28s %10.1f %8.1f %10s   rel L2 %.2e, %s%s%s\n", label, ej_num(t, "median_us"), ej_num(t, "iqr_us"),
+            cold_text, ej_num(c, "rel_l2"), ej_num(c, "unwritten") > 0 ? "UNWRITTEN elements" : "all written",
             cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "passed")) ? "" : ": FAILED ",
-            str(p, "failure") ? str(p, "failure") : "");
+            ej_str(p, "failure") ? ej_str(p, "failure") : "");
 }
 
 /* "fidelity vs torch 2.11.0+cu130, the op alone (torch_ops/H200.json): faithful 1.02 (...)", and the
@@ -353,19 +341,19 @@ static void print_torch_op(const cJSON *o, FILE *f)
     char tol[32];
     if (!o)
         return;
-    if (str(o, "note")) {
-        fprintf(f, "  fidelity vs torch op: %s\n", str(o, "note"));
+    if (ej_str(o, "note")) {
+        fprintf(f, "  fidelity vs torch op: %s\n", ej_str(o, "note"));
         return;
     }
-    fprintf(f, "  fidelity vs torch %s, the op alone (%s):", str(o, "torch"), str(o, "file"));
+    fprintf(f, "  fidelity vs torch %s, the op alone (%s):", ej_str(o, "torch"), ej_str(o, "file"));
     for (int i = 0; i < 2; i++, sep = ";") {
         const char *mode = i ? "fabricated" : "faithful";
         const cJSON *m = cJSON_GetObjectItemCaseSensitive(o, mode);
-        if (str(m, "note"))
-            fprintf(f, "%s %s: %s", sep, mode, str(m, "note"));
+        if (ej_str(m, "note"))
+            fprintf(f, "%s %s: %s", sep, mode, ej_str(m, "note"));
         else
-            fprintf(f, "%s %s %.2f (replica %.1f us, torch %.1f us, %s)", sep, mode, num(m, "ratio"),
-                    num(m, "replica_us"), num(m, "torch_us"),
+            fprintf(f, "%s %s %.2f (replica %.1f us, torch %.1f us, %s)", sep, mode, ej_num(m, "ratio"),
+                    ej_num(m, "replica_us"), ej_num(m, "torch_us"),
                     tolerance_text(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "within_tolerance")), tol,
                                    sizeof tol));
     }
@@ -384,43 +372,43 @@ void ea_baseline_print(const cJSON *doc, FILE *f)
     const cJSON *s, *p;
     char tol[32];
     const cJSON *g = cJSON_GetObjectItemCaseSensitive(doc, "gpu");
-    fprintf(f, "%s, driver %s, toolkit %s; copy bandwidth %.2f TB/s, launch %.1f us; %s\n", str(g, "name"),
-            str(doc, "driver"), str(doc, "toolkit"),
-            fmax(num(cJSON_GetObjectItemCaseSensitive(doc, "copy_bandwidth"), "kernel_bytes_per_s"),
-                 num(cJSON_GetObjectItemCaseSensitive(doc, "copy_bandwidth"), "memcpy_bytes_per_s")) / 1e12,
-            num(doc, "launch_us"), str(doc, "cache_policy"));
+    fprintf(f, "%s, driver %s, toolkit %s; copy bandwidth %.2f TB/s, launch %.1f us; %s\n", ej_str(g, "name"),
+            ej_str(doc, "driver"), ej_str(doc, "toolkit"),
+            fmax(ej_num(cJSON_GetObjectItemCaseSensitive(doc, "copy_bandwidth"), "kernel_bytes_per_s"),
+                 ej_num(cJSON_GetObjectItemCaseSensitive(doc, "copy_bandwidth"), "memcpy_bytes_per_s")) / 1e12,
+            ej_num(doc, "launch_us"), ej_str(doc, "cache_policy"));
     cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "scopes")) {
         const cJSON *fl = cJSON_GetObjectItemCaseSensitive(s, "floor"), *fid = cJSON_GetObjectItemCaseSensitive(s, "fidelity");
-        fprintf(f, "\n%s %s (%s, %.0f occurrences, class %s)\n", str(s, "family"), str(s, "alias"), str(s, "point"),
-                num(s, "occurrences"), str(s, "class"));
+        fprintf(f, "\n%s %s (%s, %.0f occurrences, class %s)\n", ej_str(s, "family"), ej_str(s, "alias"), ej_str(s, "point"),
+                ej_num(s, "occurrences"), ej_str(s, "class"));
         fprintf(f, "  %-28s %10s %8s %10s\n", "path", "median us", "IQR us", "cold us");
         cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(s, "paths"))
             print_path(p, f);
-        fprintf(f, "  %-28s %10.1f %8s %10s   %.1f MB at %.2f TB/s + %.1f us launch\n", "floor", num(fl, "us"), "", "",
-                num(fl, "bytes") / 1e6, num(fl, "bytes_per_s") / 1e12, num(fl, "launch_us"));
-        if (str(fl, "note"))
-            fprintf(f, "  floor: %s\n", str(fl, "note"));
-        fprintf(f, "  speedup %.2fx", num(s, "speedup"));
-        if (!isnan(num(s, "speedup_cold")))
-            fprintf(f, " (cold %.2fx)", num(s, "speedup_cold"));
+        fprintf(f, "  %-28s %10.1f %8s %10s   %.1f MB at %.2f TB/s + %.1f us launch\n", "floor", ej_num(fl, "us"), "", "",
+                ej_num(fl, "bytes") / 1e6, ej_num(fl, "bytes_per_s") / 1e12, ej_num(fl, "launch_us"));
+        if (ej_str(fl, "note"))
+            fprintf(f, "  floor: %s\n", ej_str(fl, "note"));
+        fprintf(f, "  speedup %.2fx", ej_num(s, "speedup"));
+        if (!isnan(ej_num(s, "speedup_cold")))
+            fprintf(f, " (cold %.2fx)", ej_num(s, "speedup_cold"));
         fprintf(f, ", oracle at %.0f%% of the floor (%.0f%% of copy bandwidth; %s); capture ",
-                100 * num(s, "floor_fraction"), 100 * num(s, "bandwidth_fraction"),
-                str(s, "fraction_basis") && !strcmp(str(s, "fraction_basis"), "time_cold") ? "cold" : "warm");
-        if (str(fid, "note") && !isnan(num(fid, "ratio")))
-            fprintf(f, "replica / torch eager %.2f (%.1f us), not comparable: %s\n", num(fid, "ratio"),
-                    num(fid, "torch_eager_us"), str(fid, "note"));
-        else if (str(fid, "note"))
-            fprintf(f, "fidelity: %s\n", str(fid, "note"));
+                100 * ej_num(s, "floor_fraction"), 100 * ej_num(s, "bandwidth_fraction"),
+                ej_str(s, "fraction_basis") && !strcmp(ej_str(s, "fraction_basis"), "time_cold") ? "cold" : "warm");
+        if (ej_str(fid, "note") && !isnan(ej_num(fid, "ratio")))
+            fprintf(f, "replica / torch eager %.2f (%.1f us), not comparable: %s\n", ej_num(fid, "ratio"),
+                    ej_num(fid, "torch_eager_us"), ej_str(fid, "note"));
+        else if (ej_str(fid, "note"))
+            fprintf(f, "fidelity: %s\n", ej_str(fid, "note"));
         else
-            fprintf(f, "fidelity %.2f (torch %s %s %.1f us, %s)\n", num(fid, "ratio"),
-                    str(fid, "torch") ? str(fid, "torch") : "(version not captured)",
-                    isnan(num(fid, "torch_compiled_us")) ? "eager" : "compiled",
-                    isnan(num(fid, "torch_compiled_us")) ? num(fid, "torch_eager_us") : num(fid, "torch_compiled_us"),
+            fprintf(f, "fidelity %.2f (torch %s %s %.1f us, %s)\n", ej_num(fid, "ratio"),
+                    ej_str(fid, "torch") ? ej_str(fid, "torch") : "(version not captured)",
+                    isnan(ej_num(fid, "torch_compiled_us")) ? "eager" : "compiled",
+                    isnan(ej_num(fid, "torch_compiled_us")) ? ej_num(fid, "torch_eager_us") : ej_num(fid, "torch_compiled_us"),
                     tolerance_text(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(fid, "within_tolerance")), tol,
                                    sizeof tol));
         print_torch_op(cJSON_GetObjectItemCaseSensitive(fid, "torch_op"), f);
-        if (str(s, "verdict"))
-            fprintf(f, "  verdict: %s\n", str(s, "verdict"));
+        if (ej_str(s, "verdict"))
+            fprintf(f, "  verdict: %s\n", ej_str(s, "verdict"));
         fprintf(f, "  %s\n", cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "passed")) ? "passed" : "FAILED");
     }
 }

@@ -32,6 +32,7 @@ static const char usage_main[] =
     "  replay      run each captured Inductor partition from C: outputs checked, time against torch's\n"
     "  run         repro scopes on a GPU: fabricated / faithful current / oracle / floor, checked and timed\n"
     "  gate        baselines against baselines or a fresh run: SAME, SLOWER, FASTER, NOISY per path\n"
+    "  rollup      before and after accounting per model and per op, from the committed data\n"
     "  help CMD    options of one command\n"
     "\n"
     "exit status: 0 ok, 1 a check found a difference, 2 bad usage or bad input\n";
@@ -394,6 +395,7 @@ int ea_main(int argc, char **argv)
         {"replay", ea_cmd_replay, ea_usage_replay},
         {"run", ea_cmd_run, ea_usage_run},
         {"gate", ea_cmd_gate, ea_usage_gate},
+        {"rollup", ea_cmd_rollup, ea_usage_rollup},
     };
     if (argc < 2) {
         fputs(usage_main, stderr);

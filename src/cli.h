@@ -43,4 +43,8 @@ extern const char ea_usage_run[];
 int ea_cmd_gate(int argc, char **argv);
 extern const char ea_usage_gate[];
 
+/* extern-audit rollup (cmd_rollup.c) and its usage text. */
+int ea_cmd_rollup(int argc, char **argv);
+extern const char ea_usage_rollup[];
+
 #endif

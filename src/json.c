@@ -510,3 +510,15 @@ cJSON *ej_int_array(const int64_t *v, int n)
         cJSON_AddItemToArray(a, cJSON_CreateNumber((double)v[i]));
     return a;
 }
+
+const char *ej_str(const cJSON *obj, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+double ej_num(const cJSON *obj, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}

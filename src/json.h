@@ -71,6 +71,11 @@ int ej_expect_schema(ej_val root, const char *schema, int64_t version, ea_error 
  * present. Returns -1. */
 int ej_bad_field(ej_val obj, const char *key, const char *what, const char *got, ea_error *err);
 
+/* Lenient reads of a document already validated or built here: the string (number) at key, NULL
+ * (NaN) when it is absent or of another type. */
+const char *ej_str(const cJSON *obj, const char *key);
+double ej_num(const cJSON *obj, const char *key);
+
 /* Reorder an array's items by cmp (qsort semantics over the items). */
 void ej_sort(cJSON *arr, int (*cmp)(const cJSON *a, const cJSON *b));
 

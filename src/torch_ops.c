@@ -10,7 +10,7 @@
 #include "baseline.h"
 #include "capture.h"
 
-#define MAX_INPUTS 16 /* an op's tensors: index_add has four */
+#define MAX_INPUTS 64 /* an op's tensors: index_add has four, DenseNet's cats up to 25 */
 
 /* A string value as the "got" half of a message: quoted, cut at 80 characters. */
 static const char *quoted(const char *s, char *buf, size_t n)
@@ -87,16 +87,46 @@ static int read_inputs(ej_val point, ea_error *err)
     return 0;
 }
 
+/* {"call", "calls_per_replay": 1, "replays", "min_us", "steady_us"}, absent in files older than it. */
+static int read_pipeline(ej_val point, ea_torch_pipeline *t, ea_error *err)
+{
+    static const char *const keys[] = {"call", "calls_per_replay", "replays", "min_us", "steady_us", NULL};
+    char got[96];
+    int64_t calls;
+    ej_val v;
+    memset(t, 0, sizeof *t);
+    if (ej_field(point, "pipeline", 0, &v, err))
+        return -1;
+    if (!v.v)
+        return 0;
+    if (ej_object(v, keys, err) || ej_get_string(v, "call", &t->call, err) ||
+        ej_get_int(v, "calls_per_replay", &calls, err) || ej_get_int(v, "replays", &t->replays, err) ||
+        ej_get_number(v, "min_us", &t->min_us, err) || ej_get_number(v, "steady_us", &t->steady_us, err))
+        return -1;
+    snprintf(got, sizeof got, "%" PRId64, calls);
+    if (calls != 1) /* the pipeline's method: what one lone call costs */
+        return ej_bad_field(v, "calls_per_replay", "1", got, err);
+    snprintf(got, sizeof got, "%" PRId64, t->replays);
+    if (t->replays < 2)
+        return ej_bad_field(v, "replays", "at least 2 replays", got, err);
+    snprintf(got, sizeof got, "min %g, steady %g", t->min_us, t->steady_us);
+    if (!(t->min_us > 0 && t->steady_us > 0))
+        return ej_bad_field(v, "min_us", "positive min_us and steady_us", got, err);
+    t->timed = 1;
+    return 0;
+}
+
 static int read_point(ej_val p, ea_torch_op *op, ea_error *err)
 {
-    static const char *const keys[] = {"point", "op", "inputs", "setup", "faithful", "fabricated", "kernels",
-                                       "kernels_note", NULL};
+    static const char *const keys[] = {"point", "op", "inputs", "setup", "faithful", "fabricated", "pipeline",
+                                       "kernels", "kernels_note", NULL};
     const char **setup = NULL;
     ej_val note;
     int nsetup, rc;
     rc = ej_object(p, keys, err) || ej_get_string(p, "point", &op->point, err) ||
          ej_get_string(p, "op", &op->op, err) || read_inputs(p, err) || strings(p, "setup", &setup, &nsetup, err) ||
          read_time(p, "faithful", &op->faithful, err) || read_time(p, "fabricated", &op->fabricated, err) ||
+         read_pipeline(p, &op->pipeline, err) ||
          strings(p, "kernels", &op->kernels, &op->nkernels, err) || ej_field(p, "kernels_note", 0, &note, err) ||
          (note.v && ej_as_string(note, &op->kernels_note, err));
     free(setup); /* validated only: the C side never runs it */

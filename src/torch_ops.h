@@ -4,7 +4,8 @@
  * - ea_torch_ops_load accepts exactly the schema in docs/schema.md (extern-audit/torch-ops v1): an
  *   unknown key, a wrong type, a missing field, another schema or version, a point listed twice, an
  *   input named twice, a timing that is not a positive median inside its quartiles, or (model not
- *   NULL) an environment GPU of another model than the file is named for fails with
+ *   NULL) an environment GPU of another model than the file is named for, or a "pipeline" timing that
+ *   is not one call per replay with positive times over at least 2 replays, fails with
  *   "<file> <JSON path>: expected ..., got ...". Strings point into the loaded document.
  * - ea_torch_ops_load_dir loads <golden>/torch_ops/<model>.json; an absent file is no error: 0 with
  *   loaded 0 (the caller reports "no torch measurement"). ea_torch_ops_find looks a point up.
@@ -27,9 +28,20 @@ typedef struct {
     int64_t samples;
 } ea_torch_time;
 
+/* The attribution pipeline's own method (better-benchmark's extern replay): the op alone on fabricated
+ * inputs, one call per CUDA-graph replay, the minimum over replays; steady_us is the same call 20 to
+ * a replay (median), so min_us - steady_us is what a lone launch adds. Optional: older files lack it. */
+typedef struct {
+    int timed;
+    const char *call;
+    double min_us, steady_us;
+    int64_t replays;
+} ea_torch_pipeline;
+
 typedef struct {
     const char *point, *op;
     ea_torch_time faithful, fabricated;
+    ea_torch_pipeline pipeline;
     const char **kernels; /* the device activity of one call, in order */
     int nkernels;
     const char *kernels_note; /* why kernels is empty, or NULL */

@@ -29,6 +29,9 @@ char *test_write(const char *dir, const char *name, const char *text);
 /* A whole file's bytes, NUL-terminated (the caller frees); asserts it reads. */
 char *test_read(const char *path);
 
+/* The whole file, NUL-terminated (the caller frees it); asserts it can be read. */
+char *test_read(const char *path);
+
 typedef struct {
     int status;
     char *out; /* captured stdout, NUL-terminated */

@@ -7,7 +7,10 @@ point, torch.ops.aten.index_add.default on a freshly filled self (the fill, ATen
 result.copy_(self), its index kernel), on the inputs the C side generates: the same generators,
 seeds and descriptors (repros/index_add/scope.h, reference.c), in both index modes: faithful (the
 index rebuilt from the point's value properties) and fabricated (randint(0, 100), as the
-attribution pipeline's replay draws it).
+attribution pipeline's replay draws it). Beside them, every audited op of every golden point (cat,
+cumsum, histc, index_add) is priced as the pipeline itself prices it (pipeline.py: fabricated
+inputs, one call per CUDA-graph replay, the minimum over replays), the "pipeline" object the
+rollup's before-style column reads; --no-pipeline skips it.
 
     python3 tools/capture/op_timing.py --golden golden --out golden/torch_ops/H200.json
     python3 tools/capture/op_timing.py --golden golden --plan      # the calls and inputs, no torch
@@ -29,6 +32,7 @@ sys.path.insert(0, HERE)
 
 import atomic  # noqa: E402
 import golden  # noqa: E402
+import pipeline  # noqa: E402
 import scope  # noqa: E402
 import timing  # noqa: E402
 import worker  # noqa: E402
@@ -398,6 +402,38 @@ def time_point(plan, with_kernels):
     return point_record(plan, times, kernels, note)
 
 
+def pipeline_plans(golden_dir, wanted):
+    """pipeline.plan_point of every point of every audited op (those --points names, if any)."""
+    plans = []
+    for name in pipeline.AUDIT_OPS:
+        path, doc = golden.load_op(golden_dir, name)
+        for i, p in enumerate(doc["points"]):
+            ids = {p.get("point")} | {g.get("scope_id") for g in p.get("scopes", [])}
+            if not wanted or ids & set(wanted):
+                plans.append(pipeline.plan_point(p, f"{path} $.points[{i}]"))
+    return plans
+
+
+def time_pipeline(plan, with_kernels):
+    """(pipeline object, kernels, kernels_note) of one point."""
+    import torch
+    fn, args = pipeline.make_call(plan, DEVICE)
+    low = pipeline.time_min(fn, args, WARMUP_MS)
+    steady = timing.time_calls(fn, args, warmup_ms=WARMUP_MS)["median_us"]
+    progress(f"{plan['point']}: pipeline: {low:.1f} us alone (min of {pipeline.REPLAYS}), "
+             f"{steady:.1f} us 20 to a replay")
+    kernels, note = [], "not recorded (--no-kernels)"
+    if with_kernels:
+        try:
+            kernels = profile_kernels(fn, args)
+            note = None if kernels else "torch.profiler saw no device activity"
+        except Exception as e:  # informative only
+            note = f"torch.profiler failed: {type(e).__name__}: {first_line(e)}"
+    del fn, args
+    torch.cuda.empty_cache()
+    return pipeline.record(plan["call"], low, steady, pipeline.REPLAYS), kernels, note
+
+
 def check_torch():
     try:
         import torch
@@ -425,6 +461,9 @@ def parse_args(argv):
                    help="print the inputs and calls as JSON and exit (no torch needed)")
     p.add_argument("--no-kernels", action="store_true",
                    help="skip recording the kernel names with torch.profiler")
+    p.add_argument("--no-pipeline", action="store_true",
+                   help="skip the pipeline's own method (every audited op alone on fabricated "
+                        "inputs, one call per graph replay, the minimum over replays)")
     args = p.parse_args(argv)
     if not args.plan and not args.out:
         p.error("--out is required unless --plan")
@@ -437,11 +476,14 @@ def main(argv):
         path, doc = golden.load_op(args.golden, OP_FILE)
         plans = [plan_point(p, f"{path} $.points[{i}]")
                  for i, p in select_points(doc, path, args.points)]
-    except (golden.GoldenError, OpTimingError) as e:
+        lone = [] if args.no_pipeline else pipeline_plans(args.golden, args.points)
+    except (golden.GoldenError, OpTimingError, pipeline.PipelineError) as e:
         print(f"op_timing.py: {e}", file=sys.stderr)
         return 2
     if args.plan:
-        json.dump([plan_view(plan) for plan in plans], sys.stdout, indent=1)
+        json.dump([plan_view(plan) for plan in plans] +
+                  [{"point": p["point"], "op": p["op"], "inputs": p["inputs"],
+                    "pipeline": p["call"]} for p in lone], sys.stdout, indent=1)
         print()
         return 0
     try:
@@ -454,7 +496,8 @@ def main(argv):
     if os.path.basename(args.out) != f"{model}.json":
         progress(f"warning: this GPU is {env['gpu']!r}; extern-audit run reads "
                  f"torch_ops/{model}.json, not {os.path.basename(args.out)}")
-    progress(f"timing {len(plans)} points on {env['gpu']} (torch {env['torch']})")
+    progress(f"timing {len(plans)} index_add points and {len(lone)} ops alone (the pipeline's "
+             f"method) on {env['gpu']} (torch {env['torch']})")
     records, failed = [], []
     for plan in plans:
         try:
@@ -464,11 +507,21 @@ def main(argv):
         except Exception as e:  # a torch failure: keep its traceback, go on with the others
             traceback.print_exc()
             failed.append(f"{plan['point']}: {type(e).__name__}: {first_line(e)}")
+    timed = {}
+    for plan in lone:
+        try:
+            timed[plan["point"]] = time_pipeline(plan, not args.no_kernels)
+        except pipeline.PipelineError as e:
+            failed.append(str(e))
+        except Exception as e:  # a torch failure: keep its traceback, go on with the others
+            traceback.print_exc()
+            failed.append(f"{plan['point']}: pipeline: {type(e).__name__}: {first_line(e)}")
+    records = pipeline.merge(records, lone, timed)
     for message in failed:
         print(f"op_timing.py: failed: {message}", file=sys.stderr)
     if failed:
         # a partial file would read as complete (extern-audit run would call the rest unmeasured)
-        print(f"op_timing.py: {len(failed)} of {len(plans)} points failed; {args.out} not written"
+        print(f"op_timing.py: {len(failed)} of {len(plans) + len(lone)} timings failed; {args.out} not written"
               f"{' (the existing file is unchanged)' if os.path.exists(args.out) else ''}",
               file=sys.stderr)
         return 1

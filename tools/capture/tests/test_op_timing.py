@@ -280,7 +280,7 @@ class TestCli(unittest.TestCase):
         rc, _, err = self.run_main(["--golden", GOLDEN])
         self.assertEqual(rc, 2)
         self.assertIn("--out is required unless --plan", err)
-        rc, out, _ = self.run_main(["--golden", GOLDEN, "--plan", "--points",
+        rc, out, _ = self.run_main(["--golden", GOLDEN, "--plan", "--no-pipeline", "--points",
                                     "index_add-a8e741bae3fe"])
         self.assertEqual(rc, 0)
         got = json.loads(out)
@@ -305,7 +305,13 @@ class TestCli(unittest.TestCase):
                 raise op_timing.OpTimingError(f"{plan['point']}: broke")
             t = {"median_us": 5.0, "q1_us": 4.0, "q3_us": 6.0, "samples": 30}
             return op_timing.point_record(plan, {"faithful": t, "fabricated": t}, ["k"])
-        return mock.patch.object(op_timing, "time_point", side_effect=time_point)
+
+        def time_pipeline(plan, with_kernels):  # every audited op alone (test_pipeline.py)
+            return op_timing.pipeline.record(plan["call"], 2.0, 1.5, 50), ["k"], None
+        stack = contextlib.ExitStack()
+        stack.enter_context(mock.patch.object(op_timing, "time_point", side_effect=time_point))
+        stack.enter_context(mock.patch.object(op_timing, "time_pipeline", side_effect=time_pipeline))
+        return stack
 
     def torch_mocked(self):
         stack = contextlib.ExitStack()
@@ -324,9 +330,11 @@ class TestCli(unittest.TestCase):
             self.assertIn("reads torch_ops/H200.json, not H100.json", err)
             with open(out, encoding="utf-8") as f:
                 doc = json.load(f)
-            self.assertEqual([p["point"] for p in doc["points"]],
+            self.assertEqual([p["point"] for p in doc["points"]][:3],
                              ["index_add-398f48d45d2b", "index_add-31177027c868",
                               "index_add-a8e741bae3fe"])
+            self.assertEqual(len(doc["points"]), 78)  # the other ops' points, the pipeline alone
+            self.assertTrue(all(p["pipeline"]["min_us"] == 2.0 for p in doc["points"]))
             self.assertEqual(doc["environment"], ENV)
             self.assertEqual(os.listdir(os.path.dirname(out)), ["H100.json"])  # no temporary
 
@@ -338,7 +346,7 @@ class TestCli(unittest.TestCase):
                 rc, _, err = self.run_main(["--golden", GOLDEN, "--out", out])
             self.assertEqual(rc, 1)
             self.assertIn("failed: index_add-31177027c868: broke", err)
-            self.assertIn(f"1 of 3 points failed; {out} not written", err)
+            self.assertIn(f"1 of 81 timings failed; {out} not written", err)
             self.assertEqual(os.listdir(tmp), [])
             # a complete file stays byte for byte as it was
             with self.fake_time():
@@ -350,7 +358,7 @@ class TestCli(unittest.TestCase):
             self.assertEqual(rc, 1)
             self.assertIn("failed: index_add-398f48d45d2b: broke", err)
             self.assertIn("failed: index_add-a8e741bae3fe: broke", err)
-            self.assertIn("2 of 3 points failed", err)
+            self.assertIn("2 of 81 timings failed", err)
             self.assertIn("(the existing file is unchanged)", err)
             with open(out, "rb") as f:
                 self.assertEqual(f.read(), before)
@@ -362,12 +370,17 @@ class TestCli(unittest.TestCase):
                 self.assertEqual(self.run_main(["--golden", GOLDEN, "--out", empty])[0], 1)
             self.assertFalse(os.path.exists(os.path.dirname(empty)))
 
-if __name__ == "__main__":
+def fixture_main(path, make):
+    """--write-fixture: write make() to path (what the C reader's tests load); else the tests."""
     if "--write-fixture" in sys.argv:
-        os.makedirs(os.path.dirname(FIXTURE), exist_ok=True)
-        with open(FIXTURE, "w", encoding="utf-8") as f:
-            json.dump(fixture_document(), f, indent=1)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(make(), f, indent=1)
             f.write("\n")
-        print(f"wrote {os.path.relpath(FIXTURE)}")
+        print(f"wrote {os.path.relpath(path)}")
     else:
         unittest.main()
+
+
+if __name__ == "__main__":
+    fixture_main(FIXTURE, fixture_document)

@@ -1,0 +1,331 @@
+/* rollup.c: rows summed per op, per model and in total; the questions the totals answer; the check
+ * (contract in rollup.h). Every sum stays within one GPU's figures. */
+#include "rollup.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "rollup_corpus.h"
+#include "rollup_impl.h"
+
+/* The after-GPU sums an aggregate carries, each a key under "us" (rows' "us" keys, and buckets). */
+static const char *const sums[] = {"after", "fabricated", "oracle", "headroom", "fabricated_over_faithful", NULL};
+static const char *const buckets[] = {"lowered", "conditional_fallback", "true_fallback", NULL};
+static const char *const gap_terms[] = {"pipeline", "lone_op_launch", "fabricated_contention", "scope", NULL};
+
+static void add(cJSON *o, const char *key, double v)
+{
+    cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!x)
+        cJSON_AddNumberToObject(o, key, v);
+    else
+        cJSON_SetNumberValue(x, x->valuedouble + v);
+}
+
+static cJSON *new_agg(void)
+{
+    cJSON *a = cJSON_CreateObject(), *us, *gap;
+    const char *const counts[] = {"occurrences", "old_rule_extern", "false_extern", "shared", "unpriced", NULL};
+    for (const char *const *k = counts; *k; k++)
+        cJSON_AddNumberToObject(a, *k, 0);
+    cJSON_AddObjectToObject(a, "classes");
+    us = cJSON_AddObjectToObject(a, "us");
+    for (const char *const *k = sums; *k; k++)
+        cJSON_AddNumberToObject(us, *k, 0);
+    for (const char *const *k = buckets; *k; k++)
+        cJSON_AddNumberToObject(us, *k, 0);
+    gap = cJSON_AddObjectToObject(a, "gap");
+    for (const char *const *k = gap_terms; *k; k++)
+        cJSON_AddNullToObject(gap, *k);
+    return a;
+}
+
+/* A row into an aggregate. A sum a row cannot give (unpriced, not measured) is left out and the row
+ * counted under "unpriced" (after) or leaves the gap term null only when no row had it. */
+static void fold(cJSON *a, const cJSON *row)
+{
+    const cJSON *rus = cJSON_GetObjectItemCaseSensitive(row, "us"), *rgap = cJSON_GetObjectItemCaseSensitive(row, "gap");
+    cJSON *us = cJSON_GetObjectItemCaseSensitive(a, "us"), *gap = cJSON_GetObjectItemCaseSensitive(a, "gap");
+    double n = ej_num(row, "occurrences"), after = ej_num(rus, "after");
+    add(a, "occurrences", n);
+    add(a, "old_rule_extern", ej_num(row, "old_rule_extern"));
+    add(a, "false_extern", ej_num(row, "false_extern"));
+    add(a, "shared", cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(row, "shared_with")) ? 0 : n);
+    add(a, "unpriced", isfinite(after) ? 0 : n);
+    add(cJSON_GetObjectItemCaseSensitive(a, "classes"), ej_str(row, "class"), n);
+    for (const char *const *k = sums; *k; k++)
+        if (isfinite(ej_num(rus, *k)))
+            add(us, *k, ej_num(rus, *k));
+    for (const char *const *k = buckets; *k; k++)
+        if (!strcmp(ej_str(row, "bucket"), *k) && isfinite(after))
+            add(us, *k, after);
+    for (const char *const *k = gap_terms; *k; k++)
+        if (isfinite(ej_num(rgap, *k))) {
+            if (cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(gap, *k)))
+                cJSON_ReplaceItemInObjectCaseSensitive(gap, *k, cJSON_CreateNumber(0));
+            add(gap, *k, ej_num(rgap, *k));
+        }
+}
+
+static cJSON *seed_json(const ea_seed_op *s, const char *gpu)
+{
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "gpu", gpu);
+    cJSON_AddNumberToObject(j, "occurrences", (double)s->occurrences);
+    cJSON_AddNumberToObject(j, "total_us", s->total_us);
+    cJSON_AddBoolToObject(j, "summed_from_parts", s->summed);
+    return j;
+}
+
+static cJSON *per_op(const ea_rollup_inputs *in, const cJSON *rows)
+{
+    cJSON *ops = cJSON_CreateArray();
+    for (int i = 0; i < EA_AUDIT_OPS; i++) {
+        cJSON *a = new_agg();
+        const cJSON *r;
+        cJSON_AddItemToObject(a, "op", cJSON_CreateString(ea_audit_ops[i].target));
+        cJSON_ArrayForEach(r, rows)
+            if (!strcmp(ej_str(r, "op"), ea_audit_ops[i].target))
+                fold(a, r);
+        cJSON_AddItemToObject(a, "seed", in->have_seed ? seed_json(&in->seed.ops[i], in->seed.gpu) : cJSON_CreateNull());
+        cJSON_AddItemToArray(ops, a);
+    }
+    return ops;
+}
+
+static int same_model(const cJSON *a, const cJSON *b)
+{
+    return !strcmp(ej_str(a, "suite"), ej_str(b, "suite")) && !strcmp(ej_str(a, "mode"), ej_str(b, "mode")) &&
+           !strcmp(ej_str(a, "model"), ej_str(b, "model"));
+}
+
+/* The seed's figures for one model (its per-op parts naming the model). */
+static cJSON *seed_parts(const ea_rollup_inputs *in, const cJSON *m)
+{
+    cJSON *parts = cJSON_CreateArray();
+    for (int i = 0; in->have_seed && i < EA_AUDIT_OPS; i++)
+        for (int k = 0; k < in->seed.ops[i].nparts; k++) {
+            const ea_seed_part *p = &in->seed.ops[i].parts[k];
+            if (strcmp(p->suite, ej_str(m, "suite")) || strcmp(p->mode, ej_str(m, "mode")) || strcmp(p->model, ej_str(m, "model")))
+                continue;
+            cJSON *j = cJSON_CreateObject();
+            cJSON_AddStringToObject(j, "op", ea_audit_ops[i].target);
+            cJSON_AddStringToObject(j, "label", p->label);
+            cJSON_AddNumberToObject(j, "occurrences", (double)p->occurrences);
+            cJSON_AddNumberToObject(j, "total_us", p->total_us);
+            cJSON_AddItemToArray(parts, j);
+        }
+    return parts;
+}
+
+/* The model's corpus accounting; a malformed file is recorded in errors (and the model's "corpus"
+ * names it) and the other models go on. */
+static void corpus_json(const ea_rollup_inputs *in, cJSON *m, cJSON *errors)
+{
+    ea_model_accounting a;
+    ea_error err;
+    cJSON *c;
+    if (!in->have_corpus) {
+        cJSON_AddNullToObject(m, "corpus");
+        return;
+    }
+    c = cJSON_AddObjectToObject(m, "corpus");
+    if (ea_corpus_accounting(in->o.corpus, ej_str(m, "suite"), ej_str(m, "mode"), ej_str(m, "model"), &a, &err)) {
+        cJSON_AddStringToObject(c, "note", err.msg);
+        cJSON_AddItemToArray(errors, cJSON_CreateString(err.msg));
+        return;
+    }
+    if (!a.found) {
+        cJSON_AddStringToObject(c, "note", "no model accounting file in the corpus");
+        return;
+    }
+    cJSON_AddStringToObject(c, "gpu", a.hardware);
+    cJSON_AddStringToObject(c, "torch", a.torch);
+    cJSON_AddNumberToObject(c, "extern_total_us", a.extern_total_us);
+    cJSON_AddNumberToObject(c, "extern_occurrences", (double)a.extern_occurrences);
+    cJSON_AddNumberToObject(c, "unpriced_extern_occurrences", (double)a.unpriced_extern_occurrences);
+}
+
+static cJSON *per_model(const ea_rollup_inputs *in, const cJSON *rows, cJSON *errors)
+{
+    cJSON *models = cJSON_CreateArray(), *m;
+    const cJSON *r;
+    cJSON_ArrayForEach(r, rows)
+    {
+        cJSON_ArrayForEach(m, models)
+            if (same_model(m, r))
+                break;
+        if (!m) {
+            cJSON_AddItemToArray(models, m = new_agg());
+            for (const char *const *k = (const char *const[]){"suite", "mode", "model", NULL}; *k; k++)
+                cJSON_AddStringToObject(m, *k, ej_str(r, *k));
+        }
+        fold(m, r);
+    }
+    cJSON_ArrayForEach(m, models)
+    {
+        cJSON_AddItemToObject(m, "seed", seed_parts(in, m));
+        corpus_json(in, m, errors);
+    }
+    return models;
+}
+
+/* The one-screen answers. "before" sums only B200 figures (seed, corpus), "after" only the baselines' GPU. */
+static cJSON *totals(const ea_rollup_inputs *in, const cJSON *ops, const cJSON *models)
+{
+    cJSON *t = new_agg(), *before = cJSON_CreateObject();
+    const cJSON *o, *m;
+    double seed = 0, seed_false = 0, corpus = 0;
+    int corpus_models = 0;
+    cJSON_ArrayForEach(o, ops)
+    {
+        const cJSON *s = cJSON_GetObjectItemCaseSensitive(o, "seed");
+        seed += ej_num(s, "total_us");
+        /* an op whose every occurrence is a false extern leaves the extern bucket whole */
+        if (ej_num(o, "false_extern") == ej_num(o, "occurrences"))
+            seed_false += ej_num(s, "total_us");
+    }
+    cJSON_ArrayForEach(m, models)
+    {
+        const cJSON *c = cJSON_GetObjectItemCaseSensitive(m, "corpus");
+        if (isfinite(ej_num(c, "extern_total_us"))) {
+            corpus += ej_num(c, "extern_total_us");
+            corpus_models++;
+        }
+    }
+    cJSON_AddStringToObject(before, "gpu", in->have_seed ? in->seed.gpu : "NVIDIA B200");
+    cJSON_AddItemToObject(before, "seed_total_us", in->have_seed ? cJSON_CreateNumber(seed) : cJSON_CreateNull());
+    cJSON_AddItemToObject(before, "seed_false_extern_us", in->have_seed ? cJSON_CreateNumber(seed_false) : cJSON_CreateNull());
+    cJSON_AddItemToObject(before, "corpus_extern_total_us", corpus_models ? cJSON_CreateNumber(corpus) : cJSON_CreateNull());
+    cJSON_AddNumberToObject(before, "corpus_models", corpus_models);
+    cJSON_AddItemToObject(t, "before", before);
+    return t;
+}
+
+static cJSON *sources(const ea_rollup_inputs *in)
+{
+    cJSON *s = cJSON_CreateObject();
+    char path[4352];
+    snprintf(path, sizeof path, "%s/occurrences", in->o.golden);
+    cJSON_AddStringToObject(s, "occurrences", path);
+    snprintf(path, sizeof path, "%s/classification.json", in->o.golden);
+    cJSON_AddItemToObject(s, "classification", in->classification ? cJSON_CreateString(path) : cJSON_CreateNull());
+    cJSON_AddItemToObject(s, "baselines", in->baselines ? cJSON_CreateString(in->baselines_file) : cJSON_CreateNull());
+    cJSON_AddItemToObject(s, "baselines_note", in->baselines ? cJSON_CreateNull() : cJSON_CreateString(in->note_baselines));
+    cJSON_AddItemToObject(s, "torch_ops", in->ops.loaded ? cJSON_CreateString(in->ops.file) : cJSON_CreateNull());
+    cJSON_AddItemToObject(s, "seed", in->have_seed ? cJSON_CreateString(in->seed_file) : cJSON_CreateNull());
+    cJSON_AddItemToObject(s, "seed_source", in->have_seed ? cJSON_CreateString(in->seed.source) : cJSON_CreateNull());
+    cJSON_AddItemToObject(s, "corpus", in->have_corpus ? cJSON_CreateString(in->o.corpus) : cJSON_CreateNull());
+    cJSON_AddItemToObject(s, "corpus_note", in->have_corpus ? cJSON_CreateNull() : cJSON_CreateString(in->note_corpus));
+    return s;
+}
+
+/* Which GPU each column was measured on, and what is missing for the pipeline column. */
+static cJSON *gpus(const ea_rollup_inputs *in)
+{
+    cJSON *g = cJSON_CreateObject();
+    const cJSON *gpu = cJSON_GetObjectItemCaseSensitive(in->baselines, "gpu");
+    char note[512];
+    int pipeline = 0;
+    for (int i = 0; in->ops.loaded && i < in->ops.n; i++)
+        pipeline |= in->ops.ops[i].pipeline.timed;
+    cJSON_AddStringToObject(g, "before", in->have_seed ? in->seed.gpu : "NVIDIA B200");
+    cJSON_AddItemToObject(g, "after", gpu ? cJSON_CreateString(ej_str(gpu, "name")) : cJSON_CreateNull());
+    cJSON_AddItemToObject(g, "after_model", in->gpu_model[0] ? cJSON_CreateString(in->gpu_model) : cJSON_CreateNull());
+    const cJSON *torch = cJSON_GetObjectItemCaseSensitive(in->baselines, "torch");
+    cJSON_AddItemToObject(g, "after_torch", cJSON_IsString(torch) ? cJSON_CreateString(torch->valuestring) : cJSON_CreateNull());
+    snprintf(note, sizeof note, "git %s", in->have_seed ? in->seed.pytorch_commit : "?");
+    cJSON_AddItemToObject(g, "before_torch", in->have_seed ? cJSON_CreateString(note) : cJSON_CreateNull());
+    cJSON_AddItemToObject(g, "cache_policy", in->baselines ? cJSON_CreateString(ej_str(in->baselines, "cache_policy"))
+                                                            : cJSON_CreateNull());
+    snprintf(note, sizeof note, "not measured on %s: %s has no pipeline timing (tools/capture/op_timing.py on that GPU)",
+             in->gpu_model[0] ? in->gpu_model : "this GPU", in->ops.loaded ? in->ops.rel : "golden/torch_ops/<gpu>.json");
+    cJSON_AddItemToObject(g, "pipeline_note", pipeline ? cJSON_CreateNull() : cJSON_CreateString(note));
+    return g;
+}
+
+int ea_rollup_build(const ea_rollup_inputs *in, cJSON **doc, ea_error *err)
+{
+    cJSON *rows = ea_rollup_rows(in), *d, *ops, *models, *t;
+    if (!rows)
+        return ea_fail(err, "rollup: out of memory");
+    cJSON *errors = cJSON_CreateArray();
+    ops = per_op(in, rows);
+    models = per_model(in, rows, errors);
+    t = totals(in, ops, models);
+    const cJSON *r;
+    cJSON_ArrayForEach(r, rows)
+        fold(t, r);
+    d = cJSON_CreateObject();
+    cJSON_AddStringToObject(d, "schema", EA_ROLLUP_SCHEMA);
+    cJSON_AddNumberToObject(d, "schema_version", EA_ROLLUP_VERSION);
+    cJSON_AddItemToObject(d, "sources", sources(in));
+    cJSON_AddItemToObject(d, "gpus", gpus(in));
+    cJSON_AddItemToObject(d, "ops", ops);
+    cJSON_AddItemToObject(d, "models", models);
+    cJSON_AddItemToObject(d, "totals", t);
+    cJSON *cand = cJSON_AddObjectToObject(d, "candidates");
+    cJSON_AddArrayToObject(cand, "staged");
+    cJSON_AddStringToObject(cand, "note", "no staged candidate-lowering targets in the golden folder");
+    cJSON_AddItemToObject(d, "rows", rows);
+    cJSON_AddItemToObject(d, "input_errors", errors);
+    cJSON *failures = cJSON_CreateArray();
+    ea_rollup_check(d, failures);
+    cJSON_AddItemToObject(d, "check", failures);
+    *doc = d;
+    return 0;
+}
+
+int ea_rollup_run(const ea_rollup_opts *o, cJSON **doc, ea_error *err)
+{
+    ea_rollup_inputs in;
+    if (ea_rollup_load(o, &in, err))
+        return -1;
+    int rc = ea_rollup_build(&in, doc, err);
+    ea_rollup_free(&in);
+    return rc;
+}
+
+static void failure(cJSON *list, const char *kind, const cJSON *row, const char *why)
+{
+    char id[512];
+    cJSON *f = cJSON_CreateObject();
+    snprintf(id, sizeof id, "%s %s/%s/%s", ej_str(row, "scope"), ej_str(row, "suite"), ej_str(row, "mode"), ej_str(row, "model"));
+    cJSON_AddStringToObject(f, "kind", kind);
+    cJSON_AddStringToObject(f, "row", id);
+    cJSON_AddStringToObject(f, "why", why);
+    cJSON_AddItemToArray(list, f);
+}
+
+int ea_rollup_check(const cJSON *doc, cJSON *failures)
+{
+    const cJSON *row;
+    int n = 0;
+    char why[640];
+    cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(doc, "rows"))
+    {
+        const char *cls = ej_str(row, "class"), *bucket = ej_str(row, "bucket"), *label = ej_str(row, "label");
+        int shared = !cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(row, "shared_with"));
+        int after = isfinite(ej_num(cJSON_GetObjectItemCaseSensitive(row, "us"), "after"));
+        if (ea_rollup_lowered_class(cls) && (strcmp(bucket, "lowered") || (label && ea_rollup_fallback_class(label)))) {
+            snprintf(why, sizeof why, "class %s, but counted as %s%s%s", cls, bucket, label ? ", labelled " : "",
+                     label ? label : "");
+            failure(failures, "lowered_counted_extern", row, why);
+            n++;
+        }
+        if (ea_rollup_fallback_class(cls) ? strcmp(bucket, cls) || (label && strcmp(label, cls))
+                                          : !strcmp(cls, "unclassified")) {
+            snprintf(why, sizeof why, "class %s in bucket %s, the measurement labels it %s", cls, bucket,
+                     label ? label : "nothing");
+            failure(failures, "fallback_unlabelled", row, why);
+            n++;
+        }
+        if (!after && !shared && cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(row, "unpriced")) &&
+            strcmp(bucket, "library_extern")) {
+            failure(failures, "unpriced_without_reason", row, "no baselines result prices this scope");
+            n++;
+        }
+    }
+    return n;
+}

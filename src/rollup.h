@@ -1,0 +1,58 @@
+/* rollup.h: the model rollup: every golden occurrence accounted before and after, per scope row,
+ * per op, per model and in total (docs/schema.md, "extern-audit/rollup" v1), from committed data only.
+ * Contract:
+ * - ea_rollup_load reads the inputs: golden/occurrences (required), classification.json,
+ *   baselines/<gpu>.json (gpu NULL: the only file there; several and no gpu: an error naming them),
+ *   torch_ops/<gpu>.json, seed_totals.json, and with corpus set the corpus's model accounting. Each
+ *   optional input absent becomes a stated note in the document, never a number; a file present but
+ *   malformed fails with its path and JSON path.
+ * - ea_rollup_build turns them into the document. Figures of different GPUs are kept apart: "before"
+ *   (the seed's and the corpus's, B200) beside "after" (the baselines' GPU); sums and ratios only
+ *   within one. A scope shared by occurrences of several ops in one graph (one capture covers them,
+ *   e.g. gpt-oss sort -> histc -> cumsum) is priced once, under the op that falls back.
+ * - ea_rollup_check lists what breaks the seed's completion criterion: a lowered occurrence counted
+ *   as extern, a fallback without its label, a row unpriced without a reason. */
+#ifndef EA_ROLLUP_H
+#define EA_ROLLUP_H
+
+#include <cjson/cJSON.h>
+
+#include "error.h"
+#include "extract.h"
+#include "json.h"
+#include "seed_totals.h"
+#include "torch_ops.h"
+
+#define EA_ROLLUP_SCHEMA "extern-audit/rollup"
+#define EA_ROLLUP_VERSION 1
+
+typedef struct {
+    const char *golden;
+    const char *corpus; /* NULL: the corpus "before" column is unavailable */
+    const char *gpu;    /* baselines model ("H200"); NULL: the only file in <golden>/baselines */
+} ea_rollup_opts;
+
+typedef struct {
+    ea_rollup_opts o;
+    cJSON *docs[EA_AUDIT_OPS];
+    cJSON *classification;                 /* NULL when absent */
+    cJSON *baselines;                      /* NULL when absent */
+    char baselines_file[4096], gpu_model[64];
+    ea_torch_ops ops;                      /* loaded 0 when absent */
+    ea_seed_totals seed;
+    int have_seed;
+    char seed_file[4096], note_baselines[4352], note_corpus[4352];
+    int have_corpus;
+} ea_rollup_inputs;
+
+int ea_rollup_load(const ea_rollup_opts *o, ea_rollup_inputs *in, ea_error *err);
+void ea_rollup_free(ea_rollup_inputs *in);
+/* -1 only when out of memory. A malformed corpus accounting file does not stop the others: its
+ * message is in the document's "input_errors" (the CLI prints them and exits 2). */
+int ea_rollup_build(const ea_rollup_inputs *in, cJSON **doc, ea_error *err);
+/* Load, build, free: the document from o's files. */
+int ea_rollup_run(const ea_rollup_opts *o, cJSON **doc, ea_error *err);
+/* Appends {"kind", "row", "why"} to failures for every breach; returns how many. */
+int ea_rollup_check(const cJSON *doc, cJSON *failures);
+
+#endif

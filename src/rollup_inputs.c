@@ -1,0 +1,120 @@
+/* rollup_inputs.c: what the rollup reads, each file validated by its own strict reader (rollup.h). */
+#include <dirent.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "baseline.h"
+#include "classify.h"
+#include "occurrences.h"
+#include "rollup.h"
+#include "rollup_corpus.h"
+
+/* Loads path and checks it with validate; *out stays NULL when the file is absent. */
+static int optional_doc(const char *path, int (*validate)(const char *, const cJSON *, ea_error *), cJSON **out,
+                        ea_error *err)
+{
+    ej_doc d;
+    *out = NULL;
+    if (access(path, F_OK) != 0)
+        return 0;
+    if (ej_load(path, &d, err) || validate(path, d.root, err)) {
+        ej_free(&d);
+        return -1;
+    }
+    *out = ej_doc_take_root(&d);
+    return 0;
+}
+
+/* The baselines model: o->gpu, else the one <golden>/baselines/<model>.json; "" when there is none. */
+static int pick_gpu(const ea_rollup_opts *o, char *model, size_t n, ea_error *err)
+{
+    char dir[4096];
+    int found = 0;
+    model[0] = '\0';
+    if (o->gpu) {
+        snprintf(model, n, "%s", o->gpu);
+        return 0;
+    }
+    snprintf(dir, sizeof dir, "%s/baselines", o->golden);
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (e->d_name[0] == '.' || len < 6 || strcmp(e->d_name + len - 5, ".json"))
+            continue;
+        if (found++) {
+            closedir(d);
+            return ea_fail(err, "%s: several GPUs' baselines (%s, %.*s, ...): name one with --gpu MODEL", dir, model,
+                           (int)(len - 5), e->d_name);
+        }
+        snprintf(model, n, "%.*s", (int)(len - 5), e->d_name);
+    }
+    if (d)
+        closedir(d);
+    return 0;
+}
+
+static int load_baselines(ea_rollup_inputs *in, ea_error *err)
+{
+    if (pick_gpu(&in->o, in->gpu_model, sizeof in->gpu_model, err))
+        return -1;
+    if (!in->gpu_model[0]) {
+        snprintf(in->note_baselines, sizeof in->note_baselines, "no baselines: %s/baselines holds no <gpu>.json",
+                 in->o.golden);
+        return 0;
+    }
+    snprintf(in->baselines_file, sizeof in->baselines_file, "%s/baselines/%s.json", in->o.golden, in->gpu_model);
+    if (optional_doc(in->baselines_file, ea_baseline_validate, &in->baselines, err))
+        return -1;
+    if (!in->baselines)
+        snprintf(in->note_baselines, sizeof in->note_baselines, "no baselines for %s: %s absent", in->gpu_model,
+                 in->baselines_file);
+    return 0;
+}
+
+int ea_rollup_load(const ea_rollup_opts *o, ea_rollup_inputs *in, ea_error *err)
+{
+    char path[4352];
+    struct stat st;
+    memset(in, 0, sizeof *in);
+    in->o = *o;
+    snprintf(path, sizeof path, "%s/occurrences", o->golden);
+    if (ea_occurrences_load(path, in->docs, err))
+        return -1;
+    snprintf(path, sizeof path, "%s/classification.json", o->golden);
+    if (optional_doc(path, ea_classification_validate, &in->classification, err) || load_baselines(in, err) ||
+        (in->gpu_model[0] && ea_torch_ops_load_dir(o->golden, in->gpu_model, &in->ops, err)))
+        goto fail;
+    snprintf(in->seed_file, sizeof in->seed_file, "%s/seed_totals.json", o->golden);
+    if (access(in->seed_file, F_OK) == 0) {
+        if (ea_seed_totals_load(in->seed_file, &in->seed, err))
+            goto fail;
+        in->have_seed = 1;
+    }
+    in->have_corpus = o->corpus && stat(o->corpus, &st) == 0 && S_ISDIR(st.st_mode);
+    if (!in->have_corpus)
+        snprintf(in->note_corpus, sizeof in->note_corpus,
+                 "corpus before column unavailable: no corpus at %.4000s (pass --corpus DIR or set EXTERN_AUDIT_CORPUS)",
+                 o->corpus ? o->corpus : "(none given)");
+    return 0;
+fail:
+    ea_rollup_free(in);
+    return -1;
+}
+
+void ea_rollup_free(ea_rollup_inputs *in)
+{
+    for (int i = 0; i < EA_AUDIT_OPS; i++) {
+        cJSON_Delete(in->docs[i]);
+        in->docs[i] = NULL;
+    }
+    cJSON_Delete(in->classification);
+    cJSON_Delete(in->baselines);
+    in->classification = in->baselines = NULL;
+    ea_torch_ops_free(&in->ops);
+    if (in->have_seed)
+        ea_seed_totals_free(&in->seed);
+    in->have_seed = 0;
+}

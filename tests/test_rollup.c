@@ -1,0 +1,354 @@
+/* The rollup (rollup.h) on the committed golden data and on copies of it with one thing changed:
+ * the routing scope counted once, every --check failure kind, absent and malformed inputs. */
+#include <criterion/criterion.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "helpers.h"
+#include "json.h"
+#include "report.h"
+#include "rollup.h"
+
+#define has(s, needle) cr_assert(strstr((s), (needle)), "expected '%s' in:\n%s", (needle), (s))
+
+static cJSON *load(const char *path)
+{
+    ej_doc d;
+    ea_error err;
+    cr_assert_eq(ej_load(path, &d, &err), 0, "%s", err.msg);
+    return ej_doc_take_root(&d);
+}
+
+static void put(const char *dir, const char *name, const cJSON *doc)
+{
+    char *text = cJSON_Print(doc);
+    test_write(dir, name, text);
+    free(text);
+}
+
+/* A golden folder whose occurrences are the committed ones (linked) and whose other files are given
+ * (NULL: the committed file; absent: left out). */
+static const char *golden_copy(const cJSON *classification, const cJSON *baselines, const cJSON *torch_ops, int seed)
+{
+    const char *dir = test_tmpdir();
+    char cwd[PATH_MAX], src[PATH_MAX + 32], dst[PATH_MAX];
+    cr_assert(getcwd(cwd, sizeof cwd));
+    snprintf(src, sizeof src, "%s/golden/occurrences", cwd);
+    snprintf(dst, sizeof dst, "%s/occurrences", dir);
+    cr_assert_eq(symlink(src, dst), 0);
+    cJSON *c = classification ? cJSON_Duplicate(classification, 1) : load("golden/classification.json");
+    put(dir, "classification.json", c);
+    cJSON_Delete(c);
+    if (baselines)
+        put(dir, "baselines/H200.json", baselines);
+    if (torch_ops)
+        put(dir, "torch_ops/H200.json", torch_ops);
+    if (seed) {
+        cJSON *s = load("golden/seed_totals.json");
+        put(dir, "seed_totals.json", s);
+        cJSON_Delete(s);
+    }
+    return dir;
+}
+
+static cJSON *build(const char *golden, const char *corpus)
+{
+    ea_rollup_opts o = {golden, corpus, NULL};
+    ea_error err;
+    cJSON *doc;
+    cr_assert_eq(ea_rollup_run(&o, &doc, &err), 0, "%s", err.msg);
+    return doc;
+}
+
+static double num(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    cr_assert(cJSON_IsNumber(v), "no number %s", key);
+    return v->valuedouble;
+}
+
+static const cJSON *op_agg(const cJSON *doc, const char *op)
+{
+    const cJSON *o;
+    cJSON_ArrayForEach(o, cJSON_GetObjectItemCaseSensitive(doc, "ops"))
+        if (!strcmp(cJSON_GetObjectItemCaseSensitive(o, "op")->valuestring, op))
+            return o;
+    cr_assert_fail("no op %s", op);
+    return NULL;
+}
+
+/* The baselines result of family f (uniform, whole scope: the one marked capture-comparable). */
+static cJSON *result(cJSON *baselines, const char *family)
+{
+    cJSON *r;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(baselines, "scopes"))
+        if (!strcmp(cJSON_GetObjectItemCaseSensitive(r, "family")->valuestring, family) &&
+            !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(r, "config"),
+                                                             "capture_comparable")))
+            return r;
+    cr_assert_fail("no %s result", family);
+    return NULL;
+}
+
+static double current_us(const cJSON *r)
+{
+    const cJSON *p;
+    cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(r, "paths"))
+        if (!strcmp(cJSON_GetObjectItemCaseSensitive(p, "name")->valuestring, "current") &&
+            !strcmp(cJSON_GetObjectItemCaseSensitive(p, "mode")->valuestring, "faithful"))
+            return num(cJSON_GetObjectItemCaseSensitive(p, "time"), "median_us");
+    cr_assert_fail("no current path");
+    return NAN;
+}
+
+Test(rollup, golden_accounts_every_occurrence_and_counts_the_routing_scope_once)
+{
+    cJSON *doc = build("golden", NULL), *base = load("golden/baselines/H200.json");
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(doc, "totals");
+    cr_assert_eq(num(t, "occurrences"), 190);
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "check")), 0);
+    /* histc carries the whole routing scope, 24 times; the cumsum occurrences of that scope carry none */
+    double routing = current_us(result(base, "routing_histc"));
+    cr_assert_float_eq(num(cJSON_GetObjectItemCaseSensitive(op_agg(doc, "aten.histc.default"), "us"), "after"),
+                       24 * routing, 1e-6);
+    cr_assert_eq(num(op_agg(doc, "aten.cumsum.default"), "shared"), 24);
+    const cJSON *row;
+    int shared_rows = 0;
+    cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(doc, "rows"))
+        if (!cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(row, "shared_with"))) {
+            shared_rows++;
+            cr_assert_str_eq(cJSON_GetObjectItemCaseSensitive(row, "shared_with")->valuestring, "aten.histc.default");
+            cr_assert_eq(num(cJSON_GetObjectItemCaseSensitive(row, "us"), "after"), 0);
+        }
+    cr_assert_eq(shared_rows, 1);
+    /* buckets add up to the priced total; lowered and fallbacks never share a bucket */
+    const cJSON *u = cJSON_GetObjectItemCaseSensitive(t, "us");
+    cr_assert_float_eq(num(u, "lowered") + num(u, "conditional_fallback") + num(u, "true_fallback"), num(u, "after"), 1e-6);
+    cr_assert_eq(num(cJSON_GetObjectItemCaseSensitive(op_agg(doc, "aten.cat.default"), "us"), "conditional_fallback"), 0);
+    cr_assert_eq(num(t, "false_extern"), 106);
+    /* the seed's figures stay B200's: index_add's total is its two parts' sum */
+    const cJSON *seed = cJSON_GetObjectItemCaseSensitive(op_agg(doc, "aten.index_add.default"), "seed");
+    cr_assert_str_eq(cJSON_GetObjectItemCaseSensitive(seed, "gpu")->valuestring, "NVIDIA B200");
+    cr_assert_float_eq(num(seed, "total_us"), 140941.8 + 13392.4, 1e-6);
+    cr_assert_str_eq(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "gpus"), "after")->valuestring,
+                     "NVIDIA H200");
+    cJSON_Delete(base);
+    cJSON_Delete(doc);
+}
+
+/* Each breach of the completion criterion, made in a copy of the golden data, is found by --check. */
+static void check_fails(const char *golden, const char *kind)
+{
+    cli_run r = test_cli("rollup", "--golden", golden, "--check", NULL);
+    cr_assert_eq(r.status, 1, "exit %d, stderr:\n%s", r.status, r.err);
+    has(r.err, kind);
+    cli_run_free(&r);
+}
+
+Test(rollup, check_finds_an_unpriced_scope)
+{
+    cJSON *base = load("golden/baselines/H200.json");
+    cJSON_DeleteItemFromArray(cJSON_GetObjectItemCaseSensitive(base, "scopes"),
+                              cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(base, "scopes")) - 1);
+    check_fails(golden_copy(NULL, base, NULL, 1), "unpriced_without_reason");
+    cJSON_Delete(base);
+}
+
+Test(rollup, check_finds_a_lowered_occurrence_labelled_as_a_fallback)
+{
+    cJSON *base = load("golden/baselines/H200.json");
+    cJSON_ReplaceItemInObjectCaseSensitive(result(base, "cat"), "class", cJSON_CreateString("true_fallback"));
+    check_fails(golden_copy(NULL, base, NULL, 1), "lowered_counted_extern");
+    cJSON_Delete(base);
+}
+
+Test(rollup, check_finds_a_fallback_without_its_label)
+{
+    cJSON *base = load("golden/baselines/H200.json");
+    cJSON_ReplaceItemInObjectCaseSensitive(result(base, "index_add"), "class", cJSON_CreateString("unclassified"));
+    check_fails(golden_copy(NULL, base, NULL, 1), "fallback_unlabelled");
+    cJSON_Delete(base);
+}
+
+Test(rollup, check_finds_an_unclassified_occurrence)
+{
+    cJSON *cls = load("golden/classification.json"), *base = load("golden/baselines/H200.json");
+    cJSON *e = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(cls, "occurrences"), 0);
+    cJSON_ReplaceItemInObjectCaseSensitive(e, "class", cJSON_CreateString("unclassified"));
+    cJSON_ReplaceItemInObjectCaseSensitive(e, "false_extern", cJSON_CreateFalse());
+    cJSON_ReplaceItemInObjectCaseSensitive(e, "capture", cJSON_CreateNull());
+    cJSON_ReplaceItemInObjectCaseSensitive(e, "configs_agree", cJSON_CreateNull());
+    /* the summary must agree with the entries for the reader to take the file */
+    cJSON *sum = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cls, "summary"), "aten.cat.default");
+    cJSON_ReplaceItemInObjectCaseSensitive(sum, "lowered", cJSON_CreateNumber(61));
+    cJSON_ReplaceItemInObjectCaseSensitive(sum, "false_extern", cJSON_CreateNumber(61));
+    cJSON_AddNumberToObject(sum, "unclassified", 1);
+    check_fails(golden_copy(cls, base, NULL, 1), "fallback_unlabelled");
+    cJSON_Delete(cls);
+    cJSON_Delete(base);
+}
+
+Test(rollup, without_baselines_every_row_states_why_it_is_unpriced)
+{
+    const char *g = golden_copy(NULL, NULL, NULL, 0);
+    cli_run r = test_cli("rollup", "--golden", g, "--check", "--corpus", "/nonexistent", NULL);
+    cr_assert_eq(r.status, 0, "stderr:\n%s", r.err);
+    has(r.out, "no GPU (no baselines)");
+    has(r.out, "no seed totals");
+    has(r.out, "corpus before column unavailable: no corpus at /nonexistent");
+    cli_run_free(&r);
+    cJSON *doc = build(g, NULL);
+    /* all but the 24 cumsums of the routing scope, which histc's rows carry */
+    cr_assert_eq(num(cJSON_GetObjectItemCaseSensitive(doc, "totals"), "unpriced"), 190 - 24);
+    const cJSON *row = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "rows"), 0);
+    has(cJSON_GetObjectItemCaseSensitive(row, "unpriced")->valuestring, "no baselines");
+    cJSON_Delete(doc);
+}
+
+Test(rollup, several_gpus_need_one_named)
+{
+    cJSON *base = load("golden/baselines/H200.json");
+    const char *g = golden_copy(NULL, base, NULL, 1);
+    put(g, "baselines/B200.json", base);
+    cli_run r = test_cli("rollup", "--golden", g, NULL);
+    cr_assert_eq(r.status, 2);
+    has(r.err, "several GPUs' baselines");
+    cli_run_free(&r);
+    r = test_cli("rollup", "--golden", g, "--gpu", "H200", "--json", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    has(r.out, "\"after_model\":\t\"H200\"");
+    cli_run_free(&r);
+    cJSON_Delete(base);
+}
+
+/* The pipeline's method (torch_ops "pipeline") priced beside ours: the gap's terms add up exactly. */
+Test(rollup, pipeline_gap_terms_add_up)
+{
+    cJSON *ops = load("golden/torch_ops/H200.json"), *p;
+    cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(ops, "points"))
+    {
+        cJSON *pl = cJSON_AddObjectToObject(p, "pipeline");
+        cJSON_AddStringToObject(pl, "call", "torch.ops.aten.index_add.default(...)");
+        cJSON_AddNumberToObject(pl, "calls_per_replay", 1);
+        cJSON_AddNumberToObject(pl, "replays", 50);
+        cJSON_AddNumberToObject(pl, "min_us", 1000);
+        cJSON_AddNumberToObject(pl, "steady_us", 900);
+    }
+    cJSON *base = load("golden/baselines/H200.json");
+    cJSON *doc = build(golden_copy(NULL, base, ops, 1), NULL);
+    const cJSON *ia = op_agg(doc, "aten.index_add.default"), *gap = cJSON_GetObjectItemCaseSensitive(ia, "gap");
+    double after = num(cJSON_GetObjectItemCaseSensitive(ia, "us"), "after");
+    cr_assert_float_eq(num(gap, "pipeline"), 60 * 1000.0, 1e-6);
+    cr_assert_float_eq(num(gap, "lone_op_launch"), 60 * 100.0, 1e-6);
+    cr_assert_float_eq(num(gap, "lone_op_launch") + num(gap, "fabricated_contention") + num(gap, "scope"),
+                       num(gap, "pipeline") - after, 1e-6);
+    char *md = ea_report_markdown(doc);
+    has(md, "**Gap: the pipeline's price down to the faithful in-scope price**");
+    has(md, "| aten.index_add.default | 60000.0 | 6000.0 |");
+    free(md);
+    /* ops the file has no pipeline timing for stay unmeasured, never zero */
+    cr_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(op_agg(doc, "aten.cat.default"), "gap"), "pipeline")));
+    cJSON_Delete(doc);
+    /* one call per replay is the method: anything else is refused */
+    cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(ops, "points"), 1), "pipeline"),
+                                           "calls_per_replay", cJSON_CreateNumber(20));
+    cli_run r = test_cli("rollup", "--golden", golden_copy(NULL, base, ops, 1), NULL);
+    cr_assert_eq(r.status, 2);
+    has(r.err, "torch_ops/H200.json $.points[1].pipeline.calls_per_replay: expected 1, got 20");
+    cli_run_free(&r);
+    cJSON_Delete(ops);
+    cJSON_Delete(base);
+}
+
+Test(rollup, cli_usage)
+{
+    cli_run r = test_cli("rollup", "--help", NULL);
+    cr_assert_eq(r.status, 0);
+    has(r.out, "--markdown FILE");
+    cli_run_free(&r);
+    r = test_cli("rollup", "--markdown", NULL);
+    cr_assert_eq(r.status, 2);
+    has(r.err, "option '--markdown' needs a value");
+    cli_run_free(&r);
+    r = test_cli("rollup", "--update", NULL);
+    cr_assert_eq(r.status, 2);
+    has(r.err, "unknown option '--update'");
+    cli_run_free(&r);
+    r = test_cli("rollup", "--golden", "/nonexistent", NULL);
+    cr_assert_eq(r.status, 2);
+    has(r.err, "/nonexistent/occurrences");
+    cli_run_free(&r);
+}
+
+static const cJSON *model_of(const cJSON *doc, const char *model)
+{
+    const cJSON *m;
+    cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(doc, "models"))
+        if (!strcmp(cJSON_GetObjectItemCaseSensitive(m, "model")->valuestring, model))
+            return m;
+    cr_assert_fail("no model %s", model);
+    return NULL;
+}
+
+/* One malformed accounting file is reported (exit 2) and every other model still accounted. */
+Test(rollup, a_bad_corpus_file_is_reported_and_the_others_accounted)
+{
+    const char *corpus = test_tmpdir();
+    test_write(corpus, "benchmarks/model_accounting/b200/hf/train/XLNetLMHeadModel.json",
+               "{\"hardware\": \"NVIDIA B200\", \"identity\": \"hf/train/XLNetLMHeadModel\", \"schema_version\": 2,"
+               " \"source\": \"occurrences\", \"source_manifest_digest\": \"d\", \"source_provenance\": {},"
+               " \"model\": {\"extern_occurrences\": 30, \"extern_total_us\": 5, \"fusible\": {}, \"mode\": \"train\","
+               " \"model\": \"XLNetLMHeadModel\", \"suite\": \"hf\", \"trace_errors\": [], \"unpriced_extern_occurrences\": 0}}");
+    test_write(corpus, "benchmarks/model_accounting/b200/hf/infer/openai/gpt-oss-20b.json", "{\"hardware\": 3}");
+    cli_run r = test_cli("rollup", "--corpus", corpus, "--json", NULL);
+    cr_assert_eq(r.status, 2, "stderr:\n%s", r.err);
+    has(r.err, "gpt-oss-20b.json $.schema_version: expected integer");
+    cJSON *doc = cJSON_Parse(r.out);
+    cr_assert_not_null(doc);
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(model_of(doc, "XLNetLMHeadModel"), "corpus");
+    cr_assert_eq(num(x, "extern_total_us"), 5);
+    cr_assert_eq(num(x, "extern_occurrences"), 30);
+    has(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(model_of(doc, "densenet121"), "corpus"), "note")->valuestring,
+        "no model accounting file");
+    cr_assert_eq(num(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "totals"), "before"),
+                     "corpus_models"), 1);
+    cJSON_Delete(doc);
+    cli_run_free(&r);
+}
+
+Test(rollup, cli_writes_every_report)
+{
+    const char *dir = test_tmpdir();
+    char md[512], html[512], v3[512];
+    snprintf(md, sizeof md, "%s/rollup.md", dir);
+    snprintf(html, sizeof html, "%s/rollup.html", dir);
+    snprintf(v3, sizeof v3, "%s/rollup-v3.json", dir);
+    cli_run r = test_cli("rollup", "--markdown", md, "--html", html, "--v3", v3, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    has(r.out, "Extern rollup: before on NVIDIA B200");
+    has(r.err, "rollup: wrote");
+    cli_run_free(&r);
+    char *text = test_read(md);
+    has(text, "**Per op: before (seed) and after (faithful scope, oracle)**");
+    free(text);
+    has(text = test_read(html), "<svg");
+    free(text);
+    cJSON *records = cJSON_Parse(text = test_read(v3));
+    cr_assert(cJSON_IsArray(records) && cJSON_GetArraySize(records) > 0);
+    cJSON_Delete(records);
+    free(text);
+    /* "-": that report alone on stdout */
+    r = test_cli("rollup", "--markdown", "-", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_assert_eq(strncmp(r.out, "Before on NVIDIA B200", 21), 0, "%.80s", r.out);
+    cli_run_free(&r);
+    r = test_cli("rollup", "--html", "/nonexistent/dir/r.html", NULL);
+    cr_assert_eq(r.status, 2);
+    has(r.err, "/nonexistent/dir/r.html");
+    cli_run_free(&r);
+}
