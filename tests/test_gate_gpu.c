@@ -2,6 +2,7 @@
  * is SAME, and the same point with a known delay added to one path is SLOWER on that path alone. */
 #include <criterion/criterion.h>
 
+#include <math.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -54,12 +55,14 @@ Test(gate_gpu, fresh_run_is_same_and_an_injected_delay_is_slower, .timeout = 600
     cJSON_Delete(report);
     cJSON_Delete(fresh);
 
-    /* a fifth of the stored faithful current median, added to every call of both current paths */
+    /* a fifth of the larger stored current median (the fabricated index costs Longformer B 37x the
+     * faithful one), added to every call of both current paths: each moves by 20% or more */
     const cJSON *r;
     double us = 0;
     cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(stored.root, "scopes"))
         if (!strcmp(cJSON_GetObjectItemCaseSensitive(r, "point")->valuestring, point))
-            us = 0.2 * ea_path_median(ea_path_named(r, "current", "faithful"));
+            for (int fab = 0; fab < 2; fab++)
+                us = fmax(us, 0.2 * ea_path_median(ea_path_named(r, "current", fab ? "fabricated" : "faithful")));
     cr_assert_gt(us, 1.0);
     ea_path_inject_delay(LABEL, us);
     fresh = measure(&pts);

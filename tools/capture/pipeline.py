@@ -138,13 +138,19 @@ def _bind(t, tensors):
     return t
 
 
+def bind_call(plan, tensors):
+    """(args, kwargs) of plan with its inputs and literals bound. kwargs maps names to values: a
+    lone {"dtype": ...} there is the keyword argument, not a literal (cumsum's dtype=torch.int32)."""
+    return _bind(plan["args"], tensors), {k: _bind(v, tensors) for k, v in plan["kwargs"].items()}
+
+
 def make_call(plan, device="cuda"):
     """(fn, args): fn(*args) runs plan["call"] on freshly fabricated inputs."""
     import functools
     import torch
     tensors = {spec["name"]: scope.make_tensor(spec, device) for spec in plan["inputs"]}
     fn = functools.reduce(getattr, plan["op"].split(".")[1:], torch.ops.aten)
-    args, kwargs = _bind(plan["args"], tensors), _bind(plan["kwargs"], tensors)
+    args, kwargs = bind_call(plan, tensors)
     torch.cuda.synchronize()
     return (lambda: fn(*args, **kwargs)), ()
 

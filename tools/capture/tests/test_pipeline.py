@@ -65,6 +65,20 @@ class TestPlans(unittest.TestCase):
         self.assertTrue(cat["call"].endswith("in23, in24], 1)"), cat["call"])
         self.assertEqual(cat["args"][0][24], {"input": "in24"})
 
+    def test_every_golden_call_binds(self):
+        """Every plan's arguments bind with literals as torch objects: the cumsum's keyword dtype is a
+        keyword, not a literal (on the H200, binding the kwargs map as one literal failed)."""
+        from unittest import mock
+        with mock.patch.object(pipeline.scope, "torch_literal", lambda kind, value: (kind, value)):
+            for plan in golden_plans():
+                tensors = {spec["name"]: spec["name"] for spec in plan["inputs"]}
+                args, kwargs = pipeline.bind_call(plan, tensors)
+                self.assertIsInstance(kwargs, dict, plan["point"])
+            routing = next(p for p in golden_plans() if p["point"] == "cumsum-bbbc239b67b8")
+            args, kwargs = pipeline.bind_call(routing, {"in0": "tensor"})
+        self.assertEqual(args, ["tensor", 0])
+        self.assertEqual(kwargs, {"dtype": ("dtype", "i32")})
+
     def test_an_index_add_index_stays_in_range(self):
         from test_op_timing import synthetic_point
         plan = pipeline.plan_point(synthetic_point(), "x")  # self has 12 rows
