@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <cuda_runtime_api.h>
+
 #include "plan.h"
 #include "repro.h"
 #include "run.h"
@@ -20,8 +22,11 @@ static cJSON *each_config(const ea_repro_family *family, const cJSON *point, con
 {
     rt_scope s;
     rt_capture c;
+    ea_run_opts ro = *o; /* a run: ATen sizes histc's grid by the device it runs on */
     if (rt_scope_parse(point, file, index, &s, err) || rt_plan_check(&s, err))
         return NULL;
+    if (measure && cudaDeviceGetAttribute(&ro.sm_count, cudaDevAttrMultiProcessorCount, 0) != cudaSuccess)
+        return ea_fail(err, "routing: cannot read the multiprocessor count"), NULL;
     const char *alias = ea_alias_of(family->aliases, family->naliases, s.point);
     snprintf(s.alias, sizeof s.alias, "%.31s", alias ? alias : s.point);
     if (rt_scope_capture(&s, &c, err))
@@ -33,10 +38,10 @@ static cJSON *each_config(const ea_repro_family *family, const cJSON *point, con
         for (int d = RT_UNIFORM; d <= RT_SKEWED && (!measure || o->faithful); d++) {
             cJSON *r;
             if (measure) {
-                r = rt_measure(&s, &c, (rt_form)f, (rt_dist)d, family->name, o, err);
+                r = rt_measure(&s, &c, (rt_form)f, (rt_dist)d, family->name, &ro, err);
             } else {
                 r = rt_header(&s, family->name);
-                cJSON_AddItemToObject(r, "config", rt_config_json(&s, &c, (rt_form)f, (rt_dist)d));
+                cJSON_AddItemToObject(r, "config", rt_config_json(&s, &c, (rt_form)f, (rt_dist)d, ro.sm_count));
             }
             if (!r) {
                 cJSON_Delete(arr);

@@ -316,7 +316,7 @@ cJSON *rt_measure(const rt_scope *s, const rt_capture *c, rt_form f, rt_dist d, 
     }
     dv.dist = d;
     cJSON *res = rt_header(s, family), *paths, *view, *sums = NULL;
-    cJSON_AddItemToObject(res, "config", rt_config_json(s, c, f, d));
+    cJSON_AddItemToObject(res, "config", rt_config_json(s, c, f, d, o->sm_count));
     paths = cJSON_AddArrayToObject(res, "paths");
     view = cJSON_CreateObject();
     cJSON_AddItemToObject(view, "distribution", distribution_view(s, ref.offsets));
