@@ -375,6 +375,11 @@ void ea_baseline_print(const cJSON *doc, FILE *f)
             num(doc, "launch_us"), str(doc, "cache_policy"));
     cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "scopes")) {
         const cJSON *fl = cJSON_GetObjectItemCaseSensitive(s, "floor"), *fid = cJSON_GetObjectItemCaseSensitive(s, "fidelity");
+        if (str(s, "unsupported")) { /* refused by its family: nothing ran */
+            fprintf(f, "\n%s %s (%s, %.0f occurrences)\n  UNSUPPORTED: %s\n", str(s, "family"), str(s, "alias"),
+                    str(s, "point"), num(s, "occurrences"), str(s, "unsupported"));
+            continue;
+        }
         fprintf(f, "\n%s %s (%s, %.0f occurrences, class %s)\n", str(s, "family"), str(s, "alias"), str(s, "point"),
                 num(s, "occurrences"), str(s, "class"));
         fprintf(f, "  %-28s %10s %8s\n", "path", "median us", "IQR us");

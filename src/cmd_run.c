@@ -1,7 +1,8 @@
 /* cmd_run.c: extern-audit run: plan or measure golden scopes through the repro families (repro.h),
  * annotate them with the run's copy bandwidth, the classification, the torch timings of the op alone
  * (torch_ops.h: the replica's fidelity) and the captures (baseline.h),
- * print the table or the baselines document, and record it. Exit 1 when a check failed. */
+ * print the table or the baselines document, and record it. Exit 1 when a check failed or a point is
+ * unsupported: its family refused it (unsupported.h), it is reported with the reason and the run goes on. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include "repro.h"
 #include "timer.h"
 #include "torch_ops.h"
+#include "unsupported.h"
 
 #define MAX_REFS 256
 /* --plan sizes ATen's grids with this machine's multiprocessor count; plans print without a GPU too,
@@ -39,7 +41,10 @@ const char ea_usage_run[] =
     "  --quiet        no progress lines on stderr\n"
     "the replica's fidelity compares the current path with DIR/torch_ops/<gpu model>.json, the op timed\n"
     "alone in torch (python3 tools/capture/op_timing.py); without it: \"no torch measurement\"\n"
-    "exit status: 0 every check passed, 1 a check failed, 2 bad usage, bad input or no CUDA device\n";
+    "a point its family refuses (a shape, dtype or capture it does not implement) is reported unsupported,\n"
+    "with the reason, and the run goes on\n"
+    "exit status: 0 every check passed, 1 a check failed or a point is unsupported, 2 bad usage, bad input or\n"
+    "no CUDA device\n";
 
 typedef struct {
     const char *scope, *record, *golden;
@@ -145,6 +150,22 @@ static int load_classification(const char *golden, ej_doc *doc, ea_error *err)
     return 0;
 }
 
+/* The point's plan, or its refusal as an unsupported result (err: the family's reason), which the caller
+ * reports so that one refused point hides no other. */
+static cJSON *plan_or_unsupported(const ea_scope_ref *r, const ea_run_opts *ro, int *unsupported)
+{
+    ea_error why;
+    cJSON *arr = r->family->points(r->family, r->point, r->file, r->index, ro, 0, &why);
+    if (arr)
+        return arr;
+    if (ro->log)
+        fprintf(ro->log, "run: %s $.points[%d]: unsupported: %s\n", r->file, r->index, why.msg);
+    (*unsupported)++;
+    arr = cJSON_CreateArray();
+    cJSON_AddItemToArray(arr, ea_unsupported_result(r, why.msg));
+    return arr;
+}
+
 static int measure_all(const run_options *o, const ea_scope_ref *refs, int n, cJSON **doc, ea_error *err)
 {
     ea_device_info dev;
@@ -165,19 +186,28 @@ static int measure_all(const run_options *o, const ea_scope_ref *refs, int n, cJ
         fprintf(o->ro.log, "run: fidelity against %s%s\n", ops.file,
                 ops.loaded ? "" : ": absent, so every result says \"no torch measurement\"");
     cJSON *results = cJSON_CreateArray();
-    int rc = 0;
+    int rc = 0, unsupported = 0;
+    ea_run_opts ro = o->ro;
+    ro.sm_count = dev.sm_count; /* the plan that decides whether a point is supported sizes for this GPU */
     for (int i = 0; i < n && rc == 0; i++) {
-        cJSON *arr = refs[i].family->points(refs[i].family, refs[i].point, refs[i].file, refs[i].index, &o->ro, 1, err), *r;
+        cJSON *arr = plan_or_unsupported(&refs[i], &ro, &unsupported), *r;
+        if (!ea_unsupported_reason(cJSON_GetArrayItem(arr, 0))) { /* planned: measure it */
+            cJSON_Delete(arr);
+            arr = refs[i].family->points(refs[i].family, refs[i].point, refs[i].file, refs[i].index, &o->ro, 1, err);
+        }
         if (!arr) {
             rc = -1;
             break;
         }
         while ((r = cJSON_DetachItemFromArray(arr, 0)) != NULL) {
-            ea_run_annotate(r, refs[i].point, &env, &caps, &ops, cls.root);
+            if (!ea_unsupported_reason(r))
+                ea_run_annotate(r, refs[i].point, &env, &caps, &ops, cls.root);
             cJSON_AddItemToArray(results, r);
         }
         cJSON_Delete(arr);
     }
+    if (unsupported && o->ro.log)
+        fprintf(o->ro.log, "run: %d of %d points unsupported (the document lists why)\n", unsupported, n);
     ea_captures_free(&caps);
     ea_torch_ops_free(&ops);
     ej_free(&cls);
@@ -215,18 +245,17 @@ int ea_cmd_run(int argc, char **argv)
             fprintf(o.ro.log, "run --plan: ATen's grids for %d multiprocessors (%s%s)\n", o.ro.sm_count,
                     gpu ? "this GPU: " : "an H200's, no usable GPU: ", dev.reason);
         out = cJSON_CreateArray();
-        for (int i = 0; i < n && !rc; i++) {
-            cJSON *arr = refs[i].family->points(refs[i].family, refs[i].point, refs[i].file, refs[i].index, &o.ro, 0,
-                                                 &err), *r;
-            while (arr && (r = cJSON_DetachItemFromArray(arr, 0)) != NULL) {
+        int unsupported = 0;
+        for (int i = 0; i < n; i++) {
+            cJSON *arr = plan_or_unsupported(&refs[i], &o.ro, &unsupported), *r;
+            while ((r = cJSON_DetachItemFromArray(arr, 0)) != NULL) {
                 cJSON_AddNumberToObject(r, "sm_count", o.ro.sm_count);
                 cJSON_AddItemToArray(out, r);
             }
-            rc = arr ? 0 : 2;
             cJSON_Delete(arr);
         }
-        if (!rc)
-            ea_cli_print_json(out);
+        ea_cli_print_json(out);
+        rc = unsupported ? 1 : 0;
     } else if (measure_all(&o, refs, n, &out, &err)) {
         rc = 2;
     } else {
