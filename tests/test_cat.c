@@ -159,7 +159,8 @@ Test(cat, block_view_against_independent_arithmetic)
     cJSON_Delete(doc);
 }
 
-/* A small scope built by hand: 3 inputs of 8, 4, 4 channels, N 2, H x W 3 x 3 (or 4 x 4). */
+/* A small scope built by hand: k inputs of ch[i] channels (3 of 8, 4, 4 unless said), N 2, H x W 3 x 3
+ * (or 4 x 4). */
 typedef struct {
     cat_scope s;
     cat_inputs in;
@@ -167,15 +168,14 @@ typedef struct {
     float *mean, *rstd, *rv;
 } small;
 
-static void small_make(small *m, int train, int pooled, int h)
+static void small_make_k(small *m, int train, int pooled, int h, int k, const int64_t *ch)
 {
     memset(m, 0, sizeof *m);
     cat_scope *s = &m->s;
-    static const int64_t ch[3] = {8, 4, 4};
-    s->train = train, s->pooled = pooled, s->n = 2, s->h = s->w = h, s->hw = h * h, s->k = 3, s->eps = 1e-5;
+    s->train = train, s->pooled = pooled, s->n = 2, s->h = s->w = h, s->hw = h * h, s->k = k, s->eps = 1e-5;
     s->bessel = (double)(s->n * s->hw) / (double)(s->n * s->hw - 1), s->momentum = 0.1, s->decay = 0.9;
     snprintf(s->alias, sizeof s->alias, "small");
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < k; i++) {
         s->ch[i] = ch[i], s->c_off[i + 1] = s->c_off[i] + ch[i], s->in_x[i] = i;
         int64_t n = s->n * ch[i] * s->hw;
         uint16_t *x = malloc((size_t)n * 2);
@@ -183,7 +183,7 @@ static void small_make(small *m, int train, int pooled, int h)
             x[e] = ea_f32_to_bf16(ea_gen_uniform((uint64_t)i + 7, (uint64_t)e) * (i == 1 ? -1.0f : 1.0f));
         m->in.data[m->in.n++] = x;
     }
-    s->c = s->c_off[3];
+    s->c = s->c_off[k];
     for (int i = 0; i < CAT_NPARAMS; i++)
         s->in_param[i] = -1;
     for (int q = train ? 1 : 0; q < CAT_NPARAMS; q++) {
@@ -210,6 +210,12 @@ static void small_make(small *m, int train, int pooled, int h)
     }
 }
 
+static void small_make(small *m, int train, int pooled, int h)
+{
+    static const int64_t ch[3] = {8, 4, 4};
+    small_make_k(m, train, pooled, h, 3, ch);
+}
+
 static float fparam(const small *m, int q, int64_t c)
 {
     const void *p = m->in.data[m->s.in_param[q]];
@@ -224,7 +230,9 @@ static float fparam(const small *m, int q, int64_t c)
 static double xat(const small *m, int64_t n, int64_t c, int64_t p)
 {
     const cat_scope *s = &m->s;
-    int i = c >= s->c_off[2] ? 2 : c >= s->c_off[1] ? 1 : 0;
+    int i = 0;
+    while (c >= s->c_off[i + 1])
+        i++;
     uint16_t b = ((const uint16_t *)m->in.data[i])[(n * s->ch[i] + c - s->c_off[i]) * s->hw + p];
     uint32_t u = (uint32_t)b << 16;
     float f;
@@ -316,6 +324,43 @@ static void small_case(int train, int pooled, int h)
         cr_assert(r.cat_mismatched == 1 && r.stats_outside == 1 && r.mismatched == 2);
     }
     small_free(&m);
+}
+
+/* DenseNet-201's widest cat, 49 inputs (DenseNet-169's 33 likewise past the old cap of 32): a block's
+ * first input and 48 layers of growth (4 channels here, 32 in the model), checked like the small
+ * scope, and planned: the stream oracle infer, the staged ones train and pooled. */
+Test(cat, forty_nine_inputs)
+{
+    int64_t ch[49];
+    ch[0] = 16;
+    for (int i = 1; i < 49; i++)
+        ch[i] = 4;
+    for (int mode = 0; mode < 3; mode++) {
+        small m;
+        small_make_k(&m, mode == 2, mode == 1, 4, 49, ch);
+        cr_assert_eq(m.s.c, 16 + 48 * 4);
+        small_expect(&m);
+        void *outs[CAT_NOUTS];
+        small_outs(&m, outs);
+        cat_check_result r;
+        cat_check(&m.s, &m.in, outs, &r);
+        cr_assert(r.mismatched == 0 && r.unwritten == 0, "mode %d: %lld mismatched", mode, (long long)r.mismatched);
+        cat_check_result e;
+        cat_emulate_current(&m.s, &m.in, &e, NULL);
+        cr_assert_eq(e.mismatched, 0, "mode %d: Inductor's arithmetic within tolerance", mode);
+        int64_t at = m.s.c * (m.s.pooled ? 1 : m.s.hw) - 1; /* the last input's last channel is checked */
+        m.y[at] = m.y[at] ? (uint16_t)(m.y[at] + 3) : 0x3f80;
+        cat_check(&m.s, &m.in, outs, &r);
+        cr_assert_eq(r.y_outside, 1, "mode %d", mode);
+        cat_plan v[CAT_MAX_VARIANTS];
+        ea_error err;
+        int nv = cat_plan_variants(&m.s, v, &err);
+        cr_assert_gt(nv, 0, "mode %d: %s", mode, err.msg);
+        cr_assert_eq(v[0].kind, mode == 0 ? CAT_ORACLE_STREAM : CAT_ORACLE_CHANNEL);
+        if (mode == 0) /* segments of 4 channels x 16 values: 16-byte vectors still fit every input */
+            cr_assert_eq(v[0].vec, 8);
+        small_free(&m);
+    }
 }
 
 Test(cat, checks_on_small_shapes)
@@ -536,7 +581,7 @@ Test(cat, malformed_points_shapes_and_groups)
     cJSON *list = cJSON_GetArrayItem(cJSON_GetObjectItem(sig, "args"), 0);
     while (cJSON_GetArraySize(list) > 1) /* one input: no cat */
         cJSON_DeleteItemFromArray(list, 1);
-    expect_error(pt, CAT_FILE, "$.points[3].signature.args[0]: expected 2 to 32 cat inputs (CAT_MAX_INPUTS), got 1");
+    expect_error(pt, CAT_FILE, "$.points[3].signature.args[0]: expected 2 to 64 cat inputs (CAT_MAX_INPUTS), got 1");
     cJSON_Delete(pt);
 
     pt = cJSON_Duplicate(orig, 1); /* cat(tensors) without its dim */

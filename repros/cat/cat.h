@@ -32,7 +32,7 @@
 extern "C" {
 #endif
 
-#define CAT_MAX_INPUTS 32
+#define CAT_MAX_INPUTS 64 /* DenseNet-201: 49 (its 1792-channel block), DenseNet-169: 33 */
 #define CAT_MAX_GROUPS 8
 /* Tolerance of a bf16 BN output y against the fp64 value r (y = relu(s * (x - mean) * w + b), or its
  * mean over H,W): |y - r| <= 2^-8 |r| + CAT_TOL * m, m = (|x| + |mean|) |s w| + |b| (averaged over H,W
