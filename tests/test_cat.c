@@ -160,27 +160,29 @@ Test(cat, block_view_against_independent_arithmetic)
 }
 
 /* A small scope built by hand: k inputs of ch[i] channels (3 of 8, 4, 4 unless said), N 2, H x W 3 x 3
- * (or 4 x 4). */
+ * (or 4 x 4), values of dtype dt (bf16 unless said). */
 typedef struct {
     cat_scope s;
     cat_inputs in;
-    uint16_t *cat, *y;
+    void *cat, *y;
     float *mean, *rstd, *rv;
 } small;
 
-static void small_make_k(small *m, int train, int pooled, int h, int k, const int64_t *ch)
+static void small_make_dt(small *m, int train, int pooled, int h, int k, const int64_t *ch, ea_dtype dt)
 {
     memset(m, 0, sizeof *m);
     cat_scope *s = &m->s;
+    const int es = ea_dtype_size(dt);
     s->train = train, s->pooled = pooled, s->n = 2, s->h = s->w = h, s->hw = h * h, s->k = k, s->eps = 1e-5;
+    s->dt = dt;
     s->bessel = (double)(s->n * s->hw) / (double)(s->n * s->hw - 1), s->momentum = 0.1, s->decay = 0.9;
     snprintf(s->alias, sizeof s->alias, "small");
     for (int i = 0; i < k; i++) {
         s->ch[i] = ch[i], s->c_off[i + 1] = s->c_off[i] + ch[i], s->in_x[i] = i;
         int64_t n = s->n * ch[i] * s->hw;
-        uint16_t *x = malloc((size_t)n * 2);
+        void *x = malloc((size_t)n * es);
         for (int64_t e = 0; e < n; e++)
-            x[e] = ea_f32_to_bf16(ea_gen_uniform((uint64_t)i + 7, (uint64_t)e) * (i == 1 ? -1.0f : 1.0f));
+            cat_put(x, (size_t)e, dt, ea_gen_uniform((uint64_t)i + 7, (uint64_t)e) * (i == 1 ? -1.0f : 1.0f));
         m->in.data[m->in.n++] = x;
     }
     s->c = s->c_off[k];
@@ -188,13 +190,8 @@ static void small_make_k(small *m, int train, int pooled, int h, int k, const in
         s->in_param[i] = -1;
     for (int q = train ? 1 : 0; q < CAT_NPARAMS; q++) {
         void *p = malloc((size_t)s->c * 4);
-        for (int64_t c = 0; c < s->c; c++) {
-            float v = ea_gen_uniform(100 + (uint64_t)q, (uint64_t)c);
-            if (train)
-                ((float *)p)[c] = v;
-            else
-                ((uint16_t *)p)[c] = ea_f32_to_bf16(v);
-        }
+        for (int64_t c = 0; c < s->c; c++)
+            cat_put(p, (size_t)c, train ? EA_F32 : dt, ea_gen_uniform(100 + (uint64_t)q, (uint64_t)c));
         s->in_param[q] = m->in.n;
         m->in.data[m->in.n++] = p;
     }
@@ -202,12 +199,17 @@ static void small_make_k(small *m, int train, int pooled, int h, int k, const in
         s->out[r] = -1;
     s->out[CAT_O_Y] = 0;
     int64_t total = s->n * s->c * s->hw;
-    m->y = calloc((size_t)total, 2);
+    m->y = calloc((size_t)total, (size_t)es);
     if (train) {
         s->out[CAT_O_CAT] = 0, s->out[CAT_O_MEAN] = 1, s->out[CAT_O_RSTD] = 2, s->out[CAT_O_RV] = 3, s->out[CAT_O_Y] = 4;
-        m->cat = calloc((size_t)total, 2);
+        m->cat = calloc((size_t)total, (size_t)es);
         m->mean = calloc((size_t)s->c, 4), m->rstd = calloc((size_t)s->c, 4), m->rv = calloc((size_t)s->c, 4);
     }
+}
+
+static void small_make_k(small *m, int train, int pooled, int h, int k, const int64_t *ch)
+{
+    small_make_dt(m, train, pooled, h, k, ch, EA_BF16);
 }
 
 static void small_make(small *m, int train, int pooled, int h)
@@ -218,13 +220,7 @@ static void small_make(small *m, int train, int pooled, int h)
 
 static float fparam(const small *m, int q, int64_t c)
 {
-    const void *p = m->in.data[m->s.in_param[q]];
-    if (m->s.train)
-        return ((const float *)p)[c];
-    uint32_t u = (uint32_t)((const uint16_t *)p)[c] << 16;
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
+    return cat_val(m->in.data[m->s.in_param[q]], (size_t)c, m->s.train ? EA_F32 : m->s.dt);
 }
 
 static double xat(const small *m, int64_t n, int64_t c, int64_t p)
@@ -233,11 +229,7 @@ static double xat(const small *m, int64_t n, int64_t c, int64_t p)
     int i = 0;
     while (c >= s->c_off[i + 1])
         i++;
-    uint16_t b = ((const uint16_t *)m->in.data[i])[(n * s->ch[i] + c - s->c_off[i]) * s->hw + p];
-    uint32_t u = (uint32_t)b << 16;
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
+    return cat_val(m->in.data[i], (size_t)((n * s->ch[i] + c - s->c_off[i]) * s->hw + p), s->dt);
 }
 
 /* The expected outputs, written straight from the definitions in fp64 and rounded once. */
@@ -267,14 +259,15 @@ static void small_expect(small *m)
             double acc = 0;
             for (int64_t p = 0; p < s->hw; p++) {
                 double x = xat(m, n, c, p), y = fmax(0, (x - mean) / sqrt(var + s->eps) * w + b);
+                const size_t at = (size_t)((n * s->c + c) * s->hw + p);
                 acc += y;
                 if (m->cat)
-                    m->cat[(n * s->c + c) * s->hw + p] = ea_f32_to_bf16((float)x);
+                    cat_put(m->cat, at, s->dt, (float)x);
                 if (!s->pooled)
-                    m->y[(n * s->c + c) * s->hw + p] = ea_f32_to_bf16((float)y);
+                    cat_put(m->y, at, s->dt, (float)y);
             }
             if (s->pooled)
-                m->y[n * s->c + c] = ea_f32_to_bf16((float)(acc / (double)s->hw));
+                cat_put(m->y, (size_t)(n * s->c + c), s->dt, (float)(acc / (double)s->hw));
         }
     }
 }
@@ -291,38 +284,107 @@ static void small_outs(small *m, void *outs[CAT_NOUTS])
     outs[CAT_O_Y] = m->y;
 }
 
-static void small_case(int train, int pooled, int h)
+/* The checks on a small scope of dtype dt: exact outputs pass, Inductor's arithmetic is within
+ * tolerance, and a y 5% + 0.05 off, a poisoned element, a wrong cat bit and a wrong statistic
+ * are each caught. */
+static void small_case_dt(int train, int pooled, int h, ea_dtype dt)
 {
+    static const int64_t ch[3] = {8, 4, 4};
     small m;
-    small_make(&m, train, pooled, h);
+    small_make_dt(&m, train, pooled, h, 3, ch, dt);
     small_expect(&m);
     void *outs[CAT_NOUTS];
     small_outs(&m, outs);
     cat_check_result r;
     cat_check(&m.s, &m.in, outs, &r);
+    const char *name = ea_dtype_name(dt);
     cr_assert(r.mismatched == 0 && r.unwritten == 0 && r.nonfinite == 0,
-              "train %d pooled %d: %lld mismatched (cat %lld, y %lld, stats %lld)", train, pooled, (long long)r.mismatched,
-              (long long)r.cat_mismatched, (long long)r.y_outside, (long long)r.stats_outside);
-    cr_assert_leq(r.rel_l2, 0x1p-8, "bf16 output rounding bounds the error: %g", r.rel_l2);
+              "%s train %d pooled %d: %lld mismatched (cat %lld, y %lld, stats %lld)", name, train, pooled,
+              (long long)r.mismatched, (long long)r.cat_mismatched, (long long)r.y_outside, (long long)r.stats_outside);
+    cr_assert_leq(r.rel_l2, cat_rounding(dt), "%s output rounding bounds the error: %g", name, r.rel_l2);
     cat_check_result e;
     cat_emulate_current(&m.s, &m.in, &e, NULL);
-    cr_assert(e.mismatched == 0 && e.rel_l2 <= 0x1p-8, "Inductor's fp32 arithmetic is within tolerance: %g", e.rel_l2);
-    /* a y off by 3 bf16 ulps, a poisoned element, a wrong cat bit and a wrong statistic are each caught */
-    int64_t at = m.s.pooled ? 5 : 17;
-    uint16_t keep = m.y[at];
-    m.y[at] = m.y[at] ? (uint16_t)(m.y[at] + 3) : 0x3f80;
+    cr_assert(e.mismatched == 0 && e.rel_l2 <= fmax(cat_rounding(dt), 0x1p-20),
+              "%s: Inductor's fp32 arithmetic is within tolerance: %g", name, e.rel_l2);
+    const int es = ea_dtype_size(dt);
+    const size_t at = m.s.pooled ? 5 : 17;
+    unsigned char keep[4];
+    memcpy(keep, (char *)m.y + at * es, (size_t)es);
+    const float yv = cat_val(m.y, at, dt);
+    cat_put(m.y, at, dt, yv * 1.05f + 0.05f); /* past u |r| + CAT_TOL * m at every dtype */
     cat_check(&m.s, &m.in, outs, &r);
-    cr_assert_eq(r.y_outside, 1);
-    m.y[at] = 0xFFFF;
+    cr_assert_eq(r.y_outside, 1, "%s", name);
+    memset((char *)m.y + at * es, 0xFF, (size_t)es);
     cat_check(&m.s, &m.in, outs, &r);
-    cr_assert(r.unwritten == 1 && r.mismatched == 0);
-    m.y[at] = keep;
+    cr_assert(r.unwritten == 1 && r.mismatched == 0, "%s", name);
+    memcpy((char *)m.y + at * es, keep, (size_t)es);
     if (train) {
-        m.cat[40] ^= 1;
+        ((unsigned char *)m.cat)[40 * es] ^= 1;
         m.rstd[3] *= 1.001f;
         cat_check(&m.s, &m.in, outs, &r);
-        cr_assert(r.cat_mismatched == 1 && r.stats_outside == 1 && r.mismatched == 2);
+        cr_assert(r.cat_mismatched == 1 && r.stats_outside == 1 && r.mismatched == 2, "%s", name);
     }
+    small_free(&m);
+}
+
+static void small_case(int train, int pooled, int h)
+{
+    small_case_dt(train, pooled, h, EA_BF16);
+}
+
+Test(cat, checks_on_small_shapes)
+{
+    small_case(0, 0, 3);
+    small_case(0, 1, 3);
+    small_case(1, 0, 4);
+    small_case(1, 1, 3);
+}
+
+/* DenseNet in fp16 and f32: the same checks at each dtype's rounding, the plans' vectors (16 bytes: 8
+ * fp16 or 4 f32 elements) and floor bytes, the stream oracle's CPU emulation against Inductor's. */
+Test(cat, fp16_and_f32_scopes)
+{
+    const ea_dtype dts[2] = {EA_F16, EA_F32};
+    for (int d = 0; d < 2; d++) {
+        small_case_dt(0, 0, 4, dts[d]);
+        small_case_dt(0, 1, 3, dts[d]);
+        small_case_dt(1, 0, 4, dts[d]);
+        small_case_dt(1, 1, 3, dts[d]);
+        static const int64_t ch[3] = {8, 4, 4};
+        small m;
+        small_make_dt(&m, 0, 0, 4, 3, ch, dts[d]);
+        cat_plan v[CAT_MAX_VARIANTS];
+        ea_error err;
+        int nv = cat_plan_variants(&m.s, v, &err);
+        cr_assert_gt(nv, 0, "%s", err.msg);
+        cr_assert_eq(v[0].kind, CAT_ORACLE_STREAM);
+        cr_assert_eq(v[0].vec, 16 / ea_dtype_size(dts[d]));
+        const int64_t x = 2 * 16 * 16 * ea_dtype_size(dts[d]);
+        cr_assert_eq(v[0].floor_bytes, x + 4 * 16 * ea_dtype_size(dts[d]) + x, "x, four parameters, y");
+        const size_t bytes = (size_t)(2 * 16 * 16) * (size_t)ea_dtype_size(dts[d]);
+        void *want = malloc(bytes), *got = malloc(bytes);
+        cat_check_result r;
+        cat_emulate_current(&m.s, &m.in, &r, want);
+        for (int u = 0; u < CAT_UNROLLS; u++) {
+            memset(got, 0xFF, bytes);
+            cr_assert_eq(cat_stream_emulate(&m.s, &m.in, cat_unrolls[u], got, &err), 0, "%s", err.msg);
+            cr_assert_arr_eq(got, want, bytes, "%s unroll %d: the stream block's y is Inductor's arithmetic",
+                             ea_dtype_name(dts[d]), cat_unrolls[u]);
+        }
+        free(want), free(got);
+        small_free(&m);
+    }
+    /* a dtype with no kernel instance is refused by the plan, naming where */
+    small m;
+    small_make(&m, 0, 0, 3);
+    m.s.dt = EA_F64;
+    snprintf(m.s.file, sizeof m.s.file, "cat.json"), snprintf(m.s.path, sizeof m.s.path, "$.points[7]");
+    cat_plan p;
+    ea_error err;
+    cr_assert_eq(cat_plan_make(&m.s, 1, &p, &err), -1);
+    cr_assert(strstr(err.msg, "cat.json $.points[7]: expected bf16, f16 or f32 values (the kernels' instances), got f64"),
+              "%s", err.msg);
+    m.s.dt = EA_BF16;
     small_free(&m);
 }
 
@@ -349,7 +411,8 @@ Test(cat, forty_nine_inputs)
         cat_emulate_current(&m.s, &m.in, &e, NULL);
         cr_assert_eq(e.mismatched, 0, "mode %d: Inductor's arithmetic within tolerance", mode);
         int64_t at = m.s.c * (m.s.pooled ? 1 : m.s.hw) - 1; /* the last input's last channel is checked */
-        m.y[at] = m.y[at] ? (uint16_t)(m.y[at] + 3) : 0x3f80;
+        uint16_t *y16 = m.y;
+        y16[at] = y16[at] ? (uint16_t)(y16[at] + 3) : 0x3f80;
         cat_check(&m.s, &m.in, outs, &r);
         cr_assert_eq(r.y_outside, 1, "mode %d", mode);
         cat_plan v[CAT_MAX_VARIANTS];
@@ -361,14 +424,6 @@ Test(cat, forty_nine_inputs)
             cr_assert_eq(v[0].vec, 8);
         small_free(&m);
     }
-}
-
-Test(cat, checks_on_small_shapes)
-{
-    small_case(0, 0, 3);
-    small_case(0, 1, 3);
-    small_case(1, 0, 4);
-    small_case(1, 1, 3);
 }
 
 /* The C inputs are torch's: the cat built from them on the CPU has the capture's checksum. */
@@ -469,8 +524,26 @@ Test(cat, malformed_points_are_errors)
     const cJSON *orig = point_by_alias(doc, "densenet121-infer-7x7-k9", &k);
     cJSON *pt = cJSON_Duplicate(orig, 1), *sig = cJSON_GetObjectItem(pt, "signature");
     cJSON *out = cJSON_GetObjectItem(sig, "output"), *args = cJSON_GetObjectItem(sig, "args");
+    cJSON_ReplaceItemInObject(out, "dtype", cJSON_CreateString("i64"));
+    expect_error(pt, CAT_FILE, "$.points[3].signature.output.dtype: expected \"bf16\", \"f16\" or \"f32\"");
+    /* an f32 output of bf16 inputs: every tensor of the point is of one dtype */
     cJSON_ReplaceItemInObject(out, "dtype", cJSON_CreateString("f32"));
-    expect_error(pt, CAT_FILE, "$.points[3].signature.output.dtype: expected \"bf16\"");
+    expect_error(pt, CAT_FILE, "$.points[3].signature.args[0][0].dtype: expected \"f32\" (the output's), got bf16");
+    /* an fp16 point against the bf16 capture: its inputs are not the point's */
+    cJSON *t;
+    cJSON_ArrayForEach(t, cJSON_GetArrayItem(args, 0))
+        cJSON_ReplaceItemInObject(t, "dtype", cJSON_CreateString("f16"));
+    cJSON_ReplaceItemInObject(out, "dtype", cJSON_CreateString("f16"));
+    {
+        cat_scope s;
+        ea_capture cap;
+        ea_error err = {{0}};
+        cr_assert_eq(cat_scope_parse(pt, CAT_FILE, 3, &s, &cap, &err), -1);
+        cr_assert(strstr(err.msg, "capture.json $.inputs[0]: expected 4 per-channel f16 parameters of 768 elements"),
+                  "%s", err.msg);
+    }
+    cJSON_ArrayForEach(t, cJSON_GetArrayItem(args, 0))
+        cJSON_ReplaceItemInObject(t, "dtype", cJSON_CreateString("bf16"));
     cJSON_ReplaceItemInObject(out, "dtype", cJSON_CreateString("bf16"));
     /* channels-last strides */
     cJSON *in0 = cJSON_GetArrayItem(cJSON_GetArrayItem(args, 0), 0);
