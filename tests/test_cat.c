@@ -6,9 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cuda_runtime_api.h>
+
 #include "../repros/cat/cat.h"
 #include "../repros/cat/stream_block.h"
 #include "gen.h"
+#include "helpers.h"
 #include "json.h"
 
 #define CAT_FILE "golden/occurrences/cat.json"
@@ -424,6 +427,92 @@ Test(cat, forty_nine_inputs)
             cr_assert_eq(v[0].vec, 8);
         small_free(&m);
     }
+}
+
+/* Every oracle variant of a small scope on the GPU, checked against the fp64 reference (and the stream
+ * variants bit for bit against their CPU emulation, the same block code). */
+static void oracles_on_gpu(small *m)
+{
+    const cat_scope *s = &m->s;
+    const int es = ea_dtype_size(s->dt);
+    const size_t total = (size_t)(s->n * s->c * s->hw), ybytes = (s->pooled ? (size_t)(s->n * s->c) : total) * es;
+    void *d_in[CAT_MAX_INPUTS + CAT_NPARAMS] = {0}, *d_out[CAT_NOUTS] = {0};
+    for (int i = 0; i < m->in.n; i++) {
+        size_t b = i < s->k ? (size_t)(s->n * s->ch[i] * s->hw) * es : (size_t)s->c * 4;
+        cr_assert_eq(cudaMalloc(&d_in[i], b), cudaSuccess);
+        cr_assert_eq(cudaMemcpy(d_in[i], m->in.data[i], b, cudaMemcpyHostToDevice), cudaSuccess);
+    }
+    size_t bytes[CAT_NOUTS] = {total * es, (size_t)s->c * 4, (size_t)s->c * 4, (size_t)s->c * 4, ybytes};
+    void *outs[CAT_NOUTS] = {0};
+    for (int r = 0; r < CAT_NOUTS; r++)
+        if (s->out[r] >= 0) {
+            cr_assert_eq(cudaMalloc(&d_out[r], bytes[r]), cudaSuccess);
+            outs[r] = malloc(bytes[r]);
+        }
+    cat_args a = {0};
+    for (int i = 0; i < s->k; i++)
+        a.in[i] = d_in[i];
+    for (int i = 0; i <= s->k; i++)
+        a.seg[i] = (int)s->c_off[i];
+    a.k = s->k, a.n = (int)s->n, a.c = (int)s->c, a.hw = (int)s->hw, a.dt = s->dt;
+    a.mean = s->in_param[CAT_P_MEAN] >= 0 ? d_in[s->in_param[CAT_P_MEAN]] : NULL;
+    a.var = d_in[s->in_param[CAT_P_VAR]], a.weight = d_in[s->in_param[CAT_P_WEIGHT]];
+    a.bias = d_in[s->in_param[CAT_P_BIAS]];
+    a.cat = d_out[CAT_O_CAT], a.y = d_out[CAT_O_Y], a.out_mean = d_out[CAT_O_MEAN], a.out_rstd = d_out[CAT_O_RSTD];
+    a.out_rv = d_out[CAT_O_RV];
+    a.eps = (float)s->eps, a.eps_d = s->eps, a.bessel_momentum = s->bessel * s->momentum, a.decay = s->decay;
+    cat_plan v[CAT_MAX_VARIANTS];
+    ea_error err;
+    int nv = cat_plan_variants(s, v, &err);
+    cr_assert_gt(nv, 0, "%s", err.msg);
+    void *emu = malloc(ybytes);
+    for (int i = 0; i < nv; i++) {
+        for (int r = 0; r < CAT_NOUTS; r++)
+            if (d_out[r])
+                cr_assert_eq(cudaMemset(d_out[r], 0xFF, bytes[r]), cudaSuccess);
+        cr_assert_eq(cat_oracle(&v[i], s->train, s->pooled, &a, NULL), 0, "%s %s", ea_dtype_name(s->dt),
+                     cat_variant_name(&v[i]));
+        cr_assert_eq(cudaDeviceSynchronize(), cudaSuccess);
+        for (int r = 0; r < CAT_NOUTS; r++)
+            if (d_out[r])
+                cr_assert_eq(cudaMemcpy(outs[r], d_out[r], bytes[r], cudaMemcpyDeviceToHost), cudaSuccess);
+        cat_check_result res;
+        cat_check(s, &m->in, outs, &res);
+        cr_assert(res.mismatched == 0 && res.unwritten == 0 && res.nonfinite == 0,
+                  "%s k %d %s: %lld mismatched, %lld unwritten", ea_dtype_name(s->dt), s->k, cat_variant_name(&v[i]),
+                  (long long)res.mismatched, (long long)res.unwritten);
+        if (v[i].kind == CAT_ORACLE_STREAM) {
+            cr_assert_eq(cat_stream_emulate(s, &m->in, v[i].unroll, emu, &err), 0, "%s", err.msg);
+            cr_assert_arr_eq(outs[CAT_O_Y], emu, ybytes, "%s stream unroll %d: the GPU's y is the emulation's",
+                             ea_dtype_name(s->dt), v[i].unroll);
+        }
+    }
+    free(emu);
+    for (int i = 0; i < m->in.n; i++)
+        cudaFree(d_in[i]);
+    for (int r = 0; r < CAT_NOUTS; r++)
+        cudaFree(d_out[r]), free(outs[r]);
+}
+
+/* The oracles at each dtype the graphs use and at DenseNet-201's 49 inputs, on the GPU. */
+Test(cat_shapes_gpu, oracles_at_every_dtype_and_49_inputs, .timeout = 120)
+{
+    test_skip_without_gpu();
+    static const int64_t three[3] = {8, 4, 4};
+    int64_t wide[49];
+    wide[0] = 16;
+    for (int i = 1; i < 49; i++)
+        wide[i] = 4;
+    const ea_dtype dts[3] = {EA_BF16, EA_F16, EA_F32};
+    for (int d = 0; d < 3; d++)
+        for (int mode = 0; mode < 4; mode++) { /* infer, infer pooled, train, train pooled */
+            for (int k = 0; k < 2; k++) {
+                small m;
+                small_make_dt(&m, mode >= 2, mode & 1, mode & 1 ? 3 : 4, k ? 49 : 3, k ? wide : three, dts[d]);
+                oracles_on_gpu(&m);
+                small_free(&m);
+            }
+        }
 }
 
 /* The C inputs are torch's: the cat built from them on the CPU has the capture's checksum. */
