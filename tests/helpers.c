@@ -140,3 +140,26 @@ const cJSON *test_path(const cJSON *result, const char *name, const char *mode)
     cr_assert_not_null(p, "no %s%s%s path", name, mode ? " " : "", mode ? mode : "");
     return p;
 }
+
+ea_extraction test_extract_corpus(const char *corpus, int cap)
+{
+    ea_corpus c;
+    ea_error err;
+    ea_extraction x;
+    cr_assert_eq(ea_corpus_open(corpus, &c, &err), 0, "%s", err.msg);
+    ea_extract_opts o = {cap, NULL};
+    cr_assert_eq(ea_extract(&c, &o, &x, &err), 0, "%s", err.msg);
+    ea_corpus_free(&c);
+    return x;
+}
+
+char *test_print_to_string(void (*print)(const cJSON *obj, FILE *f), const cJSON *obj)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    cr_assert_not_null(f);
+    print(obj, f);
+    fclose(f);
+    return text;
+}

@@ -4,6 +4,7 @@
 #define EA_TEST_HELPERS_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include <cjson/cJSON.h>
 
@@ -35,6 +36,11 @@ typedef struct {
 /* ea_main on a NULL-terminated argument list (argv[0] added); frees nothing the caller keeps. */
 cli_run test_cli(const char *arg, ...);
 void cli_run_free(cli_run *r);
+
+/* The extraction of corpus with cat cap cap; asserts success (the caller frees it). */
+ea_extraction test_extract_corpus(const char *corpus, int cap);
+/* What print writes for obj, as a string the caller frees (e.g. ea_baseline_print's table). */
+char *test_print_to_string(void (*print)(const cJSON *obj, FILE *f), const cJSON *obj);
 
 /* A repro result's path named name (of mode, unless NULL); asserts there is one. */
 const cJSON *test_path(const cJSON *result, const char *name, const char *mode);

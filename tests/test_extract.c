@@ -9,14 +9,7 @@
 
 static ea_extraction run(const char *corpus, int cap)
 {
-    ea_corpus c;
-    ea_error err;
-    ea_extraction x;
-    cr_assert_eq(ea_corpus_open(corpus, &c, &err), 0, "%s", err.msg);
-    ea_extract_opts o = {cap, NULL};
-    cr_assert_eq(ea_extract(&c, &o, &x, &err), 0, "%s", err.msg);
-    ea_corpus_free(&c);
-    return x;
+    return test_extract_corpus(corpus, cap);
 }
 
 static int by_op(const ea_extraction *x, const char *op)

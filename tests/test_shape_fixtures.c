@@ -17,14 +17,7 @@
 
 static ea_extraction extract_fixtures(void)
 {
-    ea_corpus c;
-    ea_error err;
-    ea_extraction x;
-    cr_assert_eq(ea_corpus_open(FIXTURE_CORPUS, &c, &err), 0, "%s", err.msg);
-    ea_extract_opts o = {8, NULL};
-    cr_assert_eq(ea_extract(&c, &o, &x, &err), 0, "%s", err.msg);
-    ea_corpus_free(&c);
-    return x;
+    return test_extract_corpus(FIXTURE_CORPUS, 8);
 }
 
 /* The point of doc whose first occurrence is of model; its index in *index. */
