@@ -515,8 +515,45 @@ Test(routing, malformed_captures)
                          "expected torch.ops.aten.sort.stable, got torch.ops.aten.sort.default");
     expect_capture_error(other_offsets, "capture.json $.outputs[2]", "expected a contiguous i32[32]");
     expect_capture_error(convert_reads_perm, "capture.json $.runs[0].steps[1].args[0]", "expected buffer \"out0\"");
-    expect_capture_error(not_covering, "captures", "expected a capture covering hf/infer/openai/gpt-oss-20b");
     expect_capture_error(no_default_run, "capture.json $.runs", "expected a run with config \"default\", got none");
     expect_capture_error(three_steps, "capture.json $.runs[0].steps",
                          "expected 4 steps (sort, convert, histc, cumsum), got 3");
+}
+
+/* A point no capture covers (a shape not captured yet) plans without one: the ATen launches and the
+ * oracle, the Triton steps named as not captured, "capture" null; its run is one unsupported result,
+ * decided before any device call, whose reason names the captures folder and the occurrence. */
+Test(routing, uncaptured_point_plans_and_its_run_is_unsupported)
+{
+    const char *dir = golden_with_capture(not_covering);
+    char file[512];
+    snprintf(file, sizeof file, "%s/occurrences/histc.json", dir);
+    int i;
+    cJSON *pt = histc_point(&i);
+    ea_error err = {{0}};
+    cJSON *arr = ea_family_routing_histc.points(&ea_family_routing_histc, pt, file, i, &plan_opts, 0, &err), *r;
+    cr_assert_not_null(arr, "%s", err.msg);
+    cr_assert_eq(cJSON_GetArraySize(arr), 4);
+    cJSON_ArrayForEach(r, arr) {
+        const cJSON *cfg = cJSON_GetObjectItem(r, "config"), *l;
+        cr_assert(cJSON_IsNull(cJSON_GetObjectItem(cfg, "capture")));
+        cr_assert(cJSON_IsFalse(cJSON_GetObjectItem(cfg, "capture_comparable")));
+        int hist = 0, uncaptured = 0;
+        cJSON_ArrayForEach(l, cJSON_GetObjectItem(cfg, "current")) {
+            hist += cJSON_IsObject(l) && strstr(str(l, "kernel"), "kernelHistogram1D") != NULL;
+            uncaptured += cJSON_IsString(l) && strstr(l->valuestring, "not captured for this shape") != NULL;
+        }
+        cr_assert(hist == 1 && uncaptured == 2, "%s", cJSON_PrintUnformatted(cfg));
+    }
+    cJSON_Delete(arr);
+    const ea_run_opts run_opts = {1, 0, 0, NULL};
+    arr = ea_family_routing_histc.points(&ea_family_routing_histc, pt, file, i, &run_opts, 1, &err);
+    cr_assert_not_null(arr, "%s", err.msg);
+    cr_assert_eq(cJSON_GetArraySize(arr), 1);
+    const cJSON *u = cJSON_GetObjectItem(cJSON_GetArrayItem(arr, 0), "unsupported");
+    cr_assert(cJSON_IsString(u) && strstr(u->valuestring, dir) &&
+                  strstr(u->valuestring, "expected a capture covering hf/infer/openai/gpt-oss-20b"),
+              "%s", cJSON_PrintUnformatted(arr));
+    cJSON_Delete(arr);
+    cJSON_Delete(pt);
 }

@@ -1,7 +1,7 @@
 /* The corpus fixtures of shapes real models have (tests/fixtures/corpus, each folder's README.md says
  * which real graph and lines it was cut from): gpt-oss routing over 128 experts (tiny/moe128) and an
  * fp16 DenseNet cat block (tinydense_f16). Their extraction, the routing plan's ATen launch, and `run
- * --plan` on them: what cannot run without a capture of the shape is reported unsupported, the rest plans. */
+ * --plan` on them. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,9 +93,11 @@ Test(shape_fixtures, fp16_cat_block_extracts)
     ea_extraction_free(&x);
 }
 
-/* run --plan on the fixtures' extraction with no captures: the routing point over 128 experts and the
- * cat points cannot run their current paths (each names why), the rest plans, and the exit is 1. */
-Test(shape_fixtures, run_plan_reports_what_needs_a_capture)
+/* run --plan on the fixtures' extraction with no captures: the routing point over 128 experts plans
+ * (ATen's launches, the oracle; its Inductor steps named as not captured), the cat points cannot run
+ * their current paths without a capture and are reported unsupported naming their document and scope,
+ * and the exit is 1. */
+Test(shape_fixtures, run_plan_on_the_fixtures)
 {
     const char *dir = test_tmpdir();
     char occ[600], caps[600];
@@ -108,23 +110,31 @@ Test(shape_fixtures, run_plan_reports_what_needs_a_capture)
     cr_assert_eq(ea_make_dirs(caps, &err), 0, "%s", err.msg);
     r = test_cli("run", "--scope", "all", "--plan", "--golden", dir, "--quiet", NULL);
     cr_assert_eq(r.status, 1, "%s", r.err);
-    cJSON *j = cJSON_Parse(r.out), *o;
+    cJSON *j = cJSON_Parse(r.out), *o, *l;
     cr_assert_not_null(j, "%s", r.out);
-    int routing128 = 0, cat_f16 = 0;
+    int routing128 = 0, cat_unsupported = 0;
     cJSON_ArrayForEach(o, j) {
-        const cJSON *why = cJSON_GetObjectItem(o, "unsupported");
-        char *text = cJSON_PrintUnformatted(o);
-        if (why && strstr(why->valuestring, "hf/infer/tiny/moe128/full_graph_000:histc")) {
-            routing128++;
-            has(why->valuestring, "expected a capture covering hf/infer/tiny/moe128/full_graph_000:histc");
+        const cJSON *why = cJSON_GetObjectItem(o, "unsupported"), *cfg = cJSON_GetObjectItem(o, "config");
+        const char *family = cJSON_GetObjectItem(o, "family")->valuestring;
+        if (why && !strcmp(family, "cat")) {
+            cat_unsupported++;
+            has(why->valuestring, "occurrences/cat.json $.points[");
+            has(why->valuestring, "expected a capture of the scope");
         }
-        if (why && !strcmp(cJSON_GetObjectItem(o, "family")->valuestring, "cat") &&
-            strstr(cJSON_GetObjectItem(o, "alias")->valuestring, "cat-"))
-            cat_f16 += strstr(why->valuestring, "occurrences/cat.json") != NULL;
-        free(text);
+        const cJSON *bins = cJSON_GetObjectItem(cJSON_GetObjectItem(cfg, "histc"), "bins");
+        if (!cJSON_IsNumber(bins) || bins->valueint != 128)
+            continue;
+        routing128++;
+        cr_assert(cJSON_IsNull(cJSON_GetObjectItem(cfg, "capture")));
+        cJSON_ArrayForEach(l, cJSON_GetObjectItem(cfg, "current"))
+            if (cJSON_IsObject(l) && strstr(cJSON_GetObjectItem(l, "kernel")->valuestring, "kernelHistogram1D"))
+                cr_assert(cJSON_GetObjectItem(l, "grid")->valueint == 8 &&
+                              cJSON_GetObjectItem(l, "block")->valueint == 512 &&
+                              cJSON_GetObjectItem(l, "shared_bytes")->valueint == 520,
+                          "%s", cJSON_PrintUnformatted(l));
     }
-    cr_assert_eq(routing128, 1, "%s", r.out);
-    cr_assert_eq(cat_f16, 2, "both cat points name their document: %s", r.out);
+    cr_assert_eq(routing128, 8, "the histc and the cumsum point, four configurations each: %s", r.out);
+    cr_assert_eq(cat_unsupported, 2, "the bf16 and the fp16 cat: %s", r.out);
     cJSON_Delete(j);
     cli_run_free(&r);
 }

@@ -49,9 +49,15 @@ static void launch(cJSON *arr, const char *kernel, int64_t grid, int64_t block, 
     cJSON_AddItemToArray(arr, o);
 }
 
-static void triton(cJSON *arr, const ea_capture_step *st)
+/* A captured Triton step's launch; without a capture (c NULL) what it stands for. */
+static void triton(cJSON *arr, const ea_capture_step *st, const char *what)
 {
     char name[320];
+    if (!st) {
+        snprintf(name, sizeof name, "%s: Inductor's Triton kernel, not captured for this shape", what);
+        cJSON_AddItemToArray(arr, cJSON_CreateString(name));
+        return;
+    }
     snprintf(name, sizeof name, "%s (captured cubin)", st->function);
     launch(arr, name, st->grid[0] * st->grid[1] * st->grid[2], st->block[0] * st->block[1] * st->block[2], st->shared);
 }
@@ -72,9 +78,13 @@ cJSON *rt_config_json(const rt_scope *s, const rt_capture *c, rt_form f, rt_dist
     cJSON_AddNumberToObject(h, "max", (double)s->hmax);
     cJSON_AddStringToObject(o, "current_source", "inductor");
     /* the capture timed the whole partition on topk_ids seed 0: only that configuration prices the same work */
-    cJSON_AddBoolToObject(o, "capture_comparable", f == RT_WHOLE && d == RT_UNIFORM);
-    snprintf(text, sizeof text, "%s run \"%s\"", c->cap.file, c->run->config);
-    cJSON_AddStringToObject(o, "capture", text);
+    cJSON_AddBoolToObject(o, "capture_comparable", c && f == RT_WHOLE && d == RT_UNIFORM);
+    if (c) {
+        snprintf(text, sizeof text, "%s run \"%s\"", c->cap.file, c->run->config);
+        cJSON_AddStringToObject(o, "capture", text);
+    } else {
+        cJSON_AddNullToObject(o, "capture");
+    }
     cur = cJSON_AddArrayToObject(o, "current");
     if (f == RT_WHOLE) {
         int size = rt_sort_size(s->n);
@@ -86,12 +96,12 @@ cJSON *rt_config_json(const rt_scope *s, const rt_capture *c, rt_form f, rt_dist
                  "(MediumRadixSort, sort size %d)", size / RT_SORT_ITEMS, RT_SORT_ITEMS, size);
         launch(cur, text, 1, size / RT_SORT_ITEMS, 0);
     }
-    triton(cur, c->convert);
+    triton(cur, c ? c->convert : NULL, "convert (sorted ids to int32)");
     launch(cur, "rt_aten::vectorized_elementwise_kernel<4, FillFunctor<int>> (at::zeros: histc's output)",
            (s->bins + RT_FILL_THREADS * RT_FILL_ELEMS - 1) / (RT_FILL_THREADS * RT_FILL_ELEMS), RT_FILL_THREADS, 0);
     launch(cur, "rt_aten::kernelHistogram1D<int, int, long, 1, 2, -1, SHARED> (histc)",
            rt_hist_grid(s->n, s->bins, sms), RT_HIST_THREADS, rt_hist_shared_bytes(s->bins));
-    triton(cur, c->scan);
+    triton(cur, c ? c->scan : NULL, "cumsum (the offsets)");
     orc = cJSON_AddObjectToObject(o, "oracle");
     if (f == RT_WHOLE) {
         cJSON_AddStringToObject(orc, "kind", "stable counting sort in one cluster of CTAs: warp ballot histogram, "
@@ -124,9 +134,14 @@ cJSON *rt_config_json(const rt_scope *s, const rt_capture *c, rt_form f, rt_dist
         "62-124, 190-215); the v2.11.0 tag could not be fetched here, and the index's pytorch/pytorch copy "
         "(5ad7430b1d1f) is older (SHARED below 100 bins); the torch profiler on the H200 saw torch 2.11 run 128 bins "
         "in SHARED mode, grid 8 x 512, 520 bytes: this launch"));
+    if (!c)
+        cJSON_AddItemToArray(notes, cJSON_CreateString(
+            "no capture covers this point: Inductor compiles the convert and the scan per shape, so the current "
+            "path runs once tools/capture has recorded them on a GPU; until then `run` reports it unsupported"));
     cJSON_AddItemToArray(notes, cJSON_CreateString(
-        d == RT_UNIFORM ? "the capture's own input (topk_ids seed 0): outputs also checked against its checksums"
-                        : "topk_ids_skewed has no capture: checked against the CPU reference only"));
+        !c                ? "no capture: checked against the CPU reference only"
+        : d == RT_UNIFORM ? "the capture's own input (topk_ids seed 0): outputs also checked against its checksums"
+                          : "topk_ids_skewed has no capture: checked against the CPU reference only"));
     if (f == RT_NARROW)
         cJSON_AddItemToArray(notes, cJSON_CreateString("current starts from the sorted ids: convert, histc "
                                                        "(zeros + kernel), scan; the sort is outside this form"));
