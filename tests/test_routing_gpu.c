@@ -128,6 +128,14 @@ static void download(void *host, const void *dev, size_t bytes)
     cr_assert_eq(cudaMemcpy(host, dev, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
 }
 
+/* The device's multiprocessor count, which sizes ATen's histc grid. */
+static int sms(void)
+{
+    int n = 0;
+    cr_assert_eq(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, 0), cudaSuccess);
+    return n;
+}
+
 typedef struct {
     int64_t T, k, E;
     int skewed;
@@ -161,7 +169,7 @@ static void one_shape(shape sh)
     cr_assert_eq(rt_histc_i32(ids32, n, sh.E, 0, sh.E - 1, counts, &err), 0, "%s", err.msg);
     int32_t *d_ids32 = upload(ids32, n * 4), *d_counts = upload(NULL, sh.E * 4);
     cr_assert_eq(rt_fill_zero_i32(d_counts, sh.E, NULL), 0);
-    cr_assert_eq(rt_aten_histc_i32(d_counts, d_ids32, n, sh.E, 0, sh.E - 1, NULL), 0, "histc replica, E %lld",
+    cr_assert_eq(rt_aten_histc_i32(d_counts, d_ids32, n, sh.E, 0, sh.E - 1, sms(), NULL), 0, "histc replica, E %lld",
                  (long long)sh.E);
     download(got_counts, d_counts, sh.E * 4);
     cr_assert_arr_eq(got_counts, counts, sh.E * 4, "histc replica counts, n %lld E %lld", (long long)n, (long long)sh.E);
@@ -200,7 +208,7 @@ Test(routing_gpu, kernels_other_shapes, .timeout = 120)
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
         one_shape(shapes[i]);
     /* a histogram past a CTA's shared memory (ATen's GLOBAL mode) is not replicated: refused */
-    cr_assert_eq(rt_aten_histc_i32(NULL, NULL, 4000, 20000, 0, 19999, NULL), cudaErrorInvalidValue);
+    cr_assert_eq(rt_aten_histc_i32(NULL, NULL, 4000, 20000, 0, 19999, sms(), NULL), cudaErrorInvalidValue);
     /* past the cluster's ids or a CTA's experts: refused before any launch */
     cr_assert_eq(rt_oracle_route(NULL, 4097, 32, NULL, NULL, NULL, NULL), cudaErrorInvalidValue);
     cr_assert_eq(rt_oracle_route(NULL, 4000, 513, NULL, NULL, NULL, NULL), cudaErrorInvalidValue);
@@ -218,7 +226,7 @@ Test(routing_gpu, histc_replica_binning, .timeout = 60)
     cr_assert_eq(rt_histc_i32(x, 10, 4, 0, 10, want, &err), 0, "%s", err.msg);
     int32_t *d_x = upload(x, sizeof x), *d_out = upload(NULL, sizeof got);
     cr_assert_eq(rt_fill_zero_i32(d_out, 4, NULL), 0);
-    cr_assert_eq(rt_aten_histc_i32(d_out, d_x, 10, 4, 0, 10, NULL), 0);
+    cr_assert_eq(rt_aten_histc_i32(d_out, d_x, 10, 4, 0, 10, sms(), NULL), 0);
     download(got, d_out, sizeof got);
     cr_assert_arr_eq(got, want, sizeof got);
     /* many ids over several blocks: counts add up across blocks */
@@ -228,7 +236,7 @@ Test(routing_gpu, histc_replica_binning, .timeout = 60)
     cr_assert_eq(rt_histc_i32(big, 5000, 32, 0, 31, big_want, &err), 0, "%s", err.msg);
     int32_t *d_big = upload(big, 5000 * 4), *d_big_out = upload(NULL, sizeof big_got);
     cr_assert_eq(rt_fill_zero_i32(d_big_out, 32, NULL), 0);
-    cr_assert_eq(rt_aten_histc_i32(d_big_out, d_big, 5000, 32, 0, 31, NULL), 0);
+    cr_assert_eq(rt_aten_histc_i32(d_big_out, d_big, 5000, 32, 0, 31, sms(), NULL), 0);
     download(big_got, d_big_out, sizeof big_got);
     cr_assert_arr_eq(big_got, big_want, sizeof big_got);
     cudaFree(d_x), cudaFree(d_out), cudaFree(d_big), cudaFree(d_big_out);

@@ -231,19 +231,11 @@ extern "C" int64_t rt_hist_shared_bytes(int64_t bins)
 }
 
 extern "C" int rt_aten_histc_i32(int32_t *out, const int32_t *in, int64_t n, int64_t bins, int64_t min, int64_t max,
-                                 void *stream)
+                                 int sms, void *stream)
 {
     using namespace rt_aten;
-    int dev = 0, sms = 0, per_block = 0;
-    cudaError_t rc = cudaGetDevice(&dev);
-    if (rc == cudaSuccess)
-        rc = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    if (rc == cudaSuccess)
-        rc = cudaDeviceGetAttribute(&per_block, cudaDevAttrMaxSharedMemoryPerBlock, dev);
-    if (rc != cudaSuccess)
-        return (int)rc;
     size_t shared = (size_t)rt_hist_shared_bytes(bins);
-    if (n < 1 || bins < 1 || shared >= (size_t)per_block)
+    if (n < 1 || bins < 1 || sms < 1 || shared >= RT_HIST_SHARED_PER_BLOCK)
         return (int)cudaErrorInvalidValue; /* ATen's GLOBAL mode: not replicated */
     int grid = (int)rt_hist_grid(n, bins, sms);
     TensorInfo<int32_t, int64_t> p = {}; /* no partial output in SHARED mode */

@@ -13,7 +13,7 @@
  *   sharedMemPerBlock; no bins threshold in torch 2.11: rt_hist_grid cites the source): blocks of 512,
  *   the grid rt_hist_grid gives for the device's multiprocessor count, getBin in int64, shared then
  *   global atomics. A histogram past shared memory (ATen's GLOBAL mode) is not replicated:
- *   cudaErrorInvalidValue.
+ *   cudaErrorInvalidValue. sharedMemPerBlock is 48 KiB on sm_90 and sm_100 (RT_HIST_SHARED_PER_BLOCK).
  * - oracle.cu: rt_oracle_route, the whole scope in one launch of a cluster of CTAs (stable counting sort:
  *   histogram, scan, scatter; up to RT_ORACLE_CLUSTER * RT_ORACLE_THREADS ids, 2 to RT_ORACLE_THREADS
  *   experts, whose tables then stay within the 48 KiB a CTA has without opting in; else
@@ -55,7 +55,9 @@ int rt_arange_i64(int64_t *out, int64_t n, void *stream);
 int rt_copy_d2d(void *dst, const void *src, size_t bytes, void *stream);
 int rt_aten_sort_kv(int64_t *keys, int64_t *values, int64_t n, void *stream);
 int rt_fill_zero_i32(int32_t *out, int64_t n, void *stream);
-int rt_aten_histc_i32(int32_t *out, const int32_t *in, int64_t n, int64_t bins, int64_t min, int64_t max,
+/* sms: the device's multiprocessor count (the grid, rt_hist_grid); SHARED mode only (bins * 4 + 8 below
+ * RT_HIST_SHARED_PER_BLOCK), else cudaErrorInvalidValue. No device query: safe inside a graph capture. */
+int rt_aten_histc_i32(int32_t *out, const int32_t *in, int64_t n, int64_t bins, int64_t min, int64_t max, int sms,
                       void *stream);
 
 int rt_oracle_route(const int64_t *ids, int64_t n, int64_t experts, int64_t *sorted, int64_t *perm, int32_t *offsets,
