@@ -379,6 +379,11 @@ void ea_baseline_print(const cJSON *doc, FILE *f)
             ej_num(doc, "launch_us"), ej_str(doc, "cache_policy"));
     cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "scopes")) {
         const cJSON *fl = cJSON_GetObjectItemCaseSensitive(s, "floor"), *fid = cJSON_GetObjectItemCaseSensitive(s, "fidelity");
+        if (ej_str(s, "unsupported")) { /* refused by its family: nothing ran */
+            fprintf(f, "\n%s %s (%s, %.0f occurrences)\n  UNSUPPORTED: %s\n", ej_str(s, "family"), ej_str(s, "alias"),
+                    ej_str(s, "point"), ej_num(s, "occurrences"), ej_str(s, "unsupported"));
+            continue;
+        }
         fprintf(f, "\n%s %s (%s, %.0f occurrences, class %s)\n", ej_str(s, "family"), ej_str(s, "alias"), ej_str(s, "point"),
                 ej_num(s, "occurrences"), ej_str(s, "class"));
         fprintf(f, "  %-28s %10s %8s %10s\n", "path", "median us", "IQR us", "cold us");

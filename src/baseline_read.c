@@ -179,6 +179,23 @@ static int optional_verdict(ej_val s, ea_error *err)
     return v.v ? ej_map(v, &n, err) : 0;
 }
 
+/* A point its family refused (unsupported.h): who, why, and passed false. */
+static int validate_unsupported(ej_val s, ea_error *err)
+{
+    static const char *const keys[] = {"family", "point", "alias", "occurrences", "scope_ids", "unsupported",
+                                       "passed", NULL};
+    const char *x;
+    int64_t occ;
+    int b;
+    ej_val ids;
+    if (ej_object(s, keys, err) || ej_get_string(s, "family", &x, err) || ej_get_string(s, "point", &x, err) ||
+        ej_get_string(s, "alias", &x, err) || ej_get_int(s, "occurrences", &occ, err) ||
+        ej_field(s, "scope_ids", 1, &ids, err) || strings(ids, err) || ej_get_string(s, "unsupported", &x, err) ||
+        ej_get_bool(s, "passed", &b, err))
+        return -1;
+    return b ? ej_bad_field(s, "passed", "false (an unsupported point did not run)", "true", err) : 0;
+}
+
 static int validate_scope(ej_val s, ea_error *err)
 {
     static const char *const keys[] = {"family", "point", "alias", "occurrences", "scope_ids", "config", "paths",
@@ -192,6 +209,8 @@ static int validate_scope(ej_val s, ea_error *err)
     int64_t occ;
     int b, n;
     ej_val ids, cfg, paths, fid;
+    if (cJSON_GetObjectItemCaseSensitive(s.v, "unsupported"))
+        return validate_unsupported(s, err);
     if (ej_object(s, keys, err) || ej_get_string(s, "family", &x, err) || ej_get_string(s, "point", &x, err) ||
         ej_get_string(s, "alias", &x, err) || ej_get_int(s, "occurrences", &occ, err) ||
         ej_field(s, "scope_ids", 1, &ids, err) || strings(ids, err) || ej_field(s, "config", 1, &cfg, err) ||

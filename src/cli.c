@@ -40,7 +40,7 @@ static const char usage_main[] =
 static const char usage_extract[] =
     "usage: extern-audit extract [--corpus DIR] [--out DIR | --check DIR] [--json] [--cat-cap N] [--quiet]\n"
     "  --corpus DIR  better-benchmark checkout (default $EXTERN_AUDIT_CORPUS or " DEFAULT_CORPUS ")\n"
-    "  --out DIR     write <op>.json and summary.json there (golden/occurrences to update the golden files)\n"
+    "  --out DIR     write <op>.json and summary.json there, creating it (golden/occurrences: the golden files)\n"
     "  --check DIR   compare with the documents in DIR; exit 1 when they differ\n"
     "  --json        print the summary as JSON instead of the table\n"
     "  --cat-cap N   cats with more than N inputs are audited (default 8, max_pointwise_cat_inputs)\n"

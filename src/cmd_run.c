@@ -1,7 +1,8 @@
 /* cmd_run.c: extern-audit run: plan or measure golden scopes through the repro families (repro.h),
  * annotate them with the run's copy bandwidth, the classification, the torch timings of the op alone
  * (torch_ops.h: the replica's fidelity) and the captures (baseline.h),
- * print the table or the baselines document, and record it. Exit 1 when a check failed. */
+ * print the table or the baselines document, and record it. Exit 1 when a check failed or a point is
+ * unsupported: its family refused it (unsupported.h), it is reported with the reason and the run goes on. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,8 +20,10 @@
 #include "repro.h"
 #include "run.h"
 #include "run_report.h"
+#include "unsupported.h"
 #include "timer.h"
 #include "torch_ops.h"
+#include "unsupported.h"
 
 /* --plan sizes ATen's grids with this machine's multiprocessor count; plans print without a GPU too,
  * and then use an H200's, the GPU the committed baselines come from. Each plan says which it used. */
@@ -44,7 +47,10 @@ const char ea_usage_run[] =
     "  --quiet        no progress lines on stderr\n"
     "the replica's fidelity compares the current path with DIR/torch_ops/<gpu model>.json, the op timed\n"
     "alone in torch (python3 tools/capture/op_timing.py); without it: \"no torch measurement\"\n"
-    "exit status: 0 every check passed, 1 a check failed, 2 bad usage, bad input or no CUDA device\n";
+    "a point its family refuses (a shape, dtype or capture it does not implement) is reported unsupported,\n"
+    "with the reason, and the run goes on\n"
+    "exit status: 0 every check passed, 1 a check failed or a point is unsupported, 2 bad usage, bad input or\n"
+    "no CUDA device\n";
 
 typedef struct {
     const char *scope, *record, *golden;
@@ -167,22 +173,45 @@ typedef struct {
     const cJSON *classification;
 } annotations;
 
-/* Every ref's results (measure 0: plans, 1: runs) appended to out, annotated when a is given. */
-static int each_point(const ea_run_opts *ro, const ea_scope_ref *refs, int n, int measure, const annotations *a,
-                      cJSON *out, ea_error *err)
+/* The point's plan, or its refusal as an unsupported result (err: the family's reason), which the caller
+ * reports so that one refused point hides no other. */
+static cJSON *plan_or_unsupported(const ea_scope_ref *r, const ea_run_opts *ro, int *unsupported)
 {
+    ea_error why;
+    cJSON *arr = r->family->points(r->family, r->point, r->file, r->index, ro, 0, &why);
+    if (arr)
+        return arr;
+    if (ro->log)
+        fprintf(ro->log, "run: %s $.points[%d]: unsupported: %s\n", r->file, r->index, why.msg);
+    (*unsupported)++;
+    arr = cJSON_CreateArray();
+    cJSON_AddItemToArray(arr, ea_unsupported_result(r, why.msg));
+    return arr;
+}
+
+/* Every ref's results (measure 0: plans, 1: runs) appended to out, annotated when a is given; a point its
+ * family refuses to plan (ro->sm_count sizes the plan) is an unsupported result, counted in *unsupported. */
+static int each_point(const ea_run_opts *ro, const ea_scope_ref *refs, int n, int measure, const annotations *a,
+                      cJSON *out, int *unsupported, ea_error *err)
+{
+    *unsupported = 0;
     for (int i = 0; i < n; i++) {
-        cJSON *arr = refs[i].family->points(refs[i].family, refs[i].point, refs[i].file, refs[i].index, ro, measure,
-                                            err), *r;
+        cJSON *arr = plan_or_unsupported(&refs[i], ro, unsupported), *r;
+        if (measure && !ea_unsupported_reason(cJSON_GetArrayItem(arr, 0))) { /* planned: measure it */
+            cJSON_Delete(arr);
+            arr = refs[i].family->points(refs[i].family, refs[i].point, refs[i].file, refs[i].index, ro, 1, err);
+        }
         if (!arr)
             return -1;
         while ((r = cJSON_DetachItemFromArray(arr, 0)) != NULL) {
-            if (a)
+            if (a && !ea_unsupported_reason(r))
                 ea_run_annotate(r, refs[i].point, a->env, a->caps, a->ops, a->classification);
             cJSON_AddItemToArray(out, r);
         }
         cJSON_Delete(arr);
     }
+    if (*unsupported && ro->log)
+        fprintf(ro->log, "run: %d of %d points unsupported (the document lists why)\n", *unsupported, n);
     return 0;
 }
 
@@ -193,7 +222,10 @@ static int check_all(const run_options *o, const ea_scope_ref *refs, int n, cJSO
     if (!ea_device_probe(&dev))
         return ea_fail(err, "no CUDA device: %s", dev.reason);
     cJSON *results = cJSON_CreateArray();
-    if (each_point(&o->ro, refs, n, 1, NULL, results, err)) {
+    ea_run_opts ro = o->ro;
+    int unsupported;
+    ro.sm_count = dev.sm_count;
+    if (each_point(&ro, refs, n, 1, NULL, results, &unsupported, err)) {
         cJSON_Delete(results);
         return -1;
     }
@@ -223,7 +255,10 @@ int ea_run_measure(const char *golden, const char *command, const ea_run_opts *r
                 ops.loaded ? "" : ": absent, so every result says \"no torch measurement\"");
     cJSON *results = cJSON_CreateArray();
     const annotations a = {&env, &caps, &ops, cls.root};
-    int rc = each_point(ro, refs, n, 1, &a, results, err);
+    ea_run_opts at = *ro;
+    int unsupported;
+    at.sm_count = dev.sm_count; /* the plan that decides whether a point is supported sizes for this GPU */
+    int rc = each_point(&at, refs, n, 1, &a, results, &unsupported, err);
     ea_captures_free(&caps);
     ea_torch_ops_free(&ops);
     ej_free(&cls);
@@ -275,7 +310,8 @@ int ea_cmd_run(int argc, char **argv)
             fprintf(o.ro.log, "run --plan: ATen's grids for %d multiprocessors (%s%s)\n", o.ro.sm_count,
                     gpu ? "this GPU: " : "an H200's, no usable GPU: ", dev.reason);
         out = cJSON_CreateArray();
-        rc = each_point(&o.ro, pts.refs, pts.n, 0, NULL, out, &err) ? 2 : 0;
+        int unsupported;
+        rc = each_point(&o.ro, pts.refs, pts.n, 0, NULL, out, &unsupported, &err) ? 2 : 0;
         cJSON *r;
         cJSON_ArrayForEach(r, out)
             cJSON_AddNumberToObject(r, "sm_count", o.ro.sm_count);
@@ -283,6 +319,8 @@ int ea_cmd_run(int argc, char **argv)
             ea_cli_print_json(out);
         else if (!rc)
             ea_run_plan_print(out, stdout);
+        if (!rc && unsupported)
+            rc = 1;
     } else if (o.ro.check_only) {
         if (check_all(&o, pts.refs, pts.n, &out, &err))
             rc = 2;

@@ -391,7 +391,7 @@ int ea_extraction_write(const ea_extraction *x, const char *dir, ea_error *err)
 {
     enum { N = EA_AUDIT_OPS + 1 };
     char final[N][4096], staged[N][4112];
-    int written = 0, rc = 0;
+    int written = 0, rc = ea_make_dirs(dir, err);
     for (int i = 0; i < N && rc == 0; i++, written++) {
         snprintf(final[i], sizeof final[i], "%s/%s.json", dir, i < EA_AUDIT_OPS ? ea_audit_ops[i].short_name : "summary");
         snprintf(staged[i], sizeof staged[i], "%s.staged", final[i]);

@@ -83,5 +83,8 @@ void ej_sort(cJSON *arr, int (*cmp)(const cJSON *a, const cJSON *b));
 int ej_write_atomic(const char *path, const cJSON *root, ea_error *err);
 /* Same for text already produced (tables, markdown). */
 int ea_write_file_atomic(const char *path, const char *text, size_t len, ea_error *err);
+/* mkdir -p: dir and its missing parents (0777 before the umask); an existing folder is fine. Fails
+ * naming the first component that cannot be made or is not a folder. */
+int ea_make_dirs(const char *dir, ea_error *err);
 
 #endif

@@ -72,6 +72,11 @@ void ea_run_plan_print(const cJSON *plans, FILE *f)
 {
     const cJSON *r, *n;
     cJSON_ArrayForEach(r, plans) {
+        if (str(r, "unsupported")) { /* refused by its family: nothing would run */
+            fprintf(f, "%s %s (%s): UNSUPPORTED: %s\n", str(r, "family"), str(r, "alias"), str(r, "point"),
+                    str(r, "unsupported"));
+            continue;
+        }
         const cJSON *cfg = get(r, "config"), *orc = get(cfg, "oracle");
         fprintf(f, "%s %s (%s, %d occurrences): floor %.3f MB; ATen grids for %d multiprocessors\n", str(r, "family"),
                 str(r, "alias"), str(r, "point"), get(r, "occurrences") ? get(r, "occurrences")->valueint : 0,

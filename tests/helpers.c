@@ -164,3 +164,26 @@ ea_run_env test_run_env(void)
     snprintf(env.cache_policy, sizeof env.cache_policy, "warm: back to back");
     return env;
 }
+
+ea_extraction test_extract_corpus(const char *corpus, int cap)
+{
+    ea_corpus c;
+    ea_error err;
+    ea_extraction x;
+    cr_assert_eq(ea_corpus_open(corpus, &c, &err), 0, "%s", err.msg);
+    ea_extract_opts o = {cap, NULL};
+    cr_assert_eq(ea_extract(&c, &o, &x, &err), 0, "%s", err.msg);
+    ea_corpus_free(&c);
+    return x;
+}
+
+char *test_print_to_string(void (*print)(const cJSON *obj, FILE *f), const cJSON *obj)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    cr_assert_not_null(f);
+    print(obj, f);
+    fclose(f);
+    return text;
+}

@@ -4,6 +4,7 @@
 #define EA_TEST_HELPERS_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include <cjson/cJSON.h>
 
@@ -45,6 +46,12 @@ void cli_run_free(cli_run *r);
 /* A run environment as an H200 run records it (4.0 TB/s copy kernel, 3.9 memcpy, 1.5 us launch, 60 MiB
  * L2), for the host half of run: annotation, the baselines document, the table. */
 ea_run_env test_run_env(void);
+
+/* The extraction of corpus with cat cap cap; asserts success (the caller frees it). */
+ea_extraction test_extract_corpus(const char *corpus, int cap);
+/* What print writes for obj, as a string the caller frees (e.g. ea_baseline_print's table). */
+char *test_print_to_string(void (*print)(const cJSON *obj, FILE *f), const cJSON *obj);
+
 /* A repro result's path named name (of mode, unless NULL); asserts there is one. */
 const cJSON *test_path(const cJSON *result, const char *name, const char *mode);
 

@@ -8,6 +8,7 @@
 
 #include "../repros/cat/cat.h"
 #include "../repros/cat/stream_block.h"
+#include "cat_small.h"
 #include "gen.h"
 #include "json.h"
 
@@ -159,165 +160,6 @@ Test(cat, block_view_against_independent_arithmetic)
     cJSON_Delete(doc);
 }
 
-/* A small scope built by hand: 3 inputs of 8, 4, 4 channels, N 2, H x W 3 x 3 (or 4 x 4). */
-typedef struct {
-    cat_scope s;
-    cat_inputs in;
-    uint16_t *cat, *y;
-    float *mean, *rstd, *rv;
-} small;
-
-static void small_make(small *m, int train, int pooled, int h)
-{
-    memset(m, 0, sizeof *m);
-    cat_scope *s = &m->s;
-    static const int64_t ch[3] = {8, 4, 4};
-    s->train = train, s->pooled = pooled, s->n = 2, s->h = s->w = h, s->hw = h * h, s->k = 3, s->eps = 1e-5;
-    s->bessel = (double)(s->n * s->hw) / (double)(s->n * s->hw - 1), s->momentum = 0.1, s->decay = 0.9;
-    snprintf(s->alias, sizeof s->alias, "small");
-    for (int i = 0; i < 3; i++) {
-        s->ch[i] = ch[i], s->c_off[i + 1] = s->c_off[i] + ch[i], s->in_x[i] = i;
-        int64_t n = s->n * ch[i] * s->hw;
-        uint16_t *x = malloc((size_t)n * 2);
-        for (int64_t e = 0; e < n; e++)
-            x[e] = ea_f32_to_bf16(ea_gen_uniform((uint64_t)i + 7, (uint64_t)e) * (i == 1 ? -1.0f : 1.0f));
-        m->in.data[m->in.n++] = x;
-    }
-    s->c = s->c_off[3];
-    for (int i = 0; i < CAT_NPARAMS; i++)
-        s->in_param[i] = -1;
-    for (int q = train ? 1 : 0; q < CAT_NPARAMS; q++) {
-        void *p = malloc((size_t)s->c * 4);
-        for (int64_t c = 0; c < s->c; c++) {
-            float v = ea_gen_uniform(100 + (uint64_t)q, (uint64_t)c);
-            if (train)
-                ((float *)p)[c] = v;
-            else
-                ((uint16_t *)p)[c] = ea_f32_to_bf16(v);
-        }
-        s->in_param[q] = m->in.n;
-        m->in.data[m->in.n++] = p;
-    }
-    for (int r = 0; r < CAT_NOUTS; r++)
-        s->out[r] = -1;
-    s->out[CAT_O_Y] = 0;
-    int64_t total = s->n * s->c * s->hw;
-    m->y = calloc((size_t)total, 2);
-    if (train) {
-        s->out[CAT_O_CAT] = 0, s->out[CAT_O_MEAN] = 1, s->out[CAT_O_RSTD] = 2, s->out[CAT_O_RV] = 3, s->out[CAT_O_Y] = 4;
-        m->cat = calloc((size_t)total, 2);
-        m->mean = calloc((size_t)s->c, 4), m->rstd = calloc((size_t)s->c, 4), m->rv = calloc((size_t)s->c, 4);
-    }
-}
-
-static float fparam(const small *m, int q, int64_t c)
-{
-    const void *p = m->in.data[m->s.in_param[q]];
-    if (m->s.train)
-        return ((const float *)p)[c];
-    uint32_t u = (uint32_t)((const uint16_t *)p)[c] << 16;
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
-
-static double xat(const small *m, int64_t n, int64_t c, int64_t p)
-{
-    const cat_scope *s = &m->s;
-    int i = c >= s->c_off[2] ? 2 : c >= s->c_off[1] ? 1 : 0;
-    uint16_t b = ((const uint16_t *)m->in.data[i])[(n * s->ch[i] + c - s->c_off[i]) * s->hw + p];
-    uint32_t u = (uint32_t)b << 16;
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
-
-/* The expected outputs, written straight from the definitions in fp64 and rounded once. */
-static void small_expect(small *m)
-{
-    const cat_scope *s = &m->s;
-    for (int64_t c = 0; c < s->c; c++) {
-        double mean, var;
-        if (s->train) {
-            double sum = 0, dev = 0, cnt = (double)(s->n * s->hw);
-            for (int64_t n = 0; n < s->n; n++)
-                for (int64_t p = 0; p < s->hw; p++)
-                    sum += xat(m, n, c, p);
-            mean = sum / cnt;
-            for (int64_t n = 0; n < s->n; n++)
-                for (int64_t p = 0; p < s->hw; p++)
-                    dev += (xat(m, n, c, p) - mean) * (xat(m, n, c, p) - mean);
-            var = dev / cnt;
-            m->mean[c] = (float)mean;
-            m->rstd[c] = (float)(1 / sqrt(var + s->eps));
-            m->rv[c] = (float)(var * cnt / (cnt - 1) * 0.1 + fparam(m, CAT_P_VAR, c) * 0.9);
-        } else {
-            mean = fparam(m, CAT_P_MEAN, c), var = fparam(m, CAT_P_VAR, c);
-        }
-        double w = fparam(m, CAT_P_WEIGHT, c), b = fparam(m, CAT_P_BIAS, c);
-        for (int64_t n = 0; n < s->n; n++) {
-            double acc = 0;
-            for (int64_t p = 0; p < s->hw; p++) {
-                double x = xat(m, n, c, p), y = fmax(0, (x - mean) / sqrt(var + s->eps) * w + b);
-                acc += y;
-                if (m->cat)
-                    m->cat[(n * s->c + c) * s->hw + p] = ea_f32_to_bf16((float)x);
-                if (!s->pooled)
-                    m->y[(n * s->c + c) * s->hw + p] = ea_f32_to_bf16((float)y);
-            }
-            if (s->pooled)
-                m->y[n * s->c + c] = ea_f32_to_bf16((float)(acc / (double)s->hw));
-        }
-    }
-}
-
-static void small_free(small *m)
-{
-    cat_inputs_free(&m->in);
-    free(m->cat), free(m->y), free(m->mean), free(m->rstd), free(m->rv);
-}
-
-static void small_outs(small *m, void *outs[CAT_NOUTS])
-{
-    outs[CAT_O_CAT] = m->cat, outs[CAT_O_MEAN] = m->mean, outs[CAT_O_RSTD] = m->rstd, outs[CAT_O_RV] = m->rv;
-    outs[CAT_O_Y] = m->y;
-}
-
-static void small_case(int train, int pooled, int h)
-{
-    small m;
-    small_make(&m, train, pooled, h);
-    small_expect(&m);
-    void *outs[CAT_NOUTS];
-    small_outs(&m, outs);
-    cat_check_result r;
-    cat_check(&m.s, &m.in, outs, &r);
-    cr_assert(r.mismatched == 0 && r.unwritten == 0 && r.nonfinite == 0,
-              "train %d pooled %d: %lld mismatched (cat %lld, y %lld, stats %lld)", train, pooled, (long long)r.mismatched,
-              (long long)r.cat_mismatched, (long long)r.y_outside, (long long)r.stats_outside);
-    cr_assert_leq(r.rel_l2, 0x1p-8, "bf16 output rounding bounds the error: %g", r.rel_l2);
-    cat_check_result e;
-    cat_emulate_current(&m.s, &m.in, &e, NULL);
-    cr_assert(e.mismatched == 0 && e.rel_l2 <= 0x1p-8, "Inductor's fp32 arithmetic is within tolerance: %g", e.rel_l2);
-    /* a y off by 3 bf16 ulps, a poisoned element, a wrong cat bit and a wrong statistic are each caught */
-    int64_t at = m.s.pooled ? 5 : 17;
-    uint16_t keep = m.y[at];
-    m.y[at] = m.y[at] ? (uint16_t)(m.y[at] + 3) : 0x3f80;
-    cat_check(&m.s, &m.in, outs, &r);
-    cr_assert_eq(r.y_outside, 1);
-    m.y[at] = 0xFFFF;
-    cat_check(&m.s, &m.in, outs, &r);
-    cr_assert(r.unwritten == 1 && r.mismatched == 0);
-    m.y[at] = keep;
-    if (train) {
-        m.cat[40] ^= 1;
-        m.rstd[3] *= 1.001f;
-        cat_check(&m.s, &m.in, outs, &r);
-        cr_assert(r.cat_mismatched == 1 && r.stats_outside == 1 && r.mismatched == 2);
-    }
-    small_free(&m);
-}
-
 Test(cat, checks_on_small_shapes)
 {
     small_case(0, 0, 3);
@@ -424,8 +266,26 @@ Test(cat, malformed_points_are_errors)
     const cJSON *orig = point_by_alias(doc, "densenet121-infer-7x7-k9", &k);
     cJSON *pt = cJSON_Duplicate(orig, 1), *sig = cJSON_GetObjectItem(pt, "signature");
     cJSON *out = cJSON_GetObjectItem(sig, "output"), *args = cJSON_GetObjectItem(sig, "args");
+    cJSON_ReplaceItemInObject(out, "dtype", cJSON_CreateString("i64"));
+    expect_error(pt, CAT_FILE, "$.points[3].signature.output.dtype: expected \"bf16\", \"f16\" or \"f32\"");
+    /* an f32 output of bf16 inputs: every tensor of the point is of one dtype */
     cJSON_ReplaceItemInObject(out, "dtype", cJSON_CreateString("f32"));
-    expect_error(pt, CAT_FILE, "$.points[3].signature.output.dtype: expected \"bf16\"");
+    expect_error(pt, CAT_FILE, "$.points[3].signature.args[0][0].dtype: expected \"f32\" (the output's), got bf16");
+    /* an fp16 point against the bf16 capture: its inputs are not the point's */
+    cJSON *t;
+    cJSON_ArrayForEach(t, cJSON_GetArrayItem(args, 0))
+        cJSON_ReplaceItemInObject(t, "dtype", cJSON_CreateString("f16"));
+    cJSON_ReplaceItemInObject(out, "dtype", cJSON_CreateString("f16"));
+    {
+        cat_scope s;
+        ea_capture cap;
+        ea_error err = {{0}};
+        cr_assert_eq(cat_scope_parse(pt, CAT_FILE, 3, &s, &cap, &err), -1);
+        cr_assert(strstr(err.msg, "capture.json $.inputs[0]: expected 4 per-channel f16 parameters of 768 elements"),
+                  "%s", err.msg);
+    }
+    cJSON_ArrayForEach(t, cJSON_GetArrayItem(args, 0))
+        cJSON_ReplaceItemInObject(t, "dtype", cJSON_CreateString("bf16"));
     cJSON_ReplaceItemInObject(out, "dtype", cJSON_CreateString("bf16"));
     /* channels-last strides */
     cJSON *in0 = cJSON_GetArrayItem(cJSON_GetArrayItem(args, 0), 0);
@@ -536,7 +396,7 @@ Test(cat, malformed_points_shapes_and_groups)
     cJSON *list = cJSON_GetArrayItem(cJSON_GetObjectItem(sig, "args"), 0);
     while (cJSON_GetArraySize(list) > 1) /* one input: no cat */
         cJSON_DeleteItemFromArray(list, 1);
-    expect_error(pt, CAT_FILE, "$.points[3].signature.args[0]: expected 2 to 32 cat inputs (CAT_MAX_INPUTS), got 1");
+    expect_error(pt, CAT_FILE, "$.points[3].signature.args[0]: expected 2 to 64 cat inputs (CAT_MAX_INPUTS), got 1");
     cJSON_Delete(pt);
 
     pt = cJSON_Duplicate(orig, 1); /* cat(tensors) without its dim */

@@ -72,7 +72,7 @@ Test(cli, extract_writes_then_checks)
     cli_run r = test_cli("extract", "--corpus", FIXTURE_CORPUS, "--out", dir, NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
     has(r.out, "aten.histc.default");
-    has(r.err, "extract: graph 5/5");
+    has(r.err, "extract: graph 7/7");
     cli_run_free(&r);
     char path[4096];
     snprintf(path, sizeof path, "%s/summary.json", dir);
@@ -91,11 +91,30 @@ Test(cli, extract_writes_then_checks)
     cli_run_free(&r);
 }
 
-Test(cli, extract_out_to_missing_folder_exits_2)
+/* --out creates its folder and the missing parents (mkdir -p); a file in the way is exit 2, named. */
+Test(cli, extract_out_creates_the_folder)
 {
-    cli_run r = test_cli("extract", "--corpus", FIXTURE_CORPUS, "--out", "/nonexistent/out", "--quiet", NULL);
+    const char *tmp = test_tmpdir();
+    char dir[4096], path[4200];
+    snprintf(dir, sizeof dir, "%s/a/b/occurrences/", tmp);
+    cli_run r = test_cli("extract", "--corpus", FIXTURE_CORPUS, "--out", dir, "--quiet", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_run_free(&r);
+    snprintf(path, sizeof path, "%ssummary.json", dir);
+    cr_assert_eq(access(path, F_OK), 0, "%s written", path);
+    r = test_cli("extract", "--corpus", FIXTURE_CORPUS, "--out", dir, "--quiet", NULL);
+    cr_assert_eq(r.status, 0, "an existing folder is fine: %s", r.err);
+    cli_run_free(&r);
+    r = test_cli("extract", "--corpus", FIXTURE_CORPUS, "--check", dir, "--quiet", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_run_free(&r);
+
+    free(test_write(tmp, "plain", "not a folder\n"));
+    snprintf(dir, sizeof dir, "%s/plain/out", tmp);
+    r = test_cli("extract", "--corpus", FIXTURE_CORPUS, "--out", dir, "--quiet", NULL);
     cr_assert_eq(r.status, 2);
-    has(r.err, "/nonexistent/out");
+    snprintf(path, sizeof path, "%s/plain: cannot create the folder: a file of that name is in the way", tmp);
+    has(r.err, path);
     cli_run_free(&r);
 }
 

@@ -513,3 +513,28 @@ Test(json_write, nul_byte_in_file_is_invalid_json)
     snprintf(msg, sizeof msg, "%s:2:4: invalid JSON near ' 1}' (NUL byte)", path);
     cr_assert_str_eq(err.msg, msg);
 }
+
+/* mkdir -p: nested, idempotent, and the path that cannot be a folder is named. */
+Test(json, make_dirs)
+{
+    char top[256], deep[700];
+    snprintf(top, sizeof top, "/tmp/ea-json-dirs-%d", (int)getpid());
+    snprintf(deep, sizeof deep, "%s/x/y", top);
+    ea_error e;
+    cr_assert_eq(ea_make_dirs(deep, &e), 0, "%s", e.msg);
+    cr_assert_eq(ea_make_dirs(deep, &e), 0, "again: %s", e.msg);
+    struct stat st;
+    cr_assert(stat(deep, &st) == 0 && S_ISDIR(st.st_mode));
+    cr_assert_neq(ea_make_dirs("", &e), 0);
+    cr_assert(strstr(e.msg, "expected a folder path of 1 to 4095 bytes"), "%s", e.msg);
+    char file[600];
+    snprintf(file, sizeof file, "%s/x/y/f", top);
+    FILE *f = fopen(file, "w");
+    cr_assert_not_null(f);
+    fclose(f);
+    snprintf(deep, sizeof deep, "%s/sub", file);
+    cr_assert_neq(ea_make_dirs(deep, &e), 0);
+    cr_assert(strstr(e.msg, file) && strstr(e.msg, "a file of that name is in the way"), "%s", e.msg);
+    snprintf(deep, sizeof deep, "rm -rf %s", top);
+    cr_assert_eq(system(deep), 0);
+}

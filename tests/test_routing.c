@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../repros/routing/kernels.h"
 #include "../repros/routing/plan.h"
 #include "../repros/routing/reference.h"
 #include "gen.h"
@@ -292,6 +293,15 @@ static cJSON *histc_args(cJSON *pt, int group)
     return NULL;
 }
 
+/* The point as routing over e experts: the ids' range and histc's bins and max follow. */
+static void with_experts(cJSON *pt, int e)
+{
+    cJSON_ReplaceItemInObject(derived(pt), "experts", cJSON_CreateNumber(e));
+    cJSON_ReplaceItemInObject(derived(pt), "range", cJSON_CreateIntArray((const int[]){0, e - 1}, 2));
+    cJSON_ReplaceItemInArray(histc_args(pt, 0), 1, cJSON_CreateNumber(e));
+    cJSON_ReplaceItemInArray(histc_args(pt, 0), 3, cJSON_CreateNumber(e - 1));
+}
+
 /* The bounds and shapes the parse and the plan check refuse, each naming where and what. */
 Test(routing, malformed_points_bounds)
 {
@@ -344,14 +354,69 @@ Test(routing, malformed_points_bounds)
                       "bins 16");
     cJSON_Delete(pt);
 
-    pt = histc_point(&i); /* 128 experts, one bin each: past ATen's SHARED histogram mode, which the replica is */
-    cJSON_ReplaceItemInObject(derived(pt), "experts", cJSON_CreateNumber(128));
-    cJSON_ReplaceItemInObject(derived(pt), "range", cJSON_CreateIntArray((const int[]){0, 127}, 2));
-    cJSON_ReplaceItemInArray(histc_args(pt, 0), 1, cJSON_CreateNumber(128));
-    cJSON_ReplaceItemInArray(histc_args(pt, 0), 3, cJSON_CreateNumber(127));
-    snprintf(at, sizeof at, "$.points[%d]:", i);
-    expect_plan_error(pt, HISTC_FILE, i, at, "expected fewer than 100 histc bins");
+    pt = histc_point(&i); /* 128 experts plan (below), but the golden capture is of 32: it cannot run them */
+    with_experts(pt, 128);
+    ea_error err = {{0}};
+    cr_assert_null(ea_family_routing_histc.points(&ea_family_routing_histc, pt, HISTC_FILE, i, &plan_opts, 0, &err));
+    cr_assert(strstr(err.msg, CAPTURE_DIR "/capture.json $.outputs[2]: expected a contiguous i32[128] at offset 0 "
+                              "(the scope's), got i32[32]"), "%s", err.msg);
     cJSON_Delete(pt);
+}
+
+/* gpt-oss-120b's routing (128 experts) and its neighbours: the parse and the plan check accept them, and
+ * histc's launch is ATen's SHARED mode, as the torch profiler saw torch 2.11 run 128 bins on the H200:
+ * grid 8 x 512, 520 bytes of shared memory. The sort depends on the ids alone (4000: MediumRadixSort of
+ * 4096); the oracle's tables stay within a CTA's 48 KiB. */
+Test(routing, plan_other_expert_counts)
+{
+    int i;
+    cJSON *pt = histc_point(&i);
+    ea_error err;
+    rt_scope s32, s;
+    rt_capture c;
+    cr_assert_eq(rt_scope_parse(pt, HISTC_FILE, i, &s32, &err), 0, "%s", err.msg);
+    cr_assert_eq(rt_scope_capture(&s32, &c, &err), 0, "%s", err.msg);
+    for (int e = 64; e <= 256; e *= 2) {
+        with_experts(pt, e);
+        cr_assert_eq(rt_scope_parse(pt, HISTC_FILE, i, &s, &err), 0, "%s", err.msg);
+        cr_assert_eq(s.bins, e);
+        cr_assert_eq(rt_plan_check(&s, &err), 0, "%d experts: %s", e, err.msg);
+        cJSON *cfg = rt_config_json(&s, &c, RT_WHOLE, RT_UNIFORM, 132), *l;
+        const cJSON *hist = NULL, *sort = NULL;
+        cJSON_ArrayForEach(l, cJSON_GetObjectItem(cfg, "current")) {
+            hist = strstr(str(l, "kernel"), "kernelHistogram1D") ? l : hist;
+            sort = strstr(str(l, "kernel"), "radixSortKVInPlace") ? l : sort;
+        }
+        cr_assert(hist && sort, "%s", cJSON_PrintUnformatted(cfg));
+        cr_assert_eq(cJSON_GetObjectItem(hist, "grid")->valueint, 8, "%d experts", e);
+        cr_assert_eq(cJSON_GetObjectItem(hist, "block")->valueint, 512);
+        cr_assert_eq(cJSON_GetObjectItem(hist, "shared_bytes")->valueint, e * 4 + 8);
+        cr_assert(strstr(str(sort, "kernel"), "radixSortKVInPlace<-2, -1, 128, 32, long, long"), "%s", str(sort, "kernel"));
+        cr_assert_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(cfg, "histc"), "bins")->valueint, e);
+        const cJSON *ol = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(cfg, "oracle"), "launches"), 0);
+        cr_assert_leq(cJSON_GetObjectItem(ol, "shared_bytes")->valueint, 48 * 1024);
+        int cited = 0;
+        cJSON_ArrayForEach(l, cJSON_GetObjectItem(cfg, "notes"))
+            cited |= strstr(l->valuestring, "SummaryOps.cu") && strstr(l->valuestring, "190-215");
+        cr_assert(cited, "the notes cite the ATen source read");
+        cJSON_Delete(cfg);
+    }
+    rt_capture_free(&c);
+    cJSON_Delete(pt);
+}
+
+/* ATen's SHARED-mode grid (SummaryOps.cu CUDA_tensor_histogram) transcribed: the profiler's 128-bin
+ * launch, getApplyGrid's ceil(n / 512) when it is the smaller, optimalGrid's atomics balance when it is
+ * (its direct branch: enough work per SM; its sqrt branch: too little), and the multiprocessor count. */
+Test(routing, histc_grid_as_aten_sizes_it)
+{
+    cr_assert_eq(rt_hist_grid(4000, 128, 132), 8, "the H200 profile: 8 x 512");
+    cr_assert_eq(rt_hist_shared_bytes(128), 520);
+    cr_assert_eq(rt_hist_grid(4000, 32, 132), 8, "the golden point's launch is unchanged");
+    cr_assert_eq(rt_hist_grid(1000000, 32, 132), 977, "optimalGrid >= #SM: ceil(n / (2 steps x 512))");
+    cr_assert_eq(rt_hist_grid(100000, 512, 132), 40, "sqrt branch: 1 + sqrt(8n / bins) = 40, 5 steps");
+    cr_assert_eq(rt_hist_grid(100000, 512, 8), 196, "8 SMs: the direct branch (196 >= 8), one step of ceil(n / 512)");
+    cr_assert_eq(rt_hist_grid(100, 4, 132), 1);
 }
 
 /* The plan check's own bounds, on scopes the parse would not make today (it bounds ids by ATen's small
@@ -368,6 +433,12 @@ Test(routing, plan_check_refuses_past_the_oracle)
     s.experts = 32, s.n = 4097;
     cr_assert_eq(rt_plan_check(&s, &err), -1);
     cr_assert(strstr(err.msg, "got 4097 ids and 32 experts"), "%s", err.msg);
+    s.n = 4000, s.experts = s.bins = 512; /* the most experts: 2056 bytes of histogram, SHARED */
+    cr_assert_eq(rt_plan_check(&s, &err), 0, "%s", err.msg);
+    s.bins = 12286; /* 49152 bytes: not below sharedMemPerBlock, ATen's GLOBAL mode */
+    cr_assert_eq(rt_plan_check(&s, &err), -1);
+    cr_assert(strstr(err.msg, "points.json $.points[3]: expected at most 12285 histc bins (49152 bytes") &&
+                  strstr(err.msg, "got 12286"), "%s", err.msg);
 }
 
 /* A golden folder at dir holding the routing capture, its capture.json edited by edit(). */
@@ -444,8 +515,45 @@ Test(routing, malformed_captures)
                          "expected torch.ops.aten.sort.stable, got torch.ops.aten.sort.default");
     expect_capture_error(other_offsets, "capture.json $.outputs[2]", "expected a contiguous i32[32]");
     expect_capture_error(convert_reads_perm, "capture.json $.runs[0].steps[1].args[0]", "expected buffer \"out0\"");
-    expect_capture_error(not_covering, "captures", "expected a capture covering hf/infer/openai/gpt-oss-20b");
     expect_capture_error(no_default_run, "capture.json $.runs", "expected a run with config \"default\", got none");
     expect_capture_error(three_steps, "capture.json $.runs[0].steps",
                          "expected 4 steps (sort, convert, histc, cumsum), got 3");
+}
+
+/* A point no capture covers (a shape not captured yet) plans without one: the ATen launches and the
+ * oracle, the Triton steps named as not captured, "capture" null; its run is one unsupported result,
+ * decided before any device call, whose reason names the captures folder and the occurrence. */
+Test(routing, uncaptured_point_plans_and_its_run_is_unsupported)
+{
+    const char *dir = golden_with_capture(not_covering);
+    char file[512];
+    snprintf(file, sizeof file, "%s/occurrences/histc.json", dir);
+    int i;
+    cJSON *pt = histc_point(&i);
+    ea_error err = {{0}};
+    cJSON *arr = ea_family_routing_histc.points(&ea_family_routing_histc, pt, file, i, &plan_opts, 0, &err), *r;
+    cr_assert_not_null(arr, "%s", err.msg);
+    cr_assert_eq(cJSON_GetArraySize(arr), 4);
+    cJSON_ArrayForEach(r, arr) {
+        const cJSON *cfg = cJSON_GetObjectItem(r, "config"), *l;
+        cr_assert(cJSON_IsNull(cJSON_GetObjectItem(cfg, "capture")));
+        cr_assert(cJSON_IsFalse(cJSON_GetObjectItem(cfg, "capture_comparable")));
+        int hist = 0, uncaptured = 0;
+        cJSON_ArrayForEach(l, cJSON_GetObjectItem(cfg, "current")) {
+            hist += cJSON_IsObject(l) && strstr(str(l, "kernel"), "kernelHistogram1D") != NULL;
+            uncaptured += cJSON_IsString(l) && strstr(l->valuestring, "not captured for this shape") != NULL;
+        }
+        cr_assert(hist == 1 && uncaptured == 2, "%s", cJSON_PrintUnformatted(cfg));
+    }
+    cJSON_Delete(arr);
+    const ea_run_opts run_opts = {.faithful = 1};
+    arr = ea_family_routing_histc.points(&ea_family_routing_histc, pt, file, i, &run_opts, 1, &err);
+    cr_assert_not_null(arr, "%s", err.msg);
+    cr_assert_eq(cJSON_GetArraySize(arr), 1);
+    const cJSON *u = cJSON_GetObjectItem(cJSON_GetArrayItem(arr, 0), "unsupported");
+    cr_assert(cJSON_IsString(u) && strstr(u->valuestring, dir) &&
+                  strstr(u->valuestring, "expected a capture covering hf/infer/openai/gpt-oss-20b"),
+              "%s", cJSON_PrintUnformatted(arr));
+    cJSON_Delete(arr);
+    cJSON_Delete(pt);
 }

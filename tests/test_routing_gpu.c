@@ -128,6 +128,14 @@ static void download(void *host, const void *dev, size_t bytes)
     cr_assert_eq(cudaMemcpy(host, dev, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
 }
 
+/* The device's multiprocessor count, which sizes ATen's histc grid. */
+static int sms(void)
+{
+    int n = 0;
+    cr_assert_eq(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, 0), cudaSuccess);
+    return n;
+}
+
 typedef struct {
     int64_t T, k, E;
     int skewed;
@@ -154,6 +162,19 @@ static void one_shape(shape sh)
     cr_assert_eq(rt_oracle_offsets(d_sorted, n, sh.E, d_off, NULL), 0);
     download(got_off, d_off, sh.E * 4);
     cr_assert_arr_eq(got_off, offsets, sh.E * 4, "narrow offsets");
+    /* ATen's histc replica on the sorted ids as int32 (the graph's convert), SHARED mode at every E */
+    int32_t *ids32 = malloc(n * 4), *counts = malloc(sh.E * 4), *got_counts = malloc(sh.E * 4);
+    for (int64_t i = 0; i < n; i++)
+        ids32[i] = (int32_t)sorted[i];
+    cr_assert_eq(rt_histc_i32(ids32, n, sh.E, 0, sh.E - 1, counts, &err), 0, "%s", err.msg);
+    int32_t *d_ids32 = upload(ids32, n * 4), *d_counts = upload(NULL, sh.E * 4);
+    cr_assert_eq(rt_fill_zero_i32(d_counts, sh.E, NULL), 0);
+    cr_assert_eq(rt_aten_histc_i32(d_counts, d_ids32, n, sh.E, 0, sh.E - 1, sms(), NULL), 0, "histc replica, E %lld",
+                 (long long)sh.E);
+    download(got_counts, d_counts, sh.E * 4);
+    cr_assert_arr_eq(got_counts, counts, sh.E * 4, "histc replica counts, n %lld E %lld", (long long)n, (long long)sh.E);
+    cudaFree(d_ids32), cudaFree(d_counts);
+    free(ids32), free(counts), free(got_counts);
     /* ATen's sort replica: keys and arange values, in place */
     if (rt_sort_size(n)) {
         cr_assert_eq(rt_copy_d2d(d_sorted, d_ids, n * 8, NULL), 0);
@@ -179,9 +200,15 @@ Test(routing_gpu, kernels_other_shapes, .timeout = 120)
         {1000, 4, 32, 1}, /* the golden shape, skewed */
         {65, 2, 2, 0},    /* two experts */
         {7, 2, 8, 1},     /* fewer ids than a warp: oracles only */
+        {1000, 4, 64, 0}, /* the golden tokens routed over 64, 128 (gpt-oss-120b) and 256 experts: */
+        {1000, 4, 128, 0}, /* histc past the old 100-bin threshold, in SHARED mode as torch 2.11 */
+        {1000, 4, 128, 1},
+        {1000, 4, 256, 1},
     };
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
         one_shape(shapes[i]);
+    /* a histogram past a CTA's shared memory (ATen's GLOBAL mode) is not replicated: refused */
+    cr_assert_eq(rt_aten_histc_i32(NULL, NULL, 4000, 20000, 0, 19999, sms(), NULL), cudaErrorInvalidValue);
     /* past the cluster's ids or a CTA's experts: refused before any launch */
     cr_assert_eq(rt_oracle_route(NULL, 4097, 32, NULL, NULL, NULL, NULL), cudaErrorInvalidValue);
     cr_assert_eq(rt_oracle_route(NULL, 4000, 513, NULL, NULL, NULL, NULL), cudaErrorInvalidValue);
@@ -199,7 +226,7 @@ Test(routing_gpu, histc_replica_binning, .timeout = 60)
     cr_assert_eq(rt_histc_i32(x, 10, 4, 0, 10, want, &err), 0, "%s", err.msg);
     int32_t *d_x = upload(x, sizeof x), *d_out = upload(NULL, sizeof got);
     cr_assert_eq(rt_fill_zero_i32(d_out, 4, NULL), 0);
-    cr_assert_eq(rt_aten_histc_i32(d_out, d_x, 10, 4, 0, 10, NULL), 0);
+    cr_assert_eq(rt_aten_histc_i32(d_out, d_x, 10, 4, 0, 10, sms(), NULL), 0);
     download(got, d_out, sizeof got);
     cr_assert_arr_eq(got, want, sizeof got);
     /* many ids over several blocks: counts add up across blocks */
@@ -209,7 +236,7 @@ Test(routing_gpu, histc_replica_binning, .timeout = 60)
     cr_assert_eq(rt_histc_i32(big, 5000, 32, 0, 31, big_want, &err), 0, "%s", err.msg);
     int32_t *d_big = upload(big, 5000 * 4), *d_big_out = upload(NULL, sizeof big_got);
     cr_assert_eq(rt_fill_zero_i32(d_big_out, 32, NULL), 0);
-    cr_assert_eq(rt_aten_histc_i32(d_big_out, d_big, 5000, 32, 0, 31, NULL), 0);
+    cr_assert_eq(rt_aten_histc_i32(d_big_out, d_big, 5000, 32, 0, 31, sms(), NULL), 0);
     download(big_got, d_big_out, sizeof big_got);
     cr_assert_arr_eq(big_got, big_want, sizeof big_got);
     cudaFree(d_x), cudaFree(d_out), cudaFree(d_big), cudaFree(d_big_out);

@@ -1,5 +1,6 @@
 /* cat.h: DenseNet's large cats as scopes (golden/occurrences/cat.json): cat(k inputs, dim=1) followed by
- * BatchNorm (eval: running stats; train: var_mean over N,H,W) -> ReLU -> bf16, and at a block's end
+ * BatchNorm (eval: running stats; train: var_mean over N,H,W) -> ReLU -> the input's dtype (bf16, f16 or
+ * f32, every tensor of the point the same), and at a block's end
  * optionally a mean over H,W (norm5 -> relu -> adaptive_avg_pool).
  * Contract:
  * - cat_scope_parse reads a point and the capture of its scope group(s) (<golden>/captures/<scope_id>/
@@ -32,11 +33,12 @@
 extern "C" {
 #endif
 
-#define CAT_MAX_INPUTS 32
+#define CAT_MAX_INPUTS 64 /* DenseNet-201: 49 (its 1792-channel block), DenseNet-169: 33 */
 #define CAT_MAX_GROUPS 8
-/* Tolerance of a bf16 BN output y against the fp64 value r (y = relu(s * (x - mean) * w + b), or its
- * mean over H,W): |y - r| <= 2^-8 |r| + CAT_TOL * m, m = (|x| + |mean|) |s w| + |b| (averaged over H,W
- * when pooled). 2^-8 |r| is the bf16 rounding of the output (half an ulp of 8 significant bits);
+/* Tolerance of a BN output y against the fp64 value r (y = relu(s * (x - mean) * w + b), or its
+ * mean over H,W): |y - r| <= u |r| + CAT_TOL * m, m = (|x| + |mean|) |s w| + |b| (averaged over H,W
+ * when pooled). u |r| is the rounding of the output to its dtype, half an ulp: 2^-8 for bf16 (8
+ * significant bits), 2^-11 for f16, 2^-24 for f32 (cat_rounding);
  * CAT_TOL covers fp32 arithmetic before it with >= 4x margin: x - mean, the multiplies and the fma
  * (<= 2 ulp), 1/sqrt by div.full (<= 2 ulp) or rsqrt (<= 2 ulp), and a 49-term fp32 sum when pooled
  * (<= 48 ulp of the summed magnitudes, 2^-18.4). */
@@ -57,6 +59,7 @@ typedef struct {
     int64_t occurrences;
     char capture[512];              /* capture.json of the first group: the current path replays it */
     int train, pooled;
+    ea_dtype dt;                    /* x, the cat, y and the infer parameters: bf16, f16 or f32 */
     int64_t n, c, h, w, hw;
     int k;                          /* cat inputs */
     int64_t ch[CAT_MAX_INPUTS];     /* channels of each input */
@@ -97,7 +100,7 @@ typedef struct {
     int64_t grid_x, grid_y; /* stream: vectors of a row / (threads * unroll) x N; channel: C x 1; warp and
                                regs: C / CAT_WARP_CHANNELS; rows: N * C / rows / CAT_WARP_CHANNELS (each
                                quotient rounded up) */
-    int64_t shared_bytes;   /* channel, warp: the channels' N*H*W values as fp32; rows: the tiles as bf16;
+    int64_t shared_bytes;   /* channel, warp: the channels' N*H*W values as fp32; rows: the tiles in the dtype;
                                stream: the span's table */
     int64_t tab_cap;        /* stream: channels one CTA's span touches at most */
     int64_t floor_bytes;
@@ -109,8 +112,9 @@ extern const int cat_unrolls[CAT_UNROLLS]; /* stream oracle variants: vectors pe
 #define CAT_REGS_MAX_PACKS 8  /* regs: a lane holds at most 8 vectors (64 values at 16 bytes) */
 #define CAT_MAX_VARIANTS 4
 
-/* Bytes the scope must move: every input and parameter read once, every output written once. */
-int64_t cat_floor_bytes(int train, int pooled, int64_t n, int64_t c, int64_t hw);
+/* Bytes the scope must move: every input and parameter read once, every output written once; es: bytes
+ * of an element of the scope's dtype. */
+int64_t cat_floor_bytes(int train, int pooled, int64_t n, int64_t c, int64_t hw, int es);
 /* The scope's first oracle layout (stream at this unroll, or channel), its vector width and floor. */
 int cat_plan_make(const cat_scope *s, int unroll, cat_plan *p, ea_error *err);
 /* Every oracle layout the scope allows, each timed as a candidate: stream at each of cat_unrolls; or
@@ -149,11 +153,13 @@ void cat_check(const cat_scope *s, const cat_inputs *in, void *const outs[CAT_NO
  * output in the capture's layout: for every infer point and the pooled train point it is torch's bit for
  * bit (the capture's checksum; test_cat); the other train points' statistics are summed in another
  * order than Triton's. */
-void cat_emulate_current(const cat_scope *s, const cat_inputs *in, cat_check_result *r, uint16_t *y);
+void cat_emulate_current(const cat_scope *s, const cat_inputs *in, cat_check_result *r, void *y);
 /* The stream oracle (infer without pooling) at this unroll, emulated on the CPU through the kernel's own
  * block code (stream_block.h): y in the capture's layout. Fails when a vector would read outside its
  * CTA's table or the inputs. */
-int cat_stream_emulate(const cat_scope *s, const cat_inputs *in, int unroll, uint16_t *y, ea_error *err);
+int cat_stream_emulate(const cat_scope *s, const cat_inputs *in, int unroll, void *y, ea_error *err);
+/* Half an ulp of dt relative (the output rounding of CAT_TOL's bound): 2^-8 bf16, 2^-11 f16, 2^-24 f32. */
+double cat_rounding(ea_dtype dt);
 /* Bytes of one output (its capture descriptor). */
 int64_t cat_output_bytes(const ea_capture *cap, int out);
 

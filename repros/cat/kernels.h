@@ -2,7 +2,8 @@
  * Contract: cat_oracle enqueues one launch on stream (a cudaStream_t; NULL: the legacy stream) without
  * synchronising, so it can be captured into a CUDA graph, and returns its cudaError_t as an int.
  * Pointers are device pointers from cudaMalloc (256-byte aligned; the vector widths of cat_plan rely
- * on it). Values are bf16 bit patterns, statistics and train parameters fp32.
+ * on it). Values are of the scope's dtype (bf16, f16 or f32: a->dt; every kernel is instantiated per dtype,
+ * and a plan's vector is at most 16 bytes of it), statistics and train parameters fp32.
  * - stream (infer, not pooled): stream_block.h's CTA: a table of the channels of its span, then
  *   `unroll` vectors of p->vec elements per thread. y = relu(fma((x - mean) * r, w, b)) with r = 1 /
  *   sqrt_rn(var + eps) by div.full, the fp32 operations and order of Inductor's kernel: y is torch's bit
@@ -30,7 +31,8 @@ typedef struct {
     const void *in[CAT_MAX_INPUTS];
     int seg[CAT_MAX_INPUTS + 1]; /* channel offset of each input, and C */
     int k, n, c, hw;
-    const void *mean, *var, *weight, *bias; /* infer: bf16 running stats and affine; train: var = the f32
+    int dt;       /* the values' ea_dtype: EA_BF16, EA_F16 or EA_F32 */
+    const void *mean, *var, *weight, *bias; /* infer: running stats and affine of dt; train: var = the f32
                                                running variance, weight and bias f32, mean unused */
     void *cat, *y, *out_mean, *out_rstd, *out_rv; /* NULL where the scope does not keep it */
     float eps;

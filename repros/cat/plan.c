@@ -11,18 +11,18 @@ const int cat_unrolls[CAT_UNROLLS] = {1, 2, 4, 8};
 #define CAT_TABLE_ENTRY 24      /* stream table: fp32 mean, r, weight, bias and a source pointer */
 #define CAT_MAX_SHARED (96 * 1024) /* the channel kernel's fp32 staging, well inside an sm_90 CTA */
 
-int64_t cat_floor_bytes(int train, int pooled, int64_t n, int64_t c, int64_t hw)
+int64_t cat_floor_bytes(int train, int pooled, int64_t n, int64_t c, int64_t hw, int es)
 {
-    int64_t x = n * c * hw * 2, y = pooled ? n * c * 2 : x;
-    /* infer: bf16 running mean, var, weight, bias; train: f32 running var, weight, bias in, and the cat,
-     * mean, rstd, running var out */
-    return train ? x + 3 * c * 4 + x + 3 * c * 4 + y : x + 4 * c * 2 + y;
+    int64_t x = n * c * hw * es, y = pooled ? n * c * es : x;
+    /* infer: running mean, var, weight, bias of the dtype; train: f32 running var, weight, bias in, and
+     * the cat, mean, rstd, running var out */
+    return train ? x + 3 * c * 4 + x + 3 * c * 4 + y : x + 4 * c * es + y;
 }
 
-/* The widest access (elements, at most 8 = 16 bytes) every run of the kernel's indexing allows. */
+/* The widest access (elements, at most 16 bytes) every run of the kernel's indexing allows. */
 static int vec_for(const cat_scope *s, int stream)
 {
-    for (int v = 8; v > 1; v /= 2) {
+    for (int v = 16 / ea_dtype_size(s->dt); v > 1; v /= 2) {
         int ok = stream ? v <= s->hw : s->hw % v == 0;
         for (int i = 0; stream && i < s->k; i++)
             ok &= (s->ch[i] * s->hw) % v == 0;
@@ -39,7 +39,10 @@ int cat_plan_make(const cat_scope *s, int unroll, cat_plan *p, ea_error *err)
     p->threads = p->kind == CAT_ORACLE_STREAM ? CAT_THREADS : CAT_CHANNEL_THREADS;
     p->vec = vec_for(s, p->kind == CAT_ORACLE_STREAM);
     p->unroll = unroll;
-    p->floor_bytes = cat_floor_bytes(s->train, s->pooled, s->n, s->c, s->hw);
+    p->floor_bytes = cat_floor_bytes(s->train, s->pooled, s->n, s->c, s->hw, ea_dtype_size(s->dt));
+    if (s->dt != EA_BF16 && s->dt != EA_F16 && s->dt != EA_F32)
+        return ea_fail(err, "%s %s: expected bf16, f16 or f32 values (the kernels' instances), got %s", s->file, s->path,
+                       ea_dtype_name(s->dt));
     if (unroll < 1)
         return ea_fail(err, "cat %s: expected an unroll >= 1, got %d", s->alias, unroll);
     if (s->n * s->c * s->hw >= INT32_MAX / 2)
@@ -109,9 +112,9 @@ int cat_plan_variants(const cat_scope *s, cat_plan v[CAT_MAX_VARIANTS], ea_error
             while (s->ch[i] % q.rows)
                 q.rows /= 2;
         warps(&q, CAT_ORACLE_ROWS, s->n * s->c / q.rows);
-        for (q.vec = 8; (q.rows * s->hw) % q.vec; q.vec /= 2)
+        for (q.vec = 16 / ea_dtype_size(s->dt); (q.rows * s->hw) % q.vec; q.vec /= 2)
             ;
-        q.shared_bytes = (int64_t)CAT_WARP_CHANNELS * q.rows * s->hw * 2;
+        q.shared_bytes = (int64_t)CAT_WARP_CHANNELS * q.rows * s->hw * ea_dtype_size(s->dt);
         if (q.shared_bytes <= CAT_MAX_SHARED)
             v[nv++] = q;
     }
@@ -153,6 +156,7 @@ cJSON *cat_config_json(const cat_scope *s, const cat_plan *p, const ea_capture *
     char text[1024];
     cJSON *o = cJSON_CreateObject(), *a, *notes;
     cJSON_AddStringToObject(o, "mode", s->train ? "train" : "infer");
+    cJSON_AddStringToObject(o, "dtype", ea_dtype_name(s->dt));
     cJSON_AddBoolToObject(o, "pooled", s->pooled);
     double shape[4] = {(double)s->n, (double)s->c, (double)s->h, (double)s->w}, ch[CAT_MAX_INPUTS];
     cJSON_AddItemToObject(o, "shape", cJSON_CreateDoubleArray(shape, 4));
@@ -209,9 +213,9 @@ cJSON *cat_config_json(const cat_scope *s, const cat_plan *p, const ea_capture *
         "checksum differs from torch's (mismatched) and reports as rel_l2/max_abs the CPU emulation of Inductor's "
         "fp32 arithmetic against fp64 (the replay returns checksums, not values)"));
     snprintf(text, sizeof text,
-             "tolerance: the cat bit-exact; y within 2^-8 |ref| (bf16 rounding) + 2^-16 of its terms' magnitude; "
+             "tolerance: the cat bit-exact; y within %g |ref| (%s rounding) + 2^-16 of its terms' magnitude; "
              "statistics within 2^-16 relative; the oracle no less accurate than the current path%s",
-             s->train ? "; statistics accumulate in fp64" : "");
+             cat_rounding(s->dt), ea_dtype_name(s->dt), s->train ? "; statistics accumulate in fp64" : "");
     cJSON_AddItemToArray(notes, cJSON_CreateString(text));
     return o;
 }

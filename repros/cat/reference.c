@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "gen.h"
+#include "stream_block.h"
 
 int cat_inputs_make(const cat_scope *s, const ea_capture *cap, cat_inputs *in, ea_error *err)
 {
@@ -40,12 +41,19 @@ int64_t cat_output_bytes(const ea_capture *cap, int out)
     return ea_storage_bytes(&cap->outputs[out].t);
 }
 
-static float bf(uint16_t b)
+double cat_rounding(ea_dtype dt)
 {
-    uint32_t u = (uint32_t)b << 16;
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
+    return dt == EA_F32 ? 0x1p-24 : dt == EA_F16 ? 0x1p-11 : 0x1p-8;
+}
+
+/* Every byte of element i still the 0xFF poison: unwritten. */
+static int poisoned(const void *p, int64_t i, int es)
+{
+    const unsigned char *b = (const unsigned char *)p + i * es;
+    for (int k = 0; k < es; k++)
+        if (b[k] != 0xFF)
+            return 0;
+    return 1;
 }
 
 /* One channel's BN terms: fp64 (the reference) and Inductor's fp32 (the emulation). */
@@ -54,15 +62,15 @@ typedef struct {
     float fmean, fscale, fw, fb;
 } chan;
 
-static const uint16_t *row(const cat_scope *s, const cat_inputs *in, int i, int64_t n, int64_t lc)
+/* Row (n, lc) of input i: its first element's address, elements of the scope's dtype. */
+static const void *row(const cat_scope *s, const cat_inputs *in, int i, int64_t n, int64_t lc)
 {
-    return (const uint16_t *)in->data[s->in_x[i]] + (n * s->ch[i] + lc) * s->hw;
+    return (const char *)in->data[s->in_x[i]] + (n * s->ch[i] + lc) * s->hw * ea_dtype_size(s->dt);
 }
 
 static float param_f(const cat_scope *s, const cat_inputs *in, int which, int64_t c)
 {
-    const void *p = in->data[s->in_param[which]];
-    return s->train ? ((const float *)p)[c] : bf(((const uint16_t *)p)[c]);
+    return cat_val(in->data[s->in_param[which]], (size_t)c, s->train ? EA_F32 : s->dt);
 }
 
 /* Per-channel terms. Train: two-pass statistics over N*H*W, fp64 and (emulation) sequential fp32. */
@@ -91,17 +99,17 @@ static chan *channels(const cat_scope *s, const cat_inputs *in)
         float fsum = 0, fdev = 0;
         const double m = (double)(s->n * s->hw);
         for (int64_t n = 0; n < s->n; n++) {
-            const uint16_t *x = row(s, in, i, n, c - s->c_off[i]);
+            const void *x = row(s, in, i, n, c - s->c_off[i]);
             for (int64_t p = 0; p < s->hw; p++)
-                sum += bf(x[p]), fsum += bf(x[p]);
+                sum += cat_val(x, p, s->dt), fsum += cat_val(x, p, s->dt);
         }
         q->mean = sum / m;
         q->fmean = fsum / (float)m;
         for (int64_t n = 0; n < s->n; n++) {
-            const uint16_t *x = row(s, in, i, n, c - s->c_off[i]);
+            const void *x = row(s, in, i, n, c - s->c_off[i]);
             for (int64_t p = 0; p < s->hw; p++) {
-                double d = bf(x[p]) - q->mean;
-                float fd = bf(x[p]) - q->fmean;
+                double d = cat_val(x, p, s->dt) - q->mean;
+                float fd = cat_val(x, p, s->dt) - q->fmean;
                 dev += d * d, fdev += fd * fd;
             }
         }
@@ -117,11 +125,11 @@ typedef struct {
     int64_t outside, unwritten, nonfinite;
 } acc;
 
-/* A bf16 result against its fp64 value r with magnitude m (CAT_TOL's bound). */
-static void judge_bf16(uint16_t bits, double r, double m, acc *a)
+/* Element i of y (the scope's dtype) against its fp64 value r with magnitude m (CAT_TOL's bound). */
+static void judge_y(const cat_scope *s, const void *y, int64_t i, double r, double m, acc *a)
 {
-    float g = bf(bits);
-    if (bits == 0xFFFF) {
+    float g = cat_val(y, (size_t)i, s->dt);
+    if (poisoned(y, i, ea_dtype_size(s->dt))) {
         a->unwritten++;
         return;
     }
@@ -133,44 +141,56 @@ static void judge_bf16(uint16_t bits, double r, double m, acc *a)
     a->num += e * e, a->den += r * r;
     if (e > a->max_abs)
         a->max_abs = e;
-    if (!(e <= 0x1p-8 * fabs(r) + CAT_TOL * m))
+    if (!(e <= cat_rounding(s->dt) * fabs(r) + CAT_TOL * m))
         a->outside++;
 }
 
-/* Walks y in row-major order: got == NULL judges Inductor's fp32 arithmetic as emulated here, and
- * writes it to emit when given. */
-static void walk_y(const cat_scope *s, const cat_inputs *in, const chan *ch, const uint16_t *got, uint16_t *emit,
-                   acc *a)
+/* Walks y in row-major order: got == NULL judges Inductor's fp32 arithmetic as emulated here (rounded to
+ * the scope's dtype into one element of scratch), and writes it to emit when given. */
+static void walk_y(const cat_scope *s, const cat_inputs *in, const chan *ch, const void *got, void *emit, acc *a)
 {
+    float scratch;
     for (int64_t n = 0; n < s->n; n++) {
         int i = 0;
         for (int64_t c = 0; c < s->c; c++) {
             while (c >= s->c_off[i + 1])
                 i++;
             const chan *q = &ch[c];
-            const uint16_t *x = row(s, in, i, n, c - s->c_off[i]);
+            const void *x = row(s, in, i, n, c - s->c_off[i]);
             const double sw = fabs(q->scale * q->w);
             double rsum = 0, msum = 0;
             float fsum = 0;
             for (int64_t p = 0; p < s->hw; p++) {
-                double xv = bf(x[p]), r = fmax(0.0, (xv - q->mean) * q->scale * q->w + q->b);
+                const float xf = cat_val(x, (size_t)p, s->dt);
+                double xv = xf, r = fmax(0.0, (xv - q->mean) * q->scale * q->w + q->b);
                 double m = (fabs(xv) + fabs(q->mean)) * sw + fabs(q->b);
-                float yv = got ? 0 : fmaxf(0.0f, fmaf((bf(x[p]) - q->fmean) * q->fscale, q->fw, q->fb));
+                float yv = got ? 0 : fmaxf(0.0f, fmaf((xf - q->fmean) * q->fscale, q->fw, q->fb));
                 if (s->pooled) {
                     rsum += r, msum += m, fsum += yv;
                     continue;
                 }
                 const int64_t at = (n * s->c + c) * s->hw + p;
+                if (got) {
+                    judge_y(s, got, at, r, m, a);
+                    continue;
+                }
+                cat_put(&scratch, 0, s->dt, yv);
                 if (emit)
-                    emit[at] = ea_f32_to_bf16(yv);
-                judge_bf16(got ? got[at] : ea_f32_to_bf16(yv), r, m, a);
+                    cat_put(emit, (size_t)at, s->dt, yv);
+                judge_y(s, &scratch, 0, r, m, a);
             }
             if (!s->pooled)
                 continue;
+            const double rm = rsum / (double)s->hw, mm = msum / (double)s->hw;
+            const float fm = fsum / (float)s->hw;
+            if (got) {
+                judge_y(s, got, n * s->c + c, rm, mm, a);
+                continue;
+            }
+            cat_put(&scratch, 0, s->dt, fm);
             if (emit)
-                emit[n * s->c + c] = ea_f32_to_bf16(fsum / (float)s->hw);
-            judge_bf16(got ? got[n * s->c + c] : ea_f32_to_bf16(fsum / (float)s->hw), rsum / (double)s->hw,
-                       msum / (double)s->hw, a);
+                cat_put(emit, (size_t)(n * s->c + c), s->dt, fm);
+            judge_y(s, &scratch, 0, rm, mm, a);
         }
     }
 }
@@ -203,15 +223,18 @@ static void judge_f32(const float *got, const double *ref, int64_t n, acc *a)
     }
 }
 
-static int64_t cat_bits(const cat_scope *s, const cat_inputs *in, const uint16_t *got, int64_t *unwritten)
+/* The cat against its inputs, element by element in bytes: bit-exact or poison (unwritten). */
+static int64_t cat_bits(const cat_scope *s, const cat_inputs *in, const void *got, int64_t *unwritten)
 {
+    const int es = ea_dtype_size(s->dt);
     int64_t bad = 0;
     for (int64_t n = 0; n < s->n; n++)
         for (int i = 0; i < s->k; i++) {
-            const uint16_t *x = row(s, in, i, n, 0), *g = got + (n * s->c + s->c_off[i]) * s->hw;
+            const char *x = row(s, in, i, n, 0), *g = (const char *)got + (n * s->c + s->c_off[i]) * s->hw * es;
             for (int64_t e = 0; e < s->ch[i] * s->hw; e++) {
-                *unwritten += g[e] == 0xFFFF;
-                bad += g[e] != x[e] && g[e] != 0xFFFF;
+                int unset = poisoned(g, e, es);
+                *unwritten += unset;
+                bad += !unset && memcmp(g + e * es, x + e * es, (size_t)es) != 0;
             }
         }
     return bad;
@@ -256,7 +279,7 @@ void cat_check(const cat_scope *s, const cat_inputs *in, void *const outs[CAT_NO
     free(ch);
 }
 
-void cat_emulate_current(const cat_scope *s, const cat_inputs *in, cat_check_result *r, uint16_t *y)
+void cat_emulate_current(const cat_scope *s, const cat_inputs *in, cat_check_result *r, void *y)
 {
     memset(r, 0, sizeof *r);
     chan *ch = channels(s, in);

@@ -85,7 +85,7 @@ static int prepare(dev *d, const cat_scope *s, const ea_capture *cap, const cat_
     a->bias = d->in[s->in_param[CAT_P_BIAS]];
     a->cat = d->out[CAT_O_CAT], a->y = d->out[CAT_O_Y];
     a->out_mean = d->out[CAT_O_MEAN], a->out_rstd = d->out[CAT_O_RSTD], a->out_rv = d->out[CAT_O_RV];
-    a->eps = (float)s->eps, a->eps_d = s->eps;
+    a->eps = (float)s->eps, a->eps_d = s->eps, a->dt = s->dt;
     a->bessel_momentum = s->bessel * s->momentum, a->decay = s->decay;
     return 0;
 }
@@ -247,7 +247,7 @@ cJSON *cat_measure(const cat_scope *s, const ea_capture *cap, const cJSON *view,
         return cJSON_Delete(res), NULL;
     cat_check_result emu;
     const ea_capture_tensor *yt = &cap->outputs[s->out[CAT_O_Y]];
-    uint16_t *ey = malloc((size_t)cat_output_bytes(cap, s->out[CAT_O_Y]));
+    void *ey = malloc((size_t)cat_output_bytes(cap, s->out[CAT_O_Y]));
     if (!ey)
         return cat_inputs_free(&in), cJSON_Delete(res), ea_fail(err, "cat %s: out of memory", s->alias), NULL;
     cat_emulate_current(s, &in, &emu, ey);

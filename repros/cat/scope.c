@@ -15,17 +15,24 @@ void cat_alias_make(const cat_scope *s, char *buf, size_t n)
     snprintf(buf, n, "%s-%s-%" PRId64 "x%" PRId64 "-k%d", s->model, s->train ? "train" : "infer", s->h, s->w, s->k);
 }
 
-/* A signature tensor: bf16, 4-d, contiguous NCHW (what the kernels index). */
-static int nchw(ej_val t, int64_t sz[4], ea_error *err)
+/* A signature tensor: 4-d, contiguous NCHW (what the kernels index), of dtype *dt: bf16, f16 or f32 when
+ * *dt is EA_DTYPE_INVALID (the output, read first), else the same (every cat input). */
+static int nchw(ej_val t, int64_t sz[4], ea_dtype *dt, ea_error *err)
 {
     ej_val sizes, strides;
-    const char *dt;
+    const char *name;
     int n, m;
-    if (ej_get_string(t, "dtype", &dt, err) || ej_field(t, "sizes", 1, &sizes, err) || ej_array(sizes, &n, err) ||
+    if (ej_get_string(t, "dtype", &name, err) || ej_field(t, "sizes", 1, &sizes, err) || ej_array(sizes, &n, err) ||
         ej_field(t, "strides", 1, &strides, err) || ej_array(strides, &m, err))
         return -1;
-    if (strcmp(dt, "bf16"))
-        return ej_bad_field(t, "dtype", "\"bf16\"", dt, err);
+    ea_dtype got = ea_dtype_from_name(name, strlen(name));
+    if (*dt == EA_DTYPE_INVALID && got != EA_BF16 && got != EA_F16 && got != EA_F32)
+        return ej_bad_field(t, "dtype", "\"bf16\", \"f16\" or \"f32\" (the kernels' instances)", name, err);
+    if (*dt != EA_DTYPE_INVALID && got != *dt)
+        return ej_bad_field(t, "dtype", *dt == EA_F16 ? "\"f16\" (the output's)" : *dt == EA_F32 ? "\"f32\" (the output's)"
+                                                                                     : "\"bf16\" (the output's)",
+                            name, err);
+    *dt = got;
     if (n != 4 || m != 4)
         return ea_fail(err, "%s %s.sizes: expected a 4-d NCHW tensor, got %d sizes and %d strides", t.file, t.path, n, m);
     int64_t st[4], expect = 1;
@@ -112,7 +119,7 @@ static int sizes_are(const ea_tensor *t, int nd, const int64_t *want)
 static int roles(const ea_capture *cap, cat_scope *s, ea_error *err)
 {
     int nx = 0, np = 0;
-    ea_dtype pdt = s->train ? EA_F32 : EA_BF16;
+    ea_dtype pdt = s->train ? EA_F32 : s->dt;
     int want_p = s->train ? 3 : 4;
     static const int train_params[3] = {CAT_P_VAR, CAT_P_WEIGHT, CAT_P_BIAS};
     for (int i = 0; i < CAT_NPARAMS; i++)
@@ -123,10 +130,10 @@ static int roles(const ea_capture *cap, cat_scope *s, ea_error *err)
         const ea_tensor *t = &cap->inputs[i].t;
         if (t->ndim == 4) {
             int64_t want[4] = {s->n, nx < s->k ? s->ch[nx] : -1, s->h, s->w};
-            if (nx >= s->k || t->dtype != EA_BF16 || !sizes_are(t, 4, want))
-                return ea_fail(err, "%s $.inputs[%d]: expected cat input %d of the point (bf16 [%" PRId64 ", %" PRId64
-                               ", %" PRId64 ", %" PRId64 "], contiguous)", cap->file, i, nx, want[0], want[1], want[2],
-                               want[3]);
+            if (nx >= s->k || t->dtype != s->dt || !sizes_are(t, 4, want))
+                return ea_fail(err, "%s $.inputs[%d]: expected cat input %d of the point (%s [%" PRId64 ", %" PRId64
+                               ", %" PRId64 ", %" PRId64 "], contiguous)", cap->file, i, nx, ea_dtype_name(s->dt),
+                               want[0], want[1], want[2], want[3]);
             s->in_x[nx++] = i;
         } else {
             if (np >= want_p || t->dtype != pdt || !sizes_are(t, 1, &s->c))
@@ -150,17 +157,22 @@ static int roles(const ea_capture *cap, cat_scope *s, ea_error *err)
         const ea_tensor *t = &cap->outputs[i].t;
         int ok;
         if (role == CAT_O_CAT)
-            ok = t->dtype == EA_BF16 && sizes_are(t, 4, full);
+            ok = t->dtype == s->dt && sizes_are(t, 4, full);
         else if (role == CAT_O_Y)
-            ok = t->dtype == EA_BF16 && (s->pooled ? sizes_are(t, 2, pooled) : sizes_are(t, 4, full));
+            ok = t->dtype == s->dt && (s->pooled ? sizes_are(t, 2, pooled) : sizes_are(t, 4, full));
         else
             ok = t->dtype == EA_F32 && ea_tensor_numel(t) == s->c && ea_tensor_is_contiguous(t) && t->offset == 0;
         if (!ok) {
-            static const char *const what[CAT_NOUTS] = {"the cat (bf16, the point's output shape)",
-                                                        "the mean (f32, C elements)", "rstd (f32, C elements)",
-                                                        "the running variance (f32, C elements)",
-                                                        "y (bf16, [N, C, H, W], or [N, C] when pooled)"};
-            return ea_fail(err, "%s $.outputs[%d]: expected %s", cap->file, i, what[role]);
+            static const char *const what[CAT_NOUTS] = {NULL, "the mean (f32, C elements)", "rstd (f32, C elements)",
+                                                        "the running variance (f32, C elements)", NULL};
+            char want[128];
+            if (role == CAT_O_CAT || role == CAT_O_Y) /* the scope's dtype; the statistics are f32 */
+                snprintf(want, sizeof want, role == CAT_O_CAT ? "the cat (%s, the point's output shape)"
+                                                              : "y (%s, [N, C, H, W], or [N, C] when pooled)",
+                         ea_dtype_name(s->dt));
+            else
+                snprintf(want, sizeof want, "%s", what[role]);
+            return ea_fail(err, "%s $.outputs[%d]: expected %s", cap->file, i, want);
         }
         s->out[role] = i;
     }
@@ -211,8 +223,9 @@ int cat_scope_parse(const cJSON *point, const char *file, int index, cat_scope *
     const char *id;
     int nargs, ng;
     int64_t dim, osz[4];
+    s->dt = EA_DTYPE_INVALID; /* the output's, then every input's */
     if (ej_get_string(p, "point", &id, err) || ej_get_int(p, "count", &s->occurrences, err) ||
-        ej_field(p, "signature", 1, &sig, err) || ej_field(sig, "output", 1, &out, err) || nchw(out, osz, err) ||
+        ej_field(p, "signature", 1, &sig, err) || ej_field(sig, "output", 1, &out, err) || nchw(out, osz, &s->dt, err) ||
         ej_field(sig, "args", 1, &args, err) || ej_array(args, &nargs, err))
         return -1;
     snprintf(s->point, sizeof s->point, "%.63s", id);
@@ -230,7 +243,7 @@ int cat_scope_parse(const cJSON *point, const char *file, int index, cat_scope *
     for (int i = 0; i < s->k; i++) {
         int64_t sz[4];
         ej_val t = ej_index(list, i);
-        if (nchw(t, sz, err))
+        if (nchw(t, sz, &s->dt, err))
             return -1;
         if (sz[0] != s->n || sz[2] != s->h || sz[3] != s->w)
             return ea_fail(err, "%s %s.sizes: expected [%" PRId64 ", C, %" PRId64 ", %" PRId64 "] (the output's N, H, W)",

@@ -80,7 +80,10 @@ cJSON *cat_view(const cJSON *doc, const char *file, ea_error *err)
         for (int i = 1; i < k; i++)
             q->mixed |= dim_of(cJSON_GetArrayItem(ins, i), 1) != q->growth;
         int pooled = has_mean(grp);
-        double s = (double)(n * c * h * w * 2), fl = (double)cat_floor_bytes(q->train, pooled, n, c, h * w);
+        const char *dt = sget(out, "dtype"); /* the element size of the block's tensors (bf16 when unnamed) */
+        const int es = dt ? ea_dtype_size(ea_dtype_from_name(dt, strlen(dt))) : 2;
+        double s = (double)(n * c * h * w * (es > 0 ? es : 2)),
+               fl = (double)cat_floor_bytes(q->train, pooled, n, c, h * w, es > 0 ? es : 2);
         q->cats++, q->pooled_cats += pooled;
         q->kmin = k < q->kmin ? k : q->kmin, q->kmax = k > q->kmax ? k : q->kmax;
         q->copied += s;

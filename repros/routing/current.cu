@@ -1,7 +1,17 @@
 /* current.cu: the ATen kernels torch 2.11 launches for the routing scope's two fallbacks, rewritten from
  * a reading of aten/src/ATen/native/cuda/{Sort.cpp, Sort.h, Sort.cu, SortUtils.cuh} (sort),
  * RangeFactories.cu (arange), SummaryOps.cu and CUDAApplyUtils.cuh (histc) and the fill of at::zeros
- * (kernels.h says which path of each and why). The sort is CUB's BlockRadixSort called as ATen calls
+ * (kernels.h says which path of each and why).
+ * histc: SummaryOps.cu for torch 2.11.0 (the target's "torch"). The v2.11.0 tag of pytorch/pytorch could
+ * not be read here (its snapshot is over the fetch limit); the code was read at cyyever/pytorch
+ * 0d188885a9a2 (a fork tracking main), whose histogram code matches the other recent copy in the index:
+ * line 20 RATIO_OF_GMEM_ATOMIC_ADD_TO_SMEM_ATOMIC_ADD 8, line 29 enum {SHARED, GLOBAL} (no MULTI_BLOCK),
+ * lines 62-124 kernelHistogram1D, lines 190-215 CUDA_tensor_histogram's launch: getApplyBlock (512),
+ * getApplyGrid, SHARED when nbins * sizeof(output_t) + 8 < sharedMemPerBlock, then the optimalGrid
+ * balancing. The index's pytorch/pytorch copy (5ad7430b1d1f) is older: SHARED only below 100 bins
+ * (THRESH_NUMBER_BINS_FOR_MULTI_BLOCK_MEM), MULTI_BLOCK to 1000. The torch profiler on the H200 saw
+ * torch 2.11 run 128 bins in SHARED mode, grid 8 x 512, 520 bytes (issue 10): the newer code's launch
+ * (rt_hist_grid(4000, 128, 132) = 8), not the older's (MULTI_BLOCK, no shared memory). The sort is CUB's BlockRadixSort called as ATen calls
  * it (key and value types, all 64 bits, block and items per thread, the padding key): the same routine
  * gives the same order, the stable one (a radix sort ranks equal keys in input order). */
 #include "kernels.h"
@@ -13,6 +23,8 @@
 #include <cub/block/block_store.cuh>
 
 #include <cuda/std/limits>
+
+#include <cmath>
 
 #include "../aten_tensor_info.cuh"
 
@@ -71,7 +83,7 @@ __device__ static IndexType getBin(input_t bVal, int64_t minvalue, int64_t maxva
     return bin;
 }
 
-/* The SHARED branch of kernelHistogram1D (the only one bins < 100 reaches); 1-d tensors, so the
+/* The SHARED branch of kernelHistogram1D (every histogram whose bins fit a CTA's shared memory); 1-d tensors, so the
  * IndexToOffset of every operand is linearIndex * stride. */
 template <typename output_t, typename input_t, typename IndexType, int ADims, int PDims, int BDims,
           CUDAHistogramMemoryType MemoryType, typename Op>
@@ -193,14 +205,39 @@ extern "C" int rt_fill_zero_i32(int32_t *out, int64_t n, void *stream)
     return (int)cudaGetLastError();
 }
 
+static uint64_t ceil_div(uint64_t a, uint64_t b)
+{
+    return (a + b - 1) / b;
+}
+
+/* CUDA_tensor_histogram's grid in SHARED mode, in ATen's integer types: optimalGrid is unsigned, the
+ * products int64, ceil_div<size_t>, and the sqrt of an int64 quotient truncated. */
+extern "C" int64_t rt_hist_grid(int64_t n, int64_t bins, int sms)
+{
+    uint64_t apply = ceil_div((uint64_t)n, RT_HIST_THREADS); /* getApplyGrid */
+    if (apply > 2147483647u)                                   /* maxGridSize[0] */
+        apply = 2147483647u;
+    unsigned optimal = (unsigned)ceil_div((uint64_t)(RT_HIST_GMEM_PER_SMEM * n), (uint64_t)(bins * sms));
+    if (optimal < (unsigned)sms)
+        optimal = 1 + (unsigned)std::sqrt((double)(RT_HIST_GMEM_PER_SMEM * n / bins));
+    uint64_t steps = ceil_div((uint64_t)n, (uint64_t)(optimal * RT_HIST_THREADS));
+    optimal = (unsigned)ceil_div((uint64_t)n, steps * RT_HIST_THREADS);
+    return (int64_t)(apply < optimal ? apply : optimal);
+}
+
+extern "C" int64_t rt_hist_shared_bytes(int64_t bins)
+{
+    return bins * (int64_t)sizeof(int32_t) + 8; /* 8 guard bytes, as ATen asks */
+}
+
 extern "C" int rt_aten_histc_i32(int32_t *out, const int32_t *in, int64_t n, int64_t bins, int64_t min, int64_t max,
-                                 void *stream)
+                                 int sms, void *stream)
 {
     using namespace rt_aten;
-    if (bins >= RT_HIST_SHARED_BINS)
-        return (int)cudaErrorInvalidValue; /* MULTI_BLOCK / GLOBAL modes: not replicated */
-    int grid = (int)((n + RT_HIST_THREADS - 1) / RT_HIST_THREADS);
-    size_t shared = (size_t)bins * sizeof(int32_t) + 8; /* 8 guard bytes, as ATen asks */
+    size_t shared = (size_t)rt_hist_shared_bytes(bins);
+    if (n < 1 || bins < 1 || sms < 1 || shared >= RT_HIST_SHARED_PER_BLOCK)
+        return (int)cudaErrorInvalidValue; /* ATen's GLOBAL mode: not replicated */
+    int grid = (int)rt_hist_grid(n, bins, sms);
     TensorInfo<int32_t, int64_t> p = {}; /* no partial output in SHARED mode */
     kernelHistogram1D<int32_t, int32_t, int64_t, 1, 2, -1, CUDAHistogramMemoryType::SHARED>
         <<<grid, RT_HIST_THREADS, shared, (cudaStream_t)stream>>>(

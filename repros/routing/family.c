@@ -1,13 +1,17 @@
 /* family.c: the gpt-oss routing scope as extern-audit run sees it (repro.h). Two registry entries read
  * the two golden points of the one scope: the histc point (histc.json, every point of it) and the
  * cumsum point whose scope holds the sort and the histc (cumsum.json, picked by rt_claims). Each point
- * gives four result objects: {whole, narrow} x {uniform, skewed} (plan.h). */
+ * gives four result objects: {whole, narrow} x {uniform, skewed} (plan.h). A point no capture covers
+ * (a shape not captured yet, e.g. 128 experts) plans without one; its run is one unsupported result. */
 #include <stdio.h>
 #include <string.h>
+
+#include <cuda_runtime_api.h>
 
 #include "plan.h"
 #include "repro.h"
 #include "run.h"
+#include "unsupported.h"
 
 static const ea_alias aliases[] = {
     {"routing", "histc-5eac6acf8c20"},
@@ -20,23 +24,36 @@ static cJSON *each_config(const ea_repro_family *family, const cJSON *point, con
 {
     rt_scope s;
     rt_capture c;
+    ea_run_opts ro = *o; /* a run: ATen sizes histc's grid by the device it runs on */
     if (rt_scope_parse(point, file, index, &s, err) || rt_plan_check(&s, err))
         return NULL;
     const char *alias = ea_alias_of(family->aliases, family->naliases, s.point);
     snprintf(s.alias, sizeof s.alias, "%.31s", alias ? alias : s.point);
-    if (rt_scope_capture(&s, &c, err))
+    int captured = rt_scope_capture(&s, &c, err);
+    if (captured < 0)
         return NULL;
     cJSON *arr = cJSON_CreateArray();
+    if (captured > 0 && measure) { /* a shape not captured: planned, but its current path cannot run */
+        const ea_scope_ref ref = {family, point, file, index};
+        cJSON_AddItemToArray(arr, ea_unsupported_result(&ref, err->msg));
+        return arr;
+    }
+    if (measure && cudaDeviceGetAttribute(&ro.sm_count, cudaDevAttrMultiProcessorCount, 0) != cudaSuccess) {
+        rt_capture_free(&c);
+        cJSON_Delete(arr);
+        return ea_fail(err, "routing: cannot read the multiprocessor count"), NULL;
+    }
     if (measure && !o->faithful && o->log) /* the ids have no fabricated form: nothing to run */
         fprintf(o->log, "routing %s: measured in faithful mode only\n", s.alias);
     for (int f = RT_WHOLE; f <= RT_NARROW; f++)
         for (int d = RT_UNIFORM; d <= RT_SKEWED && (!measure || o->faithful); d++) {
             cJSON *r;
             if (measure) {
-                r = rt_measure(&s, &c, (rt_form)f, (rt_dist)d, family->name, o, err);
+                r = rt_measure(&s, &c, (rt_form)f, (rt_dist)d, family->name, &ro, err);
             } else {
                 r = rt_header(&s, family->name);
-                cJSON_AddItemToObject(r, "config", rt_config_json(&s, &c, (rt_form)f, (rt_dist)d));
+                cJSON_AddItemToObject(r, "config", rt_config_json(&s, captured ? NULL : &c, (rt_form)f, (rt_dist)d,
+                                                                  ro.sm_count));
             }
             if (!r) {
                 cJSON_Delete(arr);

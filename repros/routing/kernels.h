@@ -9,8 +9,11 @@
  *   the indices), values.copy_(self), then SortUtils.cuh radixSortKVInPlace: one CTA of sort_size / 32
  *   threads, 32 items each, cub::BlockRadixSort<int64, block, 32, int64> over all 64 key bits, padded
  *   with the largest key. aten.histc on int32 (SummaryOps.cu _histc_cuda_template): at::zeros (the fill
- *   kernel), then kernelHistogram1D in SHARED memory mode (bins < 100): ceil(n / 512) blocks of 512,
- *   bins * 4 + 8 bytes of dynamic shared memory, getBin in int64, shared then global atomics.
+ *   kernel), then kernelHistogram1D in SHARED memory mode (bins * 4 + 8 bytes below the device's
+ *   sharedMemPerBlock; no bins threshold in torch 2.11: rt_hist_grid cites the source): blocks of 512,
+ *   the grid rt_hist_grid gives for the device's multiprocessor count, getBin in int64, shared then
+ *   global atomics. A histogram past shared memory (ATen's GLOBAL mode) is not replicated:
+ *   cudaErrorInvalidValue. sharedMemPerBlock is 48 KiB on sm_90 and sm_100 (RT_HIST_SHARED_PER_BLOCK).
  * - oracle.cu: rt_oracle_route, the whole scope in one launch of a cluster of CTAs (stable counting sort:
  *   histogram, scan, scatter; up to RT_ORACLE_CLUSTER * RT_ORACLE_THREADS ids, 2 to RT_ORACLE_THREADS
  *   experts, whose tables then stay within the 48 KiB a CTA has without opting in; else
@@ -31,7 +34,8 @@ extern "C" {
 #define RT_FILL_THREADS 128      /* CUDALoops.cuh: num_threads() */
 #define RT_FILL_ELEMS 4          /* ... and elements per thread of the unrolled tail path */
 #define RT_HIST_THREADS 512      /* CUDAApplyUtils.cuh: AT_APPLY_THREADS_PER_BLOCK */
-#define RT_HIST_SHARED_BINS 100  /* SummaryOps.cu: THRESH_NUMBER_BINS_FOR_MULTI_BLOCK_MEM */
+#define RT_HIST_GMEM_PER_SMEM 8  /* SummaryOps.cu: RATIO_OF_GMEM_ATOMIC_ADD_TO_SMEM_ATOMIC_ADD */
+#define RT_HIST_SHARED_PER_BLOCK 49152 /* sharedMemPerBlock of sm_90 and sm_100: the plan's SHARED bound */
 #define RT_SORT_ITEMS 32         /* Sort.cu MediumRadixSort: items per thread on CUDA */
 #define RT_ORACLE_CLUSTER 8      /* the whole-scope oracle: a cluster of 8 CTAs (the portable size) */
 #define RT_ORACLE_THREADS 512    /* ... one id per thread, so up to 4096 ids and 512 experts */
@@ -39,6 +43,11 @@ extern "C" {
 
 /* ATen's slice size for n keys (nextHighestPowerOf2, 256 and 512 sharing 1024's case); 0 outside 129..4096. */
 int rt_sort_size(int64_t n);
+/* ATen's kernelHistogram1D launch for n values into bins bins on a GPU of sms multiprocessors, SHARED
+ * mode: the grid (min of getApplyGrid's ceil(n / 512) and the atomics-balancing optimalGrid) and the
+ * dynamic shared bytes (bins * 4 + 8 guard bytes). */
+int64_t rt_hist_grid(int64_t n, int64_t bins, int sms);
+int64_t rt_hist_shared_bytes(int64_t bins);
 /* The whole-scope oracle's dynamic shared memory per CTA: counts, starts, the per-expert table. */
 size_t rt_oracle_shared_bytes(int64_t experts);
 
@@ -46,7 +55,9 @@ int rt_arange_i64(int64_t *out, int64_t n, void *stream);
 int rt_copy_d2d(void *dst, const void *src, size_t bytes, void *stream);
 int rt_aten_sort_kv(int64_t *keys, int64_t *values, int64_t n, void *stream);
 int rt_fill_zero_i32(int32_t *out, int64_t n, void *stream);
-int rt_aten_histc_i32(int32_t *out, const int32_t *in, int64_t n, int64_t bins, int64_t min, int64_t max,
+/* sms: the device's multiprocessor count (the grid, rt_hist_grid); SHARED mode only (bins * 4 + 8 below
+ * RT_HIST_SHARED_PER_BLOCK), else cudaErrorInvalidValue. No device query: safe inside a graph capture. */
+int rt_aten_histc_i32(int32_t *out, const int32_t *in, int64_t n, int64_t bins, int64_t min, int64_t max, int sms,
                       void *stream);
 
 int rt_oracle_route(const int64_t *ids, int64_t n, int64_t experts, int64_t *sorted, int64_t *perm, int32_t *offsets,

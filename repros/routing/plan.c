@@ -10,9 +10,11 @@
 
 int rt_plan_check(const rt_scope *s, ea_error *err)
 {
-    if (s->bins >= RT_HIST_SHARED_BINS)
-        return ea_fail(err, "%s %s: expected fewer than %d histc bins (ATen's SHARED histogram mode, the one the "
-                       "replica implements), got %" PRId64, s->file, s->path, RT_HIST_SHARED_BINS, s->bins);
+    if (rt_hist_shared_bytes(s->bins) >= RT_HIST_SHARED_PER_BLOCK)
+        return ea_fail(err, "%s %s: expected at most %d histc bins (%" PRId64 " bytes of shared memory, below a CTA's "
+                       "%d: ATen's SHARED histogram mode, the one the replica implements), got %" PRId64, s->file,
+                       s->path, (RT_HIST_SHARED_PER_BLOCK - 9) / 4, rt_hist_shared_bytes(s->bins),
+                       RT_HIST_SHARED_PER_BLOCK, s->bins);
     if (s->n > RT_ORACLE_CLUSTER * RT_ORACLE_THREADS || s->experts > RT_ORACLE_THREADS)
         return ea_fail(err, "%s %s: expected at most %d ids and %d experts (the oracle's cluster: an id, and "
                        "at most an expert, per thread), got %" PRId64 " ids and %" PRId64 " experts", s->file,
@@ -47,14 +49,20 @@ static void launch(cJSON *arr, const char *kernel, int64_t grid, int64_t block, 
     cJSON_AddItemToArray(arr, o);
 }
 
-static void triton(cJSON *arr, const ea_capture_step *st)
+/* A captured Triton step's launch; without a capture (c NULL) what it stands for. */
+static void triton(cJSON *arr, const ea_capture_step *st, const char *what)
 {
     char name[320];
+    if (!st) {
+        snprintf(name, sizeof name, "%s: Inductor's Triton kernel, not captured for this shape", what);
+        cJSON_AddItemToArray(arr, cJSON_CreateString(name));
+        return;
+    }
     snprintf(name, sizeof name, "%s (captured cubin)", st->function);
     launch(arr, name, st->grid[0] * st->grid[1] * st->grid[2], st->block[0] * st->block[1] * st->block[2], st->shared);
 }
 
-cJSON *rt_config_json(const rt_scope *s, const rt_capture *c, rt_form f, rt_dist d)
+cJSON *rt_config_json(const rt_scope *s, const rt_capture *c, rt_form f, rt_dist d, int sms)
 {
     cJSON *o = cJSON_CreateObject(), *cur, *orc, *notes, *h;
     char text[320];
@@ -70,9 +78,13 @@ cJSON *rt_config_json(const rt_scope *s, const rt_capture *c, rt_form f, rt_dist
     cJSON_AddNumberToObject(h, "max", (double)s->hmax);
     cJSON_AddStringToObject(o, "current_source", "inductor");
     /* the capture timed the whole partition on topk_ids seed 0: only that configuration prices the same work */
-    cJSON_AddBoolToObject(o, "capture_comparable", f == RT_WHOLE && d == RT_UNIFORM);
-    snprintf(text, sizeof text, "%s run \"%s\"", c->cap.file, c->run->config);
-    cJSON_AddStringToObject(o, "capture", text);
+    cJSON_AddBoolToObject(o, "capture_comparable", c && f == RT_WHOLE && d == RT_UNIFORM);
+    if (c) {
+        snprintf(text, sizeof text, "%s run \"%s\"", c->cap.file, c->run->config);
+        cJSON_AddStringToObject(o, "capture", text);
+    } else {
+        cJSON_AddNullToObject(o, "capture");
+    }
     cur = cJSON_AddArrayToObject(o, "current");
     if (f == RT_WHOLE) {
         int size = rt_sort_size(s->n);
@@ -84,12 +96,12 @@ cJSON *rt_config_json(const rt_scope *s, const rt_capture *c, rt_form f, rt_dist
                  "(MediumRadixSort, sort size %d)", size / RT_SORT_ITEMS, RT_SORT_ITEMS, size);
         launch(cur, text, 1, size / RT_SORT_ITEMS, 0);
     }
-    triton(cur, c->convert);
+    triton(cur, c ? c->convert : NULL, "convert (sorted ids to int32)");
     launch(cur, "rt_aten::vectorized_elementwise_kernel<4, FillFunctor<int>> (at::zeros: histc's output)",
            (s->bins + RT_FILL_THREADS * RT_FILL_ELEMS - 1) / (RT_FILL_THREADS * RT_FILL_ELEMS), RT_FILL_THREADS, 0);
     launch(cur, "rt_aten::kernelHistogram1D<int, int, long, 1, 2, -1, SHARED> (histc)",
-           (s->n + RT_HIST_THREADS - 1) / RT_HIST_THREADS, RT_HIST_THREADS, s->bins * 4 + 8);
-    triton(cur, c->scan);
+           rt_hist_grid(s->n, s->bins, sms), RT_HIST_THREADS, rt_hist_shared_bytes(s->bins));
+    triton(cur, c ? c->scan : NULL, "cumsum (the offsets)");
     orc = cJSON_AddObjectToObject(o, "oracle");
     if (f == RT_WHOLE) {
         cJSON_AddStringToObject(orc, "kind", "stable counting sort in one cluster of CTAs: warp ballot histogram, "
@@ -112,9 +124,24 @@ cJSON *rt_config_json(const rt_scope *s, const rt_capture *c, rt_form f, rt_dist
              "(n <= 4096) sends it to sortKeyValueInplace's MediumRadixSort, one CTA, not SortImpl.cu's segmented "
              "CUB sort", s->n);
     cJSON_AddItemToArray(notes, cJSON_CreateString(text));
+    snprintf(text, sizeof text, "histc: kernelHistogram1D in SHARED mode (%" PRId64 " bins: %" PRId64 " bytes, below "
+             "sharedMemPerBlock; torch 2.11 has no bins threshold), grid min(ceil(n / 512), optimalGrid) for %d "
+             "multiprocessors (SummaryOps.cu CUDA_tensor_histogram; repros/routing/current.cu cites the reading)",
+             s->bins, rt_hist_shared_bytes(s->bins), sms);
+    cJSON_AddItemToArray(notes, cJSON_CreateString(text));
     cJSON_AddItemToArray(notes, cJSON_CreateString(
-        d == RT_UNIFORM ? "the capture's own input (topk_ids seed 0): outputs also checked against its checksums"
-                        : "topk_ids_skewed has no capture: checked against the CPU reference only"));
+        "histc source: aten/src/ATen/native/cuda/SummaryOps.cu read at cyyever/pytorch 0d188885a9a2 (lines 20, 29, "
+        "62-124, 190-215); the v2.11.0 tag could not be fetched here, and the index's pytorch/pytorch copy "
+        "(5ad7430b1d1f) is older (SHARED below 100 bins); the torch profiler on the H200 saw torch 2.11 run 128 bins "
+        "in SHARED mode, grid 8 x 512, 520 bytes: this launch"));
+    if (!c)
+        cJSON_AddItemToArray(notes, cJSON_CreateString(
+            "no capture covers this point: Inductor compiles the convert and the scan per shape, so the current "
+            "path runs once tools/capture has recorded them on a GPU; until then `run` reports it unsupported"));
+    cJSON_AddItemToArray(notes, cJSON_CreateString(
+        !c                ? "no capture: checked against the CPU reference only"
+        : d == RT_UNIFORM ? "the capture's own input (topk_ids seed 0): outputs also checked against its checksums"
+                          : "topk_ids_skewed has no capture: checked against the CPU reference only"));
     if (f == RT_NARROW)
         cJSON_AddItemToArray(notes, cJSON_CreateString("current starts from the sorted ids: convert, histc "
                                                        "(zeros + kernel), scan; the sort is outside this form"));

@@ -1,14 +1,16 @@
 /* plan.h: what runs for a routing configuration, described without a GPU.
  * Contract: a point yields four configurations, {whole, narrow} x {uniform, skewed} (rt_form, rt_dist in
  * scope.h), each its own result object. rt_plan_check refuses a scope outside what the replica and the
- * oracles implement (histc's SHARED mode: bins < 100; the oracle's cluster: at most 4096 ids and 512
- * experts, which the parse's and the bins' bounds imply today), with the point's file and JSON path. rt_config_json is the result's "config": the current path's launches
+ * oracles implement (histc's SHARED mode: bins * 4 + 8 bytes below a CTA's 48 KiB; the oracle's cluster:
+ * at most 4096 ids and 512 experts), with the point's file and JSON path. rt_config_json is the
+ * result's "config" for a GPU of sms multiprocessors (ATen's histc grid depends on it): the current path's launches
  * in order (ATen replicas with their grids, the captured Triton steps with theirs), the oracle's launch,
  * the distribution's generator, "current_source" "inductor" (the captured partition, its two ATen
  * fallbacks replicated), "capture_comparable" (true only for whole x uniform: the capture timed the
  * whole partition on the uniform ids, so only that configuration prices the same work), "floor_bytes"
  * (ids in; sorted ids, permutation and offsets out; the narrow form: sorted ids in, offsets out) and
- * "notes". rt_header is the result's identifying part. */
+ * "notes". c may be NULL (no capture covers the point): "capture" null, the Triton steps named as not
+ * captured, capture_comparable false. rt_header is the result's identifying part. */
 #ifndef RT_PLAN_H
 #define RT_PLAN_H
 
@@ -24,7 +26,7 @@ int rt_plan_check(const rt_scope *s, ea_error *err);
 int64_t rt_floor_bytes(const rt_scope *s, rt_form f);
 /* The generator object of a distribution: {"generator", "seed", "experts", "k"} (src/gen.c). */
 cJSON *rt_generator_json(const rt_scope *s, rt_dist d);
-cJSON *rt_config_json(const rt_scope *s, const rt_capture *c, rt_form f, rt_dist d);
+cJSON *rt_config_json(const rt_scope *s, const rt_capture *c, rt_form f, rt_dist d, int sms);
 cJSON *rt_header(const rt_scope *s, const char *family);
 
 #ifdef __cplusplus

@@ -33,6 +33,7 @@ typedef struct {
     rt_form form;
     rt_dist dist;
     int path;
+    int sms; /* the device's multiprocessors: ATen's histc grid */
     int64_t *ids, *sorted, *perm, *range, *sorted_in;
     int32_t *offsets;
     slot slots[MAX_SLOTS]; /* the capture's buffer names -> device memory */
@@ -88,7 +89,7 @@ static int enqueue(void *ctx, void *stream, ea_error *err)
         return -1;
     if ((rc = rt_fill_zero_i32(d->offsets, s->bins, stream)) ||
         (rc = rt_aten_histc_i32(d->offsets, slot_ptr(d, d->c->convert->args[1].buffer), s->n, s->bins, s->hmin,
-                                s->hmax, stream)))
+                                s->hmax, d->sms, stream)))
         return cuda_fail(err, "aten.histc replica", rc);
     return ea_replay_launch_enqueue(&d->scan, stream, err);
 }
@@ -314,9 +315,9 @@ cJSON *rt_measure(const rt_scope *s, const rt_capture *c, rt_form f, rt_dist d, 
         host_free(&ref), host_free(&host);
         return NULL;
     }
-    dv.dist = d;
+    dv.dist = d, dv.sms = o->sm_count;
     cJSON *res = rt_header(s, family), *paths, *view, *sums = NULL;
-    cJSON_AddItemToObject(res, "config", rt_config_json(s, c, f, d));
+    cJSON_AddItemToObject(res, "config", rt_config_json(s, c, f, d, o->sm_count));
     paths = cJSON_AddArrayToObject(res, "paths");
     view = cJSON_CreateObject();
     cJSON_AddItemToObject(view, "distribution", distribution_view(s, ref.offsets));

@@ -217,8 +217,10 @@ static int find_capture(const rt_scope *s, ea_capture *c, ea_error *err)
     free(names);
     if (found < 0)
         return -1;
-    return found ? 0 : ea_fail(err, "%s: expected a capture covering %s (point %s), found none", dir,
-                               s->first_occurrence, s->point);
+    if (!found)
+        return ea_fail(err, "%s: expected a capture covering %s (point %s), found none", dir, s->first_occurrence,
+                       s->point), 1;
+    return 0;
 }
 
 static int step_is(const rt_capture *c, int i, int triton, const char *what, ea_error *err)
@@ -262,8 +264,9 @@ static int arg_buffer(const rt_capture *c, int step, int a, const char *want, ea
 int rt_scope_capture(const rt_scope *s, rt_capture *c, ea_error *err)
 {
     memset(c, 0, sizeof *c);
-    if (find_capture(s, &c->cap, err))
-        return -1;
+    int found = find_capture(s, &c->cap, err);
+    if (found)
+        return found;
     c->run = ea_capture_run_named(&c->cap, "default");
     c->run_index = c->run ? (int)(c->run - c->cap.runs) : -1;
     c->convert_index = 1, c->scan_index = 3;

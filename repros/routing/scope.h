@@ -10,7 +10,9 @@
  *   first whose "covers" lists the point's first occurrence), checks its "default" run is
  *   [aten sort, Triton convert, aten histc, Triton cumsum] on the scope's shapes, the Triton steps'
  *   arguments inside their buffers (ea_replay_check_args), and fills the two Triton steps; messages
- *   name capture.json and the JSON path. Host only.
+ *   name capture.json and the JSON path. Returns 1 when no capture covers the point (a shape not
+ *   captured yet: the plan still describes it, the run reports it unsupported), -1 on a broken one.
+ *   Host only.
  * - rt_claims: 1 when a point's scope has an aten.histc or aten.sort node (the routing scope). */
 #ifndef RT_SCOPE_H
 #define RT_SCOPE_H

@@ -1,0 +1,184 @@
+/* The cat family at the shapes and dtypes real models have beyond the golden points (issue 10): fp16 and
+ * f32 scopes, DenseNet-201's 49 inputs, and every oracle variant of them on the GPU (skipped without one). */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include "../repros/cat/kernels.h"
+#include "cat_small.h"
+#include "helpers.h"
+
+/* DenseNet in fp16 and f32: the same checks at each dtype's rounding, the plans' vectors (16 bytes: 8
+ * fp16 or 4 f32 elements) and floor bytes, the stream oracle's CPU emulation against Inductor's. */
+Test(cat, fp16_and_f32_scopes)
+{
+    const ea_dtype dts[2] = {EA_F16, EA_F32};
+    for (int d = 0; d < 2; d++) {
+        small_case_dt(0, 0, 4, dts[d]);
+        small_case_dt(0, 1, 3, dts[d]);
+        small_case_dt(1, 0, 4, dts[d]);
+        small_case_dt(1, 1, 3, dts[d]);
+        static const int64_t ch[3] = {8, 4, 4};
+        small m;
+        small_make_dt(&m, 0, 0, 4, 3, ch, dts[d]);
+        cat_plan v[CAT_MAX_VARIANTS];
+        ea_error err;
+        int nv = cat_plan_variants(&m.s, v, &err);
+        cr_assert_gt(nv, 0, "%s", err.msg);
+        cr_assert_eq(v[0].kind, CAT_ORACLE_STREAM);
+        cr_assert_eq(v[0].vec, 16 / ea_dtype_size(dts[d]));
+        const int64_t x = 2 * 16 * 16 * ea_dtype_size(dts[d]);
+        cr_assert_eq(v[0].floor_bytes, x + 4 * 16 * ea_dtype_size(dts[d]) + x, "x, four parameters, y");
+        const size_t bytes = (size_t)(2 * 16 * 16) * (size_t)ea_dtype_size(dts[d]);
+        void *want = malloc(bytes), *got = malloc(bytes);
+        cat_check_result r;
+        cat_emulate_current(&m.s, &m.in, &r, want);
+        for (int u = 0; u < CAT_UNROLLS; u++) {
+            memset(got, 0xFF, bytes);
+            cr_assert_eq(cat_stream_emulate(&m.s, &m.in, cat_unrolls[u], got, &err), 0, "%s", err.msg);
+            cr_assert_arr_eq(got, want, bytes, "%s unroll %d: the stream block's y is Inductor's arithmetic",
+                             ea_dtype_name(dts[d]), cat_unrolls[u]);
+        }
+        free(want), free(got);
+        small_free(&m);
+    }
+    /* a dtype with no kernel instance is refused by the plan, naming where */
+    small m;
+    small_make(&m, 0, 0, 3);
+    m.s.dt = EA_F64;
+    snprintf(m.s.file, sizeof m.s.file, "cat.json"), snprintf(m.s.path, sizeof m.s.path, "$.points[7]");
+    cat_plan p;
+    ea_error err;
+    cr_assert_eq(cat_plan_make(&m.s, 1, &p, &err), -1);
+    cr_assert(strstr(err.msg, "cat.json $.points[7]: expected bf16, f16 or f32 values (the kernels' instances), got f64"),
+              "%s", err.msg);
+    m.s.dt = EA_BF16;
+    small_free(&m);
+}
+
+/* DenseNet-201's widest cat, 49 inputs (DenseNet-169's 33 likewise past the old cap of 32): a block's
+ * first input and 48 layers of growth (4 channels here, 32 in the model), checked like the small
+ * scope, and planned: the stream oracle infer, the staged ones train and pooled. */
+Test(cat, forty_nine_inputs)
+{
+    int64_t ch[49];
+    ch[0] = 16;
+    for (int i = 1; i < 49; i++)
+        ch[i] = 4;
+    for (int mode = 0; mode < 3; mode++) {
+        small m;
+        small_make_k(&m, mode == 2, mode == 1, 4, 49, ch);
+        cr_assert_eq(m.s.c, 16 + 48 * 4);
+        small_expect(&m);
+        void *outs[CAT_NOUTS];
+        small_outs(&m, outs);
+        cat_check_result r;
+        cat_check(&m.s, &m.in, outs, &r);
+        cr_assert(r.mismatched == 0 && r.unwritten == 0, "mode %d: %lld mismatched", mode, (long long)r.mismatched);
+        cat_check_result e;
+        cat_emulate_current(&m.s, &m.in, &e, NULL);
+        cr_assert_eq(e.mismatched, 0, "mode %d: Inductor's arithmetic within tolerance", mode);
+        int64_t at = m.s.c * (m.s.pooled ? 1 : m.s.hw) - 1; /* the last input's last channel is checked */
+        uint16_t *y16 = m.y;
+        y16[at] = y16[at] ? (uint16_t)(y16[at] + 3) : 0x3f80;
+        cat_check(&m.s, &m.in, outs, &r);
+        cr_assert_eq(r.y_outside, 1, "mode %d", mode);
+        cat_plan v[CAT_MAX_VARIANTS];
+        ea_error err;
+        int nv = cat_plan_variants(&m.s, v, &err);
+        cr_assert_gt(nv, 0, "mode %d: %s", mode, err.msg);
+        cr_assert_eq(v[0].kind, mode == 0 ? CAT_ORACLE_STREAM : CAT_ORACLE_CHANNEL);
+        if (mode == 0) /* segments of 4 channels x 16 values: 16-byte vectors still fit every input */
+            cr_assert_eq(v[0].vec, 8);
+        small_free(&m);
+    }
+}
+
+/* Every oracle variant of a small scope on the GPU, checked against the fp64 reference (and the stream
+ * variants bit for bit against their CPU emulation, the same block code). */
+static void oracles_on_gpu(small *m)
+{
+    const cat_scope *s = &m->s;
+    const int es = ea_dtype_size(s->dt);
+    const size_t total = (size_t)(s->n * s->c * s->hw), ybytes = (s->pooled ? (size_t)(s->n * s->c) : total) * es;
+    void *d_in[CAT_MAX_INPUTS + CAT_NPARAMS] = {0}, *d_out[CAT_NOUTS] = {0};
+    for (int i = 0; i < m->in.n; i++) {
+        size_t b = i < s->k ? (size_t)(s->n * s->ch[i] * s->hw) * es : (size_t)s->c * 4;
+        cr_assert_eq(cudaMalloc(&d_in[i], b), cudaSuccess);
+        cr_assert_eq(cudaMemcpy(d_in[i], m->in.data[i], b, cudaMemcpyHostToDevice), cudaSuccess);
+    }
+    size_t bytes[CAT_NOUTS] = {total * es, (size_t)s->c * 4, (size_t)s->c * 4, (size_t)s->c * 4, ybytes};
+    void *outs[CAT_NOUTS] = {0};
+    for (int r = 0; r < CAT_NOUTS; r++)
+        if (s->out[r] >= 0) {
+            cr_assert_eq(cudaMalloc(&d_out[r], bytes[r]), cudaSuccess);
+            outs[r] = malloc(bytes[r]);
+        }
+    cat_args a = {0};
+    for (int i = 0; i < s->k; i++)
+        a.in[i] = d_in[i];
+    for (int i = 0; i <= s->k; i++)
+        a.seg[i] = (int)s->c_off[i];
+    a.k = s->k, a.n = (int)s->n, a.c = (int)s->c, a.hw = (int)s->hw, a.dt = s->dt;
+    a.mean = s->in_param[CAT_P_MEAN] >= 0 ? d_in[s->in_param[CAT_P_MEAN]] : NULL;
+    a.var = d_in[s->in_param[CAT_P_VAR]], a.weight = d_in[s->in_param[CAT_P_WEIGHT]];
+    a.bias = d_in[s->in_param[CAT_P_BIAS]];
+    a.cat = d_out[CAT_O_CAT], a.y = d_out[CAT_O_Y], a.out_mean = d_out[CAT_O_MEAN], a.out_rstd = d_out[CAT_O_RSTD];
+    a.out_rv = d_out[CAT_O_RV];
+    a.eps = (float)s->eps, a.eps_d = s->eps, a.bessel_momentum = s->bessel * s->momentum, a.decay = s->decay;
+    cat_plan v[CAT_MAX_VARIANTS];
+    ea_error err;
+    int nv = cat_plan_variants(s, v, &err);
+    cr_assert_gt(nv, 0, "%s", err.msg);
+    void *emu = malloc(ybytes);
+    for (int i = 0; i < nv; i++) {
+        for (int r = 0; r < CAT_NOUTS; r++)
+            if (d_out[r])
+                cr_assert_eq(cudaMemset(d_out[r], 0xFF, bytes[r]), cudaSuccess);
+        cr_assert_eq(cat_oracle(&v[i], s->train, s->pooled, &a, NULL), 0, "%s %s", ea_dtype_name(s->dt),
+                     cat_variant_name(&v[i]));
+        cr_assert_eq(cudaDeviceSynchronize(), cudaSuccess);
+        for (int r = 0; r < CAT_NOUTS; r++)
+            if (d_out[r])
+                cr_assert_eq(cudaMemcpy(outs[r], d_out[r], bytes[r], cudaMemcpyDeviceToHost), cudaSuccess);
+        cat_check_result res;
+        cat_check(s, &m->in, outs, &res);
+        cr_assert(res.mismatched == 0 && res.unwritten == 0 && res.nonfinite == 0,
+                  "%s k %d %s: %lld mismatched, %lld unwritten", ea_dtype_name(s->dt), s->k, cat_variant_name(&v[i]),
+                  (long long)res.mismatched, (long long)res.unwritten);
+        if (v[i].kind == CAT_ORACLE_STREAM) {
+            cr_assert_eq(cat_stream_emulate(s, &m->in, v[i].unroll, emu, &err), 0, "%s", err.msg);
+            cr_assert_arr_eq(outs[CAT_O_Y], emu, ybytes, "%s stream unroll %d: the GPU's y is the emulation's",
+                             ea_dtype_name(s->dt), v[i].unroll);
+        }
+    }
+    free(emu);
+    for (int i = 0; i < m->in.n; i++)
+        cudaFree(d_in[i]);
+    for (int r = 0; r < CAT_NOUTS; r++)
+        cudaFree(d_out[r]), free(outs[r]);
+}
+
+/* The oracles at each dtype the graphs use and at DenseNet-201's 49 inputs, on the GPU. */
+Test(cat_shapes_gpu, oracles_at_every_dtype_and_49_inputs, .timeout = 120)
+{
+    test_skip_without_gpu();
+    static const int64_t three[3] = {8, 4, 4};
+    int64_t wide[49];
+    wide[0] = 16;
+    for (int i = 1; i < 49; i++)
+        wide[i] = 4;
+    const ea_dtype dts[3] = {EA_BF16, EA_F16, EA_F32};
+    for (int d = 0; d < 3; d++)
+        for (int mode = 0; mode < 4; mode++) { /* infer, infer pooled, train, train pooled */
+            for (int k = 0; k < 2; k++) {
+                small m;
+                small_make_dt(&m, mode >= 2, mode & 1, mode & 1 ? 3 : 4, k ? 49 : 3, k ? wide : three, dts[d]);
+                oracles_on_gpu(&m);
+                small_free(&m);
+            }
+        }
+}
+

@@ -1,0 +1,140 @@
+/* The corpus fixtures of shapes real models have (tests/fixtures/corpus, each folder's README.md says
+ * which real graph and lines it was cut from): gpt-oss routing over 128 experts (tiny/moe128) and an
+ * fp16 DenseNet cat block (tinydense_f16). Their extraction, the routing plan's ATen launch, and `run
+ * --plan` on them. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../repros/routing/kernels.h"
+#include "../repros/routing/plan.h"
+#include "extract.h"
+#include "helpers.h"
+#include "json.h"
+
+#define has(s, needle) cr_assert(strstr((s), (needle)), "expected '%s' in:\n%s", (needle), (s))
+
+static ea_extraction extract_fixtures(void)
+{
+    return test_extract_corpus(FIXTURE_CORPUS, 8);
+}
+
+/* The point of doc whose first occurrence is of model; its index in *index. */
+static const cJSON *point_of_model(const cJSON *doc, const char *model, int *index)
+{
+    const cJSON *p;
+    int i = 0;
+    cJSON_ArrayForEach(p, cJSON_GetObjectItem(doc, "points")) {
+        const cJSON *occ = cJSON_GetArrayItem(
+            cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(p, "scopes"), 0), "occurrences"), 0);
+        if (!strcmp(cJSON_GetObjectItem(occ, "model")->valuestring, model)) {
+            *index = i;
+            return p;
+        }
+        i++;
+    }
+    cr_assert_fail("no point of %s", model);
+    return NULL;
+}
+
+static int op_index(const char *op)
+{
+    for (int i = 0; i < EA_AUDIT_OPS; i++)
+        if (!strcmp(ea_audit_ops[i].target, op))
+            return i;
+    cr_assert_fail("%s is not audited", op);
+    return -1;
+}
+
+Test(shape_fixtures, routing_over_128_experts_extracts_and_plans)
+{
+    ea_extraction x = extract_fixtures();
+    int i;
+    const cJSON *pt = point_of_model(x.docs[op_index("aten.histc.default")], "tiny/moe128", &i);
+    const cJSON *d = cJSON_GetObjectItem(
+        cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(pt, "signature"), "value_properties"), 0), "derived");
+    cr_assert_str_eq(cJSON_GetObjectItem(d, "kind")->valuestring, "sorted_topk_ids");
+    cr_assert_eq(cJSON_GetObjectItem(d, "experts")->valueint, 128);
+    cr_assert_eq(cJSON_GetObjectItem(d, "tokens")->valueint, 1000);
+    cr_assert_eq(cJSON_GetObjectItem(d, "k")->valueint, 4);
+    rt_scope s;
+    ea_error err;
+    cr_assert_eq(rt_scope_parse(pt, "fixtures/occurrences/histc.json", i, &s, &err), 0, "%s", err.msg);
+    cr_assert(s.bins == 128 && s.hmin == 0 && s.hmax == 127 && s.n == 4000);
+    cr_assert_eq(rt_plan_check(&s, &err), 0, "%s", err.msg);
+    /* torch 2.11 on the H200 (132 SMs): SHARED mode, 8 x 512, 520 bytes, as its profiler showed */
+    cr_assert_eq(rt_hist_grid(s.n, s.bins, 132), 8);
+    cr_assert_eq(rt_hist_shared_bytes(s.bins), 520);
+    cr_assert_eq(rt_sort_size(s.n), 4096, "4000 ids: MediumRadixSort, as the 32-expert point");
+    ea_extraction_free(&x);
+}
+
+Test(shape_fixtures, fp16_cat_block_extracts)
+{
+    ea_extraction x = extract_fixtures();
+    int i;
+    const cJSON *pt = point_of_model(x.docs[op_index("aten.cat.default")], "tinydense_f16", &i);
+    const cJSON *sig = cJSON_GetObjectItem(pt, "signature"), *out = cJSON_GetObjectItem(sig, "output");
+    cr_assert_str_eq(cJSON_GetObjectItem(out, "dtype")->valuestring, "f16");
+    const cJSON *list = cJSON_GetArrayItem(cJSON_GetObjectItem(sig, "args"), 0), *t;
+    cr_assert_eq(cJSON_GetArraySize(list), 10);
+    cJSON_ArrayForEach(t, list)
+        cr_assert_str_eq(cJSON_GetObjectItem(t, "dtype")->valuestring, "f16");
+    const cJSON *sizes = cJSON_GetObjectItem(out, "sizes");
+    cr_assert(cJSON_GetArrayItem(sizes, 0)->valueint == 64 && cJSON_GetArrayItem(sizes, 1)->valueint == 800 &&
+              cJSON_GetArrayItem(sizes, 2)->valueint == 7 && cJSON_GetArrayItem(sizes, 3)->valueint == 7);
+    /* the scope reaches the BN (eval), the relu and the conversion to fp16, as in the bf16 graphs */
+    char *text = cJSON_PrintUnformatted(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(pt, "scopes"), 0),
+                                                            "scope"));
+    has(text, "aten.relu.default");
+    has(text, "aten.sqrt.default");
+    free(text);
+    ea_extraction_free(&x);
+}
+
+/* run --plan on the fixtures' extraction with no captures: the routing point over 128 experts plans
+ * (ATen's launches, the oracle; its Inductor steps named as not captured), the cat points cannot run
+ * their current paths without a capture and are reported unsupported naming their document and scope,
+ * and the exit is 1. */
+Test(shape_fixtures, run_plan_on_the_fixtures)
+{
+    const char *dir = test_tmpdir();
+    char occ[600], caps[600];
+    snprintf(occ, sizeof occ, "%s/occurrences", dir);
+    snprintf(caps, sizeof caps, "%s/captures", dir);
+    cli_run r = test_cli("extract", "--corpus", FIXTURE_CORPUS, "--out", occ, "--quiet", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_run_free(&r);
+    ea_error err;
+    cr_assert_eq(ea_make_dirs(caps, &err), 0, "%s", err.msg);
+    r = test_cli("run", "--scope", "all", "--plan", "--json", "--golden", dir, "--quiet", NULL);
+    cr_assert_eq(r.status, 1, "%s", r.err);
+    cJSON *j = cJSON_Parse(r.out), *o, *l;
+    cr_assert_not_null(j, "%s", r.out);
+    int routing128 = 0, cat_unsupported = 0;
+    cJSON_ArrayForEach(o, j) {
+        const cJSON *why = cJSON_GetObjectItem(o, "unsupported"), *cfg = cJSON_GetObjectItem(o, "config");
+        const char *family = cJSON_GetObjectItem(o, "family")->valuestring;
+        if (why && !strcmp(family, "cat")) {
+            cat_unsupported++;
+            has(why->valuestring, "occurrences/cat.json $.points[");
+            has(why->valuestring, "expected a capture of the scope");
+        }
+        const cJSON *bins = cJSON_GetObjectItem(cJSON_GetObjectItem(cfg, "histc"), "bins");
+        if (!cJSON_IsNumber(bins) || bins->valueint != 128)
+            continue;
+        routing128++;
+        cr_assert(cJSON_IsNull(cJSON_GetObjectItem(cfg, "capture")));
+        cJSON_ArrayForEach(l, cJSON_GetObjectItem(cfg, "current"))
+            if (cJSON_IsObject(l) && strstr(cJSON_GetObjectItem(l, "kernel")->valuestring, "kernelHistogram1D"))
+                cr_assert(cJSON_GetObjectItem(l, "grid")->valueint == 8 &&
+                              cJSON_GetObjectItem(l, "block")->valueint == 512 &&
+                              cJSON_GetObjectItem(l, "shared_bytes")->valueint == 520,
+                          "%s", cJSON_PrintUnformatted(l));
+    }
+    cr_assert_eq(routing128, 8, "the histc and the cumsum point, four configurations each: %s", r.out);
+    cr_assert_eq(cat_unsupported, 2, "the bf16 and the fp16 cat: %s", r.out);
+    cJSON_Delete(j);
+    cli_run_free(&r);
+}
