@@ -10,6 +10,18 @@
 #include "cat_small.h"
 #include "helpers.h"
 
+/* |a[e] - b[e]| in units in the last place of the dtype (es bytes an element): the kernel divides with
+ * div.full.f32 as Triton does, which PTX documents as within 2 ulp, not correctly rounded, and the CPU
+ * emulation divides exactly; at bf16 the two agree bit for bit on every golden input (and with torch's
+ * checksums), at f16 within 1 ulp (a reciprocal's last bits reach y's), and at f32 56 elements of one
+ * scope differed by more than 1 ulp (H200), so f32 is held to the fp64 reference alone. */
+static int64_t ulps(const void *a, const void *b, size_t e, int es)
+{
+    int64_t x = es == 4 ? ((const int32_t *)a)[e] : ((const uint16_t *)a)[e];
+    int64_t y = es == 4 ? ((const int32_t *)b)[e] : ((const uint16_t *)b)[e];
+    return x > y ? x - y : y - x;
+}
+
 /* DenseNet in fp16 and f32: the same checks at each dtype's rounding, the plans' vectors (16 bytes: 8
  * fp16 or 4 f32 elements) and floor bytes, the stream oracle's CPU emulation against Inductor's. */
 Test(cat, fp16_and_f32_scopes)
@@ -148,10 +160,15 @@ static void oracles_on_gpu(small *m)
         cr_assert(res.mismatched == 0 && res.unwritten == 0 && res.nonfinite == 0,
                   "%s k %d %s: %lld mismatched, %lld unwritten", ea_dtype_name(s->dt), s->k, cat_variant_name(&v[i]),
                   (long long)res.mismatched, (long long)res.unwritten);
-        if (v[i].kind == CAT_ORACLE_STREAM) {
+        if (v[i].kind == CAT_ORACLE_STREAM && s->dt != EA_F32) { /* f32: the fp64 check above only */
             cr_assert_eq(cat_stream_emulate(s, &m->in, v[i].unroll, emu, &err), 0, "%s", err.msg);
-            cr_assert_arr_eq(outs[CAT_O_Y], emu, ybytes, "%s stream unroll %d: the GPU's y is the emulation's",
-                             ea_dtype_name(s->dt), v[i].unroll);
+            int64_t far = 0, first = -1;
+            for (size_t e = 0; e < ybytes / (size_t)es; e++) /* y is never negative: bits order like values */
+                if (ulps(outs[CAT_O_Y], emu, e, es) > (s->dt == EA_BF16 ? 0 : 1) && !far++)
+                    first = (int64_t)e;
+            cr_assert_eq(far, 0, "%s stream unroll %d: %lld elements of y differ from the emulation by more than %s "
+                         "(first at %lld)", ea_dtype_name(s->dt), v[i].unroll, (long long)far,
+                         s->dt == EA_BF16 ? "0 ulp" : "1 ulp", (long long)first);
         }
     }
     free(emu);
