@@ -84,7 +84,15 @@ int ea_cli_parse(const char *cmd, const char *allowed, int argc, char **argv, op
     } flags[] = {{"--json", &o->json}, {"--quiet", &o->quiet}, {"--update", &o->update}, {"--plan", &o->plan}};
     *help = 0;
     for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
+        const char *a = argv[i], *eq = strchr(a, '='), *inline_value = NULL;
+        char name[32];
+        /* --golden=DIR as well as --golden DIR */
+        if (!strncmp(a, "--", 2) && eq && (size_t)(eq - a) < sizeof name) {
+            memcpy(name, a, (size_t)(eq - a));
+            name[eq - a] = '\0';
+            a = name;
+            inline_value = eq + 1;
+        }
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             *help = 1;
             return 0;
@@ -97,11 +105,15 @@ int ea_cli_parse(const char *cmd, const char *allowed, int argc, char **argv, op
         for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++)
             if (!strcmp(a, flags[k].name))
                 known = *flags[k].flag = 1;
+        if (known && inline_value)
+            return ea_cli_usage_error(cmd, "option '%s' takes no value", a);
         if (known)
             continue;
-        if (i + 1 >= argc)
+        if (!inline_value && i + 1 >= argc)
             return ea_cli_usage_error(cmd, "option '%s' needs a value", a);
-        const char *v = argv[++i];
+        const char *v = inline_value ? inline_value : argv[++i];
+        if (!*v) /* --golden '' would read /occurrences */
+            return ea_cli_usage_error(cmd, "option '%s' needs a non-empty value", a);
         for (size_t k = 0; k < sizeof strings / sizeof strings[0]; k++)
             if (!strcmp(a, strings[k].name)) {
                 *strings[k].value = v;
@@ -401,7 +413,9 @@ int ea_main(int argc, char **argv)
         for (size_t i = 0; argc > 2 && i < sizeof cmds / sizeof cmds[0]; i++)
             if (!strcmp(argv[2], cmds[i].name))
                 return fputs(cmds[i].usage, stdout), 0;
-        fputs(usage_main, stdout);
+        if (argc > 2)
+            fprintf(stderr, "extern-audit help: unknown command '%s'\n", argv[2]);
+        fputs(usage_main, argc > 2 ? stderr : stdout);
         return argc > 2 ? 2 : 0;
     }
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)

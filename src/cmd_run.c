@@ -37,6 +37,7 @@ const char ea_usage_run[] =
     "  --golden DIR   golden folder (default golden)\n"
     "  --plan         print what would run (kernels, launch shapes, floor bytes); needs no GPU\n"
     "  --quiet        no progress lines on stderr\n"
+    "  --list         list the families, aliases and points, with the models each covers ([--golden DIR] [--json])\n"
     "the replica's fidelity compares the current path with DIR/torch_ops/<gpu model>.json, the op timed\n"
     "alone in torch (python3 tools/capture/op_timing.py); without it: \"no torch measurement\"\n"
     "exit status: 0 every check passed, 1 a check failed, 2 bad usage, bad input or no CUDA device\n";
@@ -189,8 +190,39 @@ static int measure_all(const run_options *o, const ea_scope_ref *refs, int n, cJ
     return 0;
 }
 
+/* run --list [--golden DIR] [--json]: what --scope accepts. */
+static int list_scopes(int argc, char **argv)
+{
+    char *rest[64], dir[4096];
+    int n = 0, help;
+    ea_cli_options c;
+    ea_error err;
+    cJSON *docs[EA_AUDIT_OPS];
+    for (int i = 0; i < argc && n < 64; i++)
+        if (strcmp(argv[i], "--list"))
+            rest[n++] = argv[i];
+    int rc = ea_cli_parse("run", "--golden --json", n, rest, &c, &help);
+    if (rc || help)
+        return rc ? rc : (fputs(ea_usage_run, stdout), 0);
+    snprintf(dir, sizeof dir, "%s/occurrences", c.golden);
+    if (ea_occurrences_load(dir, docs, &err))
+        return ea_cli_fail(&err);
+    cJSON *list = ea_repro_list(docs);
+    if (c.json)
+        ea_cli_print_json(list);
+    else
+        ea_repro_list_print(list, stdout);
+    cJSON_Delete(list);
+    for (int i = 0; i < EA_AUDIT_OPS; i++)
+        cJSON_Delete(docs[i]);
+    return 0;
+}
+
 int ea_cmd_run(int argc, char **argv)
 {
+    for (int i = 0; i < argc; i++)
+        if (!strcmp(argv[i], "--list"))
+            return list_scopes(argc, argv);
     run_options o;
     int help = 0, rc = parse(argc, argv, &o, &help), n = 0;
     if (rc || help)

@@ -1,4 +1,5 @@
 #include "json.h"
+#include "readfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -117,57 +118,15 @@ int ej_parse(const char *label, const char *text, ej_doc *doc, ea_error *err)
     return parse_buffer(label, text, strlen(text), doc, err);
 }
 
-static int read_whole(int fd, char **out, size_t *len)
-{
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    if (!buf)
-        return -1;
-    for (;;) {
-        ssize_t got;
-        if (n + 1 == cap) {
-            char *bigger = realloc(buf, cap * 2);
-            if (!bigger) {
-                free(buf);
-                return -1;
-            }
-            buf = bigger;
-            cap *= 2;
-        }
-        got = read(fd, buf + n, cap - n - 1);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0) {
-            int saved = errno;
-            free(buf);
-            errno = saved;
-            return -1;
-        }
-        if (got == 0)
-            break;
-        n += (size_t)got;
-    }
-    buf[n] = '\0';
-    *out = buf;
-    *len = n;
-    return 0;
-}
-
 int ej_load(const char *path, ej_doc *doc, ea_error *err)
 {
     char *text;
     size_t len;
-    int rc, fd = open(path, O_RDONLY | O_CLOEXEC);
     doc->file = NULL;
     doc->root = NULL;
-    if (fd < 0 || read_whole(fd, &text, &len) < 0) {
-        int saved = errno;
-        if (fd >= 0)
-            close(fd);
-        return ea_fail(err, "%s: cannot read: %s", path, strerror(saved));
-    }
-    close(fd);
-    rc = parse_buffer(path, text, len, doc, err);
+    if (ea_read_file(path, &text, &len, err))
+        return -1;
+    int rc = parse_buffer(path, text, len, doc, err);
     free(text);
     return rc;
 }

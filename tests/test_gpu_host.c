@@ -113,7 +113,7 @@ Test(cubin_host, runs_on_same_major_newer_minor)
 
 Test(cubin_host, missing_file)
 {
-    expect_load_error("/nonexistent/extern-audit/kernel.cubin", "cannot open");
+    expect_load_error("/nonexistent/extern-audit/kernel.cubin", "cannot read: No such file");
 }
 
 Test(cubin_host, garbage_bytes)

@@ -1,0 +1,309 @@
+/* test_bad_input.c: inputs that once crashed, hung or were accepted (issue 13): special files in place
+ * of inputs, deep nesting, NUL bytes, sizes beyond 2^53, link cycles in the corpus, a graph missing
+ * beside its meta.json, and a golden write that fails midway. */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "corpus.h"
+#include "extract.h"
+#include "fxgraph.h"
+#include "helpers.h"
+#include "json.h"
+#include "readfile.h"
+#include "tensor.h"
+
+static char *join(const char *dir, const char *name)
+{
+    static char buf[4][4096];
+    static int k;
+    char *p = buf[k++ % 4];
+    snprintf(p, sizeof buf[0], "%s/%s", dir, name);
+    return p;
+}
+
+static void read_fails(const char *path, const char *want)
+{
+    char *text = (char *)1, msg[4096];
+    size_t len = 7;
+    ea_error err = {{0}};
+    cr_assert_eq(ea_read_file(path, &text, &len, &err), -1, "read %s", path);
+    cr_assert_null(text);
+    cr_assert_eq(len, 0);
+    snprintf(msg, sizeof msg, "%s: %s", path, want);
+    cr_assert_str_eq(err.msg, msg);
+}
+
+Test(bad_input, only_regular_files_are_read)
+{
+    const char *dir = test_tmpdir();
+    char *fifo = join(dir, "meta.json"), *zero = join(dir, "zero.json"), *big = join(dir, "big.json");
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    cr_assert_eq(symlink("/dev/zero", zero), 0);
+    read_fails(fifo, "not a regular file (a FIFO)"); /* returns at once: no writer needed */
+    read_fails(zero, "not a regular file (a character device)");
+    read_fails(dir, "not a regular file (a folder)");
+    FILE *f = fopen(big, "w");
+    cr_assert_not_null(f);
+    cr_assert_eq(ftruncate(fileno(f), (off_t)EA_READ_MAX + 1), 0); /* sparse: no disk used */
+    fclose(f);
+    read_fails(big, "larger than the 64 MiB limit on input files (67108865 bytes)");
+    read_fails(join(dir, "none.json"), "cannot read: No such file or directory");
+
+    /* every reader goes through it: JSON documents, graph dumps */
+    ej_doc doc;
+    fx_graph g;
+    ea_error err;
+    cr_assert_eq(ej_load(fifo, &doc, &err), -1);
+    cr_assert(strstr(err.msg, "not a regular file (a FIFO)"), "%s", err.msg);
+    cr_assert_eq(fx_graph_parse_file(zero, &g, &err), -1);
+    cr_assert(strstr(err.msg, "not a regular file (a character device)"), "%s", err.msg);
+
+    char *text;
+    size_t len;
+    char *ok = test_write(dir, "ok.json", "{}");
+    cr_assert_eq(ea_read_file(ok, &text, &len, &err), 0, "%s", err.msg);
+    cr_assert_eq(len, 2);
+    cr_assert_str_eq(text, "{}");
+    free(text);
+    free(ok);
+}
+
+Test(bad_input, present_absent_or_broken)
+{
+    const char *dir = test_tmpdir();
+    ea_error err = {{0}};
+    char *dangling = join(dir, "classification.json"), *loop = join(dir, "loop.json");
+    cr_assert_eq(ea_file_present(join(dir, "absent.json"), &err), 0);
+    cr_assert_eq(ea_file_present(join(dir, "no/such/folder.json"), &err), 0);
+    cr_assert_eq(symlink("nowhere.json", dangling), 0);
+    cr_assert_eq(ea_file_present(dangling, &err), -1);
+    cr_assert(strstr(err.msg, "a link to nothing (dangling link)"), "%s", err.msg);
+    cr_assert_eq(symlink("loop.json", loop), 0);
+    cr_assert_eq(ea_file_present(loop, &err), -1);
+    cr_assert(strstr(err.msg, "Too many levels of symbolic links"), "%s", err.msg);
+    cr_assert_eq(ea_file_present(dir, &err), 1);
+}
+
+#define HEAD "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2][1]cuda:0\"):\n"
+
+static void graph_fails(const char *text, size_t len, const char *want)
+{
+    fx_graph g;
+    ea_error err = {{0}};
+    cr_assert_eq(fx_graph_parse_text("t.py", text, len, &g, &err), -1);
+    cr_assert_str_eq(err.msg, want);
+}
+
+Test(bad_input, deep_nesting_is_refused_not_a_stack_overflow)
+{
+    enum { DEPTH = 50000 };
+    const char *pre = HEAD "        y: \"f32[2][1]cuda:0\" = torch.ops.aten.view.default(x, ";
+    size_t n = strlen(pre);
+    char *text = malloc(n + 2 * DEPTH + 64);
+    memcpy(text, pre, n);
+    memset(text + n, '[', DEPTH);
+    memset(text + n + DEPTH, ']', DEPTH);
+    strcpy(text + n + 2 * DEPTH, ");  y = None\n        return (y,)\n");
+    graph_fails(text, strlen(text), "t.py:3: expected lists nested at most 64 deep, got '[[[[[[[[[[[[[[[[[[[[[[[["
+                                    "[[[[[[[[[[[[[[[[[[[[[[[[...'");
+    /* 63 lists inside the call's parentheses still parse */
+    memset(text + n, '[', 63);
+    memset(text + n + 63, ']', 63);
+    strcpy(text + n + 126, ")\n        return (y,)\n");
+    fx_graph g;
+    ea_error err;
+    cr_assert_eq(fx_graph_parse_text("t.py", text, strlen(text), &g, &err), 0, "%s", err.msg);
+    fx_graph_free(&g);
+    free(text);
+}
+
+Test(bad_input, nul_byte_in_a_graph_line_is_named)
+{
+    static const char text[] = HEAD "        y: \"f32[2][1]cuda:0\" = torch.ops.aten.relu.default(x\0);\n"
+                               "        return (y,)\n";
+    graph_fails(text, sizeof text - 1, "t.py:3: expected text, got a NUL byte at column 61");
+}
+
+static void tensor_fails(const char *ann, const char *want)
+{
+    ea_tensor t;
+    ea_error err = {{0}};
+    cr_assert_eq(ea_tensor_parse(ann, strlen(ann), "g.py:9", &t, &err), -1, "parsed %s", ann);
+    cr_assert_str_eq(err.msg, want);
+}
+
+Test(bad_input, sizes_beyond_2_53_are_refused)
+{
+    tensor_fails("f32[9223372036854775807][1]cuda:0", "g.py:9: expected size of at most 2^53, got '9223372036854775807]"
+                                                      "[1]cuda:0'");
+    tensor_fails("f32[2][9007199254740993]cuda:0", "g.py:9: expected stride of at most 2^53, got '9007199254740993]cuda:0'");
+    tensor_fails("f32[4294967296, 4294967296][4294967296, 1]cuda:0",
+                 "g.py:9: expected a numel of at most 2^53, got 'f32[4294967296, 4294967296][4294967296, ...'");
+    tensor_fails("f32[3, 2][4503599627370496, 1]cuda:0",
+                 "g.py:9: expected a storage extent of at most 2^53 elements, got 'f32[3, 2][4503599627370496, 1]cuda:0'");
+    ea_tensor t;
+    ea_error err;
+    const char *edge = "f32[2, 4503599627370496][4503599627370496, 1]cuda:0"; /* extent 2^53 exactly */
+    cr_assert_eq(ea_tensor_parse(edge, strlen(edge), "g.py:9", &t, &err), 0, "%s", err.msg);
+    cr_assert_eq(ea_tensor_numel(&t), (int64_t)1 << 53);
+    const char *empty = "f32[0, 9007199254740992][9007199254740992, 1]cuda:0";
+    cr_assert_eq(ea_tensor_parse(empty, strlen(empty), "g.py:9", &t, &err), 0, "%s", err.msg);
+    cr_assert_eq(ea_tensor_numel(&t), 0);
+}
+
+/* A copy of the fixture corpus to break. */
+static const char *corpus_copy(void)
+{
+    const char *dir = test_tmpdir();
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "cp -r " FIXTURE_CORPUS "/repros '%s'/", dir);
+    cr_assert_eq(system(cmd), 0);
+    return dir;
+}
+
+static void corpus_fails(const char *dir, const char *want_tail)
+{
+    ea_corpus c;
+    ea_error err = {{0}};
+    cr_assert_eq(ea_corpus_open(dir, &c, &err), -1);
+    const char *tail = err.msg + strlen(err.msg) - strlen(want_tail);
+    cr_assert(strlen(err.msg) >= strlen(want_tail) && !strcmp(tail, want_tail), "%s", err.msg);
+    cr_assert_null(c.graphs);
+}
+
+Test(bad_input, corpus_link_cycle_is_refused)
+{
+    const char *dir = corpus_copy();
+    char link_path[4096];
+    snprintf(link_path, sizeof link_path, "%s/repros/models/hf/train/TinyXL/loop", dir);
+    cr_assert_eq(symlink(".", link_path), 0);
+    corpus_fails(dir, "/repros/models/hf/train/TinyXL/loop: a folder reached twice (a link cycle or a second link "
+                      "to it); the corpus walk refuses to count its graphs again");
+    /* a link to a folder reached once is followed */
+    cr_assert_eq(unlink(link_path), 0);
+    char real[1024];
+    snprintf(real, sizeof real, "%s/elsewhere", dir);
+    snprintf(link_path, sizeof link_path, "mv '%s/repros/models/hf/train/TinyXL' '%s'", dir, real);
+    cr_assert_eq(system(link_path), 0);
+    snprintf(link_path, sizeof link_path, "%s/repros/models/hf/train/TinyXL", dir);
+    cr_assert_eq(symlink(real, link_path), 0);
+    ea_corpus c, orig;
+    ea_error err;
+    cr_assert_eq(ea_corpus_open(dir, &c, &err), 0, "%s", err.msg);
+    cr_assert_eq(ea_corpus_open(FIXTURE_CORPUS, &orig, &err), 0, "%s", err.msg);
+    cr_assert_eq(c.ngraphs, orig.ngraphs);
+    ea_corpus_free(&c);
+    ea_corpus_free(&orig);
+}
+
+Test(bad_input, graph_missing_beside_its_meta_is_an_error)
+{
+    const char *dir = corpus_copy();
+    char py[4096];
+    snprintf(py, sizeof py, "%s/repros/models/hf/train/TinyXL/full_graph_001.py", dir);
+    cr_assert_eq(unlink(py), 0);
+    corpus_fails(dir, "/TinyXL/full_graph_001.py cannot be read: No such file or directory");
+    cr_assert_eq(mkdir(py, 0755), 0);
+    corpus_fails(dir, "/TinyXL/full_graph_001.py: a graph file that is not a regular file");
+    cr_assert_eq(rmdir(py), 0);
+    cr_assert_eq(symlink("nowhere.py", py), 0);
+    corpus_fails(dir, "/TinyXL/full_graph_001.py: a graph file that is a dangling link");
+}
+
+static char *slurp(const char *path)
+{
+    char *text;
+    size_t len;
+    ea_error err;
+    cr_assert_eq(ea_read_file(path, &text, &len, &err), 0, "%s", err.msg);
+    return text;
+}
+
+Test(bad_input, extract_write_failing_midway_keeps_the_old_set)
+{
+    ea_corpus c;
+    ea_extraction x;
+    ea_error err;
+    ea_extract_opts eo = {8, NULL};
+    cr_assert_eq(ea_corpus_open(FIXTURE_CORPUS, &c, &err), 0, "%s", err.msg);
+    cr_assert_eq(ea_extract(&c, &eo, &x, &err), 0, "%s", err.msg);
+    ea_corpus_free(&c);
+    const char *dir = test_tmpdir();
+    static const char *const names[] = {"cat.json", "cumsum.json", "histc.json", "index_add.json", "summary.json"};
+    for (int i = 0; i < 5; i++)
+        if (i != 2)
+            free(test_write(dir, names[i], "old\n"));
+    /* histc.json is a folder that is not empty: its rename fails after cat and cumsum were replaced */
+    free(test_write(dir, "histc.json/keep", "x"));
+    cr_assert_eq(ea_extraction_write(&x, dir, &err), -1);
+    cr_assert(strstr(err.msg, "histc.json: cannot keep the old document while replacing it: "), "%s", err.msg);
+    for (int i = 0; i < 5; i++) {
+        if (i == 2)
+            continue;
+        char *t = slurp(join(dir, names[i]));
+        cr_assert_str_eq(t, "old\n", "%s was replaced", names[i]);
+        free(t);
+    }
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int n = 0;
+    while ((e = readdir(d)))
+        n += e->d_name[0] != '.';
+    closedir(d);
+    cr_assert_eq(n, 5, "a .staged or .previous file was left behind");
+
+    /* a failure while staging (summary.json.staged cannot be written) leaves nothing behind either */
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "rm -r '%s/histc.json' && mkdir -p '%s/summary.json.staged/x'", dir, dir);
+    cr_assert_eq(system(cmd), 0);
+    cr_assert_eq(ea_extraction_write(&x, dir, &err), -1);
+    d = opendir(dir);
+    n = 0;
+    while ((e = readdir(d)))
+        n += e->d_name[0] != '.' && strstr(e->d_name, ".staged") && strcmp(e->d_name, "summary.json.staged");
+    closedir(d);
+    cr_assert_eq(n, 0, "staged files were left behind");
+    char *t = slurp(join(dir, "cat.json"));
+    cr_assert_str_eq(t, "old\n");
+    free(t);
+    ea_extraction_free(&x);
+}
+
+#define has(s, needle) cr_assert(strstr((s), (needle)), "expected '%s' in:\n%s", (needle), (s))
+
+Test(bad_input, cli_options_a_new_user_tries)
+{
+    cli_run r = test_cli("help", "bogus", NULL);
+    cr_assert_eq(r.status, 2);
+    has(r.err, "extern-audit help: unknown command 'bogus'");
+    cli_run_free(&r);
+    r = test_cli("audit", "--golden=golden", "--json", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    has(r.out, "\"occurrences\"");
+    cli_run_free(&r);
+    r = test_cli("audit", "--golden=tests/fixtures/none", NULL);
+    cr_assert_eq(r.status, 2);
+    has(r.err, "tests/fixtures/none/occurrences/cat.json: cannot read");
+    cli_run_free(&r);
+    r = test_cli("audit", "--golden", "", NULL);
+    cr_assert_eq(r.status, 2);
+    has(r.err, "extern-audit audit: option '--golden' needs a non-empty value");
+    cli_run_free(&r);
+    r = test_cli("audit", "--golden=", NULL);
+    cr_assert_eq(r.status, 2);
+    has(r.err, "option '--golden' needs a non-empty value");
+    cli_run_free(&r);
+    r = test_cli("audit", "--json=yes", NULL);
+    cr_assert_eq(r.status, 2);
+    has(r.err, "option '--json' takes no value");
+    cli_run_free(&r);
+    r = test_cli("audit", "--bogus=1", NULL);
+    cr_assert_eq(r.status, 2);
+    has(r.err, "unknown option '--bogus'");
+    cli_run_free(&r);
+}
