@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "capture_impl.h"
+#include "readfile.h"
 
 const char *const ea_launch_kinds[EA_LAUNCH_KINDS + 1] = {"poi", "red", "per", "spl", "for", "tem", NULL};
 
@@ -388,8 +388,9 @@ static int load_one(const char *root, const char *name, ea_capture *c, ea_error 
     snprintf(path, sizeof path, "%s/capture.json", folder);
     if (stat(folder, &st) != 0 || !S_ISDIR(st.st_mode))
         return ea_fail(err, "%s: expected only capture folders under %s, got a file", folder, root);
-    if (access(path, F_OK) != 0)
-        return ea_fail(err, "%s: expected capture.json in every capture folder, got none", folder);
+    int present = ea_file_present(path, err);
+    if (present <= 0)
+        return present < 0 ? -1 : ea_fail(err, "%s: expected capture.json in every capture folder, got none", folder);
     if (ea_capture_load(path, c, err) != 0)
         return -1;
     if (!strcmp(c->scope, name))

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <cuda_runtime_api.h>
 
@@ -19,6 +18,7 @@
 #include "repro.h"
 #include "timer.h"
 #include "torch_ops.h"
+#include "readfile.h"
 
 #define MAX_REFS 256
 /* --plan sizes ATen's grids with this machine's multiprocessor count; plans print without a GPU too,
@@ -135,8 +135,9 @@ static int load_classification(const char *golden, ej_doc *doc, ea_error *err)
     char path[4096];
     snprintf(path, sizeof path, "%s/classification.json", golden);
     memset(doc, 0, sizeof *doc);
-    if (access(path, F_OK) != 0)
-        return 0;
+    int present = ea_file_present(path, err);
+    if (present <= 0)
+        return present;
     if (ej_load(path, doc, err))
         return -1;
     if (ea_classification_validate(path, doc->root, err)) {

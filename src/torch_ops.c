@@ -5,10 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "baseline.h"
 #include "capture.h"
+#include "readfile.h"
 
 #define MAX_INPUTS 16 /* an op's tensors: index_add has four */
 
@@ -178,7 +178,10 @@ int ea_torch_ops_load_dir(const char *golden, const char *model, ea_torch_ops *t
     char path[4096], rel[256];
     snprintf(rel, sizeof rel, "torch_ops/%s.json", model);
     snprintf(path, sizeof path, "%s/%s", golden, rel);
-    if (access(path, F_OK) != 0) { /* not measured yet: the caller says so, naming file */
+    int present = ea_file_present(path, err);
+    if (present < 0)
+        return -1;
+    if (!present) { /* not measured yet: the caller says so, naming file */
         memset(t, 0, sizeof *t);
         snprintf(t->file, sizeof t->file, "%s", path);
     } else if (ea_torch_ops_load(path, model, t, err)) {

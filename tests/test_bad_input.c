@@ -16,6 +16,8 @@
 #include "json.h"
 #include "readfile.h"
 #include "tensor.h"
+#include "torch_ops.h"
+#include "capture.h"
 
 static char *join(const char *dir, const char *name)
 {
@@ -99,27 +101,26 @@ static void graph_fails(const char *text, size_t len, const char *want)
     cr_assert_str_eq(err.msg, want);
 }
 
+/* The input that overflowed the stack (exit 139), kept where ci/fuzz replays it too. */
+#define DEEP_LISTS "fuzz/regressions/fuzz_graph/nested-50000-lists.py"
+
 Test(bad_input, deep_nesting_is_refused_not_a_stack_overflow)
 {
-    enum { DEPTH = 50000 };
+    fx_graph g;
+    ea_error err = {{0}};
+    cr_assert_eq(fx_graph_parse_file(DEEP_LISTS, &g, &err), -1);
+    cr_assert_str_eq(err.msg, DEEP_LISTS ":3: expected lists nested at most 64 deep, got '[[[[[[[[[[[[[[[[[[[[[[[[[[[["
+                              "[[[[[[[[[[[[[[[[[[[[...'");
+    /* 63 lists inside the call's parentheses still parse */
     const char *pre = HEAD "        y: \"f32[2][1]cuda:0\" = torch.ops.aten.view.default(x, ";
     size_t n = strlen(pre);
-    char *text = malloc(n + 2 * DEPTH + 64);
+    char text[1024];
     memcpy(text, pre, n);
-    memset(text + n, '[', DEPTH);
-    memset(text + n + DEPTH, ']', DEPTH);
-    strcpy(text + n + 2 * DEPTH, ");  y = None\n        return (y,)\n");
-    graph_fails(text, strlen(text), "t.py:3: expected lists nested at most 64 deep, got '[[[[[[[[[[[[[[[[[[[[[[[["
-                                    "[[[[[[[[[[[[[[[[[[[[[[[[...'");
-    /* 63 lists inside the call's parentheses still parse */
     memset(text + n, '[', 63);
     memset(text + n + 63, ']', 63);
     strcpy(text + n + 126, ")\n        return (y,)\n");
-    fx_graph g;
-    ea_error err;
     cr_assert_eq(fx_graph_parse_text("t.py", text, strlen(text), &g, &err), 0, "%s", err.msg);
     fx_graph_free(&g);
-    free(text);
 }
 
 Test(bad_input, nul_byte_in_a_graph_line_is_named)
@@ -306,4 +307,72 @@ Test(bad_input, cli_options_a_new_user_tries)
     cr_assert_eq(r.status, 2);
     has(r.err, "unknown option '--bogus'");
     cli_run_free(&r);
+}
+
+/* A golden folder whose parts link to the committed ones, so one file can be broken alone. */
+static const char *golden_links(void)
+{
+    static const char *const parts[] = {"occurrences", "captures", "old_rule.json", "baselines", "torch_ops"};
+    const char *dir = test_tmpdir();
+    char cwd[2048], target[4096];
+    cr_assert_not_null(getcwd(cwd, sizeof cwd));
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        snprintf(target, sizeof target, "%s/golden/%s", cwd, parts[i]);
+        cr_assert_eq(symlink(target, join(dir, parts[i])), 0);
+    }
+    return dir;
+}
+
+Test(bad_input, classify_refuses_a_corrupt_stored_file_before_printing)
+{
+    const char *g = golden_links();
+    free(test_write(g, "classification.json", "{\"schema\": \"extern-audit/classification\", \"schema_version\": 1,"));
+    cli_run r = test_cli("classify", "--golden", g, NULL);
+    cr_assert_eq(r.status, 2);
+    has(r.err, "classification.json:1:");
+    cr_assert_str_eq(r.out, "", "the table was printed before the failure");
+    cli_run_free(&r);
+}
+
+Test(bad_input, a_broken_link_is_not_an_absent_file)
+{
+    const char *g = golden_links();
+    cr_assert_eq(symlink("nowhere.json", join(g, "classification.json")), 0);
+    const char *cmds[][2] = {{"classify", NULL}, {"audit", NULL}};
+    for (size_t i = 0; i < 2; i++) {
+        cli_run r = test_cli(cmds[i][0], "--golden", g, NULL);
+        cr_assert_eq(r.status, 2, "%s", cmds[i][0]);
+        has(r.err, "classification.json: a link to nothing (dangling link)");
+        cli_run_free(&r);
+    }
+    cr_assert_eq(unlink(join(g, "classification.json")), 0);
+    cr_assert_eq(symlink("classification.json", join(g, "classification.json")), 0);
+    cli_run r = test_cli("audit", "--golden", g, NULL);
+    cr_assert_eq(r.status, 2);
+    has(r.err, "classification.json: cannot read: Too many levels of symbolic links");
+    cli_run_free(&r);
+
+    /* torch_ops/<model>.json as well */
+    ea_torch_ops ops;
+    ea_error err;
+    const char *t = test_tmpdir();
+    cr_assert_eq(mkdir(join(t, "torch_ops"), 0755), 0);
+    cr_assert_eq(symlink("gone.json", join(t, "torch_ops/H200.json")), 0);
+    cr_assert_eq(ea_torch_ops_load_dir(t, "H200", &ops, &err), -1);
+    has(err.msg, "torch_ops/H200.json: a link to nothing (dangling link)");
+}
+
+Test(bad_input, capture_folder_without_a_readable_capture_json_says_why)
+{
+    const char *g = test_tmpdir();
+    ea_captures caps;
+    ea_error err;
+    cr_assert_eq(mkdir(join(g, "captures"), 0755), 0);
+    cr_assert_eq(mkdir(join(g, "captures/cat-x"), 0755), 0);
+    cr_assert_eq(symlink("elsewhere", join(g, "captures/cat-x/capture.json")), 0);
+    cr_assert_eq(ea_captures_load_dir(g, &caps, &err), -1);
+    has(err.msg, "captures/cat-x/capture.json: a link to nothing (dangling link)");
+    cr_assert_eq(unlink(join(g, "captures/cat-x/capture.json")), 0);
+    cr_assert_eq(ea_captures_load_dir(g, &caps, &err), -1);
+    has(err.msg, "captures/cat-x: expected capture.json in every capture folder, got none");
 }
