@@ -57,7 +57,7 @@ deps:
 
 test: deps
 	@$(MAKE) --no-print-directory $(SUITE) $(CLI)
-	$(SUITE) --jobs 2 --verbose
+	ci/suite $(SUITE) $(BUILD)/test.log
 	@# the capture tool's pure-Python parts; torch is not needed for them
 	python3 -m unittest discover -s tools/capture/tests
 

@@ -12,6 +12,8 @@
 
 /* Beyond 2^53 a double no longer holds every integer, so the value read may not be the one written. */
 #define EJ_MAX_EXACT_INT 9007199254740992.0
+#define EJ_STR2(x) #x
+#define EJ_STR(x) EJ_STR2(x)
 
 /* ---- messages ---- */
 
@@ -69,6 +71,24 @@ static void excerpt(const char *text, size_t len, size_t pos, char *buf, size_t 
     buf[k] = '\0';
 }
 
+/* Brackets open at pos, strings skipped: cJSON stops at CJSON_NESTING_LIMIT without saying so. */
+static int depth_at(const char *text, size_t pos)
+{
+    int depth = 0, in_string = 0, escaped = 0;
+    for (size_t i = 0; i < pos; i++) {
+        char c = text[i];
+        if (in_string && escaped)
+            escaped = 0;
+        else if (in_string)
+            escaped = c == '\\', in_string = c != '"';
+        else if (c == '"')
+            in_string = 1;
+        else
+            depth += (c == '[' || c == '{') - (c == ']' || c == '}');
+    }
+    return depth;
+}
+
 static int invalid_json(const char *label, const char *text, size_t len, size_t pos, ea_error *err)
 {
     int line = 1, col = 1;
@@ -88,6 +108,8 @@ static int invalid_json(const char *label, const char *text, size_t len, size_t 
         why = " (unexpected end of input)";
     else if (text[pos] == '\0')
         why = " (NUL byte)";
+    else if (depth_at(text, pos) >= CJSON_NESTING_LIMIT)
+        why = " (arrays and objects nested deeper than the parser's limit of " EJ_STR(CJSON_NESTING_LIMIT) ")";
     excerpt(text, len, pos, near, sizeof near);
     return ea_fail(err, "%s:%d:%d: invalid JSON near '%s'%s", label, line, col, near, why);
 }

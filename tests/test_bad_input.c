@@ -376,3 +376,23 @@ Test(bad_input, capture_folder_without_a_readable_capture_json_says_why)
     cr_assert_eq(ea_captures_load_dir(g, &caps, &err), -1);
     has(err.msg, "captures/cat-x: expected capture.json in every capture folder, got none");
 }
+
+Test(bad_input, json_nested_beyond_the_parser_limit_says_so)
+{
+    enum { DEEP = 1001 };
+    char *text = malloc(2 * DEEP + 16);
+    strcpy(text, "{\"a\\\"[\": ");
+    size_t n = strlen(text);
+    memset(text + n, '[', DEEP);
+    memset(text + n + DEEP, ']', DEEP);
+    strcpy(text + n + 2 * DEEP, "}");
+    ej_doc doc;
+    ea_error err;
+    cr_assert_eq(ej_parse("deep.json", text, &doc, &err), -1);
+    has(err.msg, "(arrays and objects nested deeper than the parser's limit of 1000)");
+    memset(text + n + 998, ']', 2 * DEEP - 998); /* 998 lists in the object: within the limit */
+    strcpy(text + n + 2 * 998, "}");
+    cr_assert_eq(ej_parse("deep.json", text, &doc, &err), 0, "%s", err.msg);
+    ej_free(&doc);
+    free(text);
+}
