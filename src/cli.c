@@ -163,6 +163,18 @@ static int check_against(const ea_extraction *x, const char *dir, ea_error *err)
         }
         cJSON_Delete(golden[i]);
     }
+    /* summary.json as well: nothing else reads it back, so a tampered one would pass unseen */
+    char path[4096];
+    ej_doc summary;
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    if (ej_load(path, &summary, err) != 0)
+        return 2;
+    if (!cJSON_Compare(summary.root, x->summary, 1)) {
+        fprintf(stderr, "extern-audit: %s differs from the corpus extraction; regenerate with: extern-audit extract --out %s\n",
+                path, dir);
+        differ = 1;
+    }
+    ej_free(&summary);
     return differ;
 }
 

@@ -365,6 +365,18 @@ int ej_bad_field(ej_val obj, const char *key, const char *what, const char *got,
     return ea_fail(err, "%s %s: expected %s, got %s", f.file, f.path, what, got);
 }
 
+int ej_get_int_min(ej_val obj, const char *key, int64_t min, int64_t *out, ea_error *err)
+{
+    char what[64], got[32];
+    if (ej_get_int(obj, key, out, err) != 0)
+        return -1;
+    if (*out >= min)
+        return 0;
+    snprintf(what, sizeof what, "an integer >= %" PRId64, min);
+    snprintf(got, sizeof got, "%" PRId64, *out);
+    return ej_bad_field(obj, key, what, got, err);
+}
+
 int ej_expect_schema(ej_val root, const char *schema, int64_t version, ea_error *err)
 {
     const char *s;

@@ -14,6 +14,8 @@
 #include "fxgraph.h"
 #include "helpers.h"
 #include "json.h"
+#include "meta.h"
+#include "occurrences.h"
 #include "readfile.h"
 #include "tensor.h"
 #include "torch_ops.h"
@@ -395,4 +397,114 @@ Test(bad_input, json_nested_beyond_the_parser_limit_says_so)
     cr_assert_eq(ej_parse("deep.json", text, &doc, &err), 0, "%s", err.msg);
     ej_free(&doc);
     free(text);
+}
+
+/* The file at path with its first `from` replaced by `to`, written as dir/name; returns the new path. */
+static const char *tampered(const char *path, const char *from, const char *to, const char *dir, const char *name)
+{
+    char *text, *out;
+    size_t len;
+    ea_error err;
+    cr_assert_eq(ea_read_file(path, &text, &len, &err), 0, "%s", err.msg);
+    char *at = strstr(text, from);
+    cr_assert_not_null(at, "%s lacks '%s'", path, from);
+    out = malloc(len + strlen(to) + 1);
+    snprintf(out, len + strlen(to) + 1, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+    char *written = test_write(dir, name, out);
+    static char keep[8][4096];
+    static int k;
+    char *p = keep[k++ % 8];
+    snprintf(p, sizeof keep[0], "%s", written);
+    free(written);
+    free(out);
+    free(text);
+    return p;
+}
+
+static void occurrences_refused(const char *from, const char *to, const char *want)
+{
+    const char *path = tampered("golden/occurrences/index_add.json", from, to, test_tmpdir(), "index_add.json");
+    ej_doc doc;
+    ea_error err;
+    cr_assert_eq(ej_load(path, &doc, &err), 0, "%s", err.msg);
+    cr_assert_eq(ea_occurrences_validate(path, doc.root, "aten.index_add.default", &err), -1, "accepted %s", to);
+    has(err.msg, want);
+    ej_free(&doc);
+}
+
+Test(bad_input, golden_fields_out_of_range_are_refused)
+{
+    occurrences_refused("\"cat_input_cap\":\t8", "\"cat_input_cap\":\t-1", "$.cat_input_cap: expected an integer >= 0, got -1");
+    occurrences_refused("\"line\":\t149", "\"line\":\t0", ".line: expected an integer >= 1, got 0");
+    occurrences_refused("\"role\":\t\"input\"", "\"role\":\t7", ".role: expected string, got number 7");
+    occurrences_refused("\"role\":\t\"input\"", "\"role\":\t\"outside\"",
+                        ".role: expected \"input\", \"producer\", \"op\" or \"consumer\", got \"outside\"");
+    occurrences_refused("\"ref\":\t0", "\"ref\":\t\"x\"", ".ref: expected integer, got string \"x\"");
+    occurrences_refused("\"ref\":\t0", "\"ref\":\t5", ".ref: expected the index of an earlier scope node (0..0), got 5");
+
+    ea_torch_ops ops;
+    ea_error err;
+    const char *t = tampered("tests/fixtures/torch_ops/H200.json", "\"replays\": 30", "\"replays\": -1", test_tmpdir(),
+                             "H200.json");
+    cr_assert_eq(ea_torch_ops_load(t, "H200", &ops, &err), -1);
+    has(err.msg, "$.timing.replays: expected an integer >= 1, got -1");
+
+    ea_meta m;
+    const char *meta = tampered("tests/fixtures/meta/good.meta.json", "\"i64\"", "\"i65\"", test_tmpdir(), "g.meta.json");
+    cr_assert_eq(ea_meta_load(meta, &m, &err), -1);
+    has(err.msg, ": expected a dtype (bf16, f16, f32, f64, i8, i16, i32, i64, u8, u64, b8, c64), got \"i65\"");
+    ea_meta_free(&m);
+
+    const char *dir = test_tmpdir();
+    char cmd[4300], cap[4200];
+    snprintf(cmd, sizeof cmd, "cp -r tests/fixtures/captures/cumsum-824fbb15db5d-2cfdbbbf0541 '%s'/", dir);
+    cr_assert_eq(system(cmd), 0);
+    snprintf(cap, sizeof cap, "%s/cumsum-824fbb15db5d-2cfdbbbf0541/capture.json", dir);
+    tampered(cap, "\"shared\": 0", "\"shared\": 1099511627776", dir, "cumsum-824fbb15db5d-2cfdbbbf0541/capture.json");
+    ea_capture c;
+    cr_assert_eq(ea_capture_load(cap, &c, &err), -1);
+    has(err.msg, ".shared: expected at most 232448 bytes (227 KiB, the most an sm_90 or sm_100 block can have), got "
+                 "1099511627776");
+}
+
+Test(bad_input, index_add_arguments_are_checked_when_planned)
+{
+    const char *g = test_tmpdir();
+    char cwd[2048], target[4096];
+    cr_assert_not_null(getcwd(cwd, sizeof cwd));
+    static const char *const same[] = {"cat.json", "cumsum.json", "histc.json", "summary.json"};
+    cr_assert_eq(mkdir(join(g, "occurrences"), 0755), 0);
+    for (int i = 0; i < 4; i++) {
+        snprintf(target, sizeof target, "%s/golden/occurrences/%s", cwd, same[i]);
+        char link_name[256];
+        snprintf(link_name, sizeof link_name, "occurrences/%s", same[i]);
+        cr_assert_eq(symlink(target, join(g, link_name)), 0);
+    }
+    static const char *const bad[][3] = {
+        {"}, 0, {", "}, 99, {", "$.points[0].signature.args[1]: expected dim in [0, 1)"},
+        {"}, 0, {", "}, 3.5, {", "$.points[0].signature.args[1]: expected integer, got number 3.5"},
+        {"}, 0, {", "}, {", "$.points[0].signature.args: expected index_add(self, dim, index, source[, alpha]), got 3 args"},
+    };
+    for (int i = 0; i < 3; i++) {
+        tampered("golden/occurrences/index_add.json", bad[i][0], bad[i][1], g, "occurrences/index_add.json");
+        cli_run r = test_cli("run", "--scope", "index_add", "--plan", "--quiet", "--golden", g, NULL);
+        cr_assert_eq(r.status, 2, "accepted %s", bad[i][1]);
+        has(r.err, bad[i][2]);
+        cli_run_free(&r);
+    }
+}
+
+Test(bad_input, extract_check_compares_summary_json_too)
+{
+    const char *dir = test_tmpdir();
+    cli_run r = test_cli("extract", "--corpus", FIXTURE_CORPUS, "--out", dir, "--quiet", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_run_free(&r);
+    char summary[4200];
+    snprintf(summary, sizeof summary, "%s/summary.json", dir);
+    tampered(summary, "\"occurrences\":", "\"occurrences_\":", dir, "summary.json");
+    r = test_cli("extract", "--corpus", FIXTURE_CORPUS, "--check", dir, "--quiet", NULL);
+    cr_assert_eq(r.status, 1, "%s", r.err);
+    has(r.err, "summary.json differs from the corpus extraction");
+    cli_run_free(&r);
 }
