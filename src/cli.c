@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "baseline.h"
+#include "bottom_line.h"
 #include "classify.h"
 #include "corpus.h"
 #include "device.h"
@@ -395,13 +396,15 @@ static int cmd_audit(int argc, char **argv)
         if (!cJSON_GetArraySize(pending))
             printf("  nothing: the classification and a baseline for every point are present\n");
         printf("This machine: %s\n", have_gpu ? dev.name : dev.reason);
+        if (ea_bottom_line(o.golden, classes, stdout, &err) != 0)
+            rc = ea_cli_fail(&err);
         cJSON_Delete(summary);
         cJSON_Delete(pending);
         cJSON_Delete(classes);
     }
     for (int i = 0; i < EA_AUDIT_OPS; i++)
         cJSON_Delete(docs[i]);
-    return 0;
+    return rc;
 }
 
 int ea_main(int argc, char **argv)

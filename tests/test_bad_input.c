@@ -508,3 +508,19 @@ Test(bad_input, extract_check_compares_summary_json_too)
     has(r.err, "summary.json differs from the corpus extraction");
     cli_run_free(&r);
 }
+
+Test(bad_input, audit_states_the_bottom_line)
+{
+    cli_run r = test_cli("audit", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    has(r.out, "\nBottom line: 106 of the 190 occurrences the old rule files under \"extern\" are false externs "
+               "(Inductor lowers them): aten.cat.default 62, aten.cumsum.default 44\n");
+    has(r.out, "\ngolden/baselines/H200.json (NVIDIA H200; per call, median us;");
+    has(r.out, "  index_add       xlnet                     24 ");
+    cli_run_free(&r);
+    const char *g = golden_links(); /* no classification.json; baselines linked */
+    r = test_cli("audit", "--golden", g, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    has(r.out, "Bottom line: not classified yet (no classification.json)");
+    cli_run_free(&r);
+}
