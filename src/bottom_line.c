@@ -8,6 +8,7 @@
 #include "baseline.h"
 #include "json.h"
 #include "path.h"
+#include "replay_file.h"
 
 static void false_externs(const cJSON *classes, FILE *f)
 {
@@ -62,16 +63,17 @@ static int by_name(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int ea_bottom_line(const char *golden, const cJSON *classes, FILE *f, ea_error *err)
+/* Every .json file in <golden>/<sub>, in name order, loaded; show prints a document its validator accepted. */
+static int each_json(const char *golden, const char *sub, int (*validate)(const char *, const cJSON *, ea_error *),
+                     void (*show)(const char *, const cJSON *, FILE *), FILE *f, ea_error *err)
 {
     char dir[4096], path[4400];
     char *names[64];
     int n = 0, rc = 0;
-    false_externs(classes, f);
-    snprintf(dir, sizeof dir, "%s/baselines", golden);
+    snprintf(dir, sizeof dir, "%s/%s", golden, sub);
     DIR *d = opendir(dir);
     if (!d) {
-        fprintf(f, "No baselines yet (%s): extern-audit run --record on a GPU writes them\n", dir);
+        fprintf(f, "\nNo %s yet (%s): a GPU run records them\n", sub, dir);
         return 0;
     }
     struct dirent *e;
@@ -86,8 +88,8 @@ int ea_bottom_line(const char *golden, const cJSON *classes, FILE *f, ea_error *
         ej_doc doc;
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
         if (rc == 0 && ej_load(path, &doc, err) == 0) {
-            if ((rc = ea_baseline_validate(path, doc.root, err)) == 0)
-                scope_rows(path, doc.root, f);
+            if ((rc = validate(path, doc.root, err)) == 0)
+                show(path, doc.root, f);
             ej_free(&doc);
         } else {
             rc = -1;
@@ -95,4 +97,21 @@ int ea_bottom_line(const char *golden, const cJSON *classes, FILE *f, ea_error *
         free(names[i]);
     }
     return rc;
+}
+
+static void replay_line(const char *file, const cJSON *doc, FILE *f)
+{
+    int replayed, ok;
+    ea_replay_file_count(doc, &replayed, &ok);
+    fprintf(f, "\n%s: %d captured partitions, %d replayed from C, %d of them ok\n", file, cJSON_GetArraySize(doc),
+            replayed, ok);
+}
+
+int ea_bottom_line(const char *golden, const cJSON *classes, FILE *f, ea_error *err)
+{
+    false_externs(classes, f);
+    return each_json(golden, "baselines", ea_baseline_validate, scope_rows, f, err) ||
+                   each_json(golden, "replay", ea_replay_file_validate, replay_line, f, err)
+               ? -1
+               : 0;
 }

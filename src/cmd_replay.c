@@ -11,6 +11,7 @@
 #include "device.h"
 #include "json.h"
 #include "replay.h"
+#include "replay_file.h"
 
 const char ea_usage_replay[] =
     "usage: extern-audit replay [--golden DIR] [--scope SCOPE_ID] [--json] [--record FILE]\n"
@@ -144,7 +145,8 @@ int ea_cmd_replay(int argc, char **argv)
     }
     if (rc == 0 && o.json)
         ea_cli_print_json(rows);
-    if (rc == 0 && o.record && ej_write_atomic(o.record, rows, &err) != 0)
+    /* only what the golden reader accepts is recorded */
+    if (rc == 0 && o.record && (ea_replay_file_validate(o.record, rows, &err) || ej_write_atomic(o.record, rows, &err)))
         rc = ea_cli_fail(&err);
     cJSON_Delete(rows);
     ea_captures_free(&caps);

@@ -524,3 +524,25 @@ Test(bad_input, audit_states_the_bottom_line)
     has(r.out, "Bottom line: not classified yet (no classification.json)");
     cli_run_free(&r);
 }
+
+static void replay_refused(const char *from, const char *to, const char *want)
+{
+    const char *g = golden_links();
+    tampered("golden/replay/H200.json", from, to, g, "replay/H200.json");
+    cli_run r = test_cli("audit", "--golden", g, NULL);
+    cr_assert_eq(r.status, 2, "accepted %s", to);
+    has(r.err, want);
+    cli_run_free(&r);
+}
+
+Test(bad_input, golden_replay_file_is_validated)
+{
+    cli_run r = test_cli("audit", NULL);
+    has(r.out, "\ngolden/replay/H200.json: 85 captured partitions, 76 replayed from C, 76 of them ok\n");
+    cli_run_free(&r);
+    replay_refused("\"verdict\":\t\"ok\"", "\"verdict\":\t\"fine\"", "[0].verdict: expected one of the replay's verdicts");
+    replay_refused("\"outputs_matching\":\t", "\"outputs_matching\":\t-", "[0].outputs_matching: expected an integer >= 0");
+    replay_refused("\"samples\":\t", "\"samples\":\t-", ".replay_us.samples: expected an integer >= 1");
+    replay_refused("\"scope\":\t", "\"extra\":\t1,\n\"scope\":\t", "[0]: unknown key 'extra'");
+    replay_refused("[{", "{", "replay/H200.json:");
+}
