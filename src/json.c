@@ -365,6 +365,19 @@ int ej_bad_field(ej_val obj, const char *key, const char *what, const char *got,
     return ea_fail(err, "%s %s: expected %s, got %s", f.file, f.path, what, got);
 }
 
+int ej_get_one_of(ej_val obj, const char *key, const char *const *allowed, const char *what, const char **out,
+                  ea_error *err)
+{
+    char got[96];
+    if (ej_get_string(obj, key, out, err) != 0)
+        return -1;
+    for (const char *const *a = allowed; *a; a++)
+        if (!strcmp(*out, *a))
+            return 0;
+    snprintf(got, sizeof got, "\"%.80s\"", *out);
+    return ej_bad_field(obj, key, what, got, err);
+}
+
 int ej_get_int_min(ej_val obj, const char *key, int64_t min, int64_t *out, ea_error *err)
 {
     char what[64], got[32];

@@ -110,7 +110,7 @@ static int validate_scope(ej_val scope, ea_error *err)
 {
     static const char *const keys[] = {"nodes", "boundary_consumers", "truncated", NULL};
     static const char *const node_keys[] = {"role", "op", "ann", "args", "kwargs", "escapes", NULL};
-    static const char *const roles[] = {"input", "producer", "op", "consumer"};
+    static const char *const roles[] = {"input", "producer", "op", "consumer", NULL};
     ej_val nodes, f;
     int n, truncated;
     if (ej_object(scope, keys, err) || ej_get_bool(scope, "truncated", &truncated, err) ||
@@ -120,17 +120,10 @@ static int validate_scope(ej_val scope, ea_error *err)
     for (int i = 0; i < n; i++) {
         ej_val node = ej_index(nodes, i);
         const char *role, *s;
-        size_t r = 0;
-        if (ej_object(node, node_keys, err) || ej_get_string(node, "role", &role, err) ||
+        if (ej_object(node, node_keys, err) ||
+            ej_get_one_of(node, "role", roles, "\"input\", \"producer\", \"op\" or \"consumer\"", &role, err) ||
             ej_get_string(node, "op", &s, err))
             return -1;
-        while (r < sizeof roles / sizeof roles[0] && strcmp(role, roles[r]))
-            r++;
-        if (r == sizeof roles / sizeof roles[0]) {
-            char got[96];
-            snprintf(got, sizeof got, "\"%.80s\"", role);
-            return ej_bad_field(node, "role", "\"input\", \"producer\", \"op\" or \"consumer\"", got, err);
-        }
         if (ej_field(node, "ann", 0, &f, err) || (f.v && ej_as_string(f, &s, err)) ||
             ej_field(node, "args", 0, &f, err) || (f.v && (ej_array(f, &truncated, err) || validate_refs(f, i, err))) ||
             ej_field(node, "kwargs", 0, &f, err) || (f.v && (ej_map(f, &truncated, err) || validate_refs(f, i, err))))

@@ -10,7 +10,7 @@
 #define NOT_REPLAYABLE "not replayable (ATen steps)"
 
 static const char *const verdicts[] = {"ok", "output mismatch", "kernels differ", "slower than torch",
-                                       "faster than torch", NOT_REPLAYABLE};
+                                       "faster than torch", NOT_REPLAYABLE, NULL};
 
 static int timing(ej_val row, ea_error *err)
 {
@@ -44,18 +44,13 @@ static int row(ej_val r, ea_error *err)
     const char *scope, *verdict, *s;
     int64_t outputs, matching;
     int match, n;
-    size_t v = 0;
     ej_val f;
-    if (ej_object(r, keys, err) || ej_get_string(r, "scope", &scope, err) || ej_get_string(r, "verdict", &verdict, err))
+    if (ej_object(r, keys, err) || ej_get_string(r, "scope", &scope, err) ||
+        ej_get_one_of(r, "verdict", verdicts,
+                      "one of the replay's verdicts (ok, output mismatch, kernels differ, slower than torch, faster "
+                      "than torch, " NOT_REPLAYABLE ")",
+                      &verdict, err))
         return -1;
-    while (v < sizeof verdicts / sizeof verdicts[0] && strcmp(verdict, verdicts[v]))
-        v++;
-    if (v == sizeof verdicts / sizeof verdicts[0]) {
-        char got[96];
-        snprintf(got, sizeof got, "\"%.80s\"", verdict);
-        return ej_bad_field(r, "verdict", "one of the replay's verdicts (ok, output mismatch, kernels differ, slower "
-                                          "than torch, faster than torch, " NOT_REPLAYABLE ")", got, err);
-    }
     if (!strcmp(verdict, NOT_REPLAYABLE)) /* nothing else was measured: no other key may be there */
         return cJSON_GetArraySize(r.v) == 2 ? 0 : ej_bad_field(r, "outputs", "nothing but scope and verdict", "more", err);
     if (ej_get_int_min(r, "outputs", 1, &outputs, err) || ej_get_int_min(r, "outputs_matching", 0, &matching, err) ||
