@@ -33,7 +33,7 @@ DEB_PKGS  := libcriterion-dev libcjson-dev gcovr
 # the rollup's HTML report is tested in a real headless browser; its screenshot is read with libpng
 DEB_PKGS  += chromium libpng-dev
 
-.PHONY: all deps test audit coverage clean help readme
+.PHONY: all deps test audit coverage clean help readme sanitize fuzz
 
 all: $(CLI) $(SUITE)
 
@@ -43,6 +43,8 @@ help:
 	@echo "make audit     build and run extern-audit on the committed golden data"
 	@echo "make readme    rewrite README.md's generated blocks from what the commands print (ci/readme)"
 	@echo "make coverage  instrumented host build, suite, gcovr HTML in $(BUILD)/coverage/ (fails under 80% of src/ lines)"
+	@echo "make sanitize  suite and CLI with ASan+UBSan (leak detection on) in $(BUILD)/sanitize/; any report fails"
+	@echo "make fuzz      libFuzzer harnesses (fuzz/) on every input reader, FUZZ_SECONDS=N each (default 30)"
 
 deps:
 	@missing=""; for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -58,7 +60,7 @@ deps:
 
 test: deps
 	@$(MAKE) --no-print-directory $(SUITE) $(CLI)
-	$(SUITE) --jobs 2 --verbose
+	ci/suite $(SUITE) $(BUILD)/test.log
 	@# the capture tool's pure-Python parts; torch is not needed for them
 	python3 -m unittest discover -s tools/capture/tests
 
@@ -120,6 +122,34 @@ coverage: deps
 	@# only the library's own objects: Criterion's per-test functions trip gcovr 5.2's merge
 	gcovr -r . --filter 'src/' $(BUILD)/cov/obj/src \
 	  --html-details $(BUILD)/coverage/index.html --print-summary --fail-under-line 80
+
+# Sanitizers: host C instrumented in its own tree; the CUDA objects are the normal build's, linked as
+# they are (nvcc code is not instrumented). ci/sanitize runs the suite and the CLI and fails on any report.
+SAN_BUILD := $(BUILD)/sanitize
+SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+sanitize: deps
+	@$(MAKE) --no-print-directory $(BUILD)/libextern-audit.a
+	@$(MAKE) --no-print-directory BUILD=$(SAN_BUILD) CFLAGS="$(SAN_FLAGS) -DEA_SANITIZE" LDFLAGS="$(SAN_FLAGS)" \
+	  LIB_OBJ="$(call obj,$(SAN_BUILD),$(LIB_C)) $(filter %.cu.o,$(LIB_OBJ))" $(SAN_BUILD)/extern-audit $(SAN_BUILD)/test-suite
+	ci/sanitize $(SAN_BUILD)
+
+# Fuzzing: one libFuzzer harness per input reader (fuzz/fuzz_<reader>.c), built by Debian's clang
+# over the host C (coverage-instrumented, ASan+UBSan); the CUDA objects are linked as they are.
+# ci/fuzz seeds each from tests/fixtures and golden/ and runs it FUZZ_SECONDS.
+FUZZ_BUILD   := $(BUILD)/fuzz
+FUZZ_SECONDS ?= 30
+FUZZ_FLAGS   := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZERS      := $(patsubst fuzz/%.c,%,$(wildcard fuzz/fuzz_*.c))
+fuzz: DEB_PKGS += clang libclang-rt-14-dev
+fuzz: deps
+	@$(MAKE) --no-print-directory $(BUILD)/libextern-audit.a
+	@$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=clang CFLAGS="$(FUZZ_FLAGS) -fsanitize=fuzzer-no-link" \
+	  LDFLAGS="$(FUZZ_FLAGS) -fsanitize=fuzzer" LIB_OBJ="$(call obj,$(FUZZ_BUILD),$(LIB_C)) $(filter %.cu.o,$(LIB_OBJ))" \
+	  $(addprefix $(FUZZ_BUILD)/,$(FUZZERS))
+	ci/fuzz $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
+$(BUILD)/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz.h $(BUILD)/libextern-audit.a
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(filter %.c %.a,$^) -o $@ $(LDFLAGS) $(LDLIBS)
 
 clean:
 	rm -rf $(BUILD)

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "capture_impl.h"
+#include "readfile.h"
 
 const char *const ea_launch_kinds[EA_LAUNCH_KINDS + 1] = {"poi", "red", "per", "spl", "for", "tem", NULL};
 
@@ -47,18 +47,6 @@ int cap_oom(const char *file, ea_error *err)
 }
 
 /* ---- typed fields with the checks the schema adds to the JSON layer ---- */
-
-int cap_int_at_least(ej_val obj, const char *key, int64_t min, int64_t *out, ea_error *err)
-{
-    char what[64], got[32];
-    if (ej_get_int(obj, key, out, err) != 0)
-        return -1;
-    if (*out >= min)
-        return 0;
-    snprintf(what, sizeof what, "an integer >= %" PRId64, min);
-    snprintf(got, sizeof got, "%" PRId64, *out);
-    return ej_bad_field(obj, key, what, got, err);
-}
 
 int cap_int_list(ej_val obj, const char *key, int64_t min, int exact, int max, int64_t *out, int *n, ea_error *err)
 {
@@ -178,10 +166,10 @@ static int read_generator(ej_val v, ea_dtype dt, ea_capture_gen *g, ea_error *er
     switch (g->kind) {
     case EA_GEN_UNIFORM:
     case EA_GEN_BOOL:
-        return cap_int_at_least(v, "seed", 0, &g->seed, err);
+        return ej_get_int_min(v, "seed", 0, &g->seed, err);
     case EA_GEN_RANDINT:
-        if (cap_int_at_least(v, "seed", 0, &g->seed, err) || ej_get_int(v, "low", &g->low, err) ||
-            cap_int_at_least(v, "high", g->low + 1, &g->high, err))
+        if (ej_get_int_min(v, "seed", 0, &g->seed, err) || ej_get_int(v, "low", &g->low, err) ||
+            ej_get_int_min(v, "high", g->low + 1, &g->high, err))
             return -1;
         return 0;
     case EA_GEN_CONSTANT: {
@@ -206,17 +194,17 @@ static int read_generator(ej_val v, ea_dtype dt, ea_capture_gen *g, ea_error *er
         ej_val iota;
         int ns;
         if (ej_field(v, "iota", 1, &iota, err) || ej_object(iota, iota_keys, err) ||
-            cap_int_at_least(iota, "length", 0, &g->length, err) || ej_get_int(iota, "start", &g->start, err) ||
+            ej_get_int_min(iota, "length", 0, &g->length, err) || ej_get_int(iota, "start", &g->start, err) ||
             ej_get_int(iota, "step", &g->step, err) ||
             cap_int_list(v, "size", 0, 0, EA_MAX_DIMS, g->size, &g->ndim, err) ||
             cap_int_list(v, "stride", 0, 0, EA_MAX_DIMS, g->stride, &ns, err) ||
-            cap_int_at_least(v, "offset", 0, &g->offset, err))
+            ej_get_int_min(v, "offset", 0, &g->offset, err))
             return -1;
         return same_rank(v, "stride", g->ndim, ns, err);
     }
     case EA_GEN_TOPK_IDS:
-        return cap_int_at_least(v, "seed", 0, &g->seed, err) || cap_int_at_least(v, "experts", 1, &g->experts, err) ||
-                       cap_int_at_least(v, "k", 1, &g->k, err)
+        return ej_get_int_min(v, "seed", 0, &g->seed, err) || ej_get_int_min(v, "experts", 1, &g->experts, err) ||
+                       ej_get_int_min(v, "k", 1, &g->k, err)
                    ? -1
                    : 0;
     }
@@ -247,7 +235,7 @@ static int read_tensor(ej_val v, int input, ea_capture_tensor *t, ea_error *err)
         cap_dtype_field(v, "dtype", &t->t.dtype, err) ||
         cap_int_list(v, "sizes", 0, 0, EA_MAX_DIMS, t->t.sizes, &t->t.ndim, err) ||
         cap_int_list(v, "strides", 0, 0, EA_MAX_DIMS, t->t.strides, &ns, err) ||
-        cap_int_at_least(v, "offset", 0, &t->t.offset, err))
+        ej_get_int_min(v, "offset", 0, &t->t.offset, err))
         return -1;
     if (same_rank(v, "strides", t->t.ndim, ns, err) != 0)
         return -1;
@@ -397,8 +385,9 @@ static int load_one(const char *root, const char *name, ea_capture *c, ea_error 
     snprintf(path, sizeof path, "%s/capture.json", folder);
     if (stat(folder, &st) != 0 || !S_ISDIR(st.st_mode))
         return ea_fail(err, "%s: expected only capture folders under %s, got a file", folder, root);
-    if (access(path, F_OK) != 0)
-        return ea_fail(err, "%s: expected capture.json in every capture folder, got none", folder);
+    int present = ea_file_present(path, err);
+    if (present <= 0)
+        return present < 0 ? -1 : ea_fail(err, "%s: expected capture.json in every capture folder, got none", folder);
     if (ea_capture_load(path, c, err) != 0)
         return -1;
     if (!strcmp(c->scope, name))

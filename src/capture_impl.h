@@ -13,7 +13,6 @@ void *cap_take(ea_capture *c, size_t n, size_t size);
 /* "<dir>/<name>", freed with the capture. */
 char *cap_join(ea_capture *c, const char *dir, const char *name);
 int cap_oom(const char *file, ea_error *err);
-int cap_int_at_least(ej_val obj, const char *key, int64_t min, int64_t *out, ea_error *err);
 /* An array of integers >= min: exactly `exact` long when exact > 0, at most max long. */
 int cap_int_list(ej_val obj, const char *key, int64_t min, int exact, int max, int64_t *out, int *n, ea_error *err);
 /* An array of strings; unique: non-empty and no string twice. */

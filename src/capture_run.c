@@ -8,6 +8,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* The dynamic shared memory a block may opt into on sm_90 and sm_100: 227 KiB. */
+#define EA_MAX_SHARED_BYTES 232448
+
 /* ---- scalar argument types ---- */
 
 /* Integers: the low bytes of the value truncated toward zero, so -1 is all ones at every width; values
@@ -107,14 +110,14 @@ static int read_evidence(ea_capture *c, ej_val run, ea_capture_evidence *ev, ea_
         ej_field(v, "triton_launches", 1, &tl, err) || ej_object(tl, ea_launch_kinds, err))
         return -1;
     for (int k = 0; k < EA_LAUNCH_KINDS; k++) {
-        if (cap_int_at_least(tl, ea_launch_kinds[k], 0, &ev->launches[k], err) != 0)
+        if (ej_get_int_min(tl, ea_launch_kinds[k], 0, &ev->launches[k], err) != 0)
             return -1;
         total += ev->launches[k];
     }
-    if (cap_int_at_least(v, "alias_slices", 0, &ev->alias_slices, err) ||
-        cap_int_at_least(v, "workspace_zeroing", 0, &ev->workspace_zeroing, err) ||
-        cap_int_at_least(v, "scan_kernels", 0, &ev->scan_kernels, err) ||
-        cap_int_at_least(v, "atomic_kernels", 0, &ev->atomic_kernels, err))
+    if (ej_get_int_min(v, "alias_slices", 0, &ev->alias_slices, err) ||
+        ej_get_int_min(v, "workspace_zeroing", 0, &ev->workspace_zeroing, err) ||
+        ej_get_int_min(v, "scan_kernels", 0, &ev->scan_kernels, err) ||
+        ej_get_int_min(v, "atomic_kernels", 0, &ev->atomic_kernels, err))
         return -1;
     /* a kernel is counted when launched, so neither marker can exceed the launches */
     const char *over = ev->scan_kernels > total ? "scan_kernels" : ev->atomic_kernels > total ? "atomic_kernels" : NULL;
@@ -152,7 +155,7 @@ static int read_buffers(ea_capture *c, ej_val run, ea_capture_run *r, ea_error *
         ej_val e = ej_index(arr, i);
         ea_capture_buffer *b = &r->buffers[i];
         if (ej_object(e, keys, err) || ej_get_string(e, "name", &b->name, err) ||
-            cap_int_at_least(e, "bytes", 0, &b->bytes, err))
+            ej_get_int_min(e, "bytes", 0, &b->bytes, err))
             return -1;
         r->nbuffers = i; /* the names before this one */
         int dup = known_buffer(c, r, b->name);
@@ -172,7 +175,7 @@ static int read_arg(const ea_capture *c, const ea_capture_run *r, ej_val v, ea_c
         return -1;
     if (b.v) {
         if (ej_object(v, buffer_keys, err) || ej_get_string(v, "buffer", &a->buffer, err) ||
-            cap_int_at_least(v, "offset", 0, &a->offset, err))
+            ej_get_int_min(v, "offset", 0, &a->offset, err))
             return -1;
         if (known_buffer(c, r, a->buffer))
             return 0;
@@ -198,11 +201,17 @@ static int read_triton(ea_capture *c, ea_capture_run *r, ej_val v, ea_capture_st
     struct stat st;
     if (ej_object(v, keys, err) || ej_get_string(v, "kernel", &s->kernel, err) ||
         ej_get_string(v, "cubin", &cubin, err) || ej_get_string(v, "function", &s->function, err) ||
-        cap_int_at_least(v, "num_warps", 1, &s->num_warps, err) || cap_int_at_least(v, "shared", 0, &s->shared, err) ||
+        ej_get_int_min(v, "num_warps", 1, &s->num_warps, err) || ej_get_int_min(v, "shared", 0, &s->shared, err) ||
         cap_int_list(v, "grid", 1, 3, 3, s->grid, &n, err) || cap_int_list(v, "block", 1, 3, 3, s->block, &n, err) ||
-        cap_int_at_least(v, "global_scratch", 0, &s->global_scratch, err) ||
-        cap_int_at_least(v, "profile_scratch", 0, &s->profile_scratch, err))
+        ej_get_int_min(v, "global_scratch", 0, &s->global_scratch, err) ||
+        ej_get_int_min(v, "profile_scratch", 0, &s->profile_scratch, err))
         return -1;
+    if (s->shared > EA_MAX_SHARED_BYTES) {
+        char got[32];
+        snprintf(got, sizeof got, "%" PRId64, s->shared);
+        return ej_bad_field(v, "shared", "at most 232448 bytes (227 KiB, the most an sm_90 or sm_100 block can have)",
+                            got, err);
+    }
     /* the cubin travels with the capture: a path outside its folder would not */
     if (!*cubin || cubin[0] == '/' || strstr(cubin, ".."))
         return ej_bad_field(v, "cubin", "a file name inside the capture's folder", cubin, err);
@@ -263,7 +272,7 @@ static int read_stats(ej_val timing, const char *key, ea_capture_stats *s, ea_er
     ej_val v;
     if (ej_field(timing, key, 1, &v, err) || ej_object(v, keys, err) ||
         ej_get_number(v, "median_us", &s->median_us, err) || ej_get_number(v, "q1_us", &s->q1_us, err) ||
-        ej_get_number(v, "q3_us", &s->q3_us, err) || cap_int_at_least(v, "samples", 1, &s->samples, err))
+        ej_get_number(v, "q3_us", &s->q3_us, err) || ej_get_int_min(v, "samples", 1, &s->samples, err))
         return -1;
     if (0 <= s->q1_us && s->q1_us <= s->median_us && s->median_us <= s->q3_us)
         return 0;
@@ -276,8 +285,8 @@ static int read_timing(ej_val run, ea_capture_run *r, ea_error *err)
     ej_val v;
     return ej_field(run, "timing", 1, &v, err) || ej_object(v, keys, err) ||
                    ej_get_string(v, "method", &r->timing_method, err) ||
-                   cap_int_at_least(v, "calls_per_replay", 1, &r->calls_per_replay, err) ||
-                   cap_int_at_least(v, "replays", 1, &r->replays, err) || read_stats(v, "eager", &r->eager, err) ||
+                   ej_get_int_min(v, "calls_per_replay", 1, &r->calls_per_replay, err) ||
+                   ej_get_int_min(v, "replays", 1, &r->replays, err) || read_stats(v, "eager", &r->eager, err) ||
                    read_stats(v, "compiled", &r->compiled, err)
                ? -1
                : 0;

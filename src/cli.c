@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "baseline.h"
+#include "bottom_line.h"
 #include "classify.h"
 #include "corpus.h"
 #include "device.h"
@@ -15,6 +16,7 @@
 #include "json.h"
 #include "occurrences.h"
 #include "oldrule.h"
+#include "readfile.h"
 
 #define DEFAULT_CORPUS "build/corpus/better-benchmark"
 #define DEFAULT_GOLDEN "golden"
@@ -87,7 +89,15 @@ int ea_cli_parse(const char *cmd, const char *allowed, int argc, char **argv, op
                  {"--check-only", &o->check_only}};
     *help = 0;
     for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
+        const char *a = argv[i], *eq = strchr(a, '='), *inline_value = NULL;
+        char name[32];
+        /* --golden=DIR as well as --golden DIR */
+        if (!strncmp(a, "--", 2) && eq && (size_t)(eq - a) < sizeof name) {
+            memcpy(name, a, (size_t)(eq - a));
+            name[eq - a] = '\0';
+            a = name;
+            inline_value = eq + 1;
+        }
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             *help = 1;
             return 0;
@@ -100,11 +110,15 @@ int ea_cli_parse(const char *cmd, const char *allowed, int argc, char **argv, op
         for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++)
             if (!strcmp(a, flags[k].name))
                 known = *flags[k].flag = 1;
+        if (known && inline_value)
+            return ea_cli_usage_error(cmd, "option '%s' takes no value", a);
         if (known)
             continue;
-        if (i + 1 >= argc)
+        if (!inline_value && i + 1 >= argc)
             return ea_cli_usage_error(cmd, "option '%s' needs a value", a);
-        const char *v = argv[++i];
+        const char *v = inline_value ? inline_value : argv[++i];
+        if (!*v) /* --golden '' would read /occurrences */
+            return ea_cli_usage_error(cmd, "option '%s' needs a non-empty value", a);
         for (size_t k = 0; k < sizeof strings / sizeof strings[0]; k++)
             if (!strcmp(a, strings[k].name)) {
                 *strings[k].value = v;
@@ -153,6 +167,18 @@ static int check_against(const ea_extraction *x, const char *dir, ea_error *err)
         }
         cJSON_Delete(golden[i]);
     }
+    /* summary.json as well: nothing else reads it back, so a tampered one would pass unseen */
+    char path[4096];
+    ej_doc summary;
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    if (ej_load(path, &summary, err) != 0)
+        return 2;
+    if (!cJSON_Compare(summary.root, x->summary, 1)) {
+        fprintf(stderr, "extern-audit: %s differs from the corpus extraction; regenerate with: extern-audit extract --out %s\n",
+                path, dir);
+        differ = 1;
+    }
+    ej_free(&summary);
     return differ;
 }
 
@@ -270,8 +296,9 @@ static cJSON *classification_summary(const char *golden, ea_error *err)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/classification.json", golden);
-    if (access(path, F_OK) != 0)
-        return NULL;
+    int present = ea_file_present(path, err);
+    if (present <= 0)
+        return present < 0 ? (cJSON *)-1 : NULL;
     ej_doc doc;
     if (ej_load(path, &doc, err) != 0)
         return (cJSON *)-1;
@@ -300,7 +327,7 @@ static cJSON *pending_gpu_work(const char *golden, cJSON *const docs[EA_AUDIT_OP
     cJSON *list = cJSON_CreateArray(), *measured = cJSON_CreateArray();
     char path[4096];
     snprintf(path, sizeof path, "%s/classification.json", golden);
-    if (access(path, F_OK) != 0)
+    if (ea_file_present(path, err) == 0) /* a broken link is refused by classification_summary */
         need(list, path, "classification from actual compile behaviour (tools/capture on a GPU with torch)");
     if (measured_points(golden, measured, err) != 0) {
         cJSON_Delete(list);
@@ -372,13 +399,15 @@ static int cmd_audit(int argc, char **argv)
         if (!cJSON_GetArraySize(pending))
             printf("  nothing: the classification and a baseline for every point are present\n");
         printf("This machine: %s\n", have_gpu ? dev.name : dev.reason);
+        if (ea_bottom_line(o.golden, classes, stdout, &err) != 0)
+            rc = ea_cli_fail(&err);
         cJSON_Delete(summary);
         cJSON_Delete(pending);
         cJSON_Delete(classes);
     }
     for (int i = 0; i < EA_AUDIT_OPS; i++)
         cJSON_Delete(docs[i]);
-    return 0;
+    return rc;
 }
 
 int ea_main(int argc, char **argv)
@@ -406,7 +435,9 @@ int ea_main(int argc, char **argv)
         for (size_t i = 0; argc > 2 && i < sizeof cmds / sizeof cmds[0]; i++)
             if (!strcmp(argv[2], cmds[i].name))
                 return fputs(cmds[i].usage, stdout), 0;
-        fputs(usage_main, stdout);
+        if (argc > 2)
+            fprintf(stderr, "extern-audit help: unknown command '%s'\n", argv[2]);
+        fputs(usage_main, argc > 2 ? stderr : stdout);
         return argc > 2 ? 2 : 0;
     }
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)

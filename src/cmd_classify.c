@@ -3,11 +3,9 @@
  * class and the findings, then either checks the result against golden/classification.json (exit 1
  * on a changed class, an unclassified occurrence or disagreeing configs) or, with --update, writes
  * it. Bad input (a corrupt capture, occurrence, rule or stored classification) exits 2. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "capture.h"
 #include "classify.h"
@@ -15,6 +13,7 @@
 #include "json.h"
 #include "occurrences.h"
 #include "oldrule.h"
+#include "readfile.h"
 
 const char ea_usage_classify[] =
     "usage: extern-audit classify [--golden DIR] [--json] [--update]\n"
@@ -153,12 +152,28 @@ static void report_open(const cJSON *doc, int *unclassified_out, int *disagree_o
     *disagree_out = disagree;
 }
 
+/* The stored classification, read and validated before anything is printed: a corrupt file fails
+ * the command at once, not after the whole table. 0 with stored->root NULL: the file is absent. */
+static int load_stored(const char *path, ej_doc *stored, ea_error *err)
+{
+    memset(stored, 0, sizeof *stored);
+    int present = ea_file_present(path, err);
+    if (present <= 0)
+        return present;
+    if (ej_load(path, stored, err) != 0)
+        return -1;
+    if (ea_classification_validate(path, stored->root, err) != 0) {
+        ej_free(stored);
+        return -1;
+    }
+    return 0;
+}
+
 /* --update: write unless occurrences are unclassified. Otherwise check against the stored file. */
-static int gate(const cJSON *doc, const char *golden, int update)
+static int gate(const cJSON *doc, const char *golden, int update, const cJSON *stored)
 {
     char path[4096];
     ea_error err;
-    ej_doc stored;
     int unclassified, disagree;
     report_open(doc, &unclassified, &disagree);
     snprintf(path, sizeof path, "%s/classification.json", golden);
@@ -172,25 +187,18 @@ static int gate(const cJSON *doc, const char *golden, int update)
         fprintf(stderr, "extern-audit classify: wrote %s\n", path);
         return 0;
     }
-    if (access(path, F_OK) != 0 && errno == ENOENT) {
+    if (!stored) {
         fprintf(stderr,
                 "extern-audit classify: %s not found; create it with: extern-audit classify --golden %s --update\n",
                 path, golden);
         return 1;
     }
-    if (ej_load(path, &stored, &err) != 0)
-        return ea_cli_fail(&err);
-    if (ea_classification_validate(path, stored.root, &err) != 0) {
-        ej_free(&stored);
-        return ea_cli_fail(&err);
-    }
-    int changes = class_changes(stored.root, doc, path);
-    if (!changes && !cJSON_Compare(stored.root, doc, 1))
+    int changes = class_changes(stored, doc, path);
+    if (!changes && !cJSON_Compare(stored, doc, 1))
         fprintf(stderr,
                 "extern-audit classify: note: %s differs in reasons, old-rule verdicts, findings or "
                 "environment, not in classes; --update records them\n",
                 path);
-    ej_free(&stored);
     return changes || unclassified || disagree ? 1 : 0;
 }
 
@@ -201,15 +209,21 @@ int ea_cmd_classify(int argc, char **argv)
     if (rc || help)
         return rc ? rc : (fputs(ea_usage_classify, stdout), 0);
     ea_error err;
+    ej_doc stored = {0};
+    char path[4096];
     cJSON *doc;
-    if (ea_classify_golden(o.golden, &doc, &err) != 0)
+    snprintf(path, sizeof path, "%s/classification.json", o.golden);
+    if ((!o.update && load_stored(path, &stored, &err) != 0) || ea_classify_golden(o.golden, &doc, &err) != 0) {
+        ej_free(&stored);
         return ea_cli_fail(&err);
+    }
     if (o.json) {
         ea_cli_print_json(doc);
     } else {
         print_table(doc, stdout);
     }
-    rc = gate(doc, o.golden, o.update);
+    rc = gate(doc, o.golden, o.update, stored.root);
+    ej_free(&stored);
     cJSON_Delete(doc);
     return rc;
 }

@@ -11,6 +11,7 @@
 #include "device.h"
 #include "json.h"
 #include "replay.h"
+#include "replay_file.h"
 
 const char ea_usage_replay[] =
     "usage: extern-audit replay [--golden DIR] [--scope SCOPE_ID] [--json] [--record FILE]\n"
@@ -87,7 +88,7 @@ int ea_cmd_replay(int argc, char **argv)
     ea_captures caps;
     if (ea_captures_load_dir(o.golden, &caps, &err) != 0)
         return ea_cli_fail(&err);
-    int selected = 0;
+    int selected = 0, replayable = 0;
     /* every plan is checked on the host before any device work, so a CPU machine still validates */
     for (int i = 0; rc == 0 && i < caps.n; i++) {
         const ea_capture *c = &caps.items[i];
@@ -95,6 +96,7 @@ int ea_cmd_replay(int argc, char **argv)
         if (o.scope && strcmp(o.scope, c->scope))
             continue;
         selected++;
+        replayable += r->replayable;
         if (r->replayable && ea_replay_check(c, r, &err) != 0)
             rc = ea_cli_fail(&err);
     }
@@ -105,7 +107,8 @@ int ea_cmd_replay(int argc, char **argv)
     }
     ea_device_info dev;
     if (rc == 0 && !ea_device_probe(&dev)) {
-        fprintf(stderr, "extern-audit replay: no CUDA device: %s (%d plans checked on the host)\n", dev.reason, selected);
+        fprintf(stderr, "extern-audit replay: no CUDA device: %s (%d of %d captures replayable, their plans checked on "
+                        "the host; the other %d have ATen steps)\n", dev.reason, replayable, selected, selected - replayable);
         rc = 2;
     }
     cJSON *rows = cJSON_CreateArray();
@@ -142,7 +145,8 @@ int ea_cmd_replay(int argc, char **argv)
     }
     if (rc == 0 && o.json)
         ea_cli_print_json(rows);
-    if (rc == 0 && o.record && ej_write_atomic(o.record, rows, &err) != 0)
+    /* only what the golden reader accepts is recorded */
+    if (rc == 0 && o.record && (ea_replay_file_validate(o.record, rows, &err) || ej_write_atomic(o.record, rows, &err)))
         rc = ea_cli_fail(&err);
     cJSON_Delete(rows);
     ea_captures_free(&caps);

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <cuda_runtime_api.h>
 
@@ -24,6 +23,7 @@
 #include "timer.h"
 #include "torch_ops.h"
 #include "unsupported.h"
+#include "readfile.h"
 
 /* --plan sizes ATen's grids with this machine's multiprocessor count; plans print without a GPU too,
  * and then use an H200's, the GPU the committed baselines come from. Each plan says which it used. */
@@ -45,6 +45,7 @@ const char ea_usage_run[] =
     "  --check-only   every path of every point run once on its inputs and checked, nothing timed: what\n"
     "                 compute-sanitizer wraps (ci/gpu-check STEPS=sanitize); not with --record\n"
     "  --quiet        no progress lines on stderr\n"
+    "  --list         list the families, aliases and points, with the models each covers ([--golden DIR] [--json])\n"
     "the replica's fidelity compares the current path with DIR/torch_ops/<gpu model>.json, the op timed\n"
     "alone in torch (python3 tools/capture/op_timing.py); without it: \"no torch measurement\"\n"
     "a point its family refuses (a shape, dtype or capture it does not implement) is reported unsupported,\n"
@@ -154,8 +155,9 @@ static int load_classification(const char *golden, ej_doc *doc, ea_error *err)
     char path[4096];
     snprintf(path, sizeof path, "%s/classification.json", golden);
     memset(doc, 0, sizeof *doc);
-    if (access(path, F_OK) != 0)
-        return 0;
+    int present = ea_file_present(path, err);
+    if (present <= 0)
+        return present;
     if (ej_load(path, doc, err))
         return -1;
     if (ea_classification_validate(path, doc->root, err)) {
@@ -291,8 +293,39 @@ void ea_run_points_free(ea_run_points *p)
         cJSON_Delete(p->docs[i]);
 }
 
+/* run --list [--golden DIR] [--json]: what --scope accepts. */
+static int list_scopes(int argc, char **argv)
+{
+    char *rest[64], dir[4096];
+    int n = 0, help;
+    ea_cli_options c;
+    ea_error err;
+    cJSON *docs[EA_AUDIT_OPS];
+    for (int i = 0; i < argc && n < 64; i++)
+        if (strcmp(argv[i], "--list"))
+            rest[n++] = argv[i];
+    int rc = ea_cli_parse("run", "--golden --json", n, rest, &c, &help);
+    if (rc || help)
+        return rc ? rc : (fputs(ea_usage_run, stdout), 0);
+    snprintf(dir, sizeof dir, "%s/occurrences", c.golden);
+    if (ea_occurrences_load(dir, docs, &err))
+        return ea_cli_fail(&err);
+    cJSON *list = ea_repro_list(docs);
+    if (c.json)
+        ea_cli_print_json(list);
+    else
+        ea_repro_list_print(list, stdout);
+    cJSON_Delete(list);
+    for (int i = 0; i < EA_AUDIT_OPS; i++)
+        cJSON_Delete(docs[i]);
+    return 0;
+}
+
 int ea_cmd_run(int argc, char **argv)
 {
+    for (int i = 0; i < argc; i++)
+        if (!strcmp(argv[i], "--list"))
+            return list_scopes(argc, argv);
     run_options o;
     int help = 0, rc = parse(argc, argv, &o, &help);
     if (rc || help)

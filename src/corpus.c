@@ -1,5 +1,6 @@
 #include "corpus.h"
 #include "hash.h"
+#include "readfile.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -71,8 +72,67 @@ static int add_ref(ref_list *l, const char *models, const char *path, int stem_l
     return 0;
 }
 
-static int scan(ref_list *l, const char *models, const char *dir, ea_error *err)
+/* The folders listed so far, by identity: a link back up (ln -s . loop) or a second path to a folder
+ * would count its graphs again, and two such links make the walk exponential. */
+typedef struct {
+    struct {
+        dev_t dev;
+        ino_t ino;
+    } *v;
+    int n, cap;
+} dir_set;
+
+static int visit(dir_set *seen, const char *dir, const struct stat *st, ea_error *err)
 {
+    for (int i = 0; i < seen->n; i++)
+        if (seen->v[i].dev == st->st_dev && seen->v[i].ino == st->st_ino)
+            return ea_fail(err, "%s: a folder reached twice (a link cycle or a second link to it); "
+                                "the corpus walk refuses to count its graphs again", dir);
+    if (seen->n == seen->cap) {
+        int cap = seen->cap ? 2 * seen->cap : 64;
+        void *v = realloc(seen->v, sizeof *seen->v * (size_t)cap);
+        if (!v)
+            return ea_fail(err, "out of memory listing %s", dir);
+        seen->v = v;
+        seen->cap = cap;
+    }
+    seen->v[seen->n].dev = st->st_dev;
+    seen->v[seen->n++].ino = st->st_ino;
+    return 0;
+}
+
+/* full_graph_NNN.meta.json whose full_graph_NNN.py is missing or not a regular file: an extraction
+ * from what is left would be silently smaller. */
+static int check_meta_graph(const char *meta, ea_error *err)
+{
+    size_t n = strlen(meta) - strlen(".meta.json");
+    char *py = malloc(n + 4);
+    struct stat st;
+    if (!py)
+        return ea_fail(err, "out of memory checking %s", meta);
+    snprintf(py, n + 4, "%.*s.py", (int)n, meta);
+    int rc = 0;
+    if (stat(py, &st) != 0)
+        rc = ea_fail(err, "%s: its graph %s cannot be read: %s", meta, py, strerror(errno));
+    else if (!S_ISREG(st.st_mode))
+        rc = ea_fail(err, "%s: its graph %s is not a regular file", meta, py);
+    free(py);
+    return rc;
+}
+
+static int is_meta_name(const char *name)
+{
+    size_t n = strlen(name), m = strlen(".meta.json");
+    return n > m && !strcmp(name + n - m, ".meta.json") && !strncmp(name, "full_graph_", 11);
+}
+
+static int scan(ref_list *l, dir_set *seen, const char *models, const char *dir, ea_error *err)
+{
+    struct stat st;
+    if (stat(dir, &st) != 0)
+        return ea_fail(err, "%s: cannot read folder: %s", dir, strerror(errno));
+    if (visit(seen, dir, &st, err))
+        return -1;
     DIR *d = opendir(dir);
     if (!d)
         return ea_fail(err, "%s: cannot read folder: %s", dir, strerror(errno));
@@ -86,11 +146,15 @@ static int scan(ref_list *l, const char *models, const char *dir, ea_error *err)
             rc = ea_fail(err, "out of memory listing %s", dir);
             break;
         }
-        int len = graph_name_len(e->d_name);
-        if (is_dir(p))
-            rc = scan(l, models, p, err);
+        int len = graph_name_len(e->d_name), there = stat(p, &st) == 0;
+        if (len && !(there && S_ISREG(st.st_mode)))
+            rc = ea_fail(err, "%s: a graph file that is %s", p, there ? "not a regular file" : "a dangling link");
         else if (len)
             rc = add_ref(l, models, p, len, err);
+        else if (is_meta_name(e->d_name))
+            rc = check_meta_graph(p, err);
+        else if (there && S_ISDIR(st.st_mode))
+            rc = scan(l, seen, models, p, err);
         free(p);
     }
     closedir(d);
@@ -116,7 +180,10 @@ int ea_corpus_open(const char *dir, ea_corpus *c, ea_error *err)
         return ea_fail(err, "out of memory");
     c->models_dir = models;
     ref_list l = {0};
-    if (scan(&l, models, models, err) != 0) {
+    dir_set seen = {0};
+    int bad = scan(&l, &seen, models, models, err);
+    free(seen.v);
+    if (bad) {
         c->graphs = l.v;
         c->ngraphs = l.n;
         ea_corpus_free(c);
@@ -151,20 +218,15 @@ void ea_corpus_free(ea_corpus *c)
 int ea_corpus_digest(const ea_corpus *c, uint64_t *digest, ea_error *err)
 {
     uint64_t h = EA_FNV1A64_INIT;
-    static char buf[1 << 16];
     for (int i = 0; i < c->ngraphs; i++) {
         const char *rel = c->graphs[i].path + strlen(c->models_dir) + 1;
         h = ea_fnv1a64(h, rel, strlen(rel) + 1);
-        FILE *f = fopen(c->graphs[i].path, "rb");
-        if (!f)
-            return ea_fail(err, "%s: cannot read: %s", c->graphs[i].path, strerror(errno));
-        size_t n;
-        while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-            h = ea_fnv1a64(h, buf, n);
-        int bad = ferror(f);
-        fclose(f);
-        if (bad)
-            return ea_fail(err, "%s: read error", c->graphs[i].path);
+        char *text;
+        size_t len;
+        if (ea_read_file(c->graphs[i].path, &text, &len, err))
+            return -1;
+        h = ea_fnv1a64(h, text, len);
+        free(text);
     }
     *digest = h;
     return 0;

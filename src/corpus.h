@@ -1,7 +1,9 @@
 /* corpus.h: the graph files of a better-benchmark checkout, in a stable order.
  * Contract: ea_corpus_open accepts the checkout root (holding repros/models) or repros/models itself,
  * lists every full_graph_NNN.py with its identity (suite/mode/model/graph; model names may hold '/'),
- * sorted by path, and fails with the folder named when it is missing, unreadable or holds no graph. */
+ * sorted by path, and fails with the folder named when it is missing, unreadable or holds no graph.
+ * Links are followed, but a folder reached twice (a link cycle) is refused, as is a graph name that is
+ * not a regular file and a full_graph_NNN.meta.json whose full_graph_NNN.py is missing or not one. */
 #ifndef EA_CORPUS_H
 #define EA_CORPUS_H
 

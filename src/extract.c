@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fxgraph.h"
 #include "hash.h"
@@ -385,23 +386,44 @@ int ea_extract(const ea_corpus *c, const ea_extract_opts *o, ea_extraction *out,
     return rc;
 }
 
-/* The five documents are one set: each is written beside its target first, and only when all are
- * written do they replace the old ones, so a failure while writing leaves the old set whole. */
+/* The five documents are one set: each is written beside its target first (.staged); only when all
+ * are written do they replace the old ones, each old one kept under a second name (.previous) until
+ * the last is in place, so a failure at any step puts the old set back whole. */
 int ea_extraction_write(const ea_extraction *x, const char *dir, ea_error *err)
 {
     enum { N = EA_AUDIT_OPS + 1 };
-    char final[N][4096], staged[N][4112];
-    int written = 0, rc = ea_make_dirs(dir, err);
-    for (int i = 0; i < N && rc == 0; i++, written++) {
-        snprintf(final[i], sizeof final[i], "%s/%s.json", dir, i < EA_AUDIT_OPS ? ea_audit_ops[i].short_name : "summary");
-        snprintf(staged[i], sizeof staged[i], "%s.staged", final[i]);
-        rc = ej_write_atomic(staged[i], i < EA_AUDIT_OPS ? x->docs[i] : x->summary, err);
+    char final[N][4096], staged[N][4112], previous[N][4112];
+    int had[N] = {0}, written = 0, replaced = 0, rc = ea_make_dirs(dir, err);
+    for (; rc == 0 && written < N; written++) {
+        snprintf(final[written], sizeof final[written], "%s/%s.json", dir,
+                 written < EA_AUDIT_OPS ? ea_audit_ops[written].short_name : "summary");
+        snprintf(staged[written], sizeof staged[written], "%s.staged", final[written]);
+        snprintf(previous[written], sizeof previous[written], "%s.previous", final[written]);
+        if ((rc = ej_write_atomic(staged[written], written < EA_AUDIT_OPS ? x->docs[written] : x->summary, err)))
+            break;
     }
-    for (int i = 0; i < written - (rc != 0); i++) {
-        if (rc == 0 && rename(staged[i], final[i]) != 0)
-            rc = ea_fail(err, "%s: cannot replace: %s", final[i], strerror(errno));
-        if (rc != 0)
+    for (; rc == 0 && replaced < N; replaced++) {
+        remove(previous[replaced]); /* left by a run that was killed */
+        had[replaced] = link(final[replaced], previous[replaced]) == 0;
+        if (!had[replaced] && errno != ENOENT)
+            rc = ea_fail(err, "%s: cannot keep the old document while replacing it: %s", final[replaced],
+                         strerror(errno));
+        else if (rename(staged[replaced], final[replaced]) != 0)
+            rc = ea_fail(err, "%s: cannot replace: %s; the old set is kept", final[replaced], strerror(errno));
+        if (rc)
+            break;
+    }
+    for (int i = 0; rc != 0 && i < replaced; i++)
+        if (had[i] ? rename(previous[i], final[i]) : remove(final[i])) {
+            rc = ea_fail(err, "%s: cannot restore the old document after a failed write (%s); it is in %s",
+                         final[i], strerror(errno), had[i] ? previous[i] : "no other file");
+            had[i] = 0; /* so the copy below survives */
+        }
+    for (int i = 0; i < N; i++) {
+        if (i < written)
             remove(staged[i]);
+        if (had[i])
+            remove(previous[i]);
     }
     return rc;
 }

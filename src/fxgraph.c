@@ -1,12 +1,11 @@
 /* fxgraph.c: the graph's memory (one arena, one name index), users[] linking and the public calls.
  * The dump grammar itself lives in fxgraph_lines.c and fxgraph_scan.c. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "fxgraph_impl.h"
+#include "readfile.h"
 
 /* ---- arena ---- */
 
@@ -195,38 +194,12 @@ int fx_graph_parse_text(const char *label, const char *text, size_t len, fx_grap
     return rc;
 }
 
-/* The whole file into a malloc'd buffer: the parser wants it in one piece. */
-static int read_all(const char *path, char **text, size_t *len, ea_error *err)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return ea_fail(err, "%s: cannot read: %s", path, strerror(errno));
-    struct stat st;
-    int why = 0;
-    *text = NULL;
-    if (fstat(fileno(f), &st) != 0)
-        why = errno;
-    else if (S_ISDIR(st.st_mode))
-        why = EISDIR;
-    else if (!(*text = malloc((size_t)st.st_size + 1)))
-        why = ENOMEM;
-    else if (fread(*text, 1, (size_t)st.st_size, f) != (size_t)st.st_size)
-        why = errno ? errno : EIO; /* a file that shrank while being read leaves errno alone */
-    fclose(f);
-    if (why) {
-        free(*text);
-        return ea_fail(err, "%s: cannot read: %s", path, strerror(why));
-    }
-    *len = (size_t)st.st_size;
-    return 0;
-}
-
 int fx_graph_parse_file(const char *path, fx_graph *g, ea_error *err)
 {
     char *text = NULL;
     size_t len = 0;
     memset(g, 0, sizeof *g);
-    if (read_all(path, &text, &len, err))
+    if (ea_read_file(path, &text, &len, err))
         return -1;
     int rc = fx_graph_parse_text(path, text, len, g, err);
     free(text);

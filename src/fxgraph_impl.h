@@ -26,7 +26,12 @@ typedef struct {
     /* Scratch for argument values until a list or call knows its length. */
     fx_arg *stack;
     int nstack, capstack;
+    int depth; /* brackets open around the cursor, bounded by FX_MAX_NESTING */
 } fx_parser;
+
+/* Lists in real dumps nest a few levels; each level is a C stack frame, so a hostile dump could
+ * otherwise overflow the stack. */
+#define FX_MAX_NESTING 64
 
 /* Reads the whole dump into ps->g. */
 int fxp_parse_lines(fx_parser *ps, const char *text, size_t len);

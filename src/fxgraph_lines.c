@@ -395,6 +395,10 @@ int fxp_parse_lines(fx_parser *ps, const char *text, size_t len)
         ps->p = p;
         ps->eol = nl ? nl : end;
         p = nl ? nl + 1 : end;
+        const char *nul = memchr(ps->p, '\0', (size_t)(ps->eol - ps->p));
+        if (nul) /* the message would stop quoting at it and hide why the line failed */
+            return ea_fail(ps->err, "%s:%d: expected text, got a NUL byte at column %d", ps->label, ps->line,
+                           (int)(nul - ps->p) + 1);
         fxp_skip_ws(ps);
         if (ps->p != ps->eol && parse_line(&r, &sec))
             return -1;

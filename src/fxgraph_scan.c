@@ -324,6 +324,13 @@ static int parse_keyword(fx_parser *ps, const char **key)
 int fxp_parse_sequence(fx_parser *ps, char close, int keywords, fx_arg **items, int *n)
 {
     int base = ps->nstack, seen_keyword = 0;
+    if (ps->depth >= FX_MAX_NESTING)
+    {
+        char what[48];
+        snprintf(what, sizeof what, "lists nested at most %d deep", FX_MAX_NESTING);
+        return fxp_fail(ps, what);
+    }
+    ps->depth++;
     ps->p++; /* the opening bracket */
     for (;;) {
         fxp_skip_ws(ps);
@@ -347,5 +354,6 @@ int fxp_parse_sequence(fx_parser *ps, char close, int keywords, fx_arg **items, 
             return fxp_fail(ps, close == ']' ? "',' or ']'" : "',' or ')'");
     }
     ps->p++;
+    ps->depth--;
     return fxp_take(ps, base, items, n);
 }

@@ -1,4 +1,5 @@
 #include "json.h"
+#include "readfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +13,8 @@
 
 /* Beyond 2^53 a double no longer holds every integer, so the value read may not be the one written. */
 #define EJ_MAX_EXACT_INT 9007199254740992.0
+#define EJ_STR2(x) #x
+#define EJ_STR(x) EJ_STR2(x)
 
 /* ---- messages ---- */
 
@@ -69,6 +72,24 @@ static void excerpt(const char *text, size_t len, size_t pos, char *buf, size_t 
     buf[k] = '\0';
 }
 
+/* Brackets open at pos, strings skipped: cJSON stops at CJSON_NESTING_LIMIT without saying so. */
+static int depth_at(const char *text, size_t pos)
+{
+    int depth = 0, in_string = 0, escaped = 0;
+    for (size_t i = 0; i < pos; i++) {
+        char c = text[i];
+        if (in_string && escaped)
+            escaped = 0;
+        else if (in_string)
+            escaped = c == '\\', in_string = c != '"';
+        else if (c == '"')
+            in_string = 1;
+        else
+            depth += (c == '[' || c == '{') - (c == ']' || c == '}');
+    }
+    return depth;
+}
+
 static int invalid_json(const char *label, const char *text, size_t len, size_t pos, ea_error *err)
 {
     int line = 1, col = 1;
@@ -88,6 +109,8 @@ static int invalid_json(const char *label, const char *text, size_t len, size_t 
         why = " (unexpected end of input)";
     else if (text[pos] == '\0')
         why = " (NUL byte)";
+    else if (depth_at(text, pos) >= CJSON_NESTING_LIMIT)
+        why = " (arrays and objects nested deeper than the parser's limit of " EJ_STR(CJSON_NESTING_LIMIT) ")";
     excerpt(text, len, pos, near, sizeof near);
     return ea_fail(err, "%s:%d:%d: invalid JSON near '%s'%s", label, line, col, near, why);
 }
@@ -118,57 +141,15 @@ int ej_parse(const char *label, const char *text, ej_doc *doc, ea_error *err)
     return parse_buffer(label, text, strlen(text), doc, err);
 }
 
-static int read_whole(int fd, char **out, size_t *len)
-{
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    if (!buf)
-        return -1;
-    for (;;) {
-        ssize_t got;
-        if (n + 1 == cap) {
-            char *bigger = realloc(buf, cap * 2);
-            if (!bigger) {
-                free(buf);
-                return -1;
-            }
-            buf = bigger;
-            cap *= 2;
-        }
-        got = read(fd, buf + n, cap - n - 1);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0) {
-            int saved = errno;
-            free(buf);
-            errno = saved;
-            return -1;
-        }
-        if (got == 0)
-            break;
-        n += (size_t)got;
-    }
-    buf[n] = '\0';
-    *out = buf;
-    *len = n;
-    return 0;
-}
-
 int ej_load(const char *path, ej_doc *doc, ea_error *err)
 {
     char *text;
     size_t len;
-    int rc, fd = open(path, O_RDONLY | O_CLOEXEC);
     doc->file = NULL;
     doc->root = NULL;
-    if (fd < 0 || read_whole(fd, &text, &len) < 0) {
-        int saved = errno;
-        if (fd >= 0)
-            close(fd);
-        return ea_fail(err, "%s: cannot read: %s", path, strerror(saved));
-    }
-    close(fd);
-    rc = parse_buffer(path, text, len, doc, err);
+    if (ea_read_file(path, &text, &len, err))
+        return -1;
+    int rc = parse_buffer(path, text, len, doc, err);
     free(text);
     return rc;
 }
@@ -383,6 +364,31 @@ int ej_bad_field(ej_val obj, const char *key, const char *what, const char *got,
     const cJSON *v = cJSON_IsObject(obj.v) ? cJSON_GetObjectItemCaseSensitive(obj.v, key) : NULL;
     ej_val f = child(obj, v, key, 0);
     return ea_fail(err, "%s %s: expected %s, got %s", f.file, f.path, what, got);
+}
+
+int ej_get_one_of(ej_val obj, const char *key, const char *const *allowed, const char *what, const char **out,
+                  ea_error *err)
+{
+    char got[96];
+    if (ej_get_string(obj, key, out, err) != 0)
+        return -1;
+    for (const char *const *a = allowed; *a; a++)
+        if (!strcmp(*out, *a))
+            return 0;
+    snprintf(got, sizeof got, "\"%.80s\"", *out);
+    return ej_bad_field(obj, key, what, got, err);
+}
+
+int ej_get_int_min(ej_val obj, const char *key, int64_t min, int64_t *out, ea_error *err)
+{
+    char what[64], got[32];
+    if (ej_get_int(obj, key, out, err) != 0)
+        return -1;
+    if (*out >= min)
+        return 0;
+    snprintf(what, sizeof what, "an integer >= %" PRId64, min);
+    snprintf(got, sizeof got, "%" PRId64, *out);
+    return ej_bad_field(obj, key, what, got, err);
 }
 
 int ej_expect_schema(ej_val root, const char *schema, int64_t version, ea_error *err)

@@ -59,6 +59,11 @@ int ej_get_string(ej_val obj, const char *key, const char **out, ea_error *err);
 int ej_get_int(ej_val obj, const char *key, int64_t *out, ea_error *err);
 int ej_get_number(ej_val obj, const char *key, double *out, ea_error *err);
 int ej_get_bool(ej_val obj, const char *key, int *out, ea_error *err);
+/* ej_get_string, and one of allowed (NULL-terminated): "<file> <path>.<key>: expected <what>, got \"...\"". */
+int ej_get_one_of(ej_val obj, const char *key, const char *const *allowed, const char *what, const char **out,
+                  ea_error *err);
+/* ej_get_int, and at least min: "<file> <path>.<key>: expected an integer >= <min>, got <n>". */
+int ej_get_int_min(ej_val obj, const char *key, int64_t min, int64_t *out, ea_error *err);
 
 /* The document's identity: $.schema must be the string schema and $.schema_version the integer
  * version, checked in that order: "<file> $.schema: expected \"<schema>\", got \"<found>\"",

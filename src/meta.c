@@ -169,6 +169,11 @@ static int tensor(ej_val v, int sym_ok, const char *constant, ea_meta_tensor *t,
     if (array_of(v, 3, sym_ok ? "[sizes, dtype, attrs] or [\"sym\", value]" : "[sizes, dtype, attrs]", &n, err) < 0 ||
         dims(first, -1, t->sizes, &t->ndim, err) < 0 || ej_as_string(ej_index(v, 1), &t->dtype, err) < 0)
         return -1;
+    if (ea_dtype_from_name(t->dtype, strlen(t->dtype)) == EA_DTYPE_INVALID) {
+        ej_val d = ej_index(v, 1);
+        return ea_fail(err, "%s %s: expected a dtype (bf16, f16, f32, f64, i8, i16, i32, i64, u8, u64, b8, c64), got \"%.40s\"",
+                       d.file, d.path, t->dtype);
+    }
     if (contiguous(first, t, err) < 0)
         return -1;
     t->name = constant;

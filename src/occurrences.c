@@ -37,7 +37,7 @@ static int validate_occurrence(ej_val o, ea_error *err)
     for (int i = 0; i < 5; i++) /* suite, mode, model, graph, node */
         if (ej_get_string(o, keys[i + 1], &f[i], err) != 0)
             return -1;
-    if (ej_get_int(o, "line", &line, err) != 0)
+    if (ej_get_int_min(o, "line", 1, &line, err) != 0) /* graph lines count from 1 */
         return -1;
     char want[2048];
     snprintf(want, sizeof want, "%s/%s/%s/%s:%s", f[0], f[1], f[2], f[3], f[4]);
@@ -58,7 +58,7 @@ static int validate_occurrence(ej_val o, ea_error *err)
         return 0;
     const char *s;
     return ej_object(src, source_keys, err) || ej_get_string(src, "file", &s, err) ||
-                   ej_get_int(src, "line", &line, err) || ej_get_string(src, "func", &s, err) ||
+                   ej_get_int_min(src, "line", 1, &line, err) || ej_get_string(src, "func", &s, err) ||
                    ej_get_string(src, "code", &s, err)
                ? -1
                : 0;
@@ -76,6 +76,62 @@ static int validate_signature(ej_val sig, const char *op, ea_error *err)
                : 0;
 }
 
+/* Every {"ref": k} inside v (a node's args or kwargs) names an earlier entry: 0 <= k < node. */
+static int validate_refs(ej_val v, int node, ea_error *err)
+{
+    static const char *const ref_keys[] = {"ref", NULL};
+    int n;
+    if (cJSON_IsObject(v.v) && cJSON_GetObjectItemCaseSensitive(v.v, "ref")) {
+        int64_t k;
+        char what[64], got[32];
+        if (ej_object(v, ref_keys, err) || ej_get_int(v, "ref", &k, err))
+            return -1;
+        if (k >= 0 && k < node)
+            return 0;
+        snprintf(what, sizeof what, "the index of an earlier scope node (0..%d)", node - 1);
+        snprintf(got, sizeof got, "%" PRId64, k);
+        return ej_bad_field(v, "ref", what, got, err);
+    }
+    if (cJSON_IsArray(v.v) && ej_array(v, &n, err) == 0) {
+        for (int i = 0; i < n; i++)
+            if (validate_refs(ej_index(v, i), node, err))
+                return -1;
+    } else if (cJSON_IsObject(v.v) && ej_map(v, &n, err) == 0) {
+        const char *key;
+        for (int i = 0; i < n; i++)
+            if (validate_refs(ej_member(v, i, &key), node, err))
+                return -1;
+    }
+    return 0;
+}
+
+/* docs/schema.md "scope": nodes in graph order, each with a known role; args refer back by index. */
+static int validate_scope(ej_val scope, ea_error *err)
+{
+    static const char *const keys[] = {"nodes", "boundary_consumers", "truncated", NULL};
+    static const char *const node_keys[] = {"role", "op", "ann", "args", "kwargs", "escapes", NULL};
+    static const char *const roles[] = {"input", "producer", "op", "consumer", NULL};
+    ej_val nodes, f;
+    int n, truncated;
+    if (ej_object(scope, keys, err) || ej_get_bool(scope, "truncated", &truncated, err) ||
+        expect_kind(scope, "boundary_consumers", cJSON_Array, "an array", err) || ej_field(scope, "nodes", 1, &nodes, err) ||
+        ej_array(nodes, &n, err))
+        return -1;
+    for (int i = 0; i < n; i++) {
+        ej_val node = ej_index(nodes, i);
+        const char *role, *s;
+        if (ej_object(node, node_keys, err) ||
+            ej_get_one_of(node, "role", roles, "\"input\", \"producer\", \"op\" or \"consumer\"", &role, err) ||
+            ej_get_string(node, "op", &s, err))
+            return -1;
+        if (ej_field(node, "ann", 0, &f, err) || (f.v && ej_as_string(f, &s, err)) ||
+            ej_field(node, "args", 0, &f, err) || (f.v && (ej_array(f, &truncated, err) || validate_refs(f, i, err))) ||
+            ej_field(node, "kwargs", 0, &f, err) || (f.v && (ej_map(f, &truncated, err) || validate_refs(f, i, err))))
+            return -1;
+    }
+    return 0;
+}
+
 /* A list of occurrences under a counted parent: count must equal the list's length. */
 static int validate_counted(ej_val parent, const char *what, int64_t *count, ea_error *err)
 {
@@ -90,8 +146,9 @@ static int validate_counted(ej_val parent, const char *what, int64_t *count, ea_
         if (strcmp(what, "scopes") == 0) {
             static const char *const keys[] = {"scope_id", "count", "scope", "occurrences", NULL};
             const char *id;
+            ej_val scope;
             if (ej_object(item, keys, err) || ej_get_string(item, "scope_id", &id, err) ||
-                expect_kind(item, "scope", cJSON_Object, "an object", err) ||
+                ej_field(item, "scope", 1, &scope, err) || validate_scope(scope, err) ||
                 validate_counted(item, "occurrences", &sub, err))
                 return -1;
         } else if (validate_occurrence(item, err) != 0) {
@@ -131,8 +188,8 @@ int ea_occurrences_validate(const char *file, const cJSON *doc, const char *expe
     if (ej_object(root, keys, err) || ej_expect_schema(root, EA_OCCURRENCES_SCHEMA, EA_OCCURRENCES_VERSION, err))
         return -1;
     if (expect_string(root, "op", expected_op, err) || ej_get_string(root, "extracted_by", &s, err) ||
-        ej_get_int(root, "cat_input_cap", &cap, err) || ej_field(root, "corpus", 1, &corpus, err) ||
-        ej_object(corpus, corpus_keys, err) || ej_get_int(corpus, "graphs", &graphs, err) ||
+        ej_get_int_min(root, "cat_input_cap", 0, &cap, err) || ej_field(root, "corpus", 1, &corpus, err) ||
+        ej_object(corpus, corpus_keys, err) || ej_get_int_min(corpus, "graphs", 1, &graphs, err) ||
         ej_get_string(corpus, "digest", &s, err) || ej_get_int(root, "occurrences", &listed, err) ||
         ej_field(root, "points", 1, &points, err) || ej_array(points, &n, err))
         return -1;

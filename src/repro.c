@@ -85,11 +85,18 @@ static int doc_of(const ea_repro_family *f)
     return -1;
 }
 
+/* "index_add, routing_histc, ..." */
+static void family_names(char *buf, size_t n)
+{
+    size_t k = 0;
+    buf[0] = '\0';
+    for (const ea_repro_family *const *f = ea_repro_families; *f && k < n; f++)
+        k += (size_t)snprintf(buf + k, n - k, "%s%s", k ? ", " : "", (*f)->name);
+}
+
 int ea_repro_resolve(cJSON *const docs[EA_AUDIT_OPS], const char *const files[EA_AUDIT_OPS], const char *arg,
                      ea_scope_ref *out, int max, int *n, ea_error *err)
 {
-    char known[768] = "all, a family name";
-    size_t k = strlen(known);
     *n = 0;
     for (const ea_repro_family *const *f = ea_repro_families; *f; f++) {
         int d = doc_of(*f);
@@ -98,14 +105,7 @@ int ea_repro_resolve(cJSON *const docs[EA_AUDIT_OPS], const char *const files[EA
         const cJSON *p;
         int i = 0;
         cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(docs[d], "points")) {
-            if ((*f)->claims && !(*f)->claims(p)) {
-                i++;
-                continue;
-            }
-            const char *alias = ea_alias_of((*f)->aliases, (*f)->naliases, str(p, "point"));
-            if (k < sizeof known)
-                k += (size_t)snprintf(known + k, sizeof known - k, ", %s", alias ? alias : str(p, "point"));
-            if (matches(*f, p, arg)) {
+            if ((!(*f)->claims || (*f)->claims(p)) && matches(*f, p, arg)) {
                 if (*n >= max)
                     return ea_fail(err, "--scope %s: more than %d points", arg, max);
                 out[(*n)++] = (ea_scope_ref){*f, p, files[d], i};
@@ -113,8 +113,82 @@ int ea_repro_resolve(cJSON *const docs[EA_AUDIT_OPS], const char *const files[EA
             i++;
         }
     }
-    if (*n == 0)
-        return ea_fail(err, "--scope %s: expected one of %s, a point id or a scope id of a family's golden points",
-                       arg, known);
+    if (*n == 0) {
+        char families[256];
+        family_names(families, sizeof families);
+        return ea_fail(err, "--scope %s: expected all, a family (%s), an alias, a point id or a scope id; "
+                            "extern-audit run --list lists the aliases and points",
+                       arg, families);
+    }
     return 0;
+}
+
+/* "hf/infer/AllenaiLongformerBase" for each distinct model the point's occurrences come from. */
+static void add_models(cJSON *models, const cJSON *point)
+{
+    const cJSON *g, *o, *m;
+    char id[512];
+    cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(point, "scopes"))
+        cJSON_ArrayForEach(o, cJSON_GetObjectItemCaseSensitive(g, "occurrences")) {
+            int seen = 0;
+            snprintf(id, sizeof id, "%s/%s/%s", str(o, "suite"), str(o, "mode"), str(o, "model"));
+            cJSON_ArrayForEach(m, models)
+                seen |= !strcmp(m->valuestring, id);
+            if (!seen)
+                cJSON_AddItemToArray(models, cJSON_CreateString(id));
+        }
+}
+
+cJSON *ea_repro_list(cJSON *const docs[EA_AUDIT_OPS])
+{
+    cJSON *list = cJSON_CreateArray();
+    for (const ea_repro_family *const *f = ea_repro_families; *f; f++) {
+        int d = doc_of(*f);
+        cJSON *fam = cJSON_CreateObject(), *points;
+        cJSON_AddStringToObject(fam, "family", (*f)->name);
+        cJSON_AddStringToObject(fam, "op", (*f)->op);
+        points = cJSON_AddArrayToObject(fam, "points");
+        cJSON_AddItemToArray(list, fam);
+        const cJSON *p, *all = d < 0 ? NULL : cJSON_GetObjectItemCaseSensitive(docs[d], "points");
+        cJSON_ArrayForEach(p, all) {
+            if ((*f)->claims && !(*f)->claims(p))
+                continue;
+            const char *alias = ea_alias_of((*f)->aliases, (*f)->naliases, str(p, "point"));
+            cJSON *e = cJSON_CreateObject();
+            cJSON_AddStringToObject(e, "point", str(p, "point"));
+            cJSON_AddItemToObject(e, "alias", alias ? cJSON_CreateString(alias) : cJSON_CreateNull());
+            cJSON_AddNumberToObject(e, "occurrences", cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(p, "count")));
+            cJSON_AddNumberToObject(e, "scopes", cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(p, "scopes")));
+            add_models(cJSON_AddArrayToObject(e, "models"), p);
+            cJSON_AddItemToArray(points, e);
+        }
+    }
+    return list;
+}
+
+void ea_repro_list_print(const cJSON *list, FILE *f)
+{
+    const cJSON *fam, *p, *m;
+    fprintf(f, "run --scope takes all, a family, an alias, a point id or a scope id:\n");
+    cJSON_ArrayForEach(fam, list) {
+        const cJSON *points = cJSON_GetObjectItemCaseSensitive(fam, "points");
+        int np = cJSON_GetArraySize(points);
+        fprintf(f, "\n%s (%s, %d point%s)\n", str(fam, "family"), str(fam, "op"), np, np == 1 ? "" : "s");
+        fprintf(f, "  %-22s %-24s %5s %6s  models\n", "alias", "point", "occ.", "scopes");
+        cJSON_ArrayForEach(p, points) {
+            const cJSON *alias = cJSON_GetObjectItemCaseSensitive(p, "alias"), *models = cJSON_GetObjectItemCaseSensitive(p, "models");
+            int shown = 0, total = cJSON_GetArraySize(models);
+            fprintf(f, "  %-22s %-24s %5d %6d  ", cJSON_IsString(alias) ? alias->valuestring : "-", str(p, "point"),
+                    cJSON_GetObjectItemCaseSensitive(p, "occurrences")->valueint,
+                    cJSON_GetObjectItemCaseSensitive(p, "scopes")->valueint);
+            cJSON_ArrayForEach(m, models) {
+                if (shown == 2) {
+                    fprintf(f, ", and %d more", total - shown);
+                    break;
+                }
+                fprintf(f, "%s%s", shown++ ? ", " : "", m->valuestring);
+            }
+            fprintf(f, "\n");
+        }
+    }
 }

@@ -12,7 +12,10 @@
  *   carries its check, its per-call time and the kernels CUPTI saw. A failed check is recorded in
  *   the result ("passed": false), not returned as an error; -1/NULL means the run itself broke.
  * - ea_repro_resolve maps a --scope argument to points: "all", a family's name ("cat": all its
- *   points), an alias ("xlnet"), a point id or a scope id; an unknown name fails listing what is known. */
+ *   points), an alias ("xlnet"), a point id or a scope id; an unknown name fails naming the families
+ *   and `run --list`.
+ * - ea_repro_list: every family with its op and points (point, alias or null, occurrences, scopes, the
+ *   suite/mode/model each covers), the listing `run --list` prints (ea_repro_list_print) or emits. */
 #ifndef EA_REPRO_H
 #define EA_REPRO_H
 
@@ -70,6 +73,9 @@ typedef struct {
  * to max refs; *n is how many. */
 int ea_repro_resolve(cJSON *const docs[EA_AUDIT_OPS], const char *const files[EA_AUDIT_OPS], const char *arg,
                      ea_scope_ref *out, int max, int *n, ea_error *err);
+
+cJSON *ea_repro_list(cJSON *const docs[EA_AUDIT_OPS]);
+void ea_repro_list_print(const cJSON *list, FILE *f);
 
 #ifdef __cplusplus
 }

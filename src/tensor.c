@@ -172,7 +172,8 @@ static int parse_dim(cursor *c, const char *kind, int64_t *out, int *symbolic)
         return fail(c, start, "%s (integer or symbolic expression)", kind);
     c->p = q;
     if (parse_decimal(start, last, out) == 0)
-        return *out < 0 ? fail(c, start, "non-negative %s", kind) : 0;
+        return *out < 0 ? fail(c, start, "non-negative %s", kind)
+               : *out > EA_TENSOR_MAX ? fail(c, start, "%s of at most 2^53", kind) : 0;
     if (span_within(start, last, "-0123456789")) /* digits only, yet no int64: an overflow */
         return fail(c, start, "%s within int64", kind);
     *out = -1;
@@ -226,6 +227,26 @@ static int parse_device(cursor *c, char *device, size_t cap)
     return 0;
 }
 
+/* numel and extent at most EA_TENSOR_MAX, so ea_tensor_numel and ea_tensor_extent cannot overflow
+ * and every count stays exact in a JSON number. Each size and stride is already at most that. */
+static int within_bounds(cursor *c, const char *text, const ea_tensor *t)
+{
+    int64_t numel = 1, last = 0;
+    for (int d = 0; d < t->ndim; d++) {
+        if (t->sizes[d] == 0)
+            return 0;
+        if (numel > EA_TENSOR_MAX / t->sizes[d])
+            return fail(c, text, "a numel of at most 2^53");
+        numel *= t->sizes[d];
+    }
+    for (int d = 0; d < t->ndim; d++) {
+        if (t->sizes[d] > 1 && t->strides[d] > (EA_TENSOR_MAX - last) / (t->sizes[d] - 1))
+            return fail(c, text, "a storage extent of at most 2^53 elements");
+        last += (t->sizes[d] - 1) * t->strides[d];
+    }
+    return 0;
+}
+
 int ea_tensor_parse(const char *text, size_t len, const char *where, ea_tensor *out, ea_error *err)
 {
     cursor c = {text, text + len, where, err};
@@ -247,7 +268,7 @@ int ea_tensor_parse(const char *text, size_t len, const char *where, ea_tensor *
         return -1;
     if (nstrides != t.ndim)
         return fail(&c, strides_at, "%d strides, one per size", t.ndim);
-    if (parse_device(&c, t.device, sizeof t.device))
+    if (parse_device(&c, t.device, sizeof t.device) || (!t.symbolic && within_bounds(&c, text, &t)))
         return -1;
     *out = t;
     return 0;

@@ -1,7 +1,8 @@
 /* tensor.h: dtypes and strided tensor descriptors as post-grad FX graphs annotate them.
  * Contract: an annotation such as "bf16[16, 16, 512, 1023][8380416, 523776, 1023, 1]cuda:0" parses
  * into an ea_tensor whose sizes/strides are exact; symbolic sizes ("s16*s82") become -1 and flag
- * the descriptor symbolic (numel and extent are then unknown, -1). Scalars are "f32[][]cpu". */
+ * the descriptor symbolic (numel and extent are then unknown, -1). Scalars are "f32[][]cpu".
+ * Concrete sizes, strides, numel and extent are at most EA_TENSOR_MAX, so their arithmetic is exact. */
 #ifndef EA_TENSOR_H
 #define EA_TENSOR_H
 
@@ -29,6 +30,9 @@ ea_dtype ea_dtype_from_torch(const char *s, size_t len);
 int ea_dtype_is_float(ea_dtype dt);
 
 #define EA_MAX_DIMS 8
+/* Sizes, strides, numel and extent beyond 2^53 are refused by ea_tensor_parse: no real tensor is that
+ * large, and a JSON number holds integers exactly only up to there. */
+#define EA_TENSOR_MAX ((int64_t)1 << 53)
 #define EA_SYM_LEN 48
 
 typedef struct {

@@ -5,10 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "baseline.h"
 #include "capture.h"
+#include "readfile.h"
 
 #define MAX_INPUTS 64 /* an op's tensors: index_add has four, DenseNet's cats up to 25 */
 
@@ -47,7 +47,7 @@ static int read_time(ej_val point, const char *mode, ea_torch_time *t, ea_error 
         return 0;
     if (ej_object(v, keys, err) || ej_get_string(v, "call", &t->call, err) ||
         ej_get_number(v, "median_us", &t->median_us, err) || ej_get_number(v, "q1_us", &t->q1_us, err) ||
-        ej_get_number(v, "q3_us", &t->q3_us, err) || ej_get_int(v, "samples", &t->samples, err))
+        ej_get_number(v, "q3_us", &t->q3_us, err) || ej_get_int_min(v, "samples", 1, &t->samples, err))
         return -1;
     /* a ratio against a zero or inverted summary would be meaningless: refuse the file instead */
     if (!(t->median_us > 0 && t->q1_us <= t->median_us && t->median_us <= t->q3_us)) {
@@ -165,8 +165,8 @@ static int read_head(ej_val root, const char *model, ea_torch_ops *t, ea_error *
         return ej_bad_field(env, "gpu", what, quoted(t->gpu, got, sizeof got), err);
     }
     return ej_field(root, "timing", 1, &tm, err) || ej_object(tm, timing_keys, err) ||
-                   ej_get_string(tm, "method", &s, err) || ej_get_int(tm, "calls_per_replay", &k, err) ||
-                   ej_get_int(tm, "replays", &k, err) || ej_get_number(tm, "warmup_ms", &ms, err)
+                   ej_get_string(tm, "method", &s, err) || ej_get_int_min(tm, "calls_per_replay", 1, &k, err) ||
+                   ej_get_int_min(tm, "replays", 1, &k, err) || ej_get_number(tm, "warmup_ms", &ms, err)
                ? -1
                : 0;
 }
@@ -208,7 +208,10 @@ int ea_torch_ops_load_dir(const char *golden, const char *model, ea_torch_ops *t
     char path[4096], rel[256];
     snprintf(rel, sizeof rel, "torch_ops/%s.json", model);
     snprintf(path, sizeof path, "%s/%s", golden, rel);
-    if (access(path, F_OK) != 0) { /* not measured yet: the caller says so, naming file */
+    int present = ea_file_present(path, err);
+    if (present < 0)
+        return -1;
+    if (!present) { /* not measured yet: the caller says so, naming file */
         memset(t, 0, sizeof *t);
         snprintf(t->file, sizeof t->file, "%s", path);
     } else if (ea_torch_ops_load(path, model, t, err)) {

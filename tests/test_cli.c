@@ -174,7 +174,7 @@ Test(cli, audit_refuses_a_bad_baselines_file)
     char cmd[4096];
     snprintf(cmd, sizeof cmd, "cp -r tests/fixtures/golden_small/occurrences %s/", dir);
     cr_assert_eq(system(cmd), 0);
-    test_write(dir, "baselines/H200.json", "{\"schema\": \"extern-audit/baselines\", \"schema_version\": 9}\n");
+    free(test_write(dir, "baselines/H200.json", "{\"schema\": \"extern-audit/baselines\", \"schema_version\": 9}\n"));
     cli_run r = test_cli("audit", "--golden", dir, NULL);
     cr_assert_eq(r.status, 2);
     has(r.err, "baselines/H200.json");

@@ -233,7 +233,7 @@ Test(corpus, golden_is_this_corpus_extraction, .init = extract_corpus, .fini = d
     }
 }
 
-#ifndef EA_COVERAGE
+#if !defined(EA_COVERAGE) && !defined(EA_SANITIZE) /* instrumented builds are slower */
 Test(corpus, extraction_under_10_seconds, .init = extract_corpus, .fini = done)
 {
     NEED_CORPUS();

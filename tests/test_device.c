@@ -44,6 +44,8 @@ Test(device_host, probe_without_driver_says_so)
     cr_assert_eq(info.device_count, 0);
     cr_assert_not_null(strstr(info.reason, "no CUDA driver"), "reason: %s", info.reason);
     cr_assert_not_null(strstr(info.reason, "cudaGetDeviceCount"), "reason: %s", info.reason);
+    cr_assert_not_null(strstr(info.reason, "no NVIDIA driver on this machine"), "reason: %s", info.reason);
+    cr_assert_null(strstr(info.reason, "insufficient"), "reason: %s", info.reason);
 }
 
 Test(device_host, driver_entry_without_driver_names_symbol)

@@ -120,9 +120,9 @@ static char *failing_corpus(const char *body, int with_meta)
     const char *dir = test_tmpdir();
     char text[4096];
     snprintf(text, sizeof text, "%s%s", graph_head, body);
-    test_write(dir, "repros/models/hf/infer/M/full_graph_000.py", text);
+    free(test_write(dir, "repros/models/hf/infer/M/full_graph_000.py", text));
     if (with_meta)
-        test_write(dir, "repros/models/hf/infer/M/full_graph_000.meta.json", meta_one_cumsum);
+        free(test_write(dir, "repros/models/hf/infer/M/full_graph_000.meta.json", meta_one_cumsum));
     return strdup(dir);
 }
 

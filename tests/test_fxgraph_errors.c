@@ -46,7 +46,7 @@ Test(fx_errors, fixture_files)
                FIXTURES "garbage_line.py:4: expected ':' or '=' after the node name, got '(y)'");
     file_fails(FIXTURES "no_such_file.py",
                FIXTURES "no_such_file.py: cannot read: No such file or directory");
-    file_fails("tests/fixtures", "tests/fixtures: cannot read: Is a directory");
+    file_fails("tests/fixtures", "tests/fixtures: not a regular file (a folder)");
 }
 
 Test(fx_errors, structure)

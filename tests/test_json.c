@@ -306,7 +306,7 @@ Test(json, missing_file)
 
 Test(json, directory_is_unreadable)
 {
-    assert_fails(ej_load("tests/fixtures/json", &doc, &err), "tests/fixtures/json: cannot read: Is a directory");
+    assert_fails(ej_load("tests/fixtures/json", &doc, &err), "tests/fixtures/json: not a regular file (a folder)");
 }
 
 /* ---- shared checks: document identity, a field found wrong, taking the tree ---- */

@@ -38,7 +38,8 @@ Test(run, resolve_aliases_points_and_scope_ids)
     cr_assert_eq(ea_repro_resolve(docs, files, "index_add-398f48d45d2b", refs, 8, &n, &err), 0);
     cr_assert_eq(refs[0].index, 0);
     cr_assert_neq(ea_repro_resolve(docs, files, "bert", refs, 8, &n, &err), 0);
-    has(err.msg, "--scope bert: expected one of all, a family name, longformer-a, longformer-b, xlnet");
+    has(err.msg, "--scope bert: expected all, a family (index_add, routing_histc, routing_cumsum, cumsum, cat), an "
+                 "alias, a point id or a scope id; extern-audit run --list lists the aliases and points");
     cr_assert_eq(ea_repro_resolve(docs, files, "index_add", refs, 256, &n, &err), 0, "%s", err.msg);
     cr_assert_eq(n, 3, "a family's name selects its points");
     cr_assert_neq(ea_repro_resolve(docs, files, "all", refs, 2, &n, &err), 0);
@@ -97,7 +98,7 @@ Test(run, usage_errors_exit_2)
         {"run", "--golden", "/nonexistent", "--scope"},
     };
     const char *want[] = {"--scope is required", "option '--scope' needs a value", "unknown option '--bogus'",
-                          "--mode expects faithful, fabricated or both", "--scope nope: expected one of",
+                          "--mode expects faithful, fabricated or both", "--scope nope: expected all, a family (",
                           "option '--scope' needs a value"};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         cli_run r = test_cli(cases[i][0], cases[i][1], cases[i][2], cases[i][3], NULL);
@@ -578,4 +579,38 @@ Test(run, inductor_current_priced_against_compiled_and_config_checked)
     cJSON_Delete(doc);
     cJSON_Delete(sig);
     cJSON_Delete((cJSON *)cap.environment);
+}
+
+Test(run, list_names_what_scope_accepts)
+{
+    cli_run r = test_cli("run", "--list", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    has(r.out, "run --scope takes all, a family, an alias, a point id or a scope id:");
+    has(r.out, "\nindex_add (aten.index_add.default, 3 points)\n");
+    has(r.out, "\nrouting_histc (aten.histc.default, 1 point)\n");
+    has(r.out, "  xlnet                  index_add-a8e741bae3fe      24      2  hf/train/XLNetLMHeadModel\n");
+    cli_run_free(&r);
+    r = test_cli("run", "--json", "--list", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cJSON *j = cJSON_Parse(r.out), *fam, *p;
+    int points = 0, occurrences = 0;
+    cr_assert(cJSON_IsArray(j));
+    cJSON_ArrayForEach(fam, j)
+        cJSON_ArrayForEach(p, cJSON_GetObjectItem(fam, "points")) {
+            points++;
+            occurrences += cJSON_GetObjectItem(p, "occurrences")->valueint;
+            cr_assert_gt(cJSON_GetArraySize(cJSON_GetObjectItem(p, "models")), 0);
+        }
+    cr_assert_eq(points, 78, "every golden point once");
+    cr_assert_eq(occurrences, 190);
+    cJSON_Delete(j);
+    cli_run_free(&r);
+    r = test_cli("run", "--list", "--golden", "/nonexistent", NULL);
+    cr_assert_eq(r.status, 2);
+    has(r.err, "/nonexistent/occurrences/cat.json: cannot read");
+    cli_run_free(&r);
+    r = test_cli("run", "--list", "--scope", "x", NULL);
+    cr_assert_eq(r.status, 2);
+    has(r.err, "unknown option '--scope'");
+    cli_run_free(&r);
 }

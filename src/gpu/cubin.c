@@ -1,6 +1,5 @@
 #include "cubin.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -11,6 +10,7 @@
 #include <cuda_runtime_api.h>
 
 #include "device.h"
+#include "readfile.h"
 
 /* ELF constants, spelled here so the check needs no <elf.h> of a particular vintage. */
 enum {
@@ -200,39 +200,12 @@ int ea_cubin_load_data(ea_cubin *c, const void *bytes, size_t len, const char *n
 
 int ea_cubin_load_file(ea_cubin *c, const char *path, ea_error *err)
 {
-    FILE *f;
-    unsigned char *data = NULL;
-    size_t len = 0, cap = 0, n;
-    int rc;
-
+    char *data;
+    size_t len;
     memset(c, 0, sizeof *c);
-    f = fopen(path, "rb");
-    if (!f)
-        return ea_fail(err, "%s: cannot open the cubin: %s", path, strerror(errno));
-    /* Read to the end rather than trust a size from stat: a pipe or a growing file reads correctly. */
-    do {
-        if (len == cap) {
-            unsigned char *grown;
-            cap = cap ? cap * 2 : 1 << 16;
-            grown = realloc(data, cap);
-            if (!grown) {
-                free(data);
-                fclose(f);
-                return ea_fail(err, "%s: out of memory reading the cubin (%zu bytes so far)", path, len);
-            }
-            data = grown;
-        }
-        n = fread(data + len, 1, cap - len, f);
-        len += n;
-    } while (n > 0);
-    if (ferror(f)) {
-        rc = ea_fail(err, "%s: cannot read the cubin: %s", path, strerror(errno));
-        free(data);
-        fclose(f);
-        return rc;
-    }
-    fclose(f);
-    rc = ea_cubin_load_data(c, data, len, path, err);
+    if (ea_read_file(path, &data, &len, err))
+        return -1;
+    int rc = ea_cubin_load_data(c, data, len, path, err);
     /* cuModuleLoadData copies the image, so the bytes can go now. */
     free(data);
     return rc;

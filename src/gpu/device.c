@@ -25,8 +25,14 @@ static void explain_count_failure(ea_device_info *info, cudaError_t rc)
     version_text(rt, sizeof rt, info->runtime_version);
     if (rc == cudaErrorNoDevice)
         what = "no CUDA device";
-    else if (rc == cudaErrorInsufficientDriver)
-        what = info->driver_version == 0 ? "no CUDA driver" : "CUDA driver older than the runtime";
+    else if (rc == cudaErrorInsufficientDriver && info->driver_version == 0) {
+        /* the runtime's own text ("driver version is insufficient") would send a user hunting for an upgrade */
+        snprintf(info->reason, sizeof info->reason,
+                 "no CUDA driver: no NVIDIA driver on this machine (cudaGetDeviceCount: %s; runtime %s)",
+                 cudaGetErrorName(rc), rt);
+        return;
+    } else if (rc == cudaErrorInsufficientDriver)
+        what = "CUDA driver older than the runtime";
     snprintf(info->reason, sizeof info->reason, "%s: cudaGetDeviceCount: %s (%s); driver %s, runtime %s",
              what, cudaGetErrorString(rc), cudaGetErrorName(rc), drv, rt);
 }

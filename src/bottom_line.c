@@ -1,0 +1,117 @@
+/* bottom_line.c: the false-extern count and the baselines in one table each (contract in bottom_line.h). */
+#include "bottom_line.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "baseline.h"
+#include "json.h"
+#include "path.h"
+#include "replay_file.h"
+
+static void false_externs(const cJSON *classes, FILE *f)
+{
+    const cJSON *op, *c;
+    int total = 0, false_extern = 0;
+    char ops[512] = "";
+    size_t k = 0;
+    if (!classes) {
+        fprintf(f, "\nBottom line: not classified yet (no classification.json): which externs are false is unknown\n");
+        return;
+    }
+    cJSON_ArrayForEach(op, classes) {
+        cJSON_ArrayForEach(c, op) {
+            if (strcmp(c->string, "false_extern"))
+                total += c->valueint;
+            else if (c->valueint > 0) {
+                false_extern += c->valueint;
+                if (k < sizeof ops)
+                    k += (size_t)snprintf(ops + k, sizeof ops - k, "%s%s %d", k ? ", " : "", op->string, c->valueint);
+            }
+        }
+    }
+    fprintf(f, "\nBottom line: %d of the %d occurrences the old rule files under \"extern\" are false externs "
+               "(Inductor lowers them)%s%s\n",
+            false_extern, total, k ? ": " : "", ops);
+}
+
+static void scope_rows(const char *file, const cJSON *doc, FILE *f)
+{
+    const cJSON *s;
+    fprintf(f, "\n%s (%s; per call, median us; one row per measured configuration, run --scope ALIAS "
+               "for its details):\n", file,
+            cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "gpu"), "name")));
+    fprintf(f, "  %-15s %-22s %5s %10s %9s %9s %8s %7s\n", "family", "alias", "occ.", "current", "oracle", "floor",
+            "speedup", "floor%");
+    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "scopes")) {
+        const cJSON *floor = cJSON_GetObjectItemCaseSensitive(s, "floor");
+        fprintf(f, "  %-15s %-22s %5.0f %10.2f %9.2f %9.2f %7.2fx %6.0f%%%s\n",
+                cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "family")),
+                cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "alias")),
+                cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(s, "occurrences")),
+                ea_path_median(ea_path_named(s, "current", "faithful")), ea_path_median(ea_path_named(s, "oracle", NULL)),
+                cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(floor, "us")),
+                cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(s, "speedup")),
+                100 * cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(s, "floor_fraction")),
+                cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "passed")) ? "" : "  FAILED");
+    }
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every .json file in <golden>/<sub>, in name order, loaded; show prints a document its validator accepted. */
+static int each_json(const char *golden, const char *sub, int (*validate)(const char *, const cJSON *, ea_error *),
+                     void (*show)(const char *, const cJSON *, FILE *), FILE *f, ea_error *err)
+{
+    char dir[4096], path[4400];
+    char *names[64];
+    int n = 0, rc = 0;
+    snprintf(dir, sizeof dir, "%s/%s", golden, sub);
+    DIR *d = opendir(dir);
+    if (!d) {
+        fprintf(f, "\nNo %s yet (%s): a GPU run records them\n", sub, dir);
+        return 0;
+    }
+    struct dirent *e;
+    while (n < 64 && (e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (e->d_name[0] != '.' && len > 5 && !strcmp(e->d_name + len - 5, ".json"))
+            names[n++] = strdup(e->d_name);
+    }
+    closedir(d);
+    qsort(names, (size_t)n, sizeof names[0], by_name);
+    for (int i = 0; i < n; i++) {
+        ej_doc doc;
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        if (rc == 0 && ej_load(path, &doc, err) == 0) {
+            if ((rc = validate(path, doc.root, err)) == 0)
+                show(path, doc.root, f);
+            ej_free(&doc);
+        } else {
+            rc = -1;
+        }
+        free(names[i]);
+    }
+    return rc;
+}
+
+static void replay_line(const char *file, const cJSON *doc, FILE *f)
+{
+    int replayed, ok;
+    ea_replay_file_count(doc, &replayed, &ok);
+    fprintf(f, "\n%s: %d captured partitions, %d replayed from C, %d of them ok\n", file, cJSON_GetArraySize(doc),
+            replayed, ok);
+}
+
+int ea_bottom_line(const char *golden, const cJSON *classes, FILE *f, ea_error *err)
+{
+    false_externs(classes, f);
+    return each_json(golden, "baselines", ea_baseline_validate, scope_rows, f, err) ||
+                   each_json(golden, "replay", ea_replay_file_validate, replay_line, f, err)
+               ? -1
+               : 0;
+}
