@@ -31,7 +31,7 @@ FIXTURE_CUBINS := $(BUILD)/fixtures/add_one.sm_90.cubin $(BUILD)/fixtures/add_on
 
 DEB_PKGS  := libcriterion-dev libcjson-dev gcovr
 # the rollup's HTML report is tested in a real headless browser; its screenshot is read with libpng
-DEB_PKGS  += chromium libpng-dev
+DEB_PKGS  += chromium libpng-dev clang libclang-rt-14-dev xz-utils
 
 .PHONY: all deps test audit coverage clean help readme sanitize fuzz
 
@@ -140,7 +140,6 @@ FUZZ_BUILD   := $(BUILD)/fuzz
 FUZZ_SECONDS ?= 30
 FUZZ_FLAGS   := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZERS      := $(patsubst fuzz/%.c,%,$(wildcard fuzz/fuzz_*.c))
-fuzz: DEB_PKGS += clang libclang-rt-14-dev
 fuzz: deps
 	@$(MAKE) --no-print-directory $(BUILD)/libextern-audit.a
 	@$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=clang CFLAGS="$(FUZZ_FLAGS) -fsanitize=fuzzer-no-link" \

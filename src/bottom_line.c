@@ -46,6 +46,11 @@ static void scope_rows(const char *file, const cJSON *doc, FILE *f)
             "speedup", "floor%");
     cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "scopes")) {
         const cJSON *floor = cJSON_GetObjectItemCaseSensitive(s, "floor");
+        if (ej_str(s, "unsupported")) { /* refused by its family: nothing was measured */
+            fprintf(f, "  %-15s %-22s %5.0f  UNSUPPORTED: %s\n", ej_str(s, "family"), ej_str(s, "alias"),
+                    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(s, "occurrences")), ej_str(s, "unsupported"));
+            continue;
+        }
         fprintf(f, "  %-15s %-22s %5.0f %10.2f %9.2f %9.2f %7.2fx %6.0f%%%s\n",
                 cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "family")),
                 cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "alias")),

@@ -22,7 +22,6 @@
 #include "unsupported.h"
 #include "timer.h"
 #include "torch_ops.h"
-#include "unsupported.h"
 #include "readfile.h"
 
 /* --plan sizes ATen's grids with this machine's multiprocessor count; plans print without a GPU too,
@@ -177,7 +176,7 @@ typedef struct {
 
 /* The point's plan, or its refusal as an unsupported result (err: the family's reason), which the caller
  * reports so that one refused point hides no other. */
-static cJSON *plan_or_unsupported(const ea_scope_ref *r, const ea_run_opts *ro, int *unsupported)
+static cJSON *plan_or_unsupported(const ea_scope_ref *r, const ea_run_opts *ro)
 {
     ea_error why;
     cJSON *arr = r->family->points(r->family, r->point, r->file, r->index, ro, 0, &why);
@@ -185,7 +184,6 @@ static cJSON *plan_or_unsupported(const ea_scope_ref *r, const ea_run_opts *ro, 
         return arr;
     if (ro->log)
         fprintf(ro->log, "run: %s $.points[%d]: unsupported: %s\n", r->file, r->index, why.msg);
-    (*unsupported)++;
     arr = cJSON_CreateArray();
     cJSON_AddItemToArray(arr, ea_unsupported_result(r, why.msg));
     return arr;
@@ -198,7 +196,7 @@ static int each_point(const ea_run_opts *ro, const ea_scope_ref *refs, int n, in
 {
     *unsupported = 0;
     for (int i = 0; i < n; i++) {
-        cJSON *arr = plan_or_unsupported(&refs[i], ro, unsupported), *r;
+        cJSON *arr = plan_or_unsupported(&refs[i], ro), *r;
         if (measure && !ea_unsupported_reason(cJSON_GetArrayItem(arr, 0))) { /* planned: measure it */
             cJSON_Delete(arr);
             arr = refs[i].family->points(refs[i].family, refs[i].point, refs[i].file, refs[i].index, ro, 1, err);
@@ -206,7 +204,9 @@ static int each_point(const ea_run_opts *ro, const ea_scope_ref *refs, int n, in
         if (!arr)
             return -1;
         while ((r = cJSON_DetachItemFromArray(arr, 0)) != NULL) {
-            if (a && !ea_unsupported_reason(r))
+            if (ea_unsupported_reason(r)) /* refused when planned, or by the family when measured */
+                ++*unsupported;
+            else if (a)
                 ea_run_annotate(r, refs[i].point, a->env, a->caps, a->ops, a->classification);
             cJSON_AddItemToArray(out, r);
         }

@@ -149,6 +149,16 @@ static void compare_result(gate *g, const cJSON *sr, int si, const cJSON *fr, in
 {
     const cJSON *sp, *fp;
     char detail[1100];
+    const char *su = ej_str(sr, "unsupported"), *fu = ej_str(fr, "unsupported");
+    if (su || fu) { /* a point its family refuses has no class and no paths: its state is the entry */
+        if (su && fu && !strcmp(su, fu))
+            return;
+        snprintf(detail, sizeof detail, "%s: %.1000s",
+                 !su ? "unsupported now" : !fu ? "supported now, was unsupported" : "unsupported for another reason",
+                 fu ? fu : su);
+        add_entry(g, "UNSUPPORTED", fu ? fr : sr, k, NULL, NULL, (const int[]){si, -1, fi, -1}, detail);
+        return;
+    }
     if (strcmp(text(sr, "class"), text(fr, "class"))) {
         snprintf(detail, sizeof detail, "class %s -> %s", text(sr, "class"), text(fr, "class"));
         add_entry(g, "CLASS", sr, k, NULL, NULL, (const int[]){si, -1, fi, -1}, detail);
@@ -262,6 +272,8 @@ static int take(cJSON *out, const cJSON *fresh, const cJSON *e)
         const char *key = strstr(text(e, "mode"), "/cold") ? "time_cold" : "time";
         cJSON *t = cJSON_GetObjectItemCaseSensitive(path_item((cJSON *)fresh, fi, fj), key);
         cJSON_ReplaceItemInObjectCaseSensitive(path_item(out, si, sj), key, cJSON_Duplicate(t, 1));
+    } else if (!strcmp(st, "UNSUPPORTED")) { /* the whole result: one side has no paths to take */
+        cJSON_ReplaceItemInArray(cJSON_GetObjectItemCaseSensitive(out, "scopes"), si, cJSON_Duplicate(fr, 1));
     } else if (!strcmp(st, "CLASS")) {
         cJSON_ReplaceItemInObjectCaseSensitive(scope_item(out, si), "class",
                                                cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(fr, "class"), 1));

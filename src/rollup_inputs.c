@@ -9,6 +9,7 @@
 #include "classify.h"
 #include "occurrences.h"
 #include "rollup.h"
+#include "readfile.h"
 #include "rollup_corpus.h"
 
 /* Loads path and checks it with validate; *out stays NULL when the file is absent. */
@@ -17,8 +18,9 @@ static int optional_doc(const char *path, int (*validate)(const char *, const cJ
 {
     ej_doc d;
     *out = NULL;
-    if (access(path, F_OK) != 0)
-        return 0;
+    int present = ea_file_present(path, err); /* a dangling link is an error, not an absent file */
+    if (present <= 0)
+        return present;
     if (ej_load(path, &d, err) || validate(path, d.root, err)) {
         ej_free(&d);
         return -1;
@@ -88,7 +90,10 @@ int ea_rollup_load(const ea_rollup_opts *o, ea_rollup_inputs *in, ea_error *err)
         (in->gpu_model[0] && ea_torch_ops_load_dir(o->golden, in->gpu_model, &in->ops, err)))
         goto fail;
     snprintf(in->seed_file, sizeof in->seed_file, "%s/seed_totals.json", o->golden);
-    if (access(in->seed_file, F_OK) == 0) {
+    int seed = ea_file_present(in->seed_file, err);
+    if (seed < 0)
+        goto fail;
+    if (seed) {
         if (ea_seed_totals_load(in->seed_file, &in->seed, err))
             goto fail;
         in->have_seed = 1;

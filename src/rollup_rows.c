@@ -169,7 +169,10 @@ static void price(const ea_rollup_inputs *in, const occ *c, cJSON *row)
         why = "unclassified: no capture covers it";
     else if (!in->baselines)
         why = in->note_baselines;
-    else if (r && !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "passed"))) {
+    else if (r && ej_str(r, "unsupported")) {
+        snprintf(buf, sizeof buf, "unsupported by its family: %.400s", ej_str(r, "unsupported"));
+        why = buf;
+    } else if (r && !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "passed"))) {
         snprintf(buf, sizeof buf, "the measurement failed: %.400s", ej_str(r, "failure") ? ej_str(r, "failure") : "?");
         why = buf;
     } else if (r && !isfinite(cur))

@@ -146,6 +146,11 @@ void ea_run_check_print(const cJSON *doc, FILE *f)
     const cJSON *r, *p;
     fprintf(f, "check only (%s): every path once on its inputs, checked, not timed\n", str(doc, "gpu"));
     cJSON_ArrayForEach(r, get(doc, "results")) {
+        if (str(r, "unsupported")) {
+            fprintf(f, "%s %s (%s): UNSUPPORTED: %s\n", str(r, "family"), str(r, "alias"), str(r, "point"),
+                    str(r, "unsupported"));
+            continue;
+        }
         fprintf(f, "%s %s (%s): %s\n", str(r, "family"), str(r, "alias"), str(r, "point"),
                 cJSON_IsTrue(get(r, "passed")) ? "passed" : "FAILED");
         cJSON_ArrayForEach(p, get(r, "paths")) {

@@ -209,6 +209,33 @@ Test(gate, class_change_failed_result_missing_and_added_points)
     release(5, p, back, r, a, b);
 }
 
+/* A point its family refused (no class, no paths) on one side: one UNSUPPORTED entry naming the reason,
+ * and the proposal takes the whole measured result in its place. */
+Test(gate, an_unsupported_point_is_one_entry_and_the_proposal_takes_the_whole_result)
+{
+    cJSON *a = golden(), *b = golden();
+    cJSON *scopes = cJSON_GetObjectItemCaseSensitive(b, "scopes"), *s0 = cJSON_GetArrayItem(scopes, 0);
+    cJSON *u = cJSON_CreateObject();
+    static const char *const keep[] = {"family", "point", "alias", "occurrences", "scope_ids"};
+    for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++)
+        cJSON_AddItemToObject(u, keep[i], cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(s0, keep[i]), 1));
+    cJSON_AddStringToObject(u, "unsupported", "no capture of this shape");
+    cJSON_AddFalseToObject(u, "passed");
+    cJSON_ReplaceItemInArray(scopes, 0, u);
+    cJSON *r = compare(b, a); /* stored unsupported, measured now */
+    cr_assert_eq(count(r, "UNSUPPORTED"), 1);
+    cr_assert(strstr(field(first(r, "UNSUPPORTED"), "detail"), "supported now, was unsupported: no capture"));
+    cr_assert_eq(count(r, "CLASS") + count(r, "ADDED") + count(r, "MISSING"), 0);
+    cr_assert_eq(ea_gate_exit(r), 1);
+    cJSON *p = ea_gate_propose(b, a, r);
+    cr_assert(cJSON_Compare(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(p, "scopes"), 0),
+                            cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(a, "scopes"), 0), 1));
+    cJSON *back = compare(a, b), *same = compare(b, b);
+    cr_assert(strstr(field(first(back, "UNSUPPORTED"), "detail"), "unsupported now: no capture of this shape"));
+    cr_assert_eq(count(same, "UNSUPPORTED"), 0, "still unsupported for the same reason: nothing moved");
+    release(6, p, r, back, same, a, b);
+}
+
 Test(gate, a_missing_and_an_added_path)
 {
     cJSON *a = golden(), *b = golden();

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "baseline.h"
+#include "bottom_line.h"
+#include "run_report.h"
 #include "device.h"
 #include "helpers.h"
 #include "json.h"
@@ -138,4 +140,35 @@ Test(unsupported, baselines_document_table_and_strict_reader)
     cr_assert_neq(ea_baseline_validate("H200.json", doc, &err), 0);
     has(err.msg, "H200.json $.scopes[0].unsupported");
     cJSON_Delete(doc);
+}
+
+/* Every report that lists results says UNSUPPORTED and the family's reason, never nan or a bare FAILED:
+ * run --check-only's table (what ci/gpu-sanitize keeps) and audit's bottom line over a baselines file. */
+Test(unsupported, check_only_table_and_bottom_line_name_the_reason)
+{
+    cJSON *results = cJSON_CreateArray();
+    cJSON_AddItemToArray(results, unsupported_result());
+    cJSON *doc = ea_run_check_doc(results, "extern-audit run --check-only", "NVIDIA H200");
+    char *text = test_print_to_string(ea_run_check_print, doc);
+    has(text, "cat densenet201-infer (cat-0123456789ab): UNSUPPORTED: cat.json $.points[3]");
+    free(text);
+    cJSON_Delete(doc);
+
+    const char *g = test_tmpdir();
+    char dir[4096], file[4200];
+    snprintf(dir, sizeof dir, "%s/baselines", g);
+    cr_assert_eq(ea_make_dirs(dir, &(ea_error){{0}}), 0);
+    snprintf(file, sizeof file, "%s/H200.json", dir);
+    doc = doc_with(unsupported_result());
+    ea_error err;
+    cr_assert_eq(ej_write_atomic(file, doc, &err), 0, "%s", err.msg);
+    cJSON_Delete(doc);
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    cr_assert_eq(ea_bottom_line(g, NULL, f, &err), 0, "%s", err.msg);
+    fclose(f);
+    has(out, "UNSUPPORTED: cat.json $.points[3]");
+    cr_assert_null(strstr(out, "nan"), "%s", out);
+    free(out);
 }
