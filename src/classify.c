@@ -1,5 +1,7 @@
 #include "classify.h"
 
+#include "readfile.h"
+
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -509,5 +511,22 @@ int ea_classification_validate(const char *file, const cJSON *doc, ea_error *err
         ej_get_string(root, "rule_recorded_for", &s, err) || each(root, "occurrences", 0, check_entry, err) ||
         each(root, "summary", 1, check_op_summary, err) || each(root, "findings", 0, check_finding, err))
         return -1;
+    return 0;
+}
+
+int ea_classification_load(const char *golden, ej_doc *doc, ea_error *err)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/classification.json", golden);
+    memset(doc, 0, sizeof *doc);
+    int present = ea_file_present(path, err);
+    if (present <= 0)
+        return present;
+    if (ej_load(path, doc, err))
+        return -1;
+    if (ea_classification_validate(path, doc->root, err)) {
+        ej_free(doc);
+        return -1;
+    }
     return 0;
 }

@@ -15,6 +15,7 @@
 #include "capture.h"
 #include "error.h"
 #include "extract.h"
+#include "json.h"
 #include "oldrule.h"
 
 #define EA_CLASSIFICATION_SCHEMA "extern-audit/classification"
@@ -40,5 +41,9 @@ int ea_classify_golden(const char *golden, cJSON **doc, ea_error *err);
 
 /* A stored classification document, checked strictly against the schema; file names it in messages. */
 int ea_classification_validate(const char *file, const cJSON *doc, ea_error *err);
+
+/* <golden>/classification.json, validated, into doc; absent (nothing at the path): 0 with doc->root NULL.
+ * A file that is there but unreadable or invalid (a dangling link included): -1. */
+int ea_classification_load(const char *golden, ej_doc *doc, ea_error *err);
 
 #endif

@@ -154,21 +154,6 @@ static void report_open(const cJSON *doc, int *unclassified_out, int *disagree_o
 
 /* The stored classification, read and validated before anything is printed: a corrupt file fails
  * the command at once, not after the whole table. 0 with stored->root NULL: the file is absent. */
-static int load_stored(const char *path, ej_doc *stored, ea_error *err)
-{
-    memset(stored, 0, sizeof *stored);
-    int present = ea_file_present(path, err);
-    if (present <= 0)
-        return present;
-    if (ej_load(path, stored, err) != 0)
-        return -1;
-    if (ea_classification_validate(path, stored->root, err) != 0) {
-        ej_free(stored);
-        return -1;
-    }
-    return 0;
-}
-
 /* --update: write unless occurrences are unclassified. Otherwise check against the stored file. */
 static int gate(const cJSON *doc, const char *golden, int update, const cJSON *stored)
 {
@@ -210,10 +195,9 @@ int ea_cmd_classify(int argc, char **argv)
         return rc ? rc : (fputs(ea_usage_classify, stdout), 0);
     ea_error err;
     ej_doc stored = {0};
-    char path[4096];
     cJSON *doc;
-    snprintf(path, sizeof path, "%s/classification.json", o.golden);
-    if ((!o.update && load_stored(path, &stored, &err) != 0) || ea_classify_golden(o.golden, &doc, &err) != 0) {
+    if ((!o.update && ea_classification_load(o.golden, &stored, &err) != 0) ||
+        ea_classify_golden(o.golden, &doc, &err) != 0) {
         ej_free(&stored);
         return ea_cli_fail(&err);
     }

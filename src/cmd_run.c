@@ -148,24 +148,6 @@ static int measure_env(const ea_device_info *dev, const char *command, FILE *log
     return 0;
 }
 
-/* golden/classification.json when present, validated; NULL when absent. */
-static int load_classification(const char *golden, ej_doc *doc, ea_error *err)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s/classification.json", golden);
-    memset(doc, 0, sizeof *doc);
-    int present = ea_file_present(path, err);
-    if (present <= 0)
-        return present;
-    if (ej_load(path, doc, err))
-        return -1;
-    if (ea_classification_validate(path, doc->root, err)) {
-        ej_free(doc);
-        return -1;
-    }
-    return 0;
-}
-
 /* What ea_run_annotate adds to a measured result. */
 typedef struct {
     const ea_run_env *env;
@@ -247,7 +229,7 @@ int ea_run_measure(const char *golden, const char *command, const ea_run_opts *r
         return ea_fail(err, "no CUDA device: %s", dev.reason);
     /* the torch timings of this GPU model, before the long measurement: a bad file stops the run early */
     if (measure_env(&dev, command, ro->log, &env, err) || ea_torch_ops_load_dir(golden, env.model, &ops, err) ||
-        ea_captures_load_dir(golden, &caps, err) || load_classification(golden, &cls, err)) {
+        ea_captures_load_dir(golden, &caps, err) || ea_classification_load(golden, &cls, err)) {
         ea_torch_ops_free(&ops);
         ea_captures_free(&caps);
         return -1;

@@ -2,13 +2,9 @@
  * run_report.h). */
 #include "run_report.h"
 
-#include <string.h>
+#include "json.h"
 
-static const char *str(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsString(v) ? v->valuestring : NULL;
-}
+#include <string.h>
 
 static const cJSON *get(const cJSON *o, const char *key)
 {
@@ -38,12 +34,12 @@ static void launch(const cJSON *l, FILE *f)
         fputs(l->valuestring, f);
         return;
     }
-    if (str(l, "variant"))
-        fprintf(f, "%s", str(l, "variant"));
-    if (str(l, "variant") && cJSON_IsNumber(u))
+    if (ej_str(l, "variant"))
+        fprintf(f, "%s", ej_str(l, "variant"));
+    if (ej_str(l, "variant") && cJSON_IsNumber(u))
         fprintf(f, " u%d", u->valueint);
-    if (str(l, "kernel"))
-        fprintf(f, "%s%s", str(l, "variant") ? ": " : "", str(l, "kernel"));
+    if (ej_str(l, "kernel"))
+        fprintf(f, "%s%s", ej_str(l, "variant") ? ": " : "", ej_str(l, "kernel"));
     if (get(l, "grid") && get(l, "block")) {
         fputs(" <<<", f);
         dims(get(l, "grid"), f);
@@ -72,27 +68,27 @@ void ea_run_plan_print(const cJSON *plans, FILE *f)
 {
     const cJSON *r, *n;
     cJSON_ArrayForEach(r, plans) {
-        if (str(r, "unsupported")) { /* refused by its family: nothing would run */
-            fprintf(f, "%s %s (%s): UNSUPPORTED: %s\n", str(r, "family"), str(r, "alias"), str(r, "point"),
-                    str(r, "unsupported"));
+        if (ej_str(r, "unsupported")) { /* refused by its family: nothing would run */
+            fprintf(f, "%s %s (%s): UNSUPPORTED: %s\n", ej_str(r, "family"), ej_str(r, "alias"), ej_str(r, "point"),
+                    ej_str(r, "unsupported"));
             continue;
         }
         const cJSON *cfg = get(r, "config"), *orc = get(cfg, "oracle");
-        fprintf(f, "%s %s (%s, %d occurrences): floor %.3f MB; ATen grids for %d multiprocessors\n", str(r, "family"),
-                str(r, "alias"), str(r, "point"), get(r, "occurrences") ? get(r, "occurrences")->valueint : 0,
+        fprintf(f, "%s %s (%s, %d occurrences): floor %.3f MB; ATen grids for %d multiprocessors\n", ej_str(r, "family"),
+                ej_str(r, "alias"), ej_str(r, "point"), get(r, "occurrences") ? get(r, "occurrences")->valueint : 0,
                 cJSON_IsNumber(get(cfg, "floor_bytes")) ? get(cfg, "floor_bytes")->valuedouble / 1e6 : 0.0,
                 get(r, "sm_count") ? get(r, "sm_count")->valueint : 0);
         /* what tells a point's configurations apart (routing's form and ids, cat's mode, cumsum's kind) */
-        const char *form[] = {str(cfg, "form"), str(get(cfg, "distribution"), "generator"), str(cfg, "mode"),
-                              str(cfg, "kind")};
+        const char *form[] = {ej_str(cfg, "form"), ej_str(get(cfg, "distribution"), "generator"), ej_str(cfg, "mode"),
+                              ej_str(cfg, "kind")};
         for (size_t i = 0; i < sizeof form / sizeof form[0]; i++)
             if (form[i])
                 fprintf(f, "  %s\n", form[i]);
         char label[64];
-        snprintf(label, sizeof label, "current (%s)", str(cfg, "current_source") ? str(cfg, "current_source") : "?");
+        snprintf(label, sizeof label, "current (%s)", ej_str(cfg, "current_source") ? ej_str(cfg, "current_source") : "?");
         launches(label, get(cfg, "current"), f);
-        if (str(orc, "kind") || str(orc, "kernel"))
-            fprintf(f, "  oracle: %s\n", str(orc, "kind") ? str(orc, "kind") : str(orc, "kernel"));
+        if (ej_str(orc, "kind") || ej_str(orc, "kernel"))
+            fprintf(f, "  oracle: %s\n", ej_str(orc, "kind") ? ej_str(orc, "kind") : ej_str(orc, "kernel"));
         if (get(orc, "launch")) {
             fputs("  oracle launch: ", f);
             launch(get(orc, "launch"), f);
@@ -144,23 +140,23 @@ static int total(const cJSON *doc, const char *key)
 void ea_run_check_print(const cJSON *doc, FILE *f)
 {
     const cJSON *r, *p;
-    fprintf(f, "check only (%s): every path once on its inputs, checked, not timed\n", str(doc, "gpu"));
+    fprintf(f, "check only (%s): every path once on its inputs, checked, not timed\n", ej_str(doc, "gpu"));
     cJSON_ArrayForEach(r, get(doc, "results")) {
-        if (str(r, "unsupported")) {
-            fprintf(f, "%s %s (%s): UNSUPPORTED: %s\n", str(r, "family"), str(r, "alias"), str(r, "point"),
-                    str(r, "unsupported"));
+        if (ej_str(r, "unsupported")) {
+            fprintf(f, "%s %s (%s): UNSUPPORTED: %s\n", ej_str(r, "family"), ej_str(r, "alias"), ej_str(r, "point"),
+                    ej_str(r, "unsupported"));
             continue;
         }
-        fprintf(f, "%s %s (%s): %s\n", str(r, "family"), str(r, "alias"), str(r, "point"),
+        fprintf(f, "%s %s (%s): %s\n", ej_str(r, "family"), ej_str(r, "alias"), ej_str(r, "point"),
                 cJSON_IsTrue(get(r, "passed")) ? "passed" : "FAILED");
         cJSON_ArrayForEach(p, get(r, "paths")) {
             int k = cJSON_GetArraySize(get(p, "kernels"));
-            const char *note = k == 0 ? str(p, "kernels_note") : NULL;
-            fprintf(f, "  %-16s %-10s %3d kernels", str(p, "name"), str(p, "mode"), k);
+            const char *note = k == 0 ? ej_str(p, "kernels_note") : NULL;
+            fprintf(f, "  %-16s %-10s %3d kernels", ej_str(p, "name"), ej_str(p, "mode"), k);
             if (note)
                 fprintf(f, " (%s)", note);
             if (!cJSON_IsTrue(get(p, "passed")))
-                fprintf(f, ", FAILED: %s", str(p, "failure") ? str(p, "failure") : "no verdict");
+                fprintf(f, ", FAILED: %s", ej_str(p, "failure") ? ej_str(p, "failure") : "no verdict");
             fputc('\n', f);
         }
     }
