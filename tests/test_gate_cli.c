@@ -28,7 +28,7 @@ static char *variant(const char *dir, const char *name, int s, int p, double f)
         cJSON *v = cJSON_GetObjectItemCaseSensitive(t, keys[i]);
         cJSON_SetNumberValue(v, v->valuedouble * f);
     }
-    char *text = cJSON_Print(d.root), *path = strdup(test_write(dir, name, text));
+    char *text = cJSON_Print(d.root), *path = test_write(dir, name, text);
     free(text);
     ej_free(&d);
     return path;
@@ -103,7 +103,7 @@ Test(gate_cli, usage_errors_exit_2)
 Test(gate_cli, bad_documents_are_named)
 {
     const char *dir = test_tmpdir();
-    char *bad = strdup(test_write(dir, "bad.json", "{\"schema\": \"extern-audit/baselines\", \"schema_version\": 1}"));
+    char *bad = test_write(dir, "bad.json", "{\"schema\": \"extern-audit/baselines\", \"schema_version\": 1}");
     cli_run r = test_cli("gate", "--baseline", H200, "--against", bad, NULL);
     cr_assert_eq(r.status, 2);
     cr_assert(strstr(r.err, "bad.json $.command"), "%s", r.err);
@@ -124,7 +124,7 @@ Test(gate_cli, another_gpu_model_is_refused)
     cr_assert_eq(ej_load(H200, &d, &err), 0, "%s", err.msg);
     cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(d.root, "gpu"), "model",
                                            cJSON_CreateString("B200"));
-    char *text = cJSON_Print(d.root), *b200 = strdup(test_write(test_tmpdir(), "B200.json", text));
+    char *text = cJSON_Print(d.root), *b200 = test_write(test_tmpdir(), "B200.json", text);
     cli_run r = test_cli("gate", "--baseline", H200, "--against", b200, NULL);
     cr_assert_eq(r.status, 2);
     cr_assert(strstr(r.err, "$.gpu.model \"B200\": refused, times compare only on one GPU model"), "%s", r.err);

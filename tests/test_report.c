@@ -191,6 +191,7 @@ Test(report_browser, a_console_error_is_caught, .timeout = 300)
     char *page = test_write(test_tmpdir(), "bad.html", "<html><body><script>console.error('boom')</script></body></html>");
     char path[512], out[600], log[600];
     snprintf(path, sizeof path, "%s", page);
+    free(page);
     snprintf(out, sizeof out, "%s.dom", path);
     snprintf(log, sizeof log, "%s.log", path);
     cr_assert_eq(browse(browser, path, "--dump-dom", out, log), 0);

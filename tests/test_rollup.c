@@ -27,7 +27,7 @@ static cJSON *load(const char *path)
 static void put(const char *dir, const char *name, const cJSON *doc)
 {
     char *text = cJSON_Print(doc);
-    test_write(dir, name, text);
+    free(test_write(dir, name, text));
     free(text);
 }
 
@@ -312,12 +312,12 @@ static const cJSON *model_of(const cJSON *doc, const char *model)
 Test(rollup, a_bad_corpus_file_is_reported_and_the_others_accounted)
 {
     const char *corpus = test_tmpdir();
-    test_write(corpus, "benchmarks/model_accounting/b200/hf/train/XLNetLMHeadModel.json",
+    free(test_write(corpus, "benchmarks/model_accounting/b200/hf/train/XLNetLMHeadModel.json",
                "{\"hardware\": \"NVIDIA B200\", \"identity\": \"hf/train/XLNetLMHeadModel\", \"schema_version\": 2,"
                " \"source\": \"occurrences\", \"source_manifest_digest\": \"d\", \"source_provenance\": {},"
                " \"model\": {\"extern_occurrences\": 30, \"extern_total_us\": 5, \"fusible\": {}, \"mode\": \"train\","
-               " \"model\": \"XLNetLMHeadModel\", \"suite\": \"hf\", \"trace_errors\": [], \"unpriced_extern_occurrences\": 0}}");
-    test_write(corpus, "benchmarks/model_accounting/b200/hf/infer/openai/gpt-oss-20b.json", "{\"hardware\": 3}");
+               " \"model\": \"XLNetLMHeadModel\", \"suite\": \"hf\", \"trace_errors\": [], \"unpriced_extern_occurrences\": 0}}"));
+    free(test_write(corpus, "benchmarks/model_accounting/b200/hf/infer/openai/gpt-oss-20b.json", "{\"hardware\": 3}"));
     cli_run r = test_cli("rollup", "--corpus", corpus, "--json", NULL);
     cr_assert_eq(r.status, 2, "stderr:\n%s", r.err);
     has(r.err, "gpt-oss-20b.json $.schema_version: expected integer");

@@ -56,6 +56,7 @@ static void bad_seed(const char *from, const char *to, const char *expect)
     cr_assert_eq(ea_seed_totals_load(path, &s, &err), -1, "accepted: %s", text);
     has(err.msg, path);
     has(err.msg, expect);
+    free(path);
 }
 
 Test(seed_totals, sample_reads)
@@ -66,6 +67,7 @@ Test(seed_totals, sample_reads)
     cr_assert_eq(ea_seed_totals_load(path, &s, &err), 0, "%s", err.msg);
     cr_assert_float_eq(s.ops[3].total_us, 4, 1e-12);
     ea_seed_totals_free(&s);
+    free(path);
 }
 
 Test(seed_totals, malformed_files_name_the_path)
@@ -94,7 +96,7 @@ static const char *const accounting =
 static char *corpus_with(const char *text)
 {
     const char *dir = test_tmpdir();
-    test_write(dir, "benchmarks/model_accounting/b200/hf/train/M.json", text);
+    free(test_write(dir, "benchmarks/model_accounting/b200/hf/train/M.json", text));
     return (char *)dir;
 }
 
