@@ -413,10 +413,12 @@ int ea_extraction_write(const ea_extraction *x, const char *dir, ea_error *err)
         if (rc)
             break;
     }
+    char cause[sizeof err->msg];
+    snprintf(cause, sizeof cause, "%s", rc ? err->msg : "");
     for (int i = 0; rc != 0 && i < replaced; i++)
         if (had[i] ? rename(previous[i], final[i]) : remove(final[i])) {
-            rc = ea_fail(err, "%s: cannot restore the old document after a failed write (%s); it is in %s",
-                         final[i], strerror(errno), had[i] ? previous[i] : "no other file");
+            rc = ea_fail(err, "%s: cannot restore the old document after a failed write (%s); it is in %s; the write "
+                         "failed first: %.200s", final[i], strerror(errno), had[i] ? previous[i] : "no other file", cause);
             had[i] = 0; /* so the copy below survives */
         }
     for (int i = 0; i < N; i++) {
