@@ -24,7 +24,8 @@ const char ea_usage_gate[] =
     "  --baseline FILE  the stored baselines document (golden/baselines/<gpu model>.json); with --run, a\n"
     "                   folder stands for its file of this GPU's model (--baseline golden/baselines)\n"
     "  --against FILE   compare with another baselines document (no GPU needed)\n"
-    "  --run            measure now (extern-audit run --mode both) and compare; needs a CUDA device\n"
+    "  --run            measure now (extern-audit run --mode both) and compare; needs a CUDA device; a path\n"
+    "                   is timed cold only when its stored result has \"time_cold\"\n"
     "  --scope NAME     only these points (as run --scope; default all)\n"
     "  --json           print the report as JSON (docs/schema.md, extern-audit/gate) instead of the table\n"
     "  --propose FILE   write the stored document with only the moved paths, classes and new results\n"
@@ -162,7 +163,8 @@ static int run_and_compare(const gate_options *o, const ej_doc *stored, const ea
     if (strcmp(model, want)) /* before the long measurement */
         return ea_fail(err, "%s $.gpu.model is \"%s\" and this GPU is a %s (%s): refused, times compare only on one "
                        "GPU model (golden/baselines/<model>.json)", o->baseline, want, model, dev.name);
-    ea_run_opts ro = {.faithful = 1, .fabricated = 1, .log = o->quiet ? NULL : stderr};
+    /* cold only where the stored document has cold numbers to compare with: nothing else would judge them */
+    ea_run_opts ro = {.faithful = 1, .fabricated = 1, .log = o->quiet ? NULL : stderr, .cold_from = stored->root};
     ea_drift_rule rule = ea_drift_default_rule(o->margin);
     cJSON *ids = point_ids(pts);
     if (ea_run_measure(o->golden, o->command, &ro, pts->refs, pts->n, fresh, err)) {

@@ -283,7 +283,9 @@ int ea_path_measure(const ea_path_steps *s, cJSON *path, ea_check *first, ea_che
         return 0;
     }
     cJSON *prof = cJSON_CreateObject();
-    if (rc || profile_calls(s, prof, err) || ea_time_warm_cold(enqueue, ctx, s->timer, &t, &cold, err) ||
+    if (rc || profile_calls(s, prof, err) ||
+        (s->warm_only ? ea_time_graph(enqueue, ctx, s->timer, &t, err)
+                      : ea_time_warm_cold(enqueue, ctx, s->timer, &t, &cold, err)) ||
         s->check(s->ctx, 1, again, err)) {
         cJSON_Delete(prof);
         ea_kernel_list_free(&rec.kernels);
@@ -296,7 +298,8 @@ int ea_path_measure(const ea_path_steps *s, cJSON *path, ea_check *first, ea_che
         cJSON_AddItemToObject(path, item->string, cJSON_DetachItemViaPointer(prof, item));
     cJSON_Delete(prof);
     cJSON_AddItemToObject(path, "time", ea_path_time_json(&t));
-    cJSON_AddItemToObject(path, "time_cold", ea_path_time_json(&cold));
+    if (!s->warm_only)
+        cJSON_AddItemToObject(path, "time_cold", ea_path_time_json(&cold));
     ea_path_check_json(path, "check", first);
     ea_path_check_json(path, "check_after_timing", again);
     *median_us = t.per_call_us.median;

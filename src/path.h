@@ -14,8 +14,9 @@
  * - ea_path_measure: the sequence every family's path runs: poison the outputs, one call under CUPTI,
  *   check, EA_PATH_PROFILE_CALLS more calls under CUPTI (copies and memsets recorded too) for
  *   per-kernel durations, time warm and
- *   cold (ea_time_warm_cold), check again; it writes "kernels", "kernel_launches", "time",
- *   "time_cold", "check" and "check_after_timing" into the path. With steps.check_only (run
+ *   cold (ea_time_warm_cold; warm alone with steps.warm_only), check again; it writes "kernels",
+ *   "kernel_launches", "time", "time_cold" (not when warm_only), "check" and "check_after_timing" into
+ *   the path. With steps.check_only (run
  *   --check-only) it stops after the first check: "kernels", "check" and "check_only": true, which
  *   ea_path_judge reads as "no check after timing to judge"; *again is then a copy of *first.
  * - ea_path_launches_json: "kernel_launches", one entry per kernel, copy or memset of a call (name,
@@ -86,6 +87,7 @@ typedef struct {
     int (*check)(void *ctx, int after_timing, ea_check *c, ea_error *err);
     const ea_timer_config *timer; /* NULL: ea_time_graph's defaults */
     int check_only;               /* ea_run_opts.check_only: no profile, no timing */
+    int warm_only;                /* !ea_run_times_cold: timed warm alone, no "time_cold" */
 } ea_path_steps;
 
 /* Runs s's sequence into path; first and again receive the checks, *median_us the warm median per call

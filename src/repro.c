@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "path.h"
+
 /* One line per family: repros/<name>/ defines it. */
 extern const ea_repro_family ea_family_index_add;
 extern const ea_repro_family ea_family_routing_histc, ea_family_routing_cumsum;
@@ -45,6 +47,22 @@ cJSON *ea_repro_header(const char *family, const char *point, const char *alias,
     cJSON_AddNumberToObject(o, "occurrences", (double)occurrences);
     *scope_ids = cJSON_AddArrayToObject(o, "scope_ids");
     return o;
+}
+
+int ea_run_times_cold(const ea_run_opts *o, const char *family, const char *point, const char *path,
+                      const char *mode)
+{
+    if (!o->cold_from)
+        return 1;
+    const cJSON *r;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(o->cold_from, "scopes")) {
+        const char *f = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "family"));
+        const char *p = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "point"));
+        if (f && p && !strcmp(f, family) && !strcmp(p, point) &&
+            cJSON_HasObjectItem(ea_path_named(r, path, mode), "time_cold"))
+            return 1;
+    }
+    return 0;
 }
 
 void ea_repro_append(cJSON *into, cJSON *from)

@@ -38,6 +38,9 @@ typedef struct {
     FILE *log;                /* progress lines, or NULL */
     int check_only;           /* run --check-only: every path once on its inputs and checked, nothing timed
                                * (ea_path_steps.check_only, EA_REPLAY_CHECK_ONLY), so a sanitizer can wrap it */
+    const cJSON *cold_from;   /* NULL: every path timed warm and cold (run); else a baselines document, and a
+                               * path is timed cold only where its stored result has "time_cold"
+                               * (ea_run_times_cold; gate --run passes the stored document) */
 } ea_run_opts;
 
 typedef struct ea_repro_family ea_repro_family;
@@ -58,6 +61,12 @@ cJSON *ea_repro_header(const char *family, const char *point, const char *alias,
                        cJSON **scope_ids);
 /* Moves every field of from after into's own and deletes from: a family's measurement after its header. */
 void ea_repro_append(cJSON *into, cJSON *from);
+
+/* Whether a family times path (name, mode) of point cold as well as warm (ea_path_steps.warm_only,
+ * EA_REPLAY_WARM otherwise): always without o->cold_from; else when a result of family and point in
+ * o->cold_from has that path with "time_cold" (a point's several results share the answer). */
+int ea_run_times_cold(const ea_run_opts *o, const char *family, const char *point, const char *path,
+                      const char *mode);
 
 /* NULL-terminated. */
 extern const ea_repro_family *const ea_repro_families[];

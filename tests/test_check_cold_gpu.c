@@ -40,7 +40,7 @@ static cJSON *longformer_b(const ea_run_opts *o, cJSON **result)
 
 Test(check_cold_gpu, check_only_runs_each_path_untimed, .timeout = 300)
 {
-    const ea_run_opts o = {1, 1, 0, NULL, 1};
+    const ea_run_opts o = {1, 1, 0, NULL, 1, NULL};
     cJSON *r, *arr = longformer_b(&o, &r);
     const cJSON *p;
     int paths = 0;
@@ -58,7 +58,7 @@ Test(check_cold_gpu, check_only_runs_each_path_untimed, .timeout = 300)
 
 Test(check_cold_gpu, cold_beside_warm_with_kernel_durations, .timeout = 300)
 {
-    const ea_run_opts o = {1, 0, 0, NULL, 0};
+    const ea_run_opts o = {1, 0, 0, NULL, 0, NULL};
     cJSON *r, *arr = longformer_b(&o, &r);
     const cJSON *p;
     cJSON_ArrayForEach(p, cJSON_GetObjectItem(r, "paths")) {
@@ -88,4 +88,27 @@ Test(check_cold_gpu, cold_beside_warm_with_kernel_durations, .timeout = 300)
         cr_assert(copy == 1 && index == 1, "the replica's copy and ATen's kernel, once each per call");
     }
     cJSON_Delete(arr);
+}
+
+/* gate --run's choice (ea_run_times_cold): a stored document with a cold time for the faithful current
+ * path alone gets that path timed cold and every other path timed warm only, with no "time_cold". */
+Test(check_cold_gpu, warm_only_where_the_stored_document_has_no_cold_time, .timeout = 300)
+{
+    cJSON *stored = cJSON_Parse("{\"scopes\": [{\"family\": \"index_add\", \"point\": \"index_add-31177027c868\", "
+                                "\"paths\": [{\"name\": \"current\", \"mode\": \"faithful\", \"time_cold\": {}}]}]}");
+    const ea_run_opts o = {1, 1, 0, NULL, 0, stored};
+    cJSON *r, *arr = longformer_b(&o, &r);
+    const cJSON *p;
+    int warm_only = 0;
+    cJSON_ArrayForEach(p, cJSON_GetObjectItem(r, "paths")) {
+        const char *name = cJSON_GetObjectItem(p, "name")->valuestring, *mode = cJSON_GetObjectItem(p, "mode")->valuestring;
+        int cold = !strcmp(name, "current") && !strcmp(mode, "faithful");
+        cr_assert(ea_path_median(p) > 0, "%s %s: timed warm", name, mode);
+        cr_assert_eq(cJSON_HasObjectItem(p, "time_cold"), cold, "%s %s: time_cold %s", name, mode,
+                     cold ? "expected" : "not expected (the stored document has none)");
+        warm_only += !cold;
+    }
+    cr_assert_geq(warm_only, 2, "the fabricated current path and the oracle(s) timed warm only");
+    cJSON_Delete(arr);
+    cJSON_Delete(stored);
 }

@@ -248,7 +248,7 @@ Test(cumsum, plans_without_a_gpu)
     const cJSON *p;
     int index = 0, results = 0;
     ea_error err;
-    ea_run_opts o = {1, 0, 132, NULL, 0};
+    ea_run_opts o = {1, 0, 132, NULL, 0, NULL};
     cJSON_ArrayForEach(p, cJSON_GetObjectItem(doc, "points")) {
         if (ea_family_cumsum.claims(p)) {
             cJSON *arr = ea_family_cumsum.points(&ea_family_cumsum, p, GOLDEN, index, &o, 0, &err), *r;
@@ -495,7 +495,7 @@ Test(cumsum, capture_outputs_and_missing_captures)
     char *text = cJSON_Print(doc), file[512];
     free(test_write(dir, "occurrences/cumsum.json", text));
     snprintf(file, sizeof file, "%s/occurrences/cumsum.json", dir);
-    ea_run_opts o = {1, 0, 132, NULL, 0};
+    ea_run_opts o = {1, 0, 132, NULL, 0, NULL};
     cr_assert_null(ea_family_cumsum.points(&ea_family_cumsum, p, file, index, &o, 0, &err));
     has(err.msg, file);
     has(err.msg, "scopes[0]: expected a capture in captures/ for scope cumsum-2c7a27c1f3e3-8b05912dbbf4");

@@ -15,7 +15,7 @@
 #include "index_add_points.h"
 #include "timer.h"
 
-static const ea_run_opts faithful = {1, 0, 0, NULL, 0}, both = {1, 1, 0, NULL, 0};
+static const ea_run_opts faithful = {1, 0, 0, NULL, 0, NULL}, both = {1, 1, 0, NULL, 0, NULL};
 
 static double check_of(const cJSON *path, const char *key)
 {

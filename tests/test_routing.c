@@ -22,7 +22,7 @@ extern const ea_repro_family ea_family_routing_histc, ea_family_routing_cumsum;
 #define CUMSUM_FILE "golden/occurrences/cumsum.json"
 #define CAPTURE_DIR "golden/captures/cumsum-bbbc239b67b8-008242e3eb1a"
 
-static const ea_run_opts plan_opts = {1, 0, 132, NULL, 0};
+static const ea_run_opts plan_opts = {1, 0, 132, NULL, 0, NULL};
 
 static cJSON *load(const char *file)
 {

@@ -157,14 +157,16 @@ static int check_outputs(void *ctx, int after_timing, ea_check *c, ea_error *err
 
 /* The oracle measured (ea_path_measure) and judged into its path; *sums: checksums_json's object. */
 static cJSON *oracle_path(dev *d, const cat_inputs *in, const ea_capture *cap, const ea_timer_config *tc,
-                          int check_only, const cat_check_result *cur, double slack, cJSON **sums, ea_error *err)
+                          const ea_run_opts *o, const cat_check_result *cur, double slack, cJSON **sums, ea_error *err)
 {
+    const int check_only = o->check_only;
     ea_check first, again;
     double median;
     char label[256];
     snprintf(label, sizeof label, "cat %s oracle %s unroll %d", d->s->alias, cat_variant_name(d->p), d->p->unroll);
     d->inputs = in, d->cap = cap, d->sums = NULL, d->y_same = 0;
-    const ea_path_steps steps = {label, d, poison, enqueue, check_outputs, tc, check_only};
+    const ea_path_steps steps = {label, d, poison, enqueue, check_outputs, tc, check_only,
+                                 !ea_run_times_cold(o, "cat", d->s->point, "oracle", "faithful")};
     cJSON *j = cJSON_CreateObject();
     cJSON_AddStringToObject(j, "name", "oracle");
     cJSON_AddStringToObject(j, "mode", "faithful");
@@ -188,11 +190,15 @@ static cJSON *oracle_path(dev *d, const cat_inputs *in, const ea_capture *cap, c
     return j;
 }
 
-static cJSON *current_path(const cat_scope *s, const ea_capture *cap, const ea_timer_config *tc, int check_only,
+static cJSON *current_path(const cat_scope *s, const ea_capture *cap, const ea_timer_config *tc, const ea_run_opts *o,
                            const cat_check_result *emu, ea_replay_result *res, ea_error *err)
 {
     const ea_capture_run *run = ea_capture_run_named(cap, "default");
-    if (ea_replay_run(cap, run, tc, check_only ? EA_REPLAY_CHECK_ONLY : EA_REPLAY_WARM_COLD, res, err))
+    const int check_only = o->check_only;
+    const ea_replay_timing how = check_only ? EA_REPLAY_CHECK_ONLY
+                                 : ea_run_times_cold(o, "cat", s->point, "current", "faithful") ? EA_REPLAY_WARM_COLD
+                                                                                                 : EA_REPLAY_WARM;
+    if (ea_replay_run(cap, run, tc, how, res, err))
         return NULL;
     int timed = res->timing.samples_us != NULL;
     cJSON *j = cJSON_CreateObject();
@@ -208,7 +214,7 @@ static cJSON *current_path(const cat_scope *s, const ea_capture *cap, const ea_t
         if (res->kernels.count)
             ea_path_launches_json(j, &res->kernels, 1);
         cJSON_AddItemToObject(j, "time", ea_path_time_json(&res->timing));
-        if (timed)
+        if (res->timing_cold.samples_us)
             cJSON_AddItemToObject(j, "time_cold", ea_path_time_json(&res->timing_cold));
         /* replay.c checks checksums after the first call and (when that passed) again after timing */
         c.mismatched = timed ? 0 : res->outputs - res->outputs_matching;
@@ -255,7 +261,7 @@ cJSON *cat_measure(const cat_scope *s, const ea_capture *cap, const cJSON *view,
     int emu_exact = ea_checksum(&yt->t, ey) == yt->checksum;
     free(ey);
     ea_replay_result rr;
-    cJSON *cur = current_path(s, cap, &tc, o->check_only, &emu, &rr, err);
+    cJSON *cur = current_path(s, cap, &tc, o, &emu, &rr, err);
     if (!cur) {
         ea_replay_result_free(&rr);
         return cat_inputs_free(&in), cJSON_Delete(res), NULL;
@@ -281,7 +287,7 @@ cJSON *cat_measure(const cat_scope *s, const ea_capture *cap, const cJSON *view,
         d.p = &plans[u];
         const char *name = cat_variant_name(d.p);
         double slack = emu_exact ? CAT_EXACT_SLACK : CAT_EMULATION_SLACK;
-        cJSON *j = oracle_path(&d, &in, cap, &tc, o->check_only, &emu, slack, &sums, err);
+        cJSON *j = oracle_path(&d, &in, cap, &tc, o, &emu, slack, &sums, err);
         if (!j) {
             cJSON_Delete(sums);
             cJSON_Delete(best), cJSON_Delete(best_sums), cJSON_Delete(cands);

@@ -127,7 +127,8 @@ static cJSON *run_path(dev *d, int path, const ea_capture *c, const ea_run_opts 
     double median;
     d->path = path, d->cap = c;
     snprintf(label, sizeof label, "cumsum %s %s", d->s->alias, path_names[path]);
-    const ea_path_steps steps = {label, d, poison, enqueue, check_outputs, NULL, o->check_only};
+    const ea_path_steps steps = {label, d, poison, enqueue, check_outputs, NULL, o->check_only,
+                                 !ea_run_times_cold(o, "cumsum", d->s->point, path_names[path], "faithful")};
     cJSON *j = cJSON_CreateObject();
     cJSON_AddStringToObject(j, "name", path_names[path]);
     cJSON_AddStringToObject(j, "mode", "faithful");

@@ -121,7 +121,8 @@ static cJSON *run_path(dev *d, int path, const int64_t *index, const double *ref
     const char *name = path == P_ORACLE ? "oracle" : path == P_GENERAL ? "oracle_general" : "current";
     const char *mode = path == P_FABRICATED || index == d->fab ? "fabricated" : "faithful";
     snprintf(label, sizeof label, "index_add %s %s", d->s->alias, name);
-    const ea_path_steps steps = {label, d, poison, enqueue, check, NULL, o->check_only};
+    const ea_path_steps steps = {label, d, poison, enqueue, check, NULL, o->check_only,
+                                 !ea_run_times_cold(o, "index_add", d->s->point, name, mode)};
     cJSON *j = cJSON_CreateObject();
     cJSON_AddStringToObject(j, "name", name);
     cJSON_AddStringToObject(j, "mode", mode);

@@ -34,6 +34,7 @@ typedef struct {
     rt_dist dist;
     int path;
     int sms; /* the device's multiprocessors: ATen's histc grid */
+    const char *family; /* the results': which stored paths say to time cold (ea_run_times_cold) */
     int64_t *ids, *sorted, *perm, *range, *sorted_in;
     int32_t *offsets;
     slot slots[MAX_SLOTS]; /* the capture's buffer names -> device memory */
@@ -255,7 +256,8 @@ static cJSON *run_path(dev *d, int path, const host_set *ref, host_set *host, cJ
     const char *name = path == P_ORACLE ? "oracle" : "current";
     d->path = path, d->ref = ref, d->host = host, d->sums = sums, d->why[0] = '\0';
     snprintf(label, sizeof label, "routing %s %s %s %s", d->s->alias, form, dist, name);
-    const ea_path_steps steps = {label, d, poison, enqueue, check_outputs, &tc, o->check_only};
+    const ea_path_steps steps = {label, d, poison, enqueue, check_outputs, &tc, o->check_only,
+                                 !ea_run_times_cold(o, d->family, d->s->point, name, "faithful")};
     cJSON *j = cJSON_CreateObject();
     cJSON_AddStringToObject(j, "name", name);
     cJSON_AddStringToObject(j, "mode", "faithful");
@@ -315,7 +317,7 @@ cJSON *rt_measure(const rt_scope *s, const rt_capture *c, rt_form f, rt_dist d, 
         host_free(&ref), host_free(&host);
         return NULL;
     }
-    dv.dist = d, dv.sms = o->sm_count;
+    dv.dist = d, dv.sms = o->sm_count, dv.family = family;
     cJSON *res = rt_header(s, family), *paths, *view, *sums = NULL;
     cJSON_AddItemToObject(res, "config", rt_config_json(s, c, f, d, o->sm_count));
     paths = cJSON_AddArrayToObject(res, "paths");
