@@ -33,7 +33,7 @@ DEB_PKGS  := libcriterion-dev libcjson-dev gcovr
 # the rollup's HTML report is tested in a real headless browser; its screenshot is read with libpng
 DEB_PKGS  += chromium libpng-dev clang libclang-rt-14-dev xz-utils
 
-.PHONY: all deps test audit coverage clean help readme sanitize fuzz
+.PHONY: all deps test audit coverage clean help readme sanitize fuzz bench-cat-host
 
 all: $(CLI) $(SUITE)
 
@@ -44,6 +44,7 @@ help:
 	@echo "make readme    rewrite README.md's generated blocks from what the commands print (ci/readme)"
 	@echo "make coverage  instrumented host build, suite, gcovr HTML in $(BUILD)/coverage/ (fails under 80% of src/ lines)"
 	@echo "make sanitize  suite and CLI with ASan+UBSan (leak detection on) in $(BUILD)/sanitize/; any report fails"
+	@echo "make bench-cat-host  the cat family's CPU-side cost per step, no GPU (build/bench-cat-host --help)"
 	@echo "make fuzz      libFuzzer harnesses (fuzz/) on every input reader, FUZZ_SECONDS=N each (default 30)"
 
 deps:
@@ -112,6 +113,12 @@ $(OCC_TESTS): $(OCC_GEN) $(wildcard golden/occurrences/*.json)
 	$(OCC_GEN) golden/occurrences $@
 $(call obj,$(BUILD),$(OCC_TESTS)): CPPFLAGS += -Itests
 $(SUITE): $(call obj,$(BUILD),$(OCC_TESTS))
+
+# The cat family's CPU-side cost per step, no GPU needed (tools/bench_cat_host.c): make bench-cat-host
+BENCH_CAT := $(BUILD)/bench-cat-host
+bench-cat-host: $(BENCH_CAT)
+$(BENCH_CAT): $(BUILD)/obj/tools/bench_cat_host.o $(BUILD)/libextern-audit.a
+	$(CC) $(CFLAGS) $^ -o $@ $(LDFLAGS) $(LDLIBS)
 
 # Coverage: a separate instrumented tree so normal objects stay optimised.
 coverage: deps

@@ -61,15 +61,25 @@ int64_t ea_storage_bytes(const ea_tensor *t)
     return extent < 0 ? -1 : extent * ea_dtype_size(t->dtype);
 }
 
-/* Row-major walk: fn(i, storage element index) for every logical element. */
-typedef void (*visit_fn)(void *ctx, int64_t i, int64_t at);
+/* Row-major walk by runs: fn(ctx, i, at, len, step) for logical elements i .. i + len - 1, which sit at
+ * storage elements at, at + step, ... A run spans the trailing dimensions that lie evenly spaced in storage
+ * (a contiguous tensor is one run), so the per-element work is a tight loop rather than a call each. */
+typedef void (*visit_fn)(void *ctx, int64_t i, int64_t at, int64_t len, int64_t step);
 
 static void visit(const ea_tensor *t, visit_fn fn, void *ctx)
 {
-    int64_t n = ea_tensor_numel(t), idx[EA_MAX_DIMS] = {0}, at = t->offset;
-    for (int64_t i = 0; i < n; i++) {
-        fn(ctx, i, at);
-        for (int d = t->ndim - 1; d >= 0; d--) {
+    int64_t n = ea_tensor_numel(t), idx[EA_MAX_DIMS] = {0}, at = t->offset, len = 1, step = 1;
+    int outer = t->ndim; /* dimensions 0 .. outer-1 are walked one index at a time */
+    if (n <= 0)
+        return;
+    if (outer > 0) {
+        step = t->strides[--outer], len = t->sizes[outer];
+        while (outer > 0 && t->strides[outer - 1] == len * step)
+            len *= t->sizes[--outer];
+    }
+    for (int64_t i = 0; i < n; i += len) {
+        fn(ctx, i, at, len, step);
+        for (int d = outer - 1; d >= 0; d--) {
             at += t->strides[d];
             if (++idx[d] < t->sizes[d])
                 break;
@@ -91,7 +101,7 @@ typedef struct {
 
 enum { G_UNIFORM, G_RANDINT, G_BOOL, G_CONSTANT, G_TABLE };
 
-static void store(const fill_ctx *c, int64_t at, double v, int64_t iv, int is_int)
+static inline void store(const fill_ctx *c, int64_t at, double v, int64_t iv, int is_int)
 {
     unsigned char *p = c->storage + at * ea_dtype_size(c->t->dtype);
     switch (c->t->dtype) {
@@ -107,17 +117,21 @@ static void store(const fill_ctx *c, int64_t at, double v, int64_t iv, int is_in
     }
 }
 
-static void fill_one(void *vctx, int64_t i, int64_t at)
+static inline void fill_one(const fill_ctx *c, int64_t i, int64_t at)
 {
-    const fill_ctx *c = vctx;
-    uint64_t h = ea_gen_hash(c->seed, (uint64_t)i);
     switch (c->kind) {
     case G_UNIFORM: store(c, at, ea_gen_uniform(c->seed, (uint64_t)i), 0, 0); break;
-    case G_RANDINT: store(c, at, 0, c->lo + (int64_t)((h >> 1) % (uint64_t)c->span), 1); break;
-    case G_BOOL: store(c, at, 0, (int64_t)(h >> 63), 1); break;
+    case G_RANDINT: store(c, at, 0, c->lo + (int64_t)((ea_gen_hash(c->seed, (uint64_t)i) >> 1) % (uint64_t)c->span), 1); break;
+    case G_BOOL: store(c, at, 0, (int64_t)(ea_gen_hash(c->seed, (uint64_t)i) >> 63), 1); break;
     case G_CONSTANT: store(c, at, c->constant, (int64_t)c->constant, ea_dtype_is_float(c->t->dtype) == 0); break;
     default: store(c, at, 0, c->values[i], 1); break;
     }
+}
+
+static void fill_run(void *vctx, int64_t i, int64_t at, int64_t len, int64_t step)
+{
+    for (int64_t k = 0; k < len; k++)
+        fill_one(vctx, i + k, at + k * step);
 }
 
 static int num(const cJSON *g, const char *key, double *out, const char *where, ea_error *err)
@@ -291,7 +305,7 @@ int ea_gen_fill(const cJSON *g, const ea_tensor *t, void *storage, const char *w
         c.lo = (int64_t)lo;
         c.span = (int64_t)(hi - lo);
         c.values = table;
-        visit(t, fill_one, &c);
+        visit(t, fill_run, &c);
     }
     free(table);
     return rc ? -1 : 0;
@@ -303,17 +317,35 @@ typedef struct {
     uint64_t sum;
 } sum_ctx;
 
-static void sum_one(void *vctx, int64_t i, int64_t at)
+/* An element's bytes, zero-extended (little-endian); the switch sits outside sum_run's loop once inlined. */
+static inline uint64_t bits_of(const unsigned char *p, int size)
+{
+    uint8_t b1;
+    uint16_t b2;
+    uint32_t b4;
+    uint64_t b8;
+    switch (size) {
+    case 1: memcpy(&b1, p, 1); return b1;
+    case 2: memcpy(&b2, p, 2); return b2;
+    case 4: memcpy(&b4, p, 4); return b4;
+    default: memcpy(&b8, p, 8); return b8;
+    }
+}
+
+static void sum_run(void *vctx, int64_t i, int64_t at, int64_t len, int64_t step)
 {
     sum_ctx *c = vctx;
-    uint64_t bits = 0;
-    memcpy(&bits, c->storage + at * c->size, (size_t)c->size); /* little-endian: zero-extended */
-    c->sum += ea_splitmix64(bits + (uint64_t)i * GOLDEN_GAMMA);
+    const unsigned char *p = c->storage + at * c->size;
+    const int64_t stride = step * c->size;
+    uint64_t sum = 0;
+    for (int64_t k = 0; k < len; k++, p += stride)
+        sum += ea_splitmix64(bits_of(p, c->size) + (uint64_t)(i + k) * GOLDEN_GAMMA);
+    c->sum += sum;
 }
 
 uint64_t ea_checksum(const ea_tensor *t, const void *storage)
 {
     sum_ctx c = {storage, ea_dtype_size(t->dtype), 0};
-    visit(t, sum_one, &c);
+    visit(t, sum_run, &c);
     return c.sum;
 }

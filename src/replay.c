@@ -62,6 +62,7 @@ typedef struct {
     ea_replay_launch *launches;
     int nlaunches;
     void *stream;
+    const void *const *inputs; /* the caller's host inputs, or NULL: generated here */
 } plan;
 
 static int slots_of(const ea_capture *c, const ea_capture_run *r, slot **out, ea_error *err)
@@ -220,6 +221,12 @@ static int prepare(plan *p, ea_error *err)
             return -1;
         if (!s->tensor || s->is_output)
             continue;
+        if (p->inputs) { /* slots_of puts the inputs first, in the capture's order */
+            if (cuda_ok(cudaMemcpy(s->dev, p->inputs[i], (size_t)s->bytes, cudaMemcpyHostToDevice), "copying an input",
+                        c->file, err))
+                return -1;
+            continue;
+        }
         void *host = malloc(bytes);
         char where[256];
         snprintf(where, sizeof where, "%s input %s", c->file, s->name);
@@ -302,13 +309,19 @@ static void release(plan *p)
 int ea_replay_run(const ea_capture *c, const ea_capture_run *r, const ea_timer_config *tc, ea_replay_timing how,
                   ea_replay_result *res, ea_error *err)
 {
+    return ea_replay_run_on(c, r, NULL, tc, how, res, err);
+}
+
+int ea_replay_run_on(const ea_capture *c, const ea_capture_run *r, const void *const *inputs,
+                     const ea_timer_config *tc, ea_replay_timing how, ea_replay_result *res, ea_error *err)
+{
     memset(res, 0, sizeof *res);
     res->scope = c->scope;
     res->config = r->config;
     res->torch_compiled_us = r->compiled.median_us;
     if (ea_replay_check(c, r, err))
         return -1;
-    plan p = {c, r, NULL, 0, NULL, 0, NULL};
+    plan p = {c, r, NULL, 0, NULL, 0, NULL, inputs};
     int rc = prepare(&p, err);
     for (int i = 0; rc == 0 && i < p.nslots; i++) {
         res->outputs += p.slots[i].is_output;

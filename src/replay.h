@@ -61,6 +61,10 @@ typedef enum { EA_REPLAY_WARM = 0, EA_REPLAY_WARM_COLD = 1, EA_REPLAY_CHECK_ONLY
 /* Needs a CUDA device. -1 only for errors that stop the replay (allocation, load, launch). */
 int ea_replay_run(const ea_capture *c, const ea_capture_run *r, const ea_timer_config *tc, ea_replay_timing how,
                   ea_replay_result *out, ea_error *err);
+/* The same on inputs the caller generated already (a family checking its own paths on them): inputs[i]
+ * is capture input i's host storage, ea_storage_bytes long, as ea_gen_fill wrote it. */
+int ea_replay_run_on(const ea_capture *c, const ea_capture_run *r, const void *const *inputs,
+                     const ea_timer_config *tc, ea_replay_timing how, ea_replay_result *out, ea_error *err);
 void ea_replay_result_free(ea_replay_result *res);
 
 #endif

@@ -1,5 +1,6 @@
 #include <criterion/criterion.h>
 #include <string.h>
+#include <stdlib.h>
 
 #include "gen.h"
 
@@ -126,4 +127,55 @@ Test(gen, bad_generators)
     refused("{\"generator\": \"as_strided_iota\", \"iota\": {\"length\": 4, \"start\": 0, \"step\": 1},"
             " \"size\": [2, 2], \"stride\": [1, 1], \"offset\": 0}", &t, "has 4 values, the tensor 6");
     refused("[1]", &t, "expected a generator object");
+}
+
+/* The fill and the checksum walk runs of evenly spaced elements: against the definitions element by
+ * element (logical index i at offset + sum of index x stride) on layouts that merge some dimensions and
+ * not others, with an offset, a size-1 dimension of any stride, a 0-d tensor, and each element size. */
+Test(gen, runs_match_the_element_by_element_definition)
+{
+    const struct {
+        ea_dtype dt;
+        int nd;
+        int64_t sizes[4], strides[4], offset;
+    } cases[] = {
+        {EA_BF16, 4, {2, 3, 4, 5}, {60, 1, 15, 3}, 7},  /* last two merge into runs of 20, stride 3 */
+        {EA_F32, 4, {3, 1, 4, 5}, {20, 999, 5, 1}, 0},   /* the size-1 dim of odd stride stops the merge */
+        {EA_I64, 3, {2, 5, 3}, {1, 6, 2}, 1},            /* nothing merges */
+        {EA_B8, 2, {4, 6}, {6, 1}, 3},                   /* one run */
+        {EA_F16, 0, {0}, {0}, 2},                        /* 0-d */
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        ea_tensor t = tensor(cases[k].dt, cases[k].nd, cases[k].sizes, cases[k].strides);
+        t.offset = cases[k].offset;
+        const int es = ea_dtype_size(t.dtype);
+        unsigned char *v = calloc(1, (size_t)ea_storage_bytes(&t));
+        fill(t.dtype == EA_I64 ? "{\"generator\": \"randint\", \"seed\": 5, \"low\": -9, \"high\": 99}"
+             : t.dtype == EA_B8 ? "{\"generator\": \"bool\", \"seed\": 5}"
+                                : "{\"generator\": \"uniform\", \"seed\": 5}",
+             &t, v);
+        int64_t n = ea_tensor_numel(&t), idx[4] = {0};
+        uint64_t sum = 0;
+        for (int64_t i = 0; i < n; i++) {
+            int64_t at = t.offset;
+            for (int d = 0; d < t.ndim; d++)
+                at += idx[d] * t.strides[d];
+            uint64_t bits = 0, h = ea_gen_hash(5, (uint64_t)i);
+            memcpy(&bits, v + at * es, (size_t)es);
+            sum += ea_splitmix64(bits + (uint64_t)i * 0x9E3779B97F4A7C15ULL);
+            float u = ea_gen_uniform(5, (uint64_t)i);
+            uint64_t want = t.dtype == EA_BF16  ? ea_f32_to_bf16(u)
+                            : t.dtype == EA_F16 ? ea_f32_to_f16(u)
+                            : t.dtype == EA_I64 ? (uint64_t)(-9 + (int64_t)((h >> 1) % 108))
+                            : t.dtype == EA_B8  ? h >> 63
+                                                : 0;
+            if (t.dtype == EA_F32)
+                memcpy(&want, &u, 4);
+            cr_assert_eq(bits, want, "case %zu: element %lld", k, (long long)i);
+            for (int d = t.ndim - 1; d >= 0 && ++idx[d] == t.sizes[d]; d--)
+                idx[d] = 0;
+        }
+        cr_assert_eq(ea_checksum(&t, v), sum, "case %zu", k);
+        free(v);
+    }
 }

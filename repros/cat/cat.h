@@ -147,6 +147,22 @@ typedef struct {
 /* outs[CAT_O_*]: host copies of the outputs in the capture's layouts (NULL: not an output of the
  * scope). Elements still holding the 0xFF poison count as unwritten. */
 void cat_check(const cat_scope *s, const cat_inputs *in, void *const outs[CAT_NOUTS], cat_check_result *r);
+/* cat_check over one point's inputs, remembering the outputs it last judged: outputs equal to them byte
+ * for byte get the same result without a walk (cat_check is a function of the bytes), which is what the
+ * point's oracle layouts and their checks after timing mostly are. cat_checker_check returns 1 when the
+ * result was remembered, 0 when it walked. s and in must outlive the checker; bytes[CAT_O_*]: each
+ * output's size (0 for one the scope lacks). */
+typedef struct {
+    const cat_scope *s;
+    const cat_inputs *in;
+    size_t bytes[CAT_NOUTS];
+    void *seen[CAT_NOUTS];
+    cat_check_result res;
+    int valid;
+} cat_checker;
+void cat_checker_init(cat_checker *k, const cat_scope *s, const cat_inputs *in, const size_t bytes[CAT_NOUTS]);
+int cat_checker_check(cat_checker *k, void *const outs[CAT_NOUTS], cat_check_result *r);
+void cat_checker_free(cat_checker *k);
 /* The error of the BN output y that Inductor's arithmetic gives, emulated in fp32 on the CPU (IEEE 1/x
  * for div.full, 1/sqrtf for rsqrt, sequential fp32 sums for tl.sum), judged like cat_check's y: the
  * current path's accuracy, which the oracle may not fall below. y (may be NULL) receives the emulated

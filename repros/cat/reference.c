@@ -125,11 +125,12 @@ typedef struct {
     int64_t outside, unwritten, nonfinite;
 } acc;
 
-/* Element i of y (the scope's dtype) against its fp64 value r with magnitude m (CAT_TOL's bound). */
-static void judge_y(const cat_scope *s, const void *y, int64_t i, double r, double m, acc *a)
+/* Element i of y (the scope's dtype, es bytes) against its fp64 value r with magnitude m (CAT_TOL's bound,
+ * u: cat_rounding). Inline, its size and rounding passed in: it runs once per element of every walk. */
+static inline void judge_y(const cat_scope *s, int es, double u, const void *y, int64_t i, double r, double m, acc *a)
 {
     float g = cat_val(y, (size_t)i, s->dt);
-    if (poisoned(y, i, ea_dtype_size(s->dt))) {
+    if (poisoned(y, i, es)) {
         a->unwritten++;
         return;
     }
@@ -141,7 +142,7 @@ static void judge_y(const cat_scope *s, const void *y, int64_t i, double r, doub
     a->num += e * e, a->den += r * r;
     if (e > a->max_abs)
         a->max_abs = e;
-    if (!(e <= cat_rounding(s->dt) * fabs(r) + CAT_TOL * m))
+    if (!(e <= u * fabs(r) + CAT_TOL * m))
         a->outside++;
 }
 
@@ -149,6 +150,8 @@ static void judge_y(const cat_scope *s, const void *y, int64_t i, double r, doub
  * the scope's dtype into one element of scratch), and writes it to emit when given. */
 static void walk_y(const cat_scope *s, const cat_inputs *in, const chan *ch, const void *got, void *emit, acc *a)
 {
+    const int es = ea_dtype_size(s->dt);
+    const double u = cat_rounding(s->dt);
     float scratch;
     for (int64_t n = 0; n < s->n; n++) {
         int i = 0;
@@ -171,26 +174,26 @@ static void walk_y(const cat_scope *s, const cat_inputs *in, const chan *ch, con
                 }
                 const int64_t at = (n * s->c + c) * s->hw + p;
                 if (got) {
-                    judge_y(s, got, at, r, m, a);
+                    judge_y(s, es, u, got, at, r, m, a);
                     continue;
                 }
                 cat_put(&scratch, 0, s->dt, yv);
                 if (emit)
                     cat_put(emit, (size_t)at, s->dt, yv);
-                judge_y(s, &scratch, 0, r, m, a);
+                judge_y(s, es, u, &scratch, 0, r, m, a);
             }
             if (!s->pooled)
                 continue;
             const double rm = rsum / (double)s->hw, mm = msum / (double)s->hw;
             const float fm = fsum / (float)s->hw;
             if (got) {
-                judge_y(s, got, n * s->c + c, rm, mm, a);
+                judge_y(s, es, u, got, n * s->c + c, rm, mm, a);
                 continue;
             }
             cat_put(&scratch, 0, s->dt, fm);
             if (emit)
                 cat_put(emit, (size_t)(n * s->c + c), s->dt, fm);
-            judge_y(s, &scratch, 0, rm, mm, a);
+            judge_y(s, es, u, &scratch, 0, rm, mm, a);
         }
     }
 }

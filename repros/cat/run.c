@@ -24,11 +24,13 @@ typedef struct {
     void *out[CAT_NOUTS];  /* device, by role */
     void *host[CAT_NOUTS]; /* copies back */
     size_t bytes[CAT_NOUTS];
-    const cat_inputs *inputs;        /* oracle_path's check: the inputs, the capture's checksums, */
-    const ea_capture *cap;
+    const ea_capture *cap;           /* oracle_path's check: the capture's checksums, */
     cat_check_result res[2];         /* ... the checks after the first call and after timing, */
     cJSON *sums;                     /* ... which outputs equal torch's, and y's alone */
     int y_same;
+    cat_checker ck;                  /* the point's check, shared by its layouts */
+    cJSON *seen_sums;                /* checksums_json of the outputs ck remembers, once computed */
+    int seen_y_same;
 } dev;
 
 static int cuda_fail(ea_error *err, const char *alias, const char *what, int rc)
@@ -45,6 +47,8 @@ static int enqueue(void *ctx, void *stream, ea_error *err)
 
 static void dev_free(dev *d)
 {
+    cat_checker_free(&d->ck);
+    cJSON_Delete(d->seen_sums);
     for (int i = 0; i < CAT_MAX_INPUTS + CAT_NPARAMS; i++)
         cudaFree(d->in[i]);
     for (int r = 0; r < CAT_NOUTS; r++) {
@@ -73,6 +77,7 @@ static int prepare(dev *d, const cat_scope *s, const ea_capture *cap, const cat_
     }
     if (rc)
         return dev_free(d), cuda_fail(err, s->alias, "allocate and upload the scope's buffers", rc);
+    cat_checker_init(&d->ck, s, in, d->bytes);
     cat_args *a = &d->a;
     for (int i = 0; i < s->k; i++)
         a->in[i] = d->in[s->in_x[i]];
@@ -148,15 +153,20 @@ static int check_outputs(void *ctx, int after_timing, ea_check *c, ea_error *err
     if (copy_back(d, err))
         return -1;
     cat_check_result *r = &d->res[after_timing];
-    cat_check(d->s, d->inputs, d->host, r);
+    if (!cat_checker_check(&d->ck, d->host, r)) { /* other bytes than last time: their checksums too */
+        cJSON_Delete(d->seen_sums);
+        d->seen_sums = NULL;
+    }
     *c = as_check(r);
+    if (!after_timing && !d->seen_sums)
+        d->seen_sums = checksums_json(d, d->cap, &d->seen_y_same);
     if (!after_timing)
-        d->sums = checksums_json(d, d->cap, &d->y_same);
+        d->sums = cJSON_Duplicate(d->seen_sums, 1), d->y_same = d->seen_y_same;
     return 0;
 }
 
 /* The oracle measured (ea_path_measure) and judged into its path; *sums: checksums_json's object. */
-static cJSON *oracle_path(dev *d, const cat_inputs *in, const ea_capture *cap, const ea_timer_config *tc,
+static cJSON *oracle_path(dev *d, const ea_capture *cap, const ea_timer_config *tc,
                           const ea_run_opts *o, const cat_check_result *cur, double slack, cJSON **sums, ea_error *err)
 {
     const int check_only = o->check_only;
@@ -164,7 +174,7 @@ static cJSON *oracle_path(dev *d, const cat_inputs *in, const ea_capture *cap, c
     double median;
     char label[256];
     snprintf(label, sizeof label, "cat %s oracle %s unroll %d", d->s->alias, cat_variant_name(d->p), d->p->unroll);
-    d->inputs = in, d->cap = cap, d->sums = NULL, d->y_same = 0;
+    d->cap = cap, d->sums = NULL, d->y_same = 0;
     const ea_path_steps steps = {label, d, poison, enqueue, check_outputs, tc, check_only,
                                  !ea_run_times_cold(o, "cat", d->s->point, "oracle", "faithful")};
     cJSON *j = cJSON_CreateObject();
@@ -190,15 +200,15 @@ static cJSON *oracle_path(dev *d, const cat_inputs *in, const ea_capture *cap, c
     return j;
 }
 
-static cJSON *current_path(const cat_scope *s, const ea_capture *cap, const ea_timer_config *tc, const ea_run_opts *o,
-                           const cat_check_result *emu, ea_replay_result *res, ea_error *err)
+static cJSON *current_path(const cat_scope *s, const ea_capture *cap, const cat_inputs *in, const ea_timer_config *tc,
+                           const ea_run_opts *o, const cat_check_result *emu, ea_replay_result *res, ea_error *err)
 {
     const ea_capture_run *run = ea_capture_run_named(cap, "default");
     const int check_only = o->check_only;
     const ea_replay_timing how = check_only ? EA_REPLAY_CHECK_ONLY
                                  : ea_run_times_cold(o, "cat", s->point, "current", "faithful") ? EA_REPLAY_WARM_COLD
                                                                                                  : EA_REPLAY_WARM;
-    if (ea_replay_run(cap, run, tc, how, res, err))
+    if (ea_replay_run_on(cap, run, (const void *const *)in->data, tc, how, res, err)) /* the oracle's inputs */
         return NULL;
     int timed = res->timing.samples_us != NULL;
     cJSON *j = cJSON_CreateObject();
@@ -261,7 +271,7 @@ cJSON *cat_measure(const cat_scope *s, const ea_capture *cap, const cJSON *view,
     int emu_exact = ea_checksum(&yt->t, ey) == yt->checksum;
     free(ey);
     ea_replay_result rr;
-    cJSON *cur = current_path(s, cap, &tc, o, &emu, &rr, err);
+    cJSON *cur = current_path(s, cap, &in, &tc, o, &emu, &rr, err);
     if (!cur) {
         ea_replay_result_free(&rr);
         return cat_inputs_free(&in), cJSON_Delete(res), NULL;
@@ -287,7 +297,7 @@ cJSON *cat_measure(const cat_scope *s, const ea_capture *cap, const cJSON *view,
         d.p = &plans[u];
         const char *name = cat_variant_name(d.p);
         double slack = emu_exact ? CAT_EXACT_SLACK : CAT_EMULATION_SLACK;
-        cJSON *j = oracle_path(&d, &in, cap, &tc, o, &emu, slack, &sums, err);
+        cJSON *j = oracle_path(&d, cap, &tc, o, &emu, slack, &sums, err);
         if (!j) {
             cJSON_Delete(sums);
             cJSON_Delete(best), cJSON_Delete(best_sums), cJSON_Delete(cands);
