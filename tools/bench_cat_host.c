@@ -107,9 +107,12 @@ static int one_point(const cJSON *pt, const char *file, int index, int per_path,
     double t3 = now();
     t[T_INPUTS] += t1 - t0, t[T_EMULATE] += t2 - t1, t[T_CHECKS] += t3 - t2 - sums, t[T_SUMS] += sums;
     /* what was judged, exactly: equal across modes and builds, or the change altered a check */
-    printf("%-30s %d layouts: inputs %.3f emulate %.3f checks %.3f checksums %.3f s | emulated rel %a, %lld outside; "
-           "check rel %a max %a, %lld mismatched, %lld unwritten\n", s.alias, nvar, t1 - t0, t2 - t1, t3 - t2 - sums, sums,
-           emu.rel_l2, (long long)emu.y_outside, r.rel_l2, r.max_abs, (long long)r.mismatched, (long long)r.unwritten);
+    const ea_capture_tensor *yt = &cap.outputs[s.out[CAT_O_Y]];
+    printf("%-30s %d layouts: inputs %.3f emulate %.3f checks %.3f checksums %.3f s | emulated rel %a, %lld outside, "
+           "y %s torch's; check rel %a max %a, %lld mismatched, %lld unwritten\n", s.alias, nvar, t1 - t0, t2 - t1,
+           t3 - t2 - sums, sums, emu.rel_l2, (long long)emu.y_outside,
+           ea_checksum(&yt->t, outs[CAT_O_Y]) == yt->checksum ? "equals" : "differs from", r.rel_l2, r.max_abs,
+           (long long)r.mismatched, (long long)r.unwritten);
     sink ^= x;
     cat_checker_free(&k);
     for (int o = 0; o < CAT_NOUTS; o++)

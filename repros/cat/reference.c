@@ -146,6 +146,18 @@ static inline void judge_y(const cat_scope *s, int es, double u, const void *y, 
         a->outside++;
 }
 
+/* fmax(0, x) and fmaxf(0, x), value and sign, without a libm call for all but zeros (whose sign fmax leaves
+ * to the platform): the walks below call them twice per element. */
+static inline double relu(double x)
+{
+    return x > 0 ? x : x < 0 || isnan(x) ? 0.0 : fmax(0.0, x);
+}
+
+static inline float reluf(float x)
+{
+    return x > 0 ? x : x < 0 || isnan(x) ? 0.0f : fmaxf(0.0f, x);
+}
+
 /* Walks y in row-major order: got == NULL judges Inductor's fp32 arithmetic as emulated here (rounded to
  * the scope's dtype into one element of scratch), and writes it to emit when given. */
 static void walk_y(const cat_scope *s, const cat_inputs *in, const chan *ch, const void *got, void *emit, acc *a)
@@ -165,9 +177,9 @@ static void walk_y(const cat_scope *s, const cat_inputs *in, const chan *ch, con
             float fsum = 0;
             for (int64_t p = 0; p < s->hw; p++) {
                 const float xf = cat_val(x, (size_t)p, s->dt);
-                double xv = xf, r = fmax(0.0, (xv - q->mean) * q->scale * q->w + q->b);
+                double xv = xf, r = relu((xv - q->mean) * q->scale * q->w + q->b);
                 double m = (fabs(xv) + fabs(q->mean)) * sw + fabs(q->b);
-                float yv = got ? 0 : fmaxf(0.0f, fmaf((xf - q->fmean) * q->fscale, q->fw, q->fb));
+                float yv = got ? 0 : reluf(fmaf((xf - q->fmean) * q->fscale, q->fw, q->fb));
                 if (s->pooled) {
                     rsum += r, msum += m, fsum += yv;
                     continue;
