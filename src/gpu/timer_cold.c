@@ -26,25 +26,35 @@ static size_t count_named(const ea_kernel_list *l, size_t from, size_t to, const
     return n;
 }
 
+static int named_fail(ea_error *err, size_t call, size_t n, size_t n_ref, const char *how, const char *name,
+                      size_t in_call, size_t in_ref)
+{
+    return ea_fail(err,
+                   "timer: cold: call %zu has %zu operations, the first call %zu: it %s \"%s\" (%zu in it, %zu in "
+                   "the first call); CUPTI lost a record or the work is not the same every call",
+                   call, n, n_ref, how, name, in_call, in_ref);
+}
+
 /* Call `call` (records [from, to) after its flush) has another count of operations than the first
- * call's [ref, ref_end): -1 naming the operation it lacks or has extra, so the message says what
- * CUPTI did not see. */
+ * call's [ref, ref_end): -1 naming an operation it lacks or has extra, so the message says what
+ * CUPTI did not see. Counts that differ mean some name is counted more often on one side. */
 static int differs(const ea_kernel_list *l, size_t call, size_t from, size_t to, size_t ref, size_t ref_end,
                    ea_error *err)
 {
-    for (int lacks = 1; lacks >= 0; lacks--) {
-        size_t a = lacks ? ref : from, b = lacks ? ref_end : to;
-        for (size_t i = a; i < b; i++) {
-            const char *name = l->kernels[i].name;
-            size_t in_ref = count_named(l, ref, ref_end, name), in_call = count_named(l, from, to, name);
-            if (lacks ? in_call < in_ref : in_call > in_ref)
-                return ea_fail(err,
-                               "timer: cold: call %zu has %zu operations, the first call %zu: it %s \"%s\" (%zu in "
-                               "it, %zu in the first call); CUPTI lost a record or the work is not the same every call",
-                               call, to - from, ref_end - ref, lacks ? "lacks" : "has an extra", name, in_call, in_ref);
-        }
+    for (size_t i = ref; i < ref_end; i++) {
+        const char *name = l->kernels[i].name;
+        size_t in_ref = count_named(l, ref, ref_end, name), in_call = count_named(l, from, to, name);
+        if (in_call < in_ref)
+            return named_fail(err, call, to - from, ref_end - ref, "lacks", name, in_call, in_ref);
     }
-    return ea_fail(err, "timer: cold: call %zu has %zu operations, the first call %zu", call, to - from, ref_end - ref);
+    /* Nothing lacking: the call has more, so one of its names is counted more often than in the first. */
+    size_t i = from, in_call, in_ref;
+    for (;; i++) {
+        in_call = count_named(l, from, to, l->kernels[i].name), in_ref = count_named(l, ref, ref_end, l->kernels[i].name);
+        if (in_call > in_ref || i + 1 == to)
+            break;
+    }
+    return named_fail(err, call, to - from, ref_end - ref, "has an extra", l->kernels[i].name, in_call, in_ref);
 }
 
 int ea_timer_reduce_cold(const ea_kernel_list *list, const char *flush_name, int r, ea_timing *out, ea_error *err)
