@@ -14,10 +14,12 @@
  *   keeps what fits of the call's data. EA_CACHE_COLD subtracts nothing: one graph holds R =
  *   max(replays, EA_COLD_MIN_CALLS) (flush, call) pairs, the flush (EA_COLD_FLUSH_KERNEL) writing 2x
  *   the L2 size; after one eager call, CUPTI records every kernel, copy and memset of the warm-up
- *   replays and of one last replay, and a sample is one call of that last replay: from the end of its flush to the end of
- *   its last operation (device timestamps). Why: nvbench flushes L2 and times single launches with
- *   events, whose ~0.5 us resolution and host launch latency a device-side span avoids; subtracting
- *   a separately timed flush (the former policy) left the flush's own spread in every small scope.
+ *   replays and of one last replay, and a sample is one call of that last replay: from the end of
+ *   its flush to the end of its last operation (device timestamps; like a warm call's share of a
+ *   replay, it holds the gap before the call's first operation). Why: nvbench flushes L2 and times
+ *   single launches with events, whose ~0.5 us resolution and host launch latency a device-side
+ *   span avoids; subtracting a separately timed flush (the former policy) left the flush's own
+ *   spread in every small scope.
  *   Cold timing opens its own CUPTI region: the caller must not have one open.
  * - ea_time_warm_cold: the same work timed warm, then cold, with cfg's other settings (a path's
  *   "time" and "time_cold", docs/schema.md). Without CUPTI (not found, not loadable) there is no cold
