@@ -297,6 +297,35 @@ Test(gate, time_cold_is_a_separate_entry_when_both_sides_have_it)
     release(4, prop, r, a, b);
 }
 
+/* Cold numbers differing in known ways, judged by the drift rule like warm ones: 10% faster is FASTER,
+ * a wide new spread NOISY, and the warm times beside them stay SAME. */
+Test(gate, cold_numbers_are_judged_like_warm_ones)
+{
+    cJSON *a = golden(), *b = golden();
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++) {
+            cJSON *p = path_of(i ? b : a, 2, j);
+            cJSON_AddItemToObject(p, "time_cold", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(p, "time"), 1));
+        }
+    scale(b, 2, 0, "time_cold", 0.9);
+    cJSON *t = cJSON_GetObjectItemCaseSensitive(path_of(b, 2, 1), "time_cold");
+    double median = cJSON_GetObjectItemCaseSensitive(t, "median_us")->valuedouble;
+    cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "q1_us"), 0.9 * median);
+    cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "q3_us"), 1.1 * median);
+    cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "iqr_us"), 0.2 * median);
+    cJSON *r = compare(a, b);
+    const cJSON *e = first(r, "FASTER");
+    cr_assert_str_eq(field(e, "mode"), "faithful/cold");
+    cr_assert_str_eq(field(e, "where"), "stored.json $.scopes[2].paths[0].time_cold");
+    e = first(r, "NOISY");
+    cr_assert_str_eq(field(e, "where"), "stored.json $.scopes[2].paths[1].time_cold");
+    cr_assert_str_eq(field(e, "noisy"), "new");
+    cr_assert_eq(count(r, "FASTER") + count(r, "NOISY"), 2);
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r, "entries")) - count(r, "SAME"), 2,
+                 "every warm time and the other cold ones SAME");
+    release(3, r, a, b);
+}
+
 /* Documents with and without cold times (files before cold timing, a run without CUPTI): a stored cold
  * time the new run lacks is MISSING with the run's reason; a new one is ADDED and --propose takes it,
  * every other byte as stored. */
