@@ -383,6 +383,25 @@ Test(gpu, timer_cold_span_covers_every_operation)
     ea_timing_free(&cold3);
 }
 
+/* Without a CUPTI that records, a warm time and no cold number: the note says why. Criterion runs each
+ * test in its own process, so CUPTI is not loaded yet and the planted path is the one tried. */
+Test(gpu, timer_cold_without_cupti_is_absent_with_a_note)
+{
+    add_one_run r;
+    ea_timing warm, cold;
+    ea_error err = {{0}};
+    add_one_setup(&r);
+    cr_assert_eq(setenv("EXTERN_AUDIT_CUPTI", "/nonexistent/libcupti.so", 1), 0);
+    cr_assert_eq(ea_time_warm_cold(enqueue_add_one, &r, NULL, &warm, &cold, &err), 0, "%s", err.msg);
+    cr_assert_not_null(warm.samples_us);
+    cr_assert_null(cold.samples_us);
+    cr_assert_not_null(strstr(cold.note, "no cold time: CUPTI not found"), "%s", cold.note);
+    cr_assert_not_null(strstr(cold.note, "/nonexistent/libcupti.so"), "%s", cold.note);
+    ea_timing_free(&warm);
+    check_add_one(&r);
+    add_one_teardown(&r);
+}
+
 /* Fails from its second call on, which is the first one inside the capture. */
 typedef struct {
     add_one_run *run;

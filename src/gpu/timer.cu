@@ -2,6 +2,7 @@
  * lives in timer_plan.c; this file only captures, replays and reads events. */
 #include "timer.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -240,8 +241,12 @@ static int time_cold(session *s, const ea_timer_config *c, ea_timing *out, ea_er
     ea_error ignored;
     double ms;
 
-    if (eager_call(s, err) != 0 || ea_cupti_begin_copies(err) != 0)
+    if (eager_call(s, err) != 0)
         return -1;
+    if (ea_cupti_begin_copies(err) != 0) {
+        snprintf(out->note, sizeof out->note, "no cold time: %.480s", err->msg);
+        return -1;
+    }
     int rc = build_graph(s, r, &exec, err);
     if (rc == 0) /* the replay's own event pair is unused: the samples are CUPTI's */
         rc = replay(s, exec, c->warmup, c->warmup_ms, 1, &ms, err);

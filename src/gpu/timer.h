@@ -20,10 +20,12 @@
  *   single launches with events, whose ~0.5 us resolution and host launch latency a device-side
  *   span avoids; subtracting a separately timed flush (the former policy) left the flush's own
  *   spread in every small scope.
- *   Cold timing opens its own CUPTI region: the caller must not have one open.
+ *   Cold timing opens its own CUPTI region: the caller must not have one open. When CUPTI cannot
+ *   record (not found, not loadable, held by another profiler) it fails with timing->note set to
+ *   "no cold time: <why>".
  * - ea_time_warm_cold: the same work timed warm, then cold, with cfg's other settings (a path's
- *   "time" and "time_cold", docs/schema.md). Without CUPTI (not found, not loadable) there is no cold
- *   time: cold->samples_us stays NULL and cold->note says why; never a number measured otherwise.
+ *   "time" and "time_cold", docs/schema.md). Without a CUPTI that records there is no cold time:
+ *   0 with cold->samples_us NULL and cold->note saying why; never a number measured otherwise.
  * - Everything runs on the current device; the result owns samples_us: ea_timing_free. */
 #ifndef EA_TIMER_H
 #define EA_TIMER_H
@@ -68,7 +70,7 @@ typedef struct {
     size_t flush_bytes; /* cold: bytes written before each call; 0 when warm */
     int ops_per_call;   /* cold: kernels, copies and memsets CUPTI saw in one call */
     char policy[512];   /* one sentence: K, R and the cache policy */
-    char note[512];     /* why there are no samples (ea_time_warm_cold's cold without CUPTI); else "" */
+    char note[512];     /* cold: why there are no samples (CUPTI cannot record); else "" */
 } ea_timing;
 
 int ea_time_graph(ea_enqueue_fn enqueue, void *ctx, const ea_timer_config *cfg, ea_timing *out, ea_error *err);
