@@ -54,7 +54,7 @@ static const char *const time_keys[] = {"median_us", "q1_us", "q3_us", "iqr_us",
 static const char *const time_nums[] = {"median_us", "q1_us", "q3_us", "iqr_us", "samples", NULL};
 
 /* time_cold (the same fields as time) and kernel_launches: absent in files written before cold timing
- * and per-kernel durations existed. */
+ * and per-kernel durations existed; time_cold_note: why a path has no cold time (no CUPTI). */
 static int optional_cold_and_launches(ej_val p, ea_error *err)
 {
     static const char *const launch_keys[] = {"name", "grid", "block", "shared_bytes", "median_us", "min_us",
@@ -64,6 +64,7 @@ static int optional_cold_and_launches(ej_val p, ea_error *err)
     const char *s;
     int n, m;
     if (ej_field(p, "time_cold", 0, &v, err) || (v.v && object_with(p, "time_cold", time_keys, time_nums, err)) ||
+        ej_field(p, "time_cold_note", 0, &v, err) || (v.v && ej_as_string(v, &s, err)) ||
         ej_field(p, "kernel_launches_note", 0, &v, err) || (v.v && ej_as_string(v, &s, err)) ||
         ej_field(p, "kernel_launches", 0, &v, err) || (v.v && ej_array(v, &n, err)))
         return -1;
@@ -104,7 +105,7 @@ static int validate_path(ej_val p, ea_error *err)
     static const char *const keys[] = {"name", "mode", "kernels", "kernels_note", "time", "check",
                                        "check_after_timing", "passed", "failure", "variant", "unroll",
                                        "candidates", "margin", "time_cold", "kernel_launches", "kernel_launches_note",
-                                       NULL};
+                                       "time_cold_note", NULL};
     /* nonfinite: optional, absent in files written before it was counted */
     static const char *const check_keys[] = {"rel_l2", "max_abs", "unwritten", "mismatched", "nonfinite", NULL};
     static const char *const check_nums[] = {"rel_l2", "max_abs", "unwritten", "mismatched", NULL};

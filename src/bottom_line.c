@@ -2,6 +2,7 @@
 #include "bottom_line.h"
 
 #include <dirent.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,14 +37,26 @@ static void false_externs(const cJSON *classes, FILE *f)
             false_extern, total, k ? ": " : "", ops);
 }
 
+/* A cold median as the table prints it: "-" for a path timed before cold timing (or without CUPTI). */
+static const char *cold_text(const cJSON *path, char buf[32])
+{
+    double us = ea_path_median_cold(path);
+    if (isnan(us))
+        return "-";
+    snprintf(buf, 32, "%.2f", us);
+    return buf;
+}
+
 static void scope_rows(const char *file, const cJSON *doc, FILE *f)
 {
     const cJSON *s;
-    fprintf(f, "\n%s (%s; per call, median us; one row per measured configuration, run --scope ALIAS "
-               "for its details):\n", file,
+    char cur_cold[32], orc_cold[32];
+    fprintf(f, "\n%s (%s; per call, median us; warm, and cold: L2 flushed before each call, - where not timed "
+               "cold; floor%% of the oracle's cold time where it has one, its basis named; one row per measured "
+               "configuration, run --scope ALIAS for its details):\n", file,
             cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "gpu"), "name")));
-    fprintf(f, "  %-15s %-22s %5s %10s %9s %9s %8s %7s\n", "family", "alias", "occ.", "current", "oracle", "floor",
-            "speedup", "floor%");
+    fprintf(f, "  %-15s %-22s %5s %10s %9s %9s %9s %9s %8s %7s %s\n", "family", "alias", "occ.", "current", "oracle",
+            "cur cold", "orc cold", "floor", "speedup", "floor%", "of");
     cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "scopes")) {
         const cJSON *floor = cJSON_GetObjectItemCaseSensitive(s, "floor");
         if (ej_str(s, "unsupported")) { /* refused by its family: nothing was measured */
@@ -51,14 +64,17 @@ static void scope_rows(const char *file, const cJSON *doc, FILE *f)
                     cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(s, "occurrences")), ej_str(s, "unsupported"));
             continue;
         }
-        fprintf(f, "  %-15s %-22s %5.0f %10.2f %9.2f %9.2f %7.2fx %6.0f%%%s\n",
+        const cJSON *cur = ea_path_named(s, "current", "faithful"), *orc = ea_path_named(s, "oracle", NULL);
+        const char *basis = ej_str(s, "fraction_basis");
+        fprintf(f, "  %-15s %-22s %5.0f %10.2f %9.2f %9s %9s %9.2f %7.2fx %6.0f%% %s%s\n",
                 cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "family")),
                 cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "alias")),
-                cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(s, "occurrences")),
-                ea_path_median(ea_path_named(s, "current", "faithful")), ea_path_median(ea_path_named(s, "oracle", NULL)),
+                cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(s, "occurrences")), ea_path_median(cur),
+                ea_path_median(orc), cold_text(cur, cur_cold), cold_text(orc, orc_cold),
                 cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(floor, "us")),
                 cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(s, "speedup")),
                 100 * cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(s, "floor_fraction")),
+                basis && !strcmp(basis, "time_cold") ? "cold" : "warm",
                 cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "passed")) ? "" : "  FAILED");
     }
 }

@@ -2,7 +2,8 @@
  * Contract: ea_bottom_line prints how many occurrences the old rule files under "extern" are false
  * externs, from the stored classification's summary ({op: {class: n, "false_extern": n}}; NULL: not
  * classified yet, said so), then one row per scope of every golden/baselines/<gpu>.json: faithful
- * current, oracle, floor (median us per call), speedup and the oracle's share of the floor, and a
+ * current and oracle warm and cold ("-" where not timed cold), floor (median us per call), speedup
+ * and the oracle's share of the floor with its basis (fraction_basis: cold, else warm), and a
  * line per golden/replay/<gpu>.json (captures, replayed, ok). A baselines or replay file that does
  * not validate fails with its message (-1). */
 #ifndef EA_BOTTOM_LINE_H

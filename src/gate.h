@@ -2,7 +2,8 @@
  * Contract:
  * - ea_gate_compare matches results by family, point and their order among that point's results,
  *   paths by name and mode, and judges each path's "time" (and "time_cold", as a separate entry
- *   "<mode>/cold", when both sides carry it) with the drift rule (drift.h); a path's own "margin"
+ *   "<mode>/cold", when both sides carry it; MISSING or ADDED "<mode>/cold" when one side does) with
+ *   the drift rule (drift.h); a path's own "margin"
  *   wins over the rule's. It reports every entry: SAME, SLOWER, FASTER, NOISY, and MISSING / ADDED
  *   (a point or path on one side only), CLASS (the result's class changed), FAILED (the new result
  *   or path did not pass its checks), INVALID (a time the rule cannot read; the others still judged).
@@ -11,7 +12,7 @@
  * - The report is JSON (schema "extern-audit/gate" v1, docs/schema.md); ea_gate_exit is 0 when every
  *   entry is SAME, 2 when one is INVALID, else 1.
  * - ea_gate_propose: the stored document with only what moved replaced (SLOWER/FASTER timings, CLASS,
- *   ADDED points and paths): every other byte of the stored file prints as it was read.
+ *   ADDED points, paths and cold times): every other byte of the stored file prints as it was read.
  * - ea_gate_print (terminal table) and ea_gate_markdown (the table a CI job posts; malloc'd).
  * - ea_gate_uncovered: the golden points (docs, ea_occurrences_load) that a baselines document neither
  *   measured nor lists in "unmeasured" with a reason: a JSON array of point ids, empty when covered.

@@ -152,6 +152,14 @@ cJSON *ea_path_time_json(const ea_timing *t)
     return o;
 }
 
+void ea_path_cold_json(cJSON *path, const ea_timing *cold)
+{
+    if (cold->samples_us)
+        cJSON_AddItemToObject(path, "time_cold", ea_path_time_json(cold));
+    else
+        cJSON_AddStringToObject(path, "time_cold_note", cold->note);
+}
+
 /* A check's count or error; NaN when absent, which fails every rule below. */
 static double check_value(const cJSON *check, const char *key)
 {
@@ -299,7 +307,7 @@ int ea_path_measure(const ea_path_steps *s, cJSON *path, ea_check *first, ea_che
     cJSON_Delete(prof);
     cJSON_AddItemToObject(path, "time", ea_path_time_json(&t));
     if (!s->warm_only)
-        cJSON_AddItemToObject(path, "time_cold", ea_path_time_json(&cold));
+        ea_path_cold_json(path, &cold);
     ea_path_check_json(path, "check", first);
     ea_path_check_json(path, "check_after_timing", again);
     *median_us = t.per_call_us.median;

@@ -15,8 +15,8 @@
  *   check, EA_PATH_PROFILE_CALLS more calls under CUPTI (copies and memsets recorded too) for
  *   per-kernel durations, time warm and
  *   cold (ea_time_warm_cold; warm alone with steps.warm_only), check again; it writes "kernels",
- *   "kernel_launches", "time", "time_cold" (not when warm_only), "check" and "check_after_timing" into
- *   the path. With steps.check_only (run
+ *   "kernel_launches", "time", "time_cold" (or "time_cold_note" without CUPTI; neither when warm_only),
+ *   "check" and "check_after_timing" into the path. With steps.check_only (run
  *   --check-only) it stops after the first check: "kernels", "check" and "check_only": true, which
  *   ea_path_judge reads as "no check after timing to judge"; *again is then a copy of *first.
  * - ea_path_launches_json: "kernel_launches", one entry per kernel, copy or memset of a call (name,
@@ -65,6 +65,8 @@ void ea_path_launches_json(cJSON *path, const ea_kernel_list *seen, int calls);
 
 void ea_path_check_json(cJSON *path, const char *key, const ea_check *c);
 cJSON *ea_path_time_json(const ea_timing *t);
+/* ea_time_warm_cold's cold half: "time_cold", or "time_cold_note" (why none) when it has no samples. */
+void ea_path_cold_json(cJSON *path, const ea_timing *cold);
 int ea_path_judge(cJSON *path, double current_rel, int exact, int bound, char *why, size_t n);
 
 /* The path of result named name (and of mode, unless NULL), or NULL. */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "baseline.h"
+#include "bottom_line.h"
 #include "device.h"
 #include "helpers.h"
 #include "path.h"
@@ -141,11 +142,11 @@ Test(cold, flush_plan_and_policy)
     cr_assert_eq(ea_timer_flush_plan(0, 132, &bytes, &grid, &err), -1);
     has(err.msg, "expected the device's L2 size and multiprocessor count, got 0 bytes and 132");
     cr_assert_eq(ea_timer_flush_plan((size_t)1 << 20, 0, &bytes, &grid, &err), -1);
-    ea_timing t = {.cache = EA_CACHE_COLD, .calls_per_replay = 40, .replays = 30, .warmup_ms = 100,
-                   .l2_bytes = (size_t)60 << 20, .flush_bytes = (size_t)120 << 20, .flush_us_per_call = 29.5,
-                   .flush_iqr_us = 0.25};
+    ea_timing t = {.cache = EA_CACHE_COLD, .calls_per_replay = 40, .replays = 1, .warmup_ms = 100,
+                   .l2_bytes = (size_t)60 << 20, .flush_bytes = (size_t)120 << 20, .ops_per_call = 2};
     ea_timer_describe(&t);
-    has(t.policy, "the flush alone, timed the same way (29.500 us per call, IQR 0.250 us), is subtracted");
+    has(t.policy, "from the end of its flush to the end of the last of its 2 operations");
+    has(t.policy, "no flush time, no event resolution and no host launch latency in it");
 }
 
 Test(cold, warm_and_cold_without_a_device)
@@ -227,6 +228,21 @@ Test(cold, floor_fraction_against_the_cold_time)
     has(text, "of copy bandwidth; cold)");
     has(text, "of copy bandwidth; warm)");
     free(text);
+    /* audit's table (the README's): warm and cold side by side, the floor fraction's basis named */
+    const char *g = test_tmpdir();
+    char *json = cJSON_Print(doc), *table = NULL;
+    free(test_write(g, "baselines/H200.json", json));
+    size_t len = 0;
+    FILE *f = open_memstream(&table, &len);
+    cr_assert_eq(ea_bottom_line(g, NULL, f, &err), 0, "%s", err.msg);
+    fclose(f);
+    has(table, "current    oracle  cur cold  orc cold     floor  speedup  floor% of\n");
+    has(table, "     90.00      6.00    120.00     10.00 ");
+    has(table, "% cold\n");
+    has(table, "     90.00      6.00         -         - ");
+    has(table, "% warm\n");
+    free(table);
+    free(json);
     cJSON_Delete(doc);
 }
 
@@ -263,6 +279,12 @@ Test(cold, reader_is_strict_about_the_new_fields)
     cr_assert_neq(ea_baseline_validate("mem", doc, &err), 0);
     has(err.msg, "mem $.scopes[0].paths[1].time_cold.q3_us: expected finite number");
     cJSON_DeleteItemFromObject(orc, "time_cold");
+    cJSON_AddNumberToObject(orc, "time_cold_note", 3);
+    cr_assert_neq(ea_baseline_validate("mem", doc, &err), 0);
+    has(err.msg, "mem $.scopes[0].paths[1].time_cold_note: expected");
+    cJSON_ReplaceItemInObject(orc, "time_cold_note", cJSON_CreateString("no cold time: CUPTI not found"));
+    cr_assert_eq(ea_baseline_validate("mem", doc, &err), 0, "a path without cold time says why: %s", err.msg);
+    cJSON_DeleteItemFromObject(orc, "time_cold_note");
     cJSON_AddNumberToObject(orc, "kernel_launches_note", 3);
     cr_assert_neq(ea_baseline_validate("mem", doc, &err), 0);
     has(err.msg, "kernel_launches_note");

@@ -283,16 +283,82 @@ Test(gate, time_cold_is_a_separate_entry_when_both_sides_have_it)
     cr_assert_str_eq(field(e, "mode"), "faithful/cold");
     cr_assert_str_eq(field(e, "where"), "stored.json $.scopes[2].paths[0].time_cold");
     cr_assert_eq(count(r, "SLOWER"), 1);
-    int paths = 0; /* one side only (path 1): no cold entry */
+    int paths = 0; /* one side only (path 1): reported, test below */
     const cJSON *s;
     cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(a, "scopes"))
         paths += cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(s, "paths"));
-    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r, "entries")), paths + 1);
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r, "entries")), paths + 2);
+    cr_assert_eq(count(r, "MISSING"), 1);
     cJSON *prop = ea_gate_propose(a, b, r);
     cr_assert(cJSON_Compare(cJSON_GetObjectItemCaseSensitive(path_of(prop, 2, 0), "time_cold"),
                             cJSON_GetObjectItemCaseSensitive(path_of(b, 2, 0), "time_cold"), 1));
     cr_assert(cJSON_Compare(cJSON_GetObjectItemCaseSensitive(path_of(prop, 2, 0), "time"),
                             cJSON_GetObjectItemCaseSensitive(path_of(a, 2, 0), "time"), 1));
+    release(4, prop, r, a, b);
+}
+
+/* Cold numbers differing in known ways, judged by the drift rule like warm ones: 10% faster is FASTER,
+ * a wide new spread NOISY, and the warm times beside them stay SAME. */
+Test(gate, cold_numbers_are_judged_like_warm_ones)
+{
+    cJSON *a = golden(), *b = golden();
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++) {
+            cJSON *p = path_of(i ? b : a, 2, j);
+            cJSON_AddItemToObject(p, "time_cold", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(p, "time"), 1));
+        }
+    scale(b, 2, 0, "time_cold", 0.9);
+    cJSON *t = cJSON_GetObjectItemCaseSensitive(path_of(b, 2, 1), "time_cold");
+    double median = cJSON_GetObjectItemCaseSensitive(t, "median_us")->valuedouble;
+    cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "q1_us"), 0.9 * median);
+    cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "q3_us"), 1.1 * median);
+    cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "iqr_us"), 0.2 * median);
+    cJSON *r = compare(a, b);
+    const cJSON *e = first(r, "FASTER");
+    cr_assert_str_eq(field(e, "mode"), "faithful/cold");
+    cr_assert_str_eq(field(e, "where"), "stored.json $.scopes[2].paths[0].time_cold");
+    e = first(r, "NOISY");
+    cr_assert_str_eq(field(e, "where"), "stored.json $.scopes[2].paths[1].time_cold");
+    cr_assert_str_eq(field(e, "noisy"), "new");
+    cr_assert_eq(count(r, "FASTER") + count(r, "NOISY"), 2);
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r, "entries")) - count(r, "SAME"), 2,
+                 "every warm time and the other cold ones SAME");
+    release(3, r, a, b);
+}
+
+/* Documents with and without cold times (files before cold timing, a run without CUPTI): a stored cold
+ * time the new run lacks is MISSING with the run's reason; a new one is ADDED and --propose takes it,
+ * every other byte as stored. */
+Test(gate, cold_time_on_one_side_is_reported)
+{
+    cJSON *a = golden(), *b = golden(), *p = path_of(a, 2, 1);
+    cJSON_AddItemToObject(p, "time_cold", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(p, "time"), 1));
+    cJSON_AddStringToObject(path_of(b, 2, 1), "time_cold_note", "no cold time: CUPTI not found");
+    cJSON *r = compare(a, b);
+    const cJSON *e = first(r, "MISSING");
+    cr_assert_str_eq(field(e, "mode"), "faithful/cold");
+    cr_assert_str_eq(field(e, "where"), "stored.json $.scopes[2].paths[1].time_cold");
+    cr_assert_str_eq(field(e, "detail"), "a stored cold time the new run does not have: no cold time: CUPTI not found");
+    cr_assert_eq(count(r, "MISSING"), 1);
+    cr_assert_eq(ea_gate_exit(r), 1);
+    cJSON *prop = ea_gate_propose(a, b, r);
+    cr_assert(cJSON_Compare(prop, a, 1), "a MISSING cold time keeps the stored one");
+    release(3, prop, r, b);
+
+    b = a, a = golden(); /* now the new side has it */
+    cJSON_AddStringToObject(path_of(a, 2, 1), "time_cold_note", "no cold time: CUPTI not found");
+    r = compare(a, b);
+    e = first(r, "ADDED");
+    cr_assert_str_eq(field(e, "mode"), "faithful/cold");
+    cr_assert_str_eq(field(e, "where"), "new.json $.scopes[2].paths[1].time_cold");
+    cr_assert_eq(count(r, "ADDED"), 1);
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r, "entries")) - count(r, "SAME"), 1);
+    prop = ea_gate_propose(a, b, r);
+    cr_assert(strstr(cJSON_GetObjectItemCaseSensitive(prop, "command")->valuestring, "gate --propose took 1 entries"));
+    cJSON_ReplaceItemInObjectCaseSensitive(prop, "command", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(b, "command"), 1));
+    cr_assert(cJSON_Compare(prop, b, 1), "the proposal is the stored file with the new cold time, its note gone");
+    char *pa = cJSON_Print(path_of(prop, 2, 0)), *pb = cJSON_Print(path_of(a, 2, 0));
+    same_text(pa, pb);
     release(4, prop, r, a, b);
 }
 

@@ -11,7 +11,9 @@
 #include "bandwidth.h"
 #include "cubin.h"
 #include "cupti.h"
+#include "delay.h"
 #include "device.h"
+#include "drift.h"
 #include "timer.h"
 
 /* GPU tests of the measurement layer. Each skips (never passes) without a usable device; the host
@@ -286,24 +288,116 @@ Test(gpu, timer_stats_sane)
     add_one_teardown(&r);
 }
 
-Test(gpu, timer_cold_flushes_and_subtracts)
+/* Cold timing's work for the tests below: a device-to-device copy of `bytes` between two buffers,
+ * with `delays` waits of delay_us (delay.h) before and after it when delays > 0. */
+typedef struct {
+    void *src, *dst;
+    size_t bytes;
+    int delays;
+    double delay_us;
+} copy_call;
+
+static int enqueue_copy(void *ctx, void *stream, ea_error *err)
+{
+    copy_call *c = ctx;
+    for (int i = 0; i < c->delays / 2; i++)
+        if (ea_enqueue_delay(&c->delay_us, stream, err))
+            return -1;
+    if (cudaMemcpyAsync(c->dst, c->src, c->bytes, cudaMemcpyDeviceToDevice, (cudaStream_t)stream) != cudaSuccess)
+        return ea_fail(err, "cudaMemcpyAsync of %zu bytes failed", c->bytes);
+    for (int i = c->delays / 2; i < c->delays; i++)
+        if (ea_enqueue_delay(&c->delay_us, stream, err))
+            return -1;
+    return 0;
+}
+
+/* Warm and cold of one copy_call; asserts the cold half has CUPTI's samples. */
+static void time_copy(copy_call *c, size_t bytes, ea_timing *warm, ea_timing *cold)
+{
+    ea_error err = {{0}};
+    need_gpu();
+    c->bytes = bytes;
+    cr_assert_eq(cudaMalloc(&c->src, bytes), cudaSuccess);
+    cr_assert_eq(cudaMalloc(&c->dst, bytes), cudaSuccess);
+    cr_assert_eq(cudaMemset(c->src, 1, bytes), cudaSuccess);
+    cr_assert_eq(ea_time_warm_cold(enqueue_copy, c, NULL, warm, cold, &err), 0, "%s", err.msg);
+    cr_assert_not_null(cold->samples_us, "no cold time on a GPU machine: %s", cold->note);
+    cr_log_info("copy %zu KiB x%d delays: warm %.3f us (IQR %.3f), cold %.3f us (IQR %.3f, %d ops); %s", bytes >> 10,
+                c->delays, warm->per_call_us.median, warm->per_call_us.iqr, cold->per_call_us.median,
+                cold->per_call_us.iqr, cold->ops_per_call, cold->policy);
+    cudaFree(c->src);
+    cudaFree(c->dst);
+}
+
+/* 16 MiB in and 16 MiB out fit the H200's 60 MiB L2: warm calls hit it, cold ones read DRAM, so the
+ * two interquartile ranges must not even touch. */
+Test(gpu, timer_cold_copy_inside_l2_is_slower_than_warm)
+{
+    copy_call c = {0};
+    ea_timing warm, cold;
+    time_copy(&c, (size_t)16 << 20, &warm, &cold);
+    if ((size_t)2 * c.bytes > info.l2_bytes)
+        cr_skip_test("L2 of %zu MiB: 32 MiB of copy do not sit well inside it", info.l2_bytes >> 20);
+    cr_assert_eq(cold.cache, EA_CACHE_COLD);
+    cr_assert_eq(cold.flush_bytes, 2 * info.l2_bytes);
+    cr_assert_eq(cold.ops_per_call, 1, "one copy per call");
+    cr_assert_eq(cold.per_call_us.count, EA_COLD_MIN_CALLS);
+    cr_assert_not_null(strstr(cold.policy, "30 (flush, call) pairs"), "%s", cold.policy);
+    cr_assert_gt(cold.per_call_us.q1, warm.per_call_us.q3, "cold %.3f us (q1) not above warm %.3f us (q3)",
+                 cold.per_call_us.q1, warm.per_call_us.q3);
+    ea_timing_free(&warm);
+    ea_timing_free(&cold);
+}
+
+/* A ~3 us scope: 4 MiB copied cold. Its relative IQR must stay within what the drift rule can judge
+ * (NOISY above limit / k, drift.h): the subtracting policy failed exactly this on 36 small paths. */
+Test(gpu, timer_cold_small_scope_is_quiet)
+{
+    copy_call c = {0};
+    ea_timing warm, cold;
+    time_copy(&c, (size_t)4 << 20, &warm, &cold);
+    double rel = cold.per_call_us.iqr / cold.per_call_us.median, bound = EA_DRIFT_LIMIT / EA_DRIFT_IQR_K;
+    cr_assert_lt(cold.per_call_us.median, 10.0, "a small scope: %.3f us", cold.per_call_us.median);
+    cr_assert_leq(rel, bound, "cold IQR/median %.3f above %.3f: the gate would call it NOISY", rel, bound);
+    ea_timing_free(&warm);
+    ea_timing_free(&cold);
+}
+
+/* A call of a copy between 4 us waits: its span covers the waits and the copy, so no sample is below
+ * the two waits, and it outlasts the copy alone by them. */
+Test(gpu, timer_cold_span_covers_every_operation)
+{
+    copy_call one = {0}, three = {.delays = 2, .delay_us = 4.0};
+    ea_timing warm, cold, warm3, cold3;
+    time_copy(&one, (size_t)1 << 20, &warm, &cold);
+    time_copy(&three, (size_t)1 << 20, &warm3, &cold3);
+    cr_assert_eq(cold3.ops_per_call, 3, "delay, copy, delay");
+    for (int i = 0; i < (int)cold3.per_call_us.count; i++)
+        cr_assert_geq(cold3.samples_us[i], 8.0, "sample %d = %.3f us, below the two 4 us waits", i,
+                      cold3.samples_us[i]);
+    cr_assert_geq(cold3.per_call_us.median, cold.per_call_us.median + 8.0, "%.3f us for the three, %.3f for the copy",
+                  cold3.per_call_us.median, cold.per_call_us.median);
+    ea_timing_free(&warm);
+    ea_timing_free(&cold);
+    ea_timing_free(&warm3);
+    ea_timing_free(&cold3);
+}
+
+/* Without a CUPTI that records, a warm time and no cold number: the note says why. Criterion runs each
+ * test in its own process, so CUPTI is not loaded yet and the planted path is the one tried. */
+Test(gpu, timer_cold_without_cupti_is_absent_with_a_note)
 {
     add_one_run r;
-    ea_timer_config cfg = {.replays = 10, .cache = EA_CACHE_COLD};
-    ea_timing t;
+    ea_timing warm, cold;
     ea_error err = {{0}};
-
     add_one_setup(&r);
-    cr_assert_eq(ea_time_graph(enqueue_add_one, &r, &cfg, &t, &err), 0, "%s", err.msg);
-    cr_log_info("add_one cold: median %.3f us (q1 %.3f q3 %.3f); %s", t.per_call_us.median, t.per_call_us.q1,
-                t.per_call_us.q3, t.policy);
-    cr_assert_eq(t.cache, EA_CACHE_COLD);
-    cr_assert_eq(t.l2_bytes, info.l2_bytes);
-    cr_assert_eq(t.flush_bytes, 2 * info.l2_bytes);
-    cr_assert_gt(t.flush_us_per_call, 0.0);
-    cr_assert_eq(t.per_call_us.count, 10);
-    cr_assert_not_null(strstr(t.policy, "cold:"), "%s", t.policy);
-    ea_timing_free(&t);
+    cr_assert_eq(setenv("EXTERN_AUDIT_CUPTI", "/nonexistent/libcupti.so", 1), 0);
+    cr_assert_eq(ea_time_warm_cold(enqueue_add_one, &r, NULL, &warm, &cold, &err), 0, "%s", err.msg);
+    cr_assert_not_null(warm.samples_us);
+    cr_assert_null(cold.samples_us);
+    cr_assert_not_null(strstr(cold.note, "no cold time: CUPTI not found"), "%s", cold.note);
+    cr_assert_not_null(strstr(cold.note, "/nonexistent/libcupti.so"), "%s", cold.note);
+    ea_timing_free(&warm);
     check_add_one(&r);
     add_one_teardown(&r);
 }

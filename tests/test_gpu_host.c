@@ -329,17 +329,17 @@ Test(timer_host, reduce_per_call)
     ea_error err = {{0}};
 
     memset(&t, 0, sizeof t);
-    cr_assert_eq(ea_timer_reduce(replay_ms, 4, 10, 0.5, &t, &err), 0, "%s", err.msg);
-    /* (ms - 0.5) * 1000 / 10 = 50, 150, 250, 350 us */
-    cr_assert_float_eq(t.samples_us[0], 50.0, 1e-9);
-    cr_assert_float_eq(t.samples_us[3], 350.0, 1e-9);
-    cr_assert_float_eq(t.per_call_us.median, 200.0, 1e-9);
-    cr_assert_float_eq(t.per_call_us.q1, 125.0, 1e-9);
-    cr_assert_float_eq(t.per_call_us.q3, 275.0, 1e-9);
+    cr_assert_eq(ea_timer_reduce(replay_ms, 4, 10, &t, &err), 0, "%s", err.msg);
+    /* ms * 1000 / 10 = 100, 200, 300, 400 us */
+    cr_assert_float_eq(t.samples_us[0], 100.0, 1e-9);
+    cr_assert_float_eq(t.samples_us[3], 400.0, 1e-9);
+    cr_assert_float_eq(t.per_call_us.median, 250.0, 1e-9);
+    cr_assert_float_eq(t.per_call_us.q1, 175.0, 1e-9);
+    cr_assert_float_eq(t.per_call_us.q3, 325.0, 1e-9);
     cr_assert_eq(t.per_call_us.count, 4);
     cr_assert_eq(t.replays, 4);
     cr_assert_eq(t.calls_per_replay, 10);
-    cr_assert_eq(ea_timer_reduce(replay_ms, 0, 10, 0.0, &t, &err), -1);
+    cr_assert_eq(ea_timer_reduce(replay_ms, 0, 10, &t, &err), -1);
     cr_assert_not_null(strstr(err.msg, "at least one replay"), "%s", err.msg);
     ea_timing_free(&t);
     cr_assert_null(t.samples_us);
@@ -360,12 +360,14 @@ Test(timer_host, policy_sentences)
     cr_assert_not_null(strstr(t.policy, "60 MiB L2"), "%s", t.policy);
     t.cache = EA_CACHE_COLD;
     t.flush_bytes = (size_t)120 << 20;
-    t.flush_us_per_call = 41.5;
+    t.calls_per_replay = 30;
+    t.ops_per_call = 3;
     ea_timer_describe(&t);
-    cr_assert_not_null(strstr(t.policy, "cold:"), "%s", t.policy);
-    cr_assert_not_null(strstr(t.policy, "120 MiB (2x the 60 MiB L2)"), "%s", t.policy);
-    cr_assert_not_null(strstr(t.policy, "41.500 us per call"), "%s", t.policy);
-    cr_assert_not_null(strstr(t.policy, "subtracted"), "%s", t.policy);
+    cr_assert_not_null(strstr(t.policy, "cold: one CUDA graph of 30 (flush, call) pairs"), "%s", t.policy);
+    cr_assert_not_null(strstr(t.policy, "120 MiB (2x the 60 MiB L2"), "%s", t.policy);
+    cr_assert_not_null(strstr(t.policy, "the last of its 3 operations"), "%s", t.policy);
+    cr_assert_not_null(strstr(t.policy, "median and IQR over the 30 calls"), "%s", t.policy);
+    cr_assert_null(strstr(t.policy, "subtract"), "%s", t.policy);
 }
 
 Test(timer_host, no_device_is_an_error)

@@ -224,8 +224,8 @@ static cJSON *current_path(const cat_scope *s, const ea_capture *cap, const cat_
         if (res->kernels.count)
             ea_path_launches_json(j, &res->kernels, 1);
         cJSON_AddItemToObject(j, "time", ea_path_time_json(&res->timing));
-        if (res->timing_cold.samples_us)
-            cJSON_AddItemToObject(j, "time_cold", ea_path_time_json(&res->timing_cold));
+        if (timed && how == EA_REPLAY_WARM_COLD)
+            ea_path_cold_json(j, &res->timing_cold);
         /* replay.c checks checksums after the first call and (when that passed) again after timing */
         c.mismatched = timed ? 0 : res->outputs - res->outputs_matching;
         check_json(j, "check", &c);

@@ -2,6 +2,7 @@
  * lives in timer_plan.c; this file only captures, replays and reads events. */
 #include "timer.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -11,8 +12,8 @@
 static __global__ void empty_kernel() {}
 
 /* Writes, not reads: a write allocates every line in L2 and evicts what was there, and leaves no
- * data the next call could hit. */
-static __global__ void flush_kernel(uint4 *buf, size_t n, unsigned v)
+ * data the next call could hit. extern "C": CUPTI reports it as EA_COLD_FLUSH_KERNEL. */
+extern "C" __global__ void ea_l2_flush(uint4 *buf, size_t n, unsigned v)
 {
     size_t stride = (size_t)gridDim.x * blockDim.x;
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
@@ -52,22 +53,20 @@ typedef struct {
 static int enqueue_flush(session *s, ea_error *err)
 {
     /* A new value each time, so no flush is a no-op rewrite of what the last one wrote. */
-    flush_kernel<<<s->flush_grid, 256, 0, s->stream>>>(s->flush_buf, s->flush_n, ++s->flush_round);
+    ea_l2_flush<<<s->flush_grid, 256, 0, s->stream>>>(s->flush_buf, s->flush_n, ++s->flush_round);
     CHECK("L2 flush kernel launch", cudaGetLastError());
     return 0;
 }
 
-/* One call as the graph will hold it: the flush first when cold, then the work (or neither). */
-static int enqueue_one(session *s, int with_work, ea_error *err)
+/* One call as the graph will hold it: the flush first when cold, then the work. */
+static int enqueue_one(session *s, ea_error *err)
 {
     if (s->cold && enqueue_flush(s, err) != 0)
         return -1;
-    if (with_work && s->enqueue(s->ctx, s->stream, err) != 0)
-        return -1;
-    return 0;
+    return s->enqueue(s->ctx, s->stream, err);
 }
 
-static int build_graph(session *s, int k, int with_work, cudaGraphExec_t *exec, ea_error *err)
+static int build_graph(session *s, int k, cudaGraphExec_t *exec, ea_error *err)
 {
     cudaGraph_t graph = NULL;
     cudaError_t rc;
@@ -77,7 +76,7 @@ static int build_graph(session *s, int k, int with_work, cudaGraphExec_t *exec, 
     /* ThreadLocal: another thread's unrelated CUDA calls do not break this capture. */
     CHECK("cudaStreamBeginCapture", cudaStreamBeginCapture(s->stream, cudaStreamCaptureModeThreadLocal));
     for (int i = 0; i < k && !failed; i++)
-        failed = enqueue_one(s, with_work, err) != 0;
+        failed = enqueue_one(s, err) != 0;
     /* Always end the capture, or the stream stays unusable. */
     rc = cudaStreamEndCapture(s->stream, &graph);
     if (failed) {
@@ -184,7 +183,7 @@ static int plan_graph(session *s, const ea_timer_config *c, int *k, cudaGraphExe
     int next;
 
     *k = c->calls_per_replay > 0 ? c->calls_per_replay : 1;
-    if (build_graph(s, *k, 1, exec, err) != 0)
+    if (build_graph(s, *k, exec, err) != 0)
         return -1;
     if (c->calls_per_replay > 0)
         return 0;
@@ -198,7 +197,7 @@ static int plan_graph(session *s, const ea_timer_config *c, int *k, cudaGraphExe
             return 0;
         cudaGraphExecDestroy(*exec);
         *k = next;
-        if (build_graph(s, *k, 1, exec, err) != 0)
+        if (build_graph(s, *k, exec, err) != 0)
             return -1;
     }
     return 0;
@@ -221,15 +220,72 @@ static int setup_cold(session *s, ea_timing *out, ea_error *err)
     return 0;
 }
 
+/* One eager call: modules load and kernel errors surface here, outside any capture. */
+static int eager_call(session *s, ea_error *err)
+{
+    if (enqueue_one(s, err) != 0)
+        return -1;
+    CHECK("first call, run eagerly (cudaStreamSynchronize)", cudaStreamSynchronize(s->stream));
+    return 0;
+}
+
+/* Cold (timer.h): every replay of the (flush, call) graph under CUPTI, the eager call before it not:
+ * a graph may run an operation otherwise (a memset node as a kernel), so calls compare with graph
+ * calls only. CUPTI is on before the graph is instantiated, so its nodes are traced whatever the
+ * CUPTI version's rule. */
+static int time_cold(session *s, const ea_timer_config *c, ea_timing *out, ea_error *err)
+{
+    int r = c->replays > EA_COLD_MIN_CALLS ? c->replays : EA_COLD_MIN_CALLS;
+    cudaGraphExec_t exec = NULL;
+    ea_kernel_list list = {0};
+    ea_error ignored;
+    double ms;
+
+    if (eager_call(s, err) != 0)
+        return -1;
+    if (ea_cupti_begin_copies(err) != 0) {
+        snprintf(out->note, sizeof out->note, "no cold time: %.480s", err->msg);
+        return -1;
+    }
+    int rc = build_graph(s, r, &exec, err);
+    if (rc == 0) /* the replay's own event pair is unused: the samples are CUPTI's */
+        rc = replay(s, exec, c->warmup, c->warmup_ms, 1, &ms, err);
+    if (ea_cupti_end(&list, rc ? &ignored : err) != 0)
+        rc = -1;
+    if (exec)
+        cudaGraphExecDestroy(exec);
+    if (rc == 0)
+        rc = ea_timer_reduce_cold(&list, EA_COLD_FLUSH_KERNEL, r, out, err);
+    ea_kernel_list_free(&list);
+    return rc;
+}
+
+static int time_warm(session *s, const ea_timer_config *c, ea_timing *out, ea_error *err)
+{
+    cudaGraphExec_t exec = NULL;
+    double *ms = (double *)malloc((size_t)c->replays * sizeof *ms);
+    int k = 0, rc = ms ? 0 : ea_fail(err, "timer: out of memory for %d samples", c->replays);
+
+    if (rc == 0)
+        rc = eager_call(s, err);
+    if (rc == 0)
+        rc = plan_graph(s, c, &k, &exec, err);
+    if (rc == 0)
+        rc = replay(s, exec, c->warmup, c->warmup_ms, c->replays, ms, err);
+    if (rc == 0)
+        rc = ea_timer_reduce(ms, c->replays, k, out, err);
+    if (exec)
+        cudaGraphExecDestroy(exec);
+    free(ms);
+    return rc;
+}
+
 extern "C" int ea_time_graph(ea_enqueue_fn enqueue, void *ctx, const ea_timer_config *cfg, ea_timing *out,
                              ea_error *err)
 {
     ea_timer_config c;
     session s;
-    cudaGraphExec_t exec = NULL, flush_exec = NULL;
-    double *ms = NULL, flush_ms = 0.0;
-    ea_stats flush_stats;
-    int k = 0, rc = -1;
+    int rc = -1;
 
     memset(out, 0, sizeof *out);
     memset(&s, 0, sizeof s);
@@ -246,55 +302,13 @@ extern "C" int ea_time_graph(ea_enqueue_fn enqueue, void *ctx, const ea_timer_co
     /* The caller's earlier work, on any stream, must neither overlap the timing nor race its first call. */
     CHECK("cudaDeviceSynchronize before timing", cudaDeviceSynchronize());
     CHECK("cudaStreamCreateWithFlags", cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking));
-    ms = (double *)malloc((size_t)c.replays * sizeof *ms);
-    if (!ms) {
-        ea_fail(err, "timer: out of memory for %d samples", c.replays);
-        goto out;
-    }
-    if (setup_cold(&s, out, err) != 0)
-        goto out;
-    /* One eager call: modules load and kernel errors surface here, outside any capture. */
-    if (enqueue_one(&s, 1, err) != 0)
-        goto out;
-    {
-        cudaError_t e = cudaStreamSynchronize(s.stream);
-        if (e != cudaSuccess) {
-            cuda_fail(err, "first call, run eagerly (cudaStreamSynchronize)", e);
-            goto out;
-        }
-    }
-    if (plan_graph(&s, &c, &k, &exec, err) != 0 || replay(&s, exec, c.warmup, c.warmup_ms, c.replays, ms, err) != 0)
-        goto out;
-    if (s.cold) {
-        /* The flushes alone, the same K per replay, timed the same way; their median is subtracted. */
-        double *fms = (double *)malloc((size_t)c.replays * sizeof *fms);
-        int frc = fms ? 0 : ea_fail(err, "timer: out of memory for %d samples", c.replays);
-        if (frc == 0)
-            frc = build_graph(&s, k, 0, &flush_exec, err);
-        if (frc == 0)
-            frc = replay(&s, flush_exec, c.warmup, c.warmup_ms, c.replays, fms, err);
-        if (frc == 0)
-            frc = ea_stats_compute(fms, (size_t)c.replays, &flush_stats, err);
-        free(fms);
-        if (frc != 0)
-            goto out;
-        flush_ms = flush_stats.median;
-        out->flush_us_per_call = flush_ms * 1000.0 / k;
-        out->flush_iqr_us = flush_stats.iqr * 1000.0 / k;
-    }
-    if (ea_timer_reduce(ms, c.replays, k, flush_ms, out, err) != 0)
-        goto out;
-    ea_timer_describe(out);
-    rc = 0;
-out:
-    if (exec)
-        cudaGraphExecDestroy(exec);
-    if (flush_exec)
-        cudaGraphExecDestroy(flush_exec);
+    if (setup_cold(&s, out, err) == 0)
+        rc = s.cold ? time_cold(&s, &c, out, err) : time_warm(&s, &c, out, err);
+    if (rc == 0)
+        ea_timer_describe(out);
     if (s.flush_buf)
         cudaFree(s.flush_buf);
     cudaStreamDestroy(s.stream);
-    free(ms);
     if (rc != 0)
         ea_timing_free(out);
     return rc;

@@ -11,20 +11,28 @@
  * - K: cfg->calls_per_replay when > 0, else the smallest count (up to max_calls_per_replay) for
  *   which one replay lasts >= target_replay_ms, found by timing trial graphs.
  * - Cache policy, stated in timing->policy: EA_CACHE_WARM replays the calls back to back, so L2
- *   keeps what fits of the call's data; EA_CACHE_COLD writes a buffer of 2x the L2 size
- *   (cudaGetDeviceProperties) before every call inside the graph, times a graph of the K flushes
- *   alone the same way, and subtracts its median from every replay. Why inside the graph: nvbench
- *   memsets an L2-sized buffer before each cold sample and times single launches with events; a
- *   graph of K (flush, call) pairs keeps this timer's K-call replay, whose per-call figures the warm
- *   times and torch's graph timings share. The flush's own IQR is stated, as the noise it adds.
+ *   keeps what fits of the call's data. EA_CACHE_COLD subtracts nothing: one graph holds R =
+ *   max(replays, EA_COLD_MIN_CALLS) (flush, call) pairs, the flush (EA_COLD_FLUSH_KERNEL) writing 2x
+ *   the L2 size; after one eager call, CUPTI records every kernel, copy and memset of the warm-up
+ *   replays and of one last replay, and a sample is one call of that last replay: from the end of
+ *   its flush to the end of its last operation (device timestamps; like a warm call's share of a
+ *   replay, it holds the gap before the call's first operation). Why: nvbench flushes L2 and times
+ *   single launches with events, whose ~0.5 us resolution and host launch latency a device-side
+ *   span avoids; subtracting a separately timed flush (the former policy) left the flush's own
+ *   spread in every small scope.
+ *   Cold timing opens its own CUPTI region: the caller must not have one open. When CUPTI cannot
+ *   record (not found, not loadable, held by another profiler) it fails with timing->note set to
+ *   "no cold time: <why>".
  * - ea_time_warm_cold: the same work timed warm, then cold, with cfg's other settings (a path's
- *   "time" and "time_cold", docs/schema.md).
+ *   "time" and "time_cold", docs/schema.md). Without a CUPTI that records there is no cold time:
+ *   0 with cold->samples_us NULL and cold->note saying why; never a number measured otherwise.
  * - Everything runs on the current device; the result owns samples_us: ea_timing_free. */
 #ifndef EA_TIMER_H
 #define EA_TIMER_H
 
 #include <stddef.h>
 
+#include "cupti.h"
 #include "error.h"
 #include "stats.h"
 
@@ -35,6 +43,11 @@ extern "C" {
 typedef int (*ea_enqueue_fn)(void *ctx, void *stream, ea_error *err);
 
 typedef enum { EA_CACHE_WARM = 0, EA_CACHE_COLD = 1 } ea_cache_policy;
+
+/* Cold samples per timing at least: quartiles of fewer calls move with one outlier. */
+#define EA_COLD_MIN_CALLS 30
+/* The flush kernel's name as CUPTI reports it (extern "C": not mangled). */
+#define EA_COLD_FLUSH_KERNEL "ea_l2_flush"
 
 /* A zero field takes its default; NULL takes every default. */
 typedef struct {
@@ -54,10 +67,10 @@ typedef struct {
     double warmup_ms;
     ea_cache_policy cache;
     size_t l2_bytes;
-    size_t flush_bytes;       /* cold: bytes written before each call; 0 when warm */
-    double flush_us_per_call; /* cold: median of the flush alone per call, already subtracted */
-    double flush_iqr_us;      /* cold: that flush's IQR per call, the noise the subtraction leaves */
-    char policy[512];         /* one sentence: K, R and the cache policy */
+    size_t flush_bytes; /* cold: bytes written before each call; 0 when warm */
+    int ops_per_call;   /* cold: kernels, copies and memsets CUPTI saw in one call */
+    char policy[512];   /* one sentence: K, R and the cache policy */
+    char note[512];     /* cold: why there are no samples (CUPTI cannot record); else "" */
 } ea_timing;
 
 int ea_time_graph(ea_enqueue_fn enqueue, void *ctx, const ea_timer_config *cfg, ea_timing *out, ea_error *err);
@@ -74,9 +87,17 @@ int ea_timer_config_resolve(const ea_timer_config *in, ea_timer_config *out, ea_
 /* The K to try next after a replay of k calls took replay_ms: enough to reach target_ms with 10%
  * margin, at least k + 1 while below target, never over max_k; k itself once replay_ms >= target_ms. */
 int ea_timer_next_k(double replay_ms, int k, double target_ms, int max_k);
-/* Fills samples_us[i] = (replay_ms[i] - flush_replay_ms) * 1000 / k and per_call_us; sets
- * calls_per_replay and replays. Other fields are left as the caller set them. */
-int ea_timer_reduce(const double *replay_ms, int r, int k, double flush_replay_ms, ea_timing *out, ea_error *err);
+/* Fills samples_us[i] = replay_ms[i] * 1000 / k and per_call_us; sets calls_per_replay and replays.
+ * Other fields are left as the caller set them. */
+int ea_timer_reduce(const double *replay_ms, int r, int k, ea_timing *out, ea_error *err);
+/* The cold samples from the CUPTI records of a cold timing (by start time): a kernel named
+ * flush_name opens a call, whose operations are the records up to the next flush. The first call
+ * fixes the operation count; every call must have as many, else -1 naming the call and the
+ * operation it lacks or has extra. The last r calls are the samples: end of the call's last
+ * operation minus end of its flush, in us. Also -1 on dropped records, a record before the first
+ * flush, an operation starting before its flush ended, or fewer than r calls. Fills samples_us,
+ * per_call_us, ops_per_call, calls_per_replay = r and replays = 1; other fields are left. */
+int ea_timer_reduce_cold(const ea_kernel_list *list, const char *flush_name, int r, ea_timing *out, ea_error *err);
 /* The cold flush for an L2 of l2_bytes on sm_count multiprocessors: *bytes to write (2x L2: the
  * L2's replacement is not strict LRU, one L2's worth can leave lines of the call resident) and the
  * flush kernel's *grid (8 blocks of 256 per multiprocessor). -1 when the device reports no L2. */
