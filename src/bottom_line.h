@@ -3,8 +3,9 @@
  * externs, from the stored classification's summary ({op: {class: n, "false_extern": n}}; NULL: not
  * classified yet, said so), then one row per scope of every golden/baselines/<gpu>.json: faithful
  * current, oracle, floor (median us per call), speedup and the oracle's share of the floor, and a
- * line per golden/replay/<gpu>.json (captures, replayed, ok). A baselines or replay file that does
- * not validate fails with its message (-1). */
+ * line per golden/replay/<gpu>.json (captures, replayed, ok), and each golden/sanitize/<gpu>.json's
+ * totals (sanitize_record.h). A baselines, replay or sanitize file that does not validate fails with
+ * its message (-1). */
 #ifndef EA_BOTTOM_LINE_H
 #define EA_BOTTOM_LINE_H
 
