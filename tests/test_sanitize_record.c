@@ -83,21 +83,21 @@ Test(sanitize_record, a_failed_record_says_so)
 
 Test(sanitize_record, malformed_records_name_the_path_and_the_expectation)
 {
-    ea_error err;
-    cr_assert_eq(tampered("extern-audit/sanitize", "extern-audit/other", &err), -1);
-    has(err.msg, "H200.json $.schema: expected \"extern-audit/sanitize\"");
-    cr_assert_eq(tampered("\"kernels\": 249", "\"kernels\": -1", &err), -1);
-    has(err.msg, "H200.json $.check_only.kernels: expected an integer >= 0");
-    cr_assert_eq(tampered("\"hazards\": 0", "\"hazards\": -2", &err), -1);
-    has(err.msg, "H200.json $.runs[2].hazards: expected an integer >= 0 or null");
-    cr_assert_eq(tampered("\"errors\": 0", "\"errors\": \"0\"", &err), -1);
-    has(err.msg, "H200.json $.totals[0].errors: expected");
-    cr_assert_eq(tampered("\"clean\": true", "\"clean\": 1", &err), -1);
-    has(err.msg, "H200.json $.runs[0].clean: expected");
-    cr_assert_eq(tampered("\"passed\"", "\"pased\"", &err), -1);
-    has(err.msg, "unknown key 'pased'");
-    cr_assert_eq(tampered("\"cat\",", "7,", &err), -1);
-    has(err.msg, "H200.json $.scopes[0]: expected");
+    static const char *const cases[][3] = {
+        /* from, to, the message wanted */
+        {"extern-audit/sanitize", "extern-audit/other", "H200.json $.schema: expected \"extern-audit/sanitize\""},
+        {"\"kernels\": 249", "\"kernels\": -1", "H200.json $.check_only.kernels: expected an integer >= 0"},
+        {"\"hazards\": 0", "\"hazards\": -2", "H200.json $.runs[2].hazards: expected an integer >= 0 or null"},
+        {"\"errors\": 0", "\"errors\": \"0\"", "H200.json $.totals[0].errors: expected"},
+        {"\"clean\": true", "\"clean\": 1", "H200.json $.runs[0].clean: expected"},
+        {"\"passed\"", "\"pased\"", "unknown key 'pased'"},
+        {"\"cat\",", "7,", "H200.json $.scopes[0]: expected"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ea_error err;
+        cr_assert_eq(tampered(cases[i][0], cases[i][1], &err), -1, "accepted %s", cases[i][1]);
+        has(err.msg, cases[i][2]);
+    }
 }
 
 Test(sanitize_record, audit_shows_every_record_and_refuses_a_bad_one)
