@@ -62,6 +62,8 @@ deps:
 test: deps
 	@$(MAKE) --no-print-directory $(SUITE) $(CLI)
 	ci/suite $(SUITE) $(BUILD)/test.log
+	@# ci/sanitize-summary's parsing of compute-sanitizer logs (real H200 logs as fixtures)
+	tests/sanitize_summary.sh
 	@# the capture tool's pure-Python parts; torch is not needed for them
 	python3 -m unittest discover -s tools/capture/tests
 

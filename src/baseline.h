@@ -17,9 +17,19 @@
 
 #define EA_BASELINES_SCHEMA "extern-audit/baselines"
 #define EA_BASELINES_VERSION 1
-/* The fidelity tolerance, |replica / torch - 1| (run and replay): a replica and torch may differ by
- * launch overheads and clocks; beyond this they do not run the same workload. */
-#define EA_FIDELITY_TOLERANCE 0.15
+/* The fidelity tolerance, |replica / torch - 1|, in percent: the one place run (each family's
+ * current path against golden/torch_ops), replay (a capture against torch's compiled time) and their
+ * messages read it. Why a tolerance at all: a replica and torch differ by launch overheads, clocks
+ * and, where a replica is not the same code, by the code itself; beyond it they do not run the same
+ * workload. Why 15: the H200's index_add replica before it took ATen's fill launch and device assert
+ * ran at 0.86 and 0.90 of torch's op time (golden/replica_gap/H200.json: the index kernel 10-16%
+ * faster on faithful indices, the fill 21%); tighten it to what STEPS="replica_gap replica_ncu"
+ * shows once the replica is faithful (issue 13's aim: within 5%). */
+#define EA_FIDELITY_TOLERANCE_PCT 15
+#define EA_FIDELITY_TOLERANCE (EA_FIDELITY_TOLERANCE_PCT / 100.0)
+#define EA_STRINGIFY_(x) #x
+#define EA_STRINGIFY(x) EA_STRINGIFY_(x)
+#define EA_FIDELITY_TOLERANCE_TEXT EA_STRINGIFY(EA_FIDELITY_TOLERANCE_PCT) "%" /* "15%", for usage texts */
 
 typedef struct {
     char command[1024];

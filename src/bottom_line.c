@@ -10,6 +10,7 @@
 #include "json.h"
 #include "path.h"
 #include "replay_file.h"
+#include "sanitize_record.h"
 
 static void false_externs(const cJSON *classes, FILE *f)
 {
@@ -132,7 +133,8 @@ int ea_bottom_line(const char *golden, const cJSON *classes, FILE *f, ea_error *
 {
     false_externs(classes, f);
     return each_json(golden, "baselines", ea_baseline_validate, scope_rows, f, err) ||
-                   each_json(golden, "replay", ea_replay_file_validate, replay_line, f, err)
+                   each_json(golden, "replay", ea_replay_file_validate, replay_line, f, err) ||
+                   each_json(golden, "sanitize", ea_sanitize_validate, ea_sanitize_show, f, err)
                ? -1
                : 0;
 }

@@ -3,9 +3,10 @@
  * externs, from the stored classification's summary ({op: {class: n, "false_extern": n}}; NULL: not
  * classified yet, said so), then one row per scope of every golden/baselines/<gpu>.json: faithful
  * current and oracle warm and cold ("-" where not timed cold), floor (median us per call), speedup
- * and the oracle's share of the floor with its basis (fraction_basis: cold, else warm), and a
- * line per golden/replay/<gpu>.json (captures, replayed, ok). A baselines or replay file that does
- * not validate fails with its message (-1). */
+ * and the oracle's share of the floor with its basis (fraction_basis: cold, else warm), a line per
+ * golden/replay/<gpu>.json (captures, replayed, ok), and each golden/sanitize/<gpu>.json's totals
+ * (sanitize_record.h). A baselines, replay or sanitize file that does not validate fails with its
+ * message (-1). */
 #ifndef EA_BOTTOM_LINE_H
 #define EA_BOTTOM_LINE_H
 

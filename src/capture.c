@@ -225,6 +225,34 @@ static int parse_checksum(ej_val obj, uint64_t *out, ea_error *err)
     return ej_bad_field(obj, "checksum", "16 lowercase hex digits", got, err);
 }
 
+/* Elements of a size list, or -1 beyond EA_TENSOR_MAX (no real tensor is that large). */
+static int64_t elements(const int64_t *sizes, int n)
+{
+    int64_t p = 1;
+    for (int d = 0; d < n; d++) {
+        if (sizes[d] != 0 && p > EA_TENSOR_MAX / sizes[d])
+            return -1;
+        p *= sizes[d];
+    }
+    return p;
+}
+
+/* An as_strided_iota input holds the view's values in row-major order of its size, one per element:
+ * sizes [] (one element) for a [2, 4, 6, 2] view would leave 95 values unread. */
+static int view_fills_tensor(ej_val v, const ea_capture_tensor *t, ea_error *err)
+{
+    int64_t want = elements(t->values.size, t->values.ndim), have = elements(t->t.sizes, t->t.ndim);
+    char what[96], got[64];
+    if (want >= 0 && want == have)
+        return 0;
+    if (want < 0)
+        snprintf(what, sizeof what, "a values.size of at most 2^53 elements");
+    else
+        snprintf(what, sizeof what, "%" PRId64 " elements (values.size has %d dimensions)", want, t->values.ndim);
+    snprintf(got, sizeof got, "%d dimensions, %" PRId64 " elements", t->t.ndim, have);
+    return ej_bad_field(v, "sizes", what, got, err);
+}
+
 static int read_tensor(ej_val v, int input, ea_capture_tensor *t, ea_error *err)
 {
     static const char *const in_keys[] = {"name", "dtype", "sizes", "strides", "offset", "values", NULL};
@@ -241,7 +269,9 @@ static int read_tensor(ej_val v, int input, ea_capture_tensor *t, ea_error *err)
         return -1;
     if (!input)
         return parse_checksum(v, &t->checksum, err);
-    return ej_field(v, "values", 1, &gen, err) || read_generator(gen, t->t.dtype, &t->values, err) ? -1 : 0;
+    if (ej_field(v, "values", 1, &gen, err) || read_generator(gen, t->t.dtype, &t->values, err))
+        return -1;
+    return t->values.kind == EA_GEN_AS_STRIDED_IOTA ? view_fills_tensor(v, t, err) : 0;
 }
 
 int ea_capture_read_input(ej_val v, ea_capture_tensor *t, ea_error *err)

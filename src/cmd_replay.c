@@ -21,8 +21,9 @@ const char ea_usage_replay[] =
     "  --record FILE    also write the JSON to FILE (atomically)\n"
     "Replays each capture's \"default\" run when every step is a Triton launch: generated inputs,\n"
     "captured cubins, grids and arguments; outputs must match the capture's checksums and the per-call\n"
-    "time must lie within 15% of torch's compiled time from the capture. Needs a CUDA device.\n"
-    "exit 1 when an output differs or a time is outside 15%; 2 for bad input or no device\n";
+    "time must lie within " EA_FIDELITY_TOLERANCE_TEXT " of torch's compiled time from the capture. Needs a CUDA "
+    "device.\n"
+    "exit 1 when an output differs or a time is outside " EA_FIDELITY_TOLERANCE_TEXT "; 2 for bad input or no device\n";
 
 static cJSON *row_json(const ea_capture *c, const ea_replay_result *r, const char *verdict)
 {

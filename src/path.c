@@ -45,7 +45,8 @@ void ea_path_record_end(ea_path_recorder *r)
     }
 }
 
-/* "ia_aten::indexFuncLargeIndex<unsigned int, 2, 2, -2, false>" from CUPTI's mangled name. */
+/* "ia_aten::indexFuncLargeIndex<__nv_bfloat16, long, unsigned int, 2, 2, -2, false, ia_aten::ReduceAdd>"
+ * from CUPTI's mangled name. */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *n, int *status);
 
 static char *kernel_name(const char *mangled)

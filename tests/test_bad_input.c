@@ -448,6 +448,12 @@ Test(bad_input, golden_fields_out_of_range_are_refused)
                              "H200.json");
     cr_assert_eq(ea_torch_ops_load(t, "H200", &ops, &err), -1);
     has(err.msg, "$.timing.replays: expected an integer >= 1, got -1");
+    /* empty sizes (and strides) for the index whose values are a 4-D as_strided view of an iota */
+    t = tampered("tests/fixtures/torch_ops/H200.json", "\"sizes\": [\n      18874368\n     ],\n     \"strides\": [\n      1\n     ]",
+                 "\"sizes\": [], \"strides\": []", test_tmpdir(), "H200.json");
+    cr_assert_eq(ea_torch_ops_load(t, "H200", &ops, &err), -1);
+    has(err.msg, "H200.json $.points[0].inputs[0].sizes: expected 18874368 elements (values.size has 4 dimensions), "
+                 "got 0 dimensions, 1 elements");
 
     ea_meta m;
     const char *meta = tampered("tests/fixtures/meta/good.meta.json", "\"i64\"", "\"i65\"", test_tmpdir(), "g.meta.json");

@@ -477,7 +477,11 @@ Test(run, record_writes_only_what_reads_back)
 /* One tolerance for run and replay, and the table prints it. */
 Test(run, fidelity_tolerance_is_one_constant)
 {
-    cr_assert_float_eq(EA_FIDELITY_TOLERANCE, 0.15, 1e-12);
+    cli_run u = test_cli("help", "replay", NULL); /* the usage states the same number */
+    char want[64];
+    snprintf(want, sizeof want, "within %d%% of torch's", EA_FIDELITY_TOLERANCE_PCT);
+    has(u.out, want);
+    cli_run_free(&u);
     ea_run_env env = test_run_env();
     ea_capture_run run = {.config = "default", .eager = {.median_us = 96 / (1 + EA_FIDELITY_TOLERANCE) * 0.999}};
     ea_capture cap = {.scope = "index_add-31177027c868-335f7d6b05cb", .environment = cJSON_Parse("{}"),

@@ -1,11 +1,28 @@
 /* current.cu: what torch 2.11 runs for a functional bf16 index_add on CUDA, rewritten from a reading of
- * aten/src/ATen/native/cuda/Indexing.cu (index_add_cuda_impl, indexFuncSmallIndex/LargeIndex,
- * indexShouldBeMajor), KernelUtils.cuh (fastSpecializedAtomicAdd for BFloat16) and TensorInfo.cuh
- * (IndexToOffset). The scope around it: the zero fill of self, then index_add's result.copy_(self),
- * then the kernel on result. Host-side selection (which instance, grid, block) is plan.c's. */
+ * the ATen source (pytorch/pytorch; commits read: Indexing.cu at d4c718120da9, CUDALoops.cuh at
+ * 002a5676bab5, KernelUtils.cuh at 01cda3677d3f, torch/headeronly/cuda/AtomicAdd.h at 01cda3677d3f,
+ * torch/headeronly/macros/Macros.h at 0090aaf26c4a; the installed torch is 2.11.0+cu130, git
+ * 70d99e998b49, which the stored copies do not hold, so each point below names the function read):
+ * - Indexing.cu index_add_cuda_impl: result.copy_(self), then indexFuncSmallIndex / indexFuncLargeIndex
+ *   <T, IndicesType, IndexType, DstDim, SrcDim, IdxDim, [IndexIsMajor,] func_t>, whose last two
+ *   parameters are `const func_t& op` (the file's `static ReduceAdd reduce_add`, passed by reference)
+ *   and `T alpha`; each element does `T val = src.data[srcOffset] * alpha; op(dst.data, dstOffset,
+ *   dstNumel, &val);` after `CUDA_KERNEL_ASSERT(dstIndex < dstAddDimSize)`.
+ * - ReduceAdd::operator(): fastAtomicAdd(self_data_start, index, numel, *src_data, true), i.e.
+ *   AtomicAdd.h fastSpecializedAtomicAdd<BFloat16> (the bf16x2 pairing below).
+ * - Macros.h CUDA_KERNEL_ASSERT (CUDA, not ROCm): `if (C10_UNLIKELY(!(cond))) __assert_fail(#cond,
+ *   __FILE__, __LINE__, __func__);`, kept in release builds: a call to the device-side assert, not a
+ *   trap (an earlier replica used __trap(): 16 registers against torch's 32, see docs/replica_gap.md).
+ * - CUDALoops.cuh launch_vectorized_kernel: the zero fill of self is vectorized_elementwise_kernel<8,
+ *   FillFunctor<BFloat16>> over 128 threads (num_threads()), 8 elements a thread (elems_per_thread<2>),
+ *   grid ceil(N / 1024), __launch_bounds__(128); a full block stores one 16-byte vector a thread, the
+ *   last partial block stores element by element (policies::unroll).
+ * Host-side selection (which instance, grid, block) is plan.c's. */
 #include "kernels.h"
 
+#include <assert.h>
 #include <cuda_bf16.h>
+#include <stdint.h>
 #include <cuda_runtime.h>
 
 #include "../aten_tensor_info.cuh"
@@ -66,12 +83,21 @@ __device__ __forceinline__ void fast_atomic_add(__nv_bfloat16 *tensor, int64_t i
     }
 }
 
-/* CUDA_KERNEL_ASSERT stays on in release builds: a bounds compare per element. */
-__device__ __forceinline__ void kernel_assert(bool ok)
-{
-    if (!ok)
-        __trap();
-}
+/* CUDA_KERNEL_ASSERT as Macros.h spells it for CUDA: on in release builds, a call to __assert_fail. */
+#define ATEN_KERNEL_ASSERT(cond)                                                                      \
+    if (__builtin_expect(!(cond), 0)) {                                                               \
+        __assert_fail(#cond, __FILE__, static_cast<unsigned int>(__LINE__), __func__);                \
+    }
+
+/* Indexing.cu's ReduceAdd: the op index_add passes by reference to its kernels. */
+struct ReduceAdd {
+    __device__ __forceinline__ void operator()(__nv_bfloat16 *self_data_start, int64_t index, int64_t numel,
+                                               const __nv_bfloat16 *src_data) const
+    {
+        fast_atomic_add(self_data_start, index, numel, *src_data);
+    }
+};
+static ReduceAdd reduce_add; /* host object, as in Indexing.cu: the kernels take its address and never read it */
 
 /* c10::BFloat16 * c10::BFloat16: both to fp32, product rounded to nearest even. */
 __device__ __forceinline__ __nv_bfloat16 mul_bf16(__nv_bfloat16 a, __nv_bfloat16 b)
@@ -79,34 +105,34 @@ __device__ __forceinline__ __nv_bfloat16 mul_bf16(__nv_bfloat16 a, __nv_bfloat16
     return __float2bfloat16_rn(__bfloat162float(a) * __bfloat162float(b));
 }
 
-template <typename IndexType, int DstDim, int SrcDim, int IdxDim>
-__global__ void indexFuncSmallIndex(TensorInfo<__nv_bfloat16, IndexType> dst,
-                                    TensorInfo<const __nv_bfloat16, IndexType> src,
-                                    TensorInfo<const int64_t, IndexType> indices, int dstAddDim, int srcAddDim,
-                                    IndexType innerSize, int64_t dstAddDimSize, int64_t dstNumel,
-                                    __nv_bfloat16 alpha)
+template <typename T, typename IndicesType, typename IndexType, int DstDim, int SrcDim, int IdxDim, typename func_t>
+__global__ void indexFuncSmallIndex(TensorInfo<T, IndexType> dst, TensorInfo<const T, IndexType> src,
+                                    TensorInfo<const IndicesType, IndexType> indices, int dstAddDim, int srcAddDim,
+                                    IndexType innerSize, int64_t dstAddDimSize, int64_t dstNumel, const func_t &op,
+                                    T alpha)
 {
     /* every thread walks all indices: reloading a few indices is cheaper than spreading them */
     for (IndexType srcIndex = 0; srcIndex < indices.sizes[0]; ++srcIndex) {
         IndexType dstIndex = indices.data[IndexToOffset<IndexType, IdxDim>::get(srcIndex, indices)];
-        kernel_assert(dstIndex < dstAddDimSize);
+        ATEN_KERNEL_ASSERT(dstIndex < dstAddDimSize);
         for (IndexType linearIndex = blockIdx.x * blockDim.x + threadIdx.x; linearIndex < innerSize;
              linearIndex += gridDim.x * blockDim.x) {
             IndexType dstOffset = IndexToOffset<IndexType, DstDim>::get(linearIndex, dst);
             dstOffset += dstIndex * dst.strides[dstAddDim];
             IndexType srcOffset = IndexToOffset<IndexType, SrcDim>::get(linearIndex, src);
             srcOffset += srcIndex * src.strides[srcAddDim];
-            fast_atomic_add(dst.data, (int64_t)dstOffset, dstNumel, mul_bf16(src.data[srcOffset], alpha));
+            T val = mul_bf16(src.data[srcOffset], alpha);
+            op(dst.data, dstOffset, dstNumel, &val);
         }
     }
 }
 
-template <typename IndexType, int DstDim, int SrcDim, int IdxDim, bool IndexIsMajor>
-__global__ void indexFuncLargeIndex(TensorInfo<__nv_bfloat16, IndexType> dst,
-                                    TensorInfo<const __nv_bfloat16, IndexType> src,
-                                    TensorInfo<const int64_t, IndexType> indices, int dstAddDim, int srcAddDim,
+template <typename T, typename IndicesType, typename IndexType, int DstDim, int SrcDim, int IdxDim, bool IndexIsMajor,
+          typename func_t>
+__global__ void indexFuncLargeIndex(TensorInfo<T, IndexType> dst, TensorInfo<const T, IndexType> src,
+                                    TensorInfo<const IndicesType, IndexType> indices, int dstAddDim, int srcAddDim,
                                     IndexType totalSize, IndexType innerSize, int64_t dstAddDimSize,
-                                    int64_t dstNumel, __nv_bfloat16 alpha)
+                                    int64_t dstNumel, const func_t &op, T alpha)
 {
     /* one grid-stride walk over every source element; the index is re-read per element */
     for (IndexType linearIndex = blockIdx.x * blockDim.x + threadIdx.x; linearIndex < totalSize;
@@ -120,12 +146,13 @@ __global__ void indexFuncLargeIndex(TensorInfo<__nv_bfloat16, IndexType> dst,
             srcIndex = linearIndex % innerSize;
         }
         IndexType dstIndex = indices.data[IndexToOffset<IndexType, IdxDim>::get(srcIndex, indices)];
-        kernel_assert(dstIndex < dstAddDimSize);
+        ATEN_KERNEL_ASSERT(dstIndex < dstAddDimSize);
         IndexType dstOffset = IndexToOffset<IndexType, DstDim>::get(elementInSlice, dst);
         dstOffset += dstIndex * dst.strides[dstAddDim];
         IndexType srcOffset = IndexToOffset<IndexType, SrcDim>::get(elementInSlice, src);
         srcOffset += srcIndex * src.strides[srcAddDim];
-        fast_atomic_add(dst.data, (int64_t)dstOffset, dstNumel, mul_bf16(src.data[srcOffset], alpha));
+        T val = mul_bf16(src.data[srcOffset], alpha);
+        op(dst.data, dstOffset, dstNumel, &val);
     }
 }
 
@@ -155,10 +182,11 @@ template <typename IndexType, int DstDim, int SrcDim, int IdxDim, bool Major>
 int launch_large(const Args &a)
 {
     const ia_aten_plan *p = a.p;
-    indexFuncLargeIndex<IndexType, DstDim, SrcDim, IdxDim, Major><<<p->grid, p->block, 0, a.stream>>>(
+    indexFuncLargeIndex<__nv_bfloat16, int64_t, IndexType, DstDim, SrcDim, IdxDim, Major>
+        <<<p->grid, p->block, 0, a.stream>>>(
         info<__nv_bfloat16, IndexType>(a.result, p->dst), info<const __nv_bfloat16, IndexType>(a.source, p->src),
         info<const int64_t, IndexType>(a.index, p->idx), p->dst_add_dim, p->src_add_dim, (IndexType)p->total_size,
-        (IndexType)p->inner_size, (int64_t)p->dst_add_dim_size, (int64_t)p->dst_numel, a.alpha);
+        (IndexType)p->inner_size, (int64_t)p->dst_add_dim_size, (int64_t)p->dst_numel, reduce_add, a.alpha);
     return (int)cudaGetLastError();
 }
 
@@ -166,24 +194,36 @@ template <int DstDim, int SrcDim, int IdxDim>
 int launch_small(const Args &a)
 {
     const ia_aten_plan *p = a.p;
-    indexFuncSmallIndex<unsigned, DstDim, SrcDim, IdxDim><<<p->grid, p->block, 0, a.stream>>>(
+    indexFuncSmallIndex<__nv_bfloat16, int64_t, unsigned, DstDim, SrcDim, IdxDim>
+        <<<p->grid, p->block, 0, a.stream>>>(
         info<__nv_bfloat16, unsigned>(a.result, p->dst), info<const __nv_bfloat16, unsigned>(a.source, p->src),
         info<const int64_t, unsigned>(a.index, p->idx), p->dst_add_dim, p->src_add_dim, (unsigned)p->slice_size,
-        (int64_t)p->dst_add_dim_size, (int64_t)p->dst_numel, a.alpha);
+        (int64_t)p->dst_add_dim_size, (int64_t)p->dst_numel, reduce_add, a.alpha);
     return (int)cudaGetLastError();
 }
 
-/* The bf16 fill: 16-byte stores, grid-stride (as a vectorised elementwise fill writes). */
-__global__ void ia_fill_kernel(uint4 *out, int64_t n16, __nv_bfloat16 *tail, int64_t ntail, __nv_bfloat16 v)
+/* The bf16 fill as CUDALoops.cuh's vectorized_elementwise_kernel<8, FillFunctor<BFloat16>> runs it:
+ * 128 threads, 1024 elements a block; a full block stores one 16-byte vector a thread, the block
+ * holding the remainder (or every block, when out is not 16-byte aligned: can_vectorize_up_to gives
+ * 1 and ATen runs unrolled_elementwise_kernel, the same loop) stores element by element. */
+constexpr int kFillThreads = 128, kFillPerThread = 8, kFillBlockWork = kFillThreads * kFillPerThread;
+
+__global__ void __launch_bounds__(kFillThreads) ia_fill_kernel(int n, __nv_bfloat16 *out, __nv_bfloat16 v, bool vec)
 {
+    int remaining = n - kFillBlockWork * (int)blockIdx.x;
+    __nv_bfloat16 *base = out + (int64_t)kFillBlockWork * blockIdx.x;
+    if (!vec || remaining < kFillBlockWork) {
+#pragma unroll
+        for (int i = 0; i < kFillPerThread; i++) {
+            int idx = (int)threadIdx.x + i * kFillThreads;
+            if (idx < remaining)
+                base[idx] = v;
+        }
+        return;
+    }
     __nv_bfloat162 v2 = __halves2bfloat162(v, v);
     uint32_t w = *reinterpret_cast<uint32_t *>(&v2);
-    uint4 q = make_uint4(w, w, w, w);
-    int64_t stride = (int64_t)gridDim.x * blockDim.x;
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n16; i += stride)
-        out[i] = q;
-    if (blockIdx.x == 0 && threadIdx.x < ntail)
-        tail[threadIdx.x] = v;
+    reinterpret_cast<uint4 *>(base)[threadIdx.x] = make_uint4(w, w, w, w);
 }
 
 } // namespace ia_aten
@@ -192,11 +232,20 @@ using namespace ia_aten;
 
 extern "C" int ia_fill_bf16(void *out, int64_t n, float value, void *stream)
 {
-    int64_t n16 = n / 8, blocks = (n16 + 255) / 256;
-    blocks = blocks < 1 ? 1 : blocks > 65536 ? 65536 : blocks;
-    ia_fill_kernel<<<(unsigned)blocks, 256, 0, (cudaStream_t)stream>>>(
-        (uint4 *)out, n16, (__nv_bfloat16 *)out + n16 * 8, n - n16 * 8, __float2bfloat16_rn(value));
-    return (int)cudaGetLastError();
+    /* TensorIterator keeps each launch under 2^31 elements (32-bit indexing), splitting larger fills */
+    const int64_t chunk = (INT32_MAX / kFillBlockWork) * (int64_t)kFillBlockWork;
+    __nv_bfloat16 v = __float2bfloat16_rn(value);
+    for (int64_t done = 0; done < n; done += chunk) {
+        int m = (int)(n - done < chunk ? n - done : chunk);
+        __nv_bfloat16 *p = (__nv_bfloat16 *)out + done;
+        bool vec = reinterpret_cast<uintptr_t>(p) % 16 == 0;
+        ia_fill_kernel<<<(unsigned)((m + kFillBlockWork - 1) / kFillBlockWork), kFillThreads, 0, (cudaStream_t)stream>>>(
+            m, p, v, vec);
+        cudaError_t e = cudaGetLastError();
+        if (e != cudaSuccess)
+            return (int)e;
+    }
+    return 0;
 }
 
 extern "C" int ia_copy_d2d(void *dst, const void *src, size_t bytes, void *stream)

@@ -55,7 +55,7 @@ static int enqueue(void *ctx, void *stream, ea_error *err)
         rc = p->oracle == IA_ORACLE_SLICE ? ia_oracle_slice(&p->slice, d->out, d->x, scale, fill, stream)
                                           : ia_oracle_windows(&p->win, d->out, d->x, scale, fill, stream);
     } else {
-        rc = s->self_const ? ia_fill_bf16(d->out, d->n_out, fill, stream)
+        rc = s->self_const ? ia_oracle_fill_bf16(d->out, d->n_out, fill, stream)
                            : ia_copy_d2d(d->out, d->self, d->out_bytes, stream);
         if (!rc)
             rc = ia_oracle_scatter(&p->general, d->out, d->x, d->index, scale, stream);

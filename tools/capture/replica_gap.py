@@ -12,9 +12,13 @@ calls, copies included; docs/schema.md). One GPU session measures both sides:
 Per point and index mode it writes torch's op time (tools/capture/timing.py, as op_timing.py times
 it), each of torch's device operations over --calls eager calls and over the same calls replayed
 from one CUDA graph (how both sides are timed), the replica's, and the pairing by role (fill, copy,
-index, other) with each gap. "explanation" is written by hand once the numbers are read (the
-committed copy is golden/replica_gap/<gpu model>.json); a rerun into an existing file keeps each
-point and mode's explanation.
+index, other) with each gap. Each role's "explanation" is decided from its numbers (which side runs
+it, whether the launches agree, whether the times agree within SAME_TIME); the entry's own
+"explanation" is written by hand once the numbers are read (the committed copy is
+golden/replica_gap/<gpu model>.json), and a rerun into an existing file keeps it.
+
+    python3 tools/capture/replica_gap.py --golden golden --points ID --calls-only faithful
+        # three eager calls of torch's op, nothing else: what ncu wraps (STEPS=replica_ncu)
 
 The pure half (trace parsing, grouping into calls, pairing, the document) runs without torch.
 """
@@ -43,8 +47,10 @@ SCHEMA = "extern-audit/replica-gap"
 VERSION = 1
 CALLS = 20          # profiled calls per point and mode, eager and in a graph
 WARMUP_CALLS = 5
+CALLS_ONLY = 3      # --calls-only: ncu skips the first two (warm-up) and profiles the third
 DEVICE_CATS = ("kernel", "gpu_memcpy", "gpu_memset")  # Kineto's device activity categories
 ROLES = ("fill", "copy", "index", "memset", "other")
+SAME_TIME = 0.05    # an operation within 5% of torch's counts as the same time (issue 13's aim)
 
 
 class GapError(Exception):
@@ -141,7 +147,8 @@ def replica_side(p):
 
 
 def launch_of(op):
-    return {k: op.get(k) for k in ("grid", "block", "shared_bytes", "bytes") if op.get(k) is not None}
+    return {k: op.get(k) for k in ("grid", "block", "shared_bytes", "bytes", "registers")
+            if op.get(k) is not None}
 
 
 def _dims(v):
@@ -166,11 +173,42 @@ def pair(torch_ops, replica_ops):
                "gap_us": None if t_us is None or m_us is None else m_us - t_us,
                "torch": [{"name": o["name"], **launch_of(o)} for o in t],
                "replica": [{"name": o.get("name"), **launch_of(o)} for o in m]}
-        row["same_launch"] = len(t) == len(m) and all(
-            _dims(a.get("grid")) == _dims(b.get("grid")) and _dims(a.get("block")) == _dims(b.get("block"))
-            for a, b in zip(row["torch"], row["replica"]))
+        row["same_launch"] = len(t) == len(m) and all(same_launch(a, b) for a, b in zip(row["torch"], row["replica"]))
+        row["explanation"] = explain(row)
         rows.append(row)
     return rows
+
+
+def same_launch(a, b):
+    """A copy or memset is the same when it moves the same bytes; a kernel, with the same grid and block."""
+    if a.get("bytes") is not None or b.get("bytes") is not None:
+        return a.get("bytes") == b.get("bytes")
+    return _dims(a.get("grid")) == _dims(b.get("grid")) and _dims(a.get("block")) == _dims(b.get("block"))
+
+
+def _launch_text(ops):
+    return "; ".join(f"{o['bytes']} bytes" if o.get("bytes") is not None else
+                     f"grid {_dims(o.get('grid'))} block {_dims(o.get('block'))}" for o in ops)
+
+
+def explain(row):
+    """What the numbers of one role say, decided from them alone: which side runs it, whether the
+    launches agree, and whether the times do (within SAME_TIME)."""
+    t, m = row["torch_us"], row["replica_us"]
+    if t is None:
+        return "only the replica runs it"
+    if m is None:
+        return "only torch runs it"
+    rel = (m - t) / t if t else 0.0
+    time = (f"same time (within {SAME_TIME:.0%})" if abs(rel) <= SAME_TIME else
+            f"the replica {abs(rel):.0%} {'faster' if rel < 0 else 'slower'}")
+    if not row["same_launch"]:
+        return (f"launch differs (torch {_launch_text(row['torch'])}, replica "
+                f"{_launch_text(row['replica'])}): {time}")
+    if abs(rel) <= SAME_TIME:
+        return f"same launch, {time}"
+    return (f"same launch, {time}: the code differs (registers, instructions, atomics: "
+            "ci/gpu-check STEPS=replica_ncu)")
 
 
 def entry(plan, mode, torch_side, replica, old_explanations):
@@ -209,7 +247,7 @@ def plans_and_replica(args):
     path, doc = golden.load_op(args.golden, op_timing.OP_FILE)
     plans = [op_timing.plan_point(p, f"{path} $.points[{i}]")
              for i, p in op_timing.select_points(doc, path, args.points)]
-    if args.plan:
+    if args.plan or args.calls_only:
         return plans, None
     try:
         with open(args.replica, encoding="utf-8") as f:
@@ -262,6 +300,25 @@ def torch_side(plan, tensors, mode):
     return side
 
 
+def calls_only(plans, mode):
+    """CALLS_ONLY eager calls of the op per point: ncu profiles one of them (its --launch-skip)."""
+    try:
+        op_timing.check_torch()
+    except op_timing.OpTimingError as e:
+        print(f"replica_gap.py: {e}", file=sys.stderr)
+        return 2
+    import torch
+    for plan in plans:
+        if plan["modes"][mode] is None:
+            continue
+        fn, args = op_timing.make_call(plan, op_timing.make_inputs(plan), mode)
+        for _ in range(CALLS_ONLY):
+            fn(*args)
+        torch.cuda.synchronize()
+        progress(f"{plan['point']} {mode}: {CALLS_ONLY} calls of torch's op")
+    return 0
+
+
 def main(argv):
     p = argparse.ArgumentParser(prog="replica_gap.py", description=__doc__.split("\n\n")[0])
     p.add_argument("--golden", required=True, help="the golden folder (occurrences/index_add.json)")
@@ -270,14 +327,19 @@ def main(argv):
                                  "explanations are kept)")
     p.add_argument("--points", nargs="+", default=[], metavar="ID", help="only these points")
     p.add_argument("--plan", action="store_true", help="print the points and calls, no torch")
+    p.add_argument("--calls-only", choices=op_timing.MODES, metavar="MODE",
+                   help="only call torch's op CALLS_ONLY times in MODE on each point's inputs, nothing "
+                        "timed or written: what ncu wraps (ci/gpu-check STEPS=replica_ncu)")
     args = p.parse_args(argv)
-    if not args.plan and not (args.replica and args.out):
-        p.error("--replica and --out are required unless --plan")
+    if not args.plan and not args.calls_only and not (args.replica and args.out):
+        p.error("--replica and --out are required unless --plan or --calls-only")
     try:
         plans, replica = plans_and_replica(args)
     except (golden.GoldenError, op_timing.OpTimingError, GapError) as e:
         print(f"replica_gap.py: {e}", file=sys.stderr)
         return 2
+    if args.calls_only:
+        return calls_only(plans, args.calls_only)
     if args.plan:
         json.dump([{"point": pl["point"], **{m: pl["modes"][m] for m in op_timing.MODES}}
                    for pl in plans], sys.stdout, indent=1)

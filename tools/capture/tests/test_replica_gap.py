@@ -86,6 +86,18 @@ class TestPure(unittest.TestCase):
         self.assertTrue(rows["index"]["same_launch"], "the replica launches ATen's grid and block")
         self.assertFalse(rows["fill"]["same_launch"], "its own fill kernel: another grid")
         self.assertAlmostEqual(rows["copy"]["gap_us"], -2.0)
+        self.assertTrue(rows["copy"]["same_launch"], "a copy of the same bytes")
+        self.assertEqual(rows["copy"]["explanation"], "same launch, same time (within 5%)")
+        self.assertEqual(rows["index"]["explanation"],
+                         "same launch, the replica 14% faster: the code differs (registers, instructions, "
+                         "atomics: ci/gpu-check STEPS=replica_ncu)")
+        self.assertEqual(rows["fill"]["explanation"],
+                         "launch differs (torch grid [4608, 1, 1] block [128, 1, 1], replica grid [1320, 1, 1] "
+                         "block [256, 1, 1]): the replica 18% faster")
+        self.assertEqual(rows["fill"]["torch"][0]["registers"], 16)
+        only = replica_gap.pair(torch_ops[:2], rep["ops"])
+        self.assertEqual(only[-1]["explanation"], "only the replica runs it")
+        self.assertEqual(replica_gap.pair(torch_ops, rep["ops"][:2])[-1]["explanation"], "only torch runs it")
         plan = next(p for p in (op_timing.plan_point(p, "x") for p in
                                 replica_gap.golden.load_op(GOLDEN, "index_add")[1]["points"])
                     if p["point"] == XLNET)
@@ -175,6 +187,23 @@ class TestCli(unittest.TestCase):
         self.assertIn(f"failed: {XLNET} fabricated: GapError: the profile holds 7", err)
         self.assertEqual([p["mode"] for p in doc["points"]], ["faithful"])
         self.assertEqual(len(doc["failures"]), 1)
+
+    def test_calls_only_calls_the_op_and_writes_nothing(self):
+        fn = mock.MagicMock()
+        with mock.patch.dict(sys.modules, {"torch": mock.MagicMock()}), \
+                mock.patch.object(op_timing, "check_torch"), \
+                mock.patch.object(op_timing, "make_inputs", return_value={}), \
+                mock.patch.object(op_timing, "make_call", return_value=(fn, (1, 2))) as make_call:
+            rc, out, err = self.run_main(["--golden", GOLDEN, "--points", XLNET, "--calls-only", "faithful"])
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(out, "")
+        self.assertEqual(fn.call_count, replica_gap.CALLS_ONLY)
+        self.assertEqual(make_call.call_args[0][2], "faithful")
+        self.assertIn(f"{XLNET} faithful: {replica_gap.CALLS_ONLY} calls", err)
+        with mock.patch.object(op_timing, "check_torch", side_effect=op_timing.OpTimingError("no torch here")):
+            rc, _, err = self.run_main(["--golden", GOLDEN, "--points", XLNET, "--calls-only", "faithful"])
+        self.assertEqual(rc, 2)
+        self.assertIn("replica_gap.py: no torch here", err)
 
 
 if __name__ == "__main__":
