@@ -120,7 +120,7 @@ static void check_baselines(checker *c, const char *staged, cJSON *const docs[EA
     }
     const char *got = text(cJSON_GetObjectItemCaseSensitive(doc.root, "gpu"), "model");
     if (strcmp(got, model))
-        problem(c, 0, "%s $.gpu.model: \"%s\", target.json's gpu_model is %s: a baseline of another GPU", path, got, model);
+        problem(c, 0, "%s $.gpu.model: \"%s\", target.json's gpu_model is %s: baselines of another GPU", path, got, model);
     cJSON *missing = ea_gate_uncovered(docs, doc.root);
     const cJSON *p;
     cJSON_ArrayForEach(p, missing)
@@ -137,10 +137,16 @@ static void check_timings_and_replay(checker *c, const char *staged, const char 
     ej_doc doc;
     ea_error err;
     snprintf(path, sizeof path, "%s/torch_ops.json", staged);
-    if (ea_torch_ops_load(path, model, &ops, &err))
+    if (ea_torch_ops_load(path, NULL, &ops, &err)) {
         problem(c, 1, "%s", err.msg);
-    else
+    } else {
+        char got[64];
+        ea_gpu_model(ops.gpu, got, sizeof got);
+        if (strcmp(got, model))
+            problem(c, 0, "%s $.environment.gpu: \"%s\" (model %s), target.json's gpu_model is %s: torch op timings "
+                    "of another GPU", path, ops.gpu, got, model);
         ea_torch_ops_free(&ops);
+    }
     snprintf(path, sizeof path, "%s/replay.json", staged);
     if (ej_load(path, &doc, &err) || ea_replay_file_validate(path, doc.root, &err))
         problem(c, 1, "%s", err.msg);

@@ -263,20 +263,29 @@ static void step_list(const ea_capture_run *r, char *buf, size_t n)
         append(buf, n, "%s%s", i ? ", " : "", r->steps[i].triton ? r->steps[i].kernel : r->steps[i].call);
 }
 
+static void dims_change(char *out, size_t n, const char *what, const int64_t *x, const int64_t *y)
+{
+    if (memcmp(x, y, 3 * sizeof *x))
+        append(out, n, ", %s [%lld, %lld, %lld] -> [%lld, %lld, %lld]", what, (long long)x[0], (long long)x[1],
+               (long long)x[2], (long long)y[0], (long long)y[1], (long long)y[2]);
+}
+
+/* The launch shapes that differ between two runs with the same steps: "; <config> <kernel>: grid ..., ...". */
 static void launch_changes(const ea_capture_run *a, const ea_capture_run *b, char *out, size_t n)
 {
     for (int i = 0; i < a->nsteps; i++) {
         const ea_capture_step *x = &a->steps[i], *y = &b->steps[i];
+        char what[1024] = "";
         if (!x->triton)
             continue;
-        if (memcmp(x->grid, y->grid, sizeof x->grid) || memcmp(x->block, y->block, sizeof x->block) ||
-            x->num_warps != y->num_warps || x->shared != y->shared)
-            append(out, n, "; %s %s: grid [%lld, %lld, %lld] -> [%lld, %lld, %lld], block [%lld, %lld, %lld] -> "
-                   "[%lld, %lld, %lld], warps %lld -> %lld, shared %lld -> %lld", a->config, x->kernel,
-                   (long long)x->grid[0], (long long)x->grid[1], (long long)x->grid[2], (long long)y->grid[0],
-                   (long long)y->grid[1], (long long)y->grid[2], (long long)x->block[0], (long long)x->block[1],
-                   (long long)x->block[2], (long long)y->block[0], (long long)y->block[1], (long long)y->block[2],
-                   (long long)x->num_warps, (long long)y->num_warps, (long long)x->shared, (long long)y->shared);
+        dims_change(what, sizeof what, "grid", x->grid, y->grid);
+        dims_change(what, sizeof what, "block", x->block, y->block);
+        if (x->num_warps != y->num_warps)
+            append(what, sizeof what, ", warps %lld -> %lld", (long long)x->num_warps, (long long)y->num_warps);
+        if (x->shared != y->shared)
+            append(what, sizeof what, ", shared %lld -> %lld", (long long)x->shared, (long long)y->shared);
+        if (*what)
+            append(out, n, "; %s %s: %s", a->config, x->kernel, what + 2);
     }
 }
 
