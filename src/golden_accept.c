@@ -113,9 +113,8 @@ static void check_baselines(checker *c, const char *staged, cJSON *const docs[EA
     ej_doc doc;
     ea_error err;
     snprintf(path, sizeof path, "%s/baselines.json", staged);
-    if (ej_load(path, &doc, &err) || ea_baseline_validate(path, doc.root, &err)) {
+    if (ea_target_baselines_load(staged, &doc, &err)) {
         problem(c, 1, "%s", err.msg);
-        ej_free(&doc);
         return;
     }
     const char *got = text(cJSON_GetObjectItemCaseSensitive(doc.root, "gpu"), "model");

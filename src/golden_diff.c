@@ -186,25 +186,22 @@ static void diff_classes(differ *d)
     }
 }
 
-static int listed(const cJSON *arr, const char *s)
+/* Point sets are objects keyed by point id. */
+static int listed(const cJSON *set, const char *point)
 {
-    const cJSON *x;
-    cJSON_ArrayForEach(x, arr)
-        if (!strcmp(x->valuestring, s))
-            return 1;
-    return 0;
+    return cJSON_GetObjectItemCaseSensitive(set, point) != NULL;
 }
 
-static void add_point(cJSON *points, const char *p)
+static void add_point(cJSON *set, const char *point)
 {
-    if (*p && !listed(points, p))
-        cJSON_AddItemToArray(points, cJSON_CreateString(p));
+    if (*point && !listed(set, point))
+        cJSON_AddTrueToObject(set, point);
 }
 
 /* A target's points: its classification's and its baselines' (measured or listed unmeasured). */
 static cJSON *points_of(const ea_target *t)
 {
-    cJSON *points = cJSON_CreateArray();
+    cJSON *points = cJSON_CreateObject();
     const cJSON *x;
     cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(t->classification.root, "occurrences"))
         add_point(points, text(x, "point"));
@@ -232,13 +229,13 @@ static void diff_points(differ *d)
     for (int s = 0; s < 2; s++)
         cJSON_ArrayForEach(p, d->points[s])
         {
-            if (listed(d->points[!s], p->valuestring))
+            if (listed(d->points[!s], p->string))
                 continue;
-            if (s == 0 && !point_staged(d, p->valuestring)) {
+            if (s == 0 && !point_staged(d, p->string)) {
                 d->not_staged_points++;
                 continue;
             }
-            add_change(d, s ? "point_added" : "point_removed", op_of(p->valuestring), p->valuestring, NULL, NULL,
+            add_change(d, s ? "point_added" : "point_removed", op_of(p->string), p->string, NULL, NULL,
                        s ? "in the new target only" : "in the old target only");
         }
 }
@@ -322,22 +319,22 @@ static void tensors_text(const ea_capture_tensor *v, int n, char *out, size_t ca
     }
 }
 
+static int among(const char *const *v, int n, const char *s)
+{
+    while (n-- > 0)
+        if (!strcmp(v[n], s))
+            return 1;
+    return 0;
+}
+
 static void covers_changes(const ea_capture *a, const ea_capture *b, char *out, size_t n)
 {
-    for (int i = 0; i < a->ncovers; i++) {
-        int found = 0;
-        for (int j = 0; j < b->ncovers && !found; j++)
-            found = !strcmp(a->covers[i], b->covers[j]);
-        if (!found)
+    for (int i = 0; i < a->ncovers; i++)
+        if (!among(b->covers, b->ncovers, a->covers[i]))
             append(out, n, "; no longer covers %s", a->covers[i]);
-    }
-    for (int j = 0; j < b->ncovers; j++) {
-        int found = 0;
-        for (int i = 0; i < a->ncovers && !found; i++)
-            found = !strcmp(a->covers[i], b->covers[j]);
-        if (!found)
+    for (int j = 0; j < b->ncovers; j++)
+        if (!among(a->covers, a->ncovers, b->covers[j]))
             append(out, n, "; now covers %s", b->covers[j]);
-    }
 }
 
 /* Covered occurrences, inputs and outputs: where the partition starts and ends. */
@@ -396,12 +393,15 @@ static cJSON *staged_points(const differ *d)
 {
     if (!d->t[0]->info.scopes && !d->t[1]->info.scopes)
         return NULL;
-    cJSON *ids = cJSON_CreateArray();
+    cJSON *ids = cJSON_CreateArray(), *seen = cJSON_CreateObject();
     const cJSON *p;
     for (int s = 0; s < 2; s++)
         cJSON_ArrayForEach(p, d->points[s])
-            if (point_staged(d, p->valuestring))
-                add_point(ids, p->valuestring);
+            if (!listed(seen, p->string) && point_staged(d, p->string)) {
+                add_point(seen, p->string);
+                cJSON_AddItemToArray(ids, cJSON_CreateString(p->string));
+            }
+    cJSON_Delete(seen);
     return ids;
 }
 
@@ -461,23 +461,18 @@ static int by_change(const cJSON *a, const cJSON *b)
     return c;
 }
 
-/* A row of counts per kind under key = name in table, made on first use. */
-static cJSON *row(cJSON *table, const char *key, const char *name)
+/* One more change of kind in the row of table whose key is name (a row of zero counts made on first use). */
+static void tally(cJSON *table, const char *key, const char *name, const char *kind)
 {
-    cJSON *r;
-    cJSON_ArrayForEach(r, table)
-        if (!strcmp(text(r, key), name))
-            return r;
-    r = cJSON_CreateObject();
-    cJSON_AddStringToObject(r, key, name);
-    for (int k = 0; ea_golden_diff_kinds[k]; k++)
-        cJSON_AddNumberToObject(r, ea_golden_diff_kinds[k], 0);
-    cJSON_AddItemToArray(table, r);
-    return r;
-}
-
-static void count(cJSON *r, const char *kind)
-{
+    cJSON *r = table->child;
+    while (r && strcmp(text(r, key), name))
+        r = r->next;
+    if (!r) {
+        cJSON_AddItemToArray(table, r = cJSON_CreateObject());
+        cJSON_AddStringToObject(r, key, name);
+        for (int k = 0; ea_golden_diff_kinds[k]; k++)
+            cJSON_AddNumberToObject(r, ea_golden_diff_kinds[k], 0);
+    }
     cJSON *n = cJSON_GetObjectItemCaseSensitive(r, kind);
     cJSON_SetNumberValue(n, n->valuedouble + 1);
 }
@@ -499,9 +494,9 @@ static cJSON *summary(const differ *d)
     const cJSON *c, *m;
     cJSON_ArrayForEach(c, d->changes)
     {
-        count(row(ops, "op", text(c, "op")), text(c, "kind"));
+        tally(ops, "op", text(c, "op"), text(c, "kind"));
         cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(c, "models"))
-            count(row(models, "model", m->valuestring), text(c, "kind"));
+            tally(models, "model", m->valuestring, text(c, "kind"));
     }
     ej_sort(ops, by_op);
     ej_sort(models, by_model);

@@ -12,18 +12,15 @@ static int plain_name(const char *s)
     return *s && *s != '.' && !strchr(s, '/') && strlen(s) < 128;
 }
 
-static int read_scopes(ej_val root, ea_target_info *t, ea_error *err)
+/* "scopes": the scope ids a partial stage captured. */
+static int read_scopes(ej_val v, ea_target_info *t, ea_error *err)
 {
-    ej_val v;
     int n;
-    if (ej_field(root, "scopes", 0, &v, err))
-        return -1;
-    if (!v.v)
-        return 0;
     if (ej_array(v, &n, err))
         return -1;
     if (n == 0)
-        return ej_bad_field(root, "scopes", "the scope ids a partial stage captured (absent when complete)", "[]", err);
+        return ea_fail(err, "%s %s: expected the scope ids a partial stage captured (absent when complete), got []",
+                       t->file, v.path);
     for (int i = 0; i < n; i++) {
         const char *s;
         ej_val e = ej_index(v, i);
@@ -37,21 +34,16 @@ static int read_scopes(ej_val root, ea_target_info *t, ea_error *err)
     return 0;
 }
 
-static int read_environment(ej_val root, ea_error *err)
+/* "environment": what the stage ran in, strings by name. */
+static int read_environment(ej_val env, ea_error *err)
 {
-    ej_val env;
     int n;
-    if (ej_field(root, "environment", 0, &env, err))
-        return -1;
-    if (!env.v)
-        return 0;
+    const char *key, *s;
     if (ej_map(env, &n, err))
         return -1;
-    for (int i = 0; i < n; i++) {
-        const char *key, *s;
+    for (int i = 0; i < n; i++)
         if (ej_as_string(ej_member(env, i, &key), &s, err))
             return -1;
-    }
     return 0;
 }
 
@@ -63,12 +55,14 @@ int ea_target_info_load(const char *dir, ea_target_info *t, ea_error *err)
     snprintf(t->file, sizeof t->file, "%s/target.json", dir);
     if (ej_load(t->file, &t->doc, err))
         return -1;
-    ej_val root = ej_root(&t->doc), low;
+    ej_val root = ej_root(&t->doc), low, scopes, env;
     if (ej_object(root, keys, err) || ej_expect_schema(root, EA_TARGET_SCHEMA, EA_TARGET_VERSION, err) ||
         ej_get_string(root, "name", &t->name, err) || ej_get_string(root, "gpu_model", &t->gpu_model, err) ||
         ej_get_string(root, "torch", &t->torch, err) || ej_get_string(root, "capability", &t->capability, err) ||
         ej_get_string(root, "note", &t->note, err) || ej_field(root, "lowering", 0, &low, err) ||
-        (low.v && ej_as_string(low, &t->lowering, err)) || read_scopes(root, t, err) || read_environment(root, err))
+        (low.v && ej_as_string(low, &t->lowering, err)) || ej_field(root, "scopes", 0, &scopes, err) ||
+        (scopes.v && read_scopes(scopes, t, err)) || ej_field(root, "environment", 0, &env, err) ||
+        (env.v && read_environment(env, err)))
         goto bad;
     if (!plain_name(t->name)) {
         char got[300];
@@ -98,18 +92,14 @@ int ea_target_staged(const ea_target_info *t, const char *scope_id)
     return 0;
 }
 
-/* <dir>/baselines.json, validated. */
-static int load_baselines(const char *dir, ej_doc *doc, ea_error *err)
+int ea_target_baselines_load(const char *dir, ej_doc *doc, ea_error *err)
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/baselines.json", dir);
-    if (ej_load(path, doc, err))
-        return -1;
-    if (ea_baseline_validate(path, doc->root, err)) {
+    int rc = ej_load(path, doc, err) || ea_baseline_validate(path, doc->root, err) ? -1 : 0;
+    if (rc)
         ej_free(doc);
-        return -1;
-    }
-    return 0;
+    return rc;
 }
 
 int ea_target_load(const char *dir, ea_target *t, ea_error *err)
@@ -122,7 +112,7 @@ int ea_target_load(const char *dir, ea_target *t, ea_error *err)
     if (rc == 0 && (rc = ea_classification_load(dir, &t->classification, err)) == 0 && !t->classification.root)
         rc = ea_fail(err, "%s/classification.json: absent (a target needs its classification: extern-audit classify --update)", dir);
     if (rc == 0)
-        rc = load_baselines(dir, &t->baselines, err);
+        rc = ea_target_baselines_load(dir, &t->baselines, err);
     if (rc)
         ea_target_free(t);
     return rc;

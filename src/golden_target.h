@@ -40,5 +40,7 @@ void ea_target_info_free(ea_target_info *t);
 int ea_target_load(const char *dir, ea_target *t, ea_error *err);
 void ea_target_free(ea_target *t);
 int ea_target_staged(const ea_target_info *t, const char *scope_id);
+/* <dir>/baselines.json, validated (ea_baseline_validate); on failure doc is left empty. */
+int ea_target_baselines_load(const char *dir, ej_doc *doc, ea_error *err);
 
 #endif
