@@ -210,3 +210,27 @@ Test(golden_accept, a_failing_install_leaves_the_old_target_intact)
     has(r.err, "targets");
     cli_run_free(&r);
 }
+
+Test(golden_accept, json_lists_the_problems)
+{
+    const char *stage = target_copy("json");
+    target_set_string(stage, "baselines.json", "gpu", "model", "B200");
+    cli_run r = test_cli("golden", "accept", stage, "--golden", target_golden(), "--json", NULL);
+    cr_assert_eq(r.status, 1, "%s", r.err);
+    cJSON *j = cJSON_Parse(r.out);
+    cr_assert_not_null(j, "%s", r.out);
+    cr_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(j, "installed")));
+    const cJSON *problems = cJSON_GetObjectItemCaseSensitive(j, "problems");
+    cr_assert_eq(cJSON_GetArraySize(problems), 1);
+    has(cJSON_GetArrayItem(problems, 0)->valuestring, "baselines of another GPU");
+    cJSON_Delete(j);
+    cli_run_free(&r);
+}
+
+Test(golden_accept, a_golden_without_occurrences_is_bad_input)
+{
+    cli_run r = test_cli("golden", "accept", FIXTURE_TARGET, "--golden", test_tmpdir(), NULL);
+    cr_assert_eq(r.status, 2);
+    has(r.err, "occurrences/");
+    cli_run_free(&r);
+}

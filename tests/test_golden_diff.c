@@ -326,3 +326,91 @@ Test(golden_diff, usage)
     cr_assert_eq(r.status, 0);
     cli_run_free(&r);
 }
+
+/* dir's capture of scope, parsed (the caller saves it back with target_save(dir, file, doc)). */
+static cJSON *capture_doc(const char *dir, const char *scope, char *file, size_t n)
+{
+    snprintf(file, n, "captures/%s/capture.json", scope);
+    return target_load(dir, file);
+}
+
+static cJSON *run_named(cJSON *capture, const char *config)
+{
+    cJSON *run;
+    cJSON_ArrayForEach(run, cJSON_GetObjectItemCaseSensitive(capture, "runs"))
+        if (!strcmp(ej_str(run, "config"), config))
+            return run;
+    cr_assert_fail("no run %s", config);
+    return NULL;
+}
+
+Test(golden_diff, other_kernels_a_dropped_run_and_another_output_dtype_are_partition_and_boundary_changes)
+{
+    const char *fresh = target_copy("kernels");
+    char file[512];
+    cJSON *doc = capture_doc(fresh, XL_SCOPE, file, sizeof file), *runs = cJSON_GetObjectItemCaseSensitive(doc, "runs");
+    cJSON *step = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(run_named(doc, "default"), "steps"), 0);
+    const char *was = ej_str(step, "kind");
+    cr_assert_str_eq(was, "triton");
+    cJSON_ReplaceItemInObjectCaseSensitive(step, "kernel", cJSON_CreateString("triton_poi_fused_other_0"));
+    for (int i = cJSON_GetArraySize(runs) - 1; i >= 0; i--)
+        if (!strncmp(ej_str(cJSON_GetArrayItem(runs, i), "config"), "probe_", 6))
+            cJSON_DeleteItemFromArray(runs, i);
+    cJSON *out0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "outputs"), 0);
+    cJSON_ReplaceItemInObjectCaseSensitive(out0, "dtype", cJSON_CreateString("f32"));
+    target_save(fresh, file, doc);
+    int rc;
+    cJSON *report = diff_json(fresh, &rc);
+    cr_assert_eq(rc, 1);
+    const cJSON *changes = cJSON_GetObjectItemCaseSensitive(report, "changes");
+    cr_assert_eq(cJSON_GetArraySize(changes), 2);
+    const cJSON *part = cJSON_GetArrayItem(changes, 0), *bound = cJSON_GetArrayItem(changes, 1);
+    cr_assert_str_eq(ej_str(part, "kind"), "partition");
+    has(ej_str(part, "detail"), "default: kernels [triton_poi_fused_full_0, ");
+    has(ej_str(part, "detail"), "] -> [triton_poi_fused_other_0, ");
+    has(ej_str(part, "detail"), "run probe_f32 only in the old capture");
+    cr_assert_str_eq(ej_str(bound, "kind"), "boundary");
+    has(ej_str(bound, "detail"), "outputs [out0 bf16[");
+    has(ej_str(bound, "detail"), "] -> [out0 f32[");
+    cJSON_Delete(report);
+}
+
+Test(golden_diff, a_capture_on_one_side_only_is_a_partition_change)
+{
+    const char *fresh = target_copy("nocapture");
+    char cmd[4400];
+    snprintf(cmd, sizeof cmd, "rm -r '%s/captures/" CAT_SCOPE "'", fresh);
+    cr_assert_eq(system(cmd), 0);
+    int rc;
+    cJSON *report = diff_json(fresh, &rc);
+    cr_assert_eq(rc, 1);
+    cr_assert_str_eq(ej_str(only_change(report, "partition"), "detail"), "captured in the old target only");
+    cJSON_Delete(report);
+    cli_run r = test_cli("golden", "diff", fresh, FIXTURE_TARGET, "--golden", FIXTURE_GOLDEN, NULL);
+    cr_assert_eq(r.status, 1);
+    has(r.out, "captured in the new target only");
+    cli_run_free(&r);
+}
+
+Test(golden_diff, target_json_refusals)
+{
+    const char *const cases[][2] = {
+        {"{\"scopes\": []}", "target.json $.scopes: expected the scope ids a partial stage captured"},
+        {"{\"environment\": {\"gpu\": 1}}", "target.json $.environment.gpu: expected string, got number 1"},
+        {"{\"lowering\": 3}", "target.json $.lowering: expected string, got number 3"},
+        {"{\"extra\": 1}", "target.json $: "},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *fresh = target_copy("refusal");
+        cJSON *doc = target_load(fresh, "target.json"), *add = cJSON_Parse(cases[i][0]);
+        cr_assert_not_null(add);
+        cJSON *item = add->child;
+        cJSON_AddItemToObject(doc, item->string, cJSON_Duplicate(item, 1));
+        cJSON_Delete(add);
+        target_save(fresh, "target.json", doc);
+        cli_run r = test_cli("golden", "diff", FIXTURE_TARGET, fresh, "--golden", FIXTURE_GOLDEN, NULL);
+        cr_assert_eq(r.status, 2, "case %zu", i);
+        has(r.err, cases[i][1]);
+        cli_run_free(&r);
+    }
+}
