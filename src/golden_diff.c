@@ -428,12 +428,15 @@ static void diff_timings(differ *d, const ea_drift_rule *rule, cJSON *report)
             (whole && (!strcmp(status, "ADDED") || !strcmp(status, "MISSING")) &&
              listed(d->points[0], point) != listed(d->points[1], point)))
             continue; /* classes are the class changes; a point on one side only is its addition or removal */
+        /* the gate's advice on a FASTER path (propose new baselines) is what accept does here */
+        const char *why = text(e, "detail"), *advice = strstr(why, "; a stale golden");
+        int len = advice ? (int)(advice - why) : (int)strlen(why);
         char detail[1400];
         if (whole)
-            snprintf(detail, sizeof detail, "%s %s: %s", status, text(e, "alias"), text(e, "detail"));
+            snprintf(detail, sizeof detail, "%s %s: %.*s", status, text(e, "alias"), len, why);
         else
-            snprintf(detail, sizeof detail, "%s %s %s %s: %s", status, text(e, "alias"), text(e, "path"),
-                     text(e, "mode"), text(e, "detail"));
+            snprintf(detail, sizeof detail, "%s %s %s %s: %.*s", status, text(e, "alias"), text(e, "path"),
+                     text(e, "mode"), len, why);
         cJSON *c = add_change(d, "timing", op_of(point), point, NULL, NULL, detail);
         const char *const keep[] = {"status", "family", "alias", "result", "path", "mode", "where",
                                     "stored_us", "new_us", "change", "tolerance", "margin", "noisy"};

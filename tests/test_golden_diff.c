@@ -268,6 +268,7 @@ Test(golden_diff, markdown_and_json_are_stable_and_sorted)
     cr_assert_lt(strstr(ta, "**class**") - ta, strstr(ta, "**partition**") - ta);
     cr_assert_lt(strstr(ta, "**partition**") - ta, strstr(ta, "**timing**") - ta);
     has(ta, "FASTER");
+    cr_assert_null(strstr(ta, "--propose"), "the gate's advice does not apply to a stage");
     free(ta);
     free(tb);
     cli_run_free(&a);
