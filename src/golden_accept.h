@@ -6,9 +6,9 @@
  * captures give (recomputed with golden's occurrences and old rule, as classify does); a golden point
  * without a baseline (ea_gate_uncovered); replay.json absent or unreadable. *bad_input is set when a
  * problem is a file that could not be read as its schema says (exit 2), else problems are gaps and
- * inconsistencies (exit 1). Returns the array (empty: the stage is complete), with *name the target's
- * name (valid while the returned info lives), or NULL when golden's own occurrences or old rule cannot
- * be read (err). */
+ * inconsistencies (exit 1). Returns the array (empty: the stage is complete) with *info the stage's
+ * target.json (the caller frees it with ea_target_info_free; empty when it did not read), or NULL when
+ * golden's own occurrences cannot be read (err). */
 #ifndef EA_GOLDEN_ACCEPT_H
 #define EA_GOLDEN_ACCEPT_H
 
