@@ -35,6 +35,7 @@ static const char usage_main[] =
     "  run         repro scopes on a GPU: fabricated / faithful current / oracle / floor, checked and timed\n"
     "  gate        baselines against baselines or a fresh run: SAME, SLOWER, FASTER, NOISY per path\n"
     "  rollup      before and after accounting per model and per op, from the committed data\n"
+    "  golden      diff a staged target against a golden one; accept a complete stage into golden/targets\n"
     "  help CMD    options of one command\n"
     "\n"
     "exit status: 0 ok, 1 a check found a difference, 2 bad usage or bad input\n";
@@ -425,6 +426,7 @@ int ea_main(int argc, char **argv)
         {"run", ea_cmd_run, ea_usage_run},
         {"gate", ea_cmd_gate, ea_usage_gate},
         {"rollup", ea_cmd_rollup, ea_usage_rollup},
+        {"golden", ea_cmd_golden, ea_usage_golden},
     };
     if (argc < 2) {
         fputs(usage_main, stderr);

@@ -47,4 +47,8 @@ extern const char ea_usage_gate[];
 int ea_cmd_rollup(int argc, char **argv);
 extern const char ea_usage_rollup[];
 
+/* extern-audit golden diff / accept (cmd_golden.c) and their usage text. */
+int ea_cmd_golden(int argc, char **argv);
+extern const char ea_usage_golden[];
+
 #endif

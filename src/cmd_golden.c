@@ -1,0 +1,161 @@
+/* cmd_golden.c: extern-audit golden diff (what a staged target changes, for review) and golden accept
+ * (install a complete stage as golden/targets/<name> in one step). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "golden_accept.h"
+#include "golden_diff.h"
+#include "golden_install.h"
+#include "json.h"
+#include "occurrences.h"
+
+const char ea_usage_golden[] =
+    "usage: extern-audit golden diff OLD NEW [--golden DIR] [--json] [--markdown FILE]\n"
+    "       extern-audit golden accept STAGED [--golden DIR] [--json]\n"
+    "  diff OLD NEW     compare two target folders (golden/targets/<target>, or a stage of that layout):\n"
+    "                   class transitions with the old rule's verdict and the false-extern flag, points\n"
+    "                   added and removed, partitions whose kernels or launch shapes changed, capture\n"
+    "                   boundaries that moved, and timings moved by the gate's drift rule; summaries by op\n"
+    "                   and by model first. A partial stage (target.json \"scopes\") is compared only on its\n"
+    "                   scopes: the rest is \"not staged\", never \"removed\"\n"
+    "  accept STAGED    install a complete staged target as <golden>/targets/<name> (copy beside it, then one\n"
+    "                   rename; the old folder goes only once the new one is in place). Refused, with every\n"
+    "                   reason listed, when an occurrence has no capture, a point no baseline, a capture,\n"
+    "                   baseline or torch_ops file is of another GPU model than target.json, the classification\n"
+    "                   is unreadable or not what the captures give, replay.json or torch_ops.json is absent,\n"
+    "                   or the stage is partial. Logs and step markers stay in the stage\n"
+    "  --golden DIR     golden folder: shared occurrences and old rule, targets/ (default golden)\n"
+    "  --json           print the report (diff: extern-audit/golden-diff; accept: the problems) as JSON\n"
+    "  --markdown FILE  diff: write the report as markdown (what a reviewer reads in a pull request)\n"
+    "exit status: diff: 0 nothing differs, 1 something does, 2 bad usage or bad input (file and JSON path\n"
+    "named); accept: 0 installed, 1 refused (incomplete or inconsistent stage), 2 bad usage, a stage file\n"
+    "that does not read, or the install failed (the old target is then left as it was)\n";
+
+typedef struct {
+    const char *golden, *markdown, *args[2];
+    int json, nargs;
+} golden_options;
+
+static int parse(const char *sub, int want, int argc, char **argv, golden_options *o, int *help)
+{
+    *o = (golden_options){.golden = "golden"};
+    *help = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h"))
+            return *help = 1, 0;
+        if (!strcmp(a, "--json")) {
+            o->json = 1;
+            continue;
+        }
+        const char **slot = !strcmp(a, "--golden") ? &o->golden : !strcmp(a, "--markdown") && want == 2 ? &o->markdown : NULL;
+        if (slot) {
+            if (i + 1 >= argc || !*argv[i + 1])
+                return ea_cli_usage_error("golden", "option '%s' needs a value", a);
+            *slot = argv[++i];
+        } else if (a[0] == '-') {
+            return ea_cli_usage_error("golden", "unknown option '%s'", a);
+        } else if (o->nargs < want) {
+            o->args[o->nargs++] = a;
+        } else {
+            return ea_cli_usage_error("golden", "unexpected argument '%s'", a);
+        }
+    }
+    if (o->nargs != want)
+        return ea_cli_usage_error("golden", want == 2 ? "%s needs OLD and NEW target folders" : "%s needs the STAGED folder", sub);
+    return 0;
+}
+
+static int cmd_diff(int argc, char **argv)
+{
+    golden_options o;
+    int help, rc = parse("diff", 2, argc, argv, &o, &help);
+    if (rc || help)
+        return rc ? rc : (fputs(ea_usage_golden, stdout), 0);
+    char dir[4200];
+    cJSON *docs[EA_AUDIT_OPS];
+    ea_target t[2];
+    ea_error err;
+    snprintf(dir, sizeof dir, "%s/occurrences", o.golden);
+    if (ea_occurrences_load(dir, docs, &err))
+        return ea_cli_fail(&err);
+    int loaded = 0;
+    while (loaded < 2 && ea_target_load(o.args[loaded], &t[loaded], &err) == 0)
+        loaded++;
+    if (loaded == 2) {
+        ea_drift_rule rule = ea_drift_default_rule(0);
+        cJSON *report = ea_golden_diff(docs, &t[0], &t[1], &rule);
+        if (o.json)
+            ea_cli_print_json(report);
+        else
+            ea_golden_diff_print(report, stdout);
+        rc = ea_golden_diff_exit(report);
+        char *md = o.markdown ? ea_golden_diff_markdown(report) : NULL;
+        if (o.markdown && (!md || ea_write_file_atomic(o.markdown, md, strlen(md), &err)))
+            rc = md ? ea_cli_fail(&err) : (fprintf(stderr, "extern-audit: %s: out of memory\n", o.markdown), 2);
+        free(md);
+        cJSON_Delete(report);
+    } else {
+        rc = ea_cli_fail(&err);
+    }
+    for (int i = 0; i < loaded; i++)
+        ea_target_free(&t[i]);
+    for (int i = 0; i < EA_AUDIT_OPS; i++)
+        cJSON_Delete(docs[i]);
+    return rc;
+}
+
+static int cmd_accept(int argc, char **argv)
+{
+    golden_options o;
+    int help, bad = 0, rc = parse("accept", 1, argc, argv, &o, &help);
+    if (rc || help)
+        return rc ? rc : (fputs(ea_usage_golden, stdout), 0);
+    ea_target_info info = {0};
+    ea_error err;
+    fprintf(stderr, "golden accept: checking %s\n", o.args[0]);
+    cJSON *problems = ea_golden_accept_check(o.golden, o.args[0], &info, &bad, &err);
+    if (!problems)
+        return ea_cli_fail(&err);
+    int n = cJSON_GetArraySize(problems);
+    char dest[4400] = "";
+    if (!n) {
+        snprintf(dest, sizeof dest, "%s/targets/%s", o.golden, info.name);
+        fprintf(stderr, "golden accept: complete; installing as %s\n", dest);
+        rc = ea_golden_install(o.args[0], o.golden, info.name, &err) ? ea_cli_fail(&err) : 0;
+    } else {
+        rc = bad ? 2 : 1;
+    }
+    if (o.json) {
+        cJSON *j = cJSON_CreateObject();
+        cJSON_AddStringToObject(j, "staged", o.args[0]);
+        cJSON_AddItemToObject(j, "installed", rc == 0 ? cJSON_CreateString(dest) : cJSON_CreateNull());
+        cJSON_AddItemToObject(j, "problems", problems);
+        ea_cli_print_json(j);
+        cJSON_Delete(j);
+    } else {
+        const cJSON *p;
+        cJSON_ArrayForEach(p, problems)
+            fprintf(stderr, "extern-audit golden accept: %s\n", p->valuestring);
+        if (n)
+            fprintf(stderr, "extern-audit golden accept: refused: %d problem(s) in %s; golden is unchanged\n", n, o.args[0]);
+        else if (rc == 0)
+            printf("installed %s as %s\n", o.args[0], dest);
+        cJSON_Delete(problems);
+    }
+    ea_target_info_free(&info);
+    return rc;
+}
+
+int ea_cmd_golden(int argc, char **argv)
+{
+    if (argc >= 1 && !strcmp(argv[0], "diff"))
+        return cmd_diff(argc - 1, argv + 1);
+    if (argc >= 1 && !strcmp(argv[0], "accept"))
+        return cmd_accept(argc - 1, argv + 1);
+    if (argc >= 1 && (!strcmp(argv[0], "--help") || !strcmp(argv[0], "-h")))
+        return fputs(ea_usage_golden, stdout), 0;
+    return ea_cli_usage_error("golden", "expected a subcommand, diff or accept, got '%s'", argc ? argv[0] : "");
+}

@@ -1,0 +1,187 @@
+/* golden_accept.c: every reason a stage is not yet a target (contract in golden_accept.h). */
+#include "golden_accept.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "baseline.h"
+#include "classify.h"
+#include "gate.h"
+#include "occurrences.h"
+#include "oldrule.h"
+#include "readfile.h"
+#include "replay_file.h"
+#include "torch_ops.h"
+
+typedef struct {
+    cJSON *problems;
+    int *bad_input;
+} checker;
+
+static void problem(checker *c, int bad_input, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void problem(checker *c, int bad_input, const char *fmt, ...)
+{
+    char msg[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    cJSON_AddItemToArray(c->problems, cJSON_CreateString(msg));
+    *c->bad_input |= bad_input;
+}
+
+static const char *text(const cJSON *o, const char *key)
+{
+    const char *s = ej_str(o, key);
+    return s ? s : "";
+}
+
+/* Every golden occurrence is covered, and every capture was made on the target's GPU model. */
+static void check_captures(checker *c, cJSON *const docs[EA_AUDIT_OPS], const ea_captures *caps, const char *model)
+{
+    const cJSON *p, *g, *o;
+    for (int i = 0; i < caps->n; i++) {
+        char got[64];
+        const char *gpu = text(caps->items[i].environment, "gpu");
+        ea_gpu_model(gpu, got, sizeof got);
+        if (strcmp(got, model))
+            problem(c, 0, "%s $.environment.gpu: \"%s\" (model %s), target.json's gpu_model is %s", caps->items[i].file,
+                    gpu, got, model);
+    }
+    for (int i = 0; i < EA_AUDIT_OPS; i++)
+        cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(docs[i], "points"))
+            cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(p, "scopes"))
+                cJSON_ArrayForEach(o, cJSON_GetObjectItemCaseSensitive(g, "occurrences"))
+                {
+                    int covered = 0;
+                    for (int k = 0; k < caps->n && !covered; k++)
+                        for (int j = 0; j < caps->items[k].ncovers && !covered; j++)
+                            covered = !strcmp(caps->items[k].covers[j], text(o, "id"));
+                    if (!covered)
+                        problem(c, 0, "occurrence %s (scope %s) has no capture: no captures/*/capture.json covers it",
+                                text(o, "id"), text(g, "scope_id"));
+                }
+}
+
+/* The stored classes against what the captures give. */
+static void check_classification(checker *c, const char *golden, const char *staged, cJSON *const docs[EA_AUDIT_OPS],
+                                 const ea_captures *caps)
+{
+    ej_doc stored;
+    ea_old_rule rule;
+    ea_error err;
+    cJSON *fresh = NULL;
+    int rc = ea_classification_load(staged, &stored, &err);
+    if (rc || !stored.root) {
+        if (rc)
+            problem(c, 1, "unreadable classification: %s", err.msg);
+        else
+            problem(c, 0, "%s/classification.json: absent (extern-audit classify --update on the stage)", staged);
+        return;
+    }
+    char path[4200];
+    snprintf(path, sizeof path, "%s/old_rule.json", golden);
+    if (caps && ea_old_rule_load(path, &rule, &err) == 0) {
+        if (ea_classify(docs, caps, &rule, &fresh, &err))
+            problem(c, 0, "the stage's captures cannot be classified: %s", err.msg);
+        ea_old_rule_free(&rule);
+    } else if (caps) {
+        problem(c, 1, "%s", err.msg);
+    }
+    const cJSON *e, *f;
+    int i = 0;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(stored.root, "occurrences"))
+    {
+        const char *want = NULL;
+        cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(fresh, "occurrences"))
+            if (!strcmp(text(f, "id"), text(e, "id")))
+                want = text(f, "class");
+        if (fresh && (!want || strcmp(want, text(e, "class"))))
+            problem(c, 0, "%s/classification.json $.occurrences[%d].class: \"%s\", the stage's captures give %s%s%s "
+                    "(extern-audit classify --update on the stage)", staged, i, text(e, "class"), want ? "\"" : "",
+                    want ? want : "no entry", want ? "\"" : "");
+        i++;
+    }
+    cJSON_Delete(fresh);
+    ej_free(&stored);
+}
+
+static void check_baselines(checker *c, const char *staged, cJSON *const docs[EA_AUDIT_OPS], const char *model)
+{
+    char path[4200];
+    ej_doc doc;
+    ea_error err;
+    snprintf(path, sizeof path, "%s/baselines.json", staged);
+    if (ea_target_baselines_load(staged, &doc, &err)) {
+        problem(c, 1, "%s", err.msg);
+        return;
+    }
+    const char *got = text(cJSON_GetObjectItemCaseSensitive(doc.root, "gpu"), "model");
+    if (strcmp(got, model))
+        problem(c, 0, "%s $.gpu.model: \"%s\", target.json's gpu_model is %s: baselines of another GPU", path, got, model);
+    cJSON *missing = ea_gate_uncovered(docs, doc.root);
+    const cJSON *p;
+    cJSON_ArrayForEach(p, missing)
+        problem(c, 0, "point %s has no baseline: %s neither measures it nor lists it unmeasured with a reason",
+                p->valuestring, path);
+    cJSON_Delete(missing);
+    ej_free(&doc);
+}
+
+static void check_timings_and_replay(checker *c, const char *staged, const char *model)
+{
+    char path[4200];
+    ea_torch_ops ops;
+    ej_doc doc;
+    ea_error err;
+    snprintf(path, sizeof path, "%s/torch_ops.json", staged);
+    if (ea_torch_ops_load(path, NULL, &ops, &err)) {
+        problem(c, 1, "%s", err.msg);
+    } else {
+        char got[64];
+        ea_gpu_model(ops.gpu, got, sizeof got);
+        if (strcmp(got, model))
+            problem(c, 0, "%s $.environment.gpu: \"%s\" (model %s), target.json's gpu_model is %s: torch op timings "
+                    "of another GPU", path, ops.gpu, got, model);
+        ea_torch_ops_free(&ops);
+    }
+    snprintf(path, sizeof path, "%s/replay.json", staged);
+    if (ej_load(path, &doc, &err) || ea_replay_file_validate(path, doc.root, &err))
+        problem(c, 1, "%s", err.msg);
+    ej_free(&doc);
+}
+
+cJSON *ea_golden_accept_check(const char *golden, const char *staged, ea_target_info *info, int *bad_input,
+                              ea_error *err)
+{
+    char dir[4200];
+    cJSON *docs[EA_AUDIT_OPS];
+    snprintf(dir, sizeof dir, "%s/occurrences", golden);
+    if (ea_occurrences_load(dir, docs, err))
+        return NULL;
+    checker c = {cJSON_CreateArray(), bad_input};
+    *bad_input = 0;
+    ea_error e;
+    if (ea_target_info_load(staged, info, &e)) {
+        problem(&c, 1, "%s", e.msg);
+    } else {
+        ea_captures caps;
+        int have_caps = ea_captures_load_dir(staged, &caps, &e) == 0;
+        if (info->scopes)
+            problem(&c, 0, "%s $.scopes: a partial stage (%d scope(s)); accept installs only a complete target: "
+                    "stage every scope (ci/golden-stage without --scope)", info->file, cJSON_GetArraySize(info->scopes));
+        if (!have_caps)
+            problem(&c, 1, "%s", e.msg);
+        else
+            check_captures(&c, docs, &caps, info->gpu_model);
+        check_classification(&c, golden, staged, docs, have_caps ? &caps : NULL);
+        check_baselines(&c, staged, docs, info->gpu_model);
+        check_timings_and_replay(&c, staged, info->gpu_model);
+        if (have_caps)
+            ea_captures_free(&caps);
+    }
+    for (int i = 0; i < EA_AUDIT_OPS; i++)
+        cJSON_Delete(docs[i]);
+    return c.problems;
+}

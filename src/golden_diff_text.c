@@ -1,0 +1,96 @@
+/* golden_diff_text.c: the golden diff report as the terminal table and as the markdown a reviewer
+ * reads (contract in golden_diff.h): the summaries first, the changes after. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "golden_diff.h"
+#include "json.h"
+
+/* ea_golden_diff_kinds, shorter */
+static const char *const headers[] = {"class", "added", "removed", "partition", "boundary", "timing", NULL};
+
+static const char *text(const cJSON *o, const char *key)
+{
+    const char *s = ej_str(o, key);
+    return s ? s : "";
+}
+
+static void side_line(const cJSON *side, FILE *f)
+{
+    const cJSON *scopes = cJSON_GetObjectItemCaseSensitive(side, "scopes");
+    fprintf(f, "%s (target %s, %s, torch %s", text(side, "dir"), text(side, "name"), text(side, "gpu_model"),
+            text(side, "torch"));
+    if (ej_str(side, "lowering"))
+        fprintf(f, ", lowering %s", text(side, "lowering"));
+    if (cJSON_IsArray(scopes))
+        fprintf(f, ", partial stage of %d scope(s)", cJSON_GetArraySize(scopes));
+    fprintf(f, ")");
+}
+
+static void table(const cJSON *rows, const char *key, const char *title, int md, FILE *f)
+{
+    const cJSON *r;
+    fprintf(f, md ? "\n### %s\n\n| %s |" : "\n%s:\n  %-40s", title, key);
+    for (int k = 0; headers[k]; k++)
+        fprintf(f, md ? " %s |" : " %9s", headers[k]);
+    if (md) {
+        fprintf(f, "\n| --- |");
+        for (int k = 0; headers[k]; k++)
+            fprintf(f, " ---: |");
+    }
+    fprintf(f, "\n");
+    cJSON_ArrayForEach(r, rows)
+    {
+        fprintf(f, md ? "| %s |" : "  %-40s", text(r, key));
+        for (int k = 0; ea_golden_diff_kinds[k]; k++)
+            fprintf(f, md ? " %d |" : " %9d", (int)ej_num(r, ea_golden_diff_kinds[k]));
+        fprintf(f, "\n");
+    }
+    if (!cJSON_GetArraySize(rows))
+        fprintf(f, md ? "| (none) |\n" : "  (none)\n");
+}
+
+static void render(const cJSON *report, int md, FILE *f)
+{
+    const cJSON *s = cJSON_GetObjectItemCaseSensitive(report, "summary"), *c;
+    const cJSON *ns = cJSON_GetObjectItemCaseSensitive(s, "not_staged");
+    fprintf(f, md ? "## golden diff\n\n- old: " : "golden diff\n  old: ");
+    side_line(cJSON_GetObjectItemCaseSensitive(report, "old"), f);
+    fprintf(f, md ? "\n- new: " : "\n  new: ");
+    side_line(cJSON_GetObjectItemCaseSensitive(report, "new"), f);
+    fprintf(f, "\n");
+    table(cJSON_GetObjectItemCaseSensitive(s, "by_op"), "op", "Summary by op", md, f);
+    table(cJSON_GetObjectItemCaseSensitive(s, "by_model"), "model", "Summary by model", md, f);
+    if (ej_num(ns, "occurrences") > 0 || ej_num(ns, "points") > 0)
+        fprintf(f, "\nNot staged (outside the stage's scopes, not compared): %d occurrence(s), %d point(s) only in the old target\n",
+                (int)ej_num(ns, "occurrences"), (int)ej_num(ns, "points"));
+    if (ej_str(report, "timings_note"))
+        fprintf(f, "\nTimings not compared: %s\n", text(report, "timings_note"));
+    fprintf(f, md ? "\n### Changes\n\n" : "\nChanges:\n");
+    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(report, "changes"))
+    {
+        const char *what = ej_str(c, "id") ? text(c, "id") : ej_str(c, "scope") ? text(c, "scope") : text(c, "point");
+        fprintf(f, md ? "- **%s** `%s` %s: %s\n" : "  %-13s %-24s %s: %s\n", text(c, "kind"), text(c, "op"), what,
+                text(c, "detail"));
+    }
+    int n = (int)ej_num(s, "changes");
+    fprintf(f, md ? "\n%d change(s)\n" : "%d change(s)\n", n);
+}
+
+void ea_golden_diff_print(const cJSON *report, FILE *f)
+{
+    render(report, 0, f);
+}
+
+char *ea_golden_diff_markdown(const cJSON *report)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    render(report, 1, f);
+    fclose(f);
+    return buf;
+}

@@ -1,0 +1,18 @@
+/* golden_install.h: a staged target folder put in place as <golden>/targets/<name> in one step.
+ * Contract: ea_golden_install copies the target's files (target.json, classification.json, baselines.json,
+ * torch_ops.json, replay.json and captures/, links followed; step markers, logs and hidden entries stay
+ * in the stage) into <golden>/targets/.<name>.accept-<pid> beside the destination, then swaps it in
+ * with one rename (an exchange when a target of that name exists, whose old folder is removed only
+ * after the swap succeeded). Any failure before the swap removes the temp folder and leaves the old
+ * target as it was; the message names the file that could not be copied or the rename that failed. */
+#ifndef EA_GOLDEN_INSTALL_H
+#define EA_GOLDEN_INSTALL_H
+
+#include "error.h"
+
+/* The entries of a target folder, NULL-terminated; captures/ is the one folder. */
+extern const char *const ea_target_files[];
+
+int ea_golden_install(const char *staged, const char *golden, const char *name, ea_error *err);
+
+#endif

@@ -1,0 +1,127 @@
+/* golden_target.c: a target folder's target.json, and the files diff compares (contract in golden_target.h). */
+#include "golden_target.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "baseline.h"
+#include "classify.h"
+
+static int plain_name(const char *s)
+{
+    return *s && *s != '.' && !strchr(s, '/') && strlen(s) < 128;
+}
+
+/* "scopes": the scope ids a partial stage captured. */
+static int read_scopes(ej_val v, ea_target_info *t, ea_error *err)
+{
+    int n;
+    if (ej_array(v, &n, err))
+        return -1;
+    if (n == 0)
+        return ea_fail(err, "%s %s: expected the scope ids a partial stage captured (absent when complete), got []",
+                       t->file, v.path);
+    for (int i = 0; i < n; i++) {
+        const char *s;
+        ej_val e = ej_index(v, i);
+        if (ej_as_string(e, &s, err))
+            return -1;
+        for (int j = 0; j < i; j++)
+            if (!strcmp(s, cJSON_GetArrayItem(v.v, j)->valuestring))
+                return ea_fail(err, "%s %s: expected each scope once, got \"%s\" twice", t->file, e.path, s);
+    }
+    t->scopes = v.v;
+    return 0;
+}
+
+/* "environment": what the stage ran in, strings by name. */
+static int read_environment(ej_val env, ea_error *err)
+{
+    int n;
+    const char *key, *s;
+    if (ej_map(env, &n, err))
+        return -1;
+    for (int i = 0; i < n; i++)
+        if (ej_as_string(ej_member(env, i, &key), &s, err))
+            return -1;
+    return 0;
+}
+
+int ea_target_info_load(const char *dir, ea_target_info *t, ea_error *err)
+{
+    static const char *const keys[] = {"schema", "schema_version", "name", "gpu_model", "torch", "capability",
+                                       "note", "scopes", "lowering", "environment", NULL};
+    memset(t, 0, sizeof *t);
+    snprintf(t->file, sizeof t->file, "%s/target.json", dir);
+    if (ej_load(t->file, &t->doc, err))
+        return -1;
+    ej_val root = ej_root(&t->doc), low, scopes, env;
+    if (ej_object(root, keys, err) || ej_expect_schema(root, EA_TARGET_SCHEMA, EA_TARGET_VERSION, err) ||
+        ej_get_string(root, "name", &t->name, err) || ej_get_string(root, "gpu_model", &t->gpu_model, err) ||
+        ej_get_string(root, "torch", &t->torch, err) || ej_get_string(root, "capability", &t->capability, err) ||
+        ej_get_string(root, "note", &t->note, err) || ej_field(root, "lowering", 0, &low, err) ||
+        (low.v && ej_as_string(low, &t->lowering, err)) || ej_field(root, "scopes", 0, &scopes, err) ||
+        (scopes.v && read_scopes(scopes, t, err)) || ej_field(root, "environment", 0, &env, err) ||
+        (env.v && read_environment(env, err)))
+        goto bad;
+    if (!plain_name(t->name)) {
+        char got[300];
+        snprintf(got, sizeof got, "\"%.250s\"", t->name);
+        ej_bad_field(root, "name", "a plain folder name (no '/', not starting with '.')", got, err);
+        goto bad;
+    }
+    return 0;
+bad:
+    ej_free(&t->doc);
+    return -1;
+}
+
+void ea_target_info_free(ea_target_info *t)
+{
+    ej_free(&t->doc);
+}
+
+int ea_target_staged(const ea_target_info *t, const char *scope_id)
+{
+    const cJSON *s;
+    if (!t->scopes)
+        return 1;
+    cJSON_ArrayForEach(s, t->scopes)
+        if (!strcmp(s->valuestring, scope_id))
+            return 1;
+    return 0;
+}
+
+int ea_target_baselines_load(const char *dir, ej_doc *doc, ea_error *err)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/baselines.json", dir);
+    int rc = ej_load(path, doc, err) || ea_baseline_validate(path, doc->root, err) ? -1 : 0;
+    if (rc)
+        ej_free(doc);
+    return rc;
+}
+
+int ea_target_load(const char *dir, ea_target *t, ea_error *err)
+{
+    memset(t, 0, sizeof *t);
+    snprintf(t->dir, sizeof t->dir, "%s", dir);
+    if (ea_target_info_load(dir, &t->info, err))
+        return -1;
+    int rc = ea_captures_load_dir(dir, &t->caps, err);
+    if (rc == 0 && (rc = ea_classification_load(dir, &t->classification, err)) == 0 && !t->classification.root)
+        rc = ea_fail(err, "%s/classification.json: absent (a target needs its classification: extern-audit classify --update)", dir);
+    if (rc == 0)
+        rc = ea_target_baselines_load(dir, &t->baselines, err);
+    if (rc)
+        ea_target_free(t);
+    return rc;
+}
+
+void ea_target_free(ea_target *t)
+{
+    ea_target_info_free(&t->info);
+    ea_captures_free(&t->caps);
+    ej_free(&t->classification);
+    ej_free(&t->baselines);
+}

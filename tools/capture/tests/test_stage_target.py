@@ -1,0 +1,38 @@
+"""stage_target.py's target.json: the fields the C reader (src/golden_target.c) requires, the default
+name, a partial stage's scopes, and a name that would escape golden/targets refused."""
+
+import unittest
+
+import context  # noqa: F401
+import stage_target
+
+ENV = {"torch": "2.11.0+cu130", "torch_git": "0123abc", "triton": "3.6.0", "gpu": "NVIDIA H200",
+       "capability": "9.0", "driver": "580.159.04", "cuda": "13.0"}
+
+
+class Document(unittest.TestCase):
+    def test_a_complete_stage_is_named_after_its_gpu_model(self):
+        doc = stage_target.document(ENV, command="ci/golden-stage --out s")
+        self.assertEqual(doc["schema"], "extern-audit/target")
+        self.assertEqual(doc["schema_version"], 1)
+        self.assertEqual((doc["name"], doc["gpu_model"], doc["torch"], doc["capability"]),
+                         ("H200", "H200", "2.11.0+cu130", "9.0"))
+        self.assertEqual(doc["note"], "staged by ci/golden-stage --out s")
+        self.assertEqual(doc["environment"], ENV)
+        self.assertNotIn("scopes", doc)
+        self.assertNotIn("lowering", doc)
+
+    def test_a_candidate_partial_stage_carries_its_lowering_and_scopes_once(self):
+        doc = stage_target.document(ENV, lowering="histc_scatter", scopes=["b", "a", "b"])
+        self.assertEqual(doc["name"], "H200-histc_scatter")
+        self.assertEqual(doc["lowering"], "histc_scatter")
+        self.assertEqual(doc["scopes"], ["b", "a"])
+
+    def test_a_name_outside_targets_is_refused(self):
+        for name in ("../x", ".hidden"):
+            with self.assertRaises(ValueError):
+                stage_target.document(ENV, name=name)
+
+
+if __name__ == "__main__":
+    unittest.main()
