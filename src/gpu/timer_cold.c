@@ -103,8 +103,8 @@ int ea_timer_reduce_cold(const ea_kernel_list *list, const char *flush_name, int
                         return ea_fail(err, "timer: cold: call %zu's \"%s\" starts %llu ns before its flush ended (more "
                                             "than CUPTI's %d ns of stamp skew): the work left the timer's stream or "
                                             "overlaps the flush",
-                                       call, list->kernels[i].name, EA_COLD_SKEW_NS,
-                                       (unsigned long long)(flush->end_ns - list->kernels[i].start_ns));
+                                       call, list->kernels[i].name,
+                                       (unsigned long long)(flush->end_ns - list->kernels[i].start_ns), EA_COLD_SKEW_NS);
                     }
                     if (list->kernels[i].end_ns > last)
                         last = list->kernels[i].end_ns;
