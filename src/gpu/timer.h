@@ -15,8 +15,9 @@
  *   max(replays, EA_COLD_MIN_CALLS) (flush, call) pairs, the flush (EA_COLD_FLUSH_KERNEL) writing 2x
  *   the L2 size; after one eager call, CUPTI records every kernel, copy and memset of the warm-up
  *   replays and of one last replay, and a sample is one call of that last replay: from the end of
- *   its flush to the end of its last operation (device timestamps; like a warm call's share of a
- *   replay, it holds the gap before the call's first operation). Why: nvbench flushes L2 and times
+ *   its flush (or its first operation's start, when CUPTI stamped that earlier: the flush's end stamp
+ *   lags by up to 1.25 us on the H200) to the end of its last operation (device timestamps; like a
+ *   warm call's share of a replay, it holds the gap before the call's first operation). Why: nvbench flushes L2 and times
  *   single launches with events, whose ~0.5 us resolution and host launch latency a device-side
  *   span avoids; subtracting a separately timed flush (the former policy) left the flush's own
  *   spread in every small scope.
@@ -94,8 +95,9 @@ int ea_timer_reduce(const double *replay_ms, int r, int k, ea_timing *out, ea_er
  * flush_name opens a call, whose operations are the records up to the next flush. The first call
  * fixes the operation count; every call must have as many, else -1 naming the call and the
  * operation it lacks or has extra. The last r calls are the samples: end of the call's last
- * operation minus end of its flush, in us. Also -1 on dropped records, a record before the first
- * flush, an operation starting before its flush ended, or fewer than r calls. Fills samples_us,
+ * operation minus the earlier of its flush's end and its first operation's start, in us. Also -1 on
+ * dropped records, a record before the first flush, an operation starting before its flush started,
+ * or fewer than r calls. Fills samples_us,
  * per_call_us, ops_per_call, calls_per_replay = r and replays = 1; other fields are left. */
 int ea_timer_reduce_cold(const ea_kernel_list *list, const char *flush_name, int r, ea_timing *out, ea_error *err);
 /* The cold flush for an L2 of l2_bytes on sm_count multiprocessors: *bytes to write (2x L2: the
