@@ -1,4 +1,4 @@
-/* baseline.h: what `extern-audit run` makes of the families' results, and golden/baselines/<gpu>.json.
+/* baseline.h: what `extern-audit run` makes of the families' results, and golden/targets/<target>/baselines.json.
  * Contract: ea_run_annotate adds the class, floor, speedup and the replica's fidelity to a result;
  * ea_baseline_doc wraps results into the "extern-audit/baselines" v1 document (docs/schema.md),
  * ea_baseline_validate reads one strictly, ea_baseline_record writes only a document that reads back,

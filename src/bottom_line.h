@@ -1,10 +1,10 @@
 /* bottom_line.h: what `extern-audit audit` ends with.
  * Contract: ea_bottom_line prints how many occurrences the old rule files under "extern" are false
  * externs, from the stored classification's summary ({op: {class: n, "false_extern": n}}; NULL: not
- * classified yet, said so), then one row per scope of every golden/baselines/<gpu>.json: faithful
+ * classified yet, said so), then one row per scope of the target's baselines.json: faithful
  * current, oracle, floor (median us per call), speedup and the oracle's share of the floor, and a
- * line per golden/replay/<gpu>.json (captures, replayed, ok). A baselines or replay file that does
- * not validate fails with its message (-1). */
+ * line for its replay.json (captures, replayed, ok); an absent file (or t->name "": no target) is
+ * said so. A baselines or replay file that does not validate fails with its message (-1). */
 #ifndef EA_BOTTOM_LINE_H
 #define EA_BOTTOM_LINE_H
 
@@ -13,7 +13,8 @@
 #include <cjson/cJSON.h>
 
 #include "error.h"
+#include "target.h"
 
-int ea_bottom_line(const char *golden, const cJSON *classes, FILE *f, ea_error *err);
+int ea_bottom_line(const ea_target *t, const cJSON *classes, FILE *f, ea_error *err);
 
 #endif

@@ -38,6 +38,8 @@ typedef struct {
     FILE *log;                /* progress lines, or NULL */
     int check_only;           /* run --check-only: every path once on its inputs and checked, nothing timed
                                * (ea_path_steps.check_only, EA_REPLAY_CHECK_ONLY), so a sanitizer can wrap it */
+    const char *target_dir;   /* the target folder whose captures the families read (run --target); NULL:
+                               * the one ea_target_resolve picks for the point's golden folder (target.h) */
 } ea_run_opts;
 
 typedef struct ea_repro_family ea_repro_family;
