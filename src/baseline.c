@@ -63,32 +63,21 @@ static void class_of(const char *point, const cJSON *classification, char *out, 
     snprintf(out, n, "%s%s", found > 1 ? "mixed: " : "", found ? names : "unclassified");
 }
 
-static int listed(const cJSON *arr, const char *s)
-{
-    const cJSON *v;
-    cJSON_ArrayForEach(v, arr)
-        if (cJSON_IsString(v) && !strcmp(v->valuestring, s))
-            return 1;
-    return 0;
-}
-
-/* A capture of the point: named by one of its scope ids, or covering one of its occurrences. */
+/* ea_captures_find for a result: named by one of its scope ids, or covering one of its point's occurrences. */
 static const ea_capture *capture_of(const ea_captures *caps, const cJSON *result, const cJSON *point)
 {
-    for (int i = 0; caps && i < caps->n; i++) {
-        const ea_capture *c = &caps->items[i];
-        if (listed(cJSON_GetObjectItemCaseSensitive(result, "scope_ids"), c->scope))
-            return c;
-        const cJSON *g, *o;
-        cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(point, "scopes"))
-            cJSON_ArrayForEach(o, cJSON_GetObjectItemCaseSensitive(g, "occurrences"))
-                for (int k = 0; k < c->ncovers; k++)
-                    if (ej_str(o, "id") && !strcmp(ej_str(o, "id"), c->covers[k]))
-                        return c;
-    }
-    return NULL;
+    const char *ids[64], *occ[256];
+    int ni = 0, no = 0;
+    const cJSON *v, *g, *o;
+    cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(result, "scope_ids"))
+        if (cJSON_IsString(v) && ni < (int)(sizeof ids / sizeof *ids))
+            ids[ni++] = v->valuestring;
+    cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(point, "scopes"))
+        cJSON_ArrayForEach(o, cJSON_GetObjectItemCaseSensitive(g, "occurrences"))
+            if (ej_str(o, "id") && no < (int)(sizeof occ / sizeof *occ))
+                occ[no++] = ej_str(o, "id");
+    return ea_captures_find(caps, ids, ni, occ, no);
 }
-
 
 /* The capture's run prices what the replica runs only when its other steps are fills: a captured
  * partition that also builds the index or runs consumers (iota, clone, sum) is a bigger workload. */
@@ -148,7 +137,7 @@ static void torch_op_fidelity(cJSON *fid, const cJSON *result, const ea_torch_op
     if (!ops || !ops->loaded) {
         cJSON_AddNullToObject(o, "file");
         snprintf(note, sizeof note, "no torch measurement: %s absent (tools/capture/op_timing.py writes it)",
-                 ops && ops->file[0] ? ops->file : "golden/torch_ops/<gpu model>.json");
+                 ops && ops->file[0] ? ops->file : "golden/targets/<target>/torch_ops.json");
         cJSON_AddStringToObject(o, "note", note);
         return;
     }

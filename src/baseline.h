@@ -1,4 +1,4 @@
-/* baseline.h: what `extern-audit run` makes of the families' results, and golden/baselines/<gpu>.json.
+/* baseline.h: what `extern-audit run` makes of the families' results, and golden/targets/<target>/baselines.json.
  * Contract: ea_run_annotate adds the class, floor, speedup and the replica's fidelity to a result;
  * ea_baseline_doc wraps results into the "extern-audit/baselines" v1 document (docs/schema.md),
  * ea_baseline_validate reads one strictly, ea_baseline_record writes only a document that reads back,
@@ -22,7 +22,7 @@
  * messages read it. Why a tolerance at all: a replica and torch differ by launch overheads, clocks
  * and, where a replica is not the same code, by the code itself; beyond it they do not run the same
  * workload. Why 15: the H200's index_add replica before it took ATen's fill launch and device assert
- * ran at 0.86 and 0.90 of torch's op time (golden/replica_gap/H200.json: the index kernel 10-16%
+ * ran at 0.86 and 0.90 of torch's op time (golden/targets/H200-torch2.11.0+cu130/replica_gap.json: the index kernel 10-16%
  * faster on faithful indices, the fill 21%); tighten it to what STEPS="replica_gap replica_ncu"
  * shows once the replica is faithful (issue 13's aim: within 5%). */
 #define EA_FIDELITY_TOLERANCE_PCT 15

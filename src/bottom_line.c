@@ -1,7 +1,6 @@
 /* bottom_line.c: the false-extern count and the baselines in one table each (contract in bottom_line.h). */
 #include "bottom_line.h"
 
-#include <dirent.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +8,7 @@
 #include "baseline.h"
 #include "json.h"
 #include "path.h"
+#include "readfile.h"
 #include "replay_file.h"
 #include "sanitize_record.h"
 
@@ -80,44 +80,25 @@ static void scope_rows(const char *file, const cJSON *doc, FILE *f)
     }
 }
 
-static int by_name(const void *a, const void *b)
+/* <target>/<name> when there, loaded; show prints a document its validator accepted. */
+static int one_json(const ea_target *t, const char *name, int (*validate)(const char *, const cJSON *, ea_error *),
+                    void (*show)(const char *, const cJSON *, FILE *), FILE *f, ea_error *err)
 {
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Every .json file in <golden>/<sub>, in name order, loaded; show prints a document its validator accepted. */
-static int each_json(const char *golden, const char *sub, int (*validate)(const char *, const cJSON *, ea_error *),
-                     void (*show)(const char *, const cJSON *, FILE *), FILE *f, ea_error *err)
-{
-    char dir[4096], path[4400];
-    char *names[64];
-    int n = 0, rc = 0;
-    snprintf(dir, sizeof dir, "%s/%s", golden, sub);
-    DIR *d = opendir(dir);
-    if (!d) {
-        fprintf(f, "\nNo %s yet (%s): a GPU run records them\n", sub, dir);
-        return 0;
+    char path[4400];
+    ej_doc doc;
+    snprintf(path, sizeof path, "%s/%s", t->dir, name);
+    int present = t->name[0] ? ea_file_present(path, err) : 0;
+    if (present <= 0) {
+        if (present == 0)
+            fprintf(f, "\nNo %s yet (%s): a GPU run records it\n", name, t->name[0] ? path : "no target");
+        return present;
     }
-    struct dirent *e;
-    while (n < 64 && (e = readdir(d))) {
-        size_t len = strlen(e->d_name);
-        if (e->d_name[0] != '.' && len > 5 && !strcmp(e->d_name + len - 5, ".json"))
-            names[n++] = strdup(e->d_name);
-    }
-    closedir(d);
-    qsort(names, (size_t)n, sizeof names[0], by_name);
-    for (int i = 0; i < n; i++) {
-        ej_doc doc;
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        if (rc == 0 && ej_load(path, &doc, err) == 0) {
-            if ((rc = validate(path, doc.root, err)) == 0)
-                show(path, doc.root, f);
-            ej_free(&doc);
-        } else {
-            rc = -1;
-        }
-        free(names[i]);
-    }
+    if (ej_load(path, &doc, err))
+        return -1;
+    int rc = validate(path, doc.root, err);
+    if (rc == 0)
+        show(path, doc.root, f);
+    ej_free(&doc);
     return rc;
 }
 
@@ -129,12 +110,12 @@ static void replay_line(const char *file, const cJSON *doc, FILE *f)
             replayed, ok);
 }
 
-int ea_bottom_line(const char *golden, const cJSON *classes, FILE *f, ea_error *err)
+int ea_bottom_line(const ea_target *t, const cJSON *classes, FILE *f, ea_error *err)
 {
     false_externs(classes, f);
-    return each_json(golden, "baselines", ea_baseline_validate, scope_rows, f, err) ||
-                   each_json(golden, "replay", ea_replay_file_validate, replay_line, f, err) ||
-                   each_json(golden, "sanitize", ea_sanitize_validate, ea_sanitize_show, f, err)
+    return one_json(t, "baselines.json", ea_baseline_validate, scope_rows, f, err) ||
+                   one_json(t, "replay.json", ea_replay_file_validate, replay_line, f, err) ||
+                   one_json(t, "sanitize.json", ea_sanitize_validate, ea_sanitize_show, f, err)
                ? -1
                : 0;
 }

@@ -1,7 +1,5 @@
 #include "capture.h"
 
-#include <dirent.h>
-#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -370,43 +368,6 @@ const ea_capture_run *ea_capture_run_named(const ea_capture *c, const char *conf
     return NULL;
 }
 
-static int by_name(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Sorted folder names under dir (hidden entries skipped); *names NULL and n 0 when dir is absent. */
-static int list_folder(const char *dir, char ***names, int *n, ea_error *err)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    int cap = 0;
-    *names = NULL;
-    *n = 0;
-    if (!d)
-        return errno == ENOENT ? 0 : ea_fail(err, "%s: cannot read: %s", dir, strerror(errno));
-    while ((e = readdir(d))) {
-        if (e->d_name[0] == '.')
-            continue;
-        if (*n == cap) {
-            cap = cap ? cap * 2 : 64;
-            char **bigger = realloc(*names, sizeof *bigger * (size_t)cap);
-            if (!bigger)
-                break;
-            *names = bigger;
-        }
-        if (!((*names)[*n] = strdup(e->d_name)))
-            break;
-        (*n)++;
-    }
-    closedir(d);
-    if (e)
-        return ea_fail(err, "%s: out of memory", dir);
-    if (*n)
-        qsort(*names, (size_t)*n, sizeof **names, by_name);
-    return 0;
-}
-
 static int load_one(const char *root, const char *name, ea_capture *c, ea_error *err)
 {
     char folder[4096 + 260], path[4096 + 280]; /* root, a directory entry name, "/capture.json" */
@@ -427,23 +388,21 @@ static int load_one(const char *root, const char *name, ea_capture *c, ea_error 
     return -1;
 }
 
-int ea_captures_load_dir(const char *golden_dir, ea_captures *out, ea_error *err)
+int ea_captures_load_dir(const char *dir, ea_captures *out, ea_error *err)
 {
     char root[4096], **names;
     int n, rc = 0;
-    snprintf(root, sizeof root, "%s/captures", golden_dir);
+    snprintf(root, sizeof root, "%s/captures", dir);
     out->items = NULL;
     out->n = 0;
-    if (list_folder(root, &names, &n, err) != 0)
+    if (ea_list_folder(root, &names, &n, err) != 0)
         return -1;
     if (n && !(out->items = calloc((size_t)n, sizeof *out->items)))
         rc = ea_fail(err, "%s: out of memory", root);
     for (int i = 0; rc == 0 && i < n; i++)
         if ((rc = load_one(root, names[i], &out->items[i], err)) == 0)
             out->n++;
-    for (int i = 0; i < n; i++)
-        free(names[i]);
-    free(names);
+    ea_list_folder_free(names, n);
     if (rc != 0)
         ea_captures_free(out);
     return rc;
@@ -456,4 +415,19 @@ void ea_captures_free(ea_captures *cs)
     free(cs->items);
     cs->items = NULL;
     cs->n = 0;
+}
+
+const ea_capture *ea_captures_find(const ea_captures *caps, const char *const *ids, int nids,
+                                   const char *const *occurrences, int nocc)
+{
+    for (int k = 0; caps && k < nids; k++)
+        for (int i = 0; i < caps->n; i++)
+            if (!strcmp(caps->items[i].scope, ids[k]))
+                return &caps->items[i];
+    for (int i = 0; caps && i < caps->n; i++)
+        for (int j = 0; j < caps->items[i].ncovers; j++)
+            for (int k = 0; k < nocc; k++)
+                if (!strcmp(caps->items[i].covers[j], occurrences[k]))
+                    return &caps->items[i];
+    return NULL;
 }

@@ -1,4 +1,4 @@
-/* capture.h: golden/captures/<scope>/capture.json (written by tools/capture on a GPU), read strictly.
+/* capture.h: golden/targets/<target>/captures/<scope>/capture.json (written by tools/capture on a GPU), read strictly.
  * Contract: ea_capture_load accepts exactly the schema in docs/schema.md (extern-audit/capture v1).
  * An unknown key, a wrong type, a missing field, another schema or version, runs without "default"
  * and "coordinate_descent", a Triton step whose cubin is not a file in the capture's folder, or a
@@ -134,16 +134,21 @@ typedef struct {
 
 int ea_capture_load(const char *path, ea_capture *c, ea_error *err);
 /* One entry of "inputs" (name, dtype, sizes, strides, offset, values), read as ea_capture_load reads
- * it: the format golden/torch_ops files (torch_ops.h) reuse for the tensors they time. */
+ * it: the format the targets' torch_ops.json files (torch_ops.h) reuse for the tensors they time. */
 int ea_capture_read_input(ej_val v, ea_capture_tensor *t, ea_error *err);
 void ea_capture_free(ea_capture *c);
 /* The run with that config, or NULL. */
 const ea_capture_run *ea_capture_run_named(const ea_capture *c, const char *config);
 
-/* Every <golden_dir>/captures/<scope>/capture.json, in sorted folder order; the folder name must
+/* Every <dir>/captures/<scope>/capture.json (dir: a target folder, target.h), in sorted folder order; the folder name must
  * equal the capture's scope. No captures folder: zero captures. A folder without capture.json, or a
  * stray file, is an error. */
-int ea_captures_load_dir(const char *golden_dir, ea_captures *out, ea_error *err);
+int ea_captures_load_dir(const char *dir, ea_captures *out, ea_error *err);
 void ea_captures_free(ea_captures *cs);
+/* The capture a point's scope is measured against: the one lookup every family and run's annotation
+ * share. The capture named by ids[0], ids[1], ... (scope ids), else the first in folder order that
+ * covers one of occurrences (golden occurrence ids); NULL when none does. */
+const ea_capture *ea_captures_find(const ea_captures *caps, const char *const *ids, int nids,
+                                   const char *const *occurrences, int nocc);
 
 #endif

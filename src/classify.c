@@ -514,10 +514,10 @@ int ea_classification_validate(const char *file, const cJSON *doc, ea_error *err
     return 0;
 }
 
-int ea_classification_load(const char *golden, ej_doc *doc, ea_error *err)
+int ea_classification_load(const char *target_dir, ej_doc *doc, ea_error *err)
 {
     char path[4096];
-    snprintf(path, sizeof path, "%s/classification.json", golden);
+    snprintf(path, sizeof path, "%s/classification.json", target_dir);
     memset(doc, 0, sizeof *doc);
     int present = ea_file_present(path, err);
     if (present <= 0)

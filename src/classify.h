@@ -4,7 +4,7 @@
  * when a probe run of the scope lowers it, else true), a flop-counted op with extern kernels is a
  * library extern, anything else is lowered (conditional when a probe run falls back). The
  * coordinate_descent run must reach the same class. No capture: "unclassified". The result is the
- * golden/classification.json document (docs/schema.md); inconsistent inputs (two captures covering
+ * golden/targets/<target>/classification.json document (docs/schema.md); inconsistent inputs (two captures covering
  * one id, a covered id that is no golden occurrence, captures from different environments) fail
  * with the file and JSON path named. */
 #ifndef EA_CLASSIFY_H
@@ -35,15 +35,15 @@ extern const char *const ea_class_names[EA_CLASSES + 1];
 int ea_classify(cJSON *const docs[EA_AUDIT_OPS], const ea_captures *caps, const ea_old_rule *rule, cJSON **out,
                 ea_error *err);
 
-/* The classification document from golden's occurrences, old rule (old_rule.json) and captures, as
- * `extern-audit classify` computes it (cmd_classify.c). */
-int ea_classify_golden(const char *golden, cJSON **doc, ea_error *err);
+/* The classification document from golden's occurrences and old rule (old_rule.json) and the target
+ * folder's captures (target.h), as `extern-audit classify` computes it (cmd_classify.c). */
+int ea_classify_golden(const char *golden, const char *target_dir, cJSON **doc, ea_error *err);
 
 /* A stored classification document, checked strictly against the schema; file names it in messages. */
 int ea_classification_validate(const char *file, const cJSON *doc, ea_error *err);
 
-/* <golden>/classification.json, validated, into doc; absent (nothing at the path): 0 with doc->root NULL.
+/* <target_dir>/classification.json, validated, into doc; absent (nothing at the path): 0 with doc->root NULL.
  * A file that is there but unreadable or invalid (a dangling link included): -1. */
-int ea_classification_load(const char *golden, ej_doc *doc, ea_error *err);
+int ea_classification_load(const char *target_dir, ej_doc *doc, ea_error *err);
 
 #endif

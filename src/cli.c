@@ -1,6 +1,5 @@
 #include "cli.h"
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +16,7 @@
 #include "occurrences.h"
 #include "oldrule.h"
 #include "readfile.h"
+#include "target.h"
 
 #define DEFAULT_CORPUS "build/corpus/better-benchmark"
 #define DEFAULT_GOLDEN "golden"
@@ -58,8 +58,10 @@ static const char usage_inventory[] =
     "exit 1 when a graph's counts disagree with its meta.json\n";
 
 static const char usage_audit[] =
-    "usage: extern-audit audit [--golden DIR] [--json]\n"
-    "  --golden DIR  golden folder (default " DEFAULT_GOLDEN ")\n"
+    "usage: extern-audit audit [--golden DIR] [--target NAME] [--json]\n"
+    "  --golden DIR   golden folder (default " DEFAULT_GOLDEN ")\n"
+    "  --target NAME  the target whose classification, baselines and replay are reported (default:\n"
+    "                 $EXTERN_AUDIT_TARGET, else this GPU model's, else the only one)\n"
     "  --json        print JSON instead of the tables\n";
 
 typedef ea_cli_options options;
@@ -83,6 +85,10 @@ int ea_cli_parse(const char *cmd, const char *allowed, int argc, char **argv, op
     } strings[] = {{"--corpus", &o->corpus}, {"--out", &o->out},       {"--check", &o->check},
                    {"--rule", &o->rule},     {"--golden", &o->golden}, {"--scope", &o->scope},
                    {"--record", &o->record}, {"--mode", &o->mode}};
+    const struct {
+        const char *name;
+        const char **value;
+    } more[] = {{"--target", &o->target}};
     const struct {
         const char *name;
         int *flag;
@@ -123,6 +129,11 @@ int ea_cli_parse(const char *cmd, const char *allowed, int argc, char **argv, op
         for (size_t k = 0; k < sizeof strings / sizeof strings[0]; k++)
             if (!strcmp(a, strings[k].name)) {
                 *strings[k].value = v;
+                known = 1;
+            }
+        for (size_t k = 0; k < sizeof more / sizeof more[0]; k++)
+            if (!strcmp(a, more[k].name)) {
+                *more[k].value = v;
                 known = 1;
             }
         if (known)
@@ -243,34 +254,22 @@ static int cmd_inventory(int argc, char **argv)
     return rc;
 }
 
-/* Every point some golden/baselines/<gpu>.json measured; -1 on a bad baselines file. */
-static int measured_points(const char *golden, cJSON *points, ea_error *err)
+/* Every point the target's baselines.json measured; -1 on a bad baselines file. */
+static int measured_points(const ea_target *t, cJSON *points, ea_error *err)
 {
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s/baselines", golden);
-    DIR *d = opendir(dir);
-    if (!d)
-        return 0;
-    struct dirent *e;
-    int rc = 0;
-    while (rc == 0 && (e = readdir(d))) {
-        size_t n = strlen(e->d_name);
-        if (e->d_name[0] == '.' || n < 6 || strcmp(e->d_name + n - 5, ".json"))
-            continue;
-        char path[4352];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        ej_doc doc;
-        if (ej_load(path, &doc, err) != 0) {
-            rc = -1;
-            break;
-        }
-        const cJSON *sc;
-        if ((rc = ea_baseline_validate(path, doc.root, err)) == 0)
-            cJSON_ArrayForEach(sc, cJSON_GetObjectItem(doc.root, "scopes"))
-                cJSON_AddItemToArray(points, cJSON_CreateString(cJSON_GetObjectItem(sc, "point")->valuestring));
-        ej_free(&doc);
-    }
-    closedir(d);
+    char path[4400];
+    ej_doc doc;
+    snprintf(path, sizeof path, "%s/baselines.json", t->dir);
+    int rc = t->name[0] ? ea_file_present(path, err) : 0;
+    if (rc <= 0)
+        return rc;
+    if (ej_load(path, &doc, err) != 0)
+        return -1;
+    const cJSON *sc;
+    if ((rc = ea_baseline_validate(path, doc.root, err)) == 0)
+        cJSON_ArrayForEach(sc, cJSON_GetObjectItem(doc.root, "scopes"))
+            cJSON_AddItemToArray(points, cJSON_CreateString(cJSON_GetObjectItem(sc, "point")->valuestring));
+    ej_free(&doc);
     return rc;
 }
 
@@ -293,10 +292,12 @@ static void need(cJSON *list, const char *missing, const char *what)
 
 /* The stored classification's summary ({op: {class: n, "false_extern": n}}), NULL when the file is
  * absent; -1 (as a pointer) when it is there but bad. */
-static cJSON *classification_summary(const char *golden, ea_error *err)
+static cJSON *classification_summary(const ea_target *t, ea_error *err)
 {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/classification.json", golden);
+    char path[4400];
+    snprintf(path, sizeof path, "%s/classification.json", t->dir);
+    if (!t->name[0])
+        return NULL;
     int present = ea_file_present(path, err);
     if (present <= 0)
         return present < 0 ? (cJSON *)-1 : NULL;
@@ -323,14 +324,17 @@ static void print_classes(const cJSON *classes)
 }
 
 /* What the golden folder does not hold yet: the classification, and timings for every point. */
-static cJSON *pending_gpu_work(const char *golden, cJSON *const docs[EA_AUDIT_OPS], ea_error *err)
+static cJSON *pending_gpu_work(const char *golden, const ea_target *t, cJSON *const docs[EA_AUDIT_OPS], ea_error *err)
 {
     cJSON *list = cJSON_CreateArray(), *measured = cJSON_CreateArray();
-    char path[4096];
-    snprintf(path, sizeof path, "%s/classification.json", golden);
-    if (ea_file_present(path, err) == 0) /* a broken link is refused by classification_summary */
+    char path[4400];
+    if (t->name[0])
+        snprintf(path, sizeof path, "%s/classification.json", t->dir);
+    else
+        snprintf(path, sizeof path, "%s/targets/<gpu model>-torch<version>/classification.json", golden);
+    if (!t->name[0] || ea_file_present(path, err) == 0) /* a broken link is refused by classification_summary */
         need(list, path, "classification from actual compile behaviour (tools/capture on a GPU with torch)");
-    if (measured_points(golden, measured, err) != 0) {
+    if (measured_points(t, measured, err) != 0) {
         cJSON_Delete(list);
         cJSON_Delete(measured);
         return NULL;
@@ -345,8 +349,8 @@ static cJSON *pending_gpu_work(const char *golden, cJSON *const docs[EA_AUDIT_OP
         }
         if (!missing)
             continue;
-        snprintf(path, sizeof path, "%s/baselines: %d of %d %s points unmeasured", golden, missing, total,
-                 ea_audit_ops[i].short_name);
+        snprintf(path, sizeof path, "%s/baselines.json: %d of %d %s points unmeasured",
+                 t->name[0] ? t->dir : "(no target)", missing, total, ea_audit_ops[i].short_name);
         need(list, path, "current / oracle / floor timings (a repro family and extern-audit run on a GPU)");
     }
     cJSON_Delete(measured);
@@ -356,18 +360,19 @@ static cJSON *pending_gpu_work(const char *golden, cJSON *const docs[EA_AUDIT_OP
 static int cmd_audit(int argc, char **argv)
 {
     options o;
-    int help, rc = ea_cli_parse("audit", "--golden --json", argc, argv, &o, &help);
+    int help, rc = ea_cli_parse("audit", "--golden --target --json", argc, argv, &o, &help);
     if (rc || help)
         return rc ? rc : (fputs(usage_audit, stdout), 0);
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/occurrences", o.golden);
     ea_error err;
+    ea_target t;
     cJSON *docs[EA_AUDIT_OPS];
-    if (ea_occurrences_load(dir, docs, &err) != 0)
+    if (ea_target_find(o.golden, o.target, &t, &err) || ea_occurrences_load(dir, docs, &err) != 0)
         return ea_cli_fail(&err);
     cJSON *summary = ea_occurrences_summary(docs);
-    cJSON *pending = pending_gpu_work(o.golden, docs, &err);
-    cJSON *classes = pending ? classification_summary(o.golden, &err) : NULL;
+    cJSON *pending = pending_gpu_work(o.golden, &t, docs, &err);
+    cJSON *classes = pending ? classification_summary(&t, &err) : NULL;
     if (!pending || classes == (cJSON *)-1) {
         cJSON_Delete(pending);
         cJSON_Delete(summary);
@@ -379,6 +384,7 @@ static int cmd_audit(int argc, char **argv)
     int have_gpu = ea_device_probe(&dev);
     if (o.json) {
         cJSON *j = cJSON_CreateObject();
+        cJSON_AddItemToObject(j, "target", t.name[0] ? cJSON_CreateString(t.name) : cJSON_CreateNull());
         cJSON_AddItemToObject(j, "occurrences", summary);
         cJSON_AddItemToObject(j, "classes", classes ? classes : cJSON_CreateNull());
         cJSON_AddItemToObject(j, "needs_gpu", pending);
@@ -400,7 +406,7 @@ static int cmd_audit(int argc, char **argv)
         if (!cJSON_GetArraySize(pending))
             printf("  nothing: the classification and a baseline for every point are present\n");
         printf("This machine: %s\n", have_gpu ? dev.name : dev.reason);
-        if (ea_bottom_line(o.golden, classes, stdout, &err) != 0)
+        if (ea_bottom_line(&t, classes, stdout, &err) != 0)
             rc = ea_cli_fail(&err);
         cJSON_Delete(summary);
         cJSON_Delete(pending);

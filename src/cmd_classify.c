@@ -1,6 +1,7 @@
 /* cmd_classify.c: `extern-audit classify`, the classification gate.
- * Classifies every golden occurrence from golden/captures (classify.h), prints the table by op and
- * class and the findings, then either checks the result against golden/classification.json (exit 1
+ * Classifies every golden occurrence from the target's captures (classify.h, target.h), prints the
+ * table by op and class and the findings, then either checks the result against the target's
+ * classification.json (exit 1
  * on a changed class, an unclassified occurrence or disagreeing configs) or, with --update, writes
  * it. Bad input (a corrupt capture, occurrence, rule or stored classification) exits 2. */
 #include <stdio.h>
@@ -14,13 +15,16 @@
 #include "occurrences.h"
 #include "oldrule.h"
 #include "readfile.h"
+#include "target.h"
 
 const char ea_usage_classify[] =
-    "usage: extern-audit classify [--golden DIR] [--json] [--update]\n"
-    "  --golden DIR  golden folder: occurrences/, captures/, old_rule.json, classification.json (default golden)\n"
-    "  --json        print the classification document instead of the table\n"
-    "  --update      write DIR/classification.json (refused while occurrences are unclassified)\n"
-    "exit 1 when a class differs from DIR/classification.json, an occurrence is unclassified or the\n"
+    "usage: extern-audit classify [--golden DIR] [--target NAME] [--json] [--update]\n"
+    "  --golden DIR   golden folder: occurrences/, old_rule.json, targets/ (default golden)\n"
+    "  --target NAME  DIR/targets/NAME: its captures/ and classification.json (default: $EXTERN_AUDIT_TARGET,\n"
+    "                 else the target of this machine's GPU model, else with no GPU the only one)\n"
+    "  --json         print the classification document instead of the table\n"
+    "  --update       write the target's classification.json (refused while occurrences are unclassified)\n"
+    "exit 1 when a class differs from the target's classification.json, an occurrence is unclassified or the\n"
     "coordinate_descent run disagrees with the default run; 2 on a corrupt capture or golden file\n";
 
 static const char *str(const cJSON *o, const char *key)
@@ -28,7 +32,7 @@ static const char *str(const cJSON *o, const char *key)
     return cJSON_GetObjectItemCaseSensitive(o, key)->valuestring;
 }
 
-int ea_classify_golden(const char *golden, cJSON **doc, ea_error *err)
+int ea_classify_golden(const char *golden, const char *target_dir, cJSON **doc, ea_error *err)
 {
     char path[4096];
     cJSON *docs[EA_AUDIT_OPS];
@@ -40,7 +44,7 @@ int ea_classify_golden(const char *golden, cJSON **doc, ea_error *err)
         return -1;
     snprintf(path, sizeof path, "%s/old_rule.json", golden);
     if ((rc = ea_old_rule_load(path, &rule, err)) == 0) {
-        if ((rc = ea_captures_load_dir(golden, &caps, err)) == 0) {
+        if ((rc = ea_captures_load_dir(target_dir, &caps, err)) == 0) {
             rc = ea_classify(docs, &caps, &rule, doc, err);
             ea_captures_free(&caps);
         }
@@ -155,13 +159,13 @@ static void report_open(const cJSON *doc, int *unclassified_out, int *disagree_o
 /* The stored classification, read and validated before anything is printed: a corrupt file fails
  * the command at once, not after the whole table. 0 with stored->root NULL: the file is absent. */
 /* --update: write unless occurrences are unclassified. Otherwise check against the stored file. */
-static int gate(const cJSON *doc, const char *golden, int update, const cJSON *stored)
+static int gate(const cJSON *doc, const char *golden, const ea_target *t, int update, const cJSON *stored)
 {
-    char path[4096];
+    char path[4352];
     ea_error err;
     int unclassified, disagree;
     report_open(doc, &unclassified, &disagree);
-    snprintf(path, sizeof path, "%s/classification.json", golden);
+    snprintf(path, sizeof path, "%s/classification.json", t->dir);
     if (update) {
         if (unclassified) {
             fprintf(stderr, "extern-audit classify: %s not written while occurrences are unclassified\n", path);
@@ -174,8 +178,9 @@ static int gate(const cJSON *doc, const char *golden, int update, const cJSON *s
     }
     if (!stored) {
         fprintf(stderr,
-                "extern-audit classify: %s not found; create it with: extern-audit classify --golden %s --update\n",
-                path, golden);
+                "extern-audit classify: %s not found; create it with: extern-audit classify --golden %s --target %s "
+                "--update\n",
+                path, golden, t->name);
         return 1;
     }
     int changes = class_changes(stored, doc, path);
@@ -190,14 +195,16 @@ static int gate(const cJSON *doc, const char *golden, int update, const cJSON *s
 int ea_cmd_classify(int argc, char **argv)
 {
     ea_cli_options o;
-    int help, rc = ea_cli_parse("classify", "--golden --json --update", argc, argv, &o, &help);
+    int help, rc = ea_cli_parse("classify", "--golden --target --json --update", argc, argv, &o, &help);
     if (rc || help)
         return rc ? rc : (fputs(ea_usage_classify, stdout), 0);
     ea_error err;
     ej_doc stored = {0};
+    ea_target t;
     cJSON *doc;
-    if ((!o.update && ea_classification_load(o.golden, &stored, &err) != 0) ||
-        ea_classify_golden(o.golden, &doc, &err) != 0) {
+    if (ea_target_resolve(o.golden, o.target, 0, &t, &err) ||
+        (!o.update && ea_classification_load(t.dir, &stored, &err) != 0) ||
+        ea_classify_golden(o.golden, t.dir, &doc, &err) != 0) {
         ej_free(&stored);
         return ea_cli_fail(&err);
     }
@@ -206,7 +213,7 @@ int ea_cmd_classify(int argc, char **argv)
     } else {
         print_table(doc, stdout);
     }
-    rc = gate(doc, o.golden, o.update, stored.root);
+    rc = gate(doc, o.golden, &t, o.update, stored.root);
     ej_free(&stored);
     cJSON_Delete(doc);
     return rc;

@@ -5,8 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "baseline.h"
 #include "cli.h"
@@ -14,15 +12,15 @@
 #include "gate.h"
 #include "json.h"
 #include "run.h"
+#include "target.h"
 
 #define DEFAULT_RETRIES 2
 
 const char ea_usage_gate[] =
-    "usage: extern-audit gate --baseline FILE (--against FILE | --run) [--scope NAME] [--json]\n"
+    "usage: extern-audit gate [--baseline FILE] (--against FILE | --run) [--scope NAME] [--json]\n"
     "                         [--propose FILE] [--markdown FILE] [--save FILE] [--margin X] [--retries N]\n"
-    "                         [--golden DIR] [--quiet]\n"
-    "  --baseline FILE  the stored baselines document (golden/baselines/<gpu model>.json); with --run, a\n"
-    "                   folder stands for its file of this GPU's model (--baseline golden/baselines)\n"
+    "                         [--golden DIR] [--target NAME] [--quiet]\n"
+    "  --baseline FILE  the stored baselines document (default: the target's, DIR/targets/NAME/baselines.json)\n"
     "  --against FILE   compare with another baselines document (no GPU needed)\n"
     "  --run            measure now (extern-audit run --mode both) and compare; needs a CUDA device; a path\n"
     "                   is timed cold only when its stored result has \"time_cold\"\n"
@@ -35,6 +33,9 @@ const char ea_usage_gate[] =
     "  --margin X       default relative margin (0 < X < 1; default 0.05); a path's own \"margin\" wins\n"
     "  --retries N      --run: measure the points of NOISY paths again up to N times (default 2)\n"
     "  --golden DIR     golden folder the points come from (default golden)\n"
+    "  --target NAME    DIR/targets/NAME: the stored baselines and, with --run, the captures measured against\n"
+    "                   (default: $EXTERN_AUDIT_TARGET, else the target of this GPU's model, else with no GPU\n"
+    "                   the only one); with --run a target of another GPU model is refused\n"
     "  --quiet          no progress lines on stderr\n"
     "statuses: SAME, SLOWER (a regression), FASTER (a stale golden), NOISY (too spread to decide), MISSING,\n"
     "ADDED, CLASS (class changed), FAILED (a check failed), INVALID (a time the rule cannot read)\n"
@@ -42,7 +43,7 @@ const char ea_usage_gate[] =
     "CUDA device\n";
 
 typedef struct {
-    const char *baseline, *against, *scope, *propose, *markdown, *save, *golden;
+    const char *baseline, *against, *scope, *propose, *markdown, *save, *golden, *target;
     int run, json, quiet, retries;
     double margin;
     char command[1024], baseline_file[4200];
@@ -56,7 +57,7 @@ static int parse(int argc, char **argv, gate_options *o, int *help)
         const char **v;
     } strs[] = {{"--baseline", &o->baseline}, {"--against", &o->against}, {"--scope", &o->scope},
                 {"--propose", &o->propose},   {"--markdown", &o->markdown}, {"--save", &o->save},
-                {"--golden", &o->golden}};
+                {"--golden", &o->golden},     {"--target", &o->target}};
     const char *margin = NULL, *retries = NULL;
     *help = 0;
     for (int i = 0; i < argc; i++) {
@@ -83,8 +84,6 @@ static int parse(int argc, char **argv, gate_options *o, int *help)
         return ea_cli_usage_error("gate", "--margin expects a number in (0, 1), got '%s'", margin);
     if (retries && (o->retries = (int)strtol(retries, &end, 10), *end || end == retries || o->retries < 0 || o->retries > 10))
         return ea_cli_usage_error("gate", "--retries expects an integer 0..10, got '%s'", retries);
-    if (!o->baseline)
-        return ea_cli_usage_error("gate", "%s", "--baseline is required");
     if (!o->against == !o->run)
         return ea_cli_usage_error("gate", "%s", "give exactly one of --against FILE and --run");
     if (o->save && !o->run)
@@ -97,23 +96,17 @@ static int parse(int argc, char **argv, gate_options *o, int *help)
     return 0;
 }
 
-/* --baseline DIR --run: DIR/<this GPU's model>.json. */
-static int baseline_of_this_gpu(gate_options *o, ea_error *err)
+/* The target a run measures against (another GPU model's is refused) and, without --baseline, whose
+ * baselines.json is the stored side; comparing two given files needs none. */
+static int target_of(gate_options *o, ea_target *t, ea_error *err)
 {
-    struct stat st;
-    ea_device_info dev;
-    char model[64];
-    if (stat(o->baseline, &st) != 0 || !S_ISDIR(st.st_mode))
+    if (o->baseline && !o->run)
         return 0;
-    if (!o->run)
-        return ea_fail(err, "--baseline %s is a folder: give its file, or --run to take this GPU's", o->baseline);
-    if (!ea_device_probe(&dev))
-        return ea_fail(err, "no CUDA device: %s", dev.reason);
-    ea_gpu_model(dev.name, model, sizeof model);
-    snprintf(o->baseline_file, sizeof o->baseline_file, "%s/%s.json", o->baseline, model);
-    if (access(o->baseline_file, F_OK) != 0)
-        return ea_fail(err, "no baseline for GPU model %s (%s): %s absent", model, dev.name, o->baseline_file);
-    o->baseline = o->baseline_file;
+    if (ea_target_resolve(o->golden, o->target, o->run, t, err))
+        return -1;
+    if (!o->baseline && ea_target_path(t, "baselines.json", o->baseline_file, sizeof o->baseline_file))
+        return ea_fail(err, "%s: expected a path under %zu bytes", t->dir, sizeof o->baseline_file);
+    o->baseline = o->baseline ? o->baseline : o->baseline_file;
     return 0;
 }
 
@@ -150,8 +143,8 @@ static int noisy_refs(const cJSON *report, const ea_run_points *p, ea_scope_ref 
 }
 
 /* --run: measure, compare, and measure the NOISY points again up to o->retries times. */
-static int run_and_compare(const gate_options *o, const ej_doc *stored, const ea_run_points *pts, cJSON **fresh,
-                           cJSON **report, ea_error *err)
+static int run_and_compare(const gate_options *o, const ea_target *t, const ej_doc *stored, const ea_run_points *pts,
+                           cJSON **fresh, cJSON **report, ea_error *err)
 {
     ea_device_info dev;
     char model[64];
@@ -162,12 +155,12 @@ static int run_and_compare(const gate_options *o, const ej_doc *stored, const ea
     ea_gpu_model(dev.name, model, sizeof model);
     if (strcmp(model, want)) /* before the long measurement */
         return ea_fail(err, "%s $.gpu.model is \"%s\" and this GPU is a %s (%s): refused, times compare only on one "
-                       "GPU model (golden/baselines/<model>.json)", o->baseline, want, model, dev.name);
+                       "GPU model (golden/targets/<model>-torch<version>/baselines.json)", o->baseline, want, model, dev.name);
     /* cold only where the stored document has cold numbers to compare with: nothing else would judge them */
     ea_run_opts ro = {.faithful = 1, .fabricated = 1, .log = o->quiet ? NULL : stderr, .cold_from = stored->root};
     ea_drift_rule rule = ea_drift_default_rule(o->margin);
     cJSON *ids = point_ids(pts);
-    if (ea_run_measure(o->golden, o->command, &ro, pts->refs, pts->n, fresh, err)) {
+    if (ea_run_measure(t->dir, o->command, &ro, pts->refs, pts->n, fresh, err)) {
         cJSON_Delete(ids);
         return -1;
     }
@@ -179,7 +172,7 @@ static int run_and_compare(const gate_options *o, const ej_doc *stored, const ea
         tries++;
         if (ro.log)
             fprintf(ro.log, "gate: %d point(s) with NOISY paths, measuring them again (%d of %d)\n", n, tries, o->retries);
-        if (ea_run_measure(o->golden, o->command, &ro, again, n, &doc, err)) {
+        if (ea_run_measure(t->dir, o->command, &ro, again, n, &doc, err)) {
             cJSON_Delete(*report);
             *report = NULL;
             break;
@@ -227,11 +220,12 @@ int ea_cmd_gate(int argc, char **argv)
     cJSON *ids = NULL, *fresh = NULL, *report = NULL;
     ea_error err;
     ea_drift_rule rule = ea_drift_default_rule(o.margin);
-    if (baseline_of_this_gpu(&o, &err) || load_baselines(o.baseline, &stored, &err) ||
+    ea_target t;
+    if (target_of(&o, &t, &err) || load_baselines(o.baseline, &stored, &err) ||
         ((o.scope || o.run) && ea_run_points_load(o.golden, o.scope ? o.scope : "all", &pts, &err))) {
         rc = 2;
     } else if (o.run) {
-        rc = run_and_compare(&o, &stored, &pts, &fresh, &report, &err) ? 2 : 0;
+        rc = run_and_compare(&o, &t, &stored, &pts, &fresh, &report, &err) ? 2 : 0;
     } else if (load_baselines(o.against, &other, &err)) {
         rc = 2;
     } else {

@@ -76,13 +76,13 @@ static int cmd_diff(int argc, char **argv)
         return rc ? rc : (fputs(ea_usage_golden, stdout), 0);
     char dir[4200];
     cJSON *docs[EA_AUDIT_OPS];
-    ea_target t[2];
+    ea_golden_target t[2];
     ea_error err;
     snprintf(dir, sizeof dir, "%s/occurrences", o.golden);
     if (ea_occurrences_load(dir, docs, &err))
         return ea_cli_fail(&err);
     int loaded = 0;
-    while (loaded < 2 && ea_target_load(o.args[loaded], &t[loaded], &err) == 0)
+    while (loaded < 2 && ea_golden_target_load(o.args[loaded], &t[loaded], &err) == 0)
         loaded++;
     if (loaded == 2) {
         ea_drift_rule rule = ea_drift_default_rule(0);
@@ -101,7 +101,7 @@ static int cmd_diff(int argc, char **argv)
         rc = ea_cli_fail(&err);
     }
     for (int i = 0; i < loaded; i++)
-        ea_target_free(&t[i]);
+        ea_golden_target_free(&t[i]);
     for (int i = 0; i < EA_AUDIT_OPS; i++)
         cJSON_Delete(docs[i]);
     return rc;

@@ -1,5 +1,5 @@
 /* extern-audit replay: every captured partition that is Triton-only, run from C on the H200-class
- * device at hand; the canonical replay gate of golden/captures. */
+ * device at hand; the canonical replay gate of a target's captures (golden/targets/<target>/). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,13 +12,16 @@
 #include "json.h"
 #include "replay.h"
 #include "replay_file.h"
+#include "target.h"
 
 const char ea_usage_replay[] =
-    "usage: extern-audit replay [--golden DIR] [--scope SCOPE_ID] [--json] [--record FILE]\n"
-    "  --golden DIR     golden folder holding captures/ (default golden)\n"
+    "usage: extern-audit replay [--golden DIR] [--target NAME] [--scope SCOPE_ID] [--json] [--record FILE]\n"
+    "  --golden DIR     golden folder holding targets/ (default golden)\n"
+    "  --target NAME    replay DIR/targets/NAME/captures (default: $EXTERN_AUDIT_TARGET, else the target of\n"
+    "                   this GPU's model; a target of another GPU model is refused)\n"
     "  --scope ID       only this capture (its folder name)\n"
     "  --json           print JSON instead of the table\n"
-    "  --record FILE    also write the JSON to FILE (atomically)\n"
+    "  --record FILE    also write the JSON to FILE (atomically; the target's: DIR/targets/NAME/replay.json)\n"
     "Replays each capture's \"default\" run when every step is a Triton launch: generated inputs,\n"
     "captured cubins, grids and arguments; outputs must match the capture's checksums and the per-call\n"
     "time must lie within " EA_FIDELITY_TOLERANCE_TEXT " of torch's compiled time from the capture. Needs a CUDA "
@@ -82,12 +85,13 @@ static void print_row(const cJSON *row)
 int ea_cmd_replay(int argc, char **argv)
 {
     ea_cli_options o;
-    int help, rc = ea_cli_parse("replay", "--golden --scope --json --record", argc, argv, &o, &help);
+    int help, rc = ea_cli_parse("replay", "--golden --target --scope --json --record", argc, argv, &o, &help);
     if (rc || help)
         return rc ? rc : (fputs(ea_usage_replay, stdout), 0);
     ea_error err;
     ea_captures caps;
-    if (ea_captures_load_dir(o.golden, &caps, &err) != 0)
+    ea_target t;
+    if (ea_target_resolve(o.golden, o.target, 1, &t, &err) || ea_captures_load_dir(t.dir, &caps, &err) != 0)
         return ea_cli_fail(&err);
     int selected = 0, replayable = 0;
     /* every plan is checked on the host before any device work, so a CPU machine still validates */
@@ -103,7 +107,7 @@ int ea_cmd_replay(int argc, char **argv)
     }
     if (rc == 0 && !selected) {
         fprintf(stderr, "extern-audit replay: no capture%s%s in %s/captures\n", o.scope ? " named " : "",
-                o.scope ? o.scope : "", o.golden);
+                o.scope ? o.scope : "", t.dir);
         rc = 2;
     }
     ea_device_info dev;

@@ -14,13 +14,13 @@
 #define TOP_MODELS 10
 
 const char ea_usage_rollup[] =
-    "usage: extern-audit rollup [--golden DIR] [--corpus DIR] [--gpu MODEL] [--json] [--markdown FILE]\n"
+    "usage: extern-audit rollup [--golden DIR] [--corpus DIR] [--target NAME] [--json] [--markdown FILE]\n"
     "                           [--html FILE] [--v3 FILE] [--check]\n"
-    "  --golden DIR     golden folder (default golden): occurrences/, classification.json, baselines/,\n"
-    "                   torch_ops/, seed_totals.json\n"
+    "  --golden DIR     golden folder (default golden): occurrences/, seed_totals.json, targets/\n"
     "  --corpus DIR     better-benchmark checkout for the corpus's model accounting (default\n"
     "                   $EXTERN_AUDIT_CORPUS or build/corpus/better-benchmark; absent: that column says so)\n"
-    "  --gpu MODEL      which baselines/<MODEL>.json prices \"after\" (default: the only one there)\n"
+    "  --target NAME    the target whose classification.json, baselines.json and torch_ops.json price\n"
+    "                   \"after\" (default: $EXTERN_AUDIT_TARGET, else this GPU model's, else the only one)\n"
     "  --json           print the whole rollup document instead of the tables\n"
     "  --markdown FILE  the tables as markdown (a PR comment, the README's results section)\n"
     "  --html FILE      one self-contained page with SVG charts and the tables\n"
@@ -30,7 +30,7 @@ const char ea_usage_rollup[] =
     "FILE - writes to stdout. Figures of different GPUs (the seed's B200, the baselines' GPU) are never added.\n";
 
 typedef struct {
-    const char *markdown, *html, *v3, *gpu;
+    const char *markdown, *html, *v3;
     int check;
 } extra;
 
@@ -40,7 +40,7 @@ static int take_extra(int *argc, char **argv, extra *x)
     const struct {
         const char *name;
         const char **value;
-    } opts[] = {{"--markdown", &x->markdown}, {"--html", &x->html}, {"--v3", &x->v3}, {"--gpu", &x->gpu}};
+    } opts[] = {{"--markdown", &x->markdown}, {"--html", &x->html}, {"--v3", &x->v3}};
     int k = 0;
     memset(x, 0, sizeof *x);
     for (int i = 0; i < *argc; i++) {
@@ -108,9 +108,9 @@ int ea_cmd_rollup(int argc, char **argv)
     extra x;
     ea_cli_options o;
     int help, rc = take_extra(&argc, argv, &x);
-    if (rc || (rc = ea_cli_parse("rollup", "--golden --corpus --json", argc, argv, &o, &help)) || help)
+    if (rc || (rc = ea_cli_parse("rollup", "--golden --corpus --target --json", argc, argv, &o, &help)) || help)
         return rc ? rc : (fputs(ea_usage_rollup, stdout), 0);
-    ea_rollup_opts ro = {o.golden, o.corpus, x.gpu};
+    ea_rollup_opts ro = {o.golden, o.corpus, o.target};
     ea_error err;
     cJSON *doc;
     if (ea_rollup_run(&ro, &doc, &err))

@@ -21,6 +21,7 @@
 #include "run_report.h"
 #include "unsupported.h"
 #include "timer.h"
+#include "target.h"
 #include "torch_ops.h"
 #include "readfile.h"
 
@@ -30,22 +31,25 @@
 
 const char ea_usage_run[] =
     "usage: extern-audit run --scope NAME [--mode faithful|fabricated|both] [--json] [--record FILE]\n"
-    "                        [--golden DIR] [--plan | --check-only] [--quiet]\n"
+    "                        [--golden DIR] [--target NAME] [--plan | --check-only] [--quiet]\n"
     "  --scope NAME   all, a family (index_add, routing_histc, routing_cumsum, cumsum, cat), an alias (xlnet,\n"
     "                 routing, roberta-infer, ...), a point id or a scope id\n"
     "  --mode M       faithful (default): the indices the graphs build; fabricated: randint(0, 100) as the\n"
     "                 attribution pipeline's replay draws them; both\n"
     "  --json         print the baselines document (docs/schema.md) instead of the table (with --plan the\n"
     "                 plans, with --check-only the check-only document)\n"
-    "  --record FILE  write that document to FILE atomically (golden/baselines/<gpu model>.json)\n"
+    "  --record FILE  write that document to FILE atomically (the target's: DIR/targets/NAME/baselines.json)\n"
     "  --golden DIR   golden folder (default golden)\n"
+    "  --target NAME  DIR/targets/NAME: the captures, classification and torch timings measured against\n"
+    "                 (default: $EXTERN_AUDIT_TARGET, else the target of this GPU's model, else with no GPU\n"
+    "                 the only one); a target of another GPU model than this one's is refused\n"
     "  --plan         print what would run (kernels, launch shapes, floor bytes) as a table, with --json as\n"
     "                 JSON; needs no GPU; not with --record (a plan measures nothing)\n"
     "  --check-only   every path of every point run once on its inputs and checked, nothing timed: what\n"
     "                 compute-sanitizer wraps (ci/gpu-check STEPS=sanitize); not with --record\n"
     "  --quiet        no progress lines on stderr\n"
     "  --list         list the families, aliases and points, with the models each covers ([--golden DIR] [--json])\n"
-    "the replica's fidelity compares the current path with DIR/torch_ops/<gpu model>.json, the op timed\n"
+    "the replica's fidelity compares the current path with the target's torch_ops.json, the op timed\n"
     "alone in torch (python3 tools/capture/op_timing.py); without it: \"no torch measurement\"\n"
     "a point its family refuses (a shape, dtype or capture it does not implement) is reported unsupported,\n"
     "with the reason, and the run goes on\n"
@@ -53,7 +57,7 @@ const char ea_usage_run[] =
     "no CUDA device\n";
 
 typedef struct {
-    const char *scope, *record, *golden;
+    const char *scope, *record, *golden, *target;
     int json, plan, quiet;
     ea_run_opts ro;
     char command[1024];
@@ -63,8 +67,8 @@ static int parse(int argc, char **argv, run_options *o, int *help)
 {
     ea_cli_options c;
     memset(o, 0, sizeof *o);
-    int rc = ea_cli_parse("run", "--scope --mode --json --record --golden --plan --check-only --quiet", argc, argv, &c,
-                          help);
+    int rc = ea_cli_parse("run", "--scope --mode --json --record --golden --target --plan --check-only --quiet", argc,
+                          argv, &c, help);
     if (rc || *help)
         return rc;
     const char *mode = c.mode ? c.mode : "faithful";
@@ -82,6 +86,7 @@ static int parse(int argc, char **argv, run_options *o, int *help)
     o->scope = c.scope;
     o->record = c.record;
     o->golden = c.golden;
+    o->target = c.target;
     o->json = c.json;
     o->plan = c.plan;
     o->quiet = c.quiet;
@@ -217,8 +222,8 @@ static int check_all(const run_options *o, const ea_scope_ref *refs, int n, cJSO
     return 0;
 }
 
-int ea_run_measure(const char *golden, const char *command, const ea_run_opts *ro, const ea_scope_ref *refs, int n,
-                   cJSON **doc, ea_error *err)
+int ea_run_measure(const char *target_dir, const char *command, const ea_run_opts *ro, const ea_scope_ref *refs,
+                   int n, cJSON **doc, ea_error *err)
 {
     ea_device_info dev;
     ea_run_env env;
@@ -228,8 +233,8 @@ int ea_run_measure(const char *golden, const char *command, const ea_run_opts *r
     if (!ea_device_probe(&dev))
         return ea_fail(err, "no CUDA device: %s", dev.reason);
     /* the torch timings of this GPU model, before the long measurement: a bad file stops the run early */
-    if (measure_env(&dev, command, ro->log, &env, err) || ea_torch_ops_load_dir(golden, env.model, &ops, err) ||
-        ea_captures_load_dir(golden, &caps, err) || ea_classification_load(golden, &cls, err)) {
+    if (measure_env(&dev, command, ro->log, &env, err) || ea_torch_ops_load_dir(target_dir, env.model, &ops, err) ||
+        ea_captures_load_dir(target_dir, &caps, err) || ea_classification_load(target_dir, &cls, err)) {
         ea_torch_ops_free(&ops);
         ea_captures_free(&caps);
         return -1;
@@ -242,6 +247,7 @@ int ea_run_measure(const char *golden, const char *command, const ea_run_opts *r
     ea_run_opts at = *ro;
     int unsupported;
     at.sm_count = dev.sm_count; /* the plan that decides whether a point is supported sizes for this GPU */
+    at.target_dir = target_dir;
     int rc = each_point(&at, refs, n, 1, &a, results, &unsupported, err);
     ea_captures_free(&caps);
     ea_torch_ops_free(&ops);
@@ -313,9 +319,15 @@ int ea_cmd_run(int argc, char **argv)
     if (rc || help)
         return rc ? rc : (fputs(ea_usage_run, stdout), 0);
     cJSON *out = NULL;
-    ea_run_points pts;
+    ea_run_points pts = {0};
     ea_error err;
-    if (ea_run_points_load(o.golden, o.scope, &pts, &err)) {
+    ea_target t = {0};
+    /* a plan needs a target only for the families that read captures: they say so when there is none */
+    int bad = (o.plan ? ea_target_find(o.golden, o.target, &t, &err)
+                      : ea_target_resolve(o.golden, o.target, 1, &t, &err)) ||
+              ea_run_points_load(o.golden, o.scope, &pts, &err);
+    o.ro.target_dir = t.name[0] ? t.dir : NULL;
+    if (bad) {
         rc = 2;
     } else if (o.plan) {
         ea_device_info dev;
@@ -345,7 +357,7 @@ int ea_cmd_run(int argc, char **argv)
             ea_run_check_print(out, stdout);
         if (out)
             rc = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "passed")) ? 0 : 1;
-    } else if (ea_run_measure(o.golden, o.command, &o.ro, pts.refs, pts.n, &out, &err)) {
+    } else if (ea_run_measure(t.dir, o.command, &o.ro, pts.refs, pts.n, &out, &err)) {
         rc = 2;
     } else {
         if (o.json)

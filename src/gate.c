@@ -209,7 +209,7 @@ cJSON *ea_gate_compare(const char *stored_file, const cJSON *stored, const char 
     const char *mn = text(cJSON_GetObjectItemCaseSensitive(fresh, "gpu"), "model");
     if (strcmp(ms, mn))
         return ea_fail(err, "%s $.gpu.model is \"%s\" and %s $.gpu.model \"%s\": refused, times compare only on one "
-                       "GPU model (golden/baselines/<model>.json)", stored_file, ms, new_file, mn), NULL;
+                       "GPU model (golden/targets/<model>-torch<version>/baselines.json)", stored_file, ms, new_file, mn), NULL;
     cJSON *report = cJSON_CreateObject(), *r = cJSON_AddObjectToObject(report, "rule");
     cJSON_AddStringToObject(report, "schema", EA_GATE_SCHEMA);
     cJSON_AddNumberToObject(report, "schema_version", EA_GATE_VERSION);

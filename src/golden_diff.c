@@ -19,7 +19,7 @@ typedef struct {
 } occ;
 
 typedef struct {
-    const ea_target *t[2];
+    const ea_golden_target *t[2];
     occ *occs;
     int nocc, capocc;
     cJSON *changes, *points[2];
@@ -68,7 +68,7 @@ static void capture_scope(const cJSON *entry, char *buf, size_t n)
         snprintf(buf, n, "%.*s", (int)(end - c - 9), c + 9);
 }
 
-static const cJSON *class_entry(const ea_target *t, const char *id)
+static const cJSON *class_entry(const ea_golden_target *t, const char *id)
 {
     const cJSON *e;
     cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(t->classification.root, "occurrences"))
@@ -77,7 +77,7 @@ static const cJSON *class_entry(const ea_target *t, const char *id)
     return NULL;
 }
 
-static const ea_capture *capture_named(const ea_target *t, const char *scope)
+static const ea_capture *capture_named(const ea_golden_target *t, const char *scope)
 {
     for (int i = 0; i < t->caps.n; i++)
         if (!strcmp(t->caps.items[i].scope, scope))
@@ -199,7 +199,7 @@ static void add_point(cJSON *set, const char *point)
 }
 
 /* A target's points: its classification's and its baselines' (measured or listed unmeasured). */
-static cJSON *points_of(const ea_target *t)
+static cJSON *points_of(const ea_golden_target *t)
 {
     cJSON *points = cJSON_CreateObject();
     const cJSON *x;
@@ -510,7 +510,7 @@ static cJSON *summary(const differ *d)
     return s;
 }
 
-static cJSON *side(const ea_target *t)
+static cJSON *side(const ea_golden_target *t)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "dir", t->dir);
@@ -522,7 +522,7 @@ static cJSON *side(const ea_target *t)
     return o;
 }
 
-cJSON *ea_golden_diff(cJSON *const docs[EA_AUDIT_OPS], const ea_target *old, const ea_target *fresh,
+cJSON *ea_golden_diff(cJSON *const docs[EA_AUDIT_OPS], const ea_golden_target *old, const ea_golden_target *fresh,
                       const ea_drift_rule *rule)
 {
     differ d = {.t = {old, fresh}, .changes = cJSON_CreateArray()};

@@ -34,7 +34,7 @@
  * "boundary", "timing". */
 extern const char *const ea_golden_diff_kinds[];
 
-cJSON *ea_golden_diff(cJSON *const docs[EA_AUDIT_OPS], const ea_target *old, const ea_target *fresh,
+cJSON *ea_golden_diff(cJSON *const docs[EA_AUDIT_OPS], const ea_golden_target *old, const ea_golden_target *fresh,
                       const ea_drift_rule *rule);
 int ea_golden_diff_exit(const cJSON *report);
 void ea_golden_diff_print(const cJSON *report, FILE *f);

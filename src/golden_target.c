@@ -51,7 +51,10 @@ int ea_target_info_load(const char *dir, ea_target_info *t, ea_error *err)
 {
     static const char *const keys[] = {"schema", "schema_version", "name", "gpu_model", "torch", "capability",
                                        "note", "scopes", "lowering", "environment", NULL};
+    ea_target common;
     memset(t, 0, sizeof *t);
+    if (ea_target_read(dir, &common, err))
+        return -1;
     snprintf(t->file, sizeof t->file, "%s/target.json", dir);
     if (ej_load(t->file, &t->doc, err))
         return -1;
@@ -102,7 +105,7 @@ int ea_target_baselines_load(const char *dir, ej_doc *doc, ea_error *err)
     return rc;
 }
 
-int ea_target_load(const char *dir, ea_target *t, ea_error *err)
+int ea_golden_target_load(const char *dir, ea_golden_target *t, ea_error *err)
 {
     memset(t, 0, sizeof *t);
     snprintf(t->dir, sizeof t->dir, "%s", dir);
@@ -114,11 +117,11 @@ int ea_target_load(const char *dir, ea_target *t, ea_error *err)
     if (rc == 0)
         rc = ea_target_baselines_load(dir, &t->baselines, err);
     if (rc)
-        ea_target_free(t);
+        ea_golden_target_free(t);
     return rc;
 }
 
-void ea_target_free(ea_target *t)
+void ea_golden_target_free(ea_golden_target *t)
 {
     ea_target_info_free(&t->info);
     ea_captures_free(&t->caps);

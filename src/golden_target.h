@@ -1,11 +1,11 @@
 /* golden_target.h: one target folder (golden/targets/<name>, or a staged one of the same layout) read
  * for `golden diff` and `golden accept`.
  * Contract:
- * - ea_target_info_load reads <dir>/target.json strictly (schema "extern-audit/target" v1, docs/schema.md):
- *   name (a plain folder name), gpu_model, torch, capability, note; optional "scopes" (the scope ids a
+ * - ea_target_info_load reads <dir>/target.json strictly: what every target has by target.h's
+ *   ea_target_read (schema, name, GPU model, torch, capability, note), then a stage's optional "scopes" (the scope ids a
  *   partial stage captured, non-empty, each once), "lowering" and "environment" (what ci/golden-stage ran
  *   in: strings).
- * - ea_target_load adds what diff compares, each through its own strict reader: captures/ (capture.h),
+ * - ea_golden_target_load adds what diff compares, each through its own strict reader: captures/ (capture.h),
  *   classification.json (classify.h) and baselines.json (baseline.h), all required; the first bad or
  *   absent one fails naming the file (and JSON path).
  * - ea_target_staged: whether a scope id is in the stage (always, for a complete target). */
@@ -17,9 +17,8 @@
 #include "capture.h"
 #include "error.h"
 #include "json.h"
+#include "target.h"
 
-#define EA_TARGET_SCHEMA "extern-audit/target"
-#define EA_TARGET_VERSION 1
 
 typedef struct {
     const char *name, *gpu_model, *torch, *capability, *note, *lowering;
@@ -33,12 +32,12 @@ typedef struct {
     ea_target_info info;
     ea_captures caps;
     ej_doc classification, baselines;
-} ea_target;
+} ea_golden_target;
 
 int ea_target_info_load(const char *dir, ea_target_info *t, ea_error *err);
 void ea_target_info_free(ea_target_info *t);
-int ea_target_load(const char *dir, ea_target *t, ea_error *err);
-void ea_target_free(ea_target *t);
+int ea_golden_target_load(const char *dir, ea_golden_target *t, ea_error *err);
+void ea_golden_target_free(ea_golden_target *t);
 int ea_target_staged(const ea_target_info *t, const char *scope_id);
 /* <dir>/baselines.json, validated (ea_baseline_validate); on failure doc is left empty. */
 int ea_target_baselines_load(const char *dir, ej_doc *doc, ea_error *err);

@@ -1,8 +1,10 @@
 /* readfile.c: regular files only, size-limited (contract in readfile.h). */
 #include "readfile.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -98,4 +100,47 @@ int ea_file_present(const char *path, ea_error *err)
     if (saved == ENOENT)
         return ea_fail(err, "%s: a link to nothing (dangling link)", path);
     return ea_fail(err, "%s: cannot read: %s", path, strerror(saved));
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int ea_list_folder(const char *dir, char ***names, int *n, ea_error *err)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int cap = 0;
+    *names = NULL;
+    *n = 0;
+    if (!d)
+        return errno == ENOENT ? 0 : ea_fail(err, "%s: cannot read: %s", dir, strerror(errno));
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        if (*n == cap) {
+            cap = cap ? cap * 2 : 64;
+            char **bigger = realloc(*names, sizeof *bigger * (size_t)cap);
+            if (!bigger)
+                break;
+            *names = bigger;
+        }
+        if (!((*names)[*n] = strdup(e->d_name)))
+            break;
+        (*n)++;
+    }
+    closedir(d);
+    if (e)
+        return ea_fail(err, "%s: out of memory", dir);
+    if (*n)
+        qsort(*names, (size_t)*n, sizeof **names, by_name);
+    return 0;
+}
+
+void ea_list_folder_free(char **names, int n)
+{
+    for (int i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
 }

@@ -17,5 +17,9 @@
 
 int ea_read_file(const char *path, char **text, size_t *len, ea_error *err);
 int ea_file_present(const char *path, ea_error *err);
+/* The entry names under dir (hidden ones skipped), sorted; *names NULL and *n 0 when dir is absent.
+ * Free them with ea_list_folder_free. */
+int ea_list_folder(const char *dir, char ***names, int *n, ea_error *err);
+void ea_list_folder_free(char **names, int n);
 
 #endif

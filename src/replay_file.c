@@ -1,4 +1,4 @@
-/* replay_file.c: golden/replay/<gpu>.json read strictly (contract in replay_file.h). */
+/* replay_file.c: golden/targets/<target>/replay.json read strictly (contract in replay_file.h). */
 #include "replay_file.h"
 
 #include <inttypes.h>

@@ -41,6 +41,8 @@ typedef struct {
     const cJSON *cold_from;   /* NULL: every path timed warm and cold (run); else a baselines document, and a
                                * path is timed cold only where its stored result has "time_cold"
                                * (ea_run_times_cold; gate --run passes the stored document) */
+    const char *target_dir;   /* the target folder whose captures the families read (run --target); NULL:
+                               * the one ea_target_resolve picks for the point's golden folder (target.h) */
 } ea_run_opts;
 
 typedef struct ea_repro_family ea_repro_family;

@@ -240,7 +240,7 @@ static cJSON *gpus(const ea_rollup_inputs *in)
     cJSON_AddItemToObject(g, "cache_policy", in->baselines ? cJSON_CreateString(ej_str(in->baselines, "cache_policy"))
                                                             : cJSON_CreateNull());
     snprintf(note, sizeof note, "not measured on %s: %s has no pipeline timing (tools/capture/op_timing.py on that GPU)",
-             in->gpu_model[0] ? in->gpu_model : "this GPU", in->ops.loaded ? in->ops.rel : "golden/torch_ops/<gpu>.json");
+             in->gpu_model[0] ? in->gpu_model : "this GPU", in->ops.loaded ? in->ops.rel : "the target's torch_ops.json");
     cJSON_AddItemToObject(g, "pipeline_note", pipeline ? cJSON_CreateNull() : cJSON_CreateString(note));
     return g;
 }

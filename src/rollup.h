@@ -1,9 +1,9 @@
 /* rollup.h: the model rollup: every golden occurrence accounted before and after, per scope row,
  * per op, per model and in total (docs/schema.md, "extern-audit/rollup" v1), from committed data only.
  * Contract:
- * - ea_rollup_load reads the inputs: golden/occurrences (required), classification.json,
- *   baselines/<gpu>.json (gpu NULL: the only file there; several and no gpu: an error naming them),
- *   torch_ops/<gpu>.json, seed_totals.json, and with corpus set the corpus's model accounting. Each
+ * - ea_rollup_load reads the inputs: golden/occurrences (required), the target's (ea_target_find:
+ *   --target, else the one this machine resolves to; none at all: "no baselines") classification.json,
+ *   baselines.json and torch_ops.json, seed_totals.json, and with corpus set the corpus's model accounting. Each
  *   optional input absent becomes a stated note in the document, never a number; a file present but
  *   malformed fails with its path and JSON path.
  * - ea_rollup_build turns them into the document. Figures of different GPUs are kept apart: "before"
@@ -29,7 +29,7 @@
 typedef struct {
     const char *golden;
     const char *corpus; /* NULL: the corpus "before" column is unavailable */
-    const char *gpu;    /* baselines model ("H200"); NULL: the only file in <golden>/baselines */
+    const char *target; /* golden/targets/<target> priced "after" (target.h); NULL: ea_target_find's */
 } ea_rollup_opts;
 
 typedef struct {

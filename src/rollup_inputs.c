@@ -1,5 +1,4 @@
 /* rollup_inputs.c: what the rollup reads, each file validated by its own strict reader (rollup.h). */
-#include <dirent.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -11,6 +10,7 @@
 #include "rollup.h"
 #include "readfile.h"
 #include "rollup_corpus.h"
+#include "target.h"
 
 /* Loads path and checks it with validate; *out stays NULL when the file is absent. */
 static int optional_doc(const char *path, int (*validate)(const char *, const cJSON *, ea_error *), cJSON **out,
@@ -29,49 +29,20 @@ static int optional_doc(const char *path, int (*validate)(const char *, const cJ
     return 0;
 }
 
-/* The baselines model: o->gpu, else the one <golden>/baselines/<model>.json; "" when there is none. */
-static int pick_gpu(const ea_rollup_opts *o, char *model, size_t n, ea_error *err)
+/* The target's baselines.json, and its GPU model for the torch timings; none: a note says so. */
+static int load_baselines(ea_rollup_inputs *in, const ea_target *t, ea_error *err)
 {
-    char dir[4096];
-    int found = 0;
-    model[0] = '\0';
-    if (o->gpu) {
-        snprintf(model, n, "%s", o->gpu);
-        return 0;
-    }
-    snprintf(dir, sizeof dir, "%s/baselines", o->golden);
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    while (d && (e = readdir(d))) {
-        size_t len = strlen(e->d_name);
-        if (e->d_name[0] == '.' || len < 6 || strcmp(e->d_name + len - 5, ".json"))
-            continue;
-        if (found++) {
-            closedir(d);
-            return ea_fail(err, "%s: several GPUs' baselines (%s, %.*s, ...): name one with --gpu MODEL", dir, model,
-                           (int)(len - 5), e->d_name);
-        }
-        snprintf(model, n, "%.*s", (int)(len - 5), e->d_name);
-    }
-    if (d)
-        closedir(d);
-    return 0;
-}
-
-static int load_baselines(ea_rollup_inputs *in, ea_error *err)
-{
-    if (pick_gpu(&in->o, in->gpu_model, sizeof in->gpu_model, err))
-        return -1;
-    if (!in->gpu_model[0]) {
-        snprintf(in->note_baselines, sizeof in->note_baselines, "no baselines: %s/baselines holds no <gpu>.json",
+    if (!t->name[0]) {
+        snprintf(in->note_baselines, sizeof in->note_baselines, "no baselines: %s/targets holds no target",
                  in->o.golden);
         return 0;
     }
-    snprintf(in->baselines_file, sizeof in->baselines_file, "%s/baselines/%s.json", in->o.golden, in->gpu_model);
+    snprintf(in->gpu_model, sizeof in->gpu_model, "%s", t->gpu_model);
+    ea_target_path(t, "baselines.json", in->baselines_file, sizeof in->baselines_file);
     if (optional_doc(in->baselines_file, ea_baseline_validate, &in->baselines, err))
         return -1;
     if (!in->baselines)
-        snprintf(in->note_baselines, sizeof in->note_baselines, "no baselines for %s: %s absent", in->gpu_model,
+        snprintf(in->note_baselines, sizeof in->note_baselines, "no baselines for %s: %s absent", t->name,
                  in->baselines_file);
     return 0;
 }
@@ -85,9 +56,12 @@ int ea_rollup_load(const ea_rollup_opts *o, ea_rollup_inputs *in, ea_error *err)
     snprintf(path, sizeof path, "%s/occurrences", o->golden);
     if (ea_occurrences_load(path, in->docs, err))
         return -1;
-    snprintf(path, sizeof path, "%s/classification.json", o->golden);
-    if (optional_doc(path, ea_classification_validate, &in->classification, err) || load_baselines(in, err) ||
-        (in->gpu_model[0] && ea_torch_ops_load_dir(o->golden, in->gpu_model, &in->ops, err)))
+    ea_target t;
+    if (ea_target_find(o->golden, o->target, &t, err))
+        goto fail;
+    snprintf(path, sizeof path, "%s/classification.json", t.dir);
+    if ((t.name[0] && optional_doc(path, ea_classification_validate, &in->classification, err)) ||
+        load_baselines(in, &t, err) || (t.name[0] && ea_torch_ops_load_dir(t.dir, t.gpu_model, &in->ops, err)))
         goto fail;
     snprintf(in->seed_file, sizeof in->seed_file, "%s/seed_totals.json", o->golden);
     int seed = ea_file_present(in->seed_file, err);

@@ -24,8 +24,9 @@ typedef struct {
 
 int ea_run_points_load(const char *golden, const char *scope, ea_run_points *p, ea_error *err);
 void ea_run_points_free(ea_run_points *p);
-/* command: what the document's "command" records. */
-int ea_run_measure(const char *golden, const char *command, const ea_run_opts *ro, const ea_scope_ref *refs, int n,
-                   cJSON **doc, ea_error *err);
+/* target_dir: the target folder (target.h) whose captures, classification and torch timings the run
+ * reads; command: what the document's "command" records. */
+int ea_run_measure(const char *target_dir, const char *command, const ea_run_opts *ro, const ea_scope_ref *refs,
+                   int n, cJSON **doc, ea_error *err);
 
 #endif

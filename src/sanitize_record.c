@@ -1,4 +1,4 @@
-/* sanitize_record.c: golden/sanitize/<gpu>.json read and shown (contract in sanitize_record.h). */
+/* sanitize_record.c: golden/targets/<target>/sanitize.json read and shown (contract in sanitize_record.h). */
 #include "sanitize_record.h"
 
 #include <string.h>

@@ -1,4 +1,4 @@
-/* torch_ops.c: golden/torch_ops/<gpu model>.json read strictly (contract in torch_ops.h). */
+/* torch_ops.c: a target's torch_ops.json read strictly (contract in torch_ops.h). */
 #include "torch_ops.h"
 
 #include <inttypes.h>
@@ -203,11 +203,10 @@ int ea_torch_ops_load(const char *path, const char *model, ea_torch_ops *t, ea_e
     return 0;
 }
 
-int ea_torch_ops_load_dir(const char *golden, const char *model, ea_torch_ops *t, ea_error *err)
+int ea_torch_ops_load_dir(const char *target_dir, const char *model, ea_torch_ops *t, ea_error *err)
 {
-    char path[4096], rel[256];
-    snprintf(rel, sizeof rel, "torch_ops/%s.json", model);
-    snprintf(path, sizeof path, "%s/%s", golden, rel);
+    char path[4096], rel[256] = "torch_ops.json";
+    snprintf(path, sizeof path, "%s/%s", target_dir, rel);
     int present = ea_file_present(path, err);
     if (present < 0)
         return -1;

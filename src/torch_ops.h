@@ -1,4 +1,4 @@
-/* torch_ops.h: golden/torch_ops/<gpu model>.json, the audited ops timed alone in eager torch
+/* torch_ops.h: golden/targets/<target>/torch_ops.json, the audited ops timed alone in eager torch
  * (tools/capture/op_timing.py on a GPU): what the C replicas' fidelity is measured against.
  * Contract:
  * - ea_torch_ops_load accepts exactly the schema in docs/schema.md (extern-audit/torch-ops v1): an
@@ -7,7 +7,7 @@
  *   NULL) an environment GPU of another model than the file is named for, or a "pipeline" timing that
  *   is not one call per replay with positive times over at least 2 replays, fails with
  *   "<file> <JSON path>: expected ..., got ...". Strings point into the loaded document.
- * - ea_torch_ops_load_dir loads <golden>/torch_ops/<model>.json; an absent file is no error: 0 with
+ * - ea_torch_ops_load_dir loads <target_dir>/torch_ops.json (model: the target's GPU model); an absent file is no error: 0 with
  *   loaded 0 (the caller reports "no torch measurement"). ea_torch_ops_find looks a point up.
  * Host-only: no GPU, no torch. */
 #ifndef EA_TORCH_OPS_H
@@ -50,7 +50,7 @@ typedef struct {
 typedef struct {
     int loaded;
     char file[4096];      /* as loaded */
-    char rel[256];        /* relative to the golden folder: "torch_ops/H200.json" */
+    char rel[256];        /* relative to the target folder: "torch_ops.json" */
     const char *torch, *gpu;
     ea_torch_op *ops;
     int n;
@@ -58,7 +58,7 @@ typedef struct {
 } ea_torch_ops;
 
 int ea_torch_ops_load(const char *path, const char *model, ea_torch_ops *t, ea_error *err);
-int ea_torch_ops_load_dir(const char *golden, const char *model, ea_torch_ops *t, ea_error *err);
+int ea_torch_ops_load_dir(const char *target_dir, const char *model, ea_torch_ops *t, ea_error *err);
 void ea_torch_ops_free(ea_torch_ops *t);
 /* The point's measurement, or NULL (also when t is NULL or nothing was loaded). */
 const ea_torch_op *ea_torch_ops_find(const ea_torch_ops *t, const char *point);

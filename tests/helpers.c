@@ -64,6 +64,19 @@ char *test_write(const char *dir, const char *name, const char *text)
     return path;
 }
 
+char *test_target(const char *dir, const char *gpu_model, const char *torch, const char *capability)
+{
+    char name[512], text[2048];
+    snprintf(name, sizeof name, "targets/%s-torch%s/target.json", gpu_model, torch);
+    snprintf(text, sizeof text,
+             "{\"schema\": \"extern-audit/target\", \"schema_version\": 1, \"name\": \"%s-torch%s\", "
+             "\"gpu_model\": \"%s\", \"torch\": \"%s\", \"capability\": \"%s\", \"note\": \"written by a test\"}\n",
+             gpu_model, torch, gpu_model, torch, capability);
+    char *path = test_write(dir, name, text);
+    *strrchr(path, '/') = '\0';
+    return path;
+}
+
 static char *slurp(FILE *f)
 {
     fflush(f);

@@ -29,6 +29,10 @@ const char *test_tmpdir(void);
 char *test_write(const char *dir, const char *name, const char *text);
 /* A whole file's bytes, NUL-terminated (the caller frees); asserts it reads. */
 char *test_read(const char *path);
+/* The committed golden's target, and a target written for a test: dir/targets/<gpu_model>-torch<torch>/
+ * target.json (capability given); returns the target folder (the caller frees). */
+#define TEST_TARGET "H200-torch2.11.0+cu130"
+char *test_target(const char *dir, const char *gpu_model, const char *torch, const char *capability);
 
 /* The whole file, NUL-terminated (the caller frees it); asserts it can be read. */
 char *test_read(const char *path);

@@ -23,6 +23,7 @@
 #include "helpers.h"
 #include "json.h"
 #include "run.h"
+#include "target.h"
 
 #define GOLDEN "golden"
 
@@ -76,10 +77,12 @@ static cJSON *load(const char *file, const char *w)
     return ej_doc_take_root(&d);
 }
 
+static const ea_target *target(void);
+
 static int make_classification(const char *arg, const char *file, ea_error *err)
 {
     cJSON *doc;
-    if (ea_classify_golden(GOLDEN, &doc, err))
+    if (ea_classify_golden(GOLDEN, target()->dir, &doc, err))
         return -1;
     int rc = ej_write_atomic(file, doc, err);
     cJSON_Delete(doc);
@@ -118,7 +121,7 @@ static int make_measurement(const char *point, const char *file, ea_error *err)
     ea_run_opts ro = {.faithful = 1, .fabricated = 1};
     cJSON *doc = NULL;
     int rc = ea_run_points_load(GOLDEN, point, &pts, err) ||
-             ea_run_measure(GOLDEN, "extern-audit run --mode both (the occurrence suite)", &ro, pts.refs, pts.n, &doc, err) ||
+             ea_run_measure(target()->dir, "extern-audit run --mode both (the occurrence suite)", &ro, pts.refs, pts.n, &doc, err) ||
              ej_write_atomic(file, doc, err);
     cJSON_Delete(doc);
     ea_run_points_free(&pts);
@@ -139,17 +142,42 @@ static int make_device(const char *arg, const char *file, ea_error *err)
     return rc;
 }
 
-/* Skips without a device, "no CUDA device: <reason>"; else the GPU model's name (golden/baselines/<model>.json). */
-static void skip_without_gpu(const char *w, char *model, size_t n)
+/* The cached probe: 1 and the GPU model's name when a device is present, else 0 and why not in why. */
+static int device_model(const char *w, char *model, size_t n, char *why, size_t nwhy)
 {
     char file[4200];
     ea_error err;
     cr_assert_eq(cached("device.json", make_device, NULL, file, sizeof file, &err), 0, "%s: %s", w, err.msg);
     cJSON *d = load(file, w);
-    if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(d, "present")))
-        cr_skip_test("no CUDA device: %s", cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(d, "reason")));
-    ea_gpu_model(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(d, "name")), model, n);
+    int present = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(d, "present"));
+    if (present)
+        ea_gpu_model(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(d, "name")), model, n);
+    snprintf(why, nwhy, "%s", cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(d, "reason")));
     cJSON_Delete(d);
+    return present;
+}
+
+/* Skips without a device, "no CUDA device: <reason>"; else the GPU model's name. */
+static void skip_without_gpu(const char *w, char *model, size_t n)
+{
+    char why[512];
+    if (!device_model(w, model, n, why, sizeof why))
+        cr_skip_test("no CUDA device: %s", why);
+}
+
+/* The target this machine resolves to (target.h: $EXTERN_AUDIT_TARGET, this GPU model's, or the only
+ * one), from the cached probe. */
+static const ea_target *target(void)
+{
+    static ea_target t;
+    char model[64], why[512];
+    ea_error err;
+    if (t.name[0]) /* resolved before any cached() maker runs: the cache's lock is not reentrant */
+        return &t;
+    int gpu = device_model("target", model, sizeof model, why, sizeof why);
+    cr_assert_eq(ea_target_select(GOLDEN, NULL, getenv(EA_TARGET_ENV), gpu ? model : NULL, 0, &t, &err), 0, "%s",
+                 err.msg);
+    return &t;
 }
 
 static int entry_of(const cJSON *classification, const char *id)
@@ -238,20 +266,23 @@ static void reextracted(const occ_ref *r, const char *w, const char *corpus)
 
 void occ_classification(const occ_ref *r)
 {
-    char w[1024], file[4200];
+    char w[1024], file[4200], path[8192];
     ea_error err;
     where(r, w, sizeof w);
+    const char *dir = target()->dir;
     cr_assert_eq(cached("classification.json", make_classification, NULL, file, sizeof file, &err), 0,
-                 "%s: classifying golden/captures: %s", w, err.msg);
-    cJSON *now = load(file, w), *stored = load(GOLDEN "/classification.json", w);
+                 "%s: classifying %s/captures: %s", w, dir, err.msg);
+    snprintf(path, sizeof path, "%s/classification.json", dir);
+    cJSON *now = load(file, w), *stored = load(path, w);
     int i = entry_of(stored, r->id), j = entry_of(now, r->id);
-    cr_assert(i >= 0, "%s: no entry in " GOLDEN "/classification.json $.occurrences (extern-audit classify --update)", w);
-    cr_assert(j >= 0, "%s: the classification recomputed from " GOLDEN "/captures has no entry", w);
+    cr_assert(i >= 0, "%s: no entry in %s $.occurrences (extern-audit classify --update)", w, path);
+    cr_assert(j >= 0, "%s: the classification recomputed from %s/captures has no entry", w, dir);
     const cJSON *es = at(stored, "occurrences", i), *en = at(now, "occurrences", j);
     cr_assert(!strcmp(text(es, "class"), text(en, "class")),
-              "%s: " GOLDEN "/classification.json $.occurrences[%d].class is %s, recomputed from " GOLDEN
-              "/captures (%s): %s, because %s; the old rule's verdict: %s",
-              w, i, text(es, "class"), text(en, "capture"), text(en, "class"), text(en, "reason"), text(en, "old_rule"));
+              "%s: %s $.occurrences[%d].class is %s, recomputed from %s/captures (%s): %s, because %s; the old "
+              "rule's verdict: %s",
+              w, path, i, text(es, "class"), dir, text(en, "capture"), text(en, "class"), text(en, "reason"),
+              text(en, "old_rule"));
     cr_assert(strcmp(text(en, "class"), "unclassified"), "%s: unclassified: %s; the old rule's verdict: %s", w,
               text(en, "reason"), text(en, "old_rule"));
     const char *corpus = test_corpus();
@@ -271,6 +302,7 @@ static cJSON *measured(const occ_ref *r, const char *w, char *file, size_t n)
         snprintf(file, n, "%s", given);
     } else {
         snprintf(name, sizeof name, "measured-%s.json", r->point);
+        target(); /* make_measurement reads it under the cache's lock */
         cr_assert_eq(cached(name, make_measurement, r->point, file, n, &err), 0, "%s: measuring the point: %s", w, err.msg);
     }
     cJSON *doc = load(file, w);
@@ -310,11 +342,13 @@ static const char *unmeasured_reason(const cJSON *stored, const char *point)
 
 void occ_timing(const occ_ref *r)
 {
-    char w[1024], file[4200], base[512], model[64];
+    char w[1024], file[4200], base[8192], model[64];
     ea_error err;
     where(r, w, sizeof w);
     skip_without_gpu(w, model, sizeof model);
-    snprintf(base, sizeof base, GOLDEN "/baselines/%s.json", model);
+    if (strcmp(target()->gpu_model, model))
+        cr_skip_test("no target for GPU model %s here (%s is for an %s)", model, target()->name, target()->gpu_model);
+    snprintf(base, sizeof base, "%s/baselines.json", target()->dir);
     if (access(base, F_OK) != 0)
         cr_skip_test("no baseline for GPU model %s: %s absent", model, base);
     cJSON *stored = load(base, w), *ids = cJSON_CreateArray(), *x;

@@ -1,13 +1,13 @@
 /* occurrence_checks.h: the three checks of one golden occurrence, called by the generated tests
  * (tools/gen_occurrence_tests.c writes $(BUILD)/gen/occurrence_tests.c from golden/occurrences).
  * Contract:
- * - occ_classification: the class recomputed from golden/captures (ea_classify_golden) equals the
- *   occurrence's entry in golden/classification.json (the old rule's verdict stated beside it); with
+ * - occ_classification: the class recomputed from golden/targets/H200-torch2.11.0+cu130/captures (ea_classify_golden) equals the
+ *   occurrence's entry in golden/targets/H200-torch2.11.0+cu130/classification.json (the old rule's verdict stated beside it); with
  *   the corpus unpacked (test_corpus), the occurrence re-extracted from its graph has the golden
  *   point's signature (shapes, dtypes, strides, value properties), scope and identity.
  * - occ_correctness: on a GPU, every result of the occurrence's point passed its checks (current path
  *   and oracles against the reference, the families' rules).
- * - occ_timing: on a GPU, the point's fresh paths are SAME as golden/baselines/<gpu model>.json under
+ * - occ_timing: on a GPU, the point's fresh paths are SAME as the target's baselines.json under
  *   the drift rule (gate.h). No file for this GPU model: a skip saying so; a point the file neither
  *   measured nor lists as unmeasured: a failure.
  * - Without a GPU correctness and timing skip with "no CUDA device: <reason>".

@@ -311,13 +311,17 @@ Test(bad_input, cli_options_a_new_user_tries)
     cli_run_free(&r);
 }
 
-/* A golden folder whose parts link to the committed ones, so one file can be broken alone. */
+/* A golden folder whose parts link to the committed ones, so one file can be broken alone: the shared
+ * files, and in its target (TARGET) the target.json, captures, baselines and torch timings. */
+#define TARGET "targets/H200-torch2.11.0+cu130"
 static const char *golden_links(void)
 {
-    static const char *const parts[] = {"occurrences", "captures", "old_rule.json", "baselines", "torch_ops"};
+    static const char *const parts[] = {"occurrences", "old_rule.json", TARGET "/target.json", TARGET "/captures",
+                                        TARGET "/baselines.json", TARGET "/torch_ops.json"};
     const char *dir = test_tmpdir();
     char cwd[2048], target[4096];
     cr_assert_not_null(getcwd(cwd, sizeof cwd));
+    cr_assert_eq(ea_make_dirs(join(dir, TARGET), &(ea_error){{0}}), 0);
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
         snprintf(target, sizeof target, "%s/golden/%s", cwd, parts[i]);
         cr_assert_eq(symlink(target, join(dir, parts[i])), 0);
@@ -328,7 +332,7 @@ static const char *golden_links(void)
 Test(bad_input, classify_refuses_a_corrupt_stored_file_before_printing)
 {
     const char *g = golden_links();
-    free(test_write(g, "classification.json", "{\"schema\": \"extern-audit/classification\", \"schema_version\": 1,"));
+    free(test_write(g, TARGET "/classification.json", "{\"schema\": \"extern-audit/classification\", \"schema_version\": 1,"));
     cli_run r = test_cli("classify", "--golden", g, NULL);
     cr_assert_eq(r.status, 2);
     has(r.err, "classification.json:1:");
@@ -339,7 +343,7 @@ Test(bad_input, classify_refuses_a_corrupt_stored_file_before_printing)
 Test(bad_input, a_broken_link_is_not_an_absent_file)
 {
     const char *g = golden_links();
-    cr_assert_eq(symlink("nowhere.json", join(g, "classification.json")), 0);
+    cr_assert_eq(symlink("nowhere.json", join(g, TARGET "/classification.json")), 0);
     const char *cmds[][2] = {{"classify", NULL}, {"audit", NULL}};
     for (size_t i = 0; i < 2; i++) {
         cli_run r = test_cli(cmds[i][0], "--golden", g, NULL);
@@ -347,21 +351,20 @@ Test(bad_input, a_broken_link_is_not_an_absent_file)
         has(r.err, "classification.json: a link to nothing (dangling link)");
         cli_run_free(&r);
     }
-    cr_assert_eq(unlink(join(g, "classification.json")), 0);
-    cr_assert_eq(symlink("classification.json", join(g, "classification.json")), 0);
+    cr_assert_eq(unlink(join(g, TARGET "/classification.json")), 0);
+    cr_assert_eq(symlink("classification.json", join(g, TARGET "/classification.json")), 0);
     cli_run r = test_cli("audit", "--golden", g, NULL);
     cr_assert_eq(r.status, 2);
     has(r.err, "classification.json: cannot read: Too many levels of symbolic links");
     cli_run_free(&r);
 
-    /* torch_ops/<model>.json as well */
+    /* the target's torch_ops.json as well */
     ea_torch_ops ops;
     ea_error err;
     const char *t = test_tmpdir();
-    cr_assert_eq(mkdir(join(t, "torch_ops"), 0755), 0);
-    cr_assert_eq(symlink("gone.json", join(t, "torch_ops/H200.json")), 0);
+    cr_assert_eq(symlink("gone.json", join(t, "torch_ops.json")), 0);
     cr_assert_eq(ea_torch_ops_load_dir(t, "H200", &ops, &err), -1);
-    has(err.msg, "torch_ops/H200.json: a link to nothing (dangling link)");
+    has(err.msg, "torch_ops.json: a link to nothing (dangling link)");
 }
 
 Test(bad_input, capture_folder_without_a_readable_capture_json_says_why)
@@ -524,7 +527,7 @@ Test(bad_input, audit_states_the_bottom_line)
     cr_assert_eq(r.status, 0, "%s", r.err);
     has(r.out, "\nBottom line: 106 of the 190 occurrences the old rule files under \"extern\" are false externs "
                "(Inductor lowers them): aten.cat.default 62, aten.cumsum.default 44\n");
-    has(r.out, "\ngolden/baselines/H200.json (NVIDIA H200; per call, median us;");
+    has(r.out, "\ngolden/targets/H200-torch2.11.0+cu130/baselines.json (NVIDIA H200; per call, median us;");
     has(r.out, "  index_add       xlnet                     24 ");
     cli_run_free(&r);
     const char *g = golden_links(); /* no classification.json; baselines linked */
@@ -537,7 +540,7 @@ Test(bad_input, audit_states_the_bottom_line)
 static void replay_refused(const char *from, const char *to, const char *want)
 {
     const char *g = golden_links();
-    tampered("golden/replay/H200.json", from, to, g, "replay/H200.json");
+    tampered("golden/" TARGET "/replay.json", from, to, g, TARGET "/replay.json");
     cli_run r = test_cli("audit", "--golden", g, NULL);
     cr_assert_eq(r.status, 2, "accepted %s", to);
     has(r.err, want);
@@ -547,11 +550,11 @@ static void replay_refused(const char *from, const char *to, const char *want)
 Test(bad_input, golden_replay_file_is_validated)
 {
     cli_run r = test_cli("audit", NULL);
-    has(r.out, "\ngolden/replay/H200.json: 85 captured partitions, 76 replayed from C, 76 of them ok\n");
+    has(r.out, "\ngolden/targets/H200-torch2.11.0+cu130/replay.json: 85 captured partitions, 76 replayed from C, 76 of them ok\n");
     cli_run_free(&r);
     replay_refused("\"verdict\":\t\"ok\"", "\"verdict\":\t\"fine\"", "[0].verdict: expected one of the replay's verdicts");
     replay_refused("\"outputs_matching\":\t", "\"outputs_matching\":\t-", "[0].outputs_matching: expected an integer >= 0");
     replay_refused("\"samples\":\t", "\"samples\":\t-", ".replay_us.samples: expected an integer >= 1");
     replay_refused("\"scope\":\t", "\"extra\":\t1,\n\"scope\":\t", "[0]: unknown key 'extra'");
-    replay_refused("[{", "{", "replay/H200.json:");
+    replay_refused("[{", "{", TARGET "/replay.json:");
 }

@@ -10,6 +10,7 @@
 #include "../repros/cat/stream_block.h"
 #include "cat_small.h"
 #include "gen.h"
+#include "helpers.h"
 #include "json.h"
 
 #define CAT_FILE "golden/occurrences/cat.json"
@@ -49,7 +50,7 @@ Test(cat, plan_every_golden_point_without_gpu)
         cat_scope s;
         ea_capture cap;
         cat_plan pl;
-        cr_assert_eq(cat_scope_parse(p, CAT_FILE, i, &s, &cap, &err), 0, "%s", err.msg);
+        cr_assert_eq(cat_scope_parse(p, CAT_FILE, i, NULL, &s, &cap, &err), 0, "%s", err.msg);
         cr_assert_eq(cat_plan_make(&s, 1, &pl, &err), 0, "%s", err.msg);
         /* the alias table is the data's */
         cr_assert_str_eq(ea_alias_of(cat_aliases, CAT_ALIASES, s.point), s.alias);
@@ -114,7 +115,7 @@ Test(cat, plan_every_golden_point_without_gpu)
     cat_plan pl;
     int k;
     const cJSON *pt = point_by_alias(doc, "densenet121-infer-14x14-k25", &k);
-    cr_assert_eq(cat_scope_parse(pt, CAT_FILE, k, &s, &cap, &err), 0, "%s", err.msg);
+    cr_assert_eq(cat_scope_parse(pt, CAT_FILE, k, NULL, &s, &cap, &err), 0, "%s", err.msg);
     cr_assert_eq(cat_plan_make(&s, 2, &pl, &err), 0, "%s", err.msg);
     cr_assert_eq(pl.floor_bytes, 51388416);
     cr_assert(pl.grid_x == 49 && pl.grid_y == 64, "1024*196/8 vectors per row in CTAs of 512: %lld x %lld",
@@ -178,7 +179,7 @@ Test(cat, generated_inputs_give_torchs_cat)
     ea_capture cap;
     cat_inputs in;
     ea_error err;
-    cr_assert_eq(cat_scope_parse(pt, CAT_FILE, k, &s, &cap, &err), 0, "%s", err.msg);
+    cr_assert_eq(cat_scope_parse(pt, CAT_FILE, k, NULL, &s, &cap, &err), 0, "%s", err.msg);
     cr_assert_eq(cat_inputs_make(&s, &cap, &in, &err), 0, "%s", err.msg);
     uint16_t *cat = malloc((size_t)cat_output_bytes(&cap, s.out[CAT_O_CAT]));
     for (int64_t n = 0; n < s.n; n++)
@@ -214,7 +215,7 @@ Test(cat, one_pass_statistics_on_every_train_input, .timeout = 120)
         cat_scope s;
         ea_capture cap;
         cat_inputs in;
-        cr_assert_eq(cat_scope_parse(pt, CAT_FILE, i++, &s, &cap, &err), 0, "%s", err.msg);
+        cr_assert_eq(cat_scope_parse(pt, CAT_FILE, i++, NULL, &s, &cap, &err), 0, "%s", err.msg);
         if (!s.train) {
             ea_capture_free(&cap);
             continue;
@@ -254,7 +255,7 @@ static void expect_error(cJSON *pt, const char *file, const char *needle)
     cat_scope s;
     ea_capture cap;
     ea_error err = {{0}};
-    cr_assert_eq(cat_scope_parse(pt, file, 3, &s, &cap, &err), -1, "expected an error with %s", needle);
+    cr_assert_eq(cat_scope_parse(pt, file, 3, NULL, &s, &cap, &err), -1, "expected an error with %s", needle);
     cr_assert(strstr(err.msg, needle), "message '%s' lacks '%s'", err.msg, needle);
     cr_assert(strstr(err.msg, file), "message '%s' names the file", err.msg);
 }
@@ -280,7 +281,7 @@ Test(cat, malformed_points_are_errors)
         cat_scope s;
         ea_capture cap;
         ea_error err = {{0}};
-        cr_assert_eq(cat_scope_parse(pt, CAT_FILE, 3, &s, &cap, &err), -1);
+        cr_assert_eq(cat_scope_parse(pt, CAT_FILE, 3, NULL, &s, &cap, &err), -1);
         cr_assert(strstr(err.msg, "capture.json $.inputs[0]: expected 4 per-channel f16 parameters of 768 elements"),
                   "%s", err.msg);
     }
@@ -317,7 +318,16 @@ Test(cat, malformed_points_are_errors)
     cJSON_Delete(pt);
     /* a point whose capture is missing */
     pt = cJSON_Duplicate(orig, 1);
-    expect_error(pt, "/nonexistent/occurrences/cat.json", "/nonexistent/captures/cat-c55205584f58-14a28c1ed74f/capture.json");
+    expect_error(pt, "/nonexistent/occurrences/cat.json", "/nonexistent/targets: expected a target folder");
+    {
+        cat_scope s;
+        ea_capture cap;
+        ea_error err = {{0}};
+        const char *empty = test_tmpdir(); /* a target with no captures */
+        cr_assert_eq(cat_scope_parse(pt, CAT_FILE, 3, empty, &s, &cap, &err), -1);
+        cr_assert(strstr(err.msg, "/captures: expected a capture named cat-c55205584f58-14a28c1ed74f for " CAT_FILE),
+                  "%s", err.msg);
+    }
     /* the mode */
     cJSON *occ = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(pt, "scopes"), 0),
                                                         "occurrences"), 0);
@@ -355,7 +365,7 @@ Test(cat, plan_refuses_outside_its_kernels)
     cat_plan p;
     ea_error err;
     const cJSON *pt = point_by_alias(doc, "densenet121-infer-7x7-k9", &k);
-    cr_assert_eq(cat_scope_parse(pt, CAT_FILE, k, &s, &cap, &err), 0, "%s", err.msg);
+    cr_assert_eq(cat_scope_parse(pt, CAT_FILE, k, NULL, &s, &cap, &err), 0, "%s", err.msg);
     cr_assert_eq(cat_plan_make(&s, 0, &p, &err), -1);
     cr_assert(strstr(err.msg, "expected an unroll >= 1, got 0"), "%s", err.msg);
     s.n = 1 << 20;
@@ -464,7 +474,7 @@ Test(cat, emulation_is_torchs_y_for_infer_points, .timeout = 300)
         cat_scope s;
         ea_capture cap;
         cat_inputs in;
-        cr_assert_eq(cat_scope_parse(p, CAT_FILE, i++, &s, &cap, &err), 0, "%s", err.msg);
+        cr_assert_eq(cat_scope_parse(p, CAT_FILE, i++, NULL, &s, &cap, &err), 0, "%s", err.msg);
         if (s.train && !s.pooled) {
             ea_capture_free(&cap);
             continue;
@@ -497,7 +507,7 @@ Test(cat, stream_kernel_indexing_on_the_cpu, .timeout = 300)
         cat_scope s;
         ea_capture cap;
         cat_inputs in;
-        cr_assert_eq(cat_scope_parse(p, CAT_FILE, i++, &s, &cap, &err), 0, "%s", err.msg);
+        cr_assert_eq(cat_scope_parse(p, CAT_FILE, i++, NULL, &s, &cap, &err), 0, "%s", err.msg);
         if (s.train || s.pooled) {
             ea_capture_free(&cap);
             continue;

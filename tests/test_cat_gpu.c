@@ -18,7 +18,7 @@
 
 #define CAT_FILE "golden/occurrences/cat.json"
 
-static const ea_run_opts faithful = {1, 0, 0, NULL, 0, NULL};
+static const ea_run_opts faithful = {1, 0, 0, NULL, 0, NULL, NULL};
 
 static const ea_repro_family *family(void)
 {

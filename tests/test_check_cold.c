@@ -9,6 +9,7 @@
 
 #include "baseline.h"
 #include "bottom_line.h"
+#include "target.h"
 #include "device.h"
 #include "helpers.h"
 #include "path.h"
@@ -229,12 +230,13 @@ Test(cold, floor_fraction_against_the_cold_time)
     has(text, "of copy bandwidth; warm)");
     free(text);
     /* audit's table (the README's): warm and cold side by side, the floor fraction's basis named */
-    const char *g = test_tmpdir();
+    ea_target t = {.name = "H200-torch2.11.0+cu130"};
+    snprintf(t.dir, sizeof t.dir, "%s", test_tmpdir());
     char *json = cJSON_Print(doc), *table = NULL;
-    free(test_write(g, "baselines/H200.json", json));
+    free(test_write(t.dir, "baselines.json", json));
     size_t len = 0;
     FILE *f = open_memstream(&table, &len);
-    cr_assert_eq(ea_bottom_line(g, NULL, f, &err), 0, "%s", err.msg);
+    cr_assert_eq(ea_bottom_line(&t, NULL, f, &err), 0, "%s", err.msg);
     fclose(f);
     has(table, "current    oracle  cur cold  orc cold     floor  speedup  floor% of\n");
     has(table, "     90.00      6.00    120.00     10.00 ");

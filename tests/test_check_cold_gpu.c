@@ -40,7 +40,7 @@ static cJSON *longformer_b(const ea_run_opts *o, cJSON **result)
 
 Test(check_cold_gpu, check_only_runs_each_path_untimed, .timeout = 300)
 {
-    const ea_run_opts o = {1, 1, 0, NULL, 1, NULL};
+    const ea_run_opts o = {1, 1, 0, NULL, 1, NULL, NULL};
     cJSON *r, *arr = longformer_b(&o, &r);
     const cJSON *p;
     int paths = 0;
@@ -58,7 +58,7 @@ Test(check_cold_gpu, check_only_runs_each_path_untimed, .timeout = 300)
 
 Test(check_cold_gpu, cold_beside_warm_with_kernel_durations, .timeout = 300)
 {
-    const ea_run_opts o = {1, 0, 0, NULL, 0, NULL};
+    const ea_run_opts o = {1, 0, 0, NULL, 0, NULL, NULL};
     cJSON *r, *arr = longformer_b(&o, &r);
     const cJSON *p;
     cJSON_ArrayForEach(p, cJSON_GetObjectItem(r, "paths")) {
@@ -97,7 +97,7 @@ Test(check_cold_gpu, warm_only_where_the_stored_document_has_no_cold_time, .time
 {
     cJSON *stored = cJSON_Parse("{\"scopes\": [{\"family\": \"index_add\", \"point\": \"index_add-31177027c868\", "
                                 "\"paths\": [{\"name\": \"current\", \"mode\": \"faithful\", \"time_cold\": {}}]}]}");
-    const ea_run_opts o = {1, 1, 0, NULL, 0, stored};
+    const ea_run_opts o = {1, 1, 0, NULL, 0, stored, NULL};
     cJSON *r, *arr = longformer_b(&o, &r);
     const cJSON *p;
     int warm_only = 0;

@@ -32,6 +32,9 @@
 
 #define has(s, needle) cr_assert(strstr((s), (needle)), "expected '%s' in:\n%s", (needle), (s))
 
+/* the fixture golden's one target, as golden() writes it */
+#define TGT "targets/" TEST_TARGET "/"
+
 static const char *const fixture_scopes[] = {CAT_SCOPE, MOE_SCOPE, LF_CUMSUM_SCOPE, LF_INDEX_ADD_SCOPE, XL_SCOPE, NULL};
 
 static void link_to(const char *rel, const char *dir, const char *name)
@@ -42,8 +45,8 @@ static void link_to(const char *rel, const char *dir, const char *name)
     cr_assert_eq(symlink(target, path), 0, "symlink %s", path);
 }
 
-/* A golden folder: the small golden's occurrences, its old rule (or rule_text), and links to the
- * fixture captures except those listed in skip ("scope,scope"). */
+/* A golden folder: the small golden's occurrences, its old rule (or rule_text), and a target (TGT) with
+ * links to the fixture captures except those listed in skip ("scope,scope"). */
 static const char *golden(const char *skip, const char *rule_text)
 {
     const char *dir = test_tmpdir();
@@ -53,14 +56,15 @@ static const char *golden(const char *skip, const char *rule_text)
         free(test_write(dir, "old_rule.json", rule_text));
     else
         link_to(SMALL "/old_rule.json", dir, "old_rule.json");
-    snprintf(path, sizeof path, "%s/captures", dir);
+    free(test_target(dir, "H200", "2.11.0+cu130", "9.0"));
+    snprintf(path, sizeof path, "%s/" TGT "captures", dir);
     cr_assert_eq(mkdir(path, 0755), 0);
     for (const char *const *s = fixture_scopes; *s; s++) {
         if (skip && strstr(skip, *s))
             continue;
         char rel[512];
         snprintf(rel, sizeof rel, CAPTURES "/%s", *s);
-        snprintf(path, sizeof path, "captures/%s", *s);
+        snprintf(path, sizeof path, TGT "captures/%s", *s);
         link_to(rel, dir, path);
     }
     return dir;
@@ -93,14 +97,14 @@ static int add_run(char *text, size_t cap, int n, const char *config, const char
                         e->externs ? e->externs : "", e->poi, e->red, e->per, e->fo, e->aliases, e->scans, e->atomics);
 }
 
-/* dir/captures/<scope>/capture.json (replacing the link to a fixture) with no steps: a default run,
+/* dir/TGT/captures/<scope>/capture.json (replacing the link to a fixture) with no steps: a default run,
  * a coordinate_descent run (cd NULL: the default's evidence) and, when probe_dtype is given, a
  * probe run; cuda NULL: the fixtures' environment. */
 static void write_capture(const char *dir, const char *scope, const char *covers, const char *cuda, const evidence *def,
                           const evidence *cd, const char *probe_dtype, const evidence *probe)
 {
     char text[16384], env[512], path[4096];
-    snprintf(path, sizeof path, "%s/captures/%s", dir, scope);
+    snprintf(path, sizeof path, "%s/" TGT "captures/%s", dir, scope);
     unlink(path);
     snprintf(env, sizeof env, ENV, cuda ? cuda : "13.0");
     int n = snprintf(text, sizeof text,
@@ -115,7 +119,7 @@ static void write_capture(const char *dir, const char *scope, const char *covers
         n = add_run(text, sizeof text, n, config, probe_dtype, probe);
     }
     snprintf(text + n, sizeof text - (size_t)n, "]}\n");
-    snprintf(path, sizeof path, "captures/%s/capture.json", scope);
+    snprintf(path, sizeof path, TGT "captures/%s/capture.json", scope);
     free(test_write(dir, path, text));
 }
 
@@ -166,7 +170,7 @@ Test(classify, fixtures_classify_then_check_clean)
     cli_run_free(&r);
 
     char path[4096];
-    snprintf(path, sizeof path, "%s/classification.json", g);
+    snprintf(path, sizeof path, "%s/" TGT "classification.json", g);
     ej_doc d;
     ea_error err;
     cr_assert_eq(ej_load(path, &d, &err), 0, "%s", err.msg);
@@ -236,7 +240,7 @@ Test(classify, missing_capture_is_unclassified)
     has(r.out, "aten.cat.default         unclassified                    1             0  no capture covers it");
     cli_run_free(&r);
     char path[4096];
-    snprintf(path, sizeof path, "%s/classification.json", g);
+    snprintf(path, sizeof path, "%s/" TGT "classification.json", g);
     cr_assert_neq(access(path, F_OK), 0, "written despite an unclassified occurrence");
 }
 
@@ -280,7 +284,7 @@ Test(classify, drift_names_the_id_then_update_clears_it)
 
     /* a vanished capture reads as a class change to unclassified */
     char path[4096];
-    snprintf(path, sizeof path, "%s/captures/" CAT_SCOPE, g);
+    snprintf(path, sizeof path, "%s/" TGT "captures/" CAT_SCOPE, g);
     cr_assert_eq(unlink(path), 0);
     r = test_cli("classify", "--golden", g, NULL);
     cr_assert_eq(r.status, 1);
@@ -407,7 +411,7 @@ static void expect_exit2(const char *g, const char *needle)
 Test(classify, bad_input_exits_2)
 {
     const char *g = golden(CAT_SCOPE, NULL);
-    free(test_write(g, "captures/" CAT_SCOPE "/capture.json", "{\"schema\": \"extern-audit/capture\"}\n"));
+    free(test_write(g, TGT "captures/" CAT_SCOPE "/capture.json", "{\"schema\": \"extern-audit/capture\"}\n"));
     expect_exit2(g, "/captures/" CAT_SCOPE "/capture.json $.schema_version: expected integer, got nothing");
 
     g = golden(NULL, NULL);
@@ -425,12 +429,13 @@ Test(classify, bad_input_exits_2)
     expect_exit2(g, "/captures/" XL_SCOPE "/capture.json $.environment.cuda: expected \"13.0\" as in ");
 
     g = golden(NULL, NULL);
-    free(test_write(g, "classification.json", "{\"schema\": \"extern-audit/classification\", \"schema_version\": 2}"));
+    free(test_write(g, TGT "classification.json", "{\"schema\": \"extern-audit/classification\", \"schema_version\": 2}"));
     expect_exit2(g, "/classification.json $.schema_version: expected 1, got 2");
 
-    expect_exit2("/nonexistent/golden", "/nonexistent/golden/occurrences/cat.json: cannot read");
+    expect_exit2("/nonexistent/golden", "/nonexistent/golden/targets: expected a target folder");
     g = test_tmpdir();
     link_to(SMALL "/occurrences", g, "occurrences");
+    free(test_target(g, "H200", "2.11.0+cu130", "9.0"));
     expect_exit2(g, "/old_rule.json: cannot read");
 }
 
@@ -438,7 +443,7 @@ Test(classify, usage)
 {
     cli_run r = test_cli("classify", "--help", NULL);
     cr_assert_eq(r.status, 0);
-    has(r.out, "usage: extern-audit classify [--golden DIR] [--json] [--update]");
+    has(r.out, "usage: extern-audit classify [--golden DIR] [--target NAME] [--json] [--update]");
     cli_run_free(&r);
     r = test_cli("help", "classify", NULL);
     cr_assert_eq(r.status, 0);

@@ -148,14 +148,14 @@ Test(cli, audit_reads_the_committed_golden)
     has(r.out, "nothing: the classification and a baseline for every point are present");
     cli_run_free(&r);
     /* the same golden data with only the index_add results measured: the rest is listed as missing */
-    char dir[512], cmd[2048];
+    char dir[512], cmd[4096];
     snprintf(dir, sizeof dir, "%s/partial", test_tmpdir());
     snprintf(cmd, sizeof cmd,
-             "mkdir -p %s/baselines && cp -r golden/occurrences golden/classification.json %s/ && "
-             "python3 -c \"import json,sys; d=json.load(open('golden/baselines/H200.json')); "
+             "mkdir -p %s/targets && cp -r golden/occurrences %s/ && cp -r golden/targets/" TEST_TARGET " %s/targets/ && "
+             "python3 -c \"import json,sys; d=json.load(open('golden/targets/" TEST_TARGET "/baselines.json')); "
              "d['scopes']=[s for s in d['scopes'] if s['family']=='index_add']; "
-             "json.dump(d, open(sys.argv[1], 'w'))\" %s/baselines/H200.json",
-             dir, dir, dir);
+             "json.dump(d, open(sys.argv[1], 'w'))\" %s/targets/" TEST_TARGET "/baselines.json",
+             dir, dir, dir, dir);
     cr_assert_eq(system(cmd), 0, "%s", cmd);
     r = test_cli("audit", "--golden", dir, NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
@@ -174,9 +174,11 @@ Test(cli, audit_refuses_a_bad_baselines_file)
     char cmd[4096];
     snprintf(cmd, sizeof cmd, "cp -r tests/fixtures/golden_small/occurrences %s/", dir);
     cr_assert_eq(system(cmd), 0);
-    free(test_write(dir, "baselines/H200.json", "{\"schema\": \"extern-audit/baselines\", \"schema_version\": 9}\n"));
+    char *t = test_target(dir, "H200", "2.11.0+cu130", "9.0");
+    free(test_write(t, "baselines.json", "{\"schema\": \"extern-audit/baselines\", \"schema_version\": 9}\n"));
+    free(t);
     cli_run r = test_cli("audit", "--golden", dir, NULL);
     cr_assert_eq(r.status, 2);
-    has(r.err, "baselines/H200.json");
+    has(r.err, "/targets/" TEST_TARGET "/baselines.json $.schema_version");
     cli_run_free(&r);
 }

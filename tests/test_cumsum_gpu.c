@@ -74,7 +74,7 @@ static void measure_kind(cs_kind k)
     cr_assert_eq(ej_load(GOLDEN, &d, &err), 0, "%s", err.msg);
     const cJSON *p;
     int index = 0, measured = 0;
-    ea_run_opts o = {1, 0, 0, stderr, 0, NULL};
+    ea_run_opts o = {1, 0, 0, stderr, 0, NULL, NULL};
     cJSON_ArrayForEach(p, cJSON_GetObjectItem(d.root, "points")) {
         if (!ea_family_cumsum.claims(p) || cs_kind_of(cJSON_GetArrayItem(cJSON_GetObjectItem(p, "scopes"), 0)) != k) {
             index++;

@@ -103,7 +103,7 @@ Test(cumsum, reference_matches_every_capture_checksum)
     cJSON *doc = golden();
     ea_captures caps;
     ea_error err;
-    cr_assert_eq(ea_captures_load_dir("golden", &caps, &err), 0, "%s", err.msg);
+    cr_assert_eq(ea_captures_load_dir("golden/targets/H200-torch2.11.0+cu130", &caps, &err), 0, "%s", err.msg);
     const cJSON *p;
     int index = 0, checked = 0;
     cJSON_ArrayForEach(p, cJSON_GetObjectItem(doc, "points")) {
@@ -205,7 +205,7 @@ Test(cumsum, padded_batch_properties)
     cJSON *doc = golden();
     ea_captures caps;
     ea_error err;
-    cr_assert_eq(ea_captures_load_dir("golden", &caps, &err), 0, "%s", err.msg);
+    cr_assert_eq(ea_captures_load_dir("golden/targets/H200-torch2.11.0+cu130", &caps, &err), 0, "%s", err.msg);
     const cJSON *p;
     int index = 0, scopes = 0;
     cJSON_ArrayForEach(p, cJSON_GetObjectItem(doc, "points")) {
@@ -248,7 +248,7 @@ Test(cumsum, plans_without_a_gpu)
     const cJSON *p;
     int index = 0, results = 0;
     ea_error err;
-    ea_run_opts o = {1, 0, 132, NULL, 0, NULL};
+    ea_run_opts o = {1, 0, 132, NULL, 0, NULL, NULL};
     cJSON_ArrayForEach(p, cJSON_GetObjectItem(doc, "points")) {
         if (ea_family_cumsum.claims(p)) {
             cJSON *arr = ea_family_cumsum.points(&ea_family_cumsum, p, GOLDEN, index, &o, 0, &err), *r;
@@ -466,12 +466,12 @@ Test(cumsum, capture_outputs_and_missing_captures)
     int index;
     const cJSON *p = point_at(doc, "cumsum-2c7a27c1f3e3", &index);
     cs_scope s;
-    cr_assert_eq(ea_captures_load_dir("golden", &caps, &err), 0, "%s", err.msg);
+    cr_assert_eq(ea_captures_load_dir("golden/targets/H200-torch2.11.0+cu130", &caps, &err), 0, "%s", err.msg);
     cr_assert_eq(cs_scope_parse(p, GOLDEN, index, 0, &s, &err), 0, "%s", err.msg);
     const ea_capture *c = cs_capture_of(&s, &caps);
     s.outputs[1].dtype = EA_I32;
     cr_assert_eq(cs_outputs_check(&s, c, &err), -1);
-    has(err.msg, "golden/captures/cumsum-2c7a27c1f3e3-8b05912dbbf4/capture.json $.outputs[1]: expected i32[32, 512]");
+    has(err.msg, "golden/targets/H200-torch2.11.0+cu130/captures/cumsum-2c7a27c1f3e3-8b05912dbbf4/capture.json $.outputs[1]: expected i32[32, 512]");
     s.mask_out = 0, s.noutputs = 1;
     cr_assert_eq(cs_outputs_check(&s, c, &err), -1);
     has(err.msg, "$.outputs: expected 1 outputs");
@@ -490,19 +490,19 @@ Test(cumsum, capture_outputs_and_missing_captures)
     has(err.msg, "].scopes: expected a scope group [1], got 1 groups");
     ea_captures_free(&caps);
 
-    /* a golden folder without captures: the plan names the point and what it looked for */
+    /* a golden folder whose target has no captures: the plan names the point and what it looked for */
     const char *dir = test_tmpdir();
     char *text = cJSON_Print(doc), file[512];
     free(test_write(dir, "occurrences/cumsum.json", text));
+    free(test_target(dir, "H200", "2.11.0+cu130", "9.0"));
     snprintf(file, sizeof file, "%s/occurrences/cumsum.json", dir);
-    ea_run_opts o = {1, 0, 132, NULL, 0, NULL};
+    ea_run_opts o = {1, 0, 132, NULL, 0, NULL, NULL};
     cr_assert_null(ea_family_cumsum.points(&ea_family_cumsum, p, file, index, &o, 0, &err));
     has(err.msg, file);
     has(err.msg, "scopes[0]: expected a capture in captures/ for scope cumsum-2c7a27c1f3e3-8b05912dbbf4");
-    /* a bare name is a document inside occurrences/: its captures are ../captures (ea_golden_dir_of) */
+    /* a bare name is a document inside occurrences/: its targets are ../targets (ea_golden_dir_of) */
     cr_assert_null(ea_family_cumsum.points(&ea_family_cumsum, p, "cumsum.json", index, &o, 0, &err));
-    has(err.msg, "cumsum.json $.points[");
-    has(err.msg, "expected a capture in captures/");
+    has(err.msg, "cumsum.json: which target's captures: ../targets: expected a target folder");
     free(text);
     cJSON_Delete(doc);
 }

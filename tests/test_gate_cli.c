@@ -10,7 +10,7 @@
 #include "helpers.h"
 #include "json.h"
 
-#define H200 "golden/baselines/H200.json"
+#define H200 "golden/targets/H200-torch2.11.0+cu130/baselines.json"
 
 /* The committed baselines with scope s, path p's time scaled by f, written to dir/name. */
 static char *variant(const char *dir, const char *name, int s, int p, double f)
@@ -70,12 +70,12 @@ Test(gate_cli, scope_restricts_the_comparison)
 Test(gate_cli, usage_errors_exit_2)
 {
     const char *const cases[][6] = {
-        {"gate", "--against", H200, NULL},
+        {"gate", "--json", NULL, NULL},
         {"gate", "--baseline", H200, NULL},
         {"gate", "--baseline", H200, "--run", "--against", H200},
         {"gate", "--baseline", H200, "--against", H200, "--margin"},
     };
-    const char *const expect[] = {"--baseline is required", "exactly one of --against FILE and --run",
+    const char *const expect[] = {"exactly one of --against FILE and --run", "exactly one of --against FILE and --run",
                                   "exactly one of --against FILE and --run", "needs a value"};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         cli_run r = test_cli(cases[i][0], cases[i][1], cases[i][2], cases[i][3], cases[i][4], cases[i][5], NULL);
@@ -145,16 +145,24 @@ Test(gate_cli, run_without_a_device_exits_2_with_the_reason)
     cli_run_free(&r);
 }
 
-Test(gate_cli, a_baselines_folder_needs_run_and_a_device)
+Test(gate_cli, without_baseline_the_targets_file_is_the_stored_side)
 {
-    cli_run r = test_cli("gate", "--baseline", "golden/baselines", "--against", H200, NULL);
+    cli_run r = test_cli("gate", "--against", H200, NULL); /* the target's own file against itself */
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_run_free(&r);
+    r = test_cli("gate", "--target", "B200-torch9", "--against", H200, NULL);
     cr_assert_eq(r.status, 2);
-    cr_assert(strstr(r.err, "--baseline golden/baselines is a folder: give its file, or --run"), "%s", r.err);
+    cr_assert(strstr(r.err, "unknown target 'B200-torch9' (--target): expected one of golden/targets: " TEST_TARGET),
+              "%s", r.err);
+    cli_run_free(&r);
+    r = test_cli("gate", "--baseline", "golden/targets", "--against", H200, NULL);
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, "golden/targets: not a regular file (a folder)"), "%s", r.err);
     cli_run_free(&r);
     ea_device_info dev;
     if (ea_device_probe(&dev))
-        cr_skip_test("a CUDA device is present (%s): ci/gpu-gate runs --baseline golden/baselines --run", dev.name);
-    r = test_cli("gate", "--baseline", "golden/baselines", "--run", NULL);
+        cr_skip_test("a CUDA device is present (%s): ci/gpu-gate runs gate --run", dev.name);
+    r = test_cli("gate", "--run", NULL);
     cr_assert_eq(r.status, 2);
     cr_assert(strstr(r.err, "no CUDA device: "), "%s", r.err);
     cli_run_free(&r);

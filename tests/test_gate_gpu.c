@@ -14,9 +14,12 @@
 #include "path.h"
 #include "path_impl.h"
 #include "run.h"
+#include "target.h"
 
 #define ALIAS "longformer-b"
 #define LABEL "index_add longformer-b current" /* the faithful and fabricated current paths */
+
+static ea_target target;
 
 /* As gate --run measures: cold only where the stored document has cold times. */
 static cJSON *measure(const ea_run_points *pts, const cJSON *stored)
@@ -24,19 +27,21 @@ static cJSON *measure(const ea_run_points *pts, const cJSON *stored)
     ea_run_opts ro = {.faithful = 1, .fabricated = 1, .log = stderr, .cold_from = stored};
     cJSON *doc = NULL;
     ea_error err;
-    cr_assert_eq(ea_run_measure("golden", "gate GPU test", &ro, pts->refs, pts->n, &doc, &err), 0, "%s", err.msg);
+    cr_assert_eq(ea_run_measure(target.dir, "gate GPU test", &ro, pts->refs, pts->n, &doc, &err), 0, "%s", err.msg);
     return doc;
 }
 
 Test(gate_gpu, fresh_run_is_same_and_an_injected_delay_is_slower, .timeout = 600)
 {
     ea_device_info dev;
-    char model[64], base[256];
+    char model[64], base[4400];
     ea_error err;
     test_skip_without_gpu();
     ea_device_probe(&dev);
     ea_gpu_model(dev.name, model, sizeof model);
-    snprintf(base, sizeof base, "golden/baselines/%s.json", model);
+    if (ea_target_resolve("golden", NULL, 1, &target, &err))
+        cr_skip_test("no target for GPU model %s: %s", model, err.msg);
+    snprintf(base, sizeof base, "%s/baselines.json", target.dir);
     if (access(base, F_OK) != 0)
         cr_skip_test("no baseline for GPU model %s: %s absent", model, base);
     ej_doc stored;

@@ -20,8 +20,8 @@ Test(golden, every_capture_plan_is_sound)
 {
     ea_captures caps;
     ea_error err;
-    cr_assert_eq(ea_captures_load_dir("golden", &caps, &err), 0, "%s", err.msg);
-    cr_assert_gt(caps.n, 0, "golden/captures is empty");
+    cr_assert_eq(ea_captures_load_dir("golden/targets/H200-torch2.11.0+cu130", &caps, &err), 0, "%s", err.msg);
+    cr_assert_gt(caps.n, 0, "golden/targets/H200-torch2.11.0+cu130/captures is empty");
     int replayable = 0;
     for (int i = 0; i < caps.n; i++) {
         const ea_capture_run *r = ea_capture_run_named(&caps.items[i], "default");

@@ -25,7 +25,7 @@ static cli_run accept(const char *stage, const char *golden)
 static void old_target(const char *golden)
 {
     char path[4400];
-    snprintf(path, sizeof path, "%s/targets/H200", golden);
+    snprintf(path, sizeof path, "%s/targets/H200-torch2.11.0+cu130", golden);
     cr_assert_eq(mkdir(path, 0755), 0);
     free(test_write(path, "old-marker", "the old target\n"));
 }
@@ -38,7 +38,7 @@ static int exists(const char *golden, const char *rel)
     return stat(path, &st) == 0;
 }
 
-/* Only H200 under targets/: no temp folder left beside it. */
+/* Only the H200 target under targets/: no temp folder left beside it. */
 static void only_the_target(const char *golden)
 {
     char path[4400];
@@ -47,7 +47,7 @@ static void only_the_target(const char *golden)
     cr_assert_not_null(d);
     struct dirent *e;
     while ((e = readdir(d)))
-        cr_assert(!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || !strcmp(e->d_name, "H200"),
+        cr_assert(!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || !strcmp(e->d_name, "H200-torch2.11.0+cu130"),
                   "left behind: %s", e->d_name);
     closedir(d);
 }
@@ -61,8 +61,8 @@ static void refused(const char *stage, int rc, const char *message)
     cr_assert_eq(r.status, rc, "exit %d: %s", r.status, r.err);
     has(r.err, message);
     has(r.err, "refused:");
-    cr_assert(exists(golden, "targets/H200/old-marker"));
-    cr_assert(!exists(golden, "targets/H200/target.json"));
+    cr_assert(exists(golden, "targets/H200-torch2.11.0+cu130/old-marker"));
+    cr_assert(!exists(golden, "targets/H200-torch2.11.0+cu130/target.json"));
     only_the_target(golden);
     cli_run_free(&r);
 }
@@ -75,13 +75,13 @@ Test(golden_accept, a_complete_stage_replaces_the_old_target_whole)
     cli_run r = accept(stage, golden);
     cr_assert_eq(r.status, 0, "%s", r.err);
     has(r.out, "installed");
-    cr_assert(!exists(golden, "targets/H200/old-marker"));
-    cr_assert(!exists(golden, "targets/H200/logs"));
+    cr_assert(!exists(golden, "targets/H200-torch2.11.0+cu130/old-marker"));
+    cr_assert(!exists(golden, "targets/H200-torch2.11.0+cu130/logs"));
     only_the_target(golden);
     cli_run_free(&r);
     /* the installed target is the stage: diff finds nothing, and it is complete in its turn */
     char installed[4400];
-    snprintf(installed, sizeof installed, "%s/targets/H200", golden);
+    snprintf(installed, sizeof installed, "%s/targets/H200-torch2.11.0+cu130", golden);
     r = test_cli("golden", "diff", stage, installed, "--golden", golden, NULL);
     cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
     cli_run_free(&r);
@@ -101,7 +101,7 @@ Test(golden_accept, into_a_golden_without_targets)
     cr_assert_eq(rmdir(path), 0);
     cli_run r = accept(stage, golden);
     cr_assert_eq(r.status, 0, "%s", r.err);
-    cr_assert(exists(golden, "targets/H200/captures/" XL_SCOPE "/capture.json"));
+    cr_assert(exists(golden, "targets/H200-torch2.11.0+cu130/captures/" XL_SCOPE "/capture.json"));
     only_the_target(golden);
     cli_run_free(&r);
 }
@@ -197,7 +197,7 @@ Test(golden_accept, a_failing_install_leaves_the_old_target_intact)
     cli_run r = accept(stage, golden);
     cr_assert_eq(r.status, 2, "%s", r.err);
     has(r.err, "zz.fifo: not a regular file");
-    cr_assert(exists(golden, "targets/H200/old-marker"));
+    cr_assert(exists(golden, "targets/H200-torch2.11.0+cu130/old-marker"));
     only_the_target(golden);
     cli_run_free(&r);
     /* a golden whose targets/ cannot be made */

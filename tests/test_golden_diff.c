@@ -292,7 +292,7 @@ Test(golden_diff, bad_input_exits_2_naming_the_file_and_json_path)
     target_set_string(fresh, "target.json", "", "name", "../escape");
     r = test_cli("golden", "diff", FIXTURE_TARGET, fresh, "--golden", FIXTURE_GOLDEN, NULL);
     cr_assert_eq(r.status, 2);
-    has(r.err, "target.json $.name: expected a plain folder name");
+    has(r.err, "target.json $.name: expected \"<gpu_model>-torch<torch>\" from the same file, got \"../escape\"");
     cli_run_free(&r);
     fresh = target_copy("scopes");
     cJSON *doc = target_load(fresh, "target.json");

@@ -1,6 +1,6 @@
 /* The index_add scopes on a GPU (skipped without one): full-size correctness of the current replica and
  * the oracles, the oracle's fraction of the floor measured in this process, replica fidelity against
- * the op timed alone in torch (golden/torch_ops/<gpu model>.json; skipped without it), and other
+ * the op timed alone in torch (the target's torch_ops.json; skipped without it), and other
  * configurations through the same code. */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -15,7 +15,7 @@
 #include "index_add_points.h"
 #include "timer.h"
 
-static const ea_run_opts faithful = {1, 0, 0, NULL, 0, NULL}, both = {1, 1, 0, NULL, 0, NULL};
+static const ea_run_opts faithful = {1, 0, 0, NULL, 0, NULL, NULL}, both = {1, 1, 0, NULL, 0, NULL, NULL};
 
 static double check_of(const cJSON *path, const char *key)
 {
@@ -113,7 +113,7 @@ Test(index_add_gpu, longformer_b_full_scope, .timeout = 300)
 }
 
 /* The issue's fidelity: the current replica against the same op timed alone in torch on this GPU model
- * (golden/torch_ops/<model>.json), faithful and fabricated index each within 15%. */
+ * (the target's torch_ops.json), faithful and fabricated index each within 15%. */
 Test(index_add_gpu, replica_fidelity_against_torch_op, .timeout = 600)
 {
     ea_device_info info;
@@ -124,7 +124,7 @@ Test(index_add_gpu, replica_fidelity_against_torch_op, .timeout = 600)
     ea_torch_ops ops;
     ea_error err;
     ea_gpu_model(info.name, model, sizeof model);
-    cr_assert_eq(ea_torch_ops_load_dir("golden", model, &ops, &err), 0, "%s", err.msg);
+    cr_assert_eq(ea_torch_ops_load_dir("golden/targets/H200-torch2.11.0+cu130", model, &ops, &err), 0, "%s", err.msg);
     if (!ops.loaded)
         cr_skip_test("no torch measurement: %s absent (python3 tools/capture/op_timing.py --golden golden --out %s)",
                      ops.file, ops.file);

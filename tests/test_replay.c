@@ -1,6 +1,8 @@
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "capture.h"
 #include "device.h"
@@ -179,13 +181,20 @@ Test(replay, cli_checks_plans_then_needs_a_device)
     ea_device_info info;
     if (ea_device_probe(&info))
         cr_skip_test("a CUDA device is present: the no-device path is not reachable here");
-    cli_run r = test_cli("replay", "--golden", "tests/fixtures", NULL);
+    /* a golden folder whose one target holds the fixture captures */
+    const char *g = test_tmpdir();
+    char *target = test_target(g, "H200", "2.11.0+cu130", "9.0"), caps[4096], link[4200];
+    cr_assert_not_null(realpath("tests/fixtures/captures", caps));
+    snprintf(link, sizeof link, "%s/captures", target);
+    cr_assert_eq(symlink(caps, link), 0);
+    free(target);
+    cli_run r = test_cli("replay", "--golden", g, NULL);
     cr_assert_eq(r.status, 2);
     cr_assert(strstr(r.err, "no CUDA device"), "%s", r.err);
     cr_assert(strstr(r.err, "2 of 5 captures replayable, their plans checked on the host; the other 3 have ATen "
                          "steps"), "%s", r.err);
     cli_run_free(&r);
-    r = test_cli("replay", "--golden", "tests/fixtures", "--scope", "nothing", NULL);
+    r = test_cli("replay", "--golden", g, "--scope", "nothing", NULL);
     cr_assert_eq(r.status, 2);
     cr_assert(strstr(r.err, "no capture named nothing"), "%s", r.err);
     cli_run_free(&r);
@@ -199,9 +208,9 @@ Test(replay, golden_captures_reproduce_their_outputs, .timeout = 600)
         cr_skip_test("no CUDA device: %s", info.reason);
     ea_captures caps;
     ea_error err;
-    cr_assert_eq(ea_captures_load_dir("golden", &caps, &err), 0, "%s", err.msg);
+    cr_assert_eq(ea_captures_load_dir("golden/targets/H200-torch2.11.0+cu130", &caps, &err), 0, "%s", err.msg);
     if (caps.n == 0)
-        cr_skip_test("golden/captures is empty: run tools/capture on a GPU first");
+        cr_skip_test("golden/targets/H200-torch2.11.0+cu130/captures is empty: run tools/capture on a GPU first");
     int replayed = 0;
     for (int i = 0; i < caps.n; i++) {
         const ea_capture_run *r = ea_capture_run_named(&caps.items[i], "default");

@@ -13,6 +13,7 @@
 #include "json.h"
 #include "report.h"
 #include "rollup.h"
+#include "target.h"
 
 #define has(s, needle) cr_assert(strstr((s), (needle)), "expected '%s' in:\n%s", (needle), (s))
 
@@ -31,8 +32,8 @@ static void put(const char *dir, const char *name, const cJSON *doc)
     free(text);
 }
 
-/* A golden folder whose occurrences are the committed ones (linked) and whose other files are given
- * (NULL: the committed file; absent: left out). */
+/* A golden folder whose occurrences are the committed ones (linked) and whose target's files are given
+ * (classification NULL: the committed file; other NULLs: left out). */
 static const char *golden_copy(const cJSON *classification, const cJSON *baselines, const cJSON *torch_ops, int seed)
 {
     const char *dir = test_tmpdir();
@@ -41,13 +42,14 @@ static const char *golden_copy(const cJSON *classification, const cJSON *baselin
     snprintf(src, sizeof src, "%s/golden/occurrences", cwd);
     snprintf(dst, sizeof dst, "%s/occurrences", dir);
     cr_assert_eq(symlink(src, dst), 0);
-    cJSON *c = classification ? cJSON_Duplicate(classification, 1) : load("golden/classification.json");
-    put(dir, "classification.json", c);
+    cJSON *c = classification ? cJSON_Duplicate(classification, 1) : load("golden/targets/" TEST_TARGET "/classification.json");
+    free(test_target(dir, "H200", "2.11.0+cu130", "9.0"));
+    put(dir, "targets/" TEST_TARGET "/classification.json", c);
     cJSON_Delete(c);
     if (baselines)
-        put(dir, "baselines/H200.json", baselines);
+        put(dir, "targets/" TEST_TARGET "/baselines.json", baselines);
     if (torch_ops)
-        put(dir, "torch_ops/H200.json", torch_ops);
+        put(dir, "targets/" TEST_TARGET "/torch_ops.json", torch_ops);
     if (seed) {
         cJSON *s = load("golden/seed_totals.json");
         put(dir, "seed_totals.json", s);
@@ -108,7 +110,7 @@ static double current_us(const cJSON *r)
 
 Test(rollup, golden_accounts_every_occurrence_and_counts_the_routing_scope_once)
 {
-    cJSON *doc = build("golden", NULL), *base = load("golden/baselines/H200.json");
+    cJSON *doc = build("golden", NULL), *base = load("golden/targets/H200-torch2.11.0+cu130/baselines.json");
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(doc, "totals");
     cr_assert_eq(num(t, "occurrences"), 190);
     cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "check")), 0);
@@ -152,7 +154,7 @@ static void check_fails(const char *golden, const char *kind)
 
 Test(rollup, check_finds_an_unpriced_scope)
 {
-    cJSON *base = load("golden/baselines/H200.json");
+    cJSON *base = load("golden/targets/H200-torch2.11.0+cu130/baselines.json");
     cJSON_DeleteItemFromArray(cJSON_GetObjectItemCaseSensitive(base, "scopes"),
                               cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(base, "scopes")) - 1);
     check_fails(golden_copy(NULL, base, NULL, 1), "unpriced_without_reason");
@@ -161,7 +163,7 @@ Test(rollup, check_finds_an_unpriced_scope)
 
 Test(rollup, check_finds_a_lowered_occurrence_labelled_as_a_fallback)
 {
-    cJSON *base = load("golden/baselines/H200.json");
+    cJSON *base = load("golden/targets/H200-torch2.11.0+cu130/baselines.json");
     cJSON_ReplaceItemInObjectCaseSensitive(result(base, "cat"), "class", cJSON_CreateString("true_fallback"));
     check_fails(golden_copy(NULL, base, NULL, 1), "lowered_counted_extern");
     cJSON_Delete(base);
@@ -169,7 +171,7 @@ Test(rollup, check_finds_a_lowered_occurrence_labelled_as_a_fallback)
 
 Test(rollup, check_finds_a_fallback_without_its_label)
 {
-    cJSON *base = load("golden/baselines/H200.json");
+    cJSON *base = load("golden/targets/H200-torch2.11.0+cu130/baselines.json");
     cJSON_ReplaceItemInObjectCaseSensitive(result(base, "index_add"), "class", cJSON_CreateString("unclassified"));
     check_fails(golden_copy(NULL, base, NULL, 1), "fallback_unlabelled");
     cJSON_Delete(base);
@@ -177,7 +179,7 @@ Test(rollup, check_finds_a_fallback_without_its_label)
 
 Test(rollup, check_finds_an_unclassified_occurrence)
 {
-    cJSON *cls = load("golden/classification.json"), *base = load("golden/baselines/H200.json");
+    cJSON *cls = load("golden/targets/H200-torch2.11.0+cu130/classification.json"), *base = load("golden/targets/H200-torch2.11.0+cu130/baselines.json");
     cJSON *e = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(cls, "occurrences"), 0);
     cJSON_ReplaceItemInObjectCaseSensitive(e, "class", cJSON_CreateString("unclassified"));
     cJSON_ReplaceItemInObjectCaseSensitive(e, "false_extern", cJSON_CreateFalse());
@@ -210,18 +212,29 @@ Test(rollup, without_baselines_every_row_states_why_it_is_unpriced)
     cJSON_Delete(doc);
 }
 
-Test(rollup, several_gpus_need_one_named)
+Test(rollup, two_targets_of_one_gpu_need_one_named)
 {
-    cJSON *base = load("golden/baselines/H200.json");
+    unsetenv(EA_TARGET_ENV);
+    cJSON *base = load("golden/targets/" TEST_TARGET "/baselines.json");
     const char *g = golden_copy(NULL, base, NULL, 1);
-    put(g, "baselines/B200.json", base);
+    char *other = test_target(g, "H200", "2.12.0+cu130", "9.0"); /* the same GPU, another torch */
+    put(other, "baselines.json", base);
+    free(other);
     cli_run r = test_cli("rollup", "--golden", g, NULL);
     cr_assert_eq(r.status, 2);
-    has(r.err, "several GPUs' baselines");
+    has(r.err, "2 targets");
+    has(r.err, "H200-torch2.11.0+cu130, H200-torch2.12.0+cu130");
+    has(r.err, "name one with --target NAME or " EA_TARGET_ENV);
     cli_run_free(&r);
-    r = test_cli("rollup", "--golden", g, "--gpu", "H200", "--json", NULL);
+    r = test_cli("rollup", "--golden", g, "--target", TEST_TARGET, "--json", NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
     has(r.out, "\"after_model\":\t\"H200\"");
+    has(r.out, "targets/" TEST_TARGET "/baselines.json");
+    cli_run_free(&r);
+    setenv(EA_TARGET_ENV, "H200-torch2.12.0+cu130", 1);
+    r = test_cli("rollup", "--golden", g, "--json", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    has(r.out, "targets/H200-torch2.12.0+cu130/baselines.json");
     cli_run_free(&r);
     cJSON_Delete(base);
 }
@@ -230,7 +243,7 @@ Test(rollup, several_gpus_need_one_named)
 Test(rollup, pipeline_gap_terms_add_up)
 {
     /* a made-up pipeline timing for the index_add points alone, whatever the committed file measured */
-    cJSON *ops = load("golden/torch_ops/H200.json"), *p;
+    cJSON *ops = load("golden/targets/H200-torch2.11.0+cu130/torch_ops.json"), *p;
     cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(ops, "points"))
     {
         cJSON_DeleteItemFromObjectCaseSensitive(p, "pipeline");
@@ -243,7 +256,7 @@ Test(rollup, pipeline_gap_terms_add_up)
         cJSON_AddNumberToObject(pl, "min_us", 1000);
         cJSON_AddNumberToObject(pl, "steady_us", 900);
     }
-    cJSON *base = load("golden/baselines/H200.json");
+    cJSON *base = load("golden/targets/H200-torch2.11.0+cu130/baselines.json");
     cJSON *doc = build(golden_copy(NULL, base, ops, 1), NULL);
     const cJSON *ia = op_agg(doc, "aten.index_add.default"), *gap = cJSON_GetObjectItemCaseSensitive(ia, "gap");
     double after = num(cJSON_GetObjectItemCaseSensitive(ia, "us"), "after");
@@ -271,7 +284,7 @@ Test(rollup, pipeline_gap_terms_add_up)
     cli_run r = test_cli("rollup", "--golden", golden_copy(NULL, base, ops, 1), NULL);
     cr_assert_eq(r.status, 2);
     char where[128];
-    snprintf(where, sizeof where, "torch_ops/H200.json $.points[%d].pipeline.calls_per_replay: expected 1, got 20", k);
+    snprintf(where, sizeof where, "torch_ops.json $.points[%d].pipeline.calls_per_replay: expected 1, got 20", k);
     has(r.err, where);
     cli_run_free(&r);
     cJSON_Delete(ops);

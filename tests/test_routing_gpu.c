@@ -17,7 +17,7 @@
 
 extern const ea_repro_family ea_family_routing_histc, ea_family_routing_cumsum;
 
-static const ea_run_opts faithful = {1, 0, 0, NULL, 0};
+static const ea_run_opts faithful = {1, 0, 0, NULL, 0, NULL, NULL};
 
 static double num(const cJSON *o, const char *a, const char *b)
 {

@@ -272,7 +272,7 @@ Test(run, committed_baselines_read_strictly)
 {
     ej_doc d;
     ea_error err;
-    const char *path = "golden/baselines/H200.json";
+    const char *path = "golden/targets/H200-torch2.11.0+cu130/baselines.json";
     cr_assert_eq(ej_load(path, &d, &err), 0, "%s", err.msg);
     cr_assert_eq(ea_baseline_validate(path, d.root, &err), 0, "%s", err.msg);
     const cJSON *s;
@@ -299,7 +299,7 @@ Test(run, committed_baselines_read_strictly)
     ej_free(&d);
 }
 
-/* The replica against the op timed alone in torch (golden/torch_ops/<model>.json), per index mode. */
+/* The replica against the op timed alone in torch (the target's torch_ops.json), per index mode. */
 Test(run, fidelity_against_the_torch_op)
 {
     ea_run_env env = test_run_env();
@@ -337,15 +337,15 @@ Test(run, fidelity_against_the_torch_op)
     cJSON *r3 = synthetic_result(), *r4 = synthetic_result(), *r5 = synthetic_result(), *r6 = synthetic_result();
     cJSON_ReplaceItemInObject(r3, "point", cJSON_CreateString("index_add-000000000000"));
     ea_run_annotate(r3, r3, &env, NULL, &ops, NULL);
-    snprintf(absent.file, sizeof absent.file, "golden/torch_ops/H200.json");
+    snprintf(absent.file, sizeof absent.file, "golden/targets/H200-torch2.11.0+cu130/torch_ops.json");
     ea_run_annotate(r4, r4, &env, NULL, &absent, NULL);
     ea_run_annotate(r5, r5, &env, NULL, NULL, NULL);
     ((ea_torch_op *)ea_torch_ops_find(&ops, "index_add-31177027c868"))->faithful.timed = 0;
     ea_run_annotate(r6, r6, &env, NULL, &ops, NULL);
     const char *notes[][2] = {
         {"no torch measurement: torch_ops/H200.json has no entry for this point", NULL},
-        {"no torch measurement: golden/torch_ops/H200.json absent (tools/capture/op_timing.py writes it)", NULL},
-        {"no torch measurement: golden/torch_ops/<gpu model>.json absent", NULL},
+        {"no torch measurement: golden/targets/H200-torch2.11.0+cu130/torch_ops.json absent (tools/capture/op_timing.py writes it)", NULL},
+        {"no torch measurement: golden/targets/<target>/torch_ops.json absent", NULL},
         {NULL, "no torch measurement in this mode"},
     };
     cJSON *more[] = {r3, r4, r5, r6};

@@ -1,6 +1,6 @@
 /* Which paths a run times cold (ea_run_times_cold): all of them for `run`; for `gate --run`, which passes
  * the stored baselines document, only the paths whose stored result carries "time_cold", so the
- * committed golden/baselines/H200.json (no cold numbers) asks for no cold timing at all. */
+ * committed golden/targets/H200-torch2.11.0+cu130/baselines.json (no cold numbers) asks for no cold timing at all. */
 #include <criterion/criterion.h>
 
 #include "json.h"
@@ -43,7 +43,7 @@ Test(run_cold, committed_baselines_ask_for_no_cold_timing)
 {
     ej_doc d;
     ea_error err;
-    cr_assert_eq(ej_load("golden/baselines/H200.json", &d, &err), 0, "%s", err.msg);
+    cr_assert_eq(ej_load("golden/targets/H200-torch2.11.0+cu130/baselines.json", &d, &err), 0, "%s", err.msg);
     const ea_run_opts o = {.faithful = 1, .fabricated = 1, .cold_from = d.root};
     const cJSON *r, *p;
     int paths = 0;

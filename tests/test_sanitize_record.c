@@ -1,4 +1,4 @@
-/* golden/sanitize/<gpu>.json: the record ci/sanitize-summary writes, read strictly and shown in audit's
+/* golden/targets/<target>/sanitize.json: the record ci/sanitize-summary writes, read strictly and shown in audit's
  * bottom line. The fixture is ci/sanitize-summary's output over the real H200 logs in
  * tests/fixtures/sanitize/h200-logs (tests/sanitize_summary.sh tests that parsing). */
 #include <criterion/criterion.h>
@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "bottom_line.h"
+#include "target.h"
 #include "helpers.h"
 #include "json.h"
 #include "sanitize_record.h"
@@ -102,22 +103,23 @@ Test(sanitize_record, malformed_records_name_the_path_and_the_expectation)
 
 Test(sanitize_record, audit_shows_every_record_and_refuses_a_bad_one)
 {
-    const char *g = test_tmpdir();
+    ea_target t = {.name = "H200-torch2.11.0+cu130"};
+    snprintf(t.dir, sizeof t.dir, "%s", test_tmpdir());
     char *text = test_read(FIXTURE);
-    free(test_write(g, "sanitize/H200.json", text));
+    free(test_write(t.dir, "sanitize.json", text));
     char *out = NULL;
     size_t len = 0;
     ea_error err;
     FILE *f = open_memstream(&out, &len);
-    cr_assert_eq(ea_bottom_line(g, NULL, f, &err), 0, "%s", err.msg);
+    cr_assert_eq(ea_bottom_line(&t, NULL, f, &err), 0, "%s", err.msg);
     fclose(f);
-    has(out, "/sanitize/H200.json: compute-sanitizer");
+    has(out, "/sanitize.json: compute-sanitizer");
     free(out);
-    free(test_write(g, "sanitize/B200.json", "{\"schema\": \"extern-audit/sanitize\", \"schema_version\": 2}"));
+    free(test_write(t.dir, "sanitize.json", "{\"schema\": \"extern-audit/sanitize\", \"schema_version\": 2}"));
     f = open_memstream(&out, &len);
-    cr_assert_eq(ea_bottom_line(g, NULL, f, &err), -1);
+    cr_assert_eq(ea_bottom_line(&t, NULL, f, &err), -1);
     fclose(f);
-    has(err.msg, "B200.json $.schema_version: expected 1, got 2");
+    has(err.msg, "sanitize.json $.schema_version: expected 1, got 2");
     free(out);
     free(text);
 }

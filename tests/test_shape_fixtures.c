@@ -102,7 +102,9 @@ Test(shape_fixtures, run_plan_on_the_fixtures)
     const char *dir = test_tmpdir();
     char occ[600], caps[600];
     snprintf(occ, sizeof occ, "%s/occurrences", dir);
-    snprintf(caps, sizeof caps, "%s/captures", dir);
+    char *target = test_target(dir, "H200", "2.11.0+cu130", "9.0");
+    snprintf(caps, sizeof caps, "%s/captures", target);
+    free(target);
     cli_run r = test_cli("extract", "--corpus", FIXTURE_CORPUS, "--out", occ, "--quiet", NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
     cli_run_free(&r);

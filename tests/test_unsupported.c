@@ -15,13 +15,14 @@
 
 #define has(s, needle) cr_assert(strstr((s), (needle)), "expected '%s' in:\n%s", (needle), (s))
 
-/* A copy of golden/ whose routing histc point routes over 128 experts: the parse and the plan accept
+/* A copy of golden/ (occurrences and the target) whose routing histc point routes over 128 experts: the parse and the plan accept
  * the shape, the committed capture (32 experts) cannot run it, so the family refuses the point. */
 static const char *golden_with_128_experts(void)
 {
     const char *dir = test_tmpdir();
     char cmd[1024], file[512];
-    snprintf(cmd, sizeof cmd, "cp -r golden/occurrences golden/captures %s/", dir);
+    snprintf(cmd, sizeof cmd, "mkdir -p %s/targets && cp -r golden/occurrences %s/ && cp -r golden/targets/" TEST_TARGET
+             " %s/targets/", dir, dir, dir);
     cr_assert_eq(system(cmd), 0, "%s", cmd);
     snprintf(file, sizeof file, "%s/occurrences/histc.json", dir);
     ej_doc d;
@@ -154,11 +155,10 @@ Test(unsupported, check_only_table_and_bottom_line_name_the_reason)
     free(text);
     cJSON_Delete(doc);
 
-    const char *g = test_tmpdir();
-    char dir[4096], file[4200];
-    snprintf(dir, sizeof dir, "%s/baselines", g);
-    cr_assert_eq(ea_make_dirs(dir, &(ea_error){{0}}), 0);
-    snprintf(file, sizeof file, "%s/H200.json", dir);
+    ea_target t = {.name = "H200-torch2.11.0+cu130"};
+    char file[4200];
+    snprintf(t.dir, sizeof t.dir, "%s", test_tmpdir());
+    snprintf(file, sizeof file, "%s/baselines.json", t.dir);
     doc = doc_with(unsupported_result());
     ea_error err;
     cr_assert_eq(ej_write_atomic(file, doc, &err), 0, "%s", err.msg);
@@ -166,7 +166,7 @@ Test(unsupported, check_only_table_and_bottom_line_name_the_reason)
     char *out = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&out, &len);
-    cr_assert_eq(ea_bottom_line(g, NULL, f, &err), 0, "%s", err.msg);
+    cr_assert_eq(ea_bottom_line(&t, NULL, f, &err), 0, "%s", err.msg);
     fclose(f);
     has(out, "UNSUPPORTED: cat.json $.points[3]");
     cr_assert_null(strstr(out, "nan"), "%s", out);

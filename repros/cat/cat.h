@@ -3,8 +3,9 @@
  * f32, every tensor of the point the same), and at a block's end
  * optionally a mean over H,W (norm5 -> relu -> adaptive_avg_pool).
  * Contract:
- * - cat_scope_parse reads a point and the capture of its scope group(s) (<golden>/captures/<scope_id>/
- *   capture.json, golden = the folder above the document's): shapes and channel offsets from the
+ * - cat_scope_parse reads a point and the capture of its first scope group (ea_target_capture: the
+ *   capture named by its scope id in target_dir, or NULL: in the target the document's golden folder
+ *   resolves to): shapes and channel offsets from the
  *   signature, the mode from the occurrences, eps / Bessel factor / momentum from the scope's literals,
  *   pooling from an aten.mean.dim in the scope, and which capture input and output plays which role
  *   (cat inputs in order, then the per-channel parameters; outputs cat, mean, rstd, running var, y for
@@ -80,7 +81,8 @@ void cat_alias_make(const cat_scope *s, char *buf, size_t n);
 extern const ea_alias cat_aliases[CAT_ALIASES];
 /* Parses point ($.points[index] of file) and loads the capture of its first group into cap (freed by
  * ea_capture_free, also on failure). */
-int cat_scope_parse(const cJSON *point, const char *file, int index, cat_scope *s, ea_capture *cap, ea_error *err);
+int cat_scope_parse(const cJSON *point, const char *file, int index, const char *target_dir, cat_scope *s,
+                    ea_capture *cap, ea_error *err);
 
 typedef enum {
     CAT_ORACLE_STREAM,  /* infer without pooling: every input read once, y written once */

@@ -102,7 +102,7 @@ static cJSON *each(const ea_repro_family *f, const cJSON *point, const char *fil
     ea_capture cap;
     cat_plan p;
     const cJSON *view = view_of(file, err);
-    if (!view || cat_scope_parse(point, file, index, &s, &cap, err))
+    if (!view || cat_scope_parse(point, file, index, o->target_dir, &s, &cap, err))
         return NULL;
     if (cat_plan_make(&s, 1, &p, err))
         return ea_capture_free(&cap), NULL;

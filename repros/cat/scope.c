@@ -9,6 +9,7 @@
 
 #include "json.h"
 #include "occurrences.h"
+#include "target.h"
 
 void cat_alias_make(const cat_scope *s, char *buf, size_t n)
 {
@@ -182,15 +183,6 @@ static int roles(const ea_capture *cap, cat_scope *s, ea_error *err)
     return 0;
 }
 
-/* golden/occurrences/cat.json -> golden/captures/<scope>/capture.json */
-static int capture_path(const char *file, const char *scope_id, char *buf, size_t n)
-{
-    char dir[400];
-    if (ea_golden_dir_of(file, dir, sizeof dir))
-        return -1;
-    return (size_t)snprintf(buf, n, "%s/captures/%s/capture.json", dir, scope_id) >= n ? -1 : 0;
-}
-
 static int group(ej_val groups, int g, cat_scope *s, ea_error *err)
 {
     ej_val grp = ej_index(groups, g), occs, occ;
@@ -212,7 +204,8 @@ static int group(ej_val groups, int g, cat_scope *s, ea_error *err)
     return constants(grp, s, err);
 }
 
-int cat_scope_parse(const cJSON *point, const char *file, int index, cat_scope *s, ea_capture *cap, ea_error *err)
+int cat_scope_parse(const cJSON *point, const char *file, int index, const char *target_dir, cat_scope *s,
+                    ea_capture *cap, ea_error *err)
 {
     memset(s, 0, sizeof *s);
     memset(cap, 0, sizeof *cap);
@@ -271,14 +264,13 @@ int cat_scope_parse(const cJSON *point, const char *file, int index, cat_scope *
             memcpy(s->scope_ids[g], other.scope_ids[g], sizeof s->scope_ids[g]);
     }
     cat_alias_make(s, s->alias, sizeof s->alias);
-    if (capture_path(file, s->scope_ids[0], s->capture, sizeof s->capture))
-        return ea_fail(err, "%s: expected a path short enough to name its captures within %zu bytes", file,
-                       sizeof s->capture - 1);
-    if (ea_capture_load(s->capture, cap, err)) {
+    const char *scope_id = s->scope_ids[0];
+    if (ea_target_capture(target_dir, file, &scope_id, 1, NULL, 0, cap, err)) {
         ea_error inner = *err;
         return ea_fail(err, "%s %s.scopes[0].scope_id: expected a capture of the scope (the current path replays "
                        "it; tools/capture writes it): %s", s->file, s->path, inner.msg);
     }
+    snprintf(s->capture, sizeof s->capture, "%s", cap->file);
     if (roles(cap, s, err)) {
         ea_capture_free(cap);
         memset(cap, 0, sizeof *cap);

@@ -1,5 +1,5 @@
 /* family.c: the position-id cumsum family as extern-audit run sees it (repro.h). Each scope group
- * of a point is measured against its own capture (golden/captures/<scope>/, or the capture that
+ * of a point is measured against its own capture (the target's captures/<scope>/, or the capture that
  * covers one of its occurrences), so one result per group. The gpt-oss routing point shares the
  * cumsum document but is the routing family's: claims leaves it out. */
 #include <stdio.h>
@@ -8,6 +8,7 @@
 #include "occurrences.h"
 #include "repro.h"
 #include "run.h"
+#include "target.h"
 
 static cJSON *header(const cs_scope *s)
 {
@@ -35,11 +36,8 @@ static int resolve(const cJSON *point, const char *file, int index, int g, const
 static cJSON *each_group(const ea_repro_family *f, const cJSON *point, const char *file, int index,
                          const ea_run_opts *o, int measure, ea_error *err)
 {
-    char golden[4096];
-    ea_captures caps = {0};
-    if (ea_golden_dir_of(file, golden, sizeof golden))
-        return ea_fail(err, "%s: expected a path within %zu bytes", file, sizeof golden - 1), NULL;
-    if (ea_captures_load_dir(golden, &caps, err))
+    ea_captures caps;
+    if (ea_target_captures(o->target_dir, file, &caps, err))
         return NULL;
     cJSON *arr = cJSON_CreateArray();
     int n = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(point, "scopes"));

@@ -441,18 +441,13 @@ int cs_outputs_check(cs_scope *s, const ea_capture *c, ea_error *err)
 
 const ea_capture *cs_capture_of(const cs_scope *s, const ea_captures *caps)
 {
+    const char *ids[] = {s->scope_id}, *occ[256];
+    int n = 0;
     const cJSON *o;
-    for (int i = 0; i < caps->n; i++)
-        if (!strcmp(caps->items[i].scope, s->scope_id))
-            return &caps->items[i];
-    cJSON_ArrayForEach(o, cJSON_GetObjectItemCaseSensitive(s->group, "occurrences")) {
-        const cJSON *id = cJSON_GetObjectItemCaseSensitive(o, "id");
-        for (int i = 0; cJSON_IsString(id) && i < caps->n; i++)
-            for (int k = 0; k < caps->items[i].ncovers; k++)
-                if (!strcmp(caps->items[i].covers[k], id->valuestring))
-                    return &caps->items[i];
-    }
-    return NULL;
+    cJSON_ArrayForEach(o, cJSON_GetObjectItemCaseSensitive(s->group, "occurrences"))
+        if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(o, "id")) && n < (int)(sizeof occ / sizeof *occ))
+            occ[n++] = cJSON_GetObjectItemCaseSensitive(o, "id")->valuestring;
+    return ea_captures_find(caps, ids, 1, occ, n);
 }
 
 int64_t cs_floor_bytes(const cs_scope *s)

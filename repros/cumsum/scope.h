@@ -7,7 +7,7 @@
  * cs_scope_parse reads every literal the scope's outputs depend on (pad token, offsets, iota start,
  * the first packed difference) and fails on any node it does not expect, naming the file, the
  * point's JSON path and what was expected. cs_outputs_check compares the capture's output list
- * (golden/captures/<scope>/capture.json) with the outputs the kind produces. */
+ * (golden/targets/<target>/captures/<scope>/capture.json) with the outputs the kind produces. */
 #ifndef CS_SCOPE_H
 #define CS_SCOPE_H
 
@@ -65,7 +65,7 @@ const char *cs_kind_name(cs_kind k);
 int cs_scope_parse(const cJSON *point, const char *file, int index, int group, cs_scope *s, ea_error *err);
 /* The capture's outputs must be the scope's: count, dtypes, sizes, dense strides; copies them into s. */
 int cs_outputs_check(cs_scope *s, const ea_capture *c, ea_error *err);
-/* The capture covering one of the group's occurrences, or NULL. */
+/* ea_captures_find for the group: its scope id, else a capture covering one of its occurrences; or NULL. */
 const ea_capture *cs_capture_of(const cs_scope *s, const ea_captures *caps);
 
 /* Bytes the scope must move: inputs read plus outputs written. */

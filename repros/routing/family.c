@@ -29,7 +29,7 @@ static cJSON *each_config(const ea_repro_family *family, const cJSON *point, con
         return NULL;
     const char *alias = ea_alias_of(family->aliases, family->naliases, s.point);
     snprintf(s.alias, sizeof s.alias, "%.31s", alias ? alias : s.point);
-    int captured = rt_scope_capture(&s, &c, err);
+    int captured = rt_scope_capture(&s, o->target_dir, &c, err);
     if (captured < 0)
         return NULL;
     cJSON *arr = cJSON_CreateArray();

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "json.h"
+#include "target.h"
 #include "occurrences.h"
 #include "replay.h"
 
@@ -171,56 +172,14 @@ int rt_scope_parse(const cJSON *point, const char *file, int index, rt_scope *s,
 
 /* ---- the capture ---- */
 
-static int covers(const ea_capture *c, const char *occurrence)
+/* The cumsum point's capture carries its scope id; the histc point's is the one covering it. */
+static int find_capture(const rt_scope *s, const char *target_dir, ea_capture *c, ea_error *err)
 {
-    for (int i = 0; i < c->ncovers; i++)
-        if (!strcmp(c->covers[i], occurrence))
-            return 1;
-    return 0;
-}
-
-/* Loads dir/name/capture.json into c when it covers the occurrence: 1; 0 when not or absent; -1 broken. */
-static int try_capture(const char *dir, const char *name, const char *occurrence, ea_capture *c, ea_error *err)
-{
-    char path[1200];
-    snprintf(path, sizeof path, "%s/%s/capture.json", dir, name);
-    if (access(path, R_OK) != 0)
-        return 0;
-    if (ea_capture_load(path, c, err))
-        return -1;
-    if (covers(c, occurrence))
-        return 1;
-    ea_capture_free(c);
-    return 0;
-}
-
-static int find_capture(const rt_scope *s, ea_capture *c, ea_error *err)
-{
-    char golden[512], dir[600];
-    if (ea_golden_dir_of(s->file, golden, sizeof golden))
-        return ea_fail(err, "%s: expected a path within %zu bytes", s->file, sizeof golden - 1);
-    snprintf(dir, sizeof dir, "%s/captures", golden);
-    for (int g = 0; g < s->ngroups; g++) { /* the cumsum point's capture carries its scope id */
-        int rc = try_capture(dir, s->scope_ids[g], s->first_occurrence, c, err);
-        if (rc)
-            return rc > 0 ? 0 : -1;
-    }
-    struct dirent **names;
-    int n = scandir(dir, &names, NULL, alphasort), found = 0;
-    if (n < 0)
-        return ea_fail(err, "%s: expected the captures folder of %s, cannot read it", dir, s->file);
-    for (int i = 0; i < n; i++) {
-        if (!found && names[i]->d_name[0] != '.')
-            found = try_capture(dir, names[i]->d_name, s->first_occurrence, c, err);
-        free(names[i]);
-    }
-    free(names);
-    if (found < 0)
-        return -1;
-    if (!found)
-        return ea_fail(err, "%s: expected a capture covering %s (point %s), found none", dir, s->first_occurrence,
-                       s->point), 1;
-    return 0;
+    const char *ids[RT_MAX_GROUPS];
+    for (int g = 0; g < s->ngroups; g++)
+        ids[g] = s->scope_ids[g];
+    const char *occ = s->first_occurrence;
+    return ea_target_capture(target_dir, s->file, ids, s->ngroups, &occ, 1, c, err);
 }
 
 static int step_is(const rt_capture *c, int i, int triton, const char *what, ea_error *err)
@@ -261,10 +220,10 @@ static int arg_buffer(const rt_capture *c, int step, int a, const char *want, ea
                    got ? got : "a scalar or nothing");
 }
 
-int rt_scope_capture(const rt_scope *s, rt_capture *c, ea_error *err)
+int rt_scope_capture(const rt_scope *s, const char *target_dir, rt_capture *c, ea_error *err)
 {
     memset(c, 0, sizeof *c);
-    int found = find_capture(s, &c->cap, err);
+    int found = find_capture(s, target_dir, &c->cap, err);
     if (found)
         return found;
     c->run = ea_capture_run_named(&c->cap, "default");

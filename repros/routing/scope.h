@@ -6,8 +6,9 @@
  *   checked: bins = experts, min = 0, max = experts - 1 (offsets are the experts' cumulative counts), ids
  *   in range, 129..4096 ids (ATen's MediumRadixSort, the replica), the same arguments in every group.
  *   Bad input fails with "<file> <JSON path>: expected ..., got ...".
- * - rt_scope_capture finds the capture covering the point (golden/captures/<scope id>/ first, else the
- *   first whose "covers" lists the point's first occurrence), checks its "default" run is
+ * - rt_scope_capture finds the capture of the point in the target (target_dir, or NULL: the one the
+ *   golden folder resolves to; ea_target_capture: captures/<scope id>/ first, else the first whose
+ *   "covers" lists the point's first occurrence), checks its "default" run is
  *   [aten sort, Triton convert, aten histc, Triton cumsum] on the scope's shapes, the Triton steps'
  *   arguments inside their buffers (ea_replay_check_args), and fills the two Triton steps; messages
  *   name capture.json and the JSON path. Returns 1 when no capture covers the point (a shape not
@@ -56,7 +57,7 @@ typedef struct {
 } rt_capture;
 
 int rt_scope_parse(const cJSON *point, const char *file, int index, rt_scope *s, ea_error *err);
-int rt_scope_capture(const rt_scope *s, rt_capture *c, ea_error *err);
+int rt_scope_capture(const rt_scope *s, const char *target_dir, rt_capture *c, ea_error *err);
 void rt_capture_free(rt_capture *c);
 int rt_claims(const cJSON *point);
 

@@ -1,4 +1,4 @@
-"""Capture how TorchInductor compiles every distinct golden scope (golden/captures/<scope>/).
+"""Capture how TorchInductor compiles every distinct golden scope (golden/targets/<target>/captures/<scope>/).
 
 Each scope is captured by worker.py in a fresh Python process with its own
 TORCHINDUCTOR_CACHE_DIR: no compiled artefact of one scope can leak into another, and each

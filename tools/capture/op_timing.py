@@ -1,5 +1,5 @@
 """Times each audited op alone, as eager torch runs it: what the C replicas' fidelity is measured
-against (golden/torch_ops/<gpu model>.json, schema extern-audit/torch-ops in docs/schema.md).
+against (golden/targets/<target>/torch_ops.json, schema extern-audit/torch-ops in docs/schema.md).
 
 The captures time whole partitions (the index built, consumers run), so a replica of one op cannot
 be compared with them. This times exactly what `extern-audit run` replicates for a bf16 index_add
@@ -12,7 +12,7 @@ cumsum, histc, index_add) is priced as the pipeline itself prices it (pipeline.p
 inputs, one call per CUDA-graph replay, the minimum over replays), the "pipeline" object the
 rollup's before-style column reads; --no-pipeline skips it.
 
-    python3 tools/capture/op_timing.py --golden golden --out golden/torch_ops/H200.json
+    python3 tools/capture/op_timing.py --golden golden --out golden/targets/H200-torch2.11.0+cu130/torch_ops.json
     python3 tools/capture/op_timing.py --golden golden --plan      # the calls and inputs, no torch
 
 The planning half (argument building, JSON assembly) is pure so the tests run without torch.
@@ -34,6 +34,7 @@ import atomic  # noqa: E402
 import golden  # noqa: E402
 import pipeline  # noqa: E402
 import scope  # noqa: E402
+import targets  # noqa: E402
 import timing  # noqa: E402
 import worker  # noqa: E402
 
@@ -255,18 +256,6 @@ def kernel_name(raw):
     return raw
 
 
-def gpu_model(name):
-    """src/baseline.c's ea_gpu_model: "NVIDIA H200" -> "H200", the torch_ops file's name."""
-    name = name[len("NVIDIA "):] if name.startswith("NVIDIA ") else name
-    out = []
-    for c in name:
-        if (c.isascii() and c.isalnum()) or c in ".-_":
-            out.append(c)
-        elif c == " " and out and out[-1] != "-":
-            out.append("-")
-    return "".join(out).rstrip("-")
-
-
 def point_record(plan, times, kernels, kernels_note=None):
     """One element of the document's "points": the inputs and, per mode, the call and its time
     (null when the mode has no faithful index or was not timed)."""
@@ -448,13 +437,13 @@ def parse_args(argv):
         prog="op_timing.py",
         description="Time each golden bf16 index_add point's op alone in eager torch (fill, "
                     "copy, ATen's kernel), with faithful and fabricated indices, by CUDA-graph "
-                    "replay; writes golden/torch_ops/<gpu model>.json for extern-audit run's "
+                    "replay; writes golden/targets/<target>/torch_ops.json for extern-audit run's "
                     "replica fidelity. Needs torch and a CUDA GPU, except --plan.")
     p.add_argument("--golden", required=True, help="the golden folder (reads "
                                                    "occurrences/index_add.json)")
     p.add_argument("--out", help="the JSON file to write (atomically, and only when every point "
-                                 "was timed), e.g. golden/torch_ops/H200.json: named by the GPU "
-                                 "model")
+                                 "was timed), e.g. golden/targets/H200-torch2.11.0+cu130/"
+                                 "torch_ops.json: the target of this GPU and torch")
     p.add_argument("--points", nargs="+", default=[], metavar="ID",
                    help="only these points (point ids, or scope ids of their groups)")
     p.add_argument("--plan", action="store_true",
@@ -492,10 +481,10 @@ def main(argv):
     except (OpTimingError, OSError, subprocess.CalledProcessError) as e:
         print(f"op_timing.py: {e}", file=sys.stderr)
         return 2
-    model = gpu_model(env["gpu"])
-    if os.path.basename(args.out) != f"{model}.json":
-        progress(f"warning: this GPU is {env['gpu']!r}; extern-audit run reads "
-                 f"torch_ops/{model}.json, not {os.path.basename(args.out)}")
+    want = os.path.join("targets", targets.name_of(targets.gpu_model(env["gpu"]), env["torch"]), "torch_ops.json")
+    if not os.path.abspath(args.out).endswith(os.sep + want):
+        progress(f"warning: this GPU is {env['gpu']!r} with torch {env['torch']}; extern-audit run reads "
+                 f"golden/{want}, not {args.out}")
     progress(f"timing {len(plans)} index_add points and {len(lone)} ops alone (the pipeline's "
              f"method) on {env['gpu']} (torch {env['torch']})")
     records, failed = [], []

@@ -15,7 +15,7 @@ from one CUDA graph (how both sides are timed), the replica's, and the pairing b
 index, other) with each gap. Each role's "explanation" is decided from its numbers (which side runs
 it, whether the launches agree, whether the times agree within SAME_TIME); the entry's own
 "explanation" is written by hand once the numbers are read (the committed copy is
-golden/replica_gap/<gpu model>.json), and a rerun into an existing file keeps it.
+golden/targets/<target>/replica_gap.json), and a rerun into an existing file keeps it.
 
     python3 tools/capture/replica_gap.py --golden golden --points ID --calls-only faithful
         # three eager calls of torch's op, nothing else: what ncu wraps (STEPS=replica_ncu)

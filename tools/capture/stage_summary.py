@@ -17,7 +17,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import atomic  # noqa: E402
-import op_timing  # noqa: E402
+import targets  # noqa: E402
 
 
 class StageError(Exception):
@@ -43,9 +43,9 @@ def _launched(run):
             "atomic_kernels": ev["atomic_kernels"]}
 
 
-def oracles(golden_dir, gpu):
-    """{scope_id: (alias, oracle median us)} from golden/baselines/<gpu>.json, when it exists."""
-    path = os.path.join(golden_dir, "baselines", f"{gpu}.json")
+def oracles(golden_dir, target):
+    """{scope_id: (alias, oracle median us)} from golden/targets/<target>/baselines.json, when it exists."""
+    path = os.path.join(targets.folder(golden_dir, target), "baselines.json")
     if not os.path.exists(path):
         return {}, None
     out = {}
@@ -60,7 +60,7 @@ def oracles(golden_dir, gpu):
 
 def summarize(golden_dir, stage, lowering):
     captures = os.path.join(stage, "captures")
-    rows, gpu = [], None
+    rows, gpu, target = [], None, None
     for name in sorted(os.listdir(captures)):
         path = os.path.join(captures, name, "capture.json")
         if name.startswith(".") or not os.path.exists(path):
@@ -68,7 +68,8 @@ def summarize(golden_dir, stage, lowering):
         doc = _read(path)
         if doc.get("lowering", {}).get("name") != lowering:
             continue
-        gpu = op_timing.gpu_model(doc["environment"]["gpu"])
+        gpu = targets.gpu_model(doc["environment"]["gpu"])
+        target = targets.name_of(gpu, doc["environment"]["torch"])
         runs = {r["config"]: r for r in doc["runs"]}
         if "without_lowering" not in runs:
             raise StageError(f"{path}: $.runs: expected a without_lowering run beside the candidate's")
@@ -85,7 +86,7 @@ def summarize(golden_dir, stage, lowering):
         rows.append(row)
     if not rows:
         raise StageError(f"{captures}: no capture made under the candidate {lowering!r}")
-    table, baseline = oracles(golden_dir, gpu)
+    table, baseline = oracles(golden_dir, target)
     for row in rows:
         if row["scope"] in table:
             row["oracle_alias"], row["oracle_us_other_run"] = table[row["scope"]]

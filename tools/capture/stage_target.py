@@ -7,21 +7,24 @@ and `extern-audit golden accept` refuses).
     python3 tools/capture/stage_target.py --out STAGE/target.json [--name NAME] [--lowering NAME]
         [--scope SCOPE_ID]... [--command TEXT]
 
-The name defaults to the GPU model ("H200"), with "-<lowering>" under a candidate lowering.
+The name defaults to "<gpu model>-torch<torch>" ("H200-torch2.11.0+cu130"), with "-<lowering>" under a
+candidate lowering, as target.h requires.
 """
 
 import argparse
 import sys
 
 import atomic
-import op_timing
+import targets
 import worker
 
 
 def document(environment, name=None, lowering=None, scopes=(), command=""):
     """The target.json object for a stage that ran in environment (worker.environment()'s keys)."""
-    model = op_timing.gpu_model(environment["gpu"])
-    name = name or (f"{model}-{lowering}" if lowering else model)
+    model = targets.gpu_model(environment["gpu"])
+    # the name target.h's reader expects: "<gpu model>-torch<torch>", "-<lowering>" under a candidate
+    base = f"{model}-torch{environment['torch']}"
+    name = name or (f"{base}-{lowering}" if lowering else base)
     if not name or name.startswith(".") or "/" in name:
         raise ValueError(f"target name {name!r}: expected a plain folder name (no '/', not starting with '.')")
     doc = {"schema": "extern-audit/target", "schema_version": 1, "name": name, "gpu_model": model,

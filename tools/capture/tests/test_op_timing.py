@@ -21,6 +21,7 @@ import context
 import gen
 import golden
 import op_timing
+import targets
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..", "..")
 GOLDEN = os.path.join(ROOT, "golden")
@@ -226,12 +227,12 @@ class TestNamesAndDocument(unittest.TestCase):
 
     def test_gpu_model(self):
         # the cases src/baseline.c's ea_gpu_model is tested with
-        self.assertEqual(op_timing.gpu_model("NVIDIA H200"), "H200")
-        self.assertEqual(op_timing.gpu_model("NVIDIA GeForce RTX 4090 "), "GeForce-RTX-4090")
-        self.assertEqual(op_timing.gpu_model("NVIDIA H100 80GB HBM3"), "H100-80GB-HBM3")
+        self.assertEqual(targets.gpu_model("NVIDIA H200"), "H200")
+        self.assertEqual(targets.gpu_model("NVIDIA GeForce RTX 4090 "), "GeForce-RTX-4090")
+        self.assertEqual(targets.gpu_model("NVIDIA H100 80GB HBM3"), "H100-80GB-HBM3")
 
     def test_gpu_check_names_the_file_the_same_way(self):
-        # ci/gpu-check's bash gpu_model names golden/torch_ops/<model>.json for the run step
+        # ci/gpu-check's bash gpu_model names the GPU model as the C side does
         script = os.path.join(ROOT, "ci", "gpu-check")
         names = ["NVIDIA H200", "NVIDIA GeForce RTX 4090 ", "NVIDIA H100 80GB HBM3",
                  "NVIDIA H100 PCIe", "Tesla V100-SXM2-16GB", "A  B (x)/y_1.0", "NVIDIA ", "",
@@ -243,7 +244,7 @@ class TestNamesAndDocument(unittest.TestCase):
                                  text=True, check=True).stdout.split("\n")[:-1]
         except FileNotFoundError:
             self.skipTest("no bash")
-        self.assertEqual(got, [op_timing.gpu_model(n) for n in names])
+        self.assertEqual(got, [targets.gpu_model(n) for n in names])
         self.assertEqual(got[0], "H200")
 
     def test_document(self):
@@ -327,7 +328,8 @@ class TestCli(unittest.TestCase):
                 rc, _, err = self.run_main(["--golden", GOLDEN, "--out", out])
             self.assertEqual(rc, 0, err)
             self.assertGreaterEqual(fsync.call_count, 2)  # the file, then its folder
-            self.assertIn("reads torch_ops/H200.json, not H100.json", err)
+            self.assertIn("extern-audit run reads golden/targets/H200-torch2.11.0+cu130/torch_ops.json, not "
+                          f"{out}", err)
             with open(out, encoding="utf-8") as f:
                 doc = json.load(f)
             self.assertEqual([p["point"] for p in doc["points"]][:3],

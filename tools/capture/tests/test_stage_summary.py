@@ -43,8 +43,9 @@ class TestSummary(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             doc = candidate_doc()
             staged(tmp, doc)
-            os.makedirs(os.path.join(tmp, "golden", "baselines"))
-            with open(os.path.join(tmp, "golden", "baselines", "H200.json"), "w") as f:
+            target = os.path.join(tmp, "golden", "targets", "H200-torch" + doc["environment"]["torch"])
+            os.makedirs(target)
+            with open(os.path.join(target, "baselines.json"), "w") as f:
                 json.dump({"scopes": [{"alias": "tiny", "scope_ids": [doc["scope"]], "paths": [
                     {"name": "oracle", "passed": True, "time": {"median_us": 2.0}},
                     {"name": "oracle_general", "passed": False, "time": {"median_us": 1.0}}]}]}, f)

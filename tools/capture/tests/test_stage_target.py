@@ -16,7 +16,7 @@ class Document(unittest.TestCase):
         self.assertEqual(doc["schema"], "extern-audit/target")
         self.assertEqual(doc["schema_version"], 1)
         self.assertEqual((doc["name"], doc["gpu_model"], doc["torch"], doc["capability"]),
-                         ("H200", "H200", "2.11.0+cu130", "9.0"))
+                         ("H200-torch2.11.0+cu130", "H200", "2.11.0+cu130", "9.0"))
         self.assertEqual(doc["note"], "staged by ci/golden-stage --out s")
         self.assertEqual(doc["environment"], ENV)
         self.assertNotIn("scopes", doc)
@@ -24,7 +24,7 @@ class Document(unittest.TestCase):
 
     def test_a_candidate_partial_stage_carries_its_lowering_and_scopes_once(self):
         doc = stage_target.document(ENV, lowering="histc_scatter", scopes=["b", "a", "b"])
-        self.assertEqual(doc["name"], "H200-histc_scatter")
+        self.assertEqual(doc["name"], "H200-torch2.11.0+cu130-histc_scatter")
         self.assertEqual(doc["lowering"], "histc_scatter")
         self.assertEqual(doc["scopes"], ["b", "a"])
 
