@@ -207,6 +207,9 @@ def explain(row):
                 f"{_launch_text(row['replica'])}): {time}")
     if abs(rel) <= SAME_TIME:
         return f"same launch, {time}"
+    if row["role"] == "copy":  # both sides call the driver's memcpy of the same bytes: no code of ours differs
+        return (f"the same driver copy of the same bytes, {time}: eager timings of a few-microsecond copy "
+                "(not the replica's code)")
     return (f"same launch, {time}: the code differs (registers, instructions, atomics: "
             "ci/gpu-check STEPS=replica_ncu)")
 
