@@ -94,10 +94,10 @@ int ea_fidelity_comparable(const ea_capture_run *run, const char *op, cJSON *ext
     return cJSON_GetArraySize(extra) == 0;
 }
 
-/* "within 15%" or "OUTSIDE 15%", from EA_FIDELITY_TOLERANCE. */
-static const char *tolerance_text(int within, char *buf, size_t n)
+/* "within 5%" or "OUTSIDE 5%": tolerance EA_FIDELITY_TOLERANCE (torch's op) or EA_CAPTURE_TOLERANCE. */
+static const char *tolerance_text(int within, double tolerance, char *buf, size_t n)
 {
-    snprintf(buf, n, "%s %g%%", within ? "within" : "OUTSIDE", EA_FIDELITY_TOLERANCE * 100);
+    snprintf(buf, n, "%s %g%%", within ? "within" : "OUTSIDE", tolerance * 100);
     return buf;
 }
 
@@ -206,7 +206,7 @@ static void fidelity(cJSON *result, const cJSON *point, const ea_captures *caps,
     cJSON_AddBoolToObject(f, "comparable", same);
     if (same) {
         cJSON_Delete(extra);
-        cJSON_AddBoolToObject(f, "within_tolerance", fabs(mine / torch_us - 1) <= EA_FIDELITY_TOLERANCE);
+        cJSON_AddBoolToObject(f, "within_tolerance", fabs(mine / torch_us - 1) <= EA_CAPTURE_TOLERANCE);
         return;
     }
     cJSON_AddItemToObject(f, "capture_extra_steps", extra);
@@ -343,7 +343,7 @@ static void print_torch_op(const cJSON *o, FILE *f)
         else
             fprintf(f, "%s %s %.2f (replica %.1f us, torch %.1f us, %s)", sep, mode, ej_num(m, "ratio"),
                     ej_num(m, "replica_us"), ej_num(m, "torch_us"),
-                    tolerance_text(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "within_tolerance")), tol,
+                    tolerance_text(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "within_tolerance")), EA_FIDELITY_TOLERANCE, tol,
                                    sizeof tol));
     }
     fprintf(f, "\n");
@@ -398,7 +398,7 @@ void ea_baseline_print(const cJSON *doc, FILE *f)
                     ej_str(fid, "torch") ? ej_str(fid, "torch") : "(version not captured)",
                     isnan(ej_num(fid, "torch_compiled_us")) ? "eager" : "compiled",
                     isnan(ej_num(fid, "torch_compiled_us")) ? ej_num(fid, "torch_eager_us") : ej_num(fid, "torch_compiled_us"),
-                    tolerance_text(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(fid, "within_tolerance")), tol,
+                    tolerance_text(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(fid, "within_tolerance")), EA_CAPTURE_TOLERANCE, tol,
                                    sizeof tol));
         print_torch_op(cJSON_GetObjectItemCaseSensitive(fid, "torch_op"), f);
         if (ej_str(s, "verdict"))

@@ -17,19 +17,24 @@
 
 #define EA_BASELINES_SCHEMA "extern-audit/baselines"
 #define EA_BASELINES_VERSION 1
-/* The fidelity tolerance, |replica / torch - 1|, in percent: the one place run (each family's
- * current path against golden/torch_ops), replay (a capture against torch's compiled time) and their
- * messages read it. Why a tolerance at all: a replica and torch differ by launch overheads, clocks
- * and, where a replica is not the same code, by the code itself; beyond it they do not run the same
- * workload. Why 15: the H200's index_add replica before it took ATen's fill launch and device assert
- * ran at 0.86 and 0.90 of torch's op time (golden/targets/H200-torch2.11.0+cu130/replica_gap.json: the index kernel 10-16%
- * faster on faithful indices, the fill 21%); tighten it to what STEPS="replica_gap replica_ncu"
- * shows once the replica is faithful (issue 13's aim: within 5%). */
-#define EA_FIDELITY_TOLERANCE_PCT 15
+/* The fidelity tolerance, |replica / torch's op alone - 1| in percent (run: each family's current path
+ * against the target's torch_ops.json). Why 5: the index_add replica, once it took ATen's fill launch
+ * and device assert (docs/replica_gap.md), ran at 0.990-1.000 of torch's op time on the H200 in all six
+ * point-modes (ci/gpu-check STEPS="cold run", this session's run against the committed torch_ops.json),
+ * and ncu saw the same registers, instructions and duration for both index kernels
+ * (STEPS=replica_ncu); before, 0.86-0.90, which 5 rejects. */
+#define EA_FIDELITY_TOLERANCE_PCT 5
 #define EA_FIDELITY_TOLERANCE (EA_FIDELITY_TOLERANCE_PCT / 100.0)
+/* The capture tolerance, |ours / torch's compiled time - 1| in percent: a replayed partition (replay)
+ * or a family's path compared with the captured compiled time (run's "capture" fidelity). Why 15 and
+ * not 5: torch timed the compiled graph in another process and session, and partitions of ~2 us
+ * replayed at 1.19-1.25 of it in one H200 device call and within 15% in four others. */
+#define EA_CAPTURE_TOLERANCE_PCT 15
+#define EA_CAPTURE_TOLERANCE (EA_CAPTURE_TOLERANCE_PCT / 100.0)
 #define EA_STRINGIFY_(x) #x
 #define EA_STRINGIFY(x) EA_STRINGIFY_(x)
-#define EA_FIDELITY_TOLERANCE_TEXT EA_STRINGIFY(EA_FIDELITY_TOLERANCE_PCT) "%" /* "15%", for usage texts */
+#define EA_FIDELITY_TOLERANCE_TEXT EA_STRINGIFY(EA_FIDELITY_TOLERANCE_PCT) "%" /* "5%", for usage texts */
+#define EA_CAPTURE_TOLERANCE_TEXT EA_STRINGIFY(EA_CAPTURE_TOLERANCE_PCT) "%"
 
 typedef struct {
     char command[1024];

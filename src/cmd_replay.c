@@ -24,9 +24,9 @@ const char ea_usage_replay[] =
     "  --record FILE    also write the JSON to FILE (atomically; the target's: DIR/targets/NAME/replay.json)\n"
     "Replays each capture's \"default\" run when every step is a Triton launch: generated inputs,\n"
     "captured cubins, grids and arguments; outputs must match the capture's checksums and the per-call\n"
-    "time must lie within " EA_FIDELITY_TOLERANCE_TEXT " of torch's compiled time from the capture. Needs a CUDA "
+    "time must lie within " EA_CAPTURE_TOLERANCE_TEXT " of torch's compiled time from the capture. Needs a CUDA "
     "device.\n"
-    "exit 1 when an output differs or a time is outside " EA_FIDELITY_TOLERANCE_TEXT "; 2 for bad input or no device\n";
+    "exit 1 when an output differs or a time is outside " EA_CAPTURE_TOLERANCE_TEXT "; 2 for bad input or no device\n";
 
 static cJSON *row_json(const ea_capture *c, const ea_replay_result *r, const char *verdict)
 {
@@ -65,7 +65,7 @@ static const char *verdict_of(const ea_replay_result *r)
     if (!r->cupti_error[0] && !r->kernels_match)
         return "kernels differ";
     double ratio = r->timing.per_call_us.median / r->torch_compiled_us;
-    return fabs(ratio - 1.0) <= EA_FIDELITY_TOLERANCE ? "ok" : ratio > 1.0 ? "slower than torch" : "faster than torch";
+    return fabs(ratio - 1.0) <= EA_CAPTURE_TOLERANCE ? "ok" : ratio > 1.0 ? "slower than torch" : "faster than torch";
 }
 
 static void print_row(const cJSON *row)
