@@ -47,7 +47,7 @@ typedef struct {
     char copy_kernel[64];                   /* which copy kernel that was, when known */
     double strided_bytes_per_s;             /* the grid-stride copy kernel's, 0 when unknown */
     double launch_us;                       /* an empty kernel's per-call time in a graph */
-    char cache_policy[512];
+    char cache_policy[640];
 } ea_run_env;
 
 /* "NVIDIA H200" -> "H200", "NVIDIA GeForce RTX 4090" -> "GeForce-RTX-4090": the baseline file's name. */

@@ -16,6 +16,9 @@
 
 const char *const ea_target_files[] = {"target.json", "classification.json", "baselines.json", "torch_ops.json",
                                        "replay.json", "captures", NULL};
+/* Records measured on the target's GPU and torch by their own steps (ci/gpu-check STEPS=sanitize,
+ * replica_gap), which a stage need not repeat: the stage's when it has one, else the old target's. */
+static const char *const records[] = {"sanitize.json", "replica_gap.json", NULL};
 
 /* Removes path and everything under it (links are removed, not followed); best effort. */
 static void remove_tree(const char *path)
@@ -105,6 +108,15 @@ int ea_golden_install(const char *staged, const char *golden, const char *name, 
         rc = copy_tree(a, b, err);
     }
     struct stat st;
+    for (int i = 0; rc == 0 && records[i]; i++) {
+        char a[4500], b[4600];
+        snprintf(a, sizeof a, "%s/%s", staged, records[i]);
+        if (lstat(a, &st) != 0)
+            snprintf(a, sizeof a, "%s/%s", dest, records[i]);
+        snprintf(b, sizeof b, "%s/%s", tmp, records[i]);
+        if (lstat(a, &st) == 0)
+            rc = copy_tree(a, b, err);
+    }
     int exists = lstat(dest, &st) == 0;
     if (rc == 0 && (exists ? renameat2(AT_FDCWD, tmp, AT_FDCWD, dest, RENAME_EXCHANGE) : rename(tmp, dest)) != 0)
         rc = ea_fail(err, "%s: cannot %s %s: %s", dest, exists ? "swap in" : "rename in", tmp, strerror(errno));

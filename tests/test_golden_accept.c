@@ -71,10 +71,23 @@ Test(golden_accept, a_complete_stage_replaces_the_old_target_whole)
 {
     const char *golden = target_golden(), *stage = target_copy("stage");
     old_target(golden);
+    char old[4400];
+    snprintf(old, sizeof old, "%s/targets/H200-torch2.11.0+cu130", golden);
+    free(test_write(old, "sanitize.json", "the old target's sanitize record\n")); /* the stage has none: kept */
+    free(test_write(old, "replica_gap.json", "the old replica gap\n"));
+    free(test_write(stage, "replica_gap.json", "the stage's replica gap\n")); /* the stage's wins */
     free(test_write(stage, "logs/capture.log", "a step's log stays in the stage\n"));
     cli_run r = accept(stage, golden);
     cr_assert_eq(r.status, 0, "%s", r.err);
     has(r.out, "installed");
+    char kept_path[4500], gap_path[4500];
+    snprintf(kept_path, sizeof kept_path, "%s/sanitize.json", old);
+    snprintf(gap_path, sizeof gap_path, "%s/replica_gap.json", old);
+    char *kept = test_read(kept_path), *gap = test_read(gap_path);
+    cr_assert_str_eq(kept, "the old target's sanitize record\n");
+    cr_assert_str_eq(gap, "the stage's replica gap\n");
+    free(kept);
+    free(gap);
     cr_assert(!exists(golden, "targets/H200-torch2.11.0+cu130/old-marker"));
     cr_assert(!exists(golden, "targets/H200-torch2.11.0+cu130/logs"));
     only_the_target(golden);

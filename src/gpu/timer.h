@@ -70,7 +70,7 @@ typedef struct {
     size_t l2_bytes;
     size_t flush_bytes; /* cold: bytes written before each call; 0 when warm */
     int ops_per_call;   /* cold: kernels, copies and memsets CUPTI saw in one call */
-    char policy[512];   /* one sentence: K, R and the cache policy */
+    char policy[640];   /* one sentence: K, R and the cache policy */
     char note[512];     /* cold: why there are no samples (CUPTI cannot record); else "" */
 } ea_timing;
 

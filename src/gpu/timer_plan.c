@@ -121,10 +121,10 @@ void ea_timer_describe(ea_timing *out)
         snprintf(out->policy, sizeof out->policy,
                  "cold: one CUDA graph of %d (flush, call) pairs, replayed for %.0f ms of warm-up and once more "
                  "under CUPTI; before every call the graph writes %.0f MiB (2x the %.0f MiB L2, a new value each "
-                 "time) so the call finds none of its data in L2; a sample is one call of that replay, from the end "
-                 "of its flush to the end of the last of its %d operations (kernels, copies, memsets) by CUPTI's "
-                 "device timestamps: no flush time, no event resolution and no host launch latency in it; median "
-                 "and IQR over the %d calls",
+                 "time) so the call finds none of its data in L2; a sample is one call of that replay, from its "
+                 "flush's end (or its first start, if CUPTI stamped that earlier) to the end of the last of its %d "
+                 "operations by CUPTI's device timestamps: no flush time, event resolution or host launch latency "
+                 "in it; median and IQR over the %d calls",
                  out->calls_per_replay, out->warmup_ms, (double)out->flush_bytes / mib, (double)out->l2_bytes / mib,
                  out->ops_per_call, out->calls_per_replay);
     else

@@ -42,7 +42,7 @@ def document(environment, name=None, lowering=None, scopes=(), command=""):
 def main(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--out", required=True, help="the target.json to write (atomically)")
-    p.add_argument("--name", help="the target's name (default: the GPU model, -<lowering> under a candidate)")
+    p.add_argument("--name", help="the target's name (default: <gpu model>-torch<torch>, -<lowering> under a candidate: the only names the C side reads)")
     p.add_argument("--lowering", help="the candidate lowering the stage was captured under")
     p.add_argument("--scope", action="append", default=[], metavar="SCOPE_ID",
                    help="a scope the stage captured (repeat; none: every scope, a complete stage)")
