@@ -11,7 +11,6 @@
  * The strict reader and ea_baseline_record are baseline_read.c's. */
 #include "baseline.h"
 
-#include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -19,22 +18,6 @@
 
 #include "json.h"
 #include "path.h"
-
-void ea_gpu_model(const char *name, char *buf, size_t n)
-{
-    size_t k = 0;
-    if (!strncmp(name, "NVIDIA ", 7))
-        name += 7;
-    for (; *name && k + 1 < n; name++)
-        if (isalnum((unsigned char)*name) || *name == '.' || *name == '-' || *name == '_')
-            buf[k++] = *name;
-        else if (*name == ' ' && k > 0 && buf[k - 1] != '-')
-            buf[k++] = '-';
-    while (k > 0 && buf[k - 1] == '-')
-        k--;
-    if (n)
-        buf[k] = '\0';
-}
 
 /* 1 when name is one of the ", "-separated names in list, compared whole ("lowered" is not
  * "conditional_lowered"). */

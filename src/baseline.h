@@ -50,8 +50,6 @@ typedef struct {
     char cache_policy[640];
 } ea_run_env;
 
-/* "NVIDIA H200" -> "H200", "NVIDIA GeForce RTX 4090" -> "GeForce-RTX-4090": the baseline file's name. */
-void ea_gpu_model(const char *name, char *buf, size_t n);
 
 /* point: the golden point the result measured (its occurrence ids find the capture); caps, ops and
  * classification may be NULL. */

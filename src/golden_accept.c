@@ -7,6 +7,7 @@
 
 #include "baseline.h"
 #include "classify.h"
+#include "device.h"
 #include "gate.h"
 #include "occurrences.h"
 #include "oldrule.h"

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "baseline.h"
+#include "device.h"
 #include "capture.h"
 #include "readfile.h"
 

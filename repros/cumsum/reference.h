@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-#include "../index_add/reference.h" /* ea_check: the check record every family reports */
+#include "path.h" /* ea_check: the check record every family reports */
 #include "scope.h"
 
 #ifdef __cplusplus

@@ -1,5 +1,6 @@
 #include "device.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -129,4 +130,20 @@ int ea_driver_entry(const char *symbol, void **fn, ea_error *err)
                        status == cudaDriverEntryPointVersionNotSufficent ? "only an older version" : "no such symbol");
     }
     return 0;
+}
+
+void ea_gpu_model(const char *name, char *buf, size_t n)
+{
+    size_t k = 0;
+    if (!strncmp(name, "NVIDIA ", 7))
+        name += 7;
+    for (; *name && k + 1 < n; name++)
+        if (isalnum((unsigned char)*name) || *name == '.' || *name == '-' || *name == '_')
+            buf[k++] = *name;
+        else if (*name == ' ' && k > 0 && buf[k - 1] != '-')
+            buf[k++] = '-';
+    while (k > 0 && buf[k - 1] == '-')
+        k--;
+    if (n)
+        buf[k] = '\0';
 }

@@ -27,7 +27,7 @@ class TargetError(Exception):
 
 
 def gpu_model(name):
-    """src/baseline.c's ea_gpu_model: "NVIDIA H200" -> "H200"."""
+    """src/gpu/device.c's ea_gpu_model: "NVIDIA H200" -> "H200"."""
     name = name[len("NVIDIA "):] if name.startswith("NVIDIA ") else name
     out = []
     for c in name:

@@ -226,7 +226,7 @@ class TestNamesAndDocument(unittest.TestCase):
         self.assertEqual(k("plain"), "plain")
 
     def test_gpu_model(self):
-        # the cases src/baseline.c's ea_gpu_model is tested with
+        # the cases src/gpu/device.c's ea_gpu_model is tested with
         self.assertEqual(targets.gpu_model("NVIDIA H200"), "H200")
         self.assertEqual(targets.gpu_model("NVIDIA GeForce RTX 4090 "), "GeForce-RTX-4090")
         self.assertEqual(targets.gpu_model("NVIDIA H100 80GB HBM3"), "H100-80GB-HBM3")

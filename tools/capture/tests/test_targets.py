@@ -17,7 +17,7 @@ ENV = {"torch": "2.11.0+cu130", "torch_git": "0123abc", "triton": "3.6.0", "gpu"
 
 class TestTargets(unittest.TestCase):
     def test_name_and_gpu_model_as_the_c_side(self):
-        # the cases src/baseline.c's ea_gpu_model is tested with
+        # the cases src/gpu/device.c's ea_gpu_model is tested with
         self.assertEqual(targets.gpu_model("NVIDIA H200"), "H200")
         self.assertEqual(targets.gpu_model("NVIDIA GeForce RTX 4090 "), "GeForce-RTX-4090")
         self.assertEqual(targets.name_of("H200", "2.11.0+cu130"), "H200-torch2.11.0+cu130")
