@@ -122,9 +122,9 @@ static int cmd_accept(int argc, char **argv)
     int n = cJSON_GetArraySize(problems);
     char dest[4400] = "";
     if (!n) {
-        snprintf(dest, sizeof dest, "%s/targets/%s", o.golden, info.name);
+        snprintf(dest, sizeof dest, "%s/targets/%s", o.golden, info.target.name);
         fprintf(stderr, "golden accept: complete; installing as %s\n", dest);
-        rc = ea_golden_install(o.args[0], o.golden, info.name, &err) ? ea_cli_fail(&err) : 0;
+        rc = ea_golden_install(o.args[0], o.golden, info.target.name, &err) ? ea_cli_fail(&err) : 0;
     } else {
         rc = bad ? 2 : 1;
     }

@@ -175,10 +175,10 @@ cJSON *ea_golden_accept_check(const char *golden, const char *staged, ea_target_
         if (!have_caps)
             problem(&c, 1, "%s", e.msg);
         else
-            check_captures(&c, docs, &caps, info->gpu_model);
+            check_captures(&c, docs, &caps, info->target.gpu_model);
         check_classification(&c, golden, staged, docs, have_caps ? &caps : NULL);
-        check_baselines(&c, staged, docs, info->gpu_model);
-        check_timings_and_replay(&c, staged, info->gpu_model);
+        check_baselines(&c, staged, docs, info->target.gpu_model);
+        check_timings_and_replay(&c, staged, info->target.gpu_model);
         if (have_caps)
             ea_captures_free(&caps);
     }

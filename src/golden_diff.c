@@ -514,9 +514,9 @@ static cJSON *side(const ea_golden_target *t)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "dir", t->dir);
-    cJSON_AddStringToObject(o, "name", t->info.name);
-    cJSON_AddStringToObject(o, "gpu_model", t->info.gpu_model);
-    cJSON_AddStringToObject(o, "torch", t->info.torch);
+    cJSON_AddStringToObject(o, "name", t->info.target.name);
+    cJSON_AddStringToObject(o, "gpu_model", t->info.target.gpu_model);
+    cJSON_AddStringToObject(o, "torch", t->info.target.torch);
     cJSON_AddItemToObject(o, "lowering", t->info.lowering ? cJSON_CreateString(t->info.lowering) : cJSON_CreateNull());
     cJSON_AddItemToObject(o, "scopes", t->info.scopes ? cJSON_Duplicate(t->info.scopes, 1) : cJSON_CreateNull());
     return o;

@@ -49,27 +49,20 @@ static int read_environment(ej_val env, ea_error *err)
 
 int ea_target_info_load(const char *dir, ea_target_info *t, ea_error *err)
 {
-    static const char *const keys[] = {"schema", "schema_version", "name", "gpu_model", "torch", "capability",
-                                       "note", "scopes", "lowering", "environment", NULL};
-    ea_target common;
     memset(t, 0, sizeof *t);
-    if (ea_target_read(dir, &common, err))
+    if (ea_target_read(dir, &t->target, err))
         return -1;
     snprintf(t->file, sizeof t->file, "%s/target.json", dir);
     if (ej_load(t->file, &t->doc, err))
         return -1;
     ej_val root = ej_root(&t->doc), low, scopes, env;
-    if (ej_object(root, keys, err) || ej_expect_schema(root, EA_TARGET_SCHEMA, EA_TARGET_VERSION, err) ||
-        ej_get_string(root, "name", &t->name, err) || ej_get_string(root, "gpu_model", &t->gpu_model, err) ||
-        ej_get_string(root, "torch", &t->torch, err) || ej_get_string(root, "capability", &t->capability, err) ||
-        ej_get_string(root, "note", &t->note, err) || ej_field(root, "lowering", 0, &low, err) ||
-        (low.v && ej_as_string(low, &t->lowering, err)) || ej_field(root, "scopes", 0, &scopes, err) ||
-        (scopes.v && read_scopes(scopes, t, err)) || ej_field(root, "environment", 0, &env, err) ||
-        (env.v && read_environment(env, err)))
+    if (ej_field(root, "lowering", 0, &low, err) || (low.v && ej_as_string(low, &t->lowering, err)) ||
+        ej_field(root, "scopes", 0, &scopes, err) || (scopes.v && read_scopes(scopes, t, err)) ||
+        ej_field(root, "environment", 0, &env, err) || (env.v && read_environment(env, err)))
         goto bad;
-    if (!plain_name(t->name)) {
+    if (!plain_name(t->target.name)) {
         char got[300];
-        snprintf(got, sizeof got, "\"%.250s\"", t->name);
+        snprintf(got, sizeof got, "\"%.250s\"", t->target.name);
         ej_bad_field(root, "name", "a plain folder name (no '/', not starting with '.')", got, err);
         goto bad;
     }

@@ -1,10 +1,10 @@
 /* golden_target.h: one target folder (golden/targets/<name>, or a staged one of the same layout) read
  * for `golden diff` and `golden accept`.
  * Contract:
- * - ea_target_info_load reads <dir>/target.json strictly: what every target has by target.h's
- *   ea_target_read (schema, name, GPU model, torch, capability, note), then a stage's optional "scopes" (the scope ids a
- *   partial stage captured, non-empty, each once), "lowering" and "environment" (what ci/golden-stage ran
- *   in: strings).
+ * - ea_target_info_load reads <dir>/target.json strictly: what every target has (keys, schema, name,
+ *   GPU model, torch, capability, note, lowering's type) by target.h's ea_target_read, the name also
+ *   a plain folder name, then a stage's optional "scopes" (the scope ids a partial stage captured,
+ *   non-empty, each once) and "environment" (what ci/golden-stage ran in: strings).
  * - ea_golden_target_load adds what diff compares, each through its own strict reader: captures/ (capture.h),
  *   classification.json (classify.h) and baselines.json (baseline.h), all required; the first bad or
  *   absent one fails naming the file (and JSON path).
@@ -21,8 +21,9 @@
 
 
 typedef struct {
-    const char *name, *gpu_model, *torch, *capability, *note, *lowering;
-    const cJSON *scopes; /* NULL: a complete target */
+    ea_target target;     /* what every target.json has, as ea_target_read read it */
+    const char *lowering; /* NULL: no candidate lowering */
+    const cJSON *scopes;  /* NULL: a complete target */
     ej_doc doc;
     char file[4200];
 } ea_target_info;
