@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "drift.h"
 #include "json.h"
 
 static int numbers(ej_val o, const char *const *keys, ea_error *err)
@@ -50,8 +51,15 @@ static int optional_counts(ej_val p, ea_error *err)
 }
 
 static const char *const time_keys[] = {"median_us", "q1_us", "q3_us", "iqr_us", "samples", "calls_per_replay",
-                                        "cache_policy", NULL};
-static const char *const time_nums[] = {"median_us", "q1_us", "q3_us", "iqr_us", "samples", NULL};
+                                        "resolution_us", "cache_policy", NULL};
+
+/* A "time" or "time_cold" object: its keys, then its numbers as the drift rule reads them. */
+static int time_object(ej_val parent, const char *key, ea_error *err)
+{
+    ej_val o;
+    ea_drift_time t;
+    return ej_field(parent, key, 1, &o, err) || ej_object(o, time_keys, err) || ea_drift_time_read(o, &t, err) ? -1 : 0;
+}
 
 /* time_cold (the same fields as time) and kernel_launches: absent in files written before cold timing
  * and per-kernel durations existed; time_cold_note: why a path has no cold time (no CUPTI). */
@@ -63,7 +71,7 @@ static int optional_cold_and_launches(ej_val p, ea_error *err)
     ej_val v, l, d;
     const char *s;
     int n, m;
-    if (ej_field(p, "time_cold", 0, &v, err) || (v.v && object_with(p, "time_cold", time_keys, time_nums, err)) ||
+    if (ej_field(p, "time_cold", 0, &v, err) || (v.v && time_object(p, "time_cold", err)) ||
         ej_field(p, "time_cold_note", 0, &v, err) || (v.v && ej_as_string(v, &s, err)) ||
         ej_field(p, "kernel_launches_note", 0, &v, err) || (v.v && ej_as_string(v, &s, err)) ||
         ej_field(p, "kernel_launches", 0, &v, err) || (v.v && ej_array(v, &n, err)))
@@ -114,7 +122,7 @@ static int validate_path(ej_val p, ea_error *err)
     ej_val k;
     return ej_object(p, keys, err) || ej_get_string(p, "name", &s, err) || ej_get_string(p, "mode", &s, err) ||
                    ej_field(p, "kernels", 1, &k, err) || strings(k, err) ||
-                   object_with(p, "time", time_keys, time_nums, err) || optional_cold_and_launches(p, err) ||
+                   time_object(p, "time", err) || optional_cold_and_launches(p, err) ||
                    object_with(p, "check", check_keys, check_nums, err) ||
                    object_with(p, "check_after_timing", check_keys, check_nums, err) || optional_counts(p, err) ||
                    ej_get_bool(p, "passed", &b, err) || optional_margin(p, err)

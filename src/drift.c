@@ -8,18 +8,26 @@ const char *const ea_drift_status_names[EA_DRIFT_STATUSES] = {"SAME", "SLOWER", 
 
 ea_drift_rule ea_drift_default_rule(double margin)
 {
-    return (ea_drift_rule){margin > 0 ? margin : EA_DRIFT_MARGIN, EA_DRIFT_IQR_K, EA_DRIFT_LIMIT, EA_DRIFT_MIN_SAMPLES};
+    return (ea_drift_rule){margin > 0 ? margin : EA_DRIFT_MARGIN, EA_DRIFT_NOTCH_K, EA_DRIFT_LIMIT, EA_DRIFT_MIN_SAMPLES};
+}
+
+/* The relative half-width of a median's notch; NaN for fewer than one sample (then NOISY). */
+static double notch(const ea_drift_time *t, const ea_drift_rule *rule)
+{
+    return t->samples > 0 ? rule->k * t->iqr / t->median / sqrt((double)t->samples) : NAN;
 }
 
 ea_drift ea_drift_judge(const ea_drift_time *stored, const ea_drift_time *fresh, const ea_drift_rule *rule)
 {
-    double rs = stored->iqr / stored->median, rn = fresh->iqr / fresh->median;
-    ea_drift d = {EA_DRIFT_SAME, fresh->median / stored->median - 1, rule->k * fmax(rs, rn), 0, NULL};
-    d.tolerance = fmax(rule->margin, d.noise);
+    double ns = notch(stored, rule), nn = notch(fresh, rule);
+    double step = fmax(stored->resolution / stored->median, fresh->resolution / fresh->median);
+    ea_drift d = {EA_DRIFT_SAME, fresh->median / stored->median - 1, ns + nn + step, 0, NULL};
+    /* The step adds to the margin too: a median moves by whole steps, whatever else moved it. */
+    d.tolerance = fmax(rule->margin, ns + nn) + step;
     if (stored->samples < rule->min_samples || fresh->samples < rule->min_samples)
         d.noisy = "samples";
     else if (!(d.noise <= rule->limit)) /* a NaN spread is too wide too */
-        d.noisy = rn >= rs ? "new" : "stored";
+        d.noisy = nn >= ns ? "new" : "stored";
     if (d.noisy)
         d.status = EA_DRIFT_NOISY;
     else if (d.change > d.tolerance)
@@ -35,6 +43,10 @@ int ea_drift_time_read(ej_val time, ea_drift_time *t, ea_error *err)
         ej_get_number(time, "q3_us", &t->q3, err) || ej_get_number(time, "iqr_us", &t->iqr, err) ||
         ej_get_int(time, "samples", &t->samples, err))
         return -1;
+    ej_val res;
+    t->resolution = 0;
+    if (ej_field(time, "resolution_us", 0, &res, err) || (res.v && ej_as_number(res, &t->resolution, err)))
+        return -1;
     char got[64];
     snprintf(got, sizeof got, "%.6g", t->median);
     if (!(t->median > 0) || !isfinite(t->median))
@@ -45,5 +57,8 @@ int ea_drift_time_read(ej_val time, ea_drift_time *t, ea_error *err)
     snprintf(got, sizeof got, "%.6g", t->iqr);
     if (!(t->iqr >= 0) || !isfinite(t->iqr))
         return ej_bad_field(time, "iqr_us", "a finite IQR >= 0", got, err);
+    snprintf(got, sizeof got, "%.6g", t->resolution);
+    if (!(t->resolution >= 0) || !isfinite(t->resolution))
+        return ej_bad_field(time, "resolution_us", "a finite clock step >= 0", got, err);
     return 0;
 }

@@ -1,12 +1,15 @@
 /* drift.h: the noise-aware drift rule that judges one stored per-call time against a new one.
  * Contract (docs/schema.md, "The drift rule"):
- * - change = new median / stored median - 1; noise = k * the larger of the two relative IQRs
- *   (iqr / median); tolerance = max(margin, noise).
- * - NOISY when noise > limit (the spread is too wide for the gate to catch a move of `limit`; the
- *   side that is wider is named) or when either side has fewer than min_samples samples;
+ * - change = new median / stored median - 1; noise = the uncertainty of that change: each side's
+ *   median notch, k * (iqr / median) / sqrt(samples), summed, plus the coarser side's clock step
+ *   (resolution / median: a median of stamped samples is known no closer than a step);
+ *   tolerance = max(margin, notches) + step.
+ * - NOISY when noise > limit (the medians are too uncertain for the gate to catch a move of `limit`;
+ *   the side with the wider notch is named) or when either side has fewer than min_samples samples;
  *   else SAME when |change| <= tolerance, SLOWER above it, FASTER below -tolerance.
  * - ea_drift_judge is pure arithmetic; ea_drift_time_read takes a "time" object of a baselines path
- *   and refuses a median that is not positive and finite, or quartiles that do not bracket it. */
+ *   and refuses a median that is not positive and finite, quartiles that do not bracket it, or a
+ *   resolution_us (optional, 0 when absent) below 0. */
 #ifndef EA_DRIFT_H
 #define EA_DRIFT_H
 
@@ -18,9 +21,11 @@
 /* Two H200 runs a day apart on different machines moved at most 2.3% (median 0.0%) over all 162
  * timed paths: 5% keeps such a pair SAME with a 2x margin and still catches a 10% move 2x over. */
 #define EA_DRIFT_MARGIN 0.05
-/* An IQR is half the central spread; two of them are the distance a median moves between runs when
- * the samples are that noisy. */
-#define EA_DRIFT_IQR_K 2.0
+/* The boxplot notch (McGill, Tukey and Larsen, "Variations of Box Plots", 1978): median +- 1.57 IQR /
+ * sqrt(n) is the interval whose non-overlap marks two medians as different at about 95%. The spread of
+ * single samples is not the question: cold calls of a 2 us scope spread 4-15% of their median on the
+ * H200 (a device clock step is 1-2% of it), yet 30 of them place the median within 1-4%. */
+#define EA_DRIFT_NOTCH_K 1.57
 /* A tolerance must stay below the 10% move the gate exists to catch. */
 #define EA_DRIFT_LIMIT 0.08
 #define EA_DRIFT_MIN_SAMPLES 5
@@ -33,6 +38,7 @@ extern const char *const ea_drift_status_names[EA_DRIFT_STATUSES];
 typedef struct {
     double median, q1, q3, iqr; /* us per call */
     int64_t samples;
+    double resolution; /* us: the clock step of the samples' stamps; 0 when not recorded */
 } ea_drift_time;
 
 typedef struct {

@@ -217,7 +217,7 @@ cJSON *ea_gate_compare(const char *stored_file, const cJSON *stored, const char 
     cJSON_AddStringToObject(report, "new", new_file);
     cJSON_AddStringToObject(report, "gpu_model", ms);
     cJSON_AddNumberToObject(r, "margin", rule->margin);
-    cJSON_AddNumberToObject(r, "iqr_k", rule->k);
+    cJSON_AddNumberToObject(r, "notch_k", rule->k);
     cJSON_AddNumberToObject(r, "limit", rule->limit);
     cJSON_AddNumberToObject(r, "min_samples", (double)rule->min_samples);
     gate g = {cJSON_AddArrayToObject(report, "entries"), stored_file, new_file, rule,
@@ -347,10 +347,10 @@ void ea_gate_print(const cJSON *report, FILE *f)
 {
     const cJSON *e, *rule = cJSON_GetObjectItemCaseSensitive(report, "rule");
     char sum[512];
-    fprintf(f, "gate: %s against %s (GPU model %s; margin %.1f%%, noise %.0f x relative IQR, limit %.1f%%)\n",
+    fprintf(f, "gate: %s against %s (GPU model %s; margin %.1f%%, noise: median notches %.2f x IQR / sqrt(n) + clock step, limit %.1f%%)\n",
             text(report, "new"), text(report, "stored"), text(report, "gpu_model"),
             100 * cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(rule, "margin")),
-            cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(rule, "iqr_k")),
+            cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(rule, "notch_k")),
             100 * cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(rule, "limit")));
     cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(report, "entries"))
         if (strcmp(text(e, "status"), "SAME"))

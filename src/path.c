@@ -149,6 +149,8 @@ cJSON *ea_path_time_json(const ea_timing *t)
     cJSON_AddNumberToObject(o, "iqr_us", t->per_call_us.iqr);
     cJSON_AddNumberToObject(o, "samples", (double)t->per_call_us.count);
     cJSON_AddNumberToObject(o, "calls_per_replay", t->calls_per_replay);
+    if (t->resolution_us > 0)
+        cJSON_AddNumberToObject(o, "resolution_us", t->resolution_us);
     cJSON_AddStringToObject(o, "cache_policy", t->policy);
     return o;
 }

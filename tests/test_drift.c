@@ -5,10 +5,16 @@
 
 #include "drift.h"
 
-/* A time with median m and relative IQR r, 30 samples. */
+/* A time with median m and relative IQR r, 30 samples, no clock step recorded. */
 static ea_drift_time t(double m, double r)
 {
-    return (ea_drift_time){m, m * (1 - r / 2), m * (1 + r / 2), m * r, 30};
+    return (ea_drift_time){m, m * (1 - r / 2), m * (1 + r / 2), m * r, 30, 0};
+}
+
+/* The relative IQR at which both sides' notches (30 samples each) add up to `noise`. */
+static double iqr_for(double noise)
+{
+    return noise * sqrt(30.0) / (2 * EA_DRIFT_NOTCH_K);
 }
 
 static ea_drift judge(double stored, double fresh, double r)
@@ -32,23 +38,23 @@ Test(drift, ten_percent_is_caught_both_ways)
     cr_assert_eq(d.status, EA_DRIFT_SLOWER);
     cr_assert(fabs(d.change - 0.10) < 1e-12, "change %g", d.change);
     cr_assert_eq(judge(100, 90, 0.003).status, EA_DRIFT_FASTER);
-    /* at the widest spread the rule still decides on (k x IQR just under the limit) */
-    cr_assert_eq(judge(100, 110, EA_DRIFT_LIMIT / EA_DRIFT_IQR_K * 0.99).status, EA_DRIFT_SLOWER);
+    /* at the widest spread the rule still decides on (notches just under the limit) */
+    cr_assert_eq(judge(100, 110, iqr_for(EA_DRIFT_LIMIT * 0.99)).status, EA_DRIFT_SLOWER);
 }
 
 Test(drift, tolerance_grows_with_the_spread)
 {
-    /* 6% with a 3.5% relative IQR: noise 7% > margin 5%, so SAME; with a tight IQR, SLOWER */
-    ea_drift d = judge(100, 106, 0.035);
+    /* 6% with notches adding to 7% > margin 5%, so SAME; with a tight IQR, SLOWER */
+    ea_drift d = judge(100, 106, iqr_for(0.07));
     cr_assert_eq(d.status, EA_DRIFT_SAME, "tolerance %g", d.tolerance);
-    cr_assert(fabs(d.tolerance - 0.07) < 1e-12);
+    cr_assert(fabs(d.tolerance - 0.07) < 1e-12, "tolerance %g", d.tolerance);
     cr_assert_eq(judge(100, 106, 0.003).status, EA_DRIFT_SLOWER);
 }
 
 Test(drift, spread_beyond_the_limit_is_noisy_and_names_the_side)
 {
     ea_drift_rule rule = ea_drift_default_rule(0);
-    ea_drift_time quiet = t(100, 0.003), loud = t(100, 0.2);
+    ea_drift_time quiet = t(100, 0.003), loud = t(100, iqr_for(2 * EA_DRIFT_LIMIT));
     ea_drift d = ea_drift_judge(&quiet, &loud, &rule);
     cr_assert_eq(d.status, EA_DRIFT_NOISY);
     cr_assert_str_eq(d.noisy, "new");
@@ -60,6 +66,34 @@ Test(drift, spread_beyond_the_limit_is_noisy_and_names_the_side)
     cr_assert_eq(d.status, EA_DRIFT_NOISY);
     cr_assert_str_eq(d.noisy, "samples");
     cr_assert_str_eq(ea_drift_status_names[d.status], "NOISY");
+}
+
+/* What the notch buys: a spread of single samples that the old k x IQR rule called NOISY (13% IQR,
+ * as cold calls of 2 us scopes on the H200) is judged once enough samples place the median. */
+Test(drift, more_samples_narrow_the_notch)
+{
+    ea_drift_rule rule = ea_drift_default_rule(0);
+    ea_drift_time a = t(100, 0.13), b = t(110, 0.13);
+    a.samples = b.samples = 5;
+    cr_assert_eq(ea_drift_judge(&a, &b, &rule).status, EA_DRIFT_NOISY);
+    a.samples = b.samples = 100;
+    ea_drift d = ea_drift_judge(&a, &b, &rule);
+    cr_assert_eq(d.status, EA_DRIFT_SLOWER, "tolerance %g", d.tolerance);
+    cr_assert(fabs(d.noise - 2 * EA_DRIFT_NOTCH_K * 0.13 / 10) < 1e-12, "noise %g", d.noise);
+}
+
+/* Medians of stamped samples move in clock steps: on the H200 a 1.28 us cold scope read 1.344 us in the
+ * next run (two 32 ns steps, 5.0%). The step widens the tolerance; a 10% move is still caught. */
+Test(drift, the_clock_step_widens_the_tolerance)
+{
+    ea_drift_rule rule = ea_drift_default_rule(0);
+    ea_drift_time a = t(1.28, 0.02), b = t(1.344, 0.02);
+    cr_assert_eq(ea_drift_judge(&a, &b, &rule).status, EA_DRIFT_SLOWER, "no step recorded: 5.0%% > margin");
+    a.resolution = b.resolution = 0.032;
+    ea_drift d = ea_drift_judge(&a, &b, &rule);
+    cr_assert_eq(d.status, EA_DRIFT_SAME, "tolerance %g", d.tolerance);
+    b.median = 1.28 * 1.10;
+    cr_assert_eq(ea_drift_judge(&a, &b, &rule).status, EA_DRIFT_SLOWER);
 }
 
 Test(drift, margin_argument_and_default)
@@ -87,6 +121,13 @@ Test(drift, time_read_and_its_refusals)
     cr_assert_eq(read_time("{\"median_us\": 2, \"q1_us\": 1.5, \"q3_us\": 2.5, \"iqr_us\": 1, \"samples\": 30}", &x, &err), 0,
                  "%s", err.msg);
     cr_assert_eq(x.samples, 30);
+    cr_assert_eq(x.resolution, 0, "absent: no step");
+    cr_assert_eq(read_time("{\"median_us\": 2, \"q1_us\": 1.5, \"q3_us\": 2.5, \"iqr_us\": 1, \"samples\": 30, "
+                           "\"resolution_us\": 0.032}", &x, &err), 0, "%s", err.msg);
+    cr_assert_eq(x.resolution, 0.032);
+    cr_assert_eq(read_time("{\"median_us\": 2, \"q1_us\": 1.5, \"q3_us\": 2.5, \"iqr_us\": 1, \"samples\": 30, "
+                           "\"resolution_us\": -1}", &x, &err), -1);
+    cr_assert(strstr(err.msg, "$.resolution_us: expected a finite clock step >= 0, got -1"), "%s", err.msg);
     cr_assert_eq(read_time("{\"median_us\": 0, \"q1_us\": 0, \"q3_us\": 0, \"iqr_us\": 0, \"samples\": 30}", &x, &err), -1);
     cr_assert(strstr(err.msg, "t.json $.median_us: expected a positive finite time, got 0"), "%s", err.msg);
     cr_assert_eq(read_time("{\"median_us\": 2, \"q1_us\": 2.5, \"q3_us\": 3, \"iqr_us\": 1, \"samples\": 30}", &x, &err), -1);

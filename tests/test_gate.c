@@ -163,9 +163,9 @@ Test(gate, a_noisy_new_path_is_noisy_not_same)
     cJSON *a = golden(), *b = golden();
     cJSON *t = cJSON_GetObjectItemCaseSensitive(path_of(b, 5, 0), "time");
     double m = cJSON_GetObjectItemCaseSensitive(t, "median_us")->valuedouble;
-    cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "q1_us"), m * 0.9);
-    cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "q3_us"), m * 1.1);
-    cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "iqr_us"), m * 0.2);
+    cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "q1_us"), m * 0.8);
+    cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "q3_us"), m * 1.2);
+    cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "iqr_us"), m * 0.4);
     cJSON *r = compare(a, b);
     cr_assert_eq(count(r, "NOISY"), 1);
     cr_assert_str_eq(field(first(r, "NOISY"), "noisy"), "new");
@@ -312,9 +312,9 @@ Test(gate, cold_numbers_are_judged_like_warm_ones)
     scale(b, 2, 0, "time_cold", 0.9);
     cJSON *t = cJSON_GetObjectItemCaseSensitive(path_of(b, 2, 1), "time_cold");
     double median = cJSON_GetObjectItemCaseSensitive(t, "median_us")->valuedouble;
-    cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "q1_us"), 0.9 * median);
-    cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "q3_us"), 1.1 * median);
-    cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "iqr_us"), 0.2 * median);
+    cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "q1_us"), 0.8 * median);
+    cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "q3_us"), 1.2 * median);
+    cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "iqr_us"), 0.4 * median);
     cJSON *r = compare(a, b);
     const cJSON *e = first(r, "FASTER");
     cr_assert_str_eq(field(e, "mode"), "faithful/cold");

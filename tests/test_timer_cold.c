@@ -67,6 +67,33 @@ Test(timer_cold, spans_of_the_last_calls_without_the_flush)
     cr_assert_float_eq(t.samples_us[2], 8.5, 1e-9);
     cr_assert_float_eq(t.per_call_us.median, 8.4, 1e-9);
     cr_assert_float_eq(t.per_call_us.iqr, 0.1, 1e-9);
+    cr_assert_float_eq(t.resolution_us, 0.1, 1e-9, "the samples step by 0.1 us: %g", t.resolution_us);
+    ea_timing_free(&t);
+}
+
+/* The clock step is the smallest distance between two distinct samples, whatever their order; records
+ * far apart in one replay say nothing of it; samples that all agree show none (0). */
+Test(timer_cold, the_clock_step_is_the_smallest_distance_between_samples)
+{
+    trace tr;
+    ea_timing t = {0};
+    ea_error err = {{0}};
+    setup(&tr, 3);
+    tr.r[7].end_ns = tr.r[3].end_ns - tr.r[0].end_ns + tr.r[4].end_ns + 32; /* call 1: call 0's span + 32 ns */
+    tr.r[11].end_ns = tr.r[7].end_ns - tr.r[4].end_ns + tr.r[8].end_ns + 500;
+    cr_assert_eq(ea_timer_reduce_cold(&tr.list, FLUSH, 3, &t, &err), 0, "%s", err.msg);
+    cr_assert_float_eq(t.resolution_us, 0.032, 1e-9, "%g", t.resolution_us);
+    cJSON *p = ea_path_time_json(&t);
+    cr_assert_float_eq(cJSON_GetObjectItem(p, "resolution_us")->valuedouble, 0.032, 1e-9);
+    cJSON_Delete(p);
+    ea_timing_free(&t);
+    setup(&tr, 2);
+    tr.r[7].end_ns = tr.r[3].end_ns - tr.r[0].end_ns + tr.r[4].end_ns; /* both calls the same span */
+    cr_assert_eq(ea_timer_reduce_cold(&tr.list, FLUSH, 2, &t, &err), 0, "%s", err.msg);
+    cr_assert_eq(t.resolution_us, 0, "no step seen: %g", t.resolution_us);
+    p = ea_path_time_json(&t);
+    cr_assert_null(cJSON_GetObjectItem(p, "resolution_us"), "written only when seen");
+    cJSON_Delete(p);
     ea_timing_free(&t);
 }
 

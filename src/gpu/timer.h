@@ -45,8 +45,10 @@ typedef int (*ea_enqueue_fn)(void *ctx, void *stream, ea_error *err);
 
 typedef enum { EA_CACHE_WARM = 0, EA_CACHE_COLD = 1 } ea_cache_policy;
 
-/* Cold samples per timing at least: quartiles of fewer calls move with one outlier. */
-#define EA_COLD_MIN_CALLS 30
+/* Cold samples per timing at least: a cold call of a 2 us scope spreads up to 15% of its median on the
+ * H200, and the drift rule knows a median to 1.57 IQR / sqrt(n) (drift.h): 100 calls put it within
+ * about 2.4%, 30 only within 4.3%. The flushes cost about 35 us each, so this stays cheap. */
+#define EA_COLD_MIN_CALLS 100
 /* The flush kernel's name as CUPTI reports it (extern "C": not mangled). */
 #define EA_COLD_FLUSH_KERNEL "ea_l2_flush"
 
@@ -70,6 +72,7 @@ typedef struct {
     size_t l2_bytes;
     size_t flush_bytes; /* cold: bytes written before each call; 0 when warm */
     int ops_per_call;   /* cold: kernels, copies and memsets CUPTI saw in one call */
+    double resolution_us; /* cold: the device clock's step in the stamps (drift.h); 0 when warm or unseen */
     char policy[640];   /* one sentence: K, R and the cache policy */
     char note[512];     /* cold: why there are no samples (CUPTI cannot record); else "" */
 } ea_timing;

@@ -57,6 +57,30 @@ static int differs(const ea_kernel_list *l, size_t call, size_t from, size_t to,
     return named_fail(err, call, to - from, ref_end - ref, "has an extra", l->kernels[i].name, in_call, in_ref);
 }
 
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The device clock's step in us: the smallest positive distance between two distinct samples. A
+ * sample is the distance of two stamps, so samples differ by whole steps (31-32 ns on the H200, a few
+ * percent of a 2 us scope); the distance between two stamps of one replay is not one (the records
+ * lie microseconds apart). Samples that all agree show no step: 0, which widens no tolerance. */
+static double clock_step_us(const double *samples, int r)
+{
+    double *v = malloc((size_t)r * sizeof *v), step = 0;
+    if (!v)
+        return 0;
+    memcpy(v, samples, (size_t)r * sizeof *v);
+    qsort(v, (size_t)r, sizeof *v, by_value);
+    for (int i = 1; i < r; i++)
+        if (v[i] > v[i - 1] && (step == 0 || v[i] - v[i - 1] < step))
+            step = v[i] - v[i - 1];
+    free(v);
+    return step;
+}
+
 /* A call's sample starts where it could begin: its flush's recorded end, or its first operation's start
  * when CUPTI stamped that earlier. On the H200 CUPTI stamped a graph's next operation up to 1.25 us
  * before the 2x-L2 flush's recorded end (the end stamp lags the flush's last writes), so a flush end
@@ -125,5 +149,6 @@ int ea_timer_reduce_cold(const ea_kernel_list *list, const char *flush_name, int
     out->ops_per_call = (int)(ref_end - ref);
     out->calls_per_replay = r;
     out->replays = 1;
+    out->resolution_us = clock_step_us(samples, r);
     return ea_stats_compute(samples, (size_t)r, &out->per_call_us, err);
 }
