@@ -1,7 +1,7 @@
 /* The corpus fixtures of shapes real models have (tests/fixtures/corpus, each folder's README.md says
- * which real graph and lines it was cut from): gpt-oss routing over 128 experts (tiny/moe128) and an
- * fp16 DenseNet cat block (tinydense_f16). Their extraction, the routing plan's ATen launch, and `run
- * --plan` on them. */
+ * which real graph and lines it was cut from): gpt-oss routing over 128 experts (tiny/moe128), an fp16
+ * DenseNet cat block (tinydense_f16) and DenseNet-201's 49-input cat in f32 (tinydense201_f32). Their
+ * extraction, the routing plan's ATen launch, and `run --plan` on them. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,10 +93,34 @@ Test(shape_fixtures, fp16_cat_block_extracts)
     ea_extraction_free(&x);
 }
 
-/* run --plan on the fixtures' extraction with no captures: the routing point over 128 experts plans
- * (ATen's launches, the oracle; its Inductor steps named as not captured), the cat points cannot run
- * their current paths without a capture and are reported unsupported naming their document and scope,
- * and the exit is 1. */
+/* DenseNet-201's widest cat: 49 f32 inputs, past the old cap of 32, with its BN (eval) and relu scope
+ * (no conversions in f32). */
+Test(shape_fixtures, densenet201_f32_cat_extracts)
+{
+    ea_extraction x = extract_fixtures();
+    int i;
+    const cJSON *pt = point_of_model(x.docs[op_index("aten.cat.default")], "tinydense201_f32", &i);
+    const cJSON *sig = cJSON_GetObjectItem(pt, "signature"), *out = cJSON_GetObjectItem(sig, "output");
+    cr_assert_str_eq(cJSON_GetObjectItem(out, "dtype")->valuestring, "f32");
+    const cJSON *list = cJSON_GetArrayItem(cJSON_GetObjectItem(sig, "args"), 0), *t;
+    cr_assert_eq(cJSON_GetArraySize(list), 49);
+    int64_t c = 0;
+    cJSON_ArrayForEach(t, list)
+        c += cJSON_GetArrayItem(cJSON_GetObjectItem(t, "sizes"), 1)->valueint;
+    cr_assert_eq(c, 256 + 48 * 32);
+    cr_assert_eq(cJSON_GetArrayItem(cJSON_GetObjectItem(out, "sizes"), 1)->valueint, 1792);
+    char *text = cJSON_PrintUnformatted(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(pt, "scopes"), 0),
+                                                            "scope"));
+    has(text, "aten.relu.default");
+    has(text, "aten.sqrt.default");
+    free(text);
+    ea_extraction_free(&x);
+}
+
+/* run --plan on the fixtures' extraction with no captures: the routing point over 128 experts and the
+ * cat points plan (ATen's launches or the oracle variants, the floor; their Inductor kernels named as
+ * not captured, capture null), the tiny routing and cumsum points outside the replicas' sizes are
+ * unsupported, and the exit is 1. */
 Test(shape_fixtures, run_plan_on_the_fixtures)
 {
     const char *dir = test_tmpdir();
@@ -114,14 +138,29 @@ Test(shape_fixtures, run_plan_on_the_fixtures)
     cr_assert_eq(r.status, 1, "%s", r.err);
     cJSON *j = cJSON_Parse(r.out), *o, *l;
     cr_assert_not_null(j, "%s", r.out);
-    int routing128 = 0, cat_unsupported = 0;
+    int routing128 = 0, cats = 0;
     cJSON_ArrayForEach(o, j) {
-        const cJSON *why = cJSON_GetObjectItem(o, "unsupported"), *cfg = cJSON_GetObjectItem(o, "config");
+        const cJSON *cfg = cJSON_GetObjectItem(o, "config");
         const char *family = cJSON_GetObjectItem(o, "family")->valuestring;
-        if (why && !strcmp(family, "cat")) {
-            cat_unsupported++;
-            has(why->valuestring, "occurrences/cat.json $.points[");
-            has(why->valuestring, "expected a capture of the scope");
+        if (!strcmp(family, "cat")) {
+            cr_assert_not_null(cfg, "an uncaptured cat plans: %s", cJSON_PrintUnformatted(o));
+            cats++;
+            cr_assert(cJSON_IsNull(cJSON_GetObjectItem(cfg, "capture")));
+            cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(cfg, "current")), 0);
+            char *text = cJSON_PrintUnformatted(cJSON_GetObjectItem(cfg, "notes"));
+            has(text, "no capture covers this point");
+            free(text);
+            const char *dt = cJSON_GetObjectItem(cfg, "dtype")->valuestring;
+            const cJSON *orc = cJSON_GetObjectItem(cfg, "oracle");
+            int vec = cJSON_GetObjectItem(orc, "vector_elements")->valueint;
+            cr_assert(cJSON_GetObjectItem(cfg, "floor_bytes")->valuedouble > 0);
+            if (!strcmp(dt, "f32")) { /* 16-byte vectors: 4 f32, 8 f16 */
+                cr_assert_eq(vec, 4);
+                cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(cfg, "input_channels")), 49);
+                cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(orc, "variants")), 4, "the stream unrolls");
+            } else if (!strcmp(dt, "f16")) {
+                cr_assert_eq(vec, 8);
+            }
         }
         const cJSON *bins = cJSON_GetObjectItem(cJSON_GetObjectItem(cfg, "histc"), "bins");
         if (!cJSON_IsNumber(bins) || bins->valueint != 128)
@@ -136,7 +175,7 @@ Test(shape_fixtures, run_plan_on_the_fixtures)
                           "%s", cJSON_PrintUnformatted(l));
     }
     cr_assert_eq(routing128, 8, "the histc and the cumsum point, four configurations each: %s", r.out);
-    cr_assert_eq(cat_unsupported, 2, "the bf16 and the fp16 cat: %s", r.out);
+    cr_assert_eq(cats, 3, "the bf16, fp16 and f32 cats: %s", r.out);
     cJSON_Delete(j);
     cli_run_free(&r);
 }

@@ -11,6 +11,9 @@
  *   (cat inputs in order, then the per-channel parameters; outputs cat, mean, rstd, running var, y for
  *   train, y alone for infer). Anything else fails naming the file, the JSON path and what was expected.
  *   Several scope groups share one measurement only when they parse to the same configuration.
+ *   Returns 0; -1 on an error; 1 when no capture covers the point (a shape not captured yet, e.g. the
+ *   fixtures' DenseNet-201 cat): s is whole, with the roles a capture of the scope would have, cap is
+ *   empty, s->capture "", and err names the missing capture (a run reports it unsupported).
  * - cat_plan_make derives what runs without a GPU: the capture's kernels (current), the oracle kernel
  *   and its launch shape, the vector width, and the floor bytes (every input and parameter read once,
  *   every scope output written once).
@@ -128,7 +131,8 @@ int cat_plan_variants(const cat_scope *s, cat_plan v[CAT_MAX_VARIANTS], ea_error
  * kernel as the configuration lists it. */
 const char *cat_variant_name(const cat_plan *p);
 void cat_variant_kernel(const cat_scope *s, const cat_plan *p, char *buf, size_t n);
-/* The configuration block (docs/schema.md: floor_bytes, notes, current_source "inductor"). */
+/* The configuration block (docs/schema.md: floor_bytes, notes, current_source "inductor"); cap NULL for a
+ * point no capture covers: "capture" null, no current launches, a note saying why. */
 cJSON *cat_config_json(const cat_scope *s, const cat_plan *p, const ea_capture *cap, const cJSON *view);
 
 /* Host inputs: data[i] is capture input i (storage as its descriptor lays it out). */
