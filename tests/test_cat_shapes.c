@@ -1,6 +1,7 @@
 /* The cat family at the shapes and dtypes real models have beyond the golden points (issue 10): fp16 and
  * f32 scopes, DenseNet-201's 49 inputs, and every oracle variant of them on the GPU (skipped without one). */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,6 +9,7 @@
 
 #include "../repros/cat/kernels.h"
 #include "cat_small.h"
+#include "extract.h"
 #include "helpers.h"
 
 /* |a[e] - b[e]| in units in the last place of the dtype (es bytes an element): the kernel divides with
@@ -199,3 +201,35 @@ Test(cat_shapes_gpu, oracles_at_every_dtype_and_49_inputs, .timeout = 120)
         }
 }
 
+
+/* The fixture corpus's cat points at their real shapes (tests/fixtures/corpus: densenet121's 7x7 cat in
+ * bf16 and fp16, DenseNet-201's 49-input 14x14 cat in f32), read through the extraction and the family's
+ * parser (no capture covers them: the parser returns 1 with a capture's roles): every oracle variant on
+ * the GPU against the fp64 reference. Their current path needs Inductor's kernels, which only a capture
+ * on a GPU with torch provides (run reports it unsupported). */
+Test(cat_shapes_gpu, fixture_points, .timeout = 300)
+{
+    test_skip_without_gpu();
+    ea_extraction x = test_extract_corpus(FIXTURE_CORPUS, 8);
+    const cJSON *doc = NULL, *pt;
+    for (int i = 0; i < EA_AUDIT_OPS; i++)
+        if (!strcmp(ea_audit_ops[i].target, "aten.cat.default"))
+            doc = x.docs[i];
+    const char *empty = test_tmpdir(); /* a target with no captures */
+    int i = 0, k49 = 0, f16 = 0;
+    cJSON_ArrayForEach(pt, cJSON_GetObjectItem(doc, "points")) {
+        cat_scope s;
+        ea_capture cap;
+        ea_error err;
+        cr_assert_eq(cat_scope_parse(pt, "fixtures/occurrences/cat.json", i++, empty, &s, &cap, &err), 1, "%s",
+                     err.msg);
+        k49 += s.k == 49 && s.dt == EA_F32;
+        f16 += s.dt == EA_F16;
+        small m;
+        small_from_scope(&m, &s);
+        oracles_on_gpu(&m);
+        small_free(&m);
+    }
+    cr_assert(k49 == 1 && f16 == 1, "the f32 49-input and the fp16 fixture points");
+    ea_extraction_free(&x);
+}
