@@ -410,7 +410,7 @@ Test(cat, malformed_points_shapes_and_groups)
     cJSON *list = cJSON_GetArrayItem(cJSON_GetObjectItem(sig, "args"), 0);
     while (cJSON_GetArraySize(list) > 1) /* one input: no cat */
         cJSON_DeleteItemFromArray(list, 1);
-    expect_error(pt, CAT_FILE, "$.points[3].signature.args[0]: expected 2 to 64 cat inputs (CAT_MAX_INPUTS), got 1");
+    expect_error(pt, CAT_FILE, "$.points[3].signature.args[0]: expected 2 to 128 cat inputs (CAT_MAX_INPUTS), got 1");
     cJSON_Delete(pt);
 
     pt = cJSON_Duplicate(orig, 1); /* cat(tensors) without its dim */

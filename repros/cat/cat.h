@@ -37,7 +37,16 @@
 extern "C" {
 #endif
 
-#define CAT_MAX_INPUTS 64 /* DenseNet-201: 49 (its 1792-channel block), DenseNet-169: 33 */
+/* Inputs of a cat the family takes: the oracle passes their pointers by value in its kernel argument, as
+ * ATen's CatArrayBatchedCopy passes CatArrInputTensorMetadata, and takes as many as ATen's batch:
+ * CAT_ARRAY_BATCH_SIZE = 128 in aten/src/ATen/native/cuda/Shape.cu (read at pytorch/pytorch 017943b70f69,
+ * the index's copy; the v2.11.0 tag is not readable here), which is what eager torch launches per batch of
+ * contiguous inputs, so a cat within it is one ATen launch. The graphs have at most 49 (DenseNet-201's
+ * 1792-channel block; DenseNet-169: 33). Inductor's own limit is another: a cat of more than
+ * max_pointwise_cat_inputs (8, golden/old_rule.json) inputs is a ConcatKernel (producers write into the
+ * output's slices, graph inputs get copy kernels), which every golden cat's capture on the H200 at torch
+ * 2.11 shows; the current path replays that capture. */
+#define CAT_MAX_INPUTS 128
 #define CAT_MAX_GROUPS 8
 /* Tolerance of a BN output y against the fp64 value r (y = relu(s * (x - mean) * w + b), or its
  * mean over H,W): |y - r| <= u |r| + CAT_TOL * m, m = (|x| + |mean|) |s w| + |b| (averaged over H,W
