@@ -9,6 +9,8 @@
 
 #include "../repros/routing/kernels.h"
 #include "../repros/routing/plan.h"
+#include "baseline.h"
+#include "device.h"
 #include "extract.h"
 #include "helpers.h"
 #include "json.h"
@@ -121,12 +123,14 @@ Test(shape_fixtures, densenet201_f32_cat_extracts)
  * cat points plan (ATen's launches or the oracle variants, the floor; their Inductor kernels named as
  * not captured, capture null), the tiny routing and cumsum points outside the replicas' sizes are
  * unsupported, and the exit is 1. */
-Test(shape_fixtures, run_plan_on_the_fixtures)
+/* A golden folder of the fixtures' extraction and a target of GPU model gpu (capability cc) without
+ * captures. */
+static const char *fixture_golden(const char *gpu, const char *cc)
 {
     const char *dir = test_tmpdir();
     char occ[600], caps[600];
     snprintf(occ, sizeof occ, "%s/occurrences", dir);
-    char *target = test_target(dir, "H200", "2.11.0+cu130", "9.0");
+    char *target = test_target(dir, gpu, "2.11.0+cu130", cc);
     snprintf(caps, sizeof caps, "%s/captures", target);
     free(target);
     cli_run r = test_cli("extract", "--corpus", FIXTURE_CORPUS, "--out", occ, "--quiet", NULL);
@@ -134,7 +138,13 @@ Test(shape_fixtures, run_plan_on_the_fixtures)
     cli_run_free(&r);
     ea_error err;
     cr_assert_eq(ea_make_dirs(caps, &err), 0, "%s", err.msg);
-    r = test_cli("run", "--scope", "all", "--plan", "--json", "--golden", dir, "--quiet", NULL);
+    return dir;
+}
+
+Test(shape_fixtures, run_plan_on_the_fixtures)
+{
+    const char *dir = fixture_golden("H200", "9.0");
+    cli_run r = test_cli("run", "--scope", "all", "--plan", "--json", "--golden", dir, "--quiet", NULL);
     cr_assert_eq(r.status, 1, "%s", r.err);
     cJSON *j = cJSON_Parse(r.out), *o, *l;
     cr_assert_not_null(j, "%s", r.out);
@@ -177,5 +187,47 @@ Test(shape_fixtures, run_plan_on_the_fixtures)
     cr_assert_eq(routing128, 8, "the histc and the cumsum point, four configurations each: %s", r.out);
     cr_assert_eq(cats, 3, "the bf16, fp16 and f32 cats: %s", r.out);
     cJSON_Delete(j);
+    cli_run_free(&r);
+}
+
+/* `run --scope all` on the fixtures on a GPU (the fixture target is of this GPU's model): the
+ * points no capture covers (the three cats, the 128-expert routing's histc and cumsum points) are
+ * reported unsupported naming the capture, the others run, the document reads strictly, and the exit is
+ * 1, not 2. */
+Test(shape_fixtures_gpu, run_reports_the_uncaptured_and_goes_on, .timeout = 300)
+{
+    test_skip_without_gpu();
+    ea_device_info info;
+    char model[64], target[128], cc[16];
+    cr_assert(ea_device_probe(&info));
+    ea_gpu_model(info.name, model, sizeof model);
+    snprintf(target, sizeof target, "%s-torch2.11.0+cu130", model);
+    snprintf(cc, sizeof cc, "%d.%d", info.cc_major, info.cc_minor);
+    const char *dir = fixture_golden(model, cc);
+    cli_run r = test_cli("run", "--scope", "all", "--json", "--golden", dir, "--target", target, "--quiet", NULL);
+    cr_assert_eq(r.status, 1, "%s", r.err);
+    cJSON *doc = cJSON_Parse(r.out), *s;
+    cr_assert_not_null(doc, "%s", r.out);
+    ea_error err;
+    cr_assert_eq(ea_baseline_validate("run", doc, &err), 0, "%s", err.msg);
+    int cats = 0, routing = 0, ran = 0;
+    cJSON_ArrayForEach(s, cJSON_GetObjectItem(doc, "scopes")) {
+        const cJSON *why = cJSON_GetObjectItem(s, "unsupported");
+        const char *family = cJSON_GetObjectItem(s, "family")->valuestring;
+        if (!why) {
+            ran++;
+            continue;
+        }
+        if (!strcmp(family, "cat")) {
+            has(why->valuestring, "expected a capture of the scope");
+            cats++;
+        } else if (!strncmp(family, "routing", 7) && strstr(why->valuestring, "capture")) {
+            routing++;
+        }
+    }
+    cr_assert_eq(cats, 3, "%s", r.out);
+    cr_assert_eq(routing, 2, "the 128-expert histc and cumsum points: %s", r.out);
+    cr_assert_gt(ran, 0, "the other points ran: %s", r.out);
+    cJSON_Delete(doc);
     cli_run_free(&r);
 }
