@@ -243,10 +243,7 @@ Test(cat_shapes_gpu, fixture_points, .timeout = 300)
 {
     test_skip_without_gpu();
     ea_extraction x = test_extract_corpus(FIXTURE_CORPUS, 8);
-    const cJSON *doc = NULL, *pt;
-    for (int i = 0; i < EA_AUDIT_OPS; i++)
-        if (!strcmp(ea_audit_ops[i].target, "aten.cat.default"))
-            doc = x.docs[i];
+    const cJSON *doc = test_extraction_doc(&x, "aten.cat.default"), *pt;
     const char *empty = test_tmpdir(); /* a target with no captures */
     int i = 0, k49 = 0, f16 = 0;
     cJSON_ArrayForEach(pt, cJSON_GetObjectItem(doc, "points")) {

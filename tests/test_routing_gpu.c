@@ -253,10 +253,7 @@ Test(routing_gpu, fixture_over_128_experts, .timeout = 60)
 {
     test_skip_without_gpu();
     ea_extraction x = test_extract_corpus(FIXTURE_CORPUS, 8);
-    const cJSON *doc = NULL, *pt;
-    for (int i = 0; i < EA_AUDIT_OPS; i++)
-        if (!strcmp(ea_audit_ops[i].target, "aten.histc.default"))
-            doc = x.docs[i];
+    const cJSON *doc = test_extraction_doc(&x, "aten.histc.default"), *pt;
     int i = 0, found = 0;
     cJSON_ArrayForEach(pt, cJSON_GetObjectItem(doc, "points")) {
         rt_scope s;

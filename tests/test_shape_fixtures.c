@@ -40,20 +40,11 @@ static const cJSON *point_of_model(const cJSON *doc, const char *model, int *ind
     return NULL;
 }
 
-static int op_index(const char *op)
-{
-    for (int i = 0; i < EA_AUDIT_OPS; i++)
-        if (!strcmp(ea_audit_ops[i].target, op))
-            return i;
-    cr_assert_fail("%s is not audited", op);
-    return -1;
-}
-
 Test(shape_fixtures, routing_over_128_experts_extracts_and_plans)
 {
     ea_extraction x = extract_fixtures();
     int i;
-    const cJSON *pt = point_of_model(x.docs[op_index("aten.histc.default")], "tiny/moe128", &i);
+    const cJSON *pt = point_of_model(test_extraction_doc(&x, "aten.histc.default"), "tiny/moe128", &i);
     const cJSON *d = cJSON_GetObjectItem(
         cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(pt, "signature"), "value_properties"), 0), "derived");
     cr_assert_str_eq(cJSON_GetObjectItem(d, "kind")->valuestring, "sorted_topk_ids");
@@ -72,21 +63,26 @@ Test(shape_fixtures, routing_over_128_experts_extracts_and_plans)
     ea_extraction_free(&x);
 }
 
-Test(shape_fixtures, fp16_cat_block_extracts)
+/* The cat point of model's fixture: k inputs of dtype dt summing to c channels, the output [n, c, h, h],
+ * and a scope that reaches the BN (eval) and the relu, as in the bf16 graphs. */
+static void cat_fixture_extracts(const char *model, const char *dt, int k, int n, int c, int h)
 {
     ea_extraction x = extract_fixtures();
     int i;
-    const cJSON *pt = point_of_model(x.docs[op_index("aten.cat.default")], "tinydense_f16", &i);
+    const cJSON *pt = point_of_model(test_extraction_doc(&x, "aten.cat.default"), model, &i);
     const cJSON *sig = cJSON_GetObjectItem(pt, "signature"), *out = cJSON_GetObjectItem(sig, "output");
-    cr_assert_str_eq(cJSON_GetObjectItem(out, "dtype")->valuestring, "f16");
+    cr_assert_str_eq(cJSON_GetObjectItem(out, "dtype")->valuestring, dt);
     const cJSON *list = cJSON_GetArrayItem(cJSON_GetObjectItem(sig, "args"), 0), *t;
-    cr_assert_eq(cJSON_GetArraySize(list), 10);
-    cJSON_ArrayForEach(t, list)
-        cr_assert_str_eq(cJSON_GetObjectItem(t, "dtype")->valuestring, "f16");
+    cr_assert_eq(cJSON_GetArraySize(list), k);
+    int64_t sum = 0;
+    cJSON_ArrayForEach(t, list) {
+        cr_assert_str_eq(cJSON_GetObjectItem(t, "dtype")->valuestring, dt);
+        sum += cJSON_GetArrayItem(cJSON_GetObjectItem(t, "sizes"), 1)->valueint;
+    }
+    cr_assert_eq(sum, c);
     const cJSON *sizes = cJSON_GetObjectItem(out, "sizes");
-    cr_assert(cJSON_GetArrayItem(sizes, 0)->valueint == 64 && cJSON_GetArrayItem(sizes, 1)->valueint == 800 &&
-              cJSON_GetArrayItem(sizes, 2)->valueint == 7 && cJSON_GetArrayItem(sizes, 3)->valueint == 7);
-    /* the scope reaches the BN (eval), the relu and the conversion to fp16, as in the bf16 graphs */
+    cr_assert(cJSON_GetArrayItem(sizes, 0)->valueint == n && cJSON_GetArrayItem(sizes, 1)->valueint == c &&
+              cJSON_GetArrayItem(sizes, 2)->valueint == h && cJSON_GetArrayItem(sizes, 3)->valueint == h);
     char *text = cJSON_PrintUnformatted(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(pt, "scopes"), 0),
                                                             "scope"));
     has(text, "aten.relu.default");
@@ -95,28 +91,16 @@ Test(shape_fixtures, fp16_cat_block_extracts)
     ea_extraction_free(&x);
 }
 
-/* DenseNet-201's widest cat: 49 f32 inputs, past the old cap of 32, with its BN (eval) and relu scope
- * (no conversions in f32). */
+/* densenet121's 7x7 10-input cat block in fp16 (the conversion to fp16 after the BN, as in bf16). */
+Test(shape_fixtures, fp16_cat_block_extracts)
+{
+    cat_fixture_extracts("tinydense_f16", "f16", 10, 64, 512 + 9 * 32, 7);
+}
+
+/* DenseNet-201's widest cat: 49 f32 inputs, past the old cap of 32 (no conversions around the BN in f32). */
 Test(shape_fixtures, densenet201_f32_cat_extracts)
 {
-    ea_extraction x = extract_fixtures();
-    int i;
-    const cJSON *pt = point_of_model(x.docs[op_index("aten.cat.default")], "tinydense201_f32", &i);
-    const cJSON *sig = cJSON_GetObjectItem(pt, "signature"), *out = cJSON_GetObjectItem(sig, "output");
-    cr_assert_str_eq(cJSON_GetObjectItem(out, "dtype")->valuestring, "f32");
-    const cJSON *list = cJSON_GetArrayItem(cJSON_GetObjectItem(sig, "args"), 0), *t;
-    cr_assert_eq(cJSON_GetArraySize(list), 49);
-    int64_t c = 0;
-    cJSON_ArrayForEach(t, list)
-        c += cJSON_GetArrayItem(cJSON_GetObjectItem(t, "sizes"), 1)->valueint;
-    cr_assert_eq(c, 256 + 48 * 32);
-    cr_assert_eq(cJSON_GetArrayItem(cJSON_GetObjectItem(out, "sizes"), 1)->valueint, 1792);
-    char *text = cJSON_PrintUnformatted(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(pt, "scopes"), 0),
-                                                            "scope"));
-    has(text, "aten.relu.default");
-    has(text, "aten.sqrt.default");
-    free(text);
-    ea_extraction_free(&x);
+    cat_fixture_extracts("tinydense201_f32", "f32", 49, 64, 256 + 48 * 32, 14);
 }
 
 /* run --plan on the fixtures' extraction with no captures: the routing point over 128 experts and the
