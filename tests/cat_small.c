@@ -9,30 +9,26 @@
 #include "../repros/cat/stream_block.h"
 #include "gen.h"
 
-void small_make_dt(small *m, int train, int pooled, int h, int k, const int64_t *ch, ea_dtype dt)
+/* m->s's inputs from gen.h's uniform stream (input 1 negated), its parameters (train: f32), each in the
+ * role order a capture has, and buffers for the outputs it keeps. */
+static void fill(small *m)
 {
-    memset(m, 0, sizeof *m);
     cat_scope *s = &m->s;
-    const int es = ea_dtype_size(dt);
-    s->train = train, s->pooled = pooled, s->n = 2, s->h = s->w = h, s->hw = h * h, s->k = k, s->eps = 1e-5;
-    s->dt = dt;
-    s->bessel = (double)(s->n * s->hw) / (double)(s->n * s->hw - 1), s->momentum = 0.1, s->decay = 0.9;
-    snprintf(s->alias, sizeof s->alias, "small");
-    for (int i = 0; i < k; i++) {
-        s->ch[i] = ch[i], s->c_off[i + 1] = s->c_off[i] + ch[i], s->in_x[i] = i;
-        int64_t n = s->n * ch[i] * s->hw;
+    const int es = ea_dtype_size(s->dt);
+    for (int i = 0; i < s->k; i++) {
+        int64_t n = s->n * s->ch[i] * s->hw;
         void *x = malloc((size_t)n * es);
         for (int64_t e = 0; e < n; e++)
-            cat_put(x, (size_t)e, dt, ea_gen_uniform((uint64_t)i + 7, (uint64_t)e) * (i == 1 ? -1.0f : 1.0f));
+            cat_put(x, (size_t)e, s->dt, ea_gen_uniform((uint64_t)i + 7, (uint64_t)e) * (i == 1 ? -1.0f : 1.0f));
+        s->in_x[i] = m->in.n;
         m->in.data[m->in.n++] = x;
     }
-    s->c = s->c_off[k];
     for (int i = 0; i < CAT_NPARAMS; i++)
         s->in_param[i] = -1;
-    for (int q = train ? 1 : 0; q < CAT_NPARAMS; q++) {
+    for (int q = s->train ? 1 : 0; q < CAT_NPARAMS; q++) {
         void *p = malloc((size_t)s->c * 4);
         for (int64_t c = 0; c < s->c; c++)
-            cat_put(p, (size_t)c, train ? EA_F32 : dt, ea_gen_uniform(100 + (uint64_t)q, (uint64_t)c));
+            cat_put(p, (size_t)c, s->train ? EA_F32 : s->dt, ea_gen_uniform(100 + (uint64_t)q, (uint64_t)c));
         s->in_param[q] = m->in.n;
         m->in.data[m->in.n++] = p;
     }
@@ -41,11 +37,32 @@ void small_make_dt(small *m, int train, int pooled, int h, int k, const int64_t 
     s->out[CAT_O_Y] = 0;
     int64_t total = s->n * s->c * s->hw;
     m->y = calloc((size_t)total, (size_t)es);
-    if (train) {
+    if (s->train) {
         s->out[CAT_O_CAT] = 0, s->out[CAT_O_MEAN] = 1, s->out[CAT_O_RSTD] = 2, s->out[CAT_O_RV] = 3, s->out[CAT_O_Y] = 4;
         m->cat = calloc((size_t)total, (size_t)es);
         m->mean = calloc((size_t)s->c, 4), m->rstd = calloc((size_t)s->c, 4), m->rv = calloc((size_t)s->c, 4);
     }
+}
+
+void small_make_dt(small *m, int train, int pooled, int h, int k, const int64_t *ch, ea_dtype dt)
+{
+    memset(m, 0, sizeof *m);
+    cat_scope *s = &m->s;
+    s->train = train, s->pooled = pooled, s->n = 2, s->h = s->w = h, s->hw = h * h, s->k = k, s->eps = 1e-5;
+    s->dt = dt;
+    s->bessel = (double)(s->n * s->hw) / (double)(s->n * s->hw - 1), s->momentum = 0.1, s->decay = 0.9;
+    snprintf(s->alias, sizeof s->alias, "small");
+    for (int i = 0; i < k; i++)
+        s->ch[i] = ch[i], s->c_off[i + 1] = s->c_off[i] + ch[i];
+    s->c = s->c_off[k];
+    fill(m);
+}
+
+void small_from_scope(small *m, const cat_scope *s)
+{
+    memset(m, 0, sizeof *m);
+    m->s = *s;
+    fill(m);
 }
 
 void small_make_k(small *m, int train, int pooled, int h, int k, const int64_t *ch)

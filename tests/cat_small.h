@@ -15,6 +15,8 @@ typedef struct {
 } small;
 
 void small_make_dt(small *m, int train, int pooled, int h, int k, const int64_t *ch, ea_dtype dt);
+/* A parsed point's scope (its shapes, dtype, mode and literals) with inputs made as small_make_dt's. */
+void small_from_scope(small *m, const cat_scope *s);
 void small_make_k(small *m, int train, int pooled, int h, int k, const int64_t *ch); /* bf16 */
 void small_make(small *m, int train, int pooled, int h);                            /* 3 inputs: 8, 4, 4 */
 void small_expect(small *m);

@@ -200,6 +200,15 @@ ea_extraction test_extract_corpus(const char *corpus, int cap)
     return x;
 }
 
+const cJSON *test_extraction_doc(const ea_extraction *x, const char *op)
+{
+    for (int i = 0; i < EA_AUDIT_OPS; i++)
+        if (!strcmp(ea_audit_ops[i].target, op))
+            return x->docs[i];
+    cr_assert_fail("%s is not audited", op);
+    return NULL;
+}
+
 char *test_print_to_string(void (*print)(const cJSON *obj, FILE *f), const cJSON *obj)
 {
     char *text = NULL;

@@ -53,6 +53,8 @@ ea_run_env test_run_env(void);
 
 /* The extraction of corpus with cat cap cap; asserts success (the caller frees it). */
 ea_extraction test_extract_corpus(const char *corpus, int cap);
+/* x's document of the audited op op ("aten.cat.default", ...). */
+const cJSON *test_extraction_doc(const ea_extraction *x, const char *op);
 /* What print writes for obj, as a string the caller frees (e.g. ea_baseline_print's table). */
 char *test_print_to_string(void (*print)(const cJSON *obj, FILE *f), const cJSON *obj);
 

@@ -1,6 +1,7 @@
 /* The cat family at the shapes and dtypes real models have beyond the golden points (issue 10): fp16 and
  * f32 scopes, DenseNet-201's 49 inputs, and every oracle variant of them on the GPU (skipped without one). */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,6 +9,7 @@
 
 #include "../repros/cat/kernels.h"
 #include "cat_small.h"
+#include "extract.h"
 #include "helpers.h"
 
 /* |a[e] - b[e]| in units in the last place of the dtype (es bytes an element): the kernel divides with
@@ -108,6 +110,29 @@ Test(cat, forty_nine_inputs)
     }
 }
 
+/* ATen's batch of cat inputs, the family's cap: 128 inputs plan (16-byte vectors still fit every input's
+ * 4 channels x 16 values) and check; the parser refuses more (test_cat's malformed points). */
+Test(cat, aten_batch_of_inputs)
+{
+    int64_t ch[CAT_MAX_INPUTS];
+    for (int i = 0; i < CAT_MAX_INPUTS; i++)
+        ch[i] = 4;
+    cr_assert_eq(CAT_MAX_INPUTS, 128);
+    small m;
+    small_make_k(&m, 0, 0, 4, CAT_MAX_INPUTS, ch);
+    small_expect(&m);
+    void *outs[CAT_NOUTS];
+    small_outs(&m, outs);
+    cat_check_result r;
+    cat_check(&m.s, &m.in, outs, &r);
+    cr_assert(r.mismatched == 0 && r.unwritten == 0);
+    cat_plan v[CAT_MAX_VARIANTS];
+    ea_error err;
+    cr_assert_eq(cat_plan_variants(&m.s, v, &err), CAT_UNROLLS, "%s", err.msg);
+    cr_assert(v[0].kind == CAT_ORACLE_STREAM && v[0].vec == 8);
+    small_free(&m);
+}
+
 /* Every oracle variant of a small scope on the GPU, checked against the fp64 reference (and the stream
  * variants bit for bit against their CPU emulation, the same block code). */
 static void oracles_on_gpu(small *m)
@@ -178,7 +203,7 @@ static void oracles_on_gpu(small *m)
         cudaFree(d_out[r]), free(outs[r]);
 }
 
-/* The oracles at each dtype the graphs use and at DenseNet-201's 49 inputs, on the GPU. */
+/* The oracles at each dtype the graphs use, at DenseNet-201's 49 inputs and at the cap (128), on the GPU. */
 Test(cat_shapes_gpu, oracles_at_every_dtype_and_49_inputs, .timeout = 120)
 {
     test_skip_without_gpu();
@@ -197,5 +222,43 @@ Test(cat_shapes_gpu, oracles_at_every_dtype_and_49_inputs, .timeout = 120)
                 small_free(&m);
             }
         }
+    int64_t most[CAT_MAX_INPUTS]; /* ATen's batch of inputs, the family's cap, at bf16 */
+    for (int i = 0; i < CAT_MAX_INPUTS; i++)
+        most[i] = 4;
+    for (int mode = 0; mode < 4; mode++) {
+        small m;
+        small_make_k(&m, mode >= 2, mode & 1, mode & 1 ? 3 : 4, CAT_MAX_INPUTS, most);
+        oracles_on_gpu(&m);
+        small_free(&m);
+    }
 }
 
+
+/* The fixture corpus's cat points at their real shapes (tests/fixtures/corpus: densenet121's 7x7 cat in
+ * bf16 and fp16, DenseNet-201's 49-input 14x14 cat in f32), read through the extraction and the family's
+ * parser (no capture covers them: the parser returns 1 with a capture's roles): every oracle variant on
+ * the GPU against the fp64 reference. Their current path needs Inductor's kernels, which only a capture
+ * on a GPU with torch provides (run reports it unsupported). */
+Test(cat_shapes_gpu, fixture_points, .timeout = 300)
+{
+    test_skip_without_gpu();
+    ea_extraction x = test_extract_corpus(FIXTURE_CORPUS, 8);
+    const cJSON *doc = test_extraction_doc(&x, "aten.cat.default"), *pt;
+    const char *empty = test_tmpdir(); /* a target with no captures */
+    int i = 0, k49 = 0, f16 = 0;
+    cJSON_ArrayForEach(pt, cJSON_GetObjectItem(doc, "points")) {
+        cat_scope s;
+        ea_capture cap;
+        ea_error err;
+        cr_assert_eq(cat_scope_parse(pt, "fixtures/occurrences/cat.json", i++, empty, &s, &cap, &err), 1, "%s",
+                     err.msg);
+        k49 += s.k == 49 && s.dt == EA_F32;
+        f16 += s.dt == EA_F16;
+        small m;
+        small_from_scope(&m, &s);
+        oracles_on_gpu(&m);
+        small_free(&m);
+    }
+    cr_assert(k49 == 1 && f16 == 1, "the f32 49-input and the fp16 fixture points");
+    ea_extraction_free(&x);
+}

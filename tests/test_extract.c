@@ -36,7 +36,8 @@ static const cJSON *derived(const cJSON *point, int arg)
 Test(extract, fixture_corpus_counts_and_identity)
 {
     ea_extraction x = run(FIXTURE_CORPUS, 8);
-    cr_assert_eq(by_op(&x, "aten.cat.default"), 2, "the two 10-input cats; the 3-input one is pointwise");
+    cr_assert_eq(by_op(&x, "aten.cat.default"), 3, "the two 10-input cats and the 49-input one; the 3-input one is "
+                                                    "pointwise");
     cr_assert_eq(by_op(&x, "aten.cumsum.default"), 3);
     cr_assert_eq(by_op(&x, "aten.histc.default"), 2);
     cr_assert_eq(by_op(&x, "aten.index_add.default"), 2);
@@ -80,10 +81,13 @@ Test(extract, backward_index_is_followed_into_the_forward_graph)
 Test(extract, cat_cap_is_a_parameter)
 {
     ea_extraction x = run(FIXTURE_CORPUS, 2);
-    cr_assert_eq(by_op(&x, "aten.cat.default"), 3);
+    cr_assert_eq(by_op(&x, "aten.cat.default"), 4);
     cr_assert_eq(cJSON_GetObjectItem(x.docs[0], "cat_input_cap")->valueint, 2);
     ea_extraction_free(&x);
     x = run(FIXTURE_CORPUS, 10);
+    cr_assert_eq(by_op(&x, "aten.cat.default"), 1, "DenseNet-201's 49 inputs");
+    ea_extraction_free(&x);
+    x = run(FIXTURE_CORPUS, 49);
     cr_assert_eq(by_op(&x, "aten.cat.default"), 0);
     ea_extraction_free(&x);
 }
@@ -186,7 +190,7 @@ Test(extract, corpus_identity_and_digest)
     ea_corpus c;
     ea_error err;
     cr_assert_eq(ea_corpus_open(FIXTURE_CORPUS, &c, &err), 0, "%s", err.msg);
-    cr_assert_eq(c.ngraphs, 7);
+    cr_assert_eq(c.ngraphs, 8);
     cr_assert_str_eq(c.graphs[0].suite, "hf");
     cr_assert_str_eq(c.graphs[0].mode, "infer");
     cr_assert_str_eq(c.graphs[0].model, "tiny/moe");

@@ -9,8 +9,10 @@
 #include <cuda_runtime_api.h>
 
 #include "../repros/routing/kernels.h"
+#include "../repros/routing/plan.h"
 #include "../repros/routing/reference.h"
 #include "device.h"
+#include "extract.h"
 #include "helpers.h"
 #include "json.h"
 #include "repro.h"
@@ -241,4 +243,28 @@ Test(routing_gpu, histc_replica_binning, .timeout = 60)
     cr_assert_arr_eq(big_got, big_want, sizeof big_got);
     cudaFree(d_x), cudaFree(d_out), cudaFree(d_big), cudaFree(d_big_out);
     free(big);
+}
+
+/* The fixture routing over 128 experts (tests/fixtures/corpus/.../tiny/moe128: gpt-oss-120b's experts):
+ * its point's shape, read from the extraction, through ATen's sort and histc replicas and both oracles,
+ * bit-exact against the CPU reference, uniform and skewed ids. Its current path also needs Inductor's
+ * convert and scan, which only a capture on a GPU with torch provides (run reports it unsupported). */
+Test(routing_gpu, fixture_over_128_experts, .timeout = 60)
+{
+    test_skip_without_gpu();
+    ea_extraction x = test_extract_corpus(FIXTURE_CORPUS, 8);
+    const cJSON *doc = test_extraction_doc(&x, "aten.histc.default"), *pt;
+    int i = 0, found = 0;
+    cJSON_ArrayForEach(pt, cJSON_GetObjectItem(doc, "points")) {
+        rt_scope s;
+        ea_error err;
+        if (rt_scope_parse(pt, "fixtures/occurrences/histc.json", i++, &s, &err) || s.experts != 128)
+            continue;
+        found = 1;
+        cr_assert_eq(rt_plan_check(&s, &err), 0, "%s", err.msg);
+        one_shape((shape){s.tokens, s.k, s.experts, 0});
+        one_shape((shape){s.tokens, s.k, s.experts, 1});
+    }
+    cr_assert(found, "the fixture's 128-expert histc point");
+    ea_extraction_free(&x);
 }

@@ -75,7 +75,7 @@ static int one_point(const cJSON *pt, const char *file, int index, int per_path,
     ea_capture cap;
     cat_inputs in;
     cat_plan v[CAT_MAX_VARIANTS];
-    if (cat_scope_parse(pt, file, index, &s, &cap, err))
+    if (cat_scope_parse(pt, file, index, NULL, &s, &cap, err)) /* 1: no capture, whose inputs it times */
         return -1;
     int nvar = cat_plan_variants(&s, v, err);
     double t0 = now();

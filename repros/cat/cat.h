@@ -11,6 +11,9 @@
  *   (cat inputs in order, then the per-channel parameters; outputs cat, mean, rstd, running var, y for
  *   train, y alone for infer). Anything else fails naming the file, the JSON path and what was expected.
  *   Several scope groups share one measurement only when they parse to the same configuration.
+ *   Returns 0; -1 on an error; 1 when no capture covers the point (a shape not captured yet, e.g. the
+ *   fixtures' DenseNet-201 cat): s is whole, with the roles a capture of the scope would have, cap is
+ *   empty, s->capture "", and err names the missing capture (a run reports it unsupported).
  * - cat_plan_make derives what runs without a GPU: the capture's kernels (current), the oracle kernel
  *   and its launch shape, the vector width, and the floor bytes (every input and parameter read once,
  *   every scope output written once).
@@ -34,7 +37,16 @@
 extern "C" {
 #endif
 
-#define CAT_MAX_INPUTS 64 /* DenseNet-201: 49 (its 1792-channel block), DenseNet-169: 33 */
+/* Inputs of a cat the family takes: the oracle passes their pointers by value in its kernel argument, as
+ * ATen's CatArrayBatchedCopy passes CatArrInputTensorMetadata, and takes as many as ATen's batch:
+ * CAT_ARRAY_BATCH_SIZE = 128 in aten/src/ATen/native/cuda/Shape.cu (read at pytorch/pytorch 017943b70f69,
+ * the index's copy; the v2.11.0 tag is not readable here), which is what eager torch launches per batch of
+ * contiguous inputs, so a cat within it is one ATen launch. The graphs have at most 49 (DenseNet-201's
+ * 1792-channel block; DenseNet-169: 33). Inductor's own limit is another: a cat of more than
+ * max_pointwise_cat_inputs (8, golden/old_rule.json) inputs is a ConcatKernel (producers write into the
+ * output's slices, graph inputs get copy kernels), which every golden cat's capture on the H200 at torch
+ * 2.11 shows; the current path replays that capture. */
+#define CAT_MAX_INPUTS 128
 #define CAT_MAX_GROUPS 8
 /* Tolerance of a BN output y against the fp64 value r (y = relu(s * (x - mean) * w + b), or its
  * mean over H,W): |y - r| <= u |r| + CAT_TOL * m, m = (|x| + |mean|) |s w| + |b| (averaged over H,W
@@ -128,7 +140,8 @@ int cat_plan_variants(const cat_scope *s, cat_plan v[CAT_MAX_VARIANTS], ea_error
  * kernel as the configuration lists it. */
 const char *cat_variant_name(const cat_plan *p);
 void cat_variant_kernel(const cat_scope *s, const cat_plan *p, char *buf, size_t n);
-/* The configuration block (docs/schema.md: floor_bytes, notes, current_source "inductor"). */
+/* The configuration block (docs/schema.md: floor_bytes, notes, current_source "inductor"); cap NULL for a
+ * point no capture covers: "capture" null, no current launches, a note saying why. */
 cJSON *cat_config_json(const cat_scope *s, const cat_plan *p, const ea_capture *cap, const cJSON *view);
 
 /* Host inputs: data[i] is capture input i (storage as its descriptor lays it out). */

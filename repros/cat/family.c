@@ -6,6 +6,7 @@
 #include "json.h"
 #include "repro.h"
 #include "run.h"
+#include "unsupported.h"
 
 /* The golden points by the alias their shapes give them (cat_alias_make; a test re-derives every
  * entry from golden/occurrences/cat.json, so the table cannot drift from the data). */
@@ -102,15 +103,22 @@ static cJSON *each(const ea_repro_family *f, const cJSON *point, const char *fil
     ea_capture cap;
     cat_plan p;
     const cJSON *view = view_of(file, err);
-    if (!view || cat_scope_parse(point, file, index, o->target_dir, &s, &cap, err))
+    int uncaptured = view ? cat_scope_parse(point, file, index, o->target_dir, &s, &cap, err) : -1;
+    if (uncaptured < 0)
         return NULL;
+    if (uncaptured && measure) { /* a shape not captured: planned, but its current path cannot run */
+        const ea_scope_ref ref = {f, point, file, index};
+        cJSON *arr = cJSON_CreateArray();
+        cJSON_AddItemToArray(arr, ea_unsupported_result(&ref, err->msg));
+        return arr;
+    }
     if (cat_plan_make(&s, 1, &p, err))
         return ea_capture_free(&cap), NULL;
     cJSON *ids, *m, *h = ea_repro_header("cat", s.point, s.alias, s.occurrences, &ids);
     for (int g = 0; g < s.ngroups; g++)
         cJSON_AddItemToArray(ids, cJSON_CreateString(s.scope_ids[g]));
     if (!measure) {
-        cJSON_AddItemToObject(h, "config", cat_config_json(&s, &p, &cap, view));
+        cJSON_AddItemToObject(h, "config", cat_config_json(&s, &p, uncaptured ? NULL : &cap, view));
     } else if ((m = cat_measure(&s, &cap, view, o, err)) != NULL) {
         ea_repro_append(h, m);
     } else {

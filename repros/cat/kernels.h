@@ -42,6 +42,13 @@ typedef struct {
     int rows;     /* rows: channels per tile */
 } cat_args;
 
+/* The argument block stays within the 4 KiB every CUDA version takes for a kernel's parameters. */
+#ifdef __cplusplus
+static_assert(sizeof(cat_args) <= 4096, "cat_args: kernel parameters over 4 KiB");
+#else
+_Static_assert(sizeof(cat_args) <= 4096, "cat_args: kernel parameters over 4 KiB");
+#endif
+
 /* a's fields that follow from the plan (a->hw set): the stream kernel's 1 / (H*W) and table size, the
  * rows kernel's tile. */
 static inline void cat_args_plan(cat_args *a, const cat_plan *p)

@@ -174,8 +174,11 @@ cJSON *cat_config_json(const cat_scope *s, const cat_plan *p, const ea_capture *
         if (s->out[r] >= 0)
             cJSON_AddItemToArray(a, cJSON_CreateString(outs[r]));
     cJSON_AddStringToObject(o, "current_source", "inductor");
-    cJSON_AddStringToObject(o, "capture", s->capture);
-    const ea_capture_run *run = ea_capture_run_named(cap, "default");
+    if (cap)
+        cJSON_AddStringToObject(o, "capture", s->capture);
+    else
+        cJSON_AddNullToObject(o, "capture");
+    const ea_capture_run *run = cap ? ea_capture_run_named(cap, "default") : NULL;
     a = cJSON_AddArrayToObject(o, "current");
     for (int i = 0; run && i < run->nsteps; i++)
         cJSON_AddItemToArray(a, launch_json(run->steps[i].function, run->steps[i].grid[0], run->steps[i].grid[1],
@@ -212,6 +215,10 @@ cJSON *cat_config_json(const cat_scope *s, const cat_plan *p, const ea_capture *
         "current: the captured Inductor kernels replayed (ea_replay_run); its check counts output tensors whose "
         "checksum differs from torch's (mismatched) and reports as rel_l2/max_abs the CPU emulation of Inductor's "
         "fp32 arithmetic against fp64 (the replay returns checksums, not values)"));
+    if (!cap)
+        cJSON_AddItemToArray(notes, cJSON_CreateString(
+            "no capture covers this point: Inductor compiles the scope's kernels per shape, so the current path "
+            "runs once tools/capture has recorded them on a GPU; until then `run` reports it unsupported"));
     snprintf(text, sizeof text,
              "tolerance: the cat bit-exact; y within %g |ref| (%s rounding) + 2^-16 of its terms' magnitude; "
              "statistics within 2^-16 relative; the oracle no less accurate than the current path%s",

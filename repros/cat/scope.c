@@ -183,6 +183,22 @@ static int roles(const ea_capture *cap, cat_scope *s, ea_error *err)
     return 0;
 }
 
+/* The roles a capture of the scope compiled alone has (roles() checks them against one): the cat inputs,
+ * then the parameters in graph order; the outputs cat, mean, rstd, running var, y (train) or y. */
+static void canonical_roles(cat_scope *s)
+{
+    static const int train_params[3] = {CAT_P_VAR, CAT_P_WEIGHT, CAT_P_BIAS};
+    for (int i = 0; i < s->k; i++)
+        s->in_x[i] = i;
+    for (int i = 0; i < CAT_NPARAMS; i++)
+        s->in_param[i] = s->train ? -1 : s->k + i;
+    for (int i = 0; s->train && i < 3; i++)
+        s->in_param[train_params[i]] = s->k + i;
+    for (int i = 0; i < CAT_NOUTS; i++)
+        s->out[i] = s->train ? i : -1;
+    s->out[CAT_O_Y] = s->train ? CAT_O_Y : 0;
+}
+
 static int group(ej_val groups, int g, cat_scope *s, ea_error *err)
 {
     ej_val grp = ej_index(groups, g), occs, occ;
@@ -265,10 +281,15 @@ int cat_scope_parse(const cJSON *point, const char *file, int index, const char 
     }
     cat_alias_make(s, s->alias, sizeof s->alias);
     const char *scope_id = s->scope_ids[0];
-    if (ea_target_capture(target_dir, file, &scope_id, 1, NULL, 0, cap, err)) {
+    int found = ea_target_capture(target_dir, file, &scope_id, 1, NULL, 0, cap, err);
+    if (found) {
         ea_error inner = *err;
-        return ea_fail(err, "%s %s.scopes[0].scope_id: expected a capture of the scope (the current path replays "
-                       "it; tools/capture writes it): %s", s->file, s->path, inner.msg);
+        ea_fail(err, "%s %s.scopes[0].scope_id: expected a capture of the scope (the current path replays "
+                "it; tools/capture writes it): %s", s->file, s->path, inner.msg);
+        if (found < 0)
+            return -1;
+        canonical_roles(s);
+        return 1;
     }
     snprintf(s->capture, sizeof s->capture, "%s", cap->file);
     if (roles(cap, s, err)) {
