@@ -17,13 +17,15 @@
 #define DEFAULT_RETRIES 2
 
 const char ea_usage_gate[] =
-    "usage: extern-audit gate [--baseline FILE] (--against FILE | --run) [--scope NAME] [--json]\n"
+    "usage: extern-audit gate [--baseline FILE] (--against FILE | --run [--cold]) [--scope NAME] [--json]\n"
     "                         [--propose FILE] [--markdown FILE] [--save FILE] [--margin X] [--retries N]\n"
     "                         [--golden DIR] [--target NAME] [--quiet]\n"
     "  --baseline FILE  the stored baselines document (default: the target's, DIR/targets/NAME/baselines.json)\n"
     "  --against FILE   compare with another baselines document (no GPU needed)\n"
     "  --run            measure now (extern-audit run --mode both) and compare; needs a CUDA device; a path\n"
     "                   is timed cold only when its stored result has \"time_cold\"\n"
+    "  --cold           --run: time every path cold too, so --propose adds the cold times the stored\n"
+    "                   document lacks (ADDED); what recording cold baselines through the gate takes\n"
     "  --scope NAME     only these points (as run --scope; default all)\n"
     "  --json           print the report as JSON (docs/schema.md, extern-audit/gate) instead of the table\n"
     "  --propose FILE   write the stored document with only the moved paths, classes and new results\n"
@@ -44,7 +46,7 @@ const char ea_usage_gate[] =
 
 typedef struct {
     const char *baseline, *against, *scope, *propose, *markdown, *save, *golden, *target;
-    int run, json, quiet, retries;
+    int run, cold, json, quiet, retries;
     double margin;
     char command[1024], baseline_file[4200];
 } gate_options;
@@ -64,7 +66,11 @@ static int parse(int argc, char **argv, gate_options *o, int *help)
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h"))
             return *help = 1, 0;
-        int *flag = !strcmp(a, "--run") ? &o->run : !strcmp(a, "--json") ? &o->json : !strcmp(a, "--quiet") ? &o->quiet : NULL;
+        int *flag = !strcmp(a, "--run")    ? &o->run
+                    : !strcmp(a, "--cold") ? &o->cold
+                    : !strcmp(a, "--json") ? &o->json
+                    : !strcmp(a, "--quiet") ? &o->quiet
+                                            : NULL;
         if (flag) {
             *flag = 1;
             continue;
@@ -88,6 +94,8 @@ static int parse(int argc, char **argv, gate_options *o, int *help)
         return ea_cli_usage_error("gate", "%s", "give exactly one of --against FILE and --run");
     if (o->save && !o->run)
         return ea_cli_usage_error("gate", "%s", "--save needs --run");
+    if (o->cold && !o->run)
+        return ea_cli_usage_error("gate", "%s", "--cold needs --run");
     size_t k = (size_t)snprintf(o->command, sizeof o->command, "extern-audit run --mode both (gate");
     for (int i = 0; i < argc && k < sizeof o->command; i++)
         k += (size_t)snprintf(o->command + k, sizeof o->command - k, " %s", argv[i]);
@@ -156,8 +164,10 @@ static int run_and_compare(const gate_options *o, const ea_target *t, const ej_d
     if (strcmp(model, want)) /* before the long measurement */
         return ea_fail(err, "%s $.gpu.model is \"%s\" and this GPU is a %s (%s): refused, times compare only on one "
                        "GPU model (golden/targets/<model>-torch<version>/baselines.json)", o->baseline, want, model, dev.name);
-    /* cold only where the stored document has cold numbers to compare with: nothing else would judge them */
-    ea_run_opts ro = {.faithful = 1, .fabricated = 1, .log = o->quiet ? NULL : stderr, .cold_from = stored->root};
+    /* cold only where the stored document has cold numbers to compare with (nothing else would judge
+     * them), unless --cold asks for every cold time, to be proposed */
+    ea_run_opts ro = {.faithful = 1, .fabricated = 1, .log = o->quiet ? NULL : stderr,
+                      .cold_from = o->cold ? NULL : stored->root};
     ea_drift_rule rule = ea_drift_default_rule(o->margin);
     cJSON *ids = point_ids(pts);
     if (ea_run_measure(t->dir, o->command, &ro, pts->refs, pts->n, fresh, err)) {

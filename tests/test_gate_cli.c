@@ -92,6 +92,9 @@ Test(gate_cli, usage_errors_exit_2)
     r = test_cli("gate", "--baseline", H200, "--against", H200, "--save", "x.json", NULL);
     cr_assert(r.status == 2 && strstr(r.err, "--save needs --run"), "%s", r.err);
     cli_run_free(&r);
+    r = test_cli("gate", "--baseline", H200, "--against", H200, "--cold", NULL);
+    cr_assert(r.status == 2 && strstr(r.err, "--cold needs --run"), "%s", r.err);
+    cli_run_free(&r);
     r = test_cli("gate", "--baseline", H200, "--against", H200, "--bogus", NULL);
     cr_assert(r.status == 2 && strstr(r.err, "unknown option '--bogus'"), "%s", r.err);
     cli_run_free(&r);
