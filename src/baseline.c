@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fractions.h"
 #include "json.h"
 #include "path.h"
 
@@ -212,31 +213,7 @@ void ea_run_annotate(cJSON *result, const cJSON *point, const ea_run_env *env, c
     cJSON_AddNumberToObject(fl, "transfer_us", transfer);
     cJSON_AddNumberToObject(fl, "launch_us", env->launch_us);
     cJSON_AddNumberToObject(fl, "us", floor_us);
-    const cJSON *oracle = ea_path_named(result, "oracle", NULL), *current = ea_path_named(result, "current", "faithful");
-    oracle = oracle ? oracle : ea_path_named(result, "oracle_general", NULL);
-    double cur = ea_path_median(current), orc = ea_path_median(oracle);
-    double cur_cold = ea_path_median_cold(current), orc_cold = ea_path_median_cold(oracle);
-    /* A cold call reads its bytes from DRAM, so the copy-bandwidth floor bounds the cold time; warm replays
-     * keep a working set that fits in L2 between calls, and DRAM's rate bounds nothing then. */
-    int cold = orc_cold > 0; /* false for NaN: files and runs without cold timing */
-    int fits = env->l2_bytes > 0 && bytes <= (double)env->l2_bytes;
-    if (fits)
-        cJSON_AddStringToObject(fl, "note", cold ? "the scope's bytes fit in L2: against the warm times the "
-                                                   "copy-bandwidth floor is a reference, not a bound; the fractions "
-                                                   "are taken against the cold time, which it bounds"
-                                                 : "the scope's bytes fit in L2 and the replays are warm: the "
-                                                   "copy-bandwidth floor is a reference, not a bound (a fraction "
-                                                   "above 1 is possible)");
-    if (!isnan(cur) && orc > 0)
-        cJSON_AddNumberToObject(result, "speedup", cur / orc);
-    if (cold && cur_cold > 0)
-        cJSON_AddNumberToObject(result, "speedup_cold", cur_cold / orc_cold);
-    double basis = cold ? orc_cold : orc;
-    if (basis > 0) {
-        cJSON_AddNumberToObject(result, "floor_fraction", floor_us / basis);
-        cJSON_AddNumberToObject(result, "bandwidth_fraction", bytes / (basis * 1e-6) / bw);
-        cJSON_AddStringToObject(result, "fraction_basis", cold ? "time_cold" : "time");
-    }
+    ea_result_fractions(result, env->l2_bytes);
     fidelity(result, point, caps, ops);
 }
 

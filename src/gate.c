@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fractions.h"
 #include "json.h"
 #include "path.h"
 
@@ -316,8 +317,14 @@ cJSON *ea_gate_propose(const cJSON *stored, const cJSON *fresh, const cJSON *rep
     cJSON *out = cJSON_Duplicate(stored, 1);
     const cJSON *e;
     int moved = 0;
-    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(report, "entries"))
-        moved += take(out, fresh, e);
+    double l2 = ej_num(cJSON_GetObjectItemCaseSensitive(out, "gpu"), "l2_bytes");
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(report, "entries")) {
+        int si = at(e, "stored_at", 0), took = take(out, fresh, e);
+        moved += took;
+        /* a time taken into a stored result: what that result derives from its times follows */
+        if (took && si >= 0 && strcmp(text(e, "status"), "CLASS") && strcmp(text(e, "status"), "UNSUPPORTED"))
+            ea_result_fractions(scope_item(out, si), l2 > 0 ? (size_t)l2 : 0);
+    }
     if (moved) { /* the header says where the new numbers came from */
         size_t n = strlen(text(stored, "command")) + strlen(text(fresh, "command")) + 64;
         char *cmd = malloc(n);

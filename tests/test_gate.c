@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "baseline.h"
+#include "fractions.h"
 #include "gate.h"
 #include "target.h"
 #include "helpers.h"
@@ -23,6 +24,16 @@ static cJSON *golden(void)
     ea_error err;
     cr_assert_eq(ej_load(H200, &d, &err), 0, "%s", err.msg);
     return ej_doc_take_root(&d);
+}
+
+/* The committed baselines without their cold times: the document the cold tests add cold times to. */
+static cJSON *golden_warm(void)
+{
+    cJSON *d = golden(), *s, *p;
+    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(d, "scopes"))
+        cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(s, "paths"))
+            cJSON_DeleteItemFromObjectCaseSensitive(p, "time_cold");
+    return d;
 }
 
 static cJSON *path_of(cJSON *doc, int scope, int path)
@@ -74,12 +85,21 @@ static void release(int n, ...)
     va_end(ap);
 }
 
-/* got equals want, both freed. */
+/* got equals want, both freed; a difference is shown around its first byte (a whole baselines document
+ * in one assertion message stalls Criterion's reporting). */
 static void same_text(char *got, char *want)
 {
-    cr_assert_str_eq(got, want);
+    size_t i = 0;
+    while (got[i] && got[i] == want[i])
+        i++;
+    size_t from = i > 80 ? i - 80 : 0;
+    int same = got[i] == want[i];
+    char g[200], w[200];
+    snprintf(g, sizeof g, "%.160s", got + from);
+    snprintf(w, sizeof w, "%.160s", want + from);
     free(got);
     free(want);
+    cr_assert(same, "differ at byte %zu:\n got: %s\nwant: %s", i, g, w);
 }
 
 static int count(const cJSON *report, const char *status)
@@ -106,10 +126,11 @@ static const char *field(const cJSON *e, const char *key)
 Test(gate, committed_baselines_against_themselves_are_all_same)
 {
     cJSON *a = golden(), *b = golden(), *r = compare(a, b);
-    int paths = 0;
-    const cJSON *s;
+    int paths = 0; /* a path's time and, where it has one, its cold time: an entry each */
+    const cJSON *s, *p;
     cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(a, "scopes"))
-        paths += cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(s, "paths"));
+        cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(s, "paths"))
+            paths += 1 + cJSON_HasObjectItem(p, "time_cold");
     cr_assert_gt(paths, 100);
     cr_assert_eq(count(r, "SAME"), paths);
     cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r, "entries")), paths);
@@ -145,6 +166,11 @@ Test(gate, ten_percent_slower_is_a_regression_and_only_it_moves_in_the_proposal)
     cJSON_ReplaceItemInObjectCaseSensitive(path_of(p, 3, 1), "time",
                                            cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(path_of(a, 3, 1), "time"), 1));
     cJSON_ReplaceItemInObjectCaseSensitive(p, "command", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(a, "command"), 1));
+    /* the result's speedups and fractions followed the new time: with the old one back, they return */
+    cr_assert_neq(ej_num(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(p, "scopes"), 3), "speedup"),
+                  ej_num(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(a, "scopes"), 3), "speedup"));
+    ea_result_fractions(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(p, "scopes"), 3),
+                        (size_t)ej_num(cJSON_GetObjectItemCaseSensitive(p, "gpu"), "l2_bytes"));
     same_text(cJSON_Print(p), cJSON_Print(a));
     release(4, p, r, a, b);
 }
@@ -270,7 +296,7 @@ Test(gate, another_gpu_model_is_refused)
 /* The cold-cache timing another family adds: judged as its own entry when both sides carry it. */
 Test(gate, time_cold_is_a_separate_entry_when_both_sides_have_it)
 {
-    cJSON *a = golden(), *b = golden();
+    cJSON *a = golden_warm(), *b = golden_warm();
     for (int i = 0; i < 2; i++) {
         cJSON *p = path_of(i ? b : a, 2, 0);
         cJSON_AddItemToObject(p, "time_cold", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(p, "time"), 1));
@@ -303,7 +329,7 @@ Test(gate, time_cold_is_a_separate_entry_when_both_sides_have_it)
  * a wide new spread NOISY, and the warm times beside them stay SAME. */
 Test(gate, cold_numbers_are_judged_like_warm_ones)
 {
-    cJSON *a = golden(), *b = golden();
+    cJSON *a = golden_warm(), *b = golden_warm();
     for (int i = 0; i < 2; i++)
         for (int j = 0; j < 2; j++) {
             cJSON *p = path_of(i ? b : a, 2, j);
@@ -333,7 +359,7 @@ Test(gate, cold_numbers_are_judged_like_warm_ones)
  * every other byte as stored. */
 Test(gate, cold_time_on_one_side_is_reported)
 {
-    cJSON *a = golden(), *b = golden(), *p = path_of(a, 2, 1);
+    cJSON *a = golden_warm(), *b = golden_warm(), *p = path_of(a, 2, 1);
     cJSON_AddItemToObject(p, "time_cold", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(p, "time"), 1));
     cJSON_AddStringToObject(path_of(b, 2, 1), "time_cold_note", "no cold time: CUPTI not found");
     cJSON *r = compare(a, b);
@@ -347,7 +373,7 @@ Test(gate, cold_time_on_one_side_is_reported)
     cr_assert(cJSON_Compare(prop, a, 1), "a MISSING cold time keeps the stored one");
     release(3, prop, r, b);
 
-    b = a, a = golden(); /* now the new side has it */
+    b = a, a = golden_warm(); /* now the new side has it */
     cJSON_AddStringToObject(path_of(a, 2, 1), "time_cold_note", "no cold time: CUPTI not found");
     r = compare(a, b);
     e = first(r, "ADDED");
@@ -358,6 +384,9 @@ Test(gate, cold_time_on_one_side_is_reported)
     prop = ea_gate_propose(a, b, r);
     cr_assert(strstr(cJSON_GetObjectItemCaseSensitive(prop, "command")->valuestring, "gate --propose took 1 entries"));
     cJSON_ReplaceItemInObjectCaseSensitive(prop, "command", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(b, "command"), 1));
+    /* b's cold time was added by hand: what its result derives from the times is what a run would write */
+    ea_result_fractions(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(b, "scopes"), 2),
+                        (size_t)ej_num(cJSON_GetObjectItemCaseSensitive(b, "gpu"), "l2_bytes"));
     cr_assert(cJSON_Compare(prop, b, 1), "the proposal is the stored file with the new cold time, its note gone");
     char *pa = cJSON_Print(path_of(prop, 2, 0)), *pb = cJSON_Print(path_of(a, 2, 0));
     same_text(pa, pb);
@@ -404,7 +433,7 @@ Test(gate, table_and_markdown_name_what_moved)
 
 Test(gate, reader_refuses_a_bad_margin_time_cold_or_unmeasured_entry)
 {
-    cJSON *a = golden();
+    cJSON *a = golden_warm();
     ea_error err;
     cJSON_AddNumberToObject(path_of(a, 0, 0), "margin", 1.5);
     cr_assert_eq(ea_baseline_validate("b.json", a, &err), -1);

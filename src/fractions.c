@@ -1,0 +1,53 @@
+/* fractions.c: a result's speedups and floor fractions (contract in fractions.h). */
+#include "fractions.h"
+
+#include <math.h>
+
+#include "json.h"
+#include "path.h"
+
+static void set_number(cJSON *o, const char *key, double v)
+{
+    if (cJSON_HasObjectItem(o, key))
+        cJSON_ReplaceItemInObjectCaseSensitive(o, key, cJSON_CreateNumber(v));
+    else
+        cJSON_AddNumberToObject(o, key, v);
+}
+
+static void set_string(cJSON *o, const char *key, const char *v)
+{
+    if (cJSON_HasObjectItem(o, key))
+        cJSON_ReplaceItemInObjectCaseSensitive(o, key, cJSON_CreateString(v));
+    else
+        cJSON_AddStringToObject(o, key, v);
+}
+
+void ea_result_fractions(cJSON *result, size_t l2_bytes)
+{
+    cJSON *fl = cJSON_GetObjectItemCaseSensitive(result, "floor");
+    double bytes = ej_num(fl, "bytes"), bw = ej_num(fl, "bytes_per_s"), floor_us = ej_num(fl, "us");
+    const cJSON *oracle = ea_path_named(result, "oracle", NULL), *current = ea_path_named(result, "current", "faithful");
+    oracle = oracle ? oracle : ea_path_named(result, "oracle_general", NULL);
+    double cur = ea_path_median(current), orc = ea_path_median(oracle);
+    double cur_cold = ea_path_median_cold(current), orc_cold = ea_path_median_cold(oracle);
+    /* Warm replays keep a working set that fits in L2 between calls, and DRAM's rate bounds nothing then. */
+    int cold = orc_cold > 0; /* false for NaN: files and runs without cold timing */
+    if (fl && l2_bytes > 0 && bytes <= (double)l2_bytes)
+        set_string(fl, "note", cold ? "the scope's bytes fit in L2: against the warm times the copy-bandwidth floor is "
+                                      "a reference, not a bound; the fractions are taken against the cold time, which "
+                                      "it bounds"
+                                    : "the scope's bytes fit in L2 and the replays are warm: the copy-bandwidth floor "
+                                      "is a reference, not a bound (a fraction above 1 is possible)");
+    if (!isnan(cur) && orc > 0)
+        set_number(result, "speedup", cur / orc);
+    if (cold && cur_cold > 0)
+        set_number(result, "speedup_cold", cur_cold / orc_cold);
+    else
+        cJSON_DeleteItemFromObjectCaseSensitive(result, "speedup_cold");
+    double basis = cold ? orc_cold : orc;
+    if (basis > 0 && fl) {
+        set_number(result, "floor_fraction", floor_us / basis);
+        set_number(result, "bandwidth_fraction", bytes / (basis * 1e-6) / bw);
+        set_string(result, "fraction_basis", cold ? "time_cold" : "time");
+    }
+}
