@@ -11,6 +11,7 @@
 #include "capture.h"
 #include "classify.h"
 #include "cli.h"
+#include "cmds.h"
 #include "json.h"
 #include "occurrences.h"
 #include "oldrule.h"

@@ -8,6 +8,7 @@
 #include "baseline.h"
 #include "capture.h"
 #include "cli.h"
+#include "cmds.h"
 #include "device.h"
 #include "json.h"
 #include "replay.h"
