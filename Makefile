@@ -65,7 +65,7 @@ test: deps
 	@# ci/sanitize-summary's parsing of compute-sanitizer logs (real H200 logs as fixtures)
 	tests/sanitize_summary.sh
 	@# the capture tool's pure-Python parts; torch is not needed for them
-	python3 -m unittest discover -s tools/capture/tests
+	EXTERN_AUDIT_CLI=$(abspath $(CLI)) python3 -m unittest discover -s tools/capture/tests
 
 audit: $(CLI)
 	$(CLI) audit

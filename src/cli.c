@@ -22,6 +22,7 @@ static const char usage_main[] =
     "  gate        baselines against baselines or a fresh run: SAME, SLOWER, FASTER, NOISY per path\n"
     "  rollup      before and after accounting per model and per op, from the committed data\n"
     "  golden      diff a staged target against a golden one; accept a complete stage into golden/targets\n"
+    "  gpu-model   the GPU model that names targets, of a device name or of this machine's GPU\n"
     "  help CMD    options of one command\n"
     "\n"
     "exit status: 0 ok, 1 a check found a difference, 2 bad usage or bad input\n";
@@ -42,6 +43,7 @@ int ea_main(int argc, char **argv)
         {"gate", ea_cmd_gate, ea_usage_gate},
         {"rollup", ea_cmd_rollup, ea_usage_rollup},
         {"golden", ea_cmd_golden, ea_usage_golden},
+        {"gpu-model", ea_cmd_gpu_model, ea_usage_gpu_model},
     };
     if (argc < 2) {
         fputs(usage_main, stderr);

@@ -36,4 +36,8 @@ extern const char ea_usage_rollup[];
 int ea_cmd_golden(int argc, char **argv);
 extern const char ea_usage_golden[];
 
+/* extern-audit gpu-model (cmd_gpu_model.c) and its usage text. */
+int ea_cmd_gpu_model(int argc, char **argv);
+extern const char ea_usage_gpu_model[];
+
 #endif
