@@ -12,6 +12,7 @@
 #include "classify.h"
 #include "cli.h"
 #include "cmds.h"
+#include "cmds_impl.h"
 #include "json.h"
 #include "occurrences.h"
 #include "oldrule.h"

@@ -8,6 +8,7 @@
 
 #include "../repros/cat/stream_block.h"
 #include "gen.h"
+#include "gen_impl.h"
 
 void small_make_dt(small *m, int train, int pooled, int h, int k, const int64_t *ch, ea_dtype dt)
 {

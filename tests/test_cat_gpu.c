@@ -14,6 +14,7 @@
 #include "helpers.h"
 #include "json.h"
 #include "repro.h"
+#include "repro_impl.h"
 #include "timer.h"
 
 #define CAT_FILE "golden/occurrences/cat.json"

@@ -10,6 +10,7 @@
 
 #include "bandwidth.h"
 #include "cubin.h"
+#include "cubin_impl.h"
 #include "cupti.h"
 #include "delay.h"
 #include "device.h"

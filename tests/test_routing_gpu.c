@@ -14,6 +14,7 @@
 #include "helpers.h"
 #include "json.h"
 #include "repro.h"
+#include "repro_impl.h"
 
 extern const ea_repro_family ea_family_routing_histc, ea_family_routing_cumsum;
 

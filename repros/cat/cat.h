@@ -74,8 +74,6 @@ typedef struct {
     int out[CAT_NOUTS];
 } cat_scope;
 
-/* The alias a point's shapes give it: "<model>-<mode>-<H>x<W>-k<inputs>", e.g. densenet121-infer-14x14-k25. */
-void cat_alias_make(const cat_scope *s, char *buf, size_t n);
 /* The alias of a golden point id from family.c's table, or NULL. */
 #define CAT_ALIASES 62
 extern const ea_alias cat_aliases[CAT_ALIASES];
