@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../repros/cat/cat.h"
+#include "../repros/cat/cat_impl.h"
 #include "bandwidth.h"
 #include "baseline.h"
 #include "helpers.h"

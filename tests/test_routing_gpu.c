@@ -10,6 +10,7 @@
 
 #include "../repros/routing/kernels.h"
 #include "../repros/routing/reference.h"
+#include "../repros/routing/reference_impl.h"
 #include "device.h"
 #include "helpers.h"
 #include "json.h"
