@@ -89,8 +89,6 @@ static int row(ej_val r, ea_error *err)
         if (!*s)
             return ea_fail(err, "%s %s: expected a kernel name, got \"\"", k.file, k.path);
     }
-    if (match && !n)
-        return ej_bad_field(r, "kernels", "the kernels CUPTI saw, since kernels_match is true", "[]", err);
     if (matching > outputs) {
         char what[64], got[32];
         snprintf(what, sizeof what, "at most outputs (%" PRId64 ")", outputs);

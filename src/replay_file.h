@@ -5,8 +5,8 @@
  * and, when timed, replay_us {median, q1, q3 > 0 in order, samples >= 1, policy}, torch_compiled_us > 0
  * and ratio; mismatch and kernels_unavailable are optional strings. Anything else fails naming the
  * file and JSON path. Each scope once; ratio = replay_us.median / torch_compiled_us; mismatch exactly
- * when outputs_matching < outputs; every output matching means it was timed; kernels_match true needs
- * the kernels, kernels_unavailable needs it false; and the verdict must be the one the fields give
+ * when outputs_matching < outputs; every output matching means it was timed; kernels_unavailable
+ * needs kernels_match false; and the verdict must be the one the fields give
  * (ea_replay_verdict, the rule `replay` judges by). ea_replay_file_count gives how many captures a
  * valid document replayed and how many of them are ok. */
 #ifndef EA_REPLAY_FILE_H
