@@ -44,6 +44,16 @@ Test(gpu_model, json_and_option_order)
     cli_run_free(&r);
 }
 
+/* gpu-model a b exits 2, nothing on stdout, want on stderr. */
+static void refused(const char *a, const char *b, const char *want)
+{
+    cli_run r = test_cli("gpu-model", a, b, NULL);
+    cr_assert_eq(r.status, 2, "'%s' '%s'", a, b ? b : "");
+    cr_assert_str_eq(r.out, "");
+    has(r.err, want);
+    cli_run_free(&r);
+}
+
 Test(gpu_model, help_and_bad_usage)
 {
     cli_run r = test_cli("gpu-model", "--help", NULL);
@@ -57,26 +67,12 @@ Test(gpu_model, help_and_bad_usage)
     r = test_cli("--help", NULL);
     has(r.out, "gpu-model");
     cli_run_free(&r);
-    r = test_cli("gpu-model", "NVIDIA H200", "NVIDIA B200", NULL);
-    cr_assert_eq(r.status, 2);
-    has(r.err, "expected one NAME, got a second, 'NVIDIA B200'");
-    cli_run_free(&r);
-    r = test_cli("gpu-model", "--golden=golden", "NVIDIA H200", NULL);
-    cr_assert_eq(r.status, 2);
-    has(r.err, "unknown option '--golden'");
-    cli_run_free(&r);
-    r = test_cli("gpu-model", "--json=yes", "NVIDIA H200", NULL);
-    cr_assert_eq(r.status, 2);
-    has(r.err, "option '--json' takes no value");
-    cli_run_free(&r);
+    refused("NVIDIA H200", "NVIDIA B200", "expected one NAME, got a second, 'NVIDIA B200'");
+    refused("--golden=golden", "NVIDIA H200", "unknown option '--golden'");
+    refused("--json=yes", "NVIDIA H200", "option '--json' takes no value");
     const char *nameless[] = {"", "NVIDIA ", "  (!)  "};
-    for (size_t i = 0; i < sizeof nameless / sizeof nameless[0]; i++) {
-        r = test_cli("gpu-model", nameless[i], NULL);
-        cr_assert_eq(r.status, 2, "'%s'", nameless[i]);
-        cr_assert_str_eq(r.out, "");
-        has(r.err, "expected a device name with a letter or digit");
-        cli_run_free(&r);
-    }
+    for (size_t i = 0; i < sizeof nameless / sizeof nameless[0]; i++)
+        refused(nameless[i], NULL, "expected a device name with a letter or digit");
 }
 
 /* Without NAME: device 0 as this program sees it, or exit 2 saying why there is none. */

@@ -115,46 +115,43 @@ Test(replay_file, shape_and_keys)
             "$[0].outputs: expected nothing but scope and verdict");
 }
 
-Test(replay_file, outputs_and_kernels)
-{
-    refused(mutated("\"outputs\": 2", "\"outputs\": 0"), "$[0].outputs: expected an integer >= 1");
-    refused(mutated("\"outputs_matching\": 2", "\"outputs_matching\": -1"), "$[0].outputs_matching: expected an integer >= 0");
-    refused(mutated("\"outputs_matching\": 2", "\"outputs_matching\": 3"), "$[0].outputs_matching: expected at most outputs (2), got 3");
-    refused(mutated("\"kernels_match\": true", "\"kernels_match\": 1"), "$[0].kernels_match");
-    refused(mutated("[\"triton_a\", \"triton_b\"]", "\"triton_a\""), "$[0].kernels: expected array");
-    refused(mutated("\"triton_b\"", "2"), "$[0].kernels[1]: expected string");
-    refused(mutated("\"triton_b\"", "\"\""), "$[0].kernels[1]: expected a kernel name, got \"\"");
-    refused(mutated("\"kernels_match\": true", "\"kernels_unavailable\": \"no CUPTI\", \"kernels_match\": true"),
-            "$[0].kernels_match: expected false: CUPTI gave no list (kernels_unavailable), got true");
-    refused(mutated("\"kernels_match\": true", "\"kernels_unavailable\": 3, \"kernels_match\": false"),
-            "$[0].kernels_unavailable: expected string");
+/* OK_ROW with one text replaced, and the message its refusal must hold. */
+static const struct {
+    const char *from, *to, *want;
+} mutations[] = {
+    {"\"outputs\": 2", "\"outputs\": 0", "$[0].outputs: expected an integer >= 1"},
+    {"\"outputs_matching\": 2", "\"outputs_matching\": -1", "$[0].outputs_matching: expected an integer >= 0"},
+    {"\"outputs_matching\": 2", "\"outputs_matching\": 3", "$[0].outputs_matching: expected at most outputs (2), got 3"},
+    {"\"kernels_match\": true", "\"kernels_match\": 1", "$[0].kernels_match"},
+    {"[\"triton_a\", \"triton_b\"]", "\"triton_a\"", "$[0].kernels: expected array"},
+    {"\"triton_b\"", "2", "$[0].kernels[1]: expected string"},
+    {"\"triton_b\"", "\"\"", "$[0].kernels[1]: expected a kernel name, got \"\""},
+    {"\"kernels_match\": true", "\"kernels_unavailable\": \"no CUPTI\", \"kernels_match\": true", "$[0].kernels_match: expected false: CUPTI gave no list (kernels_unavailable), got true"},
+    {"\"kernels_match\": true", "\"kernels_unavailable\": 3, \"kernels_match\": false", "$[0].kernels_unavailable: expected string"},
     /* the mismatch is named exactly when an output differs */
-    refused(mutated("\"outputs_matching\": 2", "\"outputs_matching\": 2, \"mismatch\": \"buf0\""),
-            "$[0].mismatch: expected no mismatch: every output matches, got a mismatch");
-    refused(mutated("\"outputs_matching\": 2", "\"outputs_matching\": 1"),
-            "$[0].mismatch: expected the first output whose checksum differs, got none");
-    refused(mutated("\"outputs_matching\": 2", "\"outputs_matching\": 1, \"mismatch\": 7"), "$[0].mismatch: expected string");
-}
-
-Test(replay_file, timing_and_verdict)
-{
-    refused(mutated("\"replay_us\": {\"median\": 10, \"q1\": 9, \"q3\": 11, \"samples\": 30, \"policy\": \"warm\"}, ", ""),
-            "$[0].replay_us");
-    refused(mutated("\"policy\": \"warm\"", "\"policy\": \"warm\", \"p99\": 12"), "$[0].replay_us: unknown key 'p99'");
-    refused(mutated("\"q1\": 9", "\"q1\": 10.5"), "$[0].replay_us.median: expected a positive median between q1 and q3, got q1 10.5, median 10, q3 11");
-    refused(mutated("\"q1\": 9", "\"q1\": 0"), "$[0].replay_us.median: expected a positive median between q1 and q3");
-    refused(mutated("\"samples\": 30", "\"samples\": 0"), "$[0].replay_us.samples: expected an integer >= 1");
-    refused(mutated("\"policy\": \"warm\"", "\"policy\": \"\""), "$[0].replay_us.policy: expected the timer's cache policy sentence");
-    refused(mutated("\"torch_compiled_us\": 10", "\"torch_compiled_us\": 0"), "$[0].torch_compiled_us: expected a positive time, got 0");
-    refused(mutated("\"torch_compiled_us\": 10, ", ""), "$[0].torch_compiled_us");
-    refused(mutated("\"ratio\": 1", "\"ratio\": 1.2"), "$[0].ratio: expected replay_us.median / torch_compiled_us = 1, got 1.2");
-    refused(mutated("\"ratio\": 1, ", ""), "$[0].ratio");
+    {"\"outputs_matching\": 2", "\"outputs_matching\": 2, \"mismatch\": \"buf0\"", "$[0].mismatch: expected no mismatch: every output matches, got a mismatch"},
+    {"\"outputs_matching\": 2", "\"outputs_matching\": 1", "$[0].mismatch: expected the first output whose checksum differs, got none"},
+    {"\"outputs_matching\": 2", "\"outputs_matching\": 1, \"mismatch\": 7", "$[0].mismatch: expected string"},
+    {"\"replay_us\": {\"median\": 10, \"q1\": 9, \"q3\": 11, \"samples\": 30, \"policy\": \"warm\"}, ", "", "$[0].replay_us"},
+    {"\"policy\": \"warm\"", "\"policy\": \"warm\", \"p99\": 12", "$[0].replay_us: unknown key 'p99'"},
+    {"\"q1\": 9", "\"q1\": 10.5", "$[0].replay_us.median: expected a positive median between q1 and q3, got q1 10.5, median 10, q3 11"},
+    {"\"q1\": 9", "\"q1\": 0", "$[0].replay_us.median: expected a positive median between q1 and q3"},
+    {"\"samples\": 30", "\"samples\": 0", "$[0].replay_us.samples: expected an integer >= 1"},
+    {"\"policy\": \"warm\"", "\"policy\": \"\"", "$[0].replay_us.policy: expected the timer's cache policy sentence"},
+    {"\"torch_compiled_us\": 10", "\"torch_compiled_us\": 0", "$[0].torch_compiled_us: expected a positive time, got 0"},
+    {"\"torch_compiled_us\": 10, ", "", "$[0].torch_compiled_us"},
+    {"\"ratio\": 1", "\"ratio\": 1.2", "$[0].ratio: expected replay_us.median / torch_compiled_us = 1, got 1.2"},
+    {"\"ratio\": 1, ", "", "$[0].ratio"},
     /* the verdict must be what the fields give, in replay's order */
-    refused(mutated("\"verdict\": \"ok\"", "\"verdict\": \"kernels differ\""),
-            "$[0].verdict: expected \"ok\", what its outputs, kernels and ratio give, got \"kernels differ\"");
-    refused(mutated("\"kernels_match\": true", "\"kernels_match\": false"), "$[0].verdict: expected \"kernels differ\"");
-    refused(mutated("\"outputs_matching\": 2", "\"outputs_matching\": 1, \"mismatch\": \"buf1\""),
-            "$[0].verdict: expected \"output mismatch\"");
+    {"\"verdict\": \"ok\"", "\"verdict\": \"kernels differ\"", "$[0].verdict: expected \"ok\", what its outputs, kernels and ratio give, got \"kernels differ\""},
+    {"\"kernels_match\": true", "\"kernels_match\": false", "$[0].verdict: expected \"kernels differ\""},
+    {"\"outputs_matching\": 2", "\"outputs_matching\": 1, \"mismatch\": \"buf1\"", "$[0].verdict: expected \"output mismatch\""},
+};
+
+Test(replay_file, each_field_checked)
+{
+    for (size_t i = 0; i < sizeof mutations / sizeof mutations[0]; i++)
+        refused(mutated(mutations[i].from, mutations[i].to), mutations[i].want);
 }
 
 Test(replay_file, verdict_rule)
