@@ -8,7 +8,8 @@
  *   *fn has the ABI cuda.h declares for symbol in the CUDA version built against (CUDART_VERSION):
  *   cast it to <cudaTypedefs.h>'s PFN_<symbol>_v<N> or __typeof__(&symbol); never call cu* directly.
  * - ea_gpu_model: a device name as the GPU model that names targets and baselines ("NVIDIA H200" ->
- *   "H200", "NVIDIA GeForce RTX 4090" -> "GeForce-RTX-4090"); host-only, no device needed. */
+ *   "H200", "NVIDIA GeForce RTX 4090" -> "GeForce-RTX-4090"); host-only, no device needed. The one
+ *   mapping: `extern-audit gpu-model` prints it for ci/ and tools/capture, which keep no copy. */
 #ifndef EA_DEVICE_H
 #define EA_DEVICE_H
 
