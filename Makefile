@@ -62,10 +62,13 @@ deps:
 test: deps
 	@$(MAKE) --no-print-directory $(SUITE) $(CLI)
 	ci/suite $(SUITE) $(BUILD)/test.log
+	@# exports: none that only its own file uses, test-only ones behind an _impl.h (nm over the objects)
+	ci/check-exports $(BUILD)
+	tests/check_exports.sh
 	@# ci/sanitize-summary's parsing of compute-sanitizer logs (real H200 logs as fixtures)
 	tests/sanitize_summary.sh
 	@# the capture tool's pure-Python parts; torch is not needed for them
-	python3 -m unittest discover -s tools/capture/tests
+	EXTERN_AUDIT_CLI=$(abspath $(CLI)) python3 -m unittest discover -s tools/capture/tests
 
 audit: $(CLI)
 	$(CLI) audit

@@ -2,6 +2,7 @@
 #include "baseline.h"
 #include "fuzz.h"
 #include "json.h"
+#include "json_impl.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

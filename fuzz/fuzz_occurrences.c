@@ -3,7 +3,9 @@
 #include "extract.h"
 #include "fuzz.h"
 #include "json.h"
+#include "json_impl.h"
 #include "occurrences.h"
+#include "occurrences_impl.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

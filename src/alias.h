@@ -1,5 +1,5 @@
 /* alias.h: a family's short names for its golden points ("xlnet" for index_add-a8e741bae3fe).
- * ea_alias_of / ea_point_of return the other column of the row holding key, or NULL (repro.c). */
+ * ea_alias_of returns the alias of a point, or NULL (repro.c; the reverse is repro_impl.h's, test-only). */
 #ifndef EA_ALIAS_H
 #define EA_ALIAS_H
 
@@ -12,7 +12,6 @@ typedef struct {
 } ea_alias;
 
 const char *ea_alias_of(const ea_alias *table, int n, const char *point);
-const char *ea_point_of(const ea_alias *table, int n, const char *alias);
 
 #ifdef __cplusplus
 }

@@ -65,7 +65,7 @@ static const ea_capture *capture_of(const ea_captures *caps, const cJSON *result
 
 /* The capture's run prices what the replica runs only when its other steps are fills: a captured
  * partition that also builds the index or runs consumers (iota, clone, sum) is a bigger workload. */
-int ea_fidelity_comparable(const ea_capture_run *run, const char *op, cJSON *extra)
+static int ea_fidelity_comparable(const ea_capture_run *run, const char *op, cJSON *extra)
 {
     char call[256];
     snprintf(call, sizeof call, "torch.ops.%s", op ? op : "");

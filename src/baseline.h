@@ -55,9 +55,6 @@ typedef struct {
  * classification may be NULL. */
 void ea_run_annotate(cJSON *result, const cJSON *point, const ea_run_env *env, const ea_captures *caps,
                      const ea_torch_ops *ops, const cJSON *classification);
-/* 1 when the capture's run holds only the op (op: "aten.index_add.default") and fills, i.e. prices
- * what a replica runs; else 0 with the other steps' names appended to extra (a JSON array). */
-int ea_fidelity_comparable(const ea_capture_run *run, const char *op, cJSON *extra);
 /* Takes ownership of results (an array of annotated results). */
 cJSON *ea_baseline_doc(cJSON *results, const ea_run_env *env);
 int ea_baseline_validate(const char *file, const cJSON *doc, ea_error *err);

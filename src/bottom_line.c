@@ -102,6 +102,14 @@ static int one_json(const ea_target *t, const char *name, int (*validate)(const 
     return rc;
 }
 
+/* <target>/replay.json: strict, and one row for each of the target's captures. */
+static int replay_valid(const char *file, const cJSON *doc, ea_error *err)
+{
+    char captures[4400];
+    snprintf(captures, sizeof captures, "%.*s/captures", (int)(strrchr(file, '/') - file), file);
+    return ea_replay_file_validate(file, doc, err) || ea_replay_file_covers(file, doc, captures, err) ? -1 : 0;
+}
+
 static void replay_line(const char *file, const cJSON *doc, FILE *f)
 {
     int replayed, ok;
@@ -114,7 +122,7 @@ int ea_bottom_line(const ea_target *t, const cJSON *classes, FILE *f, ea_error *
 {
     false_externs(classes, f);
     return one_json(t, "baselines.json", ea_baseline_validate, scope_rows, f, err) ||
-                   one_json(t, "replay.json", ea_replay_file_validate, replay_line, f, err) ||
+                   one_json(t, "replay.json", replay_valid, replay_line, f, err) ||
                    one_json(t, "sanitize.json", ea_sanitize_validate, ea_sanitize_show, f, err)
                ? -1
                : 0;

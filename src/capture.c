@@ -14,7 +14,8 @@ const char *const ea_launch_kinds[EA_LAUNCH_KINDS + 1] = {"poi", "red", "per", "
 
 /* ---- allocation: every block hangs off the capture, so a failure half-way frees cleanly ---- */
 
-void *cap_take(ea_capture *c, size_t n, size_t size)
+/* Zeroed n * size bytes freed with the capture; NULL when out of memory. */
+static void *cap_take(ea_capture *c, size_t n, size_t size)
 {
     if (c->nblocks == c->capblocks) {
         int cap = c->capblocks ? c->capblocks * 2 : 16;

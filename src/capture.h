@@ -79,9 +79,8 @@ typedef struct {
     void (*encode)(double value, unsigned char *out);  /* writes bytes bytes */
 } ea_scalar_type;
 
-/* Every entry of ea_scalar_types, for messages. */
+/* Every scalar type's name (capture_run.c's table), for messages. */
 #define EA_SCALAR_TYPE_NAMES "i1, i8, i16, i32, i64, u1, u8, u16, u32, u64, fp16, bf16, fp32, fp64"
-extern const ea_scalar_type ea_scalar_types[];  /* ends with a NULL name */
 /* The type of that name, or NULL. */
 const ea_scalar_type *ea_scalar_type_named(const char *name);
 

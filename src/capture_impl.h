@@ -8,8 +8,6 @@
 
 #include "capture.h"
 
-/* Zeroed n * size bytes freed with the capture; NULL when out of memory. */
-void *cap_take(ea_capture *c, size_t n, size_t size);
 /* "<dir>/<name>", freed with the capture. */
 char *cap_join(ea_capture *c, const char *dir, const char *name);
 int cap_oom(const char *file, ea_error *err);
@@ -25,5 +23,8 @@ int cap_dtype_field(ej_val obj, const char *key, ea_dtype *dt, ea_error *err);
 
 /* $.runs: every run, each config once, "default" and "coordinate_descent" present. */
 int cap_read_runs(ea_capture *c, ej_val root, ea_error *err);
+
+/* The scalar types capture_run.c reads, ending with a NULL name (tests walk it too). */
+extern const ea_scalar_type ea_scalar_types[];
 
 #endif

@@ -35,10 +35,6 @@ extern const char *const ea_class_names[EA_CLASSES + 1];
 int ea_classify(cJSON *const docs[EA_AUDIT_OPS], const ea_captures *caps, const ea_old_rule *rule, cJSON **out,
                 ea_error *err);
 
-/* The classification document from golden's occurrences and old rule (old_rule.json) and the target
- * folder's captures (target.h), as `extern-audit classify` computes it (cmd_classify.c). */
-int ea_classify_golden(const char *golden, const char *target_dir, cJSON **doc, ea_error *err);
-
 /* A stored classification document, checked strictly against the schema; file names it in messages. */
 int ea_classification_validate(const char *file, const cJSON *doc, ea_error *err);
 

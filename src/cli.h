@@ -1,7 +1,9 @@
 /* cli.h: the extern-audit command line, as a library entry so the test suite drives it in-process.
  * Contract: ea_main returns the process exit status: 0 success, 1 a check found a difference
  * (inventory mismatches, golden out of date), 2 bad usage or bad input (the message names the file
- * and the line or JSON path). Results go to stdout, errors and progress to stderr. */
+ * and the line or JSON path). Results go to stdout, errors and progress to stderr.
+ * ea_main (cli.c) dispatches to the commands (cmds.h); the option parsing and messages below
+ * (cli_options.c) are what every cmd_*.c shares, so no command depends on the dispatch table. */
 #ifndef EA_CLI_H
 #define EA_CLI_H
 
@@ -10,6 +12,9 @@
 #include "error.h"
 
 int ea_main(int argc, char **argv);
+
+#define EA_CLI_DEFAULT_CORPUS "build/corpus/better-benchmark"
+#define EA_CLI_DEFAULT_GOLDEN "golden"
 
 /* The options every command draws from; ea_cli_parse accepts only those named in allowed
  * ("--golden --json --update"), fills the defaults, and returns 0, or 2 after a usage message;
@@ -27,29 +32,5 @@ int ea_cli_fail(const ea_error *err);
 void ea_cli_print_json(const cJSON *j);
 /* "extern-audit <cmd>: <fmt with arg> (see extern-audit help <cmd>)" on stderr; returns 2. */
 int ea_cli_usage_error(const char *cmd, const char *fmt, const char *arg);
-
-/* extern-audit classify (cmd_classify.c) and its usage text. */
-int ea_cmd_classify(int argc, char **argv);
-extern const char ea_usage_classify[];
-
-/* extern-audit replay (cmd_replay.c) and its usage text. */
-int ea_cmd_replay(int argc, char **argv);
-extern const char ea_usage_replay[];
-
-/* extern-audit run (cmd_run.c) and its usage text. */
-int ea_cmd_run(int argc, char **argv);
-extern const char ea_usage_run[];
-
-/* extern-audit gate (cmd_gate.c) and its usage text. */
-int ea_cmd_gate(int argc, char **argv);
-extern const char ea_usage_gate[];
-
-/* extern-audit rollup (cmd_rollup.c) and its usage text. */
-int ea_cmd_rollup(int argc, char **argv);
-extern const char ea_usage_rollup[];
-
-/* extern-audit golden diff / accept (cmd_golden.c) and their usage text. */
-int ea_cmd_golden(int argc, char **argv);
-extern const char ea_usage_golden[];
 
 #endif

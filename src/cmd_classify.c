@@ -11,6 +11,8 @@
 #include "capture.h"
 #include "classify.h"
 #include "cli.h"
+#include "cmds.h"
+#include "cmds_impl.h"
 #include "json.h"
 #include "occurrences.h"
 #include "oldrule.h"

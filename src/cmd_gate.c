@@ -8,6 +8,7 @@
 
 #include "baseline.h"
 #include "cli.h"
+#include "cmds.h"
 #include "device.h"
 #include "gate.h"
 #include "json.h"

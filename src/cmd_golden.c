@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cmds.h"
 #include "golden_accept.h"
 #include "golden_diff.h"
 #include "golden_install.h"

@@ -1,6 +1,5 @@
 /* extern-audit replay: every captured partition that is Triton-only, run from C on the H200-class
  * device at hand; the canonical replay gate of a target's captures (golden/targets/<target>/). */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +7,7 @@
 #include "baseline.h"
 #include "capture.h"
 #include "cli.h"
+#include "cmds.h"
 #include "device.h"
 #include "json.h"
 #include "replay.h"
@@ -60,12 +60,8 @@ static cJSON *row_json(const ea_capture *c, const ea_replay_result *r, const cha
 
 static const char *verdict_of(const ea_replay_result *r)
 {
-    if (r->outputs_matching != r->outputs)
-        return "output mismatch";
-    if (!r->cupti_error[0] && !r->kernels_match)
-        return "kernels differ";
-    double ratio = r->timing.per_call_us.median / r->torch_compiled_us;
-    return fabs(ratio - 1.0) <= EA_CAPTURE_TOLERANCE ? "ok" : ratio > 1.0 ? "slower than torch" : "faster than torch";
+    return ea_replay_verdict(r->outputs, r->outputs_matching, r->kernels_match, r->cupti_error[0] != 0,
+                             r->timing.per_call_us.median / r->torch_compiled_us);
 }
 
 static void print_row(const cJSON *row)
@@ -128,7 +124,7 @@ int ea_cmd_replay(int argc, char **argv)
             continue;
         cJSON *row;
         if (!r->replayable) {
-            row = row_json(c, NULL, "not replayable (ATen steps)");
+            row = row_json(c, NULL, EA_REPLAY_NOT_REPLAYABLE);
         } else {
             ea_replay_result res;
             /* the capture's own K: a graph launch's overhead is spread over K calls, so the two

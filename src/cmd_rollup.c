@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cmds.h"
 #include "json.h"
 #include "report.h"
 #include "rollup.h"

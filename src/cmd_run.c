@@ -13,6 +13,7 @@
 #include "baseline.h"
 #include "classify.h"
 #include "cli.h"
+#include "cmds.h"
 #include "device.h"
 #include "json.h"
 #include "occurrences.h"

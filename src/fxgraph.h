@@ -81,8 +81,6 @@ typedef struct {
 } fx_graph;
 
 int fx_graph_parse_file(const char *path, fx_graph *g, ea_error *err);
-/* label names the text in messages. text need not be NUL-terminated. */
-int fx_graph_parse_text(const char *label, const char *text, size_t len, fx_graph *g, ea_error *err);
 void fx_graph_free(fx_graph *g);
 
 /* Node index by name, -1 if absent. */

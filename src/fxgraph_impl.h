@@ -9,6 +9,10 @@
 
 #include "fxgraph.h"
 
+/* fx_graph_parse_file on text in memory (the tests and the fuzz harness): label names the text in
+ * messages; text need not be NUL-terminated. */
+int fx_graph_parse_text(const char *label, const char *text, size_t len, fx_graph *g, ea_error *err);
+
 /* Zeroed memory that lives until fx_graph_free; NULL when out of memory. */
 void *fx_arena_alloc(fx_arena *a, size_t size, size_t align);
 

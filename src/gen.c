@@ -1,4 +1,5 @@
 #include "gen.h"
+#include "gen_impl.h"
 
 #include <inttypes.h>
 #include <math.h>

@@ -15,9 +15,7 @@
 #include "error.h"
 #include "tensor.h"
 
-uint64_t ea_splitmix64(uint64_t x);
 uint64_t ea_gen_hash(uint64_t seed, uint64_t i);
-float ea_gen_uniform(uint64_t seed, uint64_t i);
 uint16_t ea_f32_to_bf16(float f);
 uint16_t ea_f32_to_f16(float f);
 

@@ -148,8 +148,14 @@ static void check_timings_and_replay(checker *c, const char *staged, const char 
         ea_torch_ops_free(&ops);
     }
     snprintf(path, sizeof path, "%s/replay.json", staged);
-    if (ej_load(path, &doc, &err) || ea_replay_file_validate(path, doc.root, &err))
+    if (ej_load(path, &doc, &err) || ea_replay_file_validate(path, doc.root, &err)) {
         problem(c, 1, "%s", err.msg);
+    } else {
+        char captures[4200];
+        snprintf(captures, sizeof captures, "%s/captures", staged);
+        if (ea_replay_file_covers(path, doc.root, captures, &err)) /* a capture unreplayed, or a stale row */
+            problem(c, 0, "%s", err.msg);
+    }
     ej_free(&doc);
 }
 

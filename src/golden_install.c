@@ -14,7 +14,8 @@
 #include "json.h"
 #include "readfile.h"
 
-const char *const ea_target_files[] = {"target.json", "classification.json", "baselines.json", "torch_ops.json",
+/* The entries of a target folder, NULL-terminated; captures/ is the one folder. */
+static const char *const ea_target_files[] = {"target.json", "classification.json", "baselines.json", "torch_ops.json",
                                        "replay.json", "captures", NULL};
 /* Records measured on the target's GPU and torch by their own steps (ci/gpu-check STEPS=sanitize,
  * replica_gap), which a stage need not repeat: the stage's when it has one, else the old target's. */

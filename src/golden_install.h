@@ -10,9 +10,6 @@
 
 #include "error.h"
 
-/* The entries of a target folder, NULL-terminated; captures/ is the one folder. */
-extern const char *const ea_target_files[];
-
 int ea_golden_install(const char *staged, const char *golden, const char *name, ea_error *err);
 
 #endif

@@ -1,4 +1,5 @@
 #include "json.h"
+#include "json_impl.h"
 #include "readfile.h"
 
 #include <errno.h>

@@ -25,8 +25,6 @@ typedef struct {
 /* Read and parse a whole file. Unreadable: "<file>: cannot read: <strerror>"; bad JSON:
  * "<file>:<line>:<col>: invalid JSON near '...'". */
 int ej_load(const char *path, ej_doc *doc, ea_error *err);
-/* Parse text already in memory; label names it in messages. */
-int ej_parse(const char *label, const char *text, ej_doc *doc, ea_error *err);
 void ej_free(ej_doc *doc);
 /* Move the parsed tree out: the caller owns it (cJSON_Delete); the rest of doc is freed and doc is
  * left empty, as after ej_free. */

@@ -1,4 +1,5 @@
 #include "meta.h"
+#include "meta_impl.h"
 
 #include <stdlib.h>
 #include <string.h>

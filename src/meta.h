@@ -67,8 +67,6 @@ typedef struct {
 int ea_meta_load(const char *path, ea_meta *m, ea_error *err);
 void ea_meta_free(ea_meta *m);
 
-/* "fusible_in_partition", ...; NULL outside the enum. */
-const char *ea_meta_bucket_name(int bucket);
 /* Count of op in bucket; 0 if absent. */
 int64_t ea_meta_op_count(const ea_meta *m, int bucket, const char *op);
 /* Input named name; NULL if none. */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "occurrences_impl.h"
 
 static int expect_string(ej_val v, const char *key, const char *want, ea_error *err)
 {

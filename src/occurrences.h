@@ -1,5 +1,6 @@
 /* occurrences.h: the golden occurrence documents (golden/occurrences/<op>.json), read back strictly.
- * Contract: ea_occurrences_validate accepts exactly the schema in docs/schema.md (version 1): unknown
+ * Contract: ea_occurrences_load (occurrences_impl.h's ea_occurrences_validate for one document)
+ * accepts exactly the schema in docs/schema.md (version 1): unknown
  * keys, wrong types, counts that disagree with the listed occurrences, an op other than the file's,
  * or an id that does not match its identity fields fail with the file and JSON path named.
  * The summary is derived from the documents alone, so `extract` and `audit` print the same table. */
@@ -13,7 +14,6 @@
 #include "error.h"
 #include "extract.h"
 
-int ea_occurrences_validate(const char *file, const cJSON *doc, const char *expected_op, ea_error *err);
 /* Loads and validates <dir>/<short>.json for every audit op; docs[i] owned by the caller. */
 int ea_occurrences_load(const char *dir, cJSON *docs[EA_AUDIT_OPS], ea_error *err);
 

@@ -46,7 +46,7 @@ static int listed(const char *const *list, const char *target)
     return 0;
 }
 
-ea_opclass ea_opclass_of(const char *target)
+static ea_opclass ea_opclass_of(const char *target)
 {
     if (!target)
         return OP_BOUNDARY;

@@ -19,8 +19,7 @@ typedef enum {
 /* Inductor lowers a cat of at most this many inputs to a pointwise kernel (max_pointwise_cat_inputs). */
 #define EA_POINTWISE_CAT_MAX 8
 
-ea_opclass ea_opclass_of(const char *target);
-/* As ea_opclass_of for a call node, but seeing its arguments: a small cat is pointwise. Graph
+/* The class of a call node from its target and arguments: a small cat is pointwise. Graph
  * inputs and attributes are boundaries. */
 ea_opclass ea_node_opclass(const fx_node *n);
 

@@ -32,12 +32,12 @@ static void record_begin(ea_path_recorder *r, int copies)
     r->recording = (copies ? ea_cupti_begin_copies(&r->why) : ea_cupti_begin(&r->why)) == 0;
 }
 
-void ea_path_record_begin(ea_path_recorder *r)
+static void ea_path_record_begin(ea_path_recorder *r)
 {
     record_begin(r, 0);
 }
 
-void ea_path_record_end(ea_path_recorder *r)
+static void ea_path_record_end(ea_path_recorder *r)
 {
     if (r->recording && ea_cupti_end(&r->kernels, &r->why) != 0) { /* nothing recorded: why says so */
         memset(&r->kernels, 0, sizeof r->kernels);

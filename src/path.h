@@ -1,8 +1,6 @@
 /* path.h: one measured path of a scope (docs/schema.md "path"), the record every repro family writes.
  * Contract:
  * - ea_check: what a family's comparison of an output found; ea_path_check_json writes it under key.
- * - ea_path_recorder: CUPTI around one checked call. begin loads CUPTI once per process and starts
- *   recording; end stops it; ea_path_record_json writes what it saw through ea_path_kernels_json.
  * - ea_path_kernels_json: the demangled kernel names (template arguments kept, parameter lists
  *   dropped); seen NULL gives "kernels": [] and "kernels_note": note (or "CUPTI recorded nothing").
  * - ea_path_time_json: ea_time_graph's per-call statistics and cache policy.
@@ -47,16 +45,6 @@ typedef struct {
     int64_t mismatched, n;      /* against an exact reference or emulation */
 } ea_check;
 
-typedef struct {
-    int recording;
-    ea_kernel_list kernels;
-    ea_error why; /* when not recording */
-} ea_path_recorder;
-
-void ea_path_record_begin(ea_path_recorder *r);
-void ea_path_record_end(ea_path_recorder *r);
-/* Writes the recorder's kernels (or why there are none) into path and frees them. */
-void ea_path_record_json(cJSON *path, ea_path_recorder *r);
 void ea_path_kernels_json(cJSON *path, const ea_kernel_list *seen, const char *note);
 #define EA_PATH_PROFILE_CALLS 5
 /* seen holds `calls` calls' kernels in order; when they are not `calls` equal sequences it writes

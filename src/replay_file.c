@@ -2,38 +2,58 @@
 #include "replay_file.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "baseline.h"
 #include "json.h"
-
-#define NOT_REPLAYABLE "not replayable (ATen steps)"
+#include "readfile.h"
 
 static const char *const verdicts[] = {"ok", "output mismatch", "kernels differ", "slower than torch",
-                                       "faster than torch", NOT_REPLAYABLE, NULL};
+                                       "faster than torch", EA_REPLAY_NOT_REPLAYABLE, NULL};
 
-static int timing(ej_val row, ea_error *err)
+/* replay_us, torch_compiled_us and ratio; *ratio is the one the file states, checked against the two. */
+static int timing(ej_val row, double *ratio, ea_error *err)
 {
     static const char *const keys[] = {"median", "q1", "q3", "samples", "policy", NULL};
     ej_val t;
-    double q1, median, q3, torch, ratio;
+    double q1, median, q3, torch;
     int64_t samples;
     const char *policy;
     char got[96];
     if (ej_field(row, "replay_us", 1, &t, err) || ej_object(t, keys, err) || ej_get_number(t, "median", &median, err) ||
         ej_get_number(t, "q1", &q1, err) || ej_get_number(t, "q3", &q3, err) ||
         ej_get_int_min(t, "samples", 1, &samples, err) || ej_get_string(t, "policy", &policy, err) ||
-        ej_get_number(row, "torch_compiled_us", &torch, err) || ej_get_number(row, "ratio", &ratio, err))
+        ej_get_number(row, "torch_compiled_us", &torch, err) || ej_get_number(row, "ratio", ratio, err))
         return -1;
     if (!(q1 > 0 && q1 <= median && median <= q3)) {
         snprintf(got, sizeof got, "q1 %g, median %g, q3 %g", q1, median, q3);
         return ej_bad_field(t, "median", "a positive median between q1 and q3", got, err);
     }
+    if (!*policy)
+        return ej_bad_field(t, "policy", "the timer's cache policy sentence", "\"\"", err);
     if (!(torch > 0)) {
         snprintf(got, sizeof got, "%g", torch);
         return ej_bad_field(row, "torch_compiled_us", "a positive time", got, err);
     }
+    /* the file states median / torch_compiled_us; JSON's 17 digits leave it within rounding */
+    if (!(fabs(*ratio - median / torch) <= 1e-9 * (median / torch))) {
+        char what[96];
+        snprintf(what, sizeof what, "replay_us.median / torch_compiled_us = %.9g", median / torch);
+        snprintf(got, sizeof got, "%.9g", *ratio);
+        return ej_bad_field(row, "ratio", what, got, err);
+    }
     return 0;
+}
+
+const char *ea_replay_verdict(int64_t outputs, int64_t matching, int kernels_match, int unavailable, double ratio)
+{
+    if (matching != outputs)
+        return "output mismatch";
+    if (!unavailable && !kernels_match)
+        return "kernels differ";
+    return fabs(ratio - 1.0) <= EA_CAPTURE_TOLERANCE ? "ok" : ratio > 1.0 ? "slower than torch" : "faster than torch";
 }
 
 static int row(ej_val r, ea_error *err)
@@ -44,32 +64,57 @@ static int row(ej_val r, ea_error *err)
     const char *scope, *verdict, *s;
     int64_t outputs, matching;
     int match, n;
-    ej_val f;
+    double ratio = 1.0;
+    ej_val f, mismatch, unavailable;
     if (ej_object(r, keys, err) || ej_get_string(r, "scope", &scope, err) ||
         ej_get_one_of(r, "verdict", verdicts,
                       "one of the replay's verdicts (ok, output mismatch, kernels differ, slower than torch, faster "
-                      "than torch, " NOT_REPLAYABLE ")",
+                      "than torch, " EA_REPLAY_NOT_REPLAYABLE ")",
                       &verdict, err))
         return -1;
-    if (!strcmp(verdict, NOT_REPLAYABLE)) /* nothing else was measured: no other key may be there */
+    if (!*scope || *scope == '.' || strchr(scope, '/')) {
+        char got[160];
+        snprintf(got, sizeof got, "\"%.100s\"", scope);
+        return ej_bad_field(r, "scope", "a capture's scope id (a folder name under captures/)", got, err);
+    }
+    if (!strcmp(verdict, EA_REPLAY_NOT_REPLAYABLE)) /* nothing else was measured: no other key may be there */
         return cJSON_GetArraySize(r.v) == 2 ? 0 : ej_bad_field(r, "outputs", "nothing but scope and verdict", "more", err);
     if (ej_get_int_min(r, "outputs", 1, &outputs, err) || ej_get_int_min(r, "outputs_matching", 0, &matching, err) ||
         ej_get_bool(r, "kernels_match", &match, err) || ej_field(r, "kernels", 1, &f, err) || ej_array(f, &n, err))
         return -1;
-    for (int i = 0; i < n; i++)
-        if (ej_as_string(ej_index(f, i), &s, err))
+    for (int i = 0; i < n; i++) {
+        ej_val k = ej_index(f, i);
+        if (ej_as_string(k, &s, err))
             return -1;
-    if (matching > outputs || (!strcmp(verdict, "ok") && matching != outputs)) {
-        char what[96], got[32];
-        snprintf(what, sizeof what, "at most outputs (%" PRId64 ")%s", outputs,
-                 strcmp(verdict, "ok") ? "" : ", and all of them for verdict ok");
+        if (!*s)
+            return ea_fail(err, "%s %s: expected a kernel name, got \"\"", k.file, k.path);
+    }
+    if (matching > outputs) {
+        char what[64], got[32];
+        snprintf(what, sizeof what, "at most outputs (%" PRId64 ")", outputs);
         snprintf(got, sizeof got, "%" PRId64, matching);
         return ej_bad_field(r, "outputs_matching", what, got, err);
     }
-    if ((cJSON_GetObjectItemCaseSensitive(r.v, "replay_us") && timing(r, err)) ||
-        ej_field(r, "mismatch", 0, &f, err) || (f.v && ej_as_string(f, &s, err)) ||
-        ej_field(r, "kernels_unavailable", 0, &f, err) || (f.v && ej_as_string(f, &s, err)))
+    if (ej_field(r, "mismatch", 0, &mismatch, err) || (mismatch.v && ej_as_string(mismatch, &s, err)) ||
+        ej_field(r, "kernels_unavailable", 0, &unavailable, err) || (unavailable.v && ej_as_string(unavailable, &s, err)))
         return -1;
+    if (!mismatch.v != (matching == outputs)) /* the first differing output is named exactly when one differs */
+        return ej_bad_field(r, "mismatch", matching == outputs ? "no mismatch: every output matches"
+                                                               : "the first output whose checksum differs",
+                            mismatch.v ? "a mismatch" : "none", err);
+    if (unavailable.v && match)
+        return ej_bad_field(r, "kernels_match", "false: CUPTI gave no list (kernels_unavailable)", "true", err);
+    /* every output matched: it was timed; a mismatch on the first call leaves it untimed */
+    if (cJSON_GetObjectItemCaseSensitive(r.v, "replay_us") || matching == outputs)
+        if (timing(r, &ratio, err))
+            return -1;
+    const char *want = ea_replay_verdict(outputs, matching, match, unavailable.v != NULL, ratio);
+    if (strcmp(verdict, want)) {
+        char what[96], got[64];
+        snprintf(what, sizeof what, "\"%s\", what its outputs, kernels and ratio give", want);
+        snprintf(got, sizeof got, "\"%s\"", verdict);
+        return ej_bad_field(r, "verdict", what, got, err);
+    }
     return 0;
 }
 
@@ -79,10 +124,47 @@ int ea_replay_file_validate(const char *file, const cJSON *doc, ea_error *err)
     int n;
     if (ej_array(root, &n, err))
         return -1;
-    for (int i = 0; i < n; i++)
-        if (row(ej_index(root, i), err))
+    for (int i = 0; i < n; i++) {
+        ej_val r = ej_index(root, i);
+        if (row(r, err))
             return -1;
+        for (int j = 0; j < i; j++) /* one object per capture */
+            if (!strcmp(ej_str(ej_index(root, j).v, "scope"), ej_str(r.v, "scope"))) {
+                char got[160];
+                snprintf(got, sizeof got, "\"%.100s\" again (first at $[%d])", ej_str(r.v, "scope"), j);
+                return ej_bad_field(r, "scope", "a capture listed once", got, err);
+            }
+    }
     return 0;
+}
+
+int ea_replay_file_covers(const char *file, const cJSON *doc, const char *captures, ea_error *err)
+{
+    ej_val root = {file, doc, "$"};
+    char **names, path[4400];
+    int n, rows = cJSON_GetArraySize(doc), rc = ea_list_folder(captures, &names, &n, err);
+    for (int i = 0; rc == 0 && i < rows; i++) {
+        ej_val r = ej_index(root, i);
+        snprintf(path, sizeof path, "%s/%s/capture.json", captures, ej_str(r.v, "scope"));
+        int present = ea_file_present(path, err);
+        if (present == 0) {
+            char what[4200], got[256];
+            snprintf(what, sizeof what, "a capture of %s", captures);
+            snprintf(got, sizeof got, "\"%.100s\" (no %.40s/capture.json)", ej_str(r.v, "scope"), ej_str(r.v, "scope"));
+            rc = ej_bad_field(r, "scope", what, got, err);
+        } else if (present < 0) {
+            rc = -1;
+        }
+    }
+    for (int i = 0; rc == 0 && i < n; i++) {
+        int listed = 0;
+        for (int j = 0; !listed && j < rows; j++)
+            listed = !strcmp(ej_str(cJSON_GetArrayItem(doc, j), "scope"), names[i]);
+        if (!listed)
+            rc = ea_fail(err, "%s $: expected a row for every capture of %s, got none for %s", file, captures, names[i]);
+    }
+    ea_list_folder_free(names, n);
+    return rc;
 }
 
 void ea_replay_file_count(const cJSON *doc, int *replayed, int *ok)
@@ -91,7 +173,7 @@ void ea_replay_file_count(const cJSON *doc, int *replayed, int *ok)
     *replayed = *ok = 0;
     cJSON_ArrayForEach(r, doc) {
         const char *v = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "verdict"));
-        *replayed += strcmp(v, NOT_REPLAYABLE) != 0;
+        *replayed += strcmp(v, EA_REPLAY_NOT_REPLAYABLE) != 0;
         *ok += !strcmp(v, "ok");
     }
 }

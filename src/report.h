@@ -1,6 +1,6 @@
 /* report.h: the rollup document (rollup.h) as something people read.
  * Contract:
- * - ea_report_tables turns the document into tables: {"title", "columns": [...], "align": "lrr..",
+ * - The renderers turn the document into the same tables (report_tables.c): {"title", "columns": [...], "align": "lrr..",
  *   "rows": [[cells as strings]], "notes": [...]}; every renderer draws the same tables, so the terminal,
  *   markdown and HTML say the same numbers. top limits the per-model table (0: every model).
  *   A figure that is absent (not measured, unpriced) prints as "-" and a note says why.
@@ -11,7 +11,6 @@
 
 #include <cjson/cJSON.h>
 
-cJSON *ea_report_tables(const cJSON *doc, int top);
 char *ea_report_text(const cJSON *doc, int top);
 char *ea_report_markdown(const cJSON *doc);
 char *ea_report_html(const cJSON *doc);

@@ -240,6 +240,8 @@ static void totals_table(cJSON *tables, const cJSON *doc)
     note(tab, ej_str(obj(doc, "sources"), "baselines_note"));
 }
 
+static cJSON *ea_report_tables(const cJSON *doc, int top);
+
 char *ea_report_render(const cJSON *doc, int top, const ea_report_style *style)
 {
     char *s = NULL;
@@ -286,7 +288,7 @@ static void gap_table(cJSON *tables, const cJSON *doc)
             "+ scope (the op alone against its whole scope, fused or shared) + faithful");
 }
 
-cJSON *ea_report_tables(const cJSON *doc, int top)
+static cJSON *ea_report_tables(const cJSON *doc, int top)
 {
     cJSON *tables = cJSON_CreateArray();
     totals_table(tables, doc);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "path.h"
+#include "repro_impl.h"
 
 /* One line per family: repros/<name>/ defines it. */
 extern const ea_repro_family ea_family_index_add;

@@ -70,9 +70,6 @@ void ea_repro_append(cJSON *into, cJSON *from);
 int ea_run_times_cold(const ea_run_opts *o, const char *family, const char *point, const char *path,
                       const char *mode);
 
-/* NULL-terminated. */
-extern const ea_repro_family *const ea_repro_families[];
-
 typedef struct {
     const ea_repro_family *family;
     const cJSON *point; /* inside the caller's document */

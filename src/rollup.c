@@ -245,7 +245,11 @@ static cJSON *gpus(const ea_rollup_inputs *in)
     return g;
 }
 
-int ea_rollup_build(const ea_rollup_inputs *in, cJSON **doc, ea_error *err)
+/* Appends {"kind", "row", "why"} to failures for every breach; returns how many. */
+static int ea_rollup_check(const cJSON *doc, cJSON *failures);
+
+/* -1 only when out of memory. */
+static int ea_rollup_build(const ea_rollup_inputs *in, cJSON **doc, ea_error *err)
 {
     cJSON *rows = ea_rollup_rows(in), *d, *ops, *models, *t;
     if (!rows)
@@ -298,7 +302,7 @@ static void failure(cJSON *list, const char *kind, const cJSON *row, const char 
     cJSON_AddItemToArray(list, f);
 }
 
-int ea_rollup_check(const cJSON *doc, cJSON *failures)
+static int ea_rollup_check(const cJSON *doc, cJSON *failures)
 {
     const cJSON *row;
     int n = 0;

@@ -6,11 +6,11 @@
  *   baselines.json and torch_ops.json, seed_totals.json, and with corpus set the corpus's model accounting. Each
  *   optional input absent becomes a stated note in the document, never a number; a file present but
  *   malformed fails with its path and JSON path.
- * - ea_rollup_build turns them into the document. Figures of different GPUs are kept apart: "before"
+ * - ea_rollup_run turns them into the document. Figures of different GPUs are kept apart: "before"
  *   (the seed's and the corpus's, B200) beside "after" (the baselines' GPU); sums and ratios only
  *   within one. A scope shared by occurrences of several ops in one graph (one capture covers them,
  *   e.g. gpt-oss sort -> histc -> cumsum) is priced once, under the op that falls back.
- * - ea_rollup_check lists what breaks the seed's completion criterion: a lowered occurrence counted
+ * - The document's "check" lists what breaks the seed's completion criterion: a lowered occurrence counted
  *   as extern, a fallback without its label, a row unpriced without a reason. */
 #ifndef EA_ROLLUP_H
 #define EA_ROLLUP_H
@@ -47,12 +47,9 @@ typedef struct {
 
 int ea_rollup_load(const ea_rollup_opts *o, ea_rollup_inputs *in, ea_error *err);
 void ea_rollup_free(ea_rollup_inputs *in);
-/* -1 only when out of memory. A malformed corpus accounting file does not stop the others: its
- * message is in the document's "input_errors" (the CLI prints them and exits 2). */
-int ea_rollup_build(const ea_rollup_inputs *in, cJSON **doc, ea_error *err);
-/* Load, build, free: the document from o's files. */
+/* Load, build, free: the document from o's files; -1 on a bad input file or out of memory. A
+ * malformed corpus accounting file does not stop the others: its message is in the document's
+ * "input_errors" (the CLI prints them and exits 2). */
 int ea_rollup_run(const ea_rollup_opts *o, cJSON **doc, ea_error *err);
-/* Appends {"kind", "row", "why"} to failures for every breach; returns how many. */
-int ea_rollup_check(const cJSON *doc, cJSON *failures);
 
 #endif

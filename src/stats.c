@@ -1,4 +1,5 @@
 #include "stats.h"
+#include "stats_impl.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -5,8 +5,7 @@
  *   err->msg when n is 0, a sample is NaN or infinite, or memory runs out.
  * - Quartiles are Hyndman & Fan type 7 (numpy's and R's default): for p in [0, 1], h = (n - 1) p and
  *   q(p) = x[floor h] + (h - floor h) (x[floor h + 1] - x[floor h]) over the sorted x, so the median
- *   of an even count is the mean of the middle two and every quantile lies within [min, max].
- * - ea_quantile_sorted(x, n, p) is that interpolation on an already sorted array (n >= 1). */
+ *   of an even count is the mean of the middle two and every quantile lies within [min, max]. */
 #ifndef EA_STATS_H
 #define EA_STATS_H
 
@@ -25,7 +24,6 @@ typedef struct {
 } ea_stats;
 
 int ea_stats_compute(const double *samples, size_t n, ea_stats *out, ea_error *err);
-double ea_quantile_sorted(const double *x, size_t n, double p);
 
 #ifdef __cplusplus
 }

@@ -10,6 +10,7 @@
 #include "json.h"
 #include "occurrences.h"
 #include "readfile.h"
+#include "target_impl.h"
 
 /* ej_bad_field with the string value quoted. */
 static int bad_string(ej_val root, const char *key, const char *what, const char *got, ea_error *err)

@@ -22,7 +22,8 @@
  * - ea_target_captures: the captures a repro family measures against, those of dir (run --target's
  *   folder, ea_run_opts.target_dir) or, dir NULL, of the target ea_target_resolve picks in the
  *   golden folder of occurrence_file (golden/occurrences/<op>.json). ea_target_capture moves out the
- *   one ea_captures_find picks: 0 found, 1 none (err says what was looked for and where), -1 error. */
+ *   one ea_captures_find picks: 0 found, 1 none (err says what was looked for and where), -1 error.
+ * ea_target_load, ea_targets_list and ea_target_select are test-only entry points (target_impl.h). */
 #ifndef EA_TARGET_H
 #define EA_TARGET_H
 
@@ -41,11 +42,6 @@ typedef struct {
 } ea_target;
 
 int ea_target_read(const char *dir, ea_target *t, ea_error *err);
-int ea_target_load(const char *dir, ea_target *t, ea_error *err);
-/* *out (free()) holds *n targets. */
-int ea_targets_list(const char *golden, ea_target **out, int *n, ea_error *err);
-int ea_target_select(const char *golden, const char *name, const char *env, const char *gpu_model, int check_gpu,
-                     ea_target *out, ea_error *err);
 int ea_target_resolve(const char *golden, const char *name, int check_gpu, ea_target *out, ea_error *err);
 int ea_target_find(const char *golden, const char *name, ea_target *out, ea_error *err);
 int ea_target_path(const ea_target *t, const char *rel, char *buf, size_t n);

@@ -1,5 +1,6 @@
 /* tensor.c: dtype tables and the annotation parser for strided tensor descriptors. */
 #include "tensor.h"
+#include "tensor_impl.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -61,8 +61,6 @@ int64_t ea_tensor_extent(const ea_tensor *t);
 int ea_tensor_is_contiguous(const ea_tensor *t);
 /* 4-d NHWC-dense with C > 1 and not also contiguous. */
 int ea_tensor_is_channels_last(const ea_tensor *t);
-/* Refuse a view that reaches past storage_numel elements: "<where>: stride overruns storage ...". */
-int ea_tensor_check_storage(const ea_tensor *t, int64_t storage_numel, const char *where, ea_error *err);
 /* Same dtype, sizes, strides, offset (device ignored). */
 int ea_tensor_equal(const ea_tensor *a, const ea_tensor *b);
 

@@ -7,6 +7,7 @@
 
 #include "json.h"
 #include "opclass.h"
+#include "values_impl.h"
 
 /* Deep enough for the position-id chains (slice/sub/ne of a cat of an expand of an arange), small
  * enough that a pointwise-heavy graph does not inline half of itself into every occurrence. */

@@ -30,11 +30,6 @@ typedef struct {
     int sorted;         /* non-decreasing in row-major order */
 } ea_index_stats;
 
-/* Indices of as_strided(iota(storage_len, start, step), size, stride, offset), row-major. */
-int ea_as_strided_iota_stats(int64_t storage_len, int64_t start, int64_t step, int ndim,
-                             const int64_t *size, const int64_t *stride, int64_t offset,
-                             const char *where, ea_index_stats *st, ea_error *err);
-
 /* What the graph alone does not say about its inputs. Either callback may be NULL. */
 typedef struct {
     /* The corpus's recorded generator / observed range for an input of g (new JSON, or NULL). */
@@ -49,11 +44,10 @@ typedef struct {
 /* NULL on error. */
 cJSON *ea_value_props(const fx_graph *g, int node, const ea_value_env *env, ea_error *err);
 
-/* A literal argument as JSON: ints/floats/bools/None/strings as JSON values, dtypes as
+/* Arguments as JSON: ints/floats/bools/None/strings as JSON values, dtypes as
  * {"dtype":"i32"}, devices {"device":"cuda:0"}, enums {"enum":"torch.strided"}, lists as arrays.
  * Node references go through node_fn (ctx passed along); node_fn may return NULL to mean error. */
 typedef cJSON *(*ea_node_json_fn)(void *ctx, int node);
-cJSON *ea_arg_json(const fx_arg *a, ea_node_json_fn node_fn, void *ctx);
 /* Adds n's arguments to obj as "args" (positional) and "kwargs" (keyword; added even when empty
  * only if always_kwargs). */
 void ea_node_args_json(const fx_node *n, cJSON *obj, int always_kwargs, ea_node_json_fn node_fn, void *ctx);

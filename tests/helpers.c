@@ -1,3 +1,4 @@
+#include "fxgraph_impl.h"
 #include "helpers.h"
 
 #include <criterion/criterion.h>

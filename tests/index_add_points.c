@@ -6,6 +6,7 @@
 
 #include "json.h"
 #include "values.h"
+#include "values_impl.h"
 
 static cJSON *ints(int n, const int64_t *v)
 {

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cmds_impl.h"
 #include "occurrence_checks.h"
 
 #include "baseline.h"
@@ -24,6 +25,7 @@
 #include "json.h"
 #include "run.h"
 #include "target.h"
+#include "target_impl.h"
 
 #define GOLDEN "golden"
 

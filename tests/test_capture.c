@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "capture.h"
+#include "capture_impl.h"
 #include "gen.h"
 #include "helpers.h"
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../repros/cat/cat.h"
+#include "../repros/cat/cat_impl.h"
 #include "../repros/cat/stream_block.h"
 #include "cat_small.h"
 #include "gen.h"

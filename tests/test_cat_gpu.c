@@ -9,11 +9,13 @@
 #include <string.h>
 
 #include "../repros/cat/cat.h"
+#include "../repros/cat/cat_impl.h"
 #include "bandwidth.h"
 #include "baseline.h"
 #include "helpers.h"
 #include "json.h"
 #include "repro.h"
+#include "repro_impl.h"
 #include "timer.h"
 
 #define CAT_FILE "golden/occurrences/cat.json"

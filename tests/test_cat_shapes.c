@@ -7,6 +7,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "../repros/cat/cat_impl.h"
 #include "../repros/cat/kernels.h"
 #include "cat_small.h"
 #include "extract.h"

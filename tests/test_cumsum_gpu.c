@@ -11,6 +11,8 @@
 
 #include "../repros/cumsum/reference.h"
 #include "../repros/cumsum/run.h"
+#include "../repros/cumsum/run_impl.h"
+#include "../repros/cumsum/scope_impl.h"
 #include "gen.h"
 #include "helpers.h"
 #include "json.h"

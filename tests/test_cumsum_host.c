@@ -7,10 +7,13 @@
 
 #include "../repros/cumsum/reference.h"
 #include "../repros/cumsum/run.h"
+#include "../repros/cumsum/run_impl.h"
+#include "../repros/cumsum/scope_impl.h"
 #include "gen.h"
 #include "helpers.h"
 #include "json.h"
 #include "occurrences.h"
+#include "repro_impl.h"
 
 #define GOLDEN "golden/occurrences/cumsum.json"
 #define ROUTING_POINT "cumsum-bbbc239b67b8"

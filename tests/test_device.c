@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "device.h"
+#include "device_impl.h"
 
 /* Host tests run everywhere; GPU tests skip (never pass) when the probe finds no usable device. */
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "drift.h"
+#include "json_impl.h"
 
 /* A time with median m and relative IQR r, 30 samples, no clock step recorded. */
 static ea_drift_time t(double m, double r)

@@ -6,6 +6,7 @@
 #include "extract.h"
 #include "helpers.h"
 #include "occurrences.h"
+#include "occurrences_impl.h"
 
 static ea_extraction run(const char *corpus, int cap)
 {

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "fxgraph.h"
+#include "fxgraph_impl.h"
 
 #define FIXTURES "tests/fixtures/"
 

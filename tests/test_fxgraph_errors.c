@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "fxgraph.h"
+#include "fxgraph_impl.h"
 
 #define FIXTURES "tests/fixtures/"
 

@@ -15,6 +15,7 @@
 #include "helpers.h"
 #include "json.h"
 #include "occurrences.h"
+#include "target_impl.h"
 
 #define H200 "golden/targets/H200-torch2.11.0+cu130/baselines.json"
 

@@ -9,6 +9,7 @@
 #include "device.h"
 #include "helpers.h"
 #include "json.h"
+#include "json_impl.h"
 
 #define H200 "golden/targets/H200-torch2.11.0+cu130/baselines.json"
 

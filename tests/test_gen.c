@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "gen.h"
+#include "gen_impl.h"
 
 /* Vectors computed from the definitions in docs/schema.md with plain Python integers. */
 Test(gen, hash_and_uniform_vectors)

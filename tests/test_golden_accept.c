@@ -247,3 +247,17 @@ Test(golden_accept, a_golden_without_occurrences_is_bad_input)
     has(r.err, "occurrences/");
     cli_run_free(&r);
 }
+
+Test(golden_accept, refuses_a_replay_that_leaves_a_capture_out)
+{
+    const char *stage = target_copy("replay-short");
+    cJSON *doc = target_load(stage, "replay.json");
+    char scope[256];
+    snprintf(scope, sizeof scope, "%s", cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(doc, 0), "scope")));
+    cJSON_DeleteItemFromArray(doc, 0);
+    target_save(stage, "replay.json", doc);
+    char want[512];
+    snprintf(want, sizeof want, "/replay.json $: expected a row for every capture of %s/captures, got none for %s", stage,
+             scope);
+    refused(stage, 1, want);
+}

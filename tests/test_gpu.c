@@ -11,6 +11,7 @@
 
 #include "bandwidth.h"
 #include "cubin.h"
+#include "cubin_impl.h"
 #include "cupti.h"
 #include "device.h"
 #include "drift.h"

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cubin.h"
+#include "cubin_impl.h"
 #include "cupti.h"
 #include "device.h"
 #include "helpers.h"

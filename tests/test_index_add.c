@@ -4,8 +4,11 @@
 #include <string.h>
 
 #include "../repros/index_add/run.h"
+#include "../repros/index_add/scope_impl.h"
 #include "gen.h"
+#include "gen_impl.h"
 #include "index_add_points.h"
+#include "repro_impl.h"
 
 static const cJSON *golden_point(cJSON *doc, const char *alias)
 {

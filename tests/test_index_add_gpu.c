@@ -13,6 +13,7 @@
 #include "device.h"
 #include "helpers.h"
 #include "index_add_points.h"
+#include "repro_impl.h"
 #include "timer.h"
 
 static const ea_run_opts faithful = {1, 0, 0, NULL, 0, NULL, NULL}, both = {1, 1, 0, NULL, 0, NULL, NULL};

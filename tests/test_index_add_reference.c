@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../repros/index_add/reference.h"
+#include "../repros/index_add/reference_impl.h"
 #include "../repros/index_add/run.h"
 #include "gen.h"
 #include "index_add_points.h"

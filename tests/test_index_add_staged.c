@@ -8,9 +8,13 @@
 #include <string.h>
 
 #include "../repros/index_add/reference.h"
+#include "../repros/index_add/reference_impl.h"
+#include "../repros/index_add/scope_impl.h"
 #include "../repros/index_add/slice_staged.h"
 #include "gen.h"
+#include "gen_impl.h"
 #include "index_add_points.h"
+#include "repro_impl.h"
 
 static ia_slice make_slice(int64_t rows, int64_t row_out, int64_t row_src, int64_t col0)
 {

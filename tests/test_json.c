@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "json.h"
+#include "json_impl.h"
 
 #define SAMPLE "tests/fixtures/json/sample.json"
 

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "meta.h"
+#include "meta_impl.h"
 
 #define GOOD "tests/fixtures/meta/good.meta.json"
 

@@ -5,6 +5,7 @@
 #include "extract.h"
 #include "helpers.h"
 #include "occurrences.h"
+#include "occurrences_impl.h"
 
 /* A valid histc document from the fixture corpus, to break one field at a time. */
 static cJSON *valid_doc(void)

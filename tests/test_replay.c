@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "capture.h"
+#include "capture_impl.h"
 #include "device.h"
 #include "helpers.h"
 #include "replay.h"

@@ -15,6 +15,7 @@
 #include "json.h"
 #include "occurrences.h"
 #include "repro.h"
+#include "repro_impl.h"
 
 extern const ea_repro_family ea_family_routing_histc, ea_family_routing_cumsum;
 

@@ -11,11 +11,13 @@
 #include "../repros/routing/kernels.h"
 #include "../repros/routing/plan.h"
 #include "../repros/routing/reference.h"
+#include "../repros/routing/reference_impl.h"
 #include "device.h"
 #include "extract.h"
 #include "helpers.h"
 #include "json.h"
 #include "repro.h"
+#include "repro_impl.h"
 
 extern const ea_repro_family ea_family_routing_histc, ea_family_routing_cumsum;
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../repros/routing/reference.h"
+#include "../repros/routing/reference_impl.h"
 
 typedef struct {
     int64_t T, k, E, n;

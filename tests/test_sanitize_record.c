@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "bottom_line.h"
+#include "json_impl.h"
 #include "target.h"
 #include "helpers.h"
 #include "json.h"

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "stats.h"
+#include "stats_impl.h"
 
 /* Expected values are numpy.percentile(x, [25, 50, 75]) (linear, Hyndman & Fan type 7). */
 

@@ -13,6 +13,7 @@
 #include "helpers.h"
 #include "json.h"
 #include "target.h"
+#include "target_impl.h"
 
 #define FIXTURE "tests/fixtures/golden_targets"
 #define H200 "H200-torch2.11.0+cu130"

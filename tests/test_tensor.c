@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "tensor.h"
+#include "tensor_impl.h"
 
 static ea_tensor parse_ok(const char *text)
 {

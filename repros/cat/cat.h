@@ -86,11 +86,7 @@ typedef struct {
     int out[CAT_NOUTS];
 } cat_scope;
 
-/* The alias a point's shapes give it: "<model>-<mode>-<H>x<W>-k<inputs>", e.g. densenet121-infer-14x14-k25. */
-void cat_alias_make(const cat_scope *s, char *buf, size_t n);
-/* The alias of a golden point id from family.c's table, or NULL. */
-#define CAT_ALIASES 62
-extern const ea_alias cat_aliases[CAT_ALIASES];
+#define CAT_ALIASES 62 /* family.c's table of the golden points' aliases (cat_impl.h) */
 /* Parses point ($.points[index] of file) and loads the capture of its first group into cap (freed by
  * ea_capture_free, also on failure). */
 int cat_scope_parse(const cJSON *point, const char *file, int index, const char *target_dir, cat_scope *s,
@@ -121,7 +117,6 @@ typedef struct {
 } cat_plan;
 
 #define CAT_UNROLLS 4
-extern const int cat_unrolls[CAT_UNROLLS]; /* stream oracle variants: vectors per thread */
 #define CAT_WARP_CHANNELS 4   /* warp, regs and rows layouts: warps per CTA */
 #define CAT_REGS_MAX_PACKS 8  /* regs: a lane holds at most 8 vectors (64 values at 16 bytes) */
 #define CAT_MAX_VARIANTS 4
@@ -136,10 +131,8 @@ int cat_plan_make(const cat_scope *s, int unroll, cat_plan *p, ea_error *err);
  * pooling, N*H*W within 32 * CAT_REGS_MAX_PACKS vectors) and rows (infer pooled, where its tiles fit
  * the same 96 KiB). Returns how many, -1 on a refused scope. */
 int cat_plan_variants(const cat_scope *s, cat_plan v[CAT_MAX_VARIANTS], ea_error *err);
-/* The variant's name in results ("stream", "channel", "channel-warp", "channel-regs", "rows") and its
- * kernel as the configuration lists it. */
+/* The variant's name in results ("stream", "channel", "channel-warp", "channel-regs", "rows"). */
 const char *cat_variant_name(const cat_plan *p);
-void cat_variant_kernel(const cat_scope *s, const cat_plan *p, char *buf, size_t n);
 /* The configuration block (docs/schema.md: floor_bytes, notes, current_source "inductor"); cap NULL for a
  * point no capture covers: "capture" null, no current launches, a note saying why. */
 cJSON *cat_config_json(const cat_scope *s, const cat_plan *p, const ea_capture *cap, const cJSON *view);
@@ -185,10 +178,6 @@ void cat_checker_free(cat_checker *k);
  * bit (the capture's checksum; test_cat); the other train points' statistics are summed in another
  * order than Triton's. */
 void cat_emulate_current(const cat_scope *s, const cat_inputs *in, cat_check_result *r, void *y);
-/* The stream oracle (infer without pooling) at this unroll, emulated on the CPU through the kernel's own
- * block code (stream_block.h): y in the capture's layout. Fails when a vector would read outside its
- * CTA's table or the inputs. */
-int cat_stream_emulate(const cat_scope *s, const cat_inputs *in, int unroll, void *y, ea_error *err);
 /* Half an ulp of dt relative (the output rounding of CAT_TOL's bound): 2^-8 bf16, 2^-11 f16, 2^-24 f32. */
 double cat_rounding(ea_dtype dt);
 /* Bytes of one output (its capture descriptor). */

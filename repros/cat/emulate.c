@@ -2,6 +2,7 @@
  * code as the kernel (stream_block.h): what the tests check the GPU's indexing with. */
 #include <stdlib.h>
 
+#include "cat_impl.h"
 #include "stream_block.h"
 
 /* The input buffer holding the v elements (es bytes each) from p, or -1: every source the kernel would

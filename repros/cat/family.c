@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cat_impl.h"
 #include "json.h"
 #include "repro.h"
 #include "run.h"

@@ -1,5 +1,6 @@
 /* plan.c: what runs for a cat scope, host-only (contract in cat.h). */
 #include "cat.h"
+#include "cat_impl.h"
 
 #include <inttypes.h>
 #include <string.h>

@@ -11,7 +11,8 @@
 #include "occurrences.h"
 #include "target.h"
 
-void cat_alias_make(const cat_scope *s, char *buf, size_t n)
+/* The alias a point's shapes give it: "<model>-<mode>-<H>x<W>-k<inputs>", e.g. densenet121-infer-14x14-k25. */
+static void cat_alias_make(const cat_scope *s, char *buf, size_t n)
 {
     snprintf(buf, n, "%s-%s-%" PRId64 "x%" PRId64 "-k%d", s->model, s->train ? "train" : "infer", s->h, s->w, s->k);
 }

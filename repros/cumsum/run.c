@@ -15,6 +15,7 @@
 #include "kernels.h"
 #include "reference.h"
 #include "replay.h"
+#include "run_impl.h"
 #include "timer.h"
 
 enum { P_CURRENT, P_ORACLE };

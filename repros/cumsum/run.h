@@ -34,7 +34,5 @@ cJSON *cs_config_json(const cs_scope *s, const ea_capture *c, const ea_capture_r
 void cs_mask_shape_json(cJSON *o, const cs_mask_shape *sh, int64_t rows, int launch);
 /* " (row: 2 pairs, 8 warps, 1 segment)", for logs. */
 void cs_mask_shape_text(const cs_mask_shape *sh, char *text, size_t n);
-/* The verdict for two medians (us); NULL when either is not a positive number. Static storage. */
-const char *cs_verdict(double current_us, double oracle_us);
 
 #endif

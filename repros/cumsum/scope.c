@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "scope_impl.h"
 
 const ea_alias cs_aliases[CS_ALIASES] = {
     {"longformer-infer", "cumsum-b9f89b5603c3"}, {"longformer-train", "cumsum-f46244ab1e58"},

@@ -1,5 +1,5 @@
 /* scope.h: a position-id cumsum scope read from its golden point (golden/occurrences/cumsum.json).
- * Contract: cs_kind_of recognises a scope group by its nodes (the family's claims): an input -> ne ->
+ * Contract: the family's claims recognise a scope group by its nodes (scope_impl.h's cs_kind_of): an input -> ne ->
  * to int -> cumsum -> ... -> add chain (CS_MASK: Roberta, Longformer, M2M100), an iota -> cat ->
  * slice/sub -> ne -> cumsum chain (CS_PACKED: find_packed_sequence_indices of GPT-2, GPT-J, GPT-Neo)
  * or full -> cumsum -> sub -> to i64 -> add (CS_CONST: OPT's mask of ones). Anything else, the gpt-oss
@@ -55,8 +55,6 @@ typedef struct {
 #define CS_ALIASES 11
 extern const ea_alias cs_aliases[CS_ALIASES];
 
-/* The kind of one scope group's node list; CS_NONE when not a position-id scope. */
-cs_kind cs_kind_of(const cJSON *group);
 /* 1 when every scope group of the point is a position-id scope (the family's claims). */
 int cs_claims(const cJSON *point);
 const char *cs_kind_name(cs_kind k);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gen.h"
+#include "scope_impl.h"
 
 const ia_slice_variant ia_slice_variants[IA_SLICE_VARIANTS] = {
     {"vec8", 1, 0, 0, 0},    {"vec8", 2, 0, 0, 0},    {"vec8", 4, 0, 0, 0}, {"vec8", 8, 0, 0, 0},

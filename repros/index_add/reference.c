@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "gen.h"
+#include "reference_impl.h"
 
 float ia_bf16_to_f32(uint16_t b)
 {

@@ -33,8 +33,6 @@ int ia_index_check(const ia_scope *s, const int64_t *index, ea_error *err);
 /* *ref: numel(out) doubles, caller frees. index: the faithful or the fabricated one. */
 int ia_reference(const ia_scope *s, const ia_plan *p, const ia_inputs *in, const int64_t *index, double **ref,
                  ea_error *err);
-/* out: numel(out) bf16 values (row-major). */
-void ia_emulate_current(const ia_scope *s, const ia_inputs *in, const int64_t *index, uint16_t *out);
 /* 0, or -1 when the plan has no structured oracle. */
 int ia_emulate_oracle(const ia_scope *s, const ia_plan *p, const ia_inputs *in, uint16_t *out);
 
@@ -44,9 +42,6 @@ void ia_compare(const uint16_t *out, const double *ref, const uint16_t *exact, i
  * equal, else -1 with why filled. */
 int ia_contract_check(const ia_scope *s, char *why, size_t n);
 
-float ia_bf16_to_f32(uint16_t b);
-/* What the oracles read: x when the plan folds the mul's scale, else the materialized source. */
-const uint16_t *ia_oracle_input(const ia_plan *p, const ia_inputs *in);
 
 #ifdef __cplusplus
 }

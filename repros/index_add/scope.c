@@ -7,6 +7,7 @@
 
 #include "gen.h"
 #include "json.h"
+#include "scope_impl.h"
 
 /* The golden points by the model they come from; ids are signature hashes, stable while the graphs are. */
 const ea_alias ia_aliases[IA_ALIASES] = {

@@ -91,7 +91,6 @@ typedef struct {
     uint32_t d, m, s;
 } ia_fastdiv;
 
-ia_fastdiv ia_fastdiv_make(int64_t d);
 static inline uint32_t ia_fastdiv_div(ia_fastdiv f, uint32_t n)
 {
     return (uint32_t)(((((uint64_t)n * f.m) >> 32) + n) >> f.s);
@@ -176,10 +175,6 @@ typedef struct {
 /* Copied elements (source elements read) that any elems consecutive output elements of q can hold:
  * whole rows hold row_src each, the rest at most min(rest, row_src). */
 int64_t ia_slice_source_bound(const ia_slice *q, int64_t elems);
-/* Shared elements a span of chunks may stage: the bound widened to 16-byte alignment at both ends. */
-int64_t ia_slice_staged_elems(const ia_slice *q, int64_t chunks);
-/* Fills q->stage for a vec 8 slice (ia_plan_make calls it); span_max stays 0 otherwise. */
-void ia_slice_stage_make(ia_slice *q);
 /* Splits out's chunks over resident (multiprocessors x resident blocks, from the occupancy at launch)
  * blocks: as few steps per block as spans of at most span_max chunks allow, spans as equal as they go.
  * q->stage must be planned (span_max >= 1). */
@@ -190,10 +185,6 @@ void ia_slice_stage_split(const ia_slice *q, int64_t resident, ia_slice_split *l
 int ia_scope_parse(const cJSON *point, const char *file, int index, int group, ia_scope *s, ea_error *err);
 /* sm_count: the device's multiprocessor count (grid size of ATen's kernels). */
 int ia_plan_make(const ia_scope *s, int sm_count, ia_plan *p, ea_error *err);
-int ia_aten_plan_make(const ea_tensor *self, const ea_tensor *index, const ea_tensor *source, int dim,
-                      int sm_count, ia_aten_plan *p, ea_error *err);
-/* Device bytes a run of the scope allocates (inputs, both indexes, self, out). */
-int64_t ia_scope_device_bytes(const ia_scope *s);
 int ia_scope_check_memory(const ia_scope *s, int64_t budget, const char *what, ea_error *err);
 /* The generator object for the index (faithful: from the derived properties; else randint). NULL if
  * faithful and the properties are unknown. Caller frees. */

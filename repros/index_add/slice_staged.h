@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "gen.h"
-#include "reference.h"
+#include "reference_impl.h"
 #define IA_ST_FN static inline
 #define IA_ST_UNROLL
 #endif

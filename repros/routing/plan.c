@@ -22,13 +22,14 @@ int rt_plan_check(const rt_scope *s, ea_error *err)
     return 0;
 }
 
-int64_t rt_floor_bytes(const rt_scope *s, rt_form f)
+static int64_t rt_floor_bytes(const rt_scope *s, rt_form f)
 {
     /* whole: ids in, sorted ids and permutation out (int64 each), offsets out; narrow: sorted ids in */
     return (f == RT_WHOLE ? 3 : 1) * s->n * 8 + s->experts * 4;
 }
 
-cJSON *rt_generator_json(const rt_scope *s, rt_dist d)
+/* The generator object of a distribution: {"generator", "seed", "experts", "k"} (src/gen.c). */
+static cJSON *rt_generator_json(const rt_scope *s, rt_dist d)
 {
     cJSON *g = cJSON_CreateObject();
     cJSON_AddStringToObject(g, "generator", d == RT_SKEWED ? "topk_ids_skewed" : "topk_ids");

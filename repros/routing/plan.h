@@ -23,9 +23,6 @@ extern "C" {
 #endif
 
 int rt_plan_check(const rt_scope *s, ea_error *err);
-int64_t rt_floor_bytes(const rt_scope *s, rt_form f);
-/* The generator object of a distribution: {"generator", "seed", "experts", "k"} (src/gen.c). */
-cJSON *rt_generator_json(const rt_scope *s, rt_dist d);
 cJSON *rt_config_json(const rt_scope *s, const rt_capture *c, rt_form f, rt_dist d, int sms);
 cJSON *rt_header(const rt_scope *s, const char *family);
 

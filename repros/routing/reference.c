@@ -16,6 +16,7 @@
 #include <cjson/cJSON.h>
 
 #include "gen.h"
+#include "reference_impl.h"
 #include "tensor.h"
 
 /* sorted[i] = ids[perm[i]] for n ids in [0, E); -1 with err naming the first id out of range. */

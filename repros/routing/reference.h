@@ -17,24 +17,10 @@
 extern "C" {
 #endif
 
-/* torch.histc on int32 as ATen's CUDA kernel bins it, in int64 arithmetic: values outside [min, max]
- * are ignored; bin = (x - min) * bins / (max - min), truncated; bin == bins (x == max) goes to the last
- * bin. counts: bins int32 (histc returns the input's dtype). Needs bins >= 1 and min < max. */
-int rt_histc_i32(const int32_t *x, int64_t n, int64_t bins, int64_t min, int64_t max, int32_t *counts, ea_error *err);
-
-/* Inclusive prefix sum in int32 (cumsum(dtype=int32)), wrapping as the GPU does. */
-void rt_cumsum_i32(const int32_t *x, int64_t n, int32_t *out);
-
 /* The whole scope: ids (T * k of them, row-major) -> sorted ids, permutation, offsets[E]. Any output
  * may be NULL. Needs n <= INT32_MAX and 1 <= E. */
 int rt_reference(const int64_t *ids, int64_t n, int64_t E, int64_t *sorted, int64_t *perm, int32_t *offsets,
                  ea_error *err);
-
-/* The narrow form: offsets[e] = the number of sorted ids <= e (an upper-bound search), e in [0, E). */
-void rt_offsets_narrow(const int64_t *sorted, int64_t n, int64_t E, int32_t *offsets);
-
-/* 0 when (sorted, perm) is the stable sort of ids; else -1 with why naming the first violation. */
-int rt_check_sort(const int64_t *ids, int64_t n, const int64_t *sorted, const int64_t *perm, char *why, size_t len);
 
 /* The scope's input: i64 [tokens, k] from topk_ids (skewed 0) or topk_ids_skewed (skewed 1) with the
  * seed; *ids is malloc'd, caller frees. */

@@ -9,6 +9,7 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
+#include "cubin_impl.h"
 #include "device.h"
 #include "readfile.h"
 
@@ -238,7 +239,7 @@ int ea_cubin_function(const ea_cubin *c, const char *kernel, ea_kernel *k, ea_er
     return 0;
 }
 
-int ea_kernel_set_shared(ea_kernel *k, size_t bytes, ea_error *err)
+static int ea_kernel_set_shared(ea_kernel *k, size_t bytes, ea_error *err)
 {
     CUresult rc;
     char text[256];

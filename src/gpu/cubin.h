@@ -39,19 +39,9 @@ typedef struct {
     unsigned x, y, z;
 } ea_dim3;
 
-/* Reads the SM version from a cubin's ELF header (both e_flags layouts: ABI 7 keeps it in the low
- * byte, ABI 8, nvcc 13's, in bits 8-15). Host only; name is for messages. */
-int ea_cubin_arch(const void *bytes, size_t len, const char *name, int *sm, ea_error *err);
-/* 1 when a cubin for sm_<cubin_sm> runs on a device of sm_<device_sm>, else 0. */
-int ea_cubin_runs_on(int cubin_sm, int device_sm);
-
 int ea_cubin_load_file(ea_cubin *c, const char *path, ea_error *err);
-int ea_cubin_load_data(ea_cubin *c, const void *bytes, size_t len, const char *name, ea_error *err);
-/* Unloads the module; safe on a zeroed or already unloaded ea_cubin. */
-void ea_cubin_unload(ea_cubin *c);
 
 int ea_cubin_function(const ea_cubin *c, const char *kernel, ea_kernel *k, ea_error *err);
-int ea_kernel_set_shared(ea_kernel *k, size_t bytes, ea_error *err);
 /* stream is a cudaStream_t (NULL: the legacy default stream); params as for cuLaunchKernel: one
  * pointer per kernel parameter, in order. Asynchronous: errors inside the kernel show at the next
  * synchronisation. */

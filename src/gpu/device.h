@@ -7,10 +7,9 @@
  *   query, so nothing links against libcuda; on failure *fn is NULL and err->msg names the symbol.
  *   *fn has the ABI cuda.h declares for symbol in the CUDA version built against (CUDART_VERSION):
  *   cast it to <cudaTypedefs.h>'s PFN_<symbol>_v<N> or __typeof__(&symbol); never call cu* directly.
- * - ea_device_selftest(err) runs one kernel on the current device (0 unless the caller chose another)
- *   and one driver call resolved through ea_driver_entry; returns 0, or -1 with err->msg.
  * - ea_gpu_model: a device name as the GPU model that names targets and baselines ("NVIDIA H200" ->
- *   "H200", "NVIDIA GeForce RTX 4090" -> "GeForce-RTX-4090"); host-only, no device needed. */
+ *   "H200", "NVIDIA GeForce RTX 4090" -> "GeForce-RTX-4090"); host-only, no device needed. The one
+ *   mapping: `extern-audit gpu-model` prints it for ci/ and tools/capture, which keep no copy. */
 #ifndef EA_DEVICE_H
 #define EA_DEVICE_H
 
@@ -38,7 +37,6 @@ typedef struct {
 
 int ea_device_probe(ea_device_info *info);
 int ea_driver_entry(const char *symbol, void **fn, ea_error *err);
-int ea_device_selftest(ea_error *err);
 void ea_gpu_model(const char *name, char *buf, size_t n);
 
 #ifdef __cplusplus

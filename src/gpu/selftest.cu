@@ -1,4 +1,5 @@
 #include "device.h"
+#include "device_impl.h"
 
 #include <string.h>
 

@@ -481,7 +481,11 @@ def main(argv):
     except (OpTimingError, OSError, subprocess.CalledProcessError) as e:
         print(f"op_timing.py: {e}", file=sys.stderr)
         return 2
-    want = os.path.join("targets", targets.name_of(targets.gpu_model(env["gpu"]), env["torch"]), "torch_ops.json")
+    try:
+        want = os.path.join("targets", targets.name_of(targets.gpu_model(env["gpu"]), env["torch"]), "torch_ops.json")
+    except targets.TargetError as e:
+        print(f"op_timing.py: {e}", file=sys.stderr)
+        return 2
     if not os.path.abspath(args.out).endswith(os.sep + want):
         progress(f"warning: this GPU is {env['gpu']!r} with torch {env['torch']}; extern-audit run reads "
                  f"golden/{want}, not {args.out}")

@@ -125,7 +125,7 @@ def main(argv):
     args = p.parse_args(argv)
     try:
         doc = summarize(args.golden, args.stage, args.lowering)
-    except StageError as e:
+    except (StageError, targets.TargetError) as e:
         print(f"stage_summary.py: {e}", file=sys.stderr)
         return 2
     print_table(doc)

@@ -50,7 +50,7 @@ def main(argv):
     args = p.parse_args(argv)
     try:
         doc = document(worker.environment(), args.name, args.lowering, args.scope, args.command)
-    except ValueError as e:
+    except (ValueError, targets.TargetError) as e:
         print(f"stage_target.py: {e}", file=sys.stderr)
         return 2
     atomic.write_json(args.out, doc)

@@ -7,12 +7,15 @@ with --create, makes it when none matches, so a new GPU or a new torch is a new 
 
     python3 tools/capture/targets.py --golden golden [--create]   # prints the target's name
 
-Standard library only: torch is imported only to read the environment (worker.environment).
+Standard library only: torch is imported only to read the environment (worker.environment). The GPU
+model comes from the built CLI (`extern-audit gpu-model`; $EXTERN_AUDIT_CLI, default build/extern-audit).
 """
 
 import argparse
+import functools
 import json
 import os
+import subprocess
 import sys
 
 import atomic
@@ -26,16 +29,30 @@ class TargetError(Exception):
     pass
 
 
+CLI_ENV = "EXTERN_AUDIT_CLI"
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+
+
+def cli_path():
+    """The extern-audit binary the C-side answers come from: $EXTERN_AUDIT_CLI, else build/extern-audit."""
+    return os.environ.get(CLI_ENV) or os.path.join(ROOT, "build", "extern-audit")
+
+
+@functools.lru_cache(maxsize=None)
+def _gpu_model(name, cli):
+    if not os.access(cli, os.X_OK):
+        raise TargetError(f"{cli}: expected the built extern-audit CLI, which names the GPU model of {name!r} "
+                          f"(make, or set {CLI_ENV} to its path)")
+    r = subprocess.run([cli, "gpu-model", "--json", name], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise TargetError(f"{cli} gpu-model {name!r}: exit {r.returncode}: {r.stderr.strip()}")
+    return json.loads(r.stdout)["gpu_model"]
+
+
 def gpu_model(name):
-    """src/gpu/device.c's ea_gpu_model: "NVIDIA H200" -> "H200"."""
-    name = name[len("NVIDIA "):] if name.startswith("NVIDIA ") else name
-    out = []
-    for c in name:
-        if (c.isascii() and c.isalnum()) or c in ".-_":
-            out.append(c)
-        elif c == " " and out and out[-1] != "-":
-            out.append("-")
-    return "".join(out).rstrip("-")
+    """The GPU model that names targets ("NVIDIA H200" -> "H200"), asked of the C side
+    (`extern-audit gpu-model`, src/gpu/device.c's ea_gpu_model) so the mapping exists once."""
+    return _gpu_model(name, cli_path())
 
 
 def name_of(model, torch):

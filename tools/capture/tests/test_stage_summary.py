@@ -8,9 +8,11 @@ import json
 import os
 import tempfile
 import unittest
+from unittest import mock
 
 import context  # noqa: F401
 import stage_summary
+import targets
 
 FIXTURE = os.path.join(os.path.dirname(__file__), "..", "..", "..", "tests", "fixtures", "captures",
                        "index_add-b36c21aae6f6-955d7c11d470", "capture.json")
@@ -78,6 +80,17 @@ class TestSummary(unittest.TestCase):
                 rc = stage_summary.main(["--golden", tmp, "--stage", tmp, "--lowering", "histc_scatter"])
             self.assertEqual(rc, 2)
             self.assertIn("no capture made under the candidate 'histc_scatter'", err.getvalue())
+
+
+    def test_without_the_cli_it_says_which_is_missing(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            staged(tmp, candidate_doc())
+            err = io.StringIO()
+            with mock.patch.dict(os.environ, {targets.CLI_ENV: os.path.join(tmp, "no-cli")}), \
+                    contextlib.redirect_stderr(err):
+                rc = stage_summary.main(["--golden", tmp, "--stage", tmp, "--lowering", "index_add_bf16_atomic"])
+            self.assertEqual(rc, 2)
+            self.assertIn(f"stage_summary.py: {tmp}/no-cli: expected the built extern-audit CLI", err.getvalue())
 
 
 if __name__ == "__main__":

@@ -20,7 +20,25 @@ class TestTargets(unittest.TestCase):
         # the cases src/gpu/device.c's ea_gpu_model is tested with
         self.assertEqual(targets.gpu_model("NVIDIA H200"), "H200")
         self.assertEqual(targets.gpu_model("NVIDIA GeForce RTX 4090 "), "GeForce-RTX-4090")
+        self.assertEqual(targets.gpu_model("NVIDIA H100 80GB HBM3"), "H100-80GB-HBM3")
         self.assertEqual(targets.name_of("H200", "2.11.0+cu130"), "H200-torch2.11.0+cu130")
+
+    def test_gpu_model_comes_from_the_cli_or_says_why_not(self):
+        with tempfile.TemporaryDirectory() as d:
+            absent = os.path.join(d, "extern-audit")
+            with mock.patch.dict(os.environ, {targets.CLI_ENV: absent}):
+                with self.assertRaisesRegex(targets.TargetError, rf"{absent}: expected the built extern-audit CLI, "
+                                            r"which names the GPU model of 'NVIDIA H200' \(make, or set EXTERN_AUDIT_CLI"):
+                    targets.gpu_model("NVIDIA H200")
+                # the tools that name a target say so and exit 2 instead of a traceback
+                with mock.patch.object(targets, "_environment", return_value=ENV):
+                    rc, out, err = context.run_cli(targets.main, ["--golden", d, "--create"])
+                self.assertEqual((rc, out), (2, ""))
+                self.assertIn("expected the built extern-audit CLI", err)
+        # a name the C side cannot name a target by: its message, not an empty model
+        with self.assertRaisesRegex(targets.TargetError, r"gpu-model 'NVIDIA ': exit 2: .*expected a device name "
+                                    r"with a letter or digit"):
+            targets.gpu_model("NVIDIA ")
 
     def test_committed_and_fixture_targets_load(self):
         for golden in (os.path.join(ROOT, "golden"), os.path.join(ROOT, "tests", "fixtures", "golden_targets")):

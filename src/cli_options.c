@@ -1,0 +1,106 @@
+/* cli_options.c: the option parsing and the messages every command shares (cli.h), kept out of cli.c
+ * so the commands (cmd_*.c) and the dispatch table (cli.c) do not depend on each other. */
+#include "cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef ea_cli_options options;
+
+int ea_cli_usage_error(const char *cmd, const char *fmt, const char *arg)
+{
+    fprintf(stderr, "extern-audit %s: ", cmd);
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, " (see extern-audit help %s)\n", cmd);
+    return 2;
+}
+
+/* Accepts only the options named in `allowed` (space-separated, e.g. "--corpus --json"). */
+int ea_cli_parse(const char *cmd, const char *allowed, int argc, char **argv, options *o, int *help)
+{
+    const char *env = getenv("EXTERN_AUDIT_CORPUS");
+    *o = (options){.corpus = env && *env ? env : EA_CLI_DEFAULT_CORPUS, .golden = EA_CLI_DEFAULT_GOLDEN, .cat_cap = 8};
+    const struct {
+        const char *name;
+        const char **value;
+    } strings[] = {{"--corpus", &o->corpus}, {"--out", &o->out},       {"--check", &o->check},
+                   {"--rule", &o->rule},     {"--golden", &o->golden}, {"--scope", &o->scope},
+                   {"--record", &o->record}, {"--mode", &o->mode}};
+    const struct {
+        const char *name;
+        const char **value;
+    } more[] = {{"--target", &o->target}};
+    const struct {
+        const char *name;
+        int *flag;
+    } flags[] = {{"--json", &o->json}, {"--quiet", &o->quiet}, {"--update", &o->update}, {"--plan", &o->plan},
+                 {"--check-only", &o->check_only}};
+    *help = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i], *eq = strchr(a, '='), *inline_value = NULL;
+        char name[32];
+        /* --golden=DIR as well as --golden DIR */
+        if (!strncmp(a, "--", 2) && eq && (size_t)(eq - a) < sizeof name) {
+            memcpy(name, a, (size_t)(eq - a));
+            name[eq - a] = '\0';
+            a = name;
+            inline_value = eq + 1;
+        }
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            *help = 1;
+            return 0;
+        }
+        const char *hit = strstr(allowed, a);
+        size_t n = strlen(a);
+        if (strncmp(a, "--", 2) || !hit || (hit[n] != ' ' && hit[n] != '\0'))
+            return ea_cli_usage_error(cmd, "unknown option '%s'", a);
+        int known = 0;
+        for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++)
+            if (!strcmp(a, flags[k].name))
+                known = *flags[k].flag = 1;
+        if (known && inline_value)
+            return ea_cli_usage_error(cmd, "option '%s' takes no value", a);
+        if (known)
+            continue;
+        if (!inline_value && i + 1 >= argc)
+            return ea_cli_usage_error(cmd, "option '%s' needs a value", a);
+        const char *v = inline_value ? inline_value : argv[++i];
+        if (!*v) /* --golden '' would read /occurrences */
+            return ea_cli_usage_error(cmd, "option '%s' needs a non-empty value", a);
+        for (size_t k = 0; k < sizeof strings / sizeof strings[0]; k++)
+            if (!strcmp(a, strings[k].name)) {
+                *strings[k].value = v;
+                known = 1;
+            }
+        for (size_t k = 0; k < sizeof more / sizeof more[0]; k++)
+            if (!strcmp(a, more[k].name)) {
+                *more[k].value = v;
+                known = 1;
+            }
+        if (known)
+            continue;
+        char *end;
+        long cap = strtol(v, &end, 10);
+        if (*end || end == v || cap < 0 || cap > 100000)
+            return ea_cli_usage_error(cmd, "--cat-cap expects an integer 0..100000, got '%s'", v);
+        o->cat_cap = (int)cap;
+    }
+    if (o->out && o->check)
+        return ea_cli_usage_error(cmd, "%s", "--out and --check exclude each other");
+    return 0;
+}
+
+int ea_cli_fail(const ea_error *err)
+{
+    fprintf(stderr, "extern-audit: %s\n", err->msg);
+    return 2;
+}
+
+void ea_cli_print_json(const cJSON *j)
+{
+    char *s = cJSON_Print(j);
+    if (s)
+        printf("%s\n", s);
+    free(s);
+}

@@ -1,0 +1,186 @@
+/* cmd_audit.c: `extern-audit audit`, the committed golden occurrences by op and model, the target's
+ * stored classes, what still needs a GPU (no classification, unmeasured points) and the bottom line
+ * (bottom_line.h); --json for the same as one document. Bad golden files exit 2. */
+#include <stdio.h>
+#include <string.h>
+
+#include "baseline.h"
+#include "bottom_line.h"
+#include "classify.h"
+#include "cli.h"
+#include "cmds.h"
+#include "device.h"
+#include "json.h"
+#include "occurrences.h"
+#include "readfile.h"
+#include "target.h"
+
+const char ea_usage_audit[] =
+    "usage: extern-audit audit [--golden DIR] [--target NAME] [--json]\n"
+    "  --golden DIR   golden folder (default " EA_CLI_DEFAULT_GOLDEN ")\n"
+    "  --target NAME  the target whose classification, baselines and replay are reported (default:\n"
+    "                 $EXTERN_AUDIT_TARGET, else this GPU model's, else the only one)\n"
+    "  --json        print JSON instead of the tables\n";
+
+/* Every point the target's baselines.json measured; -1 on a bad baselines file. */
+static int measured_points(const ea_target *t, cJSON *points, ea_error *err)
+{
+    char path[4400];
+    ej_doc doc;
+    snprintf(path, sizeof path, "%s/baselines.json", t->dir);
+    int rc = t->name[0] ? ea_file_present(path, err) : 0;
+    if (rc <= 0)
+        return rc;
+    if (ej_load(path, &doc, err) != 0)
+        return -1;
+    const cJSON *sc;
+    if ((rc = ea_baseline_validate(path, doc.root, err)) == 0)
+        cJSON_ArrayForEach(sc, cJSON_GetObjectItem(doc.root, "scopes"))
+            cJSON_AddItemToArray(points, cJSON_CreateString(cJSON_GetObjectItem(sc, "point")->valuestring));
+    ej_free(&doc);
+    return rc;
+}
+
+static int listed(const cJSON *arr, const char *s)
+{
+    const cJSON *it;
+    cJSON_ArrayForEach(it, arr)
+        if (!strcmp(it->valuestring, s))
+            return 1;
+    return 0;
+}
+
+static void need(cJSON *list, const char *missing, const char *what)
+{
+    cJSON *p = cJSON_CreateObject();
+    cJSON_AddStringToObject(p, "missing", missing);
+    cJSON_AddStringToObject(p, "needs", what);
+    cJSON_AddItemToArray(list, p);
+}
+
+/* The stored classification's summary ({op: {class: n, "false_extern": n}}), NULL when the file is
+ * absent; -1 (as a pointer) when it is there but bad. */
+static cJSON *classification_summary(const ea_target *t, ea_error *err)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/classification.json", t->dir);
+    if (!t->name[0])
+        return NULL;
+    int present = ea_file_present(path, err);
+    if (present <= 0)
+        return present < 0 ? (cJSON *)-1 : NULL;
+    ej_doc doc;
+    if (ej_load(path, &doc, err) != 0)
+        return (cJSON *)-1;
+    cJSON *s = ea_classification_validate(path, doc.root, err) ? (cJSON *)-1
+                                                                : cJSON_Duplicate(cJSON_GetObjectItem(doc.root, "summary"), 1);
+    ej_free(&doc);
+    return s;
+}
+
+static void print_classes(const cJSON *classes)
+{
+    const cJSON *op, *c;
+    printf("\nClasses (classification.json, from the captured compile behaviour):\n");
+    cJSON_ArrayForEach(op, classes)
+    {
+        printf("  %-26s", op->string);
+        cJSON_ArrayForEach(c, op)
+            printf(" %s %d", c->string, c->valueint);
+        printf("\n");
+    }
+}
+
+/* What the golden folder does not hold yet: the classification, and timings for every point. */
+static cJSON *pending_gpu_work(const char *golden, const ea_target *t, cJSON *const docs[EA_AUDIT_OPS], ea_error *err)
+{
+    cJSON *list = cJSON_CreateArray(), *measured = cJSON_CreateArray();
+    char path[4400];
+    if (t->name[0])
+        snprintf(path, sizeof path, "%s/classification.json", t->dir);
+    else
+        snprintf(path, sizeof path, "%s/targets/<gpu model>-torch<version>/classification.json", golden);
+    if (!t->name[0] || ea_file_present(path, err) == 0) /* a broken link is refused by classification_summary */
+        need(list, path, "classification from actual compile behaviour (tools/capture on a GPU with torch)");
+    if (measured_points(t, measured, err) != 0) {
+        cJSON_Delete(list);
+        cJSON_Delete(measured);
+        return NULL;
+    }
+    for (int i = 0; i < EA_AUDIT_OPS; i++) {
+        int total = 0, missing = 0;
+        const cJSON *p;
+        cJSON_ArrayForEach(p, cJSON_GetObjectItem(docs[i], "points"))
+        {
+            total++;
+            missing += !listed(measured, cJSON_GetObjectItem(p, "point")->valuestring);
+        }
+        if (!missing)
+            continue;
+        snprintf(path, sizeof path, "%s/baselines.json: %d of %d %s points unmeasured",
+                 t->name[0] ? t->dir : "(no target)", missing, total, ea_audit_ops[i].short_name);
+        need(list, path, "current / oracle / floor timings (a repro family and extern-audit run on a GPU)");
+    }
+    cJSON_Delete(measured);
+    return list;
+}
+
+int ea_cmd_audit(int argc, char **argv)
+{
+    ea_cli_options o;
+    int help, rc = ea_cli_parse("audit", "--golden --target --json", argc, argv, &o, &help);
+    if (rc || help)
+        return rc ? rc : (fputs(ea_usage_audit, stdout), 0);
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/occurrences", o.golden);
+    ea_error err;
+    ea_target t;
+    cJSON *docs[EA_AUDIT_OPS];
+    if (ea_target_find(o.golden, o.target, &t, &err) || ea_occurrences_load(dir, docs, &err) != 0)
+        return ea_cli_fail(&err);
+    cJSON *summary = ea_occurrences_summary(docs);
+    cJSON *pending = pending_gpu_work(o.golden, &t, docs, &err);
+    cJSON *classes = pending ? classification_summary(&t, &err) : NULL;
+    if (!pending || classes == (cJSON *)-1) {
+        cJSON_Delete(pending);
+        cJSON_Delete(summary);
+        for (int i = 0; i < EA_AUDIT_OPS; i++)
+            cJSON_Delete(docs[i]);
+        return ea_cli_fail(&err);
+    }
+    ea_device_info dev;
+    int have_gpu = ea_device_probe(&dev);
+    if (o.json) {
+        cJSON *j = cJSON_CreateObject();
+        cJSON_AddItemToObject(j, "target", t.name[0] ? cJSON_CreateString(t.name) : cJSON_CreateNull());
+        cJSON_AddItemToObject(j, "occurrences", summary);
+        cJSON_AddItemToObject(j, "classes", classes ? classes : cJSON_CreateNull());
+        cJSON_AddItemToObject(j, "needs_gpu", pending);
+        cJSON *d = cJSON_AddObjectToObject(j, "device");
+        cJSON_AddBoolToObject(d, "present", have_gpu);
+        cJSON_AddStringToObject(d, "detail", have_gpu ? dev.name : dev.reason);
+        ea_cli_print_json(j);
+        cJSON_Delete(j);
+    } else {
+        printf("Golden occurrences (%s)\n\n", dir);
+        ea_occurrences_print(summary, stdout);
+        if (classes)
+            print_classes(classes);
+        printf("\nNeeds a GPU:\n");
+        const cJSON *p;
+        cJSON_ArrayForEach(p, pending)
+            printf("  %s\n      needs %s\n", cJSON_GetObjectItem(p, "missing")->valuestring,
+                   cJSON_GetObjectItem(p, "needs")->valuestring);
+        if (!cJSON_GetArraySize(pending))
+            printf("  nothing: the classification and a baseline for every point are present\n");
+        printf("This machine: %s\n", have_gpu ? dev.name : dev.reason);
+        if (ea_bottom_line(&t, classes, stdout, &err) != 0)
+            rc = ea_cli_fail(&err);
+        cJSON_Delete(summary);
+        cJSON_Delete(pending);
+        cJSON_Delete(classes);
+    }
+    for (int i = 0; i < EA_AUDIT_OPS; i++)
+        cJSON_Delete(docs[i]);
+    return rc;
+}
