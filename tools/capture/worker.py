@@ -284,6 +284,8 @@ def capture(entry, out_dir, command, timed, lock, lowering=None):
         return doc
     import torch
     doc["lowering"] = lowerings.describe(lowering)
+    if hasattr(lowering, "bind"):  # a graph rewrite that needs what the scope knows of its inputs
+        lowering.bind(base.specs)
     with uncached_compiles():
         with lowering.patch():
             add_runs(doc, base, nodes, props, out_dir, timed, lock)
