@@ -13,7 +13,8 @@
  *   (gpu_model NULL), the only target. Refused, naming what was asked and the targets there: an
  *   unknown name; with check_gpu, a named target of another GPU model than gpu_model (both named);
  *   two targets of gpu_model (torch's version is unknown to C: --target decides); none for
- *   gpu_model; no GPU and several targets; no target at all.
+ *   gpu_model; no GPU and several targets; no target at all. A candidate-lowering target (a
+ *   "lowering" in target.json) is used only when named: it prices a lowering, not today's code.
  * - ea_target_resolve: ea_target_select with $EXTERN_AUDIT_TARGET and this machine's GPU model. A
  *   command that measures on the GPU passes check_gpu 1; one that only reads files passes 0.
  * - ea_target_find: ea_target_resolve without the GPU check for commands that report what is missing
@@ -38,6 +39,7 @@
 typedef struct {
     char name[128], dir[4096];
     char gpu_model[64], torch[64], capability[16], note[1024];
+    char lowering[128]; /* a staged candidate lowering's name, "" for a target of today's code */
 } ea_target;
 
 int ea_target_read(const char *dir, ea_target *t, ea_error *err);
