@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "candidate.h"
 #include "capture.h"
@@ -12,6 +13,7 @@
 #include "helpers.h"
 #include "json.h"
 #include "path.h"
+#include "report.h"
 #include "rollup_impl.h"
 #include "target_fixture.h"
 
@@ -238,4 +240,81 @@ Test(candidate, golden_price_cli)
     cr_expect_eq(run.status, 0);
     cr_expect(strstr(run.out, "price STAGED") != NULL);
     cli_run_free(&run);
+}
+
+/* A golden folder with the committed occurrences, seed totals and H200 target, and the fixture stage as a
+ * committed candidate target. */
+static const char *golden_with_candidate(void)
+{
+    const char *golden = test_tmpdir();
+    char cmd[16384], cwd[4096];
+    cr_assert(getcwd(cwd, sizeof cwd));
+    stage_copy(golden);
+    snprintf(cmd, sizeof cmd,
+             "ln -s '%s/golden/occurrences' '%s/occurrences' && ln -s '%s/golden/seed_totals.json' '%s/' && "
+             "ln -s '%s/golden/targets/" TEST_TARGET "' '%s/targets/'",
+             cwd, golden, cwd, golden, cwd, golden);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    return golden;
+}
+
+static const cJSON *row_of_scope(const cJSON *doc, const char *scope)
+{
+    const cJSON *r;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(doc, "rows"))
+        if (!strcmp(ej_str(r, "scope"), scope))
+            return r;
+    cr_assert_fail("no row for %s", scope);
+    return NULL;
+}
+
+Test(candidate, the_rollup_prices_after_candidate_lowering_from_committed_candidates)
+{
+    ea_rollup_opts o = {golden_with_candidate(), NULL, NULL};
+    cJSON *doc;
+    ea_error err;
+    cr_assert_eq(ea_rollup_run(&o, &doc, &err), 0, "%s", err.msg);
+    const cJSON *cand = cJSON_GetObjectItemCaseSensitive(doc, "candidates");
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(cand, "staged")), 1);
+    cr_expect(strstr(ej_str(cand, "note"), "index_add_bf16_atomic: 1 of 1 scopes priced") != NULL, "%s",
+              ej_str(cand, "note"));
+    const cJSON *row = row_of_scope(doc, XL), *pc = cJSON_GetObjectItemCaseSensitive(row, "per_call");
+    const cJSON *entry = scope_entry(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(cand, "staged"), 0), XL);
+    cr_expect_str_eq(ej_str(row, "candidate"), "index_add_bf16_atomic");
+    cr_expect_float_eq(ej_num(pc, "candidate_us"), ej_num(entry, "candidate_us"), 1e-12);
+    double n = ej_num(row, "occurrences"), cur = ej_num(pc, "current_us"), c = ej_num(pc, "candidate_us");
+    cr_expect_float_eq(ej_num(cJSON_GetObjectItemCaseSensitive(row, "us"), "after_candidate"), n * (c < cur ? c : cur),
+                       1e-9);
+    /* a scope no candidate re-captured keeps today's time */
+    const cJSON *other = row_of_scope(doc, "index_add-398f48d45d2b-def0e7161476");
+    cr_expect(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(other, "candidate")));
+    cr_expect_float_eq(ej_num(cJSON_GetObjectItemCaseSensitive(other, "us"), "after_candidate"),
+                       ej_num(cJSON_GetObjectItemCaseSensitive(other, "us"), "after"), 1e-12);
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "totals"), "us");
+    cr_expect_lt(ej_num(t, "after_candidate"), ej_num(t, "after"));
+    cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "check")), 0);
+    char *md = ea_report_markdown(doc);
+    cr_expect(strstr(md, "after candidate lowering H200 us") && strstr(md, "index_add_bf16_atomic: 1 of 1"), "%s", md);
+    free(md);
+    cJSON_Delete(doc);
+}
+
+Test(candidate, the_rollup_check_fails_an_oracle_slower_than_a_committed_candidate)
+{
+    const char *golden = golden_with_candidate();
+    char dir[4400];
+    snprintf(dir, sizeof dir, "%s/targets/" TEST_TARGET "-index_add_bf16_atomic/captures/" XL, golden);
+    cJSON *cap = target_load(dir, "capture.json"), *run;
+    cJSON_ArrayForEach(run, cJSON_GetObjectItemCaseSensitive(cap, "runs"))
+        if (!strcmp(ej_str(run, "config"), "without_lowering")) { /* a saving no oracle can beat */
+            cJSON *t = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(run, "timing"), "compiled");
+            cJSON_ReplaceItemInObjectCaseSensitive(t, "q1_us", cJSON_CreateNumber(1e6 - 1));
+            cJSON_ReplaceItemInObjectCaseSensitive(t, "median_us", cJSON_CreateNumber(1e6));
+            cJSON_ReplaceItemInObjectCaseSensitive(t, "q3_us", cJSON_CreateNumber(1e6 + 1));
+        }
+    target_save(dir, "capture.json", cap);
+    cli_run r = test_cli("rollup", "--golden", golden, "--check", NULL);
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    cr_expect(strstr(r.err, "oracle_slower_than_candidate") && strstr(r.err, XL), "%s", r.err);
+    cli_run_free(&r);
 }
