@@ -9,8 +9,8 @@
 
 #define NOT_REPLAYABLE "not replayable (ATen steps)"
 
-static const char *const verdicts[] = {"ok", "output mismatch", "kernels differ", "slower than torch",
-                                       "faster than torch", NOT_REPLAYABLE, NULL};
+static const char *const verdicts[] = {"ok", EA_REPLAY_OK_TOLERANT, "output mismatch", "kernels differ",
+                                       "slower than torch", "faster than torch", NOT_REPLAYABLE, NULL};
 
 static int timing(ej_val row, ea_error *err)
 {
@@ -38,17 +38,18 @@ static int timing(ej_val row, ea_error *err)
 
 static int row(ej_val r, ea_error *err)
 {
-    static const char *const keys[] = {"scope", "verdict", "outputs", "outputs_matching", "mismatch", "replay_us",
+    static const char *const keys[] = {"scope", "verdict", "outputs", "outputs_matching", "outputs_within_tolerance",
+                                       "mismatch", "replay_us",
                                        "torch_compiled_us", "ratio", "kernels_match", "kernels",
                                        "kernels_unavailable", NULL};
     const char *scope, *verdict, *s;
-    int64_t outputs, matching;
+    int64_t outputs, matching, tolerant = 0;
     int match, n;
     ej_val f;
     if (ej_object(r, keys, err) || ej_get_string(r, "scope", &scope, err) ||
         ej_get_one_of(r, "verdict", verdicts,
-                      "one of the replay's verdicts (ok, output mismatch, kernels differ, slower than torch, faster "
-                      "than torch, " NOT_REPLAYABLE ")",
+                      "one of the replay's verdicts (ok, " EA_REPLAY_OK_TOLERANT ", output mismatch, kernels differ, "
+                      "slower than torch, faster than torch, " NOT_REPLAYABLE ")",
                       &verdict, err))
         return -1;
     if (!strcmp(verdict, NOT_REPLAYABLE)) /* nothing else was measured: no other key may be there */
@@ -59,7 +60,17 @@ static int row(ej_val r, ea_error *err)
     for (int i = 0; i < n; i++)
         if (ej_as_string(ej_index(f, i), &s, err))
             return -1;
-    if (matching > outputs || (!strcmp(verdict, "ok") && matching != outputs)) {
+    if (cJSON_GetObjectItemCaseSensitive(r.v, "outputs_within_tolerance") &&
+        ej_get_int_min(r, "outputs_within_tolerance", 1, &tolerant, err))
+        return -1;
+    if (!strcmp(verdict, EA_REPLAY_OK_TOLERANT) && (!tolerant || matching + tolerant != outputs)) {
+        char what[128], got[64];
+        snprintf(what, sizeof what, "outputs_matching + outputs_within_tolerance = outputs (%" PRId64 "), some within tolerance",
+                 outputs);
+        snprintf(got, sizeof got, "%" PRId64 " + %" PRId64, matching, tolerant);
+        return ej_bad_field(r, "outputs_within_tolerance", what, got, err);
+    }
+    if (matching + tolerant > outputs || (!strcmp(verdict, "ok") && matching != outputs)) {
         char what[96], got[32];
         snprintf(what, sizeof what, "at most outputs (%" PRId64 ")%s", outputs,
                  strcmp(verdict, "ok") ? "" : ", and all of them for verdict ok");
@@ -92,6 +103,6 @@ void ea_replay_file_count(const cJSON *doc, int *replayed, int *ok)
     cJSON_ArrayForEach(r, doc) {
         const char *v = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "verdict"));
         *replayed += strcmp(v, NOT_REPLAYABLE) != 0;
-        *ok += !strcmp(v, "ok");
+        *ok += !strcmp(v, "ok") || !strcmp(v, EA_REPLAY_OK_TOLERANT);
     }
 }

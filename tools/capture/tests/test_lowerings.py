@@ -177,3 +177,17 @@ class TestGpuLock(unittest.TestCase):
             with worker.gpu_lock(path):
                 self.assertFalse(self.attempt(path, fcntl.LOCK_SH))
             self.assertTrue(self.attempt(path, fcntl.LOCK_EX))
+
+
+class TestReferenceSamples(unittest.TestCase):
+    """worker.sample_stride: the reference of an output written through atomics keeps at most 4096
+    row-major elements, every stride-th, and the C reader expects ceil(numel / stride) of them."""
+
+    def test_at_most_the_sample_count_and_every_element_when_small(self):
+        import worker
+        self.assertEqual(worker.sample_stride(10), 1)
+        self.assertEqual(worker.sample_stride(worker.REFERENCE_SAMPLES), 1)
+        for numel in (worker.REFERENCE_SAMPLES + 1, 16 * 16 * 512 * 1023, 67108864):
+            stride = worker.sample_stride(numel)
+            self.assertLessEqual(-(-numel // stride), worker.REFERENCE_SAMPLES, numel)
+            self.assertGreater(-(-numel // (stride - 1)), worker.REFERENCE_SAMPLES, numel)
