@@ -185,6 +185,25 @@ int ea_candidates_staged(const char *golden, const ea_target *base, const cJSON 
     return 0;
 }
 
+int ea_candidates_check(const char *golden, const ea_target *base, const cJSON *results, FILE *log, ea_error *err)
+{
+    cJSON *staged;
+    const cJSON *doc, *f;
+    int n = 0;
+    if (base->lowering[0])
+        return 0;
+    if (ea_candidates_staged(golden, base, results, &staged, err))
+        return -1;
+    cJSON_ArrayForEach(doc, staged)
+        cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(doc, "failures"))
+        {
+            fprintf(log, "candidate %s: %s\n", ej_str(doc, "target"), f->valuestring);
+            n++;
+        }
+    cJSON_Delete(staged);
+    return n;
+}
+
 double ea_candidates_best(const cJSON *staged, const char *scope, const char **name)
 {
     double best = NAN;

@@ -19,6 +19,8 @@
 #ifndef EA_CANDIDATE_H
 #define EA_CANDIDATE_H
 
+#include <stdio.h>
+
 #include <cjson/cJSON.h>
 
 #include "error.h"
@@ -32,6 +34,10 @@ int ea_candidate_price(const char *stage_dir, const ea_target *base, const cJSON
 /* An array of ea_candidate_price documents. */
 int ea_candidates_staged(const char *golden, const ea_target *base, const cJSON *base_baselines, cJSON **out,
                          ea_error *err);
+/* run's check on a fresh measurement (results: a baselines document): every committed candidate of base's
+ * GPU model and torch priced against it; each oracle slower than a candidate is printed to log. Returns the
+ * number of such failures, -1 on bad input. A candidate target itself (base->lowering) has none to check. */
+int ea_candidates_check(const char *golden, const ea_target *base, const cJSON *results, FILE *log, ea_error *err);
 /* The best candidate price of a scope over the documents (NaN when none priced it); *name gets its lowering. */
 double ea_candidates_best(const cJSON *staged, const char *scope, const char **name);
 

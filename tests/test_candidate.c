@@ -318,3 +318,27 @@ Test(candidate, the_rollup_check_fails_an_oracle_slower_than_a_committed_candida
     cr_expect(strstr(r.err, "oracle_slower_than_candidate") && strstr(r.err, XL), "%s", r.err);
     cli_run_free(&r);
 }
+
+Test(candidate, runs_check_names_an_oracle_slower_than_a_committed_candidate)
+{
+    const char *golden = golden_with_candidate();
+    ea_error err;
+    char *text = NULL;
+    size_t len;
+    FILE *log = open_memstream(&text, &len);
+    cr_assert_eq(ea_candidates_check(golden, &base, baselines.root, log, &err), 0, "the committed oracles: %s", err.msg);
+    cJSON *fresh = cJSON_Duplicate(baselines.root, 1), *p;
+    double slow = ea_path_median(ea_path_named(ea_rollup_result_for(fresh, XL), "current", "faithful")) + 1;
+    cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive((cJSON *)ea_rollup_result_for(fresh, XL), "paths"))
+        if (!strncmp(ej_str(p, "name"), "oracle", 6))
+            cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(p, "time"), "median_us",
+                                                   cJSON_CreateNumber(slow));
+    cr_expect_eq(ea_candidates_check(golden, &base, fresh, log, &err), 1);
+    fclose(log);
+    cr_expect(strstr(text, "candidate " TEST_TARGET "-index_add_bf16_atomic: " XL ": the oracle") != NULL, "%s", text);
+    free(text);
+    ea_target cand = base;
+    snprintf(cand.lowering, sizeof cand.lowering, "index_add_bf16_atomic");
+    cr_expect_eq(ea_candidates_check(golden, &cand, fresh, stderr, &err), 0, "a candidate's own run checks nothing");
+    cJSON_Delete(fresh);
+}
