@@ -46,14 +46,20 @@ static cJSON *price(const char *stage, const cJSON *b)
     return doc;
 }
 
-static const cJSON *scope_entry(const cJSON *doc, const char *scope)
+/* The element of doc's array `list` whose "scope" is scope (asserts there is one). */
+static const cJSON *with_scope(const cJSON *doc, const char *list, const char *scope)
 {
     const cJSON *e;
-    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(doc, "scopes"))
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(doc, list))
         if (!strcmp(ej_str(e, "scope"), scope))
             return e;
-    cr_assert_fail("no entry for %s", scope);
+    cr_assert_fail("no %s entry for %s", list, scope);
     return NULL;
+}
+
+static const cJSON *scope_entry(const cJSON *doc, const char *scope)
+{
+    return with_scope(doc, "scopes", scope);
 }
 
 /* A copy of the fixture stage under tmp, its folder named like a committed candidate target. */
@@ -258,16 +264,6 @@ static const char *golden_with_candidate(void)
     return golden;
 }
 
-static const cJSON *row_of_scope(const cJSON *doc, const char *scope)
-{
-    const cJSON *r;
-    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(doc, "rows"))
-        if (!strcmp(ej_str(r, "scope"), scope))
-            return r;
-    cr_assert_fail("no row for %s", scope);
-    return NULL;
-}
-
 Test(candidate, the_rollup_prices_after_candidate_lowering_from_committed_candidates)
 {
     ea_rollup_opts o = {golden_with_candidate(), NULL, NULL};
@@ -278,7 +274,7 @@ Test(candidate, the_rollup_prices_after_candidate_lowering_from_committed_candid
     cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(cand, "staged")), 1);
     cr_expect(strstr(ej_str(cand, "note"), "index_add_bf16_atomic: 1 of 1 scopes priced") != NULL, "%s",
               ej_str(cand, "note"));
-    const cJSON *row = row_of_scope(doc, XL), *pc = cJSON_GetObjectItemCaseSensitive(row, "per_call");
+    const cJSON *row = with_scope(doc, "rows", XL), *pc = cJSON_GetObjectItemCaseSensitive(row, "per_call");
     const cJSON *entry = scope_entry(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(cand, "staged"), 0), XL);
     cr_expect_str_eq(ej_str(row, "candidate"), "index_add_bf16_atomic");
     cr_expect_float_eq(ej_num(pc, "candidate_us"), ej_num(entry, "candidate_us"), 1e-12);
@@ -286,7 +282,7 @@ Test(candidate, the_rollup_prices_after_candidate_lowering_from_committed_candid
     cr_expect_float_eq(ej_num(cJSON_GetObjectItemCaseSensitive(row, "us"), "after_candidate"), n * (c < cur ? c : cur),
                        1e-9);
     /* a scope no candidate re-captured keeps today's time */
-    const cJSON *other = row_of_scope(doc, "index_add-398f48d45d2b-def0e7161476");
+    const cJSON *other = with_scope(doc, "rows", "index_add-398f48d45d2b-def0e7161476");
     cr_expect(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(other, "candidate")));
     cr_expect_float_eq(ej_num(cJSON_GetObjectItemCaseSensitive(other, "us"), "after_candidate"),
                        ej_num(cJSON_GetObjectItemCaseSensitive(other, "us"), "after"), 1e-12);

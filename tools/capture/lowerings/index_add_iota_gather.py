@@ -91,30 +91,35 @@ def window_plan(view, extent):
     return None
 
 
-def sources(m, view, plan):
-    """The row-major source positions j that land on output position m, in window order (the
-    reference the torch emission follows; tests check it against a brute-force index_add)."""
-    size, stride = view["size"], view["stride"]
-    rowmajor = [1] * len(size)
+def _rowmajor(size):
+    out = [1] * len(size)
     for d in range(len(size) - 2, -1, -1):
-        rowmajor[d] = rowmajor[d + 1] * size[d + 1]
-    q, r = divmod(m - view["start"], view["step"])
-    if r:
-        return []
-    windows = range(size[plan["window"]]) if plan["window"] is not None else [None]
-    out = []
-    for c in windows:
-        rem = q - view["offset"] - (c * stride[plan["window"]] if c is not None else 0)
-        j = c * rowmajor[plan["window"]] if c is not None else 0
+        out[d] = out[d + 1] * size[d + 1]
+    return out
+
+
+def _terms(q, view, plan, clamp0):
+    """(ok, j) per window c in order: whether view position q (an int, or a tensor of them) decodes
+    to an element for window c, and that element's row-major position j. Shared by the plain-Python
+    reference (sources) and the torch emission (gather_add), so both follow one decode."""
+    size, stride, rowmajor, w = view["size"], view["stride"], _rowmajor(view["size"]), plan["window"]
+    for c in range(size[w]) if w is not None else [None]:
+        rem = q - view["offset"] - (c * stride[w] if c is not None else 0)
+        j = c * rowmajor[w] if c is not None else 0
         ok = rem >= 0
         for d in plan["order"]:
-            i = rem // stride[d] if ok else 0
-            ok = ok and i < size[d]
-            rem -= i * stride[d]
-            j += i * rowmajor[d]
-        if ok and rem == 0:
-            out.append(j)
-    return out
+            i = clamp0(rem) // stride[d]
+            ok = ok & (i < size[d])
+            rem = rem - i * stride[d]
+            j = j + i * rowmajor[d]
+        yield ok & (rem == 0), j
+
+
+def sources(m, view, plan):
+    """The row-major source positions j that land on output position m, in window order (tests check
+    it against a brute-force index_add)."""
+    q, r = divmod(m - view["start"], view["step"])
+    return [] if r else [j for ok, j in _terms(q, view, plan, lambda x: max(x, 0)) if ok]
 
 
 def gather_add(x, dim, src, alpha, view, plan):
@@ -122,28 +127,16 @@ def gather_add(x, dim, src, alpha, view, plan):
     arithmetic, masked index_select, a sum over C windows), which Inductor fuses into pointwise
     kernels with indirect loads."""
     import torch
-    size, stride = view["size"], view["stride"]
-    rowmajor = [1] * len(size)
-    for d in range(len(size) - 2, -1, -1):
-        rowmajor[d] = rowmajor[d + 1] * size[d + 1]
     n = x.shape[dim]
     m = torch.arange(n, device=x.device, dtype=torch.int64)
     q = torch.div(m - view["start"], view["step"], rounding_mode="floor")
     on_grid = (m - view["start"]) == q * view["step"]
-    windows = range(size[plan["window"]]) if plan["window"] is not None else [None]
     shape = [1] * x.dim()
     shape[dim] = n
     acc, hit = None, torch.zeros_like(on_grid)
-    for c in windows:
-        rem = q - view["offset"] - (c * stride[plan["window"]] if c is not None else 0)
-        j = torch.full_like(m, c * rowmajor[plan["window"]] if c is not None else 0)
-        ok = on_grid & (rem >= 0)
-        for d in plan["order"]:
-            i = torch.div(rem.clamp(min=0), stride[d], rounding_mode="floor")
-            ok = ok & (i < size[d])
-            rem = rem - i * stride[d]
-            j = j + i * rowmajor[d]
-        ok = ok & (rem == 0)
+    for ok, j in _terms(q, view, plan, lambda t: t.clamp(min=0)):
+        ok = ok & on_grid
+        j = j if torch.is_tensor(j) else torch.full_like(m, j)
         term = src.index_select(dim, torch.where(ok, j, 0)).float()
         term = torch.where(ok.view(shape), term, 0.0)
         acc = term if acc is None else acc + term
@@ -157,6 +150,7 @@ def rewrite(graph, specs):
         if node.op != "call_function" or _graph.target_name(node) != "aten.index_add.default":
             continue
         x, dim, index, src = node.args[:4]
+        dim = dim % len(x.meta["example_value"].shape) if "example_value" in x.meta else dim
         alpha = node.kwargs.get("alpha", node.args[4] if len(node.args) > 4 else 1)
         view = iota_view(index, specs)
         extent = x.meta["example_value"].shape[dim] if "example_value" in x.meta else None
