@@ -58,6 +58,9 @@ static const char *partition_times(const ea_capture *c, double *with, double *wi
         return "the capture has no \"without_lowering\" run: nothing timed today's code beside the candidate";
     if (!(*with > 0) || !(*without > 0))
         return "the capture's runs were not timed (captured with --no-timing)";
+    /* every candidate so far replaces an ATen fallback; one that left them all did not fire */
+    if (w->ev.naten_calls >= wo->ev.naten_calls)
+        return "the candidate's partition makes as many ATen calls as today's: the lowering did not apply";
     return NULL;
 }
 

@@ -12,7 +12,8 @@
  *   oracle's time is a failure naming the scope, the candidate and both times.
  * - The stage's replay.json (optional) adds the C replay of the captured partition as a witness
  *   (its verdict, time and ratio to torch's).
- * - A scope the stage cannot price (no run without the lowering, untimed runs, no base result) is
+ * - A scope the stage cannot price (no run without the lowering, untimed runs, a candidate run with
+ *   as many ATen calls as today's, i.e. a lowering that did not apply, no base result) is
  *   listed with the reason; it hides no other scope. Malformed files fail naming file and JSON path.
  * - ea_candidates_staged prices every target of golden/targets with a lowering and base's GPU model and
  *   torch (none: an empty array). */

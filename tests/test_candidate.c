@@ -338,3 +338,23 @@ Test(candidate, runs_check_names_an_oracle_slower_than_a_committed_candidate)
     cr_expect_eq(ea_candidates_check(golden, &cand, fresh, stderr, &err), 0, "a candidate's own run checks nothing");
     cJSON_Delete(fresh);
 }
+
+Test(candidate, a_lowering_that_did_not_apply_is_unpriced)
+{
+    const char *stage = stage_copy(test_tmpdir());
+    char dir[4400];
+    snprintf(dir, sizeof dir, "%s/captures/" XL, stage);
+    cJSON *cap = target_load(dir, "capture.json"), *run, *calls = NULL;
+    cJSON_ArrayForEach(run, cJSON_GetObjectItemCaseSensitive(cap, "runs"))
+        if (!strcmp(ej_str(run, "config"), "without_lowering"))
+            calls = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(run, "evidence"),
+                                                                    "aten_calls"), 1);
+    cJSON_ArrayForEach(run, cJSON_GetObjectItemCaseSensitive(cap, "runs"))
+        if (!strcmp(ej_str(run, "config"), "default"))
+            cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(run, "evidence"), "aten_calls", calls);
+    target_save(dir, "capture.json", cap);
+    cJSON *doc = price(stage, baselines.root);
+    cr_expect(strstr(ej_str(scope_entry(doc, XL), "unpriced"), "the lowering did not apply") != NULL, "%s",
+              ej_str(scope_entry(doc, XL), "unpriced"));
+    cJSON_Delete(doc);
+}
