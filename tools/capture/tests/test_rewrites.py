@@ -143,5 +143,17 @@ class TestCandidates(unittest.TestCase):
         self.assertIsNone(_graph.input_spec(call("aten.add.Tensor"), specs))
 
 
+
+class TestRewriteCheck(unittest.TestCase):
+    def test_without_torch_or_a_device_it_says_so_and_exits_2(self):
+        import contextlib
+        import io
+        import rewrite_check
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            self.assertEqual(rewrite_check.main(), 2)
+        self.assertRegex(err.getvalue(), "torch is not installed|no CUDA device")
+
+
 if __name__ == "__main__":
     unittest.main()
