@@ -63,7 +63,7 @@ int ea_rollup_load(const ea_rollup_opts *o, ea_rollup_inputs *in, ea_error *err)
     snprintf(path, sizeof path, "%s/classification.json", t.dir);
     if ((t.name[0] && optional_doc(path, ea_classification_validate, &in->classification, err)) ||
         load_baselines(in, &t, err) || (t.name[0] && ea_torch_ops_load_dir(t.dir, t.gpu_model, &in->ops, err)) ||
-        (in->baselines && ea_candidates_staged(o->golden, &t, in->baselines, &in->candidates, err)))
+        (in->baselines && !t.lowering[0] && ea_candidates_staged(o->golden, &t, in->baselines, &in->candidates, err)))
         goto fail;
     snprintf(in->seed_file, sizeof in->seed_file, "%s/seed_totals.json", o->golden);
     int seed = ea_file_present(in->seed_file, err);
