@@ -155,5 +155,48 @@ class TestRewriteCheck(unittest.TestCase):
         self.assertRegex(err.getvalue(), "torch is not installed|no CUDA device")
 
 
+
+class TestGoldenScopes(unittest.TestCase):
+    """The passes' matching on the golden scopes themselves, as fake graphs: every index_add scope's
+    index decodes, and the routing scope's sort keys have a range."""
+
+    def graph(self, entry):
+        import scope as scope_mod
+        nodes = entry["scope"]["nodes"]
+        specs = scope_mod.plan_inputs(nodes, entry["point"]["signature"].get("value_properties", []))
+        built = {s["entry"]: Node("placeholder", name=f"l_tensors_{i}_") for i, s in enumerate(specs)}
+
+        def decode(a):
+            if isinstance(a, dict) and set(a) == {"ref"}:
+                return built[a["ref"]]
+            return [decode(x) for x in a] if isinstance(a, list) else a
+        for k, n in enumerate(nodes):
+            if k not in built and n["role"] != "input":
+                built[k] = call(n["op"], *decode(n.get("args", [])),
+                                **{key: decode(v) for key, v in n.get("kwargs", {}).items()})
+                built[k].ann = n.get("ann")
+        return nodes, built, specs
+
+    def test_every_index_add_scope_decodes(self):
+        import scope as scope_mod
+        entries = [e for e in golden.load_scopes(GOLDEN) if e["op"] == "aten.index_add.default"]
+        self.assertEqual(len(entries), 8)
+        for e in entries:
+            nodes, built, specs = self.graph(e)
+            k = next(i for i, n in enumerate(nodes) if n["role"] == "op")
+            x, dim, index = nodes[k]["args"][:3]
+            view = iota.iota_view(built[index["ref"]], specs)
+            extent = scope_mod.parse_ann(nodes[x["ref"]]["ann"], "x")["sizes"][dim]
+            plan = iota.window_plan(view, extent) if view else None
+            self.assertIsNotNone(plan, e["scope_id"])
+            self.assertEqual(plan["window"] is None, dim == 3, e["scope_id"])   # XLNet's plain iota
+
+    def test_the_routing_sort_has_its_key_range(self):
+        entry = capture.select(golden.load_scopes(GOLDEN), [], lowerings.load("routing_counting_sort"))[0]
+        nodes, built, specs = self.graph(entry)
+        k = next(i for i, n in enumerate(nodes) if n["op"] == "aten.sort.default")
+        self.assertEqual(csort.key_range(built[k].args[0], specs), 32)
+
+
 if __name__ == "__main__":
     unittest.main()
