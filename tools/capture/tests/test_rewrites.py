@@ -198,5 +198,90 @@ class TestGoldenScopes(unittest.TestCase):
         self.assertEqual(csort.key_range(built[k].args[0], specs), 32)
 
 
+class FakeValue:
+    """node.meta["example_value"]'s surface the passes read."""
+
+    def __init__(self, shape, floating):
+        self.shape = shape
+        self.dtype = type("dtype", (), {"is_floating_point": floating})()
+
+    def dim(self):
+        return len(self.shape)
+
+
+class FakeGraph:
+    """torch.fx.Graph's surface that _graph.replace uses."""
+
+    def __init__(self, nodes):
+        self.nodes = list(nodes)
+        self.at = None
+
+    def inserting_before(self, node):
+        graph = self
+
+        class Here:
+            def __enter__(self):
+                graph.at = graph.nodes.index(node)
+
+            def __exit__(self, *exc):
+                graph.at = None
+        return Here()
+
+    def call_function(self, fn, args):
+        new = Node("call_function", fn, args)
+        new.meta = {}
+        self.nodes.insert(self.at, new)
+        return new
+
+    def erase_node(self, node):
+        self.nodes.remove(node)
+
+
+def uses_replaced(old):
+    def replace_all_uses_with(new):
+        old.replaced_by = new
+    return replace_all_uses_with
+
+
+class TestRewriteOnFakeGraphs(unittest.TestCase):
+    def fake(self, node, value=None):
+        node.meta = {"example_value": value} if value else {}
+        node.replace_all_uses_with = uses_replaced(node)
+        return node
+
+    def test_index_add_becomes_the_gather_add_call(self):
+        it = self.fake(call("prims.iota.default", 128, start=0, step=1))
+        idx = self.fake(call("aten.reshape.default", call("aten.clone.default", call(
+            "aten.as_strided.default", it, [4, 3, 8, 2], [2, 32, 8, 1], 0)), [192]))
+        x = self.fake(call("aten.full.default", [128], 0), FakeValue([128], True))
+        src = self.fake(Node("placeholder", name="l_tensors_0_"))
+        op = self.fake(call("aten.index_add.default", x, -1, idx, src))
+        g = FakeGraph([it, idx, x, src, op])
+        self.assertEqual(iota.rewrite(g, None), 1)
+        new = op.replaced_by
+        self.assertIs(new.target, iota.gather_add)
+        self.assertEqual(new.args[:4], (x, 0, src, 1))       # dim -1 normalized, alpha 1
+        self.assertEqual(new.args[5]["window"], 1)
+        self.assertNotIn(op, g.nodes)
+        self.assertEqual(g.nodes.index(new), 4)
+
+    def test_an_index_add_on_another_index_is_kept(self):
+        x = self.fake(call("aten.full.default", [8], 0), FakeValue([8], True))
+        op = self.fake(call("aten.index_add.default", x, 0, Node("placeholder", name="l_tensors_0_"), x))
+        self.assertEqual(iota.rewrite(FakeGraph([x, op]), [{"name": "in0", "sizes": [8], "values": {}}]), 0)
+
+    def test_the_routing_sort_becomes_the_counting_sort_call(self):
+        specs = [{"name": "in0", "sizes": [1000, 4], "values": {"generator": "topk_ids", "experts": 32}}]
+        ids = self.fake(call("aten.reshape.default", Node("placeholder", name="l_tensors_0_"), [-1]),
+                        FakeValue([4000], False))
+        op = self.fake(call("aten.sort.default", ids))
+        g = FakeGraph([ids, op])
+        self.assertEqual(csort.rewrite(g, specs), 1)
+        self.assertIs(op.replaced_by.target, csort.counting_sort)
+        self.assertEqual(op.replaced_by.args, (ids, 32))
+        down = self.fake(call("aten.sort.default", ids, -1, True))           # descending: kept
+        self.assertEqual(csort.rewrite(FakeGraph([ids, down]), specs), 0)
+
+
 if __name__ == "__main__":
     unittest.main()
