@@ -27,6 +27,11 @@ def target_name(node):
     return str(node.target) if node.op == "call_function" else node.op
 
 
+def calls(graph, names):
+    """The graph's call nodes of those ops, listed up front so a rewrite may replace them as it goes."""
+    return [n for n in graph.nodes if n.op == "call_function" and target_name(n) in names]
+
+
 def input_spec(node, specs):
     """The capture's input spec behind a placeholder, or None when the name does not say which."""
     if node.op != "placeholder" or specs is None:

@@ -146,9 +146,7 @@ def gather_add(x, dim, src, alpha, view, plan):
 
 def rewrite(graph, specs):
     count = 0
-    for node in list(graph.nodes):
-        if node.op != "call_function" or _graph.target_name(node) != "aten.index_add.default":
-            continue
+    for node in _graph.calls(graph, ("aten.index_add.default",)):
         x, dim, index, src = node.args[:4]
         dim = dim % len(x.meta["example_value"].shape) if "example_value" in x.meta else dim
         alpha = node.kwargs.get("alpha", node.args[4] if len(node.args) > 4 else 1)

@@ -89,10 +89,7 @@ def counting_sort(x, experts):
 
 def rewrite(graph, specs):
     count = 0
-    for node in list(graph.nodes):
-        if node.op != "call_function" or _graph.target_name(node) not in ("aten.sort.default",
-                                                                         "aten.sort.stable"):
-            continue
+    for node in _graph.calls(graph, ("aten.sort.default", "aten.sort.stable")):
         x = node.args[0]
         dim, descending = sort_args(node)
         val = x.meta.get("example_value")
