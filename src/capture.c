@@ -252,10 +252,40 @@ static int view_fills_tensor(ej_val v, const ea_capture_tensor *t, ea_error *err
     return ej_bad_field(v, "sizes", what, got, err);
 }
 
+/* An output's optional "reference": {"stride": s >= 1, "values": ceil(numel / s) numbers}, floating only. */
+static int read_reference(ej_val v, ea_capture_tensor *t, ea_error *err)
+{
+    static const char *const keys[] = {"stride", "values", NULL};
+    ej_val ref, vals;
+    int n;
+    double x;
+    char what[96], got[64];
+    if (ej_field(v, "reference", 0, &ref, err) || !ref.v)
+        return ref.v ? -1 : 0;
+    if (t->t.dtype != EA_BF16 && t->t.dtype != EA_F16 && t->t.dtype != EA_F32 && t->t.dtype != EA_F64)
+        return ej_bad_field(v, "reference", "no reference for a non-floating output (its checksum is exact)",
+                            "a reference", err);
+    if (ej_object(ref, keys, err) || ej_get_int_min(ref, "stride", 1, &t->ref_stride, err) ||
+        ej_field(ref, "values", 1, &vals, err) || ej_array(vals, &n, err))
+        return -1;
+    for (int i = 0; i < n; i++)
+        if (ej_as_number(ej_index(vals, i), &x, err))
+            return -1;
+    int64_t numel = elements(t->t.sizes, t->t.ndim), want = (numel + t->ref_stride - 1) / t->ref_stride;
+    if (n != want) {
+        snprintf(what, sizeof what, "%" PRId64 " values (every %" PRId64 "th of %" PRId64 " elements)", want,
+                 t->ref_stride, numel);
+        snprintf(got, sizeof got, "%d", n);
+        return ej_bad_field(ref, "values", what, got, err);
+    }
+    t->reference = vals.v;
+    return 0;
+}
+
 static int read_tensor(ej_val v, int input, ea_capture_tensor *t, ea_error *err)
 {
     static const char *const in_keys[] = {"name", "dtype", "sizes", "strides", "offset", "values", NULL};
-    static const char *const out_keys[] = {"name", "dtype", "sizes", "strides", "offset", "checksum", NULL};
+    static const char *const out_keys[] = {"name", "dtype", "sizes", "strides", "offset", "checksum", "reference", NULL};
     int ns;
     ej_val gen;
     if (ej_object(v, input ? in_keys : out_keys, err) || ej_get_string(v, "name", &t->name, err) ||
@@ -267,7 +297,7 @@ static int read_tensor(ej_val v, int input, ea_capture_tensor *t, ea_error *err)
     if (same_rank(v, "strides", t->t.ndim, ns, err) != 0)
         return -1;
     if (!input)
-        return parse_checksum(v, &t->checksum, err);
+        return parse_checksum(v, &t->checksum, err) || read_reference(v, t, err);
     if (ej_field(v, "values", 1, &gen, err) || read_generator(gen, t->t.dtype, &t->values, err))
         return -1;
     return t->values.kind == EA_GEN_AS_STRIDED_IOTA ? view_fills_tensor(v, t, err) : 0;

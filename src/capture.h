@@ -42,6 +42,10 @@ typedef struct {
     ea_tensor t;             /* dtype, sizes, strides, offset (device left empty) */
     ea_capture_gen values;   /* inputs only */
     uint64_t checksum;       /* outputs only */
+    /* outputs only, optional: eager's row-major elements 0, ref_stride, 2 ref_stride, ... (a JSON array of
+     * numbers), which a partition with tl.atomic_add is judged against (its bits depend on the adds' order) */
+    const cJSON *reference;
+    int64_t ref_stride;
 } ea_capture_tensor;
 
 enum { EA_LAUNCH_POI, EA_LAUNCH_RED, EA_LAUNCH_PER, EA_LAUNCH_SPL, EA_LAUNCH_FOR, EA_LAUNCH_TEM, EA_LAUNCH_KINDS };

@@ -1,9 +1,12 @@
-/* cmd_golden.c: extern-audit golden diff (what a staged target changes, for review) and golden accept
- * (install a complete stage as golden/targets/<name> in one step). */
+/* cmd_golden.c: extern-audit golden diff (what a staged target changes, for review), golden accept
+ * (install a complete stage as golden/targets/<name> in one step) and golden price (a candidate
+ * lowering's stage against its base target, candidate.h). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "candidate.h"
 #include "cli.h"
 #include "cmds.h"
 #include "golden_accept.h"
@@ -11,10 +14,12 @@
 #include "golden_install.h"
 #include "json.h"
 #include "occurrences.h"
+#include "target.h"
 
 const char ea_usage_golden[] =
     "usage: extern-audit golden diff OLD NEW [--golden DIR] [--json] [--markdown FILE]\n"
     "       extern-audit golden accept STAGED [--golden DIR] [--json]\n"
+    "       extern-audit golden price STAGED [--golden DIR] [--target NAME] [--json]\n"
     "  diff OLD NEW     compare two target folders (golden/targets/<target>, or a stage of that layout):\n"
     "                   class transitions with the old rule's verdict and the false-extern flag, points\n"
     "                   added and removed, partitions whose kernels or launch shapes changed, capture\n"
@@ -27,15 +32,22 @@ const char ea_usage_golden[] =
     "                   baseline or torch_ops file is of another GPU model than target.json, the classification\n"
     "                   is unreadable or not what the captures give, replay.json or torch_ops.json is absent,\n"
     "                   or the stage is partial. Logs and step markers stay in the stage\n"
+    "  price STAGED     a candidate lowering's stage (ci/golden-stage --lowering NAME) priced per scope it\n"
+    "                   re-captured: ATen today (faithful, fabricated), the candidate (today's path less the\n"
+    "                   partition's saving, both partitions timed in one torch process), the oracle, the\n"
+    "                   floor, and the share of the oracle's headroom recovered (under 25%: \"measured, not\n"
+    "                   profitable\"); every oracle must be no slower than the candidate of its scope\n"
+    "  --target NAME    price: the base target (default: as rollup picks it; never a candidate's)\n"
     "  --golden DIR     golden folder: shared occurrences and old rule, targets/ (default golden)\n"
     "  --json           print the report (diff: extern-audit/golden-diff; accept: the problems) as JSON\n"
     "  --markdown FILE  diff: write the report as markdown (what a reviewer reads in a pull request)\n"
     "exit status: diff: 0 nothing differs, 1 something does, 2 bad usage or bad input (file and JSON path\n"
     "named); accept: 0 installed, 1 refused (incomplete or inconsistent stage), 2 bad usage, a stage file\n"
-    "that does not read, or the install failed (the old target is then left as it was)\n";
+    "that does not read, or the install failed (the old target is then left as it was); price: 0 every scope\n"
+    "priced and no oracle slower than its candidate, 1 otherwise (each named), 2 bad usage or bad input\n";
 
 typedef struct {
-    const char *golden, *markdown, *args[2];
+    const char *golden, *markdown, *target, *args[2];
     int json, nargs;
 } golden_options;
 
@@ -51,7 +63,10 @@ static int parse(const char *sub, int want, int argc, char **argv, golden_option
             o->json = 1;
             continue;
         }
-        const char **slot = !strcmp(a, "--golden") ? &o->golden : !strcmp(a, "--markdown") && want == 2 ? &o->markdown : NULL;
+        const char **slot = !strcmp(a, "--golden")                              ? &o->golden
+                            : !strcmp(a, "--markdown") && want == 2             ? &o->markdown
+                            : !strcmp(a, "--target") && !strcmp(sub, "price") ? &o->target
+                                                                                : NULL;
         if (slot) {
             if (i + 1 >= argc || !*argv[i + 1])
                 return ea_cli_usage_error("golden", "option '%s' needs a value", a);
@@ -150,13 +165,87 @@ static int cmd_accept(int argc, char **argv)
     return rc;
 }
 
+static void cell(const cJSON *o, const char *key, const char *fmt)
+{
+    double v = ej_num(o, key);
+    if (isfinite(v))
+        printf(fmt, v);
+    else
+        printf(" %10s", "-");
+}
+
+static void price_print(const cJSON *doc)
+{
+    const cJSON *e, *f;
+    printf("candidate %s (%s) against %s\n  stands for: %s\n", ej_str(doc, "lowering"), ej_str(doc, "target"),
+           ej_str(doc, "base"), ej_str(doc, "stands_for") ? ej_str(doc, "stands_for") : "-");
+    printf("  per call, median us; candidate = ATen path less the partition's saving (torch.compile, one process)\n");
+    printf("  %-38s %-14s %4s %10s %10s %10s %10s %10s %10s  %s\n", "scope", "alias", "occ.", "ATen", "ATen fab.",
+           "candidate", "oracle", "floor", "recovered", "label");
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(doc, "scopes"))
+    {
+        printf("  %-38s %-14s %4d", ej_str(e, "scope"), ej_str(e, "alias"), (int)ej_num(e, "occurrences"));
+        cell(e, "aten_us", " %10.2f");
+        cell(e, "aten_fabricated_us", " %10.2f");
+        cell(e, "candidate_us", " %10.2f");
+        cell(e, "oracle_us", " %10.2f");
+        cell(e, "floor_us", " %10.2f");
+        double r = ej_num(e, "recovered");
+        if (isfinite(r))
+            printf(" %9.0f%%", 100 * r);
+        else
+            printf(" %10s", "-");
+        printf("  %s%s%s\n", ej_str(e, "label"), ej_str(e, "unpriced") ? ": " : "",
+               ej_str(e, "unpriced") ? ej_str(e, "unpriced") : "");
+    }
+    cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(doc, "failures"))
+        fprintf(stderr, "extern-audit golden price: %s\n", f->valuestring);
+}
+
+static int cmd_price(int argc, char **argv)
+{
+    golden_options o;
+    int help, rc = parse("price", 1, argc, argv, &o, &help);
+    if (rc || help)
+        return rc ? rc : (fputs(ea_usage_golden, stdout), 0);
+    ea_target base;
+    ej_doc baselines;
+    ea_error err;
+    cJSON *doc;
+    if (ea_target_find(o.golden, o.target, &base, &err) ||
+        (!base.name[0] && ea_fail(&err, "%s/targets: expected a base target to price the candidate against, got none",
+                                  o.golden)) ||
+        ea_target_baselines_load(base.dir, &baselines, &err))
+        return ea_cli_fail(&err);
+    fprintf(stderr, "golden price: %s against %s\n", o.args[0], base.name);
+    rc = ea_candidate_price(o.args[0], &base, baselines.root, &doc, &err);
+    ej_free(&baselines);
+    if (rc)
+        return ea_cli_fail(&err);
+    if (o.json)
+        ea_cli_print_json(doc);
+    else
+        price_print(doc);
+    const cJSON *e;
+    rc = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "failures")) ? 1 : 0;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(doc, "scopes"))
+        if (ej_str(e, "unpriced")) {
+            fprintf(stderr, "extern-audit golden price: %s: unpriced: %s\n", ej_str(e, "scope"), ej_str(e, "unpriced"));
+            rc = 1;
+        }
+    cJSON_Delete(doc);
+    return rc;
+}
+
 int ea_cmd_golden(int argc, char **argv)
 {
+    if (argc >= 1 && !strcmp(argv[0], "price"))
+        return cmd_price(argc - 1, argv + 1);
     if (argc >= 1 && !strcmp(argv[0], "diff"))
         return cmd_diff(argc - 1, argv + 1);
     if (argc >= 1 && !strcmp(argv[0], "accept"))
         return cmd_accept(argc - 1, argv + 1);
     if (argc >= 1 && (!strcmp(argv[0], "--help") || !strcmp(argv[0], "-h")))
         return fputs(ea_usage_golden, stdout), 0;
-    return ea_cli_usage_error("golden", "expected a subcommand, diff or accept, got '%s'", argc ? argv[0] : "");
+    return ea_cli_usage_error("golden", "expected a subcommand, diff, accept or price, got '%s'", argc ? argv[0] : "");
 }

@@ -23,7 +23,9 @@ const char ea_usage_replay[] =
     "  --json           print JSON instead of the table\n"
     "  --record FILE    also write the JSON to FILE (atomically; the target's: DIR/targets/NAME/replay.json)\n"
     "Replays each capture's \"default\" run when every step is a Triton launch: generated inputs,\n"
-    "captured cubins, grids and arguments; outputs must match the capture's checksums and the per-call\n"
+    "captured cubins, grids and arguments; outputs must match the capture's checksums (or, where the capture\n"
+    "holds eager's reference samples, a partition with tl.atomic_add, lie within 1e-2 relative L2 of them:\n"
+    "\"" EA_REPLAY_OK_TOLERANT "\") and the per-call\n"
     "time must lie within " EA_CAPTURE_TOLERANCE_TEXT " of torch's compiled time from the capture. Needs a CUDA "
     "device.\n"
     "exit 1 when an output differs or a time is outside " EA_CAPTURE_TOLERANCE_TEXT "; 2 for bad input or no device\n";
@@ -37,6 +39,8 @@ static cJSON *row_json(const ea_capture *c, const ea_replay_result *r, const cha
         return o;
     cJSON_AddNumberToObject(o, "outputs", r->outputs);
     cJSON_AddNumberToObject(o, "outputs_matching", r->outputs_matching);
+    if (r->outputs_tolerant)
+        cJSON_AddNumberToObject(o, "outputs_within_tolerance", r->outputs_tolerant);
     if (r->first_mismatch[0])
         cJSON_AddStringToObject(o, "mismatch", r->first_mismatch);
     if (r->timing.samples_us) {
@@ -60,8 +64,8 @@ static cJSON *row_json(const ea_capture *c, const ea_replay_result *r, const cha
 
 static const char *verdict_of(const ea_replay_result *r)
 {
-    return ea_replay_verdict(r->outputs, r->outputs_matching, r->kernels_match, r->cupti_error[0] != 0,
-                             r->timing.per_call_us.median / r->torch_compiled_us);
+    return ea_replay_verdict(r->outputs, r->outputs_matching, r->outputs_tolerant, r->kernels_match,
+                             r->cupti_error[0] != 0, r->timing.per_call_us.median / r->torch_compiled_us);
 }
 
 static void print_row(const cJSON *row)

@@ -1,8 +1,9 @@
 /* cmd_run.c: extern-audit run: plan or measure golden scopes through the repro families (repro.h),
  * annotate them with the run's copy bandwidth, the classification, the torch timings of the op alone
  * (torch_ops.h: the replica's fidelity) and the captures (baseline.h),
- * print the table or the baselines document, and record it. Exit 1 when a check failed or a point is
- * unsupported: its family refused it (unsupported.h), it is reported with the reason and the run goes on. */
+ * print the table or the baselines document, and record it. Exit 1 when a check failed, a point is
+ * unsupported (its family refused it, unsupported.h: it is reported with the reason and the run goes on)
+ * or an oracle of this run is slower than a committed candidate lowering of its scope (candidate.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 
 #include "bandwidth.h"
 #include "baseline.h"
+#include "candidate.h"
 #include "classify.h"
 #include "cli.h"
 #include "cmds.h"
@@ -54,8 +56,10 @@ const char ea_usage_run[] =
     "alone in torch (python3 tools/capture/op_timing.py); without it: \"no torch measurement\"\n"
     "a point its family refuses (a shape, dtype or capture it does not implement) is reported unsupported,\n"
     "with the reason, and the run goes on\n"
-    "exit status: 0 every check passed, 1 a check failed or a point is unsupported, 2 bad usage, bad input or\n"
-    "no CUDA device\n";
+    "every committed candidate-lowering target of the target's GPU and torch (golden price) is priced against\n"
+    "this run: an oracle slower than a candidate of its scope is named on stderr with both times\n"
+    "exit status: 0 every check passed, 1 a check failed, a point is unsupported or an oracle is slower than a\n"
+    "candidate, 2 bad usage, bad input or no CUDA device\n";
 
 typedef struct {
     const char *scope, *record, *golden, *target;
@@ -365,10 +369,12 @@ int ea_cmd_run(int argc, char **argv)
             ea_cli_print_json(out);
         else
             ea_baseline_print(out, stdout);
-        if (o.record && ea_baseline_record(o.record, out, &err)) /* validated first: it must read back */
+        /* every oracle must be no slower than every committed candidate of its scope, priced on this run */
+        int slower = ea_candidates_check(o.golden, &t, out, stderr, &err);
+        if (slower < 0 || (o.record && ea_baseline_record(o.record, out, &err))) /* validated first: it must read back */
             rc = 2;
         else
-            rc = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "passed")) ? 0 : 1;
+            rc = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "passed")) && !slower ? 0 : 1;
     }
     if (rc == 2)
         fprintf(stderr, "extern-audit run: %s\n", err.msg);

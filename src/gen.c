@@ -344,6 +344,52 @@ static void sum_run(void *vctx, int64_t i, int64_t at, int64_t len, int64_t step
     c->sum += sum;
 }
 
+static double f16_value(uint16_t h)
+{
+    int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+    double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(m | 0x400, e - 25);
+    return h & 0x8000u ? -v : v;
+}
+
+static double float_at(const unsigned char *p, ea_dtype d)
+{
+    uint16_t h;
+    uint32_t u;
+    float f;
+    double x;
+    switch (d) {
+    case EA_BF16:
+        memcpy(&h, p, 2);
+        u = (uint32_t)h << 16;
+        memcpy(&f, &u, 4);
+        return f;
+    case EA_F16: memcpy(&h, p, 2); return f16_value(h);
+    case EA_F32: memcpy(&f, p, 4); return f;
+    case EA_F64: memcpy(&x, p, 8); return x;
+    default: return NAN;
+    }
+}
+
+double ea_sampled_rel_l2(const ea_tensor *t, const void *storage, int64_t stride, const double *ref, int64_t n)
+{
+    const unsigned char *base = storage;
+    int size = ea_dtype_size(t->dtype);
+    double num = 0, den = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t k = i * stride, at = t->offset;
+        for (int d = t->ndim - 1; d >= 0; d--) { /* row-major index k -> storage element */
+            at += (k % t->sizes[d]) * t->strides[d];
+            k /= t->sizes[d];
+        }
+        double x = float_at(base + at * size, t->dtype);
+        if (!isfinite(x))
+            return NAN;
+        num += (x - ref[i]) * (x - ref[i]);
+        den += ref[i] * ref[i];
+    }
+    return sqrt(num) / fmax(sqrt(den), 1e-30);
+}
+
 uint64_t ea_checksum(const ea_tensor *t, const void *storage)
 {
     sum_ctx c = {storage, ea_dtype_size(t->dtype), 0};

@@ -25,5 +25,9 @@ int64_t ea_storage_bytes(const ea_tensor *t);
 int ea_gen_fill(const cJSON *generator, const ea_tensor *t, void *storage, const char *where, ea_error *err);
 /* The order-independent checksum of the tensor's row-major elements. */
 uint64_t ea_checksum(const ea_tensor *t, const void *storage);
+/* Relative L2 error of row-major elements 0, stride, 2 stride, ... (n of them) of a floating tensor
+ * (bf16, f16, f32, f64) against ref: ||x - ref|| / max(||ref||, 1e-30). NaN when an element is not
+ * finite or the dtype is not floating. The replay's judge where bits depend on the order of atomics. */
+double ea_sampled_rel_l2(const ea_tensor *t, const void *storage, int64_t stride, const double *ref, int64_t n);
 
 #endif

@@ -10,8 +10,8 @@
 #include "json.h"
 #include "readfile.h"
 
-static const char *const verdicts[] = {"ok", "output mismatch", "kernels differ", "slower than torch",
-                                       "faster than torch", EA_REPLAY_NOT_REPLAYABLE, NULL};
+static const char *const verdicts[] = {"ok", EA_REPLAY_OK_TOLERANT, "output mismatch", "kernels differ",
+                                       "slower than torch", "faster than torch", EA_REPLAY_NOT_REPLAYABLE, NULL};
 
 /* replay_us, torch_compiled_us and ratio; *ratio is the one the file states, checked against the two. */
 static int timing(ej_val row, double *ratio, ea_error *err)
@@ -47,29 +47,33 @@ static int timing(ej_val row, double *ratio, ea_error *err)
     return 0;
 }
 
-const char *ea_replay_verdict(int64_t outputs, int64_t matching, int kernels_match, int unavailable, double ratio)
+const char *ea_replay_verdict(int64_t outputs, int64_t matching, int64_t tolerant, int kernels_match, int unavailable,
+                              double ratio)
 {
-    if (matching != outputs)
+    if (matching + tolerant != outputs)
         return "output mismatch";
     if (!unavailable && !kernels_match)
         return "kernels differ";
-    return fabs(ratio - 1.0) <= EA_CAPTURE_TOLERANCE ? "ok" : ratio > 1.0 ? "slower than torch" : "faster than torch";
+    if (fabs(ratio - 1.0) > EA_CAPTURE_TOLERANCE)
+        return ratio > 1.0 ? "slower than torch" : "faster than torch";
+    return tolerant ? EA_REPLAY_OK_TOLERANT : "ok";
 }
 
 static int row(ej_val r, ea_error *err)
 {
-    static const char *const keys[] = {"scope", "verdict", "outputs", "outputs_matching", "mismatch", "replay_us",
+    static const char *const keys[] = {"scope", "verdict", "outputs", "outputs_matching", "outputs_within_tolerance",
+                                       "mismatch", "replay_us",
                                        "torch_compiled_us", "ratio", "kernels_match", "kernels",
                                        "kernels_unavailable", NULL};
     const char *scope, *verdict, *s;
-    int64_t outputs, matching;
+    int64_t outputs, matching, tolerant = 0;
     int match, n;
     double ratio = 1.0;
     ej_val f, mismatch, unavailable;
     if (ej_object(r, keys, err) || ej_get_string(r, "scope", &scope, err) ||
         ej_get_one_of(r, "verdict", verdicts,
-                      "one of the replay's verdicts (ok, output mismatch, kernels differ, slower than torch, faster "
-                      "than torch, " EA_REPLAY_NOT_REPLAYABLE ")",
+                      "one of the replay's verdicts (ok, " EA_REPLAY_OK_TOLERANT ", output mismatch, kernels differ, "
+                      "slower than torch, faster than torch, " EA_REPLAY_NOT_REPLAYABLE ")",
                       &verdict, err))
         return -1;
     if (!*scope || *scope == '.' || strchr(scope, '/')) {
@@ -89,26 +93,31 @@ static int row(ej_val r, ea_error *err)
         if (!*s)
             return ea_fail(err, "%s %s: expected a kernel name, got \"\"", k.file, k.path);
     }
-    if (matching > outputs) {
-        char what[64], got[32];
-        snprintf(what, sizeof what, "at most outputs (%" PRId64 ")", outputs);
-        snprintf(got, sizeof got, "%" PRId64, matching);
+    /* outputs whose checksum differs but lie within tolerance of the capture's reference samples (atomics) */
+    if (cJSON_GetObjectItemCaseSensitive(r.v, "outputs_within_tolerance") &&
+        ej_get_int_min(r, "outputs_within_tolerance", 1, &tolerant, err))
+        return -1;
+    if (matching + tolerant > outputs) {
+        char what[96], got[64];
+        snprintf(what, sizeof what, "outputs_matching + outputs_within_tolerance at most outputs (%" PRId64 ")", outputs);
+        snprintf(got, sizeof got, "%" PRId64 " + %" PRId64, matching, tolerant);
         return ej_bad_field(r, "outputs_matching", what, got, err);
     }
     if (ej_field(r, "mismatch", 0, &mismatch, err) || (mismatch.v && ej_as_string(mismatch, &s, err)) ||
         ej_field(r, "kernels_unavailable", 0, &unavailable, err) || (unavailable.v && ej_as_string(unavailable, &s, err)))
         return -1;
-    if (!mismatch.v != (matching == outputs)) /* the first differing output is named exactly when one differs */
-        return ej_bad_field(r, "mismatch", matching == outputs ? "no mismatch: every output matches"
-                                                               : "the first output whose checksum differs",
+    int all = matching + tolerant == outputs;
+    if ((mismatch.v == NULL) != all) /* the first differing output is named exactly when one differs */
+        return ej_bad_field(r, "mismatch", all ? "no mismatch: every output matches or is within tolerance"
+                                               : "the first output whose checksum differs",
                             mismatch.v ? "a mismatch" : "none", err);
     if (unavailable.v && match)
         return ej_bad_field(r, "kernels_match", "false: CUPTI gave no list (kernels_unavailable)", "true", err);
     /* every output matched: it was timed; a mismatch on the first call leaves it untimed */
-    if (cJSON_GetObjectItemCaseSensitive(r.v, "replay_us") || matching == outputs)
+    if (cJSON_GetObjectItemCaseSensitive(r.v, "replay_us") || all)
         if (timing(r, &ratio, err))
             return -1;
-    const char *want = ea_replay_verdict(outputs, matching, match, unavailable.v != NULL, ratio);
+    const char *want = ea_replay_verdict(outputs, matching, tolerant, match, unavailable.v != NULL, ratio);
     if (strcmp(verdict, want)) {
         char what[96], got[64];
         snprintf(what, sizeof what, "\"%s\", what its outputs, kernels and ratio give", want);
@@ -174,6 +183,6 @@ void ea_replay_file_count(const cJSON *doc, int *replayed, int *ok)
     cJSON_ArrayForEach(r, doc) {
         const char *v = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "verdict"));
         *replayed += strcmp(v, EA_REPLAY_NOT_REPLAYABLE) != 0;
-        *ok += !strcmp(v, "ok");
+        *ok += !strcmp(v, "ok") || !strcmp(v, EA_REPLAY_OK_TOLERANT);
     }
 }

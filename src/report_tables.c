@@ -91,12 +91,17 @@ static void gpu_titles(const cJSON *doc, const char *const *what, int n, int nbe
 
 static void op_table(cJSON *tables, const cJSON *doc)
 {
-    static const char *const what[] = {"seed", "pipeline", "fabricated", "faithful", "oracle", "headroom"};
+    static const char *const what[] = {"seed", "pipeline", "fabricated", "faithful", "oracle", "headroom",
+                                        "after candidate lowering"};
     const cJSON *o;
-    char c[6][96];
-    gpu_titles(doc, what, 6, 1, c);
-    const char *const cols[] = {"op", "occ.", "false extern", "classes", c[0], c[1], c[2], c[3], c[4], c[5], NULL};
-    cJSON *t = table(tables, "Per op: before (seed) and after (faithful scope, oracle)", "lrrlrrrrrr", cols);
+    char c[7][96];
+    /* the candidate column only once a candidate-lowering target is committed */
+    int staged = cJSON_GetArraySize(obj(obj(doc, "candidates"), "staged")) > 0;
+    gpu_titles(doc, what, 7, 1, c);
+    const char *const cols[] = {"op", "occ.", "false extern", "classes", c[0], c[1], c[2], c[3], c[4], c[5],
+                                staged ? c[6] : NULL, NULL};
+    cJSON *t = table(tables, "Per op: before (seed) and after (faithful scope, oracle)", staged ? "lrrlrrrrrrr" : "lrrlrrrrrr",
+                     cols);
     cJSON_ArrayForEach(o, obj(doc, "ops"))
     {
         cJSON *r = row_of(t);
@@ -111,8 +116,13 @@ static void op_table(cJSON *tables, const cJSON *doc)
         us(r, ej_num(u, "after"));
         us(r, ej_num(u, "oracle"));
         us(r, ej_num(u, "headroom"));
+        if (staged)
+            us(r, ej_num(u, "after_candidate"));
     }
     note(t, "seed: the seed issue's direct-op totals (golden/seed_totals.json); never added to the other GPU's columns");
+    if (staged)
+        note(t, "after candidate lowering: faithful, with each scope a committed candidate-lowering target re-captured at "
+                "its best candidate's price (today's path less the partition's saving, golden price), where that is faster");
     note(t, ej_str(obj(doc, "gpus"), "pipeline_note"));
     note(t, "faithful: lowered scopes at Inductor's captured partition, fallbacks at the faithful current path, "
             "times occurrences; a scope shared by several ops is counted once, under the op that falls back");

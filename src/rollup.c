@@ -10,7 +10,8 @@
 #include "rollup_impl.h"
 
 /* The after-GPU sums an aggregate carries, each a key under "us" (rows' "us" keys, and buckets). */
-static const char *const sums[] = {"after", "fabricated", "oracle", "headroom", "fabricated_over_faithful", NULL};
+static const char *const sums[] = {"after", "fabricated", "oracle", "headroom", "fabricated_over_faithful",
+                                   "after_candidate", NULL};
 static const char *const buckets[] = {"lowered", "conditional_fallback", "true_fallback", NULL};
 static const char *const gap_terms[] = {"pipeline", "lone_op_launch", "fabricated_contention", "scope", NULL};
 
@@ -245,6 +246,41 @@ static cJSON *gpus(const ea_rollup_inputs *in)
     return g;
 }
 
+/* The committed candidate targets priced, and one sentence on them for the totals. */
+static cJSON *candidates(const ea_rollup_inputs *in)
+{
+    cJSON *c = cJSON_CreateObject(), *staged = in->candidates ? cJSON_Duplicate(in->candidates, 1) : cJSON_CreateArray();
+    const cJSON *doc, *e;
+    char note[2048] = "";
+    size_t k = 0;
+    cJSON_AddItemToObject(c, "staged", staged);
+    cJSON_ArrayForEach(doc, staged)
+    {
+        double aten = 0, cand = 0, oracle = 0;
+        int priced = 0, unprofitable = 0, n = 0;
+        cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(doc, "scopes"))
+        {
+            double occ = ej_num(e, "occurrences");
+            n++;
+            if (!isfinite(ej_num(e, "candidate_us")) || !isfinite(ej_num(e, "oracle_us")))
+                continue;
+            priced++;
+            unprofitable += !strcmp(ej_str(e, "label"), "measured, not profitable");
+            aten += occ * ej_num(e, "aten_us");
+            cand += occ * ej_num(e, "candidate_us");
+            oracle += occ * ej_num(e, "oracle_us");
+        }
+        if (k < sizeof note)
+            k += (size_t)snprintf(note + k, sizeof note - k,
+                                  "%s%s: %d of %d scopes priced, their occurrences %.1f -> %.1f us (oracle %.1f us), "
+                                  "%.0f%% of the oracle's headroom recovered; %d measured, not profitable",
+                                  k ? "; " : "", ej_str(doc, "lowering"), priced, n, aten, cand, oracle,
+                                  aten > oracle ? 100 * (aten - cand) / (aten - oracle) : 0, unprofitable);
+    }
+    cJSON_AddStringToObject(c, "note", k ? note : "no staged candidate-lowering targets in the golden folder");
+    return c;
+}
+
 /* Appends {"kind", "row", "why"} to failures for every breach; returns how many. */
 static int ea_rollup_check(const cJSON *doc, cJSON *failures);
 
@@ -269,9 +305,7 @@ static int ea_rollup_build(const ea_rollup_inputs *in, cJSON **doc, ea_error *er
     cJSON_AddItemToObject(d, "ops", ops);
     cJSON_AddItemToObject(d, "models", models);
     cJSON_AddItemToObject(d, "totals", t);
-    cJSON *cand = cJSON_AddObjectToObject(d, "candidates");
-    cJSON_AddArrayToObject(cand, "staged");
-    cJSON_AddStringToObject(cand, "note", "no staged candidate-lowering targets in the golden folder");
+    cJSON_AddItemToObject(d, "candidates", candidates(in));
     cJSON_AddItemToObject(d, "rows", rows);
     cJSON_AddItemToObject(d, "input_errors", errors);
     cJSON *failures = cJSON_CreateArray();
@@ -331,5 +365,16 @@ static int ea_rollup_check(const cJSON *doc, cJSON *failures)
             n++;
         }
     }
+    const cJSON *doc_c, *f;
+    cJSON_ArrayForEach(doc_c, cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "candidates"), "staged"))
+        cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(doc_c, "failures"))
+        {
+            cJSON *x = cJSON_CreateObject();
+            cJSON_AddStringToObject(x, "kind", "oracle_slower_than_candidate");
+            cJSON_AddStringToObject(x, "row", ej_str(doc_c, "target"));
+            cJSON_AddStringToObject(x, "why", f->valuestring);
+            cJSON_AddItemToArray(failures, x);
+            n++;
+        }
     return n;
 }

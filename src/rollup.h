@@ -5,7 +5,9 @@
  *   --target, else the one this machine resolves to; none at all: "no baselines") classification.json,
  *   baselines.json and torch_ops.json, seed_totals.json, and with corpus set the corpus's model accounting. Each
  *   optional input absent becomes a stated note in the document, never a number; a file present but
- *   malformed fails with its path and JSON path.
+ *   malformed fails with its path and JSON path. The target's committed candidate-lowering targets
+ *   (candidate.h) price the column "after candidate lowering"; an oracle slower than a candidate is
+ *   a check failure.
  * - ea_rollup_run turns them into the document. Figures of different GPUs are kept apart: "before"
  *   (the seed's and the corpus's, B200) beside "after" (the baselines' GPU); sums and ratios only
  *   within one. A scope shared by occurrences of several ops in one graph (one capture covers them,
@@ -39,6 +41,7 @@ typedef struct {
     cJSON *baselines;                      /* NULL when absent */
     char baselines_file[4096], gpu_model[64];
     ea_torch_ops ops;                      /* loaded 0 when absent */
+    cJSON *candidates;                     /* candidate.h's ea_candidates_staged; NULL without baselines */
     ea_seed_totals seed;
     int have_seed;
     char seed_file[4096], note_baselines[4352], note_corpus[4352];

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "baseline.h"
+#include "candidate.h"
 #include "classify.h"
 #include "occurrences.h"
 #include "rollup.h"
@@ -61,7 +62,8 @@ int ea_rollup_load(const ea_rollup_opts *o, ea_rollup_inputs *in, ea_error *err)
         goto fail;
     snprintf(path, sizeof path, "%s/classification.json", t.dir);
     if ((t.name[0] && optional_doc(path, ea_classification_validate, &in->classification, err)) ||
-        load_baselines(in, &t, err) || (t.name[0] && ea_torch_ops_load_dir(t.dir, t.gpu_model, &in->ops, err)))
+        load_baselines(in, &t, err) || (t.name[0] && ea_torch_ops_load_dir(t.dir, t.gpu_model, &in->ops, err)) ||
+        (in->baselines && !t.lowering[0] && ea_candidates_staged(o->golden, &t, in->baselines, &in->candidates, err)))
         goto fail;
     snprintf(in->seed_file, sizeof in->seed_file, "%s/seed_totals.json", o->golden);
     int seed = ea_file_present(in->seed_file, err);
@@ -91,7 +93,8 @@ void ea_rollup_free(ea_rollup_inputs *in)
     }
     cJSON_Delete(in->classification);
     cJSON_Delete(in->baselines);
-    in->classification = in->baselines = NULL;
+    cJSON_Delete(in->candidates);
+    in->classification = in->baselines = in->candidates = NULL;
     ea_torch_ops_free(&in->ops);
     if (in->have_seed)
         ea_seed_totals_free(&in->seed);

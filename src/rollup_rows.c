@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "candidate.h"
 #include "path.h"
 #include "rollup_impl.h"
 
@@ -93,7 +94,7 @@ static void mark_shared(occ *v, int n)
 
 /* The baselines result that prices scope: the measurement of the captured workload (a configuration
  * not marked capture_comparable false), preferring one that passed. */
-static const cJSON *result_for(const cJSON *baselines, const char *scope)
+const cJSON *ea_rollup_result_for(const cJSON *baselines, const char *scope)
 {
     const cJSON *r, *best = NULL, *id;
     cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(baselines, "scopes"))
@@ -112,7 +113,7 @@ static const cJSON *result_for(const cJSON *baselines, const char *scope)
 }
 
 /* The fastest faithful oracle that passed, NaN when none did. */
-static double oracle_us(const cJSON *r)
+double ea_rollup_oracle_us(const cJSON *r)
 {
     double best = NAN;
     const cJSON *p;
@@ -147,13 +148,16 @@ static void price(const ea_rollup_inputs *in, const occ *c, cJSON *row)
     cJSON *pc = cJSON_AddObjectToObject(row, "per_call");
     const char *bucket = ej_str(row, "bucket"), *why = NULL;
     char buf[512];
-    const cJSON *r = in->baselines ? result_for(in->baselines, c->scope) : NULL;
+    const cJSON *r = in->baselines ? ea_rollup_result_for(in->baselines, c->scope) : NULL;
     const ea_torch_op *t = ea_torch_ops_find(&in->ops, c->point);
     double cur = r ? ea_path_median(ea_path_named(r, "current", "faithful")) : NAN;
     double fab = r ? ea_path_median(ea_path_named(r, "current", "fabricated")) : NAN;
     number_or_null(pc, "current_us", cur);
     number_or_null(pc, "fabricated_us", fab);
-    number_or_null(pc, "oracle_us", r ? oracle_us(r) : NAN);
+    number_or_null(pc, "oracle_us", r ? ea_rollup_oracle_us(r) : NAN);
+    const char *lowering = NULL;
+    number_or_null(pc, "candidate_us", ea_candidates_best(in->candidates, c->scope, &lowering));
+    cJSON_AddItemToObject(row, "candidate", lowering ? cJSON_CreateString(lowering) : cJSON_CreateNull());
     /* beside our replay of the captured partition, torch.compile's own time of it (the capture's) */
     number_or_null(pc, "torch_compiled_us", r ? ej_num(cJSON_GetObjectItemCaseSensitive(r, "fidelity"), "torch_compiled_us") : NAN);
     number_or_null(pc, "torch_faithful_us", t && t->faithful.timed ? t->faithful.median_us : NAN);
@@ -233,11 +237,13 @@ static void totals(cJSON *row)
     const char *verdict = ej_str(row, "verdict");
 #define PC(k) (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(pc, k)) ? cJSON_GetObjectItemCaseSensitive(pc, k)->valuedouble : NAN)
     double cur = PC("current_us"), fab = PC("fabricated_us"), orc = PC("oracle_us"), tf = PC("torch_faithful_us");
-    double pmin = PC("pipeline_min_us"), steady = PC("pipeline_steady_us");
+    double pmin = PC("pipeline_min_us"), steady = PC("pipeline_steady_us"), cand = PC("candidate_us");
 #undef PC
     cJSON *us = cJSON_AddObjectToObject(row, "us");
     double after = priced ? n * cur : shared ? 0 : NAN;
     number_or_null(us, "after", after);
+    /* a candidate slower than today's path would not land: the row keeps today's time */
+    number_or_null(us, "after_candidate", priced && isfinite(cand) && cand < cur ? n * cand : after);
     number_or_null(us, "fabricated", priced ? n * fab : NAN);
     number_or_null(us, "oracle", priced ? n * orc : shared ? 0 : NAN);
     /* a family's "no material headroom" verdict and an oracle no faster both carry zero */

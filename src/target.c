@@ -69,6 +69,8 @@ int ea_target_read(const char *dir, ea_target *t, ea_error *err)
                         lowering ? "\"<gpu_model>-torch<torch>-<lowering>\" from the same file"
                                  : "\"<gpu_model>-torch<torch>\" from the same file",
                         t->name, err);
+    if (!rc && lowering) /* shorter than the name, which fits */
+        snprintf(t->lowering, sizeof t->lowering, "%s", lowering);
     ej_free(&doc);
     return rc ? -1 : 0;
 }
@@ -136,7 +138,7 @@ static int pick(const char *golden, const char *name, const char *from, const ch
     }
     int found = -1, matches = 0;
     for (int i = 0; i < n; i++)
-        if (!gpu_model || !strcmp(ts[i].gpu_model, gpu_model)) {
+        if (!ts[i].lowering[0] && (!gpu_model || !strcmp(ts[i].gpu_model, gpu_model))) {
             found = found < 0 ? i : found;
             matches++;
         }

@@ -13,7 +13,8 @@
  *   (gpu_model NULL), the only target. Refused, naming what was asked and the targets there: an
  *   unknown name; with check_gpu, a named target of another GPU model than gpu_model (both named);
  *   two targets of gpu_model (torch's version is unknown to C: --target decides); none for
- *   gpu_model; no GPU and several targets; no target at all.
+ *   gpu_model; no GPU and several targets; no target at all. A candidate-lowering target (a
+ *   "lowering" in target.json) is used only when named: it prices a lowering, not today's code.
  * - ea_target_resolve: ea_target_select with $EXTERN_AUDIT_TARGET and this machine's GPU model. A
  *   command that measures on the GPU passes check_gpu 1; one that only reads files passes 0.
  * - ea_target_find: ea_target_resolve without the GPU check for commands that report what is missing
@@ -23,7 +24,7 @@
  *   folder, ea_run_opts.target_dir) or, dir NULL, of the target ea_target_resolve picks in the
  *   golden folder of occurrence_file (golden/occurrences/<op>.json). ea_target_capture moves out the
  *   one ea_captures_find picks: 0 found, 1 none (err says what was looked for and where), -1 error.
- * ea_target_load, ea_targets_list and ea_target_select are test-only entry points (target_impl.h). */
+ * ea_target_load and ea_target_select are test-only entry points (target_impl.h). */
 #ifndef EA_TARGET_H
 #define EA_TARGET_H
 
@@ -39,6 +40,7 @@
 typedef struct {
     char name[128], dir[4096];
     char gpu_model[64], torch[64], capability[16], note[1024];
+    char lowering[128]; /* a staged candidate lowering's name, "" for a target of today's code */
 } ea_target;
 
 int ea_target_read(const char *dir, ea_target *t, ea_error *err);
@@ -48,5 +50,8 @@ int ea_target_path(const ea_target *t, const char *rel, char *buf, size_t n);
 int ea_target_captures(const char *dir, const char *occurrence_file, ea_captures *out, ea_error *err);
 int ea_target_capture(const char *dir, const char *occurrence_file, const char *const *ids, int nids,
                       const char *const *occurrences, int nocc, ea_capture *out, ea_error *err);
+
+/* *out, free()d, holds *n targets (the candidate pricing walks them). */
+int ea_targets_list(const char *golden, ea_target **out, int *n, ea_error *err);
 
 #endif

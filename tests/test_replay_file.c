@@ -121,7 +121,7 @@ static const struct {
 } mutations[] = {
     {"\"outputs\": 2", "\"outputs\": 0", "$[0].outputs: expected an integer >= 1"},
     {"\"outputs_matching\": 2", "\"outputs_matching\": -1", "$[0].outputs_matching: expected an integer >= 0"},
-    {"\"outputs_matching\": 2", "\"outputs_matching\": 3", "$[0].outputs_matching: expected at most outputs (2), got 3"},
+    {"\"outputs_matching\": 2", "\"outputs_matching\": 3", "$[0].outputs_matching: expected outputs_matching + outputs_within_tolerance at most outputs (2), got 3 + 0"},
     {"\"kernels_match\": true", "\"kernels_match\": 1", "$[0].kernels_match"},
     {"[\"triton_a\", \"triton_b\"]", "\"triton_a\"", "$[0].kernels: expected array"},
     {"\"triton_b\"", "2", "$[0].kernels[1]: expected string"},
@@ -129,7 +129,7 @@ static const struct {
     {"\"kernels_match\": true", "\"kernels_unavailable\": \"no CUPTI\", \"kernels_match\": true", "$[0].kernels_match: expected false: CUPTI gave no list (kernels_unavailable), got true"},
     {"\"kernels_match\": true", "\"kernels_unavailable\": 3, \"kernels_match\": false", "$[0].kernels_unavailable: expected string"},
     /* the mismatch is named exactly when an output differs */
-    {"\"outputs_matching\": 2", "\"outputs_matching\": 2, \"mismatch\": \"buf0\"", "$[0].mismatch: expected no mismatch: every output matches, got a mismatch"},
+    {"\"outputs_matching\": 2", "\"outputs_matching\": 2, \"mismatch\": \"buf0\"", "$[0].mismatch: expected no mismatch: every output matches or is within tolerance, got a mismatch"},
     {"\"outputs_matching\": 2", "\"outputs_matching\": 1", "$[0].mismatch: expected the first output whose checksum differs, got none"},
     {"\"outputs_matching\": 2", "\"outputs_matching\": 1, \"mismatch\": 7", "$[0].mismatch: expected string"},
     {"\"replay_us\": {\"median\": 10, \"q1\": 9, \"q3\": 11, \"samples\": 30, \"policy\": \"warm\"}, ", "", "$[0].replay_us"},
@@ -156,12 +156,15 @@ Test(replay_file, each_field_checked)
 
 Test(replay_file, verdict_rule)
 {
-    cr_assert_str_eq(ea_replay_verdict(2, 1, 1, 0, 1.0), "output mismatch");
-    cr_assert_str_eq(ea_replay_verdict(2, 2, 0, 0, 1.0), "kernels differ");
-    cr_assert_str_eq(ea_replay_verdict(2, 2, 0, 1, 1.0), "ok"); /* no list from CUPTI: nothing to differ */
-    cr_assert_str_eq(ea_replay_verdict(2, 2, 1, 0, 1.14), "ok");
-    cr_assert_str_eq(ea_replay_verdict(2, 2, 1, 0, 1.16), "slower than torch");
-    cr_assert_str_eq(ea_replay_verdict(2, 2, 1, 0, 0.84), "faster than torch");
+    cr_assert_str_eq(ea_replay_verdict(2, 1, 0, 1, 0, 1.0), "output mismatch");
+    cr_assert_str_eq(ea_replay_verdict(2, 2, 0, 0, 0, 1.0), "kernels differ");
+    cr_assert_str_eq(ea_replay_verdict(2, 2, 0, 0, 1, 1.0), "ok"); /* no list from CUPTI: nothing to differ */
+    cr_assert_str_eq(ea_replay_verdict(2, 2, 0, 1, 0, 1.14), "ok");
+    cr_assert_str_eq(ea_replay_verdict(2, 2, 0, 1, 0, 1.16), "slower than torch");
+    cr_assert_str_eq(ea_replay_verdict(2, 2, 0, 1, 0, 0.84), "faster than torch");
+    cr_assert_str_eq(ea_replay_verdict(2, 1, 1, 1, 0, 1.0), EA_REPLAY_OK_TOLERANT); /* atomics: one within tolerance */
+    cr_assert_str_eq(ea_replay_verdict(3, 1, 1, 1, 0, 1.0), "output mismatch");
+    cr_assert_str_eq(ea_replay_verdict(2, 1, 1, 1, 0, 1.2), "slower than torch");
 }
 
 /* One row per capture of the target, each naming a capture that is there (audit and golden accept). */

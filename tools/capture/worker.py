@@ -216,10 +216,38 @@ def compile_run(variant, config, coordesc, probe, out_dir):
     return run, compiled, outputs
 
 
-def describe_outputs(outputs):
-    return [{"name": f"out{k}", "dtype": short_dtype(t.dtype), "sizes": list(t.shape),
+REFERENCE_SAMPLES = 4096
+
+
+def sample_stride(numel, samples=REFERENCE_SAMPLES):
+    """Every how-many-th row-major element the reference keeps: at most `samples` of them."""
+    return max(1, -(-numel // samples))
+
+
+def reference_samples(t):
+    """Eager output t's row-major elements 0, s, 2s, ... as floats (docs/schema.md, capture "reference"),
+    or None when t is not floating or holds a non-finite sample (JSON has no NaN)."""
+    import torch
+    if not t.dtype.is_floating_point:
+        return None
+    stride = sample_stride(t.numel())
+    values = t.reshape(-1)[::stride].double()
+    if not bool(torch.isfinite(values).all()):
+        return None
+    return {"stride": stride, "values": values.cpu().tolist()}
+
+
+def describe_outputs(outputs, eager=None):
+    """capture.json's outputs; with eager (a run with tl.atomic_add, whose bits vary from run to run), each
+    floating output also carries eager's reference samples, which the C replay judges it against."""
+    docs = [{"name": f"out{k}", "dtype": short_dtype(t.dtype), "sizes": list(t.shape),
              "strides": list(t.stride()), "offset": t.storage_offset(),
              "checksum": tensor_checksum(t)} for k, t in enumerate(outputs)]
+    for doc, ref in zip(docs, eager or []):
+        samples = reference_samples(ref)
+        if samples:
+            doc["reference"] = samples
+    return docs
 
 
 def add_run(doc, variant, config, coordesc, probe, out_dir, timed, lock):
@@ -229,7 +257,7 @@ def add_run(doc, variant, config, coordesc, probe, out_dir, timed, lock):
     with gpu_lock(lock, shared=True):
         run, compiled, outputs = compile_run(variant, config, coordesc, probe, out_dir)
         if doc["outputs"] is None:
-            doc["outputs"] = describe_outputs(outputs)
+            doc["outputs"] = describe_outputs(outputs, variant.eager if run["evidence"]["atomic_kernels"] else None)
         del outputs
     if timed:
         with gpu_lock(lock):
@@ -284,6 +312,8 @@ def capture(entry, out_dir, command, timed, lock, lowering=None):
         return doc
     import torch
     doc["lowering"] = lowerings.describe(lowering)
+    if hasattr(lowering, "bind"):  # a graph rewrite that needs what the scope knows of its inputs
+        lowering.bind(base.specs)
     with uncached_compiles():
         with lowering.patch():
             add_runs(doc, base, nodes, props, out_dir, timed, lock)

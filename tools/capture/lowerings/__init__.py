@@ -5,7 +5,9 @@ landed, so the scopes it would change can be captured, replayed and priced as if
 A module declares:
     STANDS_FOR  the upstream change or idea it stands for (a PR, an issue, a design note);
     OPS         the audited ops whose scopes it can change (scopes holding none are not captured);
-    patch()     a context manager that installs the change in this process and removes it.
+    patch()     a context manager that installs the change in this process and removes it;
+and optionally bind(specs), called with the capture's input specs (scope.plan_inputs) before
+patch(), for a graph rewrite that needs what the golden scope knows of an input's values.
 Modules are discovered from this folder: adding a candidate is adding a file.
 """
 

@@ -18,7 +18,8 @@ GOLDEN = os.path.join(os.path.dirname(__file__), "..", "..", "..", "golden")
 
 class TestDiscovery(unittest.TestCase):
     def test_every_candidate_declares_what_it_stands_for(self):
-        self.assertEqual(lowerings.names(), ["histc_scatter", "index_add_bf16_atomic"])
+        self.assertEqual(lowerings.names(), ["histc_scatter", "index_add_bf16_atomic", "index_add_iota_gather",
+                                             "routing_counting_sort"])
         for name in lowerings.names():
             mod = lowerings.load(name)
             self.assertTrue(mod.STANDS_FOR and mod.OPS, name)
@@ -26,7 +27,8 @@ class TestDiscovery(unittest.TestCase):
 
     def test_unknown_candidate_names_the_known_ones(self):
         with self.assertRaisesRegex(lowerings.LoweringError,
-                                    "no such candidate; known: histc_scatter, index_add_bf16_atomic"):
+                                    "no such candidate; known: histc_scatter, index_add_bf16_atomic, index_add_iota_gather, "
+                                    "routing_counting_sort"):
             lowerings.load("nosuch")
 
     def test_private_helpers_are_not_candidates(self):
@@ -175,3 +177,17 @@ class TestGpuLock(unittest.TestCase):
             with worker.gpu_lock(path):
                 self.assertFalse(self.attempt(path, fcntl.LOCK_SH))
             self.assertTrue(self.attempt(path, fcntl.LOCK_EX))
+
+
+class TestReferenceSamples(unittest.TestCase):
+    """worker.sample_stride: the reference of an output written through atomics keeps at most 4096
+    row-major elements, every stride-th, and the C reader expects ceil(numel / stride) of them."""
+
+    def test_at_most_the_sample_count_and_every_element_when_small(self):
+        import worker
+        self.assertEqual(worker.sample_stride(10), 1)
+        self.assertEqual(worker.sample_stride(worker.REFERENCE_SAMPLES), 1)
+        for numel in (worker.REFERENCE_SAMPLES + 1, 16 * 16 * 512 * 1023, 67108864):
+            stride = worker.sample_stride(numel)
+            self.assertLessEqual(-(-numel // stride), worker.REFERENCE_SAMPLES, numel)
+            self.assertGreater(-(-numel // (stride - 1)), worker.REFERENCE_SAMPLES, numel)

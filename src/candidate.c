@@ -1,0 +1,224 @@
+/* candidate.c: a staged candidate-lowering target priced against its base target (contract in candidate.h). */
+#include "candidate.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture.h"
+#include "golden_target.h"
+#include "json.h"
+#include "path.h"
+#include "replay_file.h"
+#include "rollup_impl.h"
+
+static void number_or_null(cJSON *o, const char *key, double v)
+{
+    cJSON_AddItemToObject(o, key, isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull());
+}
+
+/* <stage>/replay.json validated, or NULL when the stage has none (a stage stopped before its replay step). */
+static int load_replay(const char *dir, ej_doc *doc, ea_error *err)
+{
+    char path[4200];
+    FILE *f;
+    memset(doc, 0, sizeof *doc);
+    snprintf(path, sizeof path, "%s/replay.json", dir);
+    if (!(f = fopen(path, "r")))
+        return 0;
+    fclose(f);
+    int rc = ej_load(path, doc, err) || ea_replay_file_validate(path, doc->root, err) ? -1 : 0;
+    if (rc)
+        ej_free(doc);
+    return rc;
+}
+
+static cJSON *replay_witness(const cJSON *replay, const char *scope)
+{
+    const cJSON *r;
+    cJSON_ArrayForEach(r, replay)
+        if (!strcmp(ej_str(r, "scope"), scope)) {
+            cJSON *w = cJSON_CreateObject();
+            cJSON_AddStringToObject(w, "verdict", ej_str(r, "verdict"));
+            number_or_null(w, "replay_us", ej_num(cJSON_GetObjectItemCaseSensitive(r, "replay_us"), "median"));
+            number_or_null(w, "ratio", ej_num(r, "ratio"));
+            return w;
+        }
+    return cJSON_CreateNull();
+}
+
+/* Why the capture's partition cannot be priced, or NULL; *with and *without its two times. */
+static const char *partition_times(const ea_capture *c, double *with, double *without)
+{
+    const ea_capture_run *w = ea_capture_run_named(c, "default"), *wo = ea_capture_run_named(c, "without_lowering");
+    *with = w ? w->compiled.median_us : NAN;
+    *without = wo ? wo->compiled.median_us : NAN;
+    if (!wo)
+        return "the capture has no \"without_lowering\" run: nothing timed today's code beside the candidate";
+    if (!(*with > 0) || !(*without > 0))
+        return "the capture's runs were not timed (captured with --no-timing)";
+    /* every candidate so far replaces an ATen fallback; one that left them all did not fire */
+    if (w->ev.naten_calls >= wo->ev.naten_calls)
+        return "the candidate's partition makes as many ATen calls as today's: the lowering did not apply";
+    return NULL;
+}
+
+/* One scope's entry; a failure is appended when the oracle is slower than the candidate. */
+static cJSON *price_scope(const ea_capture *c, const char *lowering, const cJSON *baselines, const cJSON *replay,
+                          cJSON *failures)
+{
+    cJSON *e = cJSON_CreateObject();
+    const cJSON *r = ea_rollup_result_for(baselines, c->scope);
+    const ea_capture_run *run = ea_capture_run_named(c, "default");
+    double with, without;
+    const char *why = partition_times(c, &with, &without);
+    double aten = r ? ea_path_median(ea_path_named(r, "current", "faithful")) : NAN;
+    double fab = r ? ea_path_median(ea_path_named(r, "current", "fabricated")) : NAN;
+    double oracle = r ? ea_rollup_oracle_us(r) : NAN;
+    double floor_us = r ? ej_num(cJSON_GetObjectItemCaseSensitive(r, "floor"), "us") : NAN;
+    double saving = without - with, cand = aten - saving, recovered = saving / (aten - oracle);
+    cJSON_AddStringToObject(e, "scope", c->scope);
+    cJSON_AddStringToObject(e, "point", r ? ej_str(r, "point") : "");
+    cJSON_AddStringToObject(e, "alias", r && ej_str(r, "alias") ? ej_str(r, "alias") : "");
+    cJSON_AddNumberToObject(e, "occurrences", c->ncovers);
+    cJSON_AddNumberToObject(e, "atomic_kernels", run ? (double)run->ev.atomic_kernels : 0);
+    if (!why && !r)
+        why = "no result for the scope in the base target's baselines.json";
+    else if (!why && !isfinite(aten))
+        why = "the base result has no faithful current path";
+    cJSON *part = cJSON_AddObjectToObject(e, "partition");
+    number_or_null(part, "with_us", with);
+    number_or_null(part, "without_us", without);
+    number_or_null(part, "saving_us", why ? NAN : saving);
+    number_or_null(e, "aten_us", aten);
+    number_or_null(e, "aten_fabricated_us", fab);
+    number_or_null(e, "candidate_us", why ? NAN : cand);
+    cJSON_AddNullToObject(e, "candidate_fabricated_us");
+    cJSON_AddStringToObject(e, "fabricated_note", "the stage captures the faithful inputs only: the pipeline's "
+                                                  "fabricated index was not compiled with the candidate");
+    number_or_null(e, "oracle_us", oracle);
+    number_or_null(e, "floor_us", floor_us);
+    number_or_null(e, "recovered", why || !(aten > oracle) ? NAN : recovered);
+    cJSON_AddItemToObject(e, "replay", replay ? replay_witness(replay, c->scope) : cJSON_CreateNull());
+    if (why) {
+        cJSON_AddStringToObject(e, "label", "unpriced");
+        cJSON_AddStringToObject(e, "unpriced", why);
+        return e;
+    }
+    cJSON_AddStringToObject(e, "label", aten > oracle && recovered >= EA_CANDIDATE_PROFITABLE
+                                            ? "profitable"
+                                            : "measured, not profitable");
+    if (isfinite(oracle) && oracle > cand) {
+        char msg[600];
+        snprintf(msg, sizeof msg,
+                 "%s: the oracle (%.2f us) is slower than candidate %s (%.2f us: ATen path %.2f us less the "
+                 "partition's saving %.2f us): improve the oracle until it is at least as fast",
+                 c->scope, oracle, lowering, cand, aten, saving);
+        cJSON_AddItemToArray(failures, cJSON_CreateString(msg));
+    }
+    return e;
+}
+
+int ea_candidate_price(const char *stage_dir, const ea_target *base, const cJSON *base_baselines, cJSON **out,
+                       ea_error *err)
+{
+    ea_target_info info;
+    ea_captures caps = {0};
+    ej_doc replay;
+    *out = NULL;
+    if (ea_target_info_load(stage_dir, &info, err))
+        return -1;
+    int rc = 0;
+    if (!info.lowering)
+        rc = ea_fail(err, "%s/target.json: expected a candidate lowering's stage (\"lowering\": NAME), got none",
+                     stage_dir);
+    else if (strcmp(info.target.gpu_model, base->gpu_model) || strcmp(info.target.torch, base->torch))
+        rc = ea_fail(err, "%s: staged for the %s with torch %s, but the base target %s is the %s with torch %s: "
+                          "a candidate is priced only against its own GPU model and torch",
+                     stage_dir, info.target.gpu_model, info.target.torch, base->name, base->gpu_model, base->torch);
+    if (rc || ea_captures_load_dir(stage_dir, &caps, err) || load_replay(stage_dir, &replay, err)) {
+        ea_captures_free(&caps);
+        ea_target_info_free(&info);
+        return -1;
+    }
+    cJSON *doc = cJSON_CreateObject(), *scopes = cJSON_CreateArray(), *failures = cJSON_CreateArray();
+    const char *stands_for = NULL;
+    for (int i = 0; i < caps.n; i++) {
+        if (!caps.items[i].lowering || strcmp(caps.items[i].lowering, info.lowering))
+            continue; /* a capture copied from the base: the candidate does not change its scope */
+        const cJSON *low = cJSON_GetObjectItemCaseSensitive(caps.items[i].doc.root, "lowering");
+        stands_for = stands_for ? stands_for : ej_str(low, "stands_for");
+        cJSON_AddItemToArray(scopes, price_scope(&caps.items[i], info.lowering, base_baselines, replay.root, failures));
+    }
+    cJSON_AddStringToObject(doc, "target", info.target.name);
+    cJSON_AddStringToObject(doc, "lowering", info.lowering);
+    cJSON_AddItemToObject(doc, "stands_for", stands_for ? cJSON_CreateString(stands_for) : cJSON_CreateNull());
+    cJSON_AddStringToObject(doc, "base", base->name);
+    cJSON_AddItemToObject(doc, "scopes", scopes);
+    cJSON_AddItemToObject(doc, "failures", failures);
+    ej_free(&replay);
+    ea_captures_free(&caps);
+    ea_target_info_free(&info);
+    *out = doc;
+    return 0;
+}
+
+int ea_candidates_staged(const char *golden, const ea_target *base, const cJSON *base_baselines, cJSON **out,
+                         ea_error *err)
+{
+    ea_target *ts;
+    int n;
+    *out = NULL;
+    if (ea_targets_list(golden, &ts, &n, err))
+        return -1;
+    cJSON *all = cJSON_CreateArray(), *one;
+    for (int i = 0; i < n; i++) {
+        if (!ts[i].lowering[0] || strcmp(ts[i].gpu_model, base->gpu_model) || strcmp(ts[i].torch, base->torch))
+            continue;
+        if (ea_candidate_price(ts[i].dir, base, base_baselines, &one, err)) {
+            cJSON_Delete(all);
+            free(ts);
+            return -1;
+        }
+        cJSON_AddItemToArray(all, one);
+    }
+    free(ts);
+    *out = all;
+    return 0;
+}
+
+int ea_candidates_check(const char *golden, const ea_target *base, const cJSON *results, FILE *log, ea_error *err)
+{
+    cJSON *staged;
+    const cJSON *doc, *f;
+    int n = 0;
+    if (base->lowering[0])
+        return 0;
+    if (ea_candidates_staged(golden, base, results, &staged, err))
+        return -1;
+    cJSON_ArrayForEach(doc, staged)
+        cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(doc, "failures"))
+        {
+            fprintf(log, "candidate %s: %s\n", ej_str(doc, "target"), f->valuestring);
+            n++;
+        }
+    cJSON_Delete(staged);
+    return n;
+}
+
+double ea_candidates_best(const cJSON *staged, const char *scope, const char **name)
+{
+    double best = NAN;
+    const cJSON *doc, *e;
+    cJSON_ArrayForEach(doc, staged)
+        cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(doc, "scopes"))
+        {
+            double t = ej_num(e, "candidate_us");
+            if (!strcmp(ej_str(e, "scope"), scope) && isfinite(t) && (isnan(best) || t < best)) {
+                best = t;
+                *name = ej_str(doc, "lowering");
+            }
+        }
+    return best;
+}

@@ -1,0 +1,287 @@
+"""The structural rewrites without torch: what the index_add and sort passes match on fake FX
+nodes, and their index arithmetic against brute force (the torch emission follows the same plan)."""
+
+import itertools
+import os
+import unittest
+
+import context  # noqa: F401
+import capture
+import golden
+import lowerings
+from lowerings import _graph, index_add_iota_gather as iota, routing_counting_sort as csort
+
+GOLDEN = os.path.join(os.path.dirname(__file__), "..", "..", "..", "golden")
+
+
+class Node:
+    """torch.fx.Node's surface that the passes read; target spelled as str(OpOverload) is."""
+
+    def __init__(self, op, target=None, args=(), kwargs=None, name="n"):
+        self.op, self.target, self.args, self.kwargs, self.name = op, target, args, kwargs or {}, name
+
+
+def call(target, *args, **kwargs):
+    return Node("call_function", target, args, kwargs)
+
+
+def brute_force(view, extent):
+    """index_add's landing: output position -> the row-major source positions, in order."""
+    land = {}
+    for j, idx in enumerate(itertools.product(*(range(n) for n in view["size"]))):
+        m = view["start"] + view["step"] * (view["offset"] + sum(i * s for i, s in zip(idx, view["stride"])))
+        land.setdefault(m, []).append(j)
+    return land
+
+
+class TestIotaIndex(unittest.TestCase):
+    def longformer(self):
+        it = call("prims.iota.default", 96, start=0, step=1)
+        strided = call("aten.as_strided.default", it, [4, 3, 8, 2], [2, 64, 8, 1], 0)
+        return call("aten.reshape.default", call("aten.clone.default", strided), [192])
+
+    def test_as_strided_iota_through_clone_and_reshape(self):
+        self.assertEqual(iota.iota_view(self.longformer()),
+                         {"start": 0, "step": 1, "size": [4, 3, 8, 2], "stride": [2, 64, 8, 1], "offset": 0})
+
+    def test_iota_input_named_by_the_scope(self):
+        specs = [{"name": "in0", "sizes": [512], "values": {"generator": "iota", "start": 0, "step": 1}}]
+        view = iota.iota_view(Node("placeholder", name="l_tensors_0_"), specs)
+        self.assertEqual(view["size"], [512])
+        # another input, or no scope knowledge: not an iota
+        self.assertIsNone(iota.iota_view(Node("placeholder", name="l_tensors_1_"), specs))
+        self.assertIsNone(iota.iota_view(Node("placeholder", name="l_tensors_0_"), None))
+        specs[0]["values"] = {"generator": "randint", "seed": 0, "low": 0, "high": 512}
+        self.assertIsNone(iota.iota_view(Node("placeholder", name="l_tensors_0_"), specs))
+
+    def test_other_indices_are_left_alone(self):
+        self.assertIsNone(iota.iota_view(call("aten.randint.low", 0, 5, [3])))
+        self.assertIsNone(iota.iota_view(call("aten.add.Tensor", self.longformer(), 1)))
+
+    def check_plan(self, view, extent, window):
+        plan = iota.window_plan(view, extent)
+        self.assertIsNotNone(plan)
+        self.assertEqual(plan["window"], window)
+        land = brute_force(view, extent)
+        for m in range(extent):
+            self.assertEqual(iota.sources(m, view, plan), land.get(m, []), (view, m))
+
+    def test_overlapping_windows_decode_like_index_add(self):
+        # Longformer A in small: windows of 8 rows every 4 rows (multiplicity 1-2)
+        self.check_plan({"start": 0, "step": 1, "size": [4, 3, 8, 2], "stride": [2, 32, 8, 1],
+                         "offset": 0}, 128, 1)
+        # Longformer B in small: batch outermost, 4 windows of 6 rows every 2 (multiplicity 1-3)
+        self.check_plan({"start": 0, "step": 1, "size": [2, 4, 6, 2], "stride": [24, 4, 2, 1],
+                         "offset": 0}, 48, 1)
+
+    def test_plain_iota_is_a_pad(self):
+        self.check_plan({"start": 0, "step": 1, "size": [5], "stride": [1], "offset": 0}, 9, None)
+        self.check_plan({"start": 2, "step": 3, "size": [3], "stride": [1], "offset": 0}, 12, None)
+
+    def test_golden_longformer_views_plan(self):
+        for size, stride, extent in (([96, 3, 512, 64], [64, 1572864, 6144, 1], 6291456),
+                                     ([96, 4, 768, 64], [98304, 16384, 64, 1], 9437184)):
+            plan = iota.window_plan({"start": 0, "step": 1, "size": size, "stride": stride,
+                                     "offset": 0}, extent)
+            self.assertEqual(plan["window"], 1, size)
+
+    def test_views_outside_the_output_or_too_many_windows_are_refused(self):
+        base = {"start": 0, "step": 1, "size": [5], "stride": [1], "offset": 0}
+        self.assertIsNone(iota.window_plan(base, 4))
+        self.assertIsNone(iota.window_plan({**base, "start": -1}, 9))
+        many = {"start": 0, "step": 1, "size": [iota.MAX_WINDOWS + 1] * 2, "stride": [1, 1], "offset": 0}
+        self.assertIsNone(iota.window_plan(many, 64))
+
+
+class TestCountingSort(unittest.TestCase):
+    def test_slots_are_the_stable_sort(self):
+        keys = [3, 0, 3, 1, 0, 2, 3, 1, 1]
+        slots = csort.counting_sort_slots(keys, 4)
+        order = sorted(range(len(keys)), key=lambda i: (keys[i], i))   # Python's sort is stable
+        self.assertEqual([order.index(i) for i in range(len(keys))], slots)
+
+    def test_routing_ids_sort_exactly(self):
+        import gen
+        keys = [e for row in gen.topk_ids(0, 32, 4, 1000) for e in row]
+        slots = csort.counting_sort_slots(keys, 32)
+        self.assertEqual(sorted(slots), list(range(len(keys))))
+        values = [None] * len(keys)
+        for i, s in enumerate(slots):
+            values[s] = keys[i]
+        self.assertEqual(values, sorted(keys))
+
+    def test_key_range_from_the_topk_input(self):
+        specs = [{"name": "in0", "sizes": [1000, 4], "values": {"generator": "topk_ids", "experts": 32}}]
+        ids = call("aten.reshape.default", Node("placeholder", name="L_tensors_0_"), [-1])
+        self.assertEqual(csort.key_range(ids, specs), 32)
+        specs[0]["values"] = {"generator": "randint", "low": 0, "high": 100}
+        self.assertIsNone(csort.key_range(ids, specs))
+        specs[0]["values"] = {"generator": "topk_ids", "experts": csort.MAX_KEYS + 1}
+        self.assertIsNone(csort.key_range(ids, specs))
+
+    def test_sort_arguments_of_both_overloads(self):
+        x = Node("placeholder")
+        self.assertEqual(csort.sort_args(call("aten.sort.default", x)), (-1, False))
+        self.assertEqual(csort.sort_args(call("aten.sort.default", x, 0, True)), (0, True))
+        self.assertEqual(csort.sort_args(call("aten.sort.stable", x, stable=True, dim=0)), (0, False))
+
+
+class TestCandidates(unittest.TestCase):
+    def test_rewrites_declare_and_select_their_scopes(self):
+        scopes = golden.load_scopes(GOLDEN)
+        got = capture.select(scopes, [], lowerings.load("index_add_iota_gather"))
+        self.assertEqual({s["op"] for s in got}, {"aten.index_add.default"})
+        got = capture.select(scopes, [], lowerings.load("routing_counting_sort"))
+        self.assertEqual(len(got), 1)
+        self.assertTrue(any(n["op"] == "aten.sort.default" for n in got[0]["scope"]["nodes"]))
+
+    def test_placeholder_names_map_to_specs(self):
+        specs = [{"name": "in0"}, {"name": "in1"}]
+        self.assertIs(_graph.input_spec(Node("placeholder", name="l_tensors_1_"), specs), specs[1])
+        self.assertIsNone(_graph.input_spec(Node("placeholder", name="l_tensors_2_"), specs))
+        self.assertIsNone(_graph.input_spec(Node("placeholder", name="arg0_1"), specs))
+        self.assertIsNone(_graph.input_spec(call("aten.add.Tensor"), specs))
+
+
+
+class TestRewriteCheck(unittest.TestCase):
+    def test_without_torch_or_a_device_it_says_so_and_exits_2(self):
+        import contextlib
+        import io
+        import rewrite_check
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            self.assertEqual(rewrite_check.main(), 2)
+        self.assertRegex(err.getvalue(), "torch is not installed|no CUDA device")
+
+
+
+class TestGoldenScopes(unittest.TestCase):
+    """The passes' matching on the golden scopes themselves, as fake graphs: every index_add scope's
+    index decodes, and the routing scope's sort keys have a range."""
+
+    def graph(self, entry):
+        import scope as scope_mod
+        nodes = entry["scope"]["nodes"]
+        specs = scope_mod.plan_inputs(nodes, entry["point"]["signature"].get("value_properties", []))
+        built = {s["entry"]: Node("placeholder", name=f"l_tensors_{i}_") for i, s in enumerate(specs)}
+
+        def decode(a):
+            if isinstance(a, dict) and set(a) == {"ref"}:
+                return built[a["ref"]]
+            return [decode(x) for x in a] if isinstance(a, list) else a
+        for k, n in enumerate(nodes):
+            if k not in built and n["role"] != "input":
+                built[k] = call(n["op"], *decode(n.get("args", [])),
+                                **{key: decode(v) for key, v in n.get("kwargs", {}).items()})
+                built[k].ann = n.get("ann")
+        return nodes, built, specs
+
+    def test_every_index_add_scope_decodes(self):
+        import scope as scope_mod
+        entries = [e for e in golden.load_scopes(GOLDEN) if e["op"] == "aten.index_add.default"]
+        self.assertEqual(len(entries), 8)
+        for e in entries:
+            nodes, built, specs = self.graph(e)
+            k = next(i for i, n in enumerate(nodes) if n["role"] == "op")
+            x, dim, index = nodes[k]["args"][:3]
+            view = iota.iota_view(built[index["ref"]], specs)
+            extent = scope_mod.parse_ann(nodes[x["ref"]]["ann"], "x")["sizes"][dim]
+            plan = iota.window_plan(view, extent) if view else None
+            self.assertIsNotNone(plan, e["scope_id"])
+            self.assertEqual(plan["window"] is None, dim == 3, e["scope_id"])   # XLNet's plain iota
+
+    def test_the_routing_sort_has_its_key_range(self):
+        entry = capture.select(golden.load_scopes(GOLDEN), [], lowerings.load("routing_counting_sort"))[0]
+        nodes, built, specs = self.graph(entry)
+        k = next(i for i, n in enumerate(nodes) if n["op"] == "aten.sort.default")
+        self.assertEqual(csort.key_range(built[k].args[0], specs), 32)
+
+
+class FakeValue:
+    """node.meta["example_value"]'s surface the passes read."""
+
+    def __init__(self, shape, floating):
+        self.shape = shape
+        self.dtype = type("dtype", (), {"is_floating_point": floating})()
+
+    def dim(self):
+        return len(self.shape)
+
+
+class FakeGraph:
+    """torch.fx.Graph's surface that _graph.replace uses."""
+
+    def __init__(self, nodes):
+        self.nodes = list(nodes)
+        self.at = None
+
+    def inserting_before(self, node):
+        graph = self
+
+        class Here:
+            def __enter__(self):
+                graph.at = graph.nodes.index(node)
+
+            def __exit__(self, *exc):
+                graph.at = None
+        return Here()
+
+    def call_function(self, fn, args):
+        new = Node("call_function", fn, args)
+        new.meta = {}
+        self.nodes.insert(self.at, new)
+        return new
+
+    def erase_node(self, node):
+        self.nodes.remove(node)
+
+
+def uses_replaced(old):
+    def replace_all_uses_with(new):
+        old.replaced_by = new
+    return replace_all_uses_with
+
+
+class TestRewriteOnFakeGraphs(unittest.TestCase):
+    def fake(self, node, value=None):
+        node.meta = {"example_value": value} if value else {}
+        node.replace_all_uses_with = uses_replaced(node)
+        return node
+
+    def test_index_add_becomes_the_gather_add_call(self):
+        it = self.fake(call("prims.iota.default", 128, start=0, step=1))
+        idx = self.fake(call("aten.reshape.default", call("aten.clone.default", call(
+            "aten.as_strided.default", it, [4, 3, 8, 2], [2, 32, 8, 1], 0)), [192]))
+        x = self.fake(call("aten.full.default", [128], 0), FakeValue([128], True))
+        src = self.fake(Node("placeholder", name="l_tensors_0_"))
+        op = self.fake(call("aten.index_add.default", x, -1, idx, src))
+        g = FakeGraph([it, idx, x, src, op])
+        self.assertEqual(iota.rewrite(g, None), 1)
+        new = op.replaced_by
+        self.assertIs(new.target, iota.gather_add)
+        self.assertEqual(new.args[:4], (x, 0, src, 1))       # dim -1 normalized, alpha 1
+        self.assertEqual(new.args[5]["window"], 1)
+        self.assertNotIn(op, g.nodes)
+        self.assertEqual(g.nodes.index(new), 4)
+
+    def test_an_index_add_on_another_index_is_kept(self):
+        x = self.fake(call("aten.full.default", [8], 0), FakeValue([8], True))
+        op = self.fake(call("aten.index_add.default", x, 0, Node("placeholder", name="l_tensors_0_"), x))
+        self.assertEqual(iota.rewrite(FakeGraph([x, op]), [{"name": "in0", "sizes": [8], "values": {}}]), 0)
+
+    def test_the_routing_sort_becomes_the_counting_sort_call(self):
+        specs = [{"name": "in0", "sizes": [1000, 4], "values": {"generator": "topk_ids", "experts": 32}}]
+        ids = self.fake(call("aten.reshape.default", Node("placeholder", name="l_tensors_0_"), [-1]),
+                        FakeValue([4000], False))
+        op = self.fake(call("aten.sort.default", ids))
+        g = FakeGraph([ids, op])
+        self.assertEqual(csort.rewrite(g, specs), 1)
+        self.assertIs(op.replaced_by.target, csort.counting_sort)
+        self.assertEqual(op.replaced_by.args, (ids, 32))
+        down = self.fake(call("aten.sort.default", ids, -1, True))           # descending: kept
+        self.assertEqual(csort.rewrite(FakeGraph([ids, down]), specs), 0)
+
+
+if __name__ == "__main__":
+    unittest.main()
