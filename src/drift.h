@@ -5,7 +5,10 @@
  *   (resolution / median: a median of stamped samples is known no closer than a step);
  *   tolerance = max(margin, notches) + step.
  * - NOISY when noise > limit (the medians are too uncertain for the gate to catch a move of `limit`;
- *   the side with the wider notch is named) or when either side has fewer than min_samples samples;
+ *   the side with the wider notch is named), when margin + step > limit for a margin under the limit
+ *   ("step": the clock is too coarse for the median; measuring again cannot help), or when either
+ *   side has fewer than min_samples samples. So a judged tolerance stays within the limit, unless a
+ *   path's own margin is wider (a reviewer's choice);
  *   else SAME when |change| <= tolerance, SLOWER above it, FASTER below -tolerance.
  * - ea_drift_judge is pure arithmetic; ea_drift_time_read takes a "time" object of a baselines path
  *   and refuses a median that is not positive and finite, quartiles that do not bracket it, or a
@@ -24,9 +27,10 @@
 /* The boxplot notch (McGill, Tukey and Larsen, "Variations of Box Plots", 1978): median +- 1.57 IQR /
  * sqrt(n) is the interval whose non-overlap marks two medians as different at about 95%. The spread of
  * single samples is not the question: cold calls of a 2 us scope spread 4-15% of their median on the
- * H200 (a device clock step is 1-2% of it), yet 30 of them place the median within 1-4%. */
+ * H200 (a device clock step, about 32 ns, is 1-3% of it), yet 100 of them place the median within
+ * 1-2.5%. */
 #define EA_DRIFT_NOTCH_K 1.57
-/* A tolerance must stay below the 10% move the gate exists to catch. */
+/* A judged tolerance stays within this, below the 10% move the gate exists to catch (NOISY above). */
 #define EA_DRIFT_LIMIT 0.08
 #define EA_DRIFT_MIN_SAMPLES 5
 
@@ -49,7 +53,7 @@ typedef struct {
 typedef struct {
     ea_drift_status status;
     double change, noise, tolerance;
-    const char *noisy; /* NOISY: "stored", "new" or "samples"; else NULL */
+    const char *noisy; /* NOISY: "stored", "new", "step" or "samples"; else NULL */
 } ea_drift;
 
 /* The defaults above, with margin in place of EA_DRIFT_MARGIN when margin > 0. */

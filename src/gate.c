@@ -136,7 +136,9 @@ static void judge(gate *g, const cJSON *r, int k, const cJSON *sp, const cJSON *
         snprintf(detail + n, sizeof detail - (size_t)n, "; a regression");
     else if (d.status == EA_DRIFT_NOISY)
         snprintf(detail + n, sizeof detail - (size_t)n, "; too noisy to decide (%s%s)", d.noisy,
-                 !strcmp(d.noisy, "samples") ? ": too few samples" : " spread exceeds the rule's limit");
+                 !strcmp(d.noisy, "samples") ? ": too few samples"
+                 : !strcmp(d.noisy, "step")  ? ": the margin and the clock step pass the rule's limit"
+                                             : " median's notch takes the noise past the rule's limit");
     cJSON *e = add_entry(g, ea_drift_status_names[d.status], r, k, sp, timing, at, detail);
     cJSON_AddNumberToObject(e, "stored_us", ts.median);
     cJSON_AddNumberToObject(e, "new_us", tn.median);
@@ -422,7 +424,7 @@ cJSON *ea_gate_noisy_points(const cJSON *report)
         int seen = 0;
         cJSON_ArrayForEach(id, ids)
             seen |= !strcmp(id->valuestring, text(e, "point"));
-        if (noisy && strcmp(noisy, "stored") && !seen)
+        if (noisy && strcmp(noisy, "stored") && strcmp(noisy, "step") && !seen) /* measuring again can help */
             cJSON_AddItemToArray(ids, cJSON_CreateString(text(e, "point")));
     }
     return ids;

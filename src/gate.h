@@ -31,7 +31,7 @@
 #include "extract.h"
 
 #define EA_GATE_SCHEMA "extern-audit/gate"
-#define EA_GATE_VERSION 1
+#define EA_GATE_VERSION 2
 
 cJSON *ea_gate_compare(const char *stored_file, const cJSON *stored, const char *new_file, const cJSON *fresh,
                        const ea_drift_rule *rule, const cJSON *points, ea_error *err);

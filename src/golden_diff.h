@@ -28,7 +28,7 @@
 #include "golden_target.h"
 
 #define EA_GOLDEN_DIFF_SCHEMA "extern-audit/golden-diff"
-#define EA_GOLDEN_DIFF_VERSION 1
+#define EA_GOLDEN_DIFF_VERSION 2
 
 /* The change kinds, in report order, NULL-terminated: "class", "point_added", "point_removed", "partition",
  * "boundary", "timing". */

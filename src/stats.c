@@ -11,6 +11,11 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+void ea_sort_doubles(double *x, size_t n)
+{
+    qsort(x, n, sizeof *x, cmp_double);
+}
+
 double ea_quantile_sorted(const double *x, size_t n, double p)
 {
     double h, frac;
@@ -45,7 +50,7 @@ int ea_stats_compute(const double *samples, size_t n, ea_stats *out, ea_error *e
     if (!x)
         return ea_fail(err, "stats: out of memory copying %zu samples", n);
     memcpy(x, samples, n * sizeof *x);
-    qsort(x, n, sizeof *x, cmp_double);
+    ea_sort_doubles(x, n);
     out->count = n;
     out->min = x[0];
     out->max = x[n - 1];

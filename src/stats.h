@@ -29,4 +29,7 @@ int ea_stats_compute(const double *samples, size_t n, ea_stats *out, ea_error *e
 }
 #endif
 
+/* Sorts x ascending in place (finite values). */
+void ea_sort_doubles(double *x, size_t n);
+
 #endif

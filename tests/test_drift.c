@@ -97,6 +97,21 @@ Test(drift, the_clock_step_widens_the_tolerance)
     cr_assert_eq(ea_drift_judge(&a, &b, &rule).status, EA_DRIFT_SLOWER);
 }
 
+/* A step of 6% of the median with quiet samples: margin and step pass the 8% limit, so a 10% move could
+ * hide inside the tolerance; the rule says NOISY ("step") instead of SAME. */
+Test(drift, a_step_that_would_hide_a_ten_percent_move_is_noisy)
+{
+    ea_drift_rule rule = ea_drift_default_rule(0);
+    ea_drift_time a = t(1.0, 0.01), b = t(1.10, 0.01);
+    a.samples = b.samples = 100;
+    a.resolution = b.resolution = 0.06;
+    ea_drift d = ea_drift_judge(&a, &b, &rule);
+    cr_assert_eq(d.status, EA_DRIFT_NOISY, "tolerance %g", d.tolerance);
+    cr_assert_str_eq(d.noisy, "step");
+    a.resolution = b.resolution = 0.029; /* 2.9%: margin + step within the limit, the move caught */
+    cr_assert_eq(ea_drift_judge(&a, &b, &rule).status, EA_DRIFT_SLOWER);
+}
+
 Test(drift, margin_argument_and_default)
 {
     cr_assert_eq(ea_drift_default_rule(0).margin, EA_DRIFT_MARGIN);

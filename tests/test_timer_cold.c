@@ -71,6 +71,23 @@ Test(timer_cold, spans_of_the_last_calls_without_the_flush)
     ea_timing_free(&t);
 }
 
+/* Stamps round to whole ns: samples one step apart read 31, 32 or 33 ns apart on the H200. The step is
+ * the distance between distinct values, not the 1 ns of rounding between near-equal ones. */
+Test(timer_cold, the_clock_step_ignores_rounding_of_a_ns)
+{
+    trace tr;
+    ea_timing t = {0};
+    ea_error err = {{0}};
+    setup(&tr, 4);
+    uint64_t span0 = tr.r[3].end_ns - tr.r[0].end_ns;
+    const uint64_t add[] = {1, 32, 33}; /* calls 1-3: the first call's span + 1, 32 and 33 ns */
+    for (int c = 1; c < 4; c++)
+        tr.r[4 * c + 3].end_ns = tr.r[4 * c].end_ns + span0 + add[c - 1];
+    cr_assert_eq(ea_timer_reduce_cold(&tr.list, FLUSH, 4, &t, &err), 0, "%s", err.msg);
+    cr_assert_float_eq(t.resolution_us, 0.032, 1e-9, "from the first value of each cluster: %g", t.resolution_us);
+    ea_timing_free(&t);
+}
+
 /* The clock step is the smallest distance between two distinct samples, whatever their order; records
  * far apart in one replay say nothing of it; samples that all agree show none (0). */
 Test(timer_cold, the_clock_step_is_the_smallest_distance_between_samples)

@@ -57,26 +57,29 @@ static int differs(const ea_kernel_list *l, size_t call, size_t from, size_t to,
     return named_fail(err, call, to - from, ref_end - ref, "has an extra", l->kernels[i].name, in_call, in_ref);
 }
 
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
+/* Two samples closer than this are one value: the stamps round to whole ns, so spans of one clock
+ * step read 31, 32 or 33 ns on the H200. */
+#define SAME_VALUE_NS 4.0
 
-/* The device clock's step in us: the smallest positive distance between two distinct samples. A
- * sample is the distance of two stamps, so samples differ by whole steps (31-32 ns on the H200, a few
- * percent of a 2 us scope); the distance between two stamps of one replay is not one (the records
- * lie microseconds apart). Samples that all agree show no step: 0, which widens no tolerance. */
+/* The device clock's step in us: the smallest distance between two distinct sample values, values
+ * within SAME_VALUE_NS of the previous distinct one counting as that one. A sample is the distance
+ * of two stamps, so samples differ by whole steps (about 32 ns on the H200, a few percent of a 2 us
+ * scope); the distance between two stamps of one replay is not one (records lie microseconds apart).
+ * Samples that all agree show no step: 0, which widens no tolerance. */
 static double clock_step_us(const double *samples, int r)
 {
-    double *v = malloc((size_t)r * sizeof *v), step = 0;
+    double *v = malloc((size_t)r * sizeof *v), step = 0, last;
     if (!v)
         return 0;
     memcpy(v, samples, (size_t)r * sizeof *v);
-    qsort(v, (size_t)r, sizeof *v, by_value);
+    ea_sort_doubles(v, (size_t)r);
+    last = v[0];
     for (int i = 1; i < r; i++)
-        if (v[i] > v[i - 1] && (step == 0 || v[i] - v[i - 1] < step))
-            step = v[i] - v[i - 1];
+        if (v[i] - last > SAME_VALUE_NS / 1000.0) {
+            if (step == 0 || v[i] - last < step)
+                step = v[i] - last;
+            last = v[i];
+        }
     free(v);
     return step;
 }
