@@ -38,8 +38,12 @@ void ea_result_fractions(cJSON *result, size_t l2_bytes)
                                       "it bounds"
                                     : "the scope's bytes fit in L2 and the replays are warm: the copy-bandwidth floor "
                                       "is a reference, not a bound (a fraction above 1 is possible)");
+    else
+        cJSON_DeleteItemFromObjectCaseSensitive(fl, "note");
     if (!isnan(cur) && orc > 0)
         set_number(result, "speedup", cur / orc);
+    else
+        cJSON_DeleteItemFromObjectCaseSensitive(result, "speedup");
     if (cold && cur_cold > 0)
         set_number(result, "speedup_cold", cur_cold / orc_cold);
     else
@@ -49,5 +53,9 @@ void ea_result_fractions(cJSON *result, size_t l2_bytes)
         set_number(result, "floor_fraction", floor_us / basis);
         set_number(result, "bandwidth_fraction", bytes / (basis * 1e-6) / bw);
         set_string(result, "fraction_basis", cold ? "time_cold" : "time");
+    } else {
+        cJSON_DeleteItemFromObjectCaseSensitive(result, "floor_fraction");
+        cJSON_DeleteItemFromObjectCaseSensitive(result, "bandwidth_fraction");
+        cJSON_DeleteItemFromObjectCaseSensitive(result, "fraction_basis");
     }
 }

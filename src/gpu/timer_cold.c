@@ -61,26 +61,29 @@ static int differs(const ea_kernel_list *l, size_t call, size_t from, size_t to,
  * step read 31, 32 or 33 ns on the H200. */
 #define SAME_VALUE_NS 4.0
 
-/* The device clock's step in us: the smallest distance between two distinct sample values, values
- * within SAME_VALUE_NS of the previous distinct one counting as that one. A sample is the distance
+/* The device clock's step in us: the median distance between neighbouring distinct sample values,
+ * values within SAME_VALUE_NS of the first of a group counting as one value. A sample is the distance
  * of two stamps, so samples differ by whole steps (about 32 ns on the H200, a few percent of a 2 us
- * scope); the distance between two stamps of one replay is not one (records lie microseconds apart).
- * Samples that all agree show no step: 0, which widens no tolerance. */
+ * scope; the median, not the smallest, of those distances, since rounding makes one step read 31-33
+ * ns). Neighbours more than one step apart occur where samples are sparse; the median keeps them out
+ * while most neighbours are one step apart. Samples that all agree show no step: 0, which widens no
+ * tolerance. */
 static double clock_step_us(const double *samples, int r)
 {
-    double *v = malloc((size_t)r * sizeof *v), step = 0, last;
-    if (!v)
-        return 0;
-    memcpy(v, samples, (size_t)r * sizeof *v);
-    ea_sort_doubles(v, (size_t)r);
-    last = v[0];
-    for (int i = 1; i < r; i++)
-        if (v[i] - last > SAME_VALUE_NS / 1000.0) {
-            if (step == 0 || v[i] - last < step)
-                step = v[i] - last;
-            last = v[i];
-        }
+    double *v = malloc((size_t)r * sizeof *v), *gap = malloc((size_t)r * sizeof *gap), step = 0, first;
+    size_t n = 0;
+    if (v && gap) {
+        memcpy(v, samples, (size_t)r * sizeof *v);
+        ea_sort_doubles(v, (size_t)r);
+        first = v[0];
+        for (int i = 1; i < r; i++)
+            if (v[i] - first > SAME_VALUE_NS / 1000.0)
+                gap[n++] = v[i] - first, first = v[i];
+        ea_sort_doubles(gap, n);
+        step = n ? gap[n / 2] : 0;
+    }
     free(v);
+    free(gap);
     return step;
 }
 
