@@ -233,6 +233,11 @@ static int cmd_price(int argc, char **argv)
             fprintf(stderr, "extern-audit golden price: %s: unpriced: %s\n", ej_str(e, "scope"), ej_str(e, "unpriced"));
             rc = 1;
         }
+    if (!cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "scopes"))) {
+        fprintf(stderr, "extern-audit golden price: %s: no scope was captured under the lowering \"%s\": nothing to "
+                        "price\n", o.args[0], ej_str(doc, "lowering") ? ej_str(doc, "lowering") : "?");
+        rc = 1;
+    }
     cJSON_Delete(doc);
     return rc;
 }

@@ -153,6 +153,24 @@ Test(candidate, a_scope_without_todays_partition_is_unpriced_and_hides_no_other)
     cli_run_free(&run);
 }
 
+/* A stage in which no capture was made under its lowering prices nothing: that is a failure, not an empty
+ * table with exit 0. */
+Test(candidate, a_stage_with_no_capture_under_its_lowering_fails)
+{
+    const char *stage = stage_copy(test_tmpdir());
+    char dir[4400];
+    snprintf(dir, sizeof dir, "%s/captures/" XL, stage);
+    cJSON *cap = target_load(dir, "capture.json");
+    cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(cap, "lowering"), "name",
+                                           cJSON_CreateString("another_lowering"));
+    target_save(dir, "capture.json", cap);
+    cli_run run = test_cli("golden", "price", stage, NULL);
+    cr_expect_eq(run.status, 1, "%s", run.err);
+    cr_expect(strstr(run.err, "no scope was captured under the lowering \"index_add_bf16_atomic\"") != NULL, "%s",
+              run.err);
+    cli_run_free(&run);
+}
+
 Test(candidate, a_scope_without_a_base_result_is_unpriced)
 {
     cJSON *b = cJSON_Duplicate(baselines.root, 1);
