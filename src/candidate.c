@@ -11,14 +11,15 @@
 #include "json.h"
 #include "path.h"
 #include "replay_file.h"
-#include "rollup_impl.h"
+#include "rollup.h"
 
 static void number_or_null(cJSON *o, const char *key, double v)
 {
     cJSON_AddItemToObject(o, key, isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull());
 }
 
-/* <stage>/replay.json validated, or NULL when the stage has none (a stage stopped before its replay step). */
+/* <stage>/replay.json validated into doc, doc->root NULL when the stage has none (a stage stopped before its
+ * replay step). */
 static int load_replay(const char *dir, ej_doc *doc, ea_error *err)
 {
     char path[4200];

@@ -81,8 +81,12 @@ static int row(ej_val r, ea_error *err)
         snprintf(got, sizeof got, "\"%.100s\"", scope);
         return ej_bad_field(r, "scope", "a capture's scope id (a folder name under captures/)", got, err);
     }
-    if (!strcmp(verdict, EA_REPLAY_NOT_REPLAYABLE)) /* nothing else was measured: no other key may be there */
-        return cJSON_GetArraySize(r.v) == 2 ? 0 : ej_bad_field(r, "outputs", "nothing but scope and verdict", "more", err);
+    if (!strcmp(verdict, EA_REPLAY_NOT_REPLAYABLE)) { /* nothing else was measured: no other key may be there */
+        const cJSON *k;
+        cJSON_ArrayForEach(k, r.v) if (strcmp(k->string, "scope") && strcmp(k->string, "verdict"))
+            return ej_bad_field(r, k->string, "nothing but scope and verdict in a row not replayed", "a value", err);
+        return 0;
+    }
     if (ej_get_int_min(r, "outputs", 1, &outputs, err) || ej_get_int_min(r, "outputs_matching", 0, &matching, err) ||
         ej_get_bool(r, "kernels_match", &match, err) || ej_field(r, "kernels", 1, &f, err) || ej_array(f, &n, err))
         return -1;

@@ -267,7 +267,8 @@ static cJSON *candidates(const ea_rollup_inputs *in)
             priced++;
             unprofitable += !strcmp(ej_str(e, "label"), "measured, not profitable");
             aten += occ * ej_num(e, "aten_us");
-            cand += occ * ej_num(e, "candidate_us");
+            /* a slower candidate leaves today's path in place, as the after-candidate column does */
+            cand += occ * fmin(ej_num(e, "candidate_us"), ej_num(e, "aten_us"));
             oracle += occ * ej_num(e, "oracle_us");
         }
         if (k < sizeof note)

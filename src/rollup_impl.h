@@ -8,9 +8,5 @@
 cJSON *ea_rollup_rows(const ea_rollup_inputs *in);
 int ea_rollup_fallback_class(const char *cls); /* conditional_fallback, true_fallback */
 int ea_rollup_lowered_class(const char *cls);  /* lowered, conditional_lowered */
-/* The baselines result a scope is priced from (one whose scope_ids hold it and whose configuration is
- * the capture's, preferring one that passed), or NULL; its fastest faithful oracle that passed, or NaN. */
-const cJSON *ea_rollup_result_for(const cJSON *baselines, const char *scope);
-double ea_rollup_oracle_us(const cJSON *result);
 
 #endif

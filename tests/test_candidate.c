@@ -184,17 +184,17 @@ Test(candidate, a_scope_without_a_base_result_is_unpriced)
 Test(candidate, the_replay_of_the_stage_is_its_witness_and_is_read_strictly)
 {
     const char *stage = stage_copy(test_tmpdir());
-    test_write(stage, "replay.json",
+    free(test_write(stage, "replay.json",
                "[{\"scope\": \"" XL "\", \"verdict\": \"output mismatch\", \"outputs\": 5, \"outputs_matching\": 3,"
                " \"mismatch\": \"out2\", \"replay_us\": {\"median\": 1090.0, \"q1\": 1089.0, \"q3\": 1091.0,"
                " \"samples\": 30, \"policy\": \"warm\"}, \"torch_compiled_us\": 1090, \"ratio\": 1,"
-               " \"kernels_match\": true, \"kernels\": []}]");
+               " \"kernels_match\": true, \"kernels\": []}]"));
     cJSON *doc = price(stage, baselines.root);
     const cJSON *w = cJSON_GetObjectItemCaseSensitive(scope_entry(doc, XL), "replay");
     cr_expect_str_eq(ej_str(w, "verdict"), "output mismatch");
     cr_expect_float_eq(ej_num(w, "replay_us"), 1090.0, 1e-12);
     cJSON_Delete(doc);
-    test_write(stage, "replay.json", "[{\"scope\": \"" XL "\", \"verdict\": \"fine\"}]");
+    free(test_write(stage, "replay.json", "[{\"scope\": \"" XL "\", \"verdict\": \"fine\"}]"));
     ea_error err;
     cr_expect_eq(ea_candidate_price(stage, &base, baselines.root, &doc, &err), -1);
     cr_expect(strstr(err.msg, "replay.json $[0].verdict") != NULL, "%s", err.msg);

@@ -113,6 +113,8 @@ Test(replay_file, shape_and_keys)
     refused(mutated("\"verdict\": \"ok\"", "\"verdict\": \"great\""), "$[0].verdict: expected one of the replay's verdicts");
     refused("[{\"scope\": \"c\", \"verdict\": \"" EA_REPLAY_NOT_REPLAYABLE "\", \"outputs\": 1}]",
             "$[0].outputs: expected nothing but scope and verdict");
+    refused("[{\"scope\": \"c\", \"verdict\": \"" EA_REPLAY_NOT_REPLAYABLE "\", \"ratio\": 1}]",
+            "$[0].ratio: expected nothing but scope and verdict"); /* the extra key is the one named */
 }
 
 /* OK_ROW with one text replaced, and the message its refusal must hold. */

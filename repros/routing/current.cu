@@ -3,8 +3,8 @@
  * RangeFactories.cu (arange), SummaryOps.cu and CUDAApplyUtils.cuh (histc) and the fill of at::zeros
  * (kernels.h says which path of each and why).
  * histc: SummaryOps.cu for torch 2.11.0 (the target's "torch"). The v2.11.0 tag of pytorch/pytorch could
- * not be read here (its snapshot, 4,062,013,440 bytes, is over the fetch limit of 524,288,000, and the
- * index holds SummaryOps.cu at no commit of torch 2.11's 70d99e998b49); the code was read at cyyever/pytorch
+ * not be read here (the repository's snapshot is too large to fetch, and no stored copy of SummaryOps.cu is at
+ * torch 2.11's commit 70d99e998b49); the code was read at cyyever/pytorch
  * 0d188885a9a2 (a fork tracking main), whose histogram code matches the other recent copy in the index:
  * line 20 RATIO_OF_GMEM_ATOMIC_ADD_TO_SMEM_ATOMIC_ADD 8, line 29 enum {SHARED, GLOBAL} (no MULTI_BLOCK),
  * lines 62-124 kernelHistogram1D, lines 190-215 CUDA_tensor_histogram's launch: getApplyBlock (512),
