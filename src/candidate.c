@@ -13,11 +13,6 @@
 #include "replay_file.h"
 #include "rollup.h"
 
-static void number_or_null(cJSON *o, const char *key, double v)
-{
-    cJSON_AddItemToObject(o, key, isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull());
-}
-
 /* <stage>/replay.json validated into doc, doc->root NULL when the stage has none (a stage stopped before its
  * replay step). */
 static int load_replay(const char *dir, ej_doc *doc, ea_error *err)
@@ -42,8 +37,8 @@ static cJSON *replay_witness(const cJSON *replay, const char *scope)
         if (!strcmp(ej_str(r, "scope"), scope)) {
             cJSON *w = cJSON_CreateObject();
             cJSON_AddStringToObject(w, "verdict", ej_str(r, "verdict"));
-            number_or_null(w, "replay_us", ej_num(cJSON_GetObjectItemCaseSensitive(r, "replay_us"), "median"));
-            number_or_null(w, "ratio", ej_num(r, "ratio"));
+            ej_add_number_or_null(w, "replay_us", ej_num(cJSON_GetObjectItemCaseSensitive(r, "replay_us"), "median"));
+            ej_add_number_or_null(w, "ratio", ej_num(r, "ratio"));
             return w;
         }
     return cJSON_CreateNull();
@@ -89,18 +84,18 @@ static cJSON *price_scope(const ea_capture *c, const char *lowering, const cJSON
     else if (!why && !isfinite(aten))
         why = "the base result has no faithful current path";
     cJSON *part = cJSON_AddObjectToObject(e, "partition");
-    number_or_null(part, "with_us", with);
-    number_or_null(part, "without_us", without);
-    number_or_null(part, "saving_us", why ? NAN : saving);
-    number_or_null(e, "aten_us", aten);
-    number_or_null(e, "aten_fabricated_us", fab);
-    number_or_null(e, "candidate_us", why ? NAN : cand);
+    ej_add_number_or_null(part, "with_us", with);
+    ej_add_number_or_null(part, "without_us", without);
+    ej_add_number_or_null(part, "saving_us", why ? NAN : saving);
+    ej_add_number_or_null(e, "aten_us", aten);
+    ej_add_number_or_null(e, "aten_fabricated_us", fab);
+    ej_add_number_or_null(e, "candidate_us", why ? NAN : cand);
     cJSON_AddNullToObject(e, "candidate_fabricated_us");
     cJSON_AddStringToObject(e, "fabricated_note", "the stage captures the faithful inputs only: the pipeline's "
                                                   "fabricated index was not compiled with the candidate");
-    number_or_null(e, "oracle_us", oracle);
-    number_or_null(e, "floor_us", floor_us);
-    number_or_null(e, "recovered", why || !(aten > oracle) ? NAN : recovered);
+    ej_add_number_or_null(e, "oracle_us", oracle);
+    ej_add_number_or_null(e, "floor_us", floor_us);
+    ej_add_number_or_null(e, "recovered", why || !(aten > oracle) ? NAN : recovered);
     cJSON_AddItemToObject(e, "replay", replay ? replay_witness(replay, c->scope) : cJSON_CreateNull());
     if (why) {
         cJSON_AddStringToObject(e, "label", "unpriced");

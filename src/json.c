@@ -531,6 +531,11 @@ double ej_num(const cJSON *obj, const char *key)
     return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
+void ej_add_number_or_null(cJSON *obj, const char *key, double v)
+{
+    cJSON_AddItemToObject(obj, key, isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull());
+}
+
 int ea_make_dirs(const char *dir, ea_error *err)
 {
     char path[4096];

@@ -78,6 +78,8 @@ int ej_bad_field(ej_val obj, const char *key, const char *what, const char *got,
  * (NaN) when it is absent or of another type. */
 const char *ej_str(const cJSON *obj, const char *key);
 double ej_num(const cJSON *obj, const char *key);
+/* Adds key: v, or key: null when v is not finite (NaN: nothing measured). */
+void ej_add_number_or_null(cJSON *obj, const char *key, double v);
 
 /* Reorder an array's items by cmp (qsort semantics over the items). */
 void ej_sort(cJSON *arr, int (*cmp)(const cJSON *a, const cJSON *b));

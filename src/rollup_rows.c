@@ -128,11 +128,6 @@ double ea_rollup_oracle_us(const cJSON *r)
     return best;
 }
 
-static void number_or_null(cJSON *o, const char *key, double v)
-{
-    cJSON_AddItemToObject(o, key, isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull());
-}
-
 static const char *bucket_of(const char *cls)
 {
     if (ea_rollup_lowered_class(cls))
@@ -152,17 +147,17 @@ static void price(const ea_rollup_inputs *in, const occ *c, cJSON *row)
     const ea_torch_op *t = ea_torch_ops_find(&in->ops, c->point);
     double cur = r ? ea_path_median(ea_path_named(r, "current", "faithful")) : NAN;
     double fab = r ? ea_path_median(ea_path_named(r, "current", "fabricated")) : NAN;
-    number_or_null(pc, "current_us", cur);
-    number_or_null(pc, "fabricated_us", fab);
-    number_or_null(pc, "oracle_us", r ? ea_rollup_oracle_us(r) : NAN);
+    ej_add_number_or_null(pc, "current_us", cur);
+    ej_add_number_or_null(pc, "fabricated_us", fab);
+    ej_add_number_or_null(pc, "oracle_us", r ? ea_rollup_oracle_us(r) : NAN);
     const char *lowering = NULL;
-    number_or_null(pc, "candidate_us", ea_candidates_best(in->candidates, c->scope, &lowering));
+    ej_add_number_or_null(pc, "candidate_us", ea_candidates_best(in->candidates, c->scope, &lowering));
     cJSON_AddItemToObject(row, "candidate", lowering ? cJSON_CreateString(lowering) : cJSON_CreateNull());
     /* beside our replay of the captured partition, torch.compile's own time of it (the capture's) */
-    number_or_null(pc, "torch_compiled_us", r ? ej_num(cJSON_GetObjectItemCaseSensitive(r, "fidelity"), "torch_compiled_us") : NAN);
-    number_or_null(pc, "torch_faithful_us", t && t->faithful.timed ? t->faithful.median_us : NAN);
-    number_or_null(pc, "pipeline_min_us", t && t->pipeline.timed ? t->pipeline.min_us : NAN);
-    number_or_null(pc, "pipeline_steady_us", t && t->pipeline.timed ? t->pipeline.steady_us : NAN);
+    ej_add_number_or_null(pc, "torch_compiled_us", r ? ej_num(cJSON_GetObjectItemCaseSensitive(r, "fidelity"), "torch_compiled_us") : NAN);
+    ej_add_number_or_null(pc, "torch_faithful_us", t && t->faithful.timed ? t->faithful.median_us : NAN);
+    ej_add_number_or_null(pc, "pipeline_min_us", t && t->pipeline.timed ? t->pipeline.min_us : NAN);
+    ej_add_number_or_null(pc, "pipeline_steady_us", t && t->pipeline.timed ? t->pipeline.steady_us : NAN);
     const char *verdict = r ? ej_str(r, "verdict") : NULL;
     cJSON_AddItemToObject(row, "verdict", verdict ? cJSON_CreateString(verdict) : cJSON_CreateNull());
     const char *label = r ? ej_str(r, "class") : NULL;
@@ -241,24 +236,24 @@ static void totals(cJSON *row)
 #undef PC
     cJSON *us = cJSON_AddObjectToObject(row, "us");
     double after = priced ? n * cur : shared ? 0 : NAN;
-    number_or_null(us, "after", after);
+    ej_add_number_or_null(us, "after", after);
     /* a candidate slower than today's path would not land: the row keeps today's time */
-    number_or_null(us, "after_candidate", priced && isfinite(cand) && cand < cur ? n * cand : after);
-    number_or_null(us, "fabricated", priced ? n * fab : NAN);
-    number_or_null(us, "oracle", priced ? n * orc : shared ? 0 : NAN);
+    ej_add_number_or_null(us, "after_candidate", priced && isfinite(cand) && cand < cur ? n * cand : after);
+    ej_add_number_or_null(us, "fabricated", priced ? n * fab : NAN);
+    ej_add_number_or_null(us, "oracle", priced ? n * orc : shared ? 0 : NAN);
     /* a family's "no material headroom" verdict and an oracle no faster both carry zero */
     double head = priced && isfinite(orc) ? n * (cur > orc ? cur - orc : 0) : shared ? 0 : NAN;
     if (priced && verdict && !strncmp(verdict, "measured, no material headroom", 30))
         head = 0;
-    number_or_null(us, "headroom", head);
-    number_or_null(us, "fabricated_over_faithful", priced && isfinite(fab) ? n * (fab - cur) : NAN);
+    ej_add_number_or_null(us, "headroom", head);
+    ej_add_number_or_null(us, "fabricated_over_faithful", priced && isfinite(fab) ? n * (fab - cur) : NAN);
     /* the pipeline's price and the gap to the faithful in-scope price, term by term (they add up) */
     cJSON *gap = cJSON_AddObjectToObject(row, "gap");
     int have = isfinite(pmin) && isfinite(steady) && isfinite(after);
-    number_or_null(gap, "pipeline", have ? n * pmin : NAN);
-    number_or_null(gap, "lone_op_launch", have ? n * (pmin - steady) : NAN);
-    number_or_null(gap, "fabricated_contention", have && isfinite(tf) ? n * (steady - tf) : NAN);
-    number_or_null(gap, "scope", have ? (isfinite(tf) ? n * tf : n * steady) - after : NAN);
+    ej_add_number_or_null(gap, "pipeline", have ? n * pmin : NAN);
+    ej_add_number_or_null(gap, "lone_op_launch", have ? n * (pmin - steady) : NAN);
+    ej_add_number_or_null(gap, "fabricated_contention", have && isfinite(tf) ? n * (steady - tf) : NAN);
+    ej_add_number_or_null(gap, "scope", have ? (isfinite(tf) ? n * tf : n * steady) - after : NAN);
 }
 
 cJSON *ea_rollup_rows(const ea_rollup_inputs *in)

@@ -44,7 +44,8 @@ def input_spec(node, specs):
 
 def strip_order_keeping(node):
     """The first node up the chain that is not an order-keeping view, clone or cast of one tensor
-    (a cast keeps integer values only when it does not narrow: callers check the dtype they need)."""
+    (a cast keeps integer values only when it does not narrow: callers check the dtype they need, as
+    routing_counting_sort's holds() does)."""
     while node.op == "call_function" and target_name(node) in ORDER_KEEPING:
         node = node.args[0]
     return node

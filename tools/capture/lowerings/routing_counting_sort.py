@@ -45,6 +45,12 @@ def key_range(node, specs=None):
     return experts if isinstance(experts, int) and 1 <= experts <= MAX_KEYS else None
 
 
+def holds(dtype, value):
+    """Whether an integer dtype of dtype.itemsize bytes holds value as a signed integer: a narrowing cast
+    on the way from the expert ids (strip_order_keeping looks through casts) could have wrapped them."""
+    return value <= 2 ** (8 * dtype.itemsize - 1) - 1
+
+
 def sort_args(node):
     """(dim, descending) of a sort node in either overload; stable's are keyword-only."""
     name = _graph.target_name(node)
@@ -95,7 +101,7 @@ def rewrite(graph, specs):
         val = x.meta.get("example_value")
         experts = key_range(x, specs)
         if descending or experts is None or val is None or val.dim() != 1 or dim not in (0, -1) \
-                or val.dtype.is_floating_point:
+                or val.dtype.is_floating_point or not holds(val.dtype, experts - 1):
             continue
         _graph.replace(graph, node, counting_sort, (x, experts))
         count += 1

@@ -201,9 +201,9 @@ class TestGoldenScopes(unittest.TestCase):
 class FakeValue:
     """node.meta["example_value"]'s surface the passes read."""
 
-    def __init__(self, shape, floating):
+    def __init__(self, shape, floating, itemsize=8):
         self.shape = shape
-        self.dtype = type("dtype", (), {"is_floating_point": floating})()
+        self.dtype = type("dtype", (), {"is_floating_point": floating, "itemsize": itemsize})()
 
     def dim(self):
         return len(self.shape)
@@ -281,6 +281,12 @@ class TestRewriteOnFakeGraphs(unittest.TestCase):
         self.assertEqual(op.replaced_by.args, (ids, 32))
         down = self.fake(call("aten.sort.default", ids, -1, True))           # descending: kept
         self.assertEqual(csort.rewrite(FakeGraph([ids, down]), specs), 0)
+        narrow = self.fake(call("aten.reshape.default", Node("placeholder", name="l_tensors_0_"), [-1]),
+                           FakeValue([4000], False, itemsize=1))
+        wide = [{"name": "in0", "sizes": [1000, 4], "values": {"generator": "topk_ids", "experts": 256}}]
+        kept = self.fake(call("aten.sort.default", narrow))                   # int8 cannot hold id 255: kept
+        self.assertEqual(csort.rewrite(FakeGraph([narrow, kept]), wide), 0)
+        self.assertTrue(csort.holds(narrow.meta["example_value"].dtype, 127))
 
 
 if __name__ == "__main__":
