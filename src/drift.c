@@ -28,8 +28,8 @@ ea_drift ea_drift_judge(const ea_drift_time *stored, const ea_drift_time *fresh,
         d.noisy = "samples";
     else if (!(d.noise <= rule->limit)) /* a NaN spread is too wide too */
         d.noisy = nn >= ns ? "new" : "stored";
-    else if (rule->margin < rule->limit && rule->margin + step > rule->limit)
-        d.noisy = "step"; /* the margin and one step already pass the limit: a move of it would hide */
+    else if (rule->margin < EA_DRIFT_CATCH && rule->margin + step >= EA_DRIFT_CATCH)
+        d.noisy = "step"; /* a move the gate exists to catch could hide in the margin and one step */
     if (d.noisy)
         d.status = EA_DRIFT_NOISY;
     else if (d.change > d.tolerance)

@@ -5,10 +5,10 @@
  *   (resolution / median: a median of stamped samples is known no closer than a step);
  *   tolerance = max(margin, notches) + step.
  * - NOISY when noise > limit (the medians are too uncertain for the gate to catch a move of `limit`;
- *   the side with the wider notch is named), when margin + step > limit for a margin under the limit
- *   ("step": the clock is too coarse for the median; measuring again cannot help), or when either
- *   side has fewer than min_samples samples. So a judged tolerance stays within the limit, unless a
- *   path's own margin is wider (a reviewer's choice);
+ *   the side with the wider notch is named), when margin + step reaches EA_DRIFT_CATCH for a margin
+ *   under it ("step": the clock is too coarse for the median; measuring again cannot help), or when
+ *   either side has fewer than min_samples samples. So a judged tolerance stays below EA_DRIFT_CATCH,
+ *   unless a path's own margin is wider (a reviewer's choice);
  *   else SAME when |change| <= tolerance, SLOWER above it, FASTER below -tolerance.
  * - ea_drift_judge is pure arithmetic; ea_drift_time_read takes a "time" object of a baselines path
  *   and refuses a median that is not positive and finite, quartiles that do not bracket it, or a
@@ -30,7 +30,9 @@
  * H200 (a device clock step, about 32 ns, is 1-3% of it), yet 100 of them place the median within
  * 1-2.5%. */
 #define EA_DRIFT_NOTCH_K 1.57
-/* A judged tolerance stays within this, below the 10% move the gate exists to catch (NOISY above). */
+/* The move the gate exists to catch: no judged tolerance reaches it. */
+#define EA_DRIFT_CATCH 0.10
+/* The most noise (notches and step) a judged entry may carry, below EA_DRIFT_CATCH (NOISY above). */
 #define EA_DRIFT_LIMIT 0.08
 #define EA_DRIFT_MIN_SAMPLES 5
 

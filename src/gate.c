@@ -137,7 +137,7 @@ static void judge(gate *g, const cJSON *r, int k, const cJSON *sp, const cJSON *
     else if (d.status == EA_DRIFT_NOISY)
         snprintf(detail + n, sizeof detail - (size_t)n, "; too noisy to decide (%s%s)", d.noisy,
                  !strcmp(d.noisy, "samples") ? ": too few samples"
-                 : !strcmp(d.noisy, "step")  ? ": the margin and the clock step pass the rule's limit"
+                 : !strcmp(d.noisy, "step")  ? ": the margin and the clock step reach the 10% move the gate catches"
                                              : " median's notch takes the noise past the rule's limit");
     cJSON *e = add_entry(g, ea_drift_status_names[d.status], r, k, sp, timing, at, detail);
     cJSON_AddNumberToObject(e, "stored_us", ts.median);

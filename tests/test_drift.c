@@ -97,8 +97,8 @@ Test(drift, the_clock_step_widens_the_tolerance)
     cr_assert_eq(ea_drift_judge(&a, &b, &rule).status, EA_DRIFT_SLOWER);
 }
 
-/* A step of 6% of the median with quiet samples: margin and step pass the 8% limit, so a 10% move could
- * hide inside the tolerance; the rule says NOISY ("step") instead of SAME. */
+/* A step of 6% of the median with quiet samples: margin and step reach 10%, so a 10% move could hide
+ * inside the tolerance; the rule says NOISY ("step") instead of SAME. */
 Test(drift, a_step_that_would_hide_a_ten_percent_move_is_noisy)
 {
     ea_drift_rule rule = ea_drift_default_rule(0);
@@ -108,7 +108,9 @@ Test(drift, a_step_that_would_hide_a_ten_percent_move_is_noisy)
     ea_drift d = ea_drift_judge(&a, &b, &rule);
     cr_assert_eq(d.status, EA_DRIFT_NOISY, "tolerance %g", d.tolerance);
     cr_assert_str_eq(d.noisy, "step");
-    a.resolution = b.resolution = 0.029; /* 2.9%: margin + step within the limit, the move caught */
+    a.resolution = b.resolution = 0.049; /* 4.9%: margin + step under 10%, the move caught */
+    cr_assert_eq(ea_drift_judge(&a, &b, &rule).status, EA_DRIFT_SLOWER);
+    b.median = 1.0 * (1 + EA_DRIFT_CATCH - 1e-9); /* just under 10%: still caught */
     cr_assert_eq(ea_drift_judge(&a, &b, &rule).status, EA_DRIFT_SLOWER);
 }
 
