@@ -242,7 +242,7 @@ static cJSON *current_path(const cat_scope *s, const ea_capture *cap, const cat_
     return j;
 }
 
-cJSON *cat_measure(const cat_scope *s, const ea_capture *cap, const cJSON *view, const ea_run_opts *o, ea_error *err)
+cJSON *cat_measure(const cat_scope *s, const ea_capture *cap, const cJSON *block, const ea_run_opts *o, ea_error *err)
 {
     const ea_capture_run *run = ea_capture_run_named(cap, "default");
     /* the capture's own calls per replay: the compiled time it recorded carries the same overhead share */
@@ -251,7 +251,9 @@ cJSON *cat_measure(const cat_scope *s, const ea_capture *cap, const cJSON *view,
     if (cat_plan_make(s, 1, &base, err))
         return NULL;
     cJSON *res = cJSON_CreateObject(), *paths, *v;
-    cJSON_AddItemToObject(res, "config", cat_config_json(s, &base, cap, view));
+    char note[1024];
+    cat_view_line(block, note, sizeof note);
+    cJSON_AddItemToObject(res, "config", cat_config_json(s, &base, cap, note));
     paths = cJSON_AddArrayToObject(res, "paths");
     if (!o->faithful) { /* no index, so no fabricated mode: nothing to run */
         cJSON_AddBoolToObject(res, "passed", 1);
@@ -348,9 +350,8 @@ cJSON *cat_measure(const cat_scope *s, const ea_capture *cap, const cJSON *view,
     if (!o->check_only) /* nothing timed, no speedup to state */
         cJSON_AddStringToObject(res, "verdict", text);
     v = cJSON_AddObjectToObject(res, "view");
-    const cJSON *blk = view ? cat_view_block(view, s) : NULL;
-    if (blk)
-        cJSON_AddItemToObject(v, "block", cJSON_Duplicate(blk, 1));
+    if (block)
+        cJSON_AddItemToObject(v, "block", cJSON_Duplicate(block, 1));
     cJSON *l = cJSON_AddObjectToObject(v, "launches");
     cJSON_AddNumberToObject(l, "current", run->nsteps);
     cJSON_AddNumberToObject(l, "oracle", 1);

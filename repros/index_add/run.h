@@ -25,8 +25,6 @@ extern "C" {
 #endif
 
 cJSON *ia_measure(const ia_scope *s, const ia_plan *p, const ea_run_opts *o, ea_error *err);
-/* The configuration block every result and plan carries: dim, index, producer, ATen's choice, oracle. */
-cJSON *ia_config_json(const ia_scope *s, const ia_plan *p);
 
 
 #ifdef __cplusplus
