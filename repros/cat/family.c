@@ -139,5 +139,5 @@ static cJSON *each(const ea_repro_family *f, const cJSON *point, const char *fil
 
 
 const ea_repro_family ea_family_cat = {
-    "cat", "aten.cat.default", cat_aliases, CAT_ALIASES, each, NULL,
+    "cat", "aten.cat.default", cat_aliases, CAT_ALIASES, each, NULL, EA_MODE_FAITHFUL, /* no index to fabricate */
 };
