@@ -344,6 +344,19 @@ int ea_path_judge_outcome(ea_path_outcome *out, double current_rel, int exact, i
     return out->passed = ea_path_judge(out->json, current_rel, exact, bound, out->failure, sizeof out->failure);
 }
 
+void ea_path_verdict(ea_path_outcome *out, const char *failure)
+{
+    cJSON *passed = cJSON_CreateBool(!failure);
+    if (cJSON_HasObjectItem(out->json, "passed"))
+        cJSON_ReplaceItemInObjectCaseSensitive(out->json, "passed", passed);
+    else
+        cJSON_AddItemToObject(out->json, "passed", passed);
+    if (failure)
+        cJSON_AddStringToObject(out->json, "failure", failure);
+    out->passed = !failure;
+    snprintf(out->failure, sizeof out->failure, "%s", failure ? failure : "");
+}
+
 static cJSON *candidate_entry(const ea_path_tuning *t, int v, const ea_path_outcome *o)
 {
     cJSON *c = cJSON_CreateObject();

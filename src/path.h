@@ -97,6 +97,9 @@ typedef struct {
 int ea_path_run(const ea_path_steps *s, const char *name, const char *mode, ea_path_outcome *out, ea_error *err);
 /* ea_path_judge of out->json into out->passed and out->failure; returns out->passed. */
 int ea_path_judge_outcome(ea_path_outcome *out, double current_rel, int exact, int bound);
+/* A family's own verdict: failure NULL passes; "passed" (replaced where the record has one already) and
+ * "failure" written into out->json, and set in out. */
+void ea_path_verdict(ea_path_outcome *out, const char *failure);
 
 /* The variants of one path a family tunes over. */
 typedef struct {

@@ -153,3 +153,21 @@ Test(path_tune, judge_outcome_carries_the_verdict_beside_the_record)
     cr_assert(out.passed && out.failure[0] == '\0' && !item(out.json, "failure"));
     cJSON_Delete(out.json);
 }
+
+Test(path_tune, a_family_verdict_replaces_the_judged_one_in_place)
+{
+    ea_path_outcome out = {.json = cJSON_Parse("{\"name\": \"current\", \"passed\": true, \"time\": {}}")};
+    ea_path_verdict(&out, "the checksum differs");
+    char *text = cJSON_PrintUnformatted(out.json);
+    cr_assert_str_eq(text, "{\"name\":\"current\",\"passed\":false,\"time\":{},\"failure\":\"the checksum differs\"}");
+    cJSON_free(text);
+    cr_assert(!out.passed);
+    cr_assert_str_eq(out.failure, "the checksum differs");
+    cJSON_Delete(out.json);
+
+    out = (ea_path_outcome){.json = cJSON_CreateObject()};
+    ea_path_verdict(&out, NULL);
+    cr_assert(out.passed && out.failure[0] == '\0' && cJSON_IsTrue(item(out.json, "passed")));
+    cr_assert_null(item(out.json, "failure"));
+    cJSON_Delete(out.json);
+}

@@ -189,12 +189,7 @@ static int oracle_path(dev *d, const ea_capture *cap, const ea_timer_config *tc,
         fail = "outputs differ after timing";
     else if (!d->y_same && !(r0->y_rel_l2 <= cur->y_rel_l2 * slack))
         fail = "less accurate than the current path";
-    out->passed = !fail;
-    cJSON_AddBoolToObject(out->json, "passed", !fail);
-    if (fail) {
-        cJSON_AddStringToObject(out->json, "failure", fail);
-        snprintf(out->failure, sizeof out->failure, "%s", fail);
-    }
+    ea_path_verdict(out, fail);
     return 0;
 }
 
@@ -271,13 +266,9 @@ static int current_path(const cat_scope *s, const ea_capture *cap, const cat_inp
                        : res->kernels.count && !res->kernels_match
                            ? "CUPTI saw other kernels than the captured functions"
                            : NULL;
-    cJSON_AddBoolToObject(j, "passed", !fail);
-    if (fail)
-        cJSON_AddStringToObject(j, "failure", fail);
+    ea_path_verdict(out, fail);
     out->median_us = check_only ? NAN : res->timing.per_call_us.median;
     out->check = as_check(&c);
-    out->passed = !fail;
-    snprintf(out->failure, sizeof out->failure, "%s", fail ? fail : "");
     return 0;
 }
 

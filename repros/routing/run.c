@@ -258,12 +258,8 @@ static int run_path(dev *d, int path, const host_set *ref, host_set *host, cJSON
                                  !ea_run_times_cold(o, d->family, d->s->point, name, "faithful")};
     if (ea_path_run(&steps, name, "faithful", out, err))
         return -1;
-    if (ea_path_judge_outcome(out, -1, 1, 0) && !d->sums_ok) {
-        cJSON_ReplaceItemInObject(out->json, "passed", cJSON_CreateFalse());
-        cJSON_AddStringToObject(out->json, "failure", d->why);
-        out->passed = 0;
-        snprintf(out->failure, sizeof out->failure, "%s", d->why);
-    }
+    if (ea_path_judge_outcome(out, -1, 1, 0) && !d->sums_ok)
+        ea_path_verdict(out, d->why);
     if (o->log)
         fprintf(o->log, "routing %s %s %s: %s %.2f us per call, %" PRId64 " mismatched, %" PRId64 " unwritten\n",
                 d->s->alias, form, dist, name, out->median_us, out->check.mismatched, out->check.unwritten);
