@@ -337,8 +337,9 @@ cJSON *cat_measure(const cat_scope *s, const ea_capture *cap, const cJSON *block
     if (!ok) {
         char cand_fail[512] = "";
         if (tuned.first_failed >= 0)
-            snprintf(cand_fail, sizeof cand_fail, "oracle %s unroll %d: %s", cat_variant_name(&plans[tuned.first_failed]),
-                     plans[tuned.first_failed].unroll, tuned.first_failure);
+            snprintf(cand_fail, sizeof cand_fail, "oracle %s unroll %d: %s",
+                     cat_variant_name(&plans[tuned.first_failed]), plans[tuned.first_failed].unroll,
+                     tuned.first_failure);
         cJSON_AddStringToObject(res, "failure", !cur.passed ? cur.failure : cand_fail);
     }
     char text[512];

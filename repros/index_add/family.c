@@ -71,5 +71,6 @@ static cJSON *each_config(const ea_repro_family *f, const cJSON *point, const ch
 }
 
 const ea_repro_family ea_family_index_add = {
-    "index_add", "aten.index_add.default", ia_aliases, IA_ALIASES, each_config, NULL, EA_MODE_FAITHFUL | EA_MODE_FABRICATED,
+    "index_add", "aten.index_add.default", ia_aliases, IA_ALIASES, each_config, NULL,
+    EA_MODE_FAITHFUL | EA_MODE_FABRICATED,
 };

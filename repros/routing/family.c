@@ -65,7 +65,8 @@ static cJSON *each_config(const ea_repro_family *family, const cJSON *point, con
 }
 
 const ea_repro_family ea_family_routing_histc = {
-    "routing_histc", "aten.histc.default", aliases, NALIASES, each_config, NULL, EA_MODE_FAITHFUL, /* no fabricated ids */
+    "routing_histc", "aten.histc.default", aliases, NALIASES, each_config, NULL,
+    EA_MODE_FAITHFUL, /* no fabricated ids */
 };
 
 const ea_repro_family ea_family_routing_cumsum = {
