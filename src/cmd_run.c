@@ -38,7 +38,8 @@ const char ea_usage_run[] =
     "  --scope NAME   all, a family (index_add, routing_histc, routing_cumsum, cumsum, cat), an alias (xlnet,\n"
     "                 routing, roberta-infer, ...), a point id or a scope id\n"
     "  --mode M       faithful (default): the indices the graphs build; fabricated: randint(0, 100) as the\n"
-    "                 attribution pipeline's replay draws them; both\n"
+    "                 attribution pipeline's replay draws them; both. A family runs the modes it declares\n"
+    "                 (only index_add has fabricated); a point with none of the asked ones is unsupported\n"
     "  --json         print the baselines document (docs/schema.md) instead of the table (with --plan the\n"
     "                 plans, with --check-only the check-only document)\n"
     "  --record FILE  write that document to FILE atomically (the target's: DIR/targets/NAME/baselines.json)\n"
@@ -166,19 +167,27 @@ typedef struct {
     const cJSON *classification;
 } annotations;
 
-/* The point's plan, or its refusal as an unsupported result (err: the family's reason), which the caller
- * reports so that one refused point hides no other. */
-static cJSON *plan_or_unsupported(const ea_scope_ref *r, const ea_run_opts *ro)
+static cJSON *unsupported(const ea_scope_ref *r, const char *why, FILE *log)
+{
+    if (log)
+        fprintf(log, "run: %s $.points[%d]: unsupported: %s\n", r->file, r->index, why);
+    cJSON *arr = cJSON_CreateArray();
+    cJSON_AddItemToArray(arr, ea_unsupported_result(r, why));
+    return arr;
+}
+
+/* The point's plan in the modes of ro its family declares (ea_repro_modes: ro becomes those), or its refusal
+ * as an unsupported result (the family's reason, or the modes it lacks), which the caller reports so that
+ * one refused point hides no other. *partly: some asked modes are not run. */
+static cJSON *plan_or_unsupported(const ea_scope_ref *r, ea_run_opts *ro, int *partly)
 {
     ea_error why;
+    ea_run_opts asked = *ro;
+    if (!ea_repro_modes(r->family, &asked, ro, why.msg, sizeof why.msg))
+        return unsupported(r, why.msg, ro->log);
+    *partly = why.msg[0] != '\0';
     cJSON *arr = r->family->points(r->family, r->point, r->file, r->index, ro, 0, &why);
-    if (arr)
-        return arr;
-    if (ro->log)
-        fprintf(ro->log, "run: %s $.points[%d]: unsupported: %s\n", r->file, r->index, why.msg);
-    arr = cJSON_CreateArray();
-    cJSON_AddItemToArray(arr, ea_unsupported_result(r, why.msg));
-    return arr;
+    return arr ? arr : unsupported(r, why.msg, ro->log);
 }
 
 /* Every ref's results (measure 0: plans, 1: runs) appended to out, annotated when a is given; a point its
@@ -186,12 +195,16 @@ static cJSON *plan_or_unsupported(const ea_scope_ref *r, const ea_run_opts *ro)
 static int each_point(const ea_run_opts *ro, const ea_scope_ref *refs, int n, int measure, const annotations *a,
                       cJSON *out, int *unsupported, ea_error *err)
 {
+    int partly = 0;
     *unsupported = 0;
     for (int i = 0; i < n; i++) {
-        cJSON *arr = plan_or_unsupported(&refs[i], ro), *r;
+        ea_run_opts fo = *ro;
+        int part = 0;
+        cJSON *arr = plan_or_unsupported(&refs[i], &fo, &part), *r;
+        partly += part;
         if (measure && !ea_unsupported_reason(cJSON_GetArrayItem(arr, 0))) { /* planned: measure it */
             cJSON_Delete(arr);
-            arr = refs[i].family->points(refs[i].family, refs[i].point, refs[i].file, refs[i].index, ro, 1, err);
+            arr = refs[i].family->points(refs[i].family, refs[i].point, refs[i].file, refs[i].index, &fo, 1, err);
         }
         if (!arr)
             return -1;
@@ -204,6 +217,9 @@ static int each_point(const ea_run_opts *ro, const ea_scope_ref *refs, int n, in
         }
         cJSON_Delete(arr);
     }
+    if (partly && ro->log)
+        fprintf(ro->log, "run: %d of %d points run in part of the asked modes: their families declare no other\n",
+                partly, n);
     if (*unsupported && ro->log)
         fprintf(ro->log, "run: %d of %d points unsupported (the document lists why)\n", *unsupported, n);
     return 0;

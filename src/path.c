@@ -226,9 +226,15 @@ double ea_path_median_cold(const cJSON *path)
     return median_of(path, "time_cold");
 }
 
+/* The rule of ea_path_replaces on numbers: have_best 0 means nothing kept yet. */
+static int replaces(double median, int passed, int have_best, double best_median, int best_passed)
+{
+    return !have_best || (passed && (!best_passed || median < best_median));
+}
+
 int ea_path_replaces(const cJSON *candidate, int passed, const cJSON *best, int best_passed)
 {
-    return !best || (passed && (!best_passed || ea_path_median(candidate) < ea_path_median(best)));
+    return replaces(ea_path_median(candidate), passed, best != NULL, ea_path_median(best), best_passed);
 }
 
 static struct {
@@ -316,5 +322,84 @@ int ea_path_measure(const ea_path_steps *s, cJSON *path, ea_check *first, ea_che
     *median_us = t.per_call_us.median;
     ea_timing_free(&t);
     ea_timing_free(&cold);
+    return 0;
+}
+
+int ea_path_run(const ea_path_steps *s, const char *name, const char *mode, ea_path_outcome *out, ea_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->json = cJSON_CreateObject();
+    cJSON_AddStringToObject(out->json, "name", name);
+    cJSON_AddStringToObject(out->json, "mode", mode);
+    if (ea_path_measure(s, out->json, &out->check, &out->again, &out->median_us, err) == 0)
+        return 0;
+    cJSON_Delete(out->json);
+    out->json = NULL;
+    return -1;
+}
+
+int ea_path_judge_outcome(ea_path_outcome *out, double current_rel, int exact, int bound)
+{
+    out->failure[0] = '\0';
+    return out->passed = ea_path_judge(out->json, current_rel, exact, bound, out->failure, sizeof out->failure);
+}
+
+void ea_path_verdict(ea_path_outcome *out, const char *failure)
+{
+    cJSON *passed = cJSON_CreateBool(!failure);
+    if (cJSON_HasObjectItem(out->json, "passed"))
+        cJSON_ReplaceItemInObjectCaseSensitive(out->json, "passed", passed);
+    else
+        cJSON_AddItemToObject(out->json, "passed", passed);
+    if (failure)
+        cJSON_AddStringToObject(out->json, "failure", failure);
+    out->passed = !failure;
+    snprintf(out->failure, sizeof out->failure, "%s", failure ? failure : "");
+}
+
+static cJSON *candidate_entry(const ea_path_tuning *t, int v, const ea_path_outcome *o)
+{
+    cJSON *c = cJSON_CreateObject();
+    t->describe(t->ctx, v, c, 1);
+    cJSON_AddNumberToObject(c, "median_us", o->median_us);
+    cJSON_AddBoolToObject(c, "passed", o->passed);
+    if (!o->passed) /* kept only if none passed: its reason stays with it here */
+        cJSON_AddStringToObject(c, "failure", o->failure);
+    return c;
+}
+
+int ea_path_tune(const ea_path_tuning *t, ea_path_tuned *r, ea_error *err)
+{
+    cJSON *cands = cJSON_CreateArray();
+    memset(r, 0, sizeof *r);
+    r->first_failed = r->kept_v = -1;
+    for (int v = 0; v < t->n; v++) {
+        ea_path_outcome o;
+        int rc = t->measure(t->ctx, v, &o, err);
+        if (rc == 1)
+            continue;
+        if (rc) {
+            cJSON_Delete(r->kept.json), cJSON_Delete(cands);
+            r->kept.json = NULL;
+            return -1;
+        }
+        r->tried++, r->passed += o.passed;
+        if (!o.passed && r->first_failed < 0) {
+            r->first_failed = v;
+            snprintf(r->first_failure, sizeof r->first_failure, "%s", o.failure);
+        }
+        cJSON_AddItemToArray(cands, candidate_entry(t, v, &o));
+        t->describe(t->ctx, v, o.json, 0);
+        if (replaces(o.median_us, o.passed, r->kept.json != NULL, r->kept.median_us, r->kept.passed)) {
+            cJSON_Delete(r->kept.json);
+            r->kept = o;
+            r->kept_v = v;
+        } else {
+            cJSON_Delete(o.json);
+        }
+    }
+    if (!r->kept.json)
+        return cJSON_Delete(cands), ea_fail(err, "%s: none of its %d variants applies to the scope", t->label, t->n);
+    cJSON_AddItemToObject(r->kept.json, "candidates", cands);
     return 0;
 }

@@ -66,6 +66,28 @@ int ea_run_times_cold(const ea_run_opts *o, const char *family, const char *poin
     return 0;
 }
 
+unsigned ea_repro_modes(const ea_repro_family *f, const ea_run_opts *o, ea_run_opts *fo, char *why, size_t n)
+{
+    static const char *const names[] = {"faithful", "fabricated"};
+    const unsigned asked = (o->faithful ? EA_MODE_FAITHFUL : 0) | (o->fabricated ? EA_MODE_FABRICATED : 0);
+    const unsigned runs = asked & f->modes, lacks = asked & ~f->modes;
+    char declared[32] = "";
+    *fo = *o;
+    fo->faithful = (runs & EA_MODE_FAITHFUL) != 0;
+    fo->fabricated = (runs & EA_MODE_FABRICATED) != 0;
+    for (int m = 0; m < 2; m++)
+        if (f->modes & 1u << m)
+            snprintf(declared + strlen(declared), sizeof declared - strlen(declared), "%s%s", declared[0] ? ", " : "",
+                     names[m]);
+    snprintf(why, n, "%s", "");
+    if (lacks)
+        snprintf(why, n, "family %s has no %s mode (it declares: %s)%s", f->name,
+                 lacks == (EA_MODE_FAITHFUL | EA_MODE_FABRICATED) ? "faithful or fabricated"
+                                                                  : names[lacks == EA_MODE_FABRICATED],
+                 declared[0] ? declared : "none", runs ? "" : ": not run");
+    return runs;
+}
+
 void ea_repro_append(cJSON *into, cJSON *from)
 {
     cJSON *item = from->child;

@@ -11,6 +11,8 @@
  *   Paths are named "current" (mode faithful or fabricated), "oracle" and "oracle_general"; each
  *   carries its check, its per-call time and the kernels CUPTI saw. A failed check is recorded in
  *   the result ("passed": false), not returned as an error; -1/NULL means the run itself broke.
+ * - A family declares the modes it runs (modes); `run --mode` is resolved against them once for every
+ *   family (ea_repro_modes), so a family only sees the modes it declared.
  * - ea_repro_resolve maps a --scope argument to points: "all", a family's name ("cat": all its
  *   points), an alias ("xlnet"), a point id or a scope id; an unknown name fails naming the families
  *   and `run --list`.
@@ -55,7 +57,16 @@ struct ea_repro_family {
     cJSON *(*points)(const ea_repro_family *f, const cJSON *point, const char *file, int index, const ea_run_opts *o,
                      int measure, ea_error *err);
     int (*claims)(const cJSON *point); /* NULL: every point of the document */
+    unsigned modes;                    /* the modes it runs: EA_MODE_FAITHFUL, EA_MODE_FABRICATED */
 };
+
+#define EA_MODE_FAITHFUL 1u
+#define EA_MODE_FABRICATED 2u
+
+/* The modes of o (run --mode) that f declares: *fo is o with the others off, why names the asked modes
+ * f lacks ("" when none). Returns the EA_MODE_* bits f runs; 0: it runs none of them, so the point is an
+ * unsupported result (ea_unsupported_result) with why as its reason, never a run in another mode. */
+unsigned ea_repro_modes(const ea_repro_family *f, const ea_run_opts *o, ea_run_opts *fo, char *why, size_t n);
 
 /* A result's identifying part: family, point, alias, occurrences and an empty "scope_ids" array, which
  * *scope_ids receives for the family to fill (a family may time a point's groups apart). */

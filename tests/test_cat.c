@@ -98,7 +98,9 @@ Test(cat, plan_every_golden_point_without_gpu)
         }
         int64_t y = s.pooled ? s.n * s.c * 2 : x;
         cr_assert_eq(pl.floor_bytes, s.train ? 2 * x + y + 24 * s.c : x + y + 8 * s.c, "%s", s.alias);
-        cJSON *cfg = cat_config_json(&s, &pl, &cap, view);
+        char note[1024];
+        cat_view_line(cat_view_block(view, &s), note, sizeof note);
+        cJSON *cfg = cat_config_json(&s, &pl, &cap, note);
         cr_assert_str_eq(cJSON_GetObjectItem(cfg, "current_source")->valuestring, "inductor");
         cr_assert_geq(cJSON_GetArraySize(cJSON_GetObjectItem(cfg, "current")), 2, "copies + BN at least");
         cr_assert(strstr(cJSON_GetArrayItem(cJSON_GetObjectItem(cfg, "notes"), 0)->valuestring, "block "),
@@ -156,6 +158,8 @@ Test(cat, block_view_against_independent_arithmetic)
     char line[1024];
     cat_view_line(b, line, sizeof line);
     cr_assert(strstr(line, "copied into 17 of them"), "%s", line);
+    cat_view_line(NULL, line, sizeof line);
+    cr_assert_str_eq(line, "", "no block, no note");
 #undef NUM
     cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(view, "blocks")), 6, "3 blocks x 2 modes");
     cJSON_Delete(view);

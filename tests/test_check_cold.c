@@ -12,6 +12,7 @@
 #include "target.h"
 #include "device.h"
 #include "helpers.h"
+#include "path_impl.h"
 #include "path.h"
 #include "run_report.h"
 #include "timer.h"

@@ -19,7 +19,8 @@
  *   every scope output written once).
  * - cat_inputs_make generates the capture's inputs (gen.h); cat_check compares outputs with the fp64
  *   reference: the cat bit-exact, BN outputs within CAT_TOL (below), statistics within CAT_STAT_TOL.
- * - cat_view computes the block-level view from a whole golden document.
+ * - cat_view computes the block-level view from a whole golden document (its totals use cat_floor_bytes;
+ *   the plan gets the block's line as a note, so plan.c does not read the view).
  * Layout: contiguous NCHW only (every golden point); a channels-last point is refused with a message. */
 #ifndef CAT_CAT_H
 #define CAT_CAT_H
@@ -134,8 +135,9 @@ int cat_plan_variants(const cat_scope *s, cat_plan v[CAT_MAX_VARIANTS], ea_error
 /* The variant's name in results ("stream", "channel", "channel-warp", "channel-regs", "rows"). */
 const char *cat_variant_name(const cat_plan *p);
 /* The configuration block (docs/schema.md: floor_bytes, notes, current_source "inductor"); cap NULL for a
- * point no capture covers: "capture" null, no current launches, a note saying why. */
-cJSON *cat_config_json(const cat_scope *s, const cat_plan *p, const ea_capture *cap, const cJSON *view);
+ * point no capture covers: "capture" null, no current launches, a note saying why. block_note (cat_view_line
+ * of the scope's block; NULL or "": none) is its first note. */
+cJSON *cat_config_json(const cat_scope *s, const cat_plan *p, const ea_capture *cap, const char *block_note);
 
 /* Host inputs: data[i] is capture input i (storage as its descriptor lays it out). */
 typedef struct {
@@ -187,8 +189,9 @@ int64_t cat_output_bytes(const ea_capture *cap, int out);
  * the cap, bytes copied into them today and bytes a fused design moves. A JSON object
  * {"blocks": [...]}, NULL on a malformed document (err says which point). */
 cJSON *cat_view(const cJSON *doc, const char *file, ea_error *err);
-/* The block entry of view containing s (NULL if none). */
+/* The block entry of view containing s (NULL if none, or view NULL). */
 const cJSON *cat_view_block(const cJSON *view, const cat_scope *s);
+/* The block's one-line summary, the configuration's note; "" for a NULL block. */
 void cat_view_line(const cJSON *block, char *buf, size_t n);
 
 #ifdef __cplusplus

@@ -115,12 +115,15 @@ static cJSON *each(const ea_repro_family *f, const cJSON *point, const char *fil
     }
     if (cat_plan_make(&s, 1, &p, err))
         return ea_capture_free(&cap), NULL;
+    const cJSON *block = cat_view_block(view, &s);
+    char note[1024];
     cJSON *ids, *m, *h = ea_repro_header("cat", s.point, s.alias, s.occurrences, &ids);
     for (int g = 0; g < s.ngroups; g++)
         cJSON_AddItemToArray(ids, cJSON_CreateString(s.scope_ids[g]));
     if (!measure) {
-        cJSON_AddItemToObject(h, "config", cat_config_json(&s, &p, uncaptured ? NULL : &cap, view));
-    } else if ((m = cat_measure(&s, &cap, view, o, err)) != NULL) {
+        cat_view_line(block, note, sizeof note);
+        cJSON_AddItemToObject(h, "config", cat_config_json(&s, &p, uncaptured ? NULL : &cap, note));
+    } else if ((m = cat_measure(&s, &cap, block, o, err)) != NULL) {
         ea_repro_append(h, m);
     } else {
         cJSON_Delete(h);
@@ -136,5 +139,5 @@ static cJSON *each(const ea_repro_family *f, const cJSON *point, const char *fil
 
 
 const ea_repro_family ea_family_cat = {
-    "cat", "aten.cat.default", cat_aliases, CAT_ALIASES, each, NULL,
+    "cat", "aten.cat.default", cat_aliases, CAT_ALIASES, each, NULL, EA_MODE_FAITHFUL, /* no index to fabricate */
 };

@@ -151,7 +151,7 @@ static cJSON *launch_json(const char *kernel, int64_t gx, int64_t gy, int64_t bl
     return o;
 }
 
-cJSON *cat_config_json(const cat_scope *s, const cat_plan *p, const ea_capture *cap, const cJSON *view)
+cJSON *cat_config_json(const cat_scope *s, const cat_plan *p, const ea_capture *cap, const char *block_note)
 {
     static const char *const outs[CAT_NOUTS] = {"cat", "mean", "rstd", "running_var", "y"};
     char text[1024];
@@ -207,11 +207,8 @@ cJSON *cat_config_json(const cat_scope *s, const cat_plan *p, const ea_capture *
     cJSON_AddNumberToObject(o, "current_launches", run ? run->nsteps : 0);
     cJSON_AddNumberToObject(o, "floor_bytes", (double)p->floor_bytes);
     notes = cJSON_AddArrayToObject(o, "notes");
-    const cJSON *b = view ? cat_view_block(view, s) : NULL;
-    if (b) {
-        cat_view_line(b, text, sizeof text);
-        cJSON_AddItemToArray(notes, cJSON_CreateString(text));
-    }
+    if (block_note && block_note[0])
+        cJSON_AddItemToArray(notes, cJSON_CreateString(block_note));
     cJSON_AddItemToArray(notes, cJSON_CreateString(
         "current: the captured Inductor kernels replayed (ea_replay_run); its check counts output tensors whose "
         "checksum differs from torch's (mismatched) and reports as rel_l2/max_abs the CPU emulation of Inductor's "

@@ -165,25 +165,20 @@ static int check_outputs(void *ctx, int after_timing, ea_check *c, ea_error *err
     return 0;
 }
 
-/* The oracle measured (ea_path_measure) and judged into its path; *sums: checksums_json's object. */
-static cJSON *oracle_path(dev *d, const ea_capture *cap, const ea_timer_config *tc,
-                          const ea_run_opts *o, const cat_check_result *cur, double slack, cJSON **sums, ea_error *err)
+/* The oracle at layout d->p measured (ea_path_run) and judged; *sums: checksums_json's object. */
+static int oracle_path(dev *d, const ea_capture *cap, const ea_timer_config *tc, const ea_run_opts *o,
+                       const cat_check_result *cur, double slack, cJSON **sums, ea_path_outcome *out, ea_error *err)
 {
     const int check_only = o->check_only;
-    ea_check first, again;
-    double median;
     char label[256];
     snprintf(label, sizeof label, "cat %s oracle %s unroll %d", d->s->alias, cat_variant_name(d->p), d->p->unroll);
     d->cap = cap, d->sums = NULL, d->y_same = 0;
     const ea_path_steps steps = {label, d, poison, enqueue, check_outputs, tc, check_only,
                                  !ea_run_times_cold(o, "cat", d->s->point, "oracle", "faithful")};
-    cJSON *j = cJSON_CreateObject();
-    cJSON_AddStringToObject(j, "name", "oracle");
-    cJSON_AddStringToObject(j, "mode", "faithful");
-    int rc = ea_path_measure(&steps, j, &first, &again, &median, err);
+    int rc = ea_path_run(&steps, "oracle", "faithful", out, err);
     *sums = d->sums;
     if (rc)
-        return cJSON_Delete(j), NULL;
+        return -1;
     const cat_check_result *r0 = &d->res[0];
     const char *fail = NULL;
     if (bad(r0))
@@ -194,24 +189,59 @@ static cJSON *oracle_path(dev *d, const ea_capture *cap, const ea_timer_config *
         fail = "outputs differ after timing";
     else if (!d->y_same && !(r0->y_rel_l2 <= cur->y_rel_l2 * slack))
         fail = "less accurate than the current path";
-    cJSON_AddBoolToObject(j, "passed", !fail);
-    if (fail)
-        cJSON_AddStringToObject(j, "failure", fail);
-    return j;
+    ea_path_verdict(out, fail);
+    return 0;
 }
 
-static cJSON *current_path(const cat_scope *s, const ea_capture *cap, const cat_inputs *in, const ea_timer_config *tc,
-                           const ea_run_opts *o, const cat_check_result *emu, ea_replay_result *res, ea_error *err)
+/* The oracle's layouts (cat_plan_variants) as ea_path_tune measures them; sums[v]: layout v's
+ * checksums_json, the kept one's reported in the view. */
+typedef struct {
+    dev *d;
+    const cat_plan *plans;
+    const ea_capture *cap;
+    const ea_timer_config *tc;
+    const ea_run_opts *o;
+    const cat_check_result *emu;
+    double slack;
+    cJSON *sums[CAT_MAX_VARIANTS];
+} layouts;
+
+static int layout_measure(void *ctx, int v, ea_path_outcome *out, ea_error *err)
+{
+    layouts *l = ctx;
+    l->d->p = &l->plans[v];
+    if (oracle_path(l->d, l->cap, l->tc, l->o, l->emu, l->slack, &l->sums[v], out, err))
+        return -1;
+    if (l->o->log)
+        fprintf(l->o->log, "cat %s: oracle %s unroll %d: %.2f us per call, rel L2 %.2e%s\n", l->d->s->alias,
+                cat_variant_name(l->d->p), l->d->p->unroll, out->median_us, out->check.rel_l2,
+                out->passed ? "" : ", failed");
+    return 0;
+}
+
+static void layout_describe(void *ctx, int v, cJSON *o, int entry)
+{
+    const layouts *l = ctx;
+    cJSON_AddStringToObject(o, "variant", cat_variant_name(&l->plans[v]));
+    cJSON_AddNumberToObject(o, "unroll", l->plans[v].unroll);
+}
+
+/* The captured Inductor kernels replayed (ea_replay_run_on) as the current path, judged by torch's checksums
+ * and the kernels CUPTI saw. */
+static int current_path(const cat_scope *s, const ea_capture *cap, const cat_inputs *in, const ea_timer_config *tc,
+                        const ea_run_opts *o, const cat_check_result *emu, ea_replay_result *res, ea_path_outcome *out,
+                        ea_error *err)
 {
     const ea_capture_run *run = ea_capture_run_named(cap, "default");
     const int check_only = o->check_only;
     const ea_replay_timing how = check_only ? EA_REPLAY_CHECK_ONLY
                                  : ea_run_times_cold(o, "cat", s->point, "current", "faithful") ? EA_REPLAY_WARM_COLD
                                                                                                  : EA_REPLAY_WARM;
+    memset(out, 0, sizeof *out);
     if (ea_replay_run_on(cap, run, (const void *const *)in->data, tc, how, res, err)) /* the oracle's inputs */
-        return NULL;
+        return -1;
     int timed = res->timing.samples_us != NULL;
-    cJSON *j = cJSON_CreateObject();
+    cJSON *j = out->json = cJSON_CreateObject();
     cJSON_AddStringToObject(j, "name", "current");
     cJSON_AddStringToObject(j, "mode", "faithful");
     ea_path_kernels_json(j, res->kernels.count ? &res->kernels : NULL, res->cupti_error);
@@ -236,13 +266,13 @@ static cJSON *current_path(const cat_scope *s, const ea_capture *cap, const cat_
                        : res->kernels.count && !res->kernels_match
                            ? "CUPTI saw other kernels than the captured functions"
                            : NULL;
-    cJSON_AddBoolToObject(j, "passed", !fail);
-    if (fail)
-        cJSON_AddStringToObject(j, "failure", fail);
-    return j;
+    ea_path_verdict(out, fail);
+    out->median_us = check_only ? NAN : res->timing.per_call_us.median;
+    out->check = as_check(&c);
+    return 0;
 }
 
-cJSON *cat_measure(const cat_scope *s, const ea_capture *cap, const cJSON *view, const ea_run_opts *o, ea_error *err)
+cJSON *cat_measure(const cat_scope *s, const ea_capture *cap, const cJSON *block, const ea_run_opts *o, ea_error *err)
 {
     const ea_capture_run *run = ea_capture_run_named(cap, "default");
     /* the capture's own calls per replay: the compiled time it recorded carries the same overhead share */
@@ -251,13 +281,10 @@ cJSON *cat_measure(const cat_scope *s, const ea_capture *cap, const cJSON *view,
     if (cat_plan_make(s, 1, &base, err))
         return NULL;
     cJSON *res = cJSON_CreateObject(), *paths, *v;
-    cJSON_AddItemToObject(res, "config", cat_config_json(s, &base, cap, view));
+    char note[1024];
+    cat_view_line(block, note, sizeof note);
+    cJSON_AddItemToObject(res, "config", cat_config_json(s, &base, cap, note));
     paths = cJSON_AddArrayToObject(res, "paths");
-    if (!o->faithful) { /* no index, so no fabricated mode: nothing to run */
-        cJSON_AddBoolToObject(res, "passed", 1);
-        cJSON_AddStringToObject(res, "verdict", "not run: cat scopes have only the faithful mode");
-        return res;
-    }
     cat_inputs in;
     if (cat_inputs_make(s, cap, &in, err))
         return cJSON_Delete(res), NULL;
@@ -271,12 +298,12 @@ cJSON *cat_measure(const cat_scope *s, const ea_capture *cap, const cJSON *view,
     int emu_exact = ea_checksum(&yt->t, ey) == yt->checksum;
     free(ey);
     ea_replay_result rr;
-    cJSON *cur = current_path(s, cap, &in, &tc, o, &emu, &rr, err);
-    if (!cur) {
+    ea_path_outcome cur;
+    if (current_path(s, cap, &in, &tc, o, &emu, &rr, &cur, err)) {
         ea_replay_result_free(&rr);
         return cat_inputs_free(&in), cJSON_Delete(res), NULL;
     }
-    cJSON_AddItemToArray(paths, cur);
+    cJSON_AddItemToArray(paths, cur.json);
     if (o->log)
         fprintf(o->log, "cat %s: current %.2f us per call (%d launches; torch compiled %.2f us), outputs %d/%d match "
                 "torch\n", s->alias, rr.timing.per_call_us.median, run->nsteps, rr.torch_compiled_us,
@@ -289,68 +316,41 @@ cJSON *cat_measure(const cat_scope *s, const ea_capture *cap, const cJSON *view,
     const int nvar = cat_plan_variants(s, plans, err);
     if (nvar < 0)
         return dev_free(&d), cat_inputs_free(&in), cJSON_Delete(res), NULL;
-    int best_passed = 0, all_passed = 1;
-    char cand_fail[256] = "";
-    cJSON *best = NULL, *cands = cJSON_CreateArray(), *best_sums = NULL;
-    for (int u = 0; u < nvar; u++) {
-        cJSON *sums = NULL;
-        d.p = &plans[u];
-        const char *name = cat_variant_name(d.p);
-        double slack = emu_exact ? CAT_EXACT_SLACK : CAT_EMULATION_SLACK;
-        cJSON *j = oracle_path(&d, cap, &tc, o, &emu, slack, &sums, err);
-        if (!j) {
-            cJSON_Delete(sums);
-            cJSON_Delete(best), cJSON_Delete(best_sums), cJSON_Delete(cands);
-            dev_free(&d), cat_inputs_free(&in), cJSON_Delete(res);
-            return NULL;
-        }
-        int passed = cJSON_IsTrue(cJSON_GetObjectItem(j, "passed"));
-        cJSON *c = cJSON_CreateObject();
-        cJSON_AddStringToObject(c, "variant", name);
-        cJSON_AddNumberToObject(c, "unroll", d.p->unroll);
-        cJSON_AddNumberToObject(c, "median_us", ea_path_median(j));
-        cJSON_AddBoolToObject(c, "passed", passed);
-        if (!passed) {
-            cJSON_AddStringToObject(c, "failure", cJSON_GetObjectItem(j, "failure")->valuestring);
-            if (all_passed) /* the schema: a candidate that failed fails the scope, kept or not */
-                snprintf(cand_fail, sizeof cand_fail, "oracle %s unroll %d: %s", name, d.p->unroll,
-                         cJSON_GetObjectItem(j, "failure")->valuestring);
-            all_passed = 0;
-        }
-        cJSON_AddItemToArray(cands, c);
-        cJSON_AddStringToObject(j, "variant", name);
-        cJSON_AddNumberToObject(j, "unroll", d.p->unroll);
-        if (o->log)
-            fprintf(o->log, "cat %s: oracle %s unroll %d: %.2f us per call, rel L2 %.2e%s\n", s->alias, name,
-                    d.p->unroll, ea_path_median(j), cJSON_GetObjectItem(cJSON_GetObjectItem(j, "check"), "rel_l2")->valuedouble,
-                    passed ? "" : ", failed");
-        if (ea_path_replaces(j, passed, best, best_passed)) {
-            cJSON_Delete(best), cJSON_Delete(best_sums);
-            best = j, best_sums = sums, best_passed = passed;
-        } else {
-            cJSON_Delete(j), cJSON_Delete(sums);
-        }
-    }
+    layouts lay = {&d, plans, cap, &tc, o, &emu, emu_exact ? CAT_EXACT_SLACK : CAT_EMULATION_SLACK, {NULL}};
+    char label[256];
+    snprintf(label, sizeof label, "cat %s oracle", s->alias);
+    const ea_path_tuning t = {label, &lay, nvar, layout_measure, layout_describe};
+    ea_path_tuned tuned;
+    int broke = ea_path_tune(&t, &tuned, err);
+    cJSON *best = tuned.kept.json, *best_sums = broke ? NULL : lay.sums[tuned.kept_v];
+    for (int u = 0; u < nvar; u++)
+        if (broke || u != tuned.kept_v)
+            cJSON_Delete(lay.sums[u]);
     dev_free(&d);
     cat_inputs_free(&in);
-    cJSON_AddItemToObject(best, "candidates", cands);
+    if (broke)
+        return cJSON_Delete(res), NULL;
     cJSON_AddItemToArray(paths, best);
-    int ok = cJSON_IsTrue(cJSON_GetObjectItem(cur, "passed")) && best_passed && all_passed;
+    /* the schema: a candidate that failed fails the scope, kept or not */
+    int ok = cur.passed && tuned.kept.passed && tuned.passed == tuned.tried;
     cJSON_AddBoolToObject(res, "passed", ok);
-    if (!ok)
-        cJSON_AddStringToObject(res, "failure", !cJSON_IsTrue(cJSON_GetObjectItem(cur, "passed"))
-                                                    ? cJSON_GetObjectItem(cur, "failure")->valuestring
-                                                    : cand_fail);
+    if (!ok) {
+        char cand_fail[512] = "";
+        if (tuned.first_failed >= 0)
+            snprintf(cand_fail, sizeof cand_fail, "oracle %s unroll %d: %s",
+                     cat_variant_name(&plans[tuned.first_failed]), plans[tuned.first_failed].unroll,
+                     tuned.first_failure);
+        cJSON_AddStringToObject(res, "failure", !cur.passed ? cur.failure : cand_fail);
+    }
     char text[512];
     const cJSON *yb = cJSON_GetObjectItem(best_sums, "y");
     snprintf(text, sizeof text, "speedup %.2fx over the current path (%d Inductor launches -> 1 fused kernel)%s",
-             ea_path_median(cur) / ea_path_median(best), run->nsteps, cJSON_IsTrue(yb) ? "; y bit-identical to torch's" : "");
+             cur.median_us / tuned.kept.median_us, run->nsteps, cJSON_IsTrue(yb) ? "; y bit-identical to torch's" : "");
     if (!o->check_only) /* nothing timed, no speedup to state */
         cJSON_AddStringToObject(res, "verdict", text);
     v = cJSON_AddObjectToObject(res, "view");
-    const cJSON *blk = view ? cat_view_block(view, s) : NULL;
-    if (blk)
-        cJSON_AddItemToObject(v, "block", cJSON_Duplicate(blk, 1));
+    if (block)
+        cJSON_AddItemToObject(v, "block", cJSON_Duplicate(block, 1));
     cJSON *l = cJSON_AddObjectToObject(v, "launches");
     cJSON_AddNumberToObject(l, "current", run->nsteps);
     cJSON_AddNumberToObject(l, "oracle", 1);

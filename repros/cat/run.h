@@ -26,7 +26,8 @@ extern "C" {
 #define CAT_EXACT_SLACK 1.001
 #define CAT_EMULATION_SLACK 1.05
 
-cJSON *cat_measure(const cat_scope *s, const ea_capture *cap, const cJSON *view, const ea_run_opts *o,
+/* block: the scope's entry of the document's view (cat_view_block), NULL when none. */
+cJSON *cat_measure(const cat_scope *s, const ea_capture *cap, const cJSON *block, const ea_run_opts *o,
                    ea_error *err);
 
 #ifdef __cplusplus

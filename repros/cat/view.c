@@ -125,6 +125,8 @@ const cJSON *cat_view_block(const cJSON *view, const cat_scope *s)
     char name[128];
     snprintf(name, sizeof name, "%s-%s-%" PRId64 "x%" PRId64, s->model, s->train ? "train" : "infer", s->h, s->w);
     const cJSON *b;
+    if (!view)
+        return NULL;
     cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(view, "blocks"))
         if (sget(b, "block") && !strcmp(sget(b, "block"), name))
             return b;
@@ -139,6 +141,10 @@ static double num(const cJSON *o, const char *k)
 
 void cat_view_line(const cJSON *b, char *buf, size_t n)
 {
+    if (!b) {
+        snprintf(buf, n, "%s", "");
+        return;
+    }
     snprintf(buf, n,
              "block %s: %.0f cats over the cap (k %.0f-%.0f, block input %.0f channels, growth %.0f); the first conv "
              "output is read by %.0f cats and copied into %.0f of them; copies write %.1f MB (%.1f MB of traffic); "

@@ -70,4 +70,5 @@ fail:
 
 const ea_repro_family ea_family_cumsum = {
     "cumsum", "aten.cumsum.default", cs_aliases, CS_ALIASES, each_group, cs_claims,
+    EA_MODE_FAITHFUL, /* the capture's ids */
 };

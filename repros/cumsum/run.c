@@ -119,32 +119,27 @@ static int check_outputs(void *ctx, int after_timing, ea_check *c, ea_error *err
     return 0;
 }
 
-/* The path measured (ea_path_measure) and judged into its JSON; *sums: the checksums matched the
- * capture's. */
-static cJSON *run_path(dev *d, int path, const ea_capture *c, const ea_run_opts *o, int *sums, ea_error *err)
+/* The path measured (ea_path_run) and judged; *sums: the checksums matched the capture's. */
+static int run_path(dev *d, int path, const ea_capture *c, const ea_run_opts *o, int *sums, ea_path_outcome *out,
+                    ea_error *err)
 {
-    char why[128], label[256];
-    ea_check first, again;
-    double median;
+    char label[256];
     d->path = path, d->cap = c;
     snprintf(label, sizeof label, "cumsum %s %s", d->s->alias, path_names[path]);
     const ea_path_steps steps = {label, d, poison, enqueue, check_outputs, NULL, o->check_only,
                                  !ea_run_times_cold(o, "cumsum", d->s->point, path_names[path], "faithful")};
-    cJSON *j = cJSON_CreateObject();
-    cJSON_AddStringToObject(j, "name", path_names[path]);
-    cJSON_AddStringToObject(j, "mode", "faithful");
-    if (ea_path_measure(&steps, j, &first, &again, &median, err))
-        return cJSON_Delete(j), NULL;
+    if (ea_path_run(&steps, path_names[path], "faithful", out, err))
+        return -1;
     *sums = d->sums;
-    ea_path_judge(j, -1, 1, 0, why, sizeof why);
+    ea_path_judge_outcome(out, -1, 1, 0);
     if (o->log) {
         char shape[96] = "";
         if (path == P_ORACLE && d->s->kind == CS_MASK)
             cs_mask_shape_text(&d->shape, shape, sizeof shape);
         fprintf(o->log, "cumsum %s %s: %s%s %.3f us per call, %" PRId64 " mismatched\n", d->s->alias, d->s->scope_id,
-                path_names[path], shape, median, first.mismatched + first.unwritten);
+                path_names[path], shape, out->median_us, out->check.mismatched + out->check.unwritten);
     }
-    return j;
+    return 0;
 }
 
 static void dev_free(dev *d)
@@ -293,56 +288,65 @@ const char *cs_verdict(double current_us, double oracle_us)
     return text;
 }
 
-/* The mask oracle at each launch variant that applies (cs_mask_variant), each run and checked in full
- * by run_path; the fastest of those that passed is kept in d->shape and returned (a failed one only when
- * none passed, so the failure shows), every variant listed in its "candidates". *sums: every variant's
- * outputs hashed to the capture's checksums; *ok takes every variant's checks. NULL when a run broke. */
-static cJSON *tuned_mask(dev *d, const ea_capture *c, const ea_run_opts *o, int *sums, int *ok, ea_error *err)
+/* The mask oracle's launch variants as ea_path_tune measures them: a variant passes when its checks do
+ * and its outputs hash to the capture's checksums; *sums takes every variant's hashes. */
+typedef struct {
+    dev *d;
+    const ea_capture *c;
+    const ea_run_opts *o;
+    int *sums;
+} mask_tuning;
+
+static int mask_measure(void *ctx, int v, ea_path_outcome *out, ea_error *err)
 {
-    cJSON *best = NULL, *cands = cJSON_CreateArray();
-    cs_mask_shape kept = {0};
-    int best_passed = 0;
+    mask_tuning *t = ctx;
+    int sum = 0;
+    if (!cs_mask_variant(v, t->d->s->cols, &t->d->shape))
+        return 1;
+    if (run_path(t->d, P_ORACLE, t->c, t->o, &sum, out, err))
+        return -1;
+    *t->sums &= sum;
+    out->passed &= sum;
+    if (!out->passed)
+        snprintf(out->failure, sizeof out->failure, "%s", sum ? "its check or check_after_timing failed"
+                                                              : "its outputs do not hash to the capture's checksums");
+    return 0;
+}
+
+static void mask_describe(void *ctx, int v, cJSON *o, int entry)
+{
+    const mask_tuning *t = ctx;
+    cs_mask_shape sh;
+    cs_mask_variant(v, t->d->s->cols, &sh);
+    cs_mask_shape_json(o, &sh, t->d->s->rows, entry);
+}
+
+/* The mask oracle at each launch variant that applies (cs_mask_variant), each run and checked in full
+ * by run_path; ea_path_tune keeps the fastest of those that passed in d->shape and *out (a failed one
+ * only when none passed, so the failure shows), every variant listed in its "candidates". *sums: every
+ * variant's outputs hashed to the capture's checksums; *ok takes every variant's checks. -1 when a run
+ * broke. */
+static int tuned_mask(dev *d, const ea_capture *c, const ea_run_opts *o, int *sums, int *ok, ea_path_outcome *out,
+                      ea_error *err)
+{
+    char label[256];
+    mask_tuning mt = {d, c, o, sums};
+    snprintf(label, sizeof label, "cumsum %s mask oracle", d->s->alias);
+    const ea_path_tuning t = {label, &mt, CS_MASK_VARIANTS, mask_measure, mask_describe};
+    ea_path_tuned r;
     *sums = 1;
-    for (int v = 0; v < CS_MASK_VARIANTS; v++) {
-        int sum = 0;
-        if (!cs_mask_variant(v, d->s->cols, &d->shape))
-            continue;
-        cJSON *j = run_path(d, P_ORACLE, c, o, &sum, err);
-        if (!j)
-            return cJSON_Delete(best), cJSON_Delete(cands), NULL;
-        int passed = cJSON_IsTrue(cJSON_GetObjectItem(j, "passed")) && sum;
-        *sums &= sum;
-        *ok &= passed;
-        cs_mask_shape_json(j, &d->shape, d->s->rows, 0);
-        cJSON *cand = cJSON_CreateObject();
-        cs_mask_shape_json(cand, &d->shape, d->s->rows, 1);
-        cJSON_AddNumberToObject(cand, "median_us", ea_path_median(j));
-        cJSON_AddBoolToObject(cand, "passed", passed);
-        if (!passed)
-            cJSON_AddStringToObject(cand, "failure", sum ? "its check or check_after_timing failed"
-                                                         : "its outputs do not hash to the capture's checksums");
-        cJSON_AddItemToArray(cands, cand);
-        if (ea_path_replaces(j, passed, best, best_passed)) {
-            cJSON_Delete(best);
-            best = j;
-            best_passed = passed;
-            kept = d->shape;
-        } else {
-            cJSON_Delete(j);
-        }
-    }
-    if (!best) /* cs_mask_variant: at least one applies to any width the scope can have */
-        return cJSON_Delete(cands), ea_fail(err, "cumsum %s: no mask oracle variant applies to %" PRId64 " columns",
-                                            d->s->alias, d->s->cols), NULL;
-    d->shape = kept;
-    cJSON_AddItemToObject(best, "candidates", cands);
+    if (ea_path_tune(&t, &r, err))
+        return -1;
+    cs_mask_variant(r.kept_v, d->s->cols, &d->shape);
+    *ok &= r.passed == r.tried;
+    *out = r.kept;
     if (o->log) {
         char text[96];
-        cs_mask_shape_text(&kept, text, sizeof text);
-        fprintf(o->log, "cumsum %s: the mask oracle keeps%s: %.3f us per call%s\n", d->s->alias, text, ea_path_median(best),
-                best_passed ? "" : ", though no variant passed");
+        cs_mask_shape_text(&d->shape, text, sizeof text);
+        fprintf(o->log, "cumsum %s: the mask oracle keeps%s: %.3f us per call%s\n", d->s->alias, text,
+                out->median_us, out->passed ? "" : ", though no variant passed");
     }
-    return best;
+    return 0;
 }
 
 cJSON *cs_measure(const cs_scope *s, const ea_capture *c, const ea_capture_run *run, const ea_run_opts *o,
@@ -353,7 +357,8 @@ cJSON *cs_measure(const cs_scope *s, const ea_capture *c, const ea_capture_run *
     int ok = 1, sums[2] = {0, 0};
     if (cs_inputs_make(s, c, &ids, err) || prepare(&d, s, c, run, ids, err))
         return free(ids), NULL;
-    cJSON *res = cJSON_CreateObject(), *paths, *view, *sum, *pj[2] = {NULL, NULL};
+    cJSON *res = cJSON_CreateObject(), *paths, *view, *sum;
+    ea_path_outcome pj[2];
     cJSON_AddItemToObject(res, "config", cs_config_json(s, c, run));
     paths = cJSON_AddArrayToObject(res, "paths");
     view = cJSON_CreateObject();
@@ -365,13 +370,12 @@ cJSON *cs_measure(const cs_scope *s, const ea_capture *c, const ea_capture_run *
     check_flag(sum, "reference", ref_ok, &ok);
     int broke = 0;
     for (int path = P_CURRENT; path <= P_ORACLE && !broke; path++) {
-        pj[path] = path == P_ORACLE && s->kind == CS_MASK ? tuned_mask(&d, c, o, &sums[path], &ok, err)
-                                                          : run_path(&d, path, c, o, &sums[path], err);
-        broke = !pj[path];
+        broke = path == P_ORACLE && s->kind == CS_MASK ? tuned_mask(&d, c, o, &sums[path], &ok, &pj[path], err)
+                                                       : run_path(&d, path, c, o, &sums[path], &pj[path], err);
         if (!broke) {
-            cJSON_AddItemToArray(paths, pj[path]);
+            cJSON_AddItemToArray(paths, pj[path].json);
             check_flag(sum, path_names[path], sums[path], &ok);
-            ok &= cJSON_IsTrue(cJSON_GetObjectItem(pj[path], "passed"));
+            ok &= pj[path].passed;
         }
     }
     if (!broke && s->kind == CS_MASK)
@@ -389,7 +393,7 @@ cJSON *cs_measure(const cs_scope *s, const ea_capture *c, const ea_capture_run *
     if (!ok)
         cJSON_AddStringToObject(res, "failure", "a path, the padded batch, the reference's checksums or the capture "
                                                 "replay failed its check (see paths and view)");
-    const char *v = ok ? cs_verdict(ea_path_median(pj[P_CURRENT]), ea_path_median(pj[P_ORACLE])) : NULL;
+    const char *v = ok ? cs_verdict(pj[P_CURRENT].median_us, pj[P_ORACLE].median_us) : NULL;
     if (v)
         cJSON_AddStringToObject(res, "verdict", v);
     cJSON_AddItemToObject(res, "view", view);

@@ -110,12 +110,11 @@ static int check(void *ctx, int after_timing, ea_check *c, ea_error *err)
     return 0;
 }
 
-/* The path measured (ea_path_measure) into its JSON; first: the check after the first call. */
-static cJSON *run_path(dev *d, int path, const int64_t *index, const double *ref, const uint16_t *exact,
-                       uint16_t *host, const ea_run_opts *o, ea_check *first, ea_error *err)
+/* The path measured (ea_path_run) and judged: on the fabricated index the error is reported, not bounded
+ * (100 slots take every add). */
+static int run_path(dev *d, int path, const int64_t *index, const double *ref, const uint16_t *exact,
+                    uint16_t *host, const ea_run_opts *o, double current_rel, ea_path_outcome *out, ea_error *err)
 {
-    ea_check again;
-    double median;
     char label[256];
     d->path = path, d->index = index, d->ref = ref, d->exact = exact, d->host = host;
     const char *name = path == P_ORACLE ? "oracle" : path == P_GENERAL ? "oracle_general" : "current";
@@ -123,15 +122,13 @@ static cJSON *run_path(dev *d, int path, const int64_t *index, const double *ref
     snprintf(label, sizeof label, "index_add %s %s", d->s->alias, name);
     const ea_path_steps steps = {label, d, poison, enqueue, check, NULL, o->check_only,
                                  !ea_run_times_cold(o, "index_add", d->s->point, name, mode)};
-    cJSON *j = cJSON_CreateObject();
-    cJSON_AddStringToObject(j, "name", name);
-    cJSON_AddStringToObject(j, "mode", mode);
-    if (ea_path_measure(&steps, j, first, &again, &median, err))
-        return cJSON_Delete(j), NULL;
+    if (ea_path_run(&steps, name, mode, out, err))
+        return -1;
     if (o->log)
-        fprintf(o->log, "index_add %s: %s %s: %.1f us per call, rel L2 %.2e\n", d->s->alias, name, mode, median,
-                first->rel_l2);
-    return j;
+        fprintf(o->log, "index_add %s: %s %s: %.1f us per call, rel L2 %.2e\n", d->s->alias, name, mode,
+                out->median_us, out->check.rel_l2);
+    ea_path_judge_outcome(out, current_rel, exact != NULL, index == d->idx);
+    return 0;
 }
 
 static int prepare(dev *d, const ia_scope *s, const ia_plan *p, const ia_inputs *in, ea_error *err)
@@ -154,61 +151,70 @@ static int prepare(dev *d, const ia_scope *s, const ia_plan *p, const ia_inputs 
     return rc ? (dev_free(d), cuda_fail(err, "allocate and upload the scope's buffers", rc)) : 0;
 }
 
-/* Runs path and judges it into paths; -1 when it broke. The slice oracle is run once per launch
- * variant (ia_slice_variants), each checked in full; the fastest of those that passed is kept (a failed
- * one only when none passed, so the failure shows), every variant's median and verdict listed beside it. */
-static int add_path(cJSON *paths, dev *d, int path, const int64_t *index, const double *ref, const uint16_t *exact,
-                    uint16_t *host, const ea_run_opts *o, double current_rel, int *ok, ea_error *err)
+/* The slice oracle's variants as ea_path_tune measures them: run_path at each launch variant. */
+typedef struct {
+    dev *d;
+    const int64_t *index;
+    const double *ref;
+    const uint16_t *exact;
+    uint16_t *host;
+    const ea_run_opts *o;
+    double current_rel;
+} slice_tuning;
+
+static int slice_measure(void *ctx, int v, ea_path_outcome *out, ea_error *err)
 {
-    const ia_plan *plan = d->p;
+    slice_tuning *t = ctx;
+    const ia_plan *plan = t->d->p;
     ia_plan tuned = *plan;
-    int tune = path == P_ORACLE && plan->oracle == IA_ORACLE_SLICE && plan->slice.vec == 8, best_passed = 0;
-    int n = tune ? IA_SLICE_VARIANTS : 1, best_v = 0;
-    cJSON *best = NULL, *cands = tune ? cJSON_CreateArray() : NULL;
-    for (int v = 0; v < n; v++) {
-        ea_check c;
-        char why[128] = "";
-        tuned.slice.unroll = tune ? ia_slice_variants[v].unroll : plan->slice.unroll;
-        tuned.slice.staged = tune ? ia_slice_variants[v].staged : plan->slice.staged;
-        tuned.slice.streaming = tune ? ia_slice_variants[v].streaming : plan->slice.streaming;
-        tuned.slice.shfl = tune ? ia_slice_variants[v].shfl : plan->slice.shfl;
-        d->p = &tuned;
-        cJSON *j = run_path(d, path, index, ref, exact, host, o, &c, err);
-        d->p = plan;
-        if (!j)
-            return cJSON_Delete(best), cJSON_Delete(cands), -1;
-        /* on the fabricated index the error is reported, not bounded: 100 slots take every add */
-        int passed = ea_path_judge(j, current_rel, exact != NULL, index == d->idx, why, sizeof why);
-        *ok &= passed;
-        if (tune) {
-            cJSON *cand = cJSON_CreateObject();
-            ia_slice_variant_json(cand, v);
-            cJSON_AddNumberToObject(cand, "median_us", ea_path_median(j));
-            cJSON_AddBoolToObject(cand, "passed", passed);
-            if (!passed) /* kept only if none passed: its reason stays with it here */
-                cJSON_AddStringToObject(cand, "failure", why);
-            cJSON_AddItemToArray(cands, cand);
-            ia_slice_variant_json(j, v);
-        }
-        if (ea_path_replaces(j, passed, best, best_passed)) {
-            cJSON_Delete(best);
-            best = j;
-            best_passed = passed;
-            best_v = v;
-        } else {
-            cJSON_Delete(j);
-        }
+    tuned.slice.unroll = ia_slice_variants[v].unroll;
+    tuned.slice.staged = ia_slice_variants[v].staged;
+    tuned.slice.streaming = ia_slice_variants[v].streaming;
+    tuned.slice.shfl = ia_slice_variants[v].shfl;
+    t->d->p = &tuned;
+    int rc = run_path(t->d, P_ORACLE, t->index, t->ref, t->exact, t->host, t->o, t->current_rel, out, err);
+    t->d->p = plan;
+    return rc;
+}
+
+static void slice_describe(void *ctx, int v, cJSON *o, int entry)
+{
+    ia_slice_variant_json(o, v);
+}
+
+/* Runs path and judges it into paths; -1 when it broke; *first_rel: its first check's rel L2. The vec 8
+ * slice oracle is tuned over its launch variants (ia_slice_variants, ea_path_tune): each checked in
+ * full, the fastest that passed kept, every variant's median and verdict listed beside it. */
+static int add_path(cJSON *paths, dev *d, int path, const int64_t *index, const double *ref, const uint16_t *exact,
+                    uint16_t *host, const ea_run_opts *o, double current_rel, int *ok, double *first_rel,
+                    ea_error *err)
+{
+    ea_path_outcome one;
+    if (!(path == P_ORACLE && d->p->oracle == IA_ORACLE_SLICE && d->p->slice.vec == 8)) {
+        if (run_path(d, path, index, ref, exact, host, o, current_rel, &one, err))
+            return -1;
+        *ok &= one.passed;
+        *first_rel = one.check.rel_l2;
+        cJSON_AddItemToArray(paths, one.json);
+        return 0;
     }
-    if (tune) {
-        cJSON_AddItemToObject(best, "candidates", cands);
-        if (o->log) {
-            fprintf(o->log, "index_add %s: the slice oracle keeps %s", d->s->alias, ia_slice_variants[best_v].name);
-            if (!ia_slice_variants[best_v].staged)
-                fprintf(o->log, " unroll %d", ia_slice_variants[best_v].unroll);
-            fprintf(o->log, ": %.1f us per call%s\n", ea_path_median(best), best_passed ? "" : ", though no variant passed");
-        }
+    char label[256];
+    slice_tuning st = {d, index, ref, exact, host, o, current_rel};
+    snprintf(label, sizeof label, "index_add %s oracle", d->s->alias);
+    const ea_path_tuning t = {label, &st, IA_SLICE_VARIANTS, slice_measure, slice_describe};
+    ea_path_tuned r;
+    if (ea_path_tune(&t, &r, err))
+        return -1;
+    *ok &= r.passed == r.tried;
+    *first_rel = r.kept.check.rel_l2;
+    if (o->log) {
+        const ia_slice_variant *k = &ia_slice_variants[r.kept_v];
+        fprintf(o->log, "index_add %s: the slice oracle keeps %s", d->s->alias, k->name);
+        if (!k->staged)
+            fprintf(o->log, " unroll %d", k->unroll);
+        fprintf(o->log, ": %.1f us per call%s\n", r.kept.median_us, r.kept.passed ? "" : ", though no variant passed");
     }
-    cJSON_AddItemToArray(paths, best);
+    cJSON_AddItemToArray(paths, r.kept.json);
     return 0;
 }
 
@@ -239,23 +245,22 @@ cJSON *ia_measure(const ia_scope *s, const ia_plan *p, const ea_run_opts *o, ea_
     cJSON_AddItemToObject(res, "config", ia_config_json(s, p));
     paths = cJSON_AddArrayToObject(res, "paths");
     if (o->faithful && in.index) {
-        double cur = -1;
+        double cur = -1, rel;
         broke = ia_reference(s, p, &in, in.index, &ref, err) ||
-                add_path(paths, &d, P_CURRENT, d.idx, ref, NULL, host, o, -1, &ok, err);
-        if (!broke)
-            cur = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetArrayItem(paths, 0), "check"), "rel_l2")->valuedouble;
+                add_path(paths, &d, P_CURRENT, d.idx, ref, NULL, host, o, -1, &ok, &cur, err);
         if (!broke && p->general_ok && p->oracle != IA_ORACLE_GENERAL && ia_emulate_oracle(s, p, &in, exact) == 0)
-            broke = add_path(paths, &d, P_ORACLE, d.idx, ref, exact, host, o, cur, &ok, err);
+            broke = add_path(paths, &d, P_ORACLE, d.idx, ref, exact, host, o, cur, &ok, &rel, err);
         if (!broke && p->general_ok)
-            broke = add_path(paths, &d, P_GENERAL, d.idx, ref, NULL, host, o, -1, &ok, err);
+            broke = add_path(paths, &d, P_GENERAL, d.idx, ref, NULL, host, o, -1, &ok, &rel, err);
     }
     if (!broke && fab) {
+        double rel;
         free(ref);
         ref = NULL;
         broke = ia_reference(s, p, &in, in.fabricated, &ref, err) ||
-                add_path(paths, &d, P_FABRICATED, d.fab, ref, NULL, host, o, -1, &ok, err);
+                add_path(paths, &d, P_FABRICATED, d.fab, ref, NULL, host, o, -1, &ok, &rel, err);
         if (!broke && !in.index && p->general_ok)
-            broke = add_path(paths, &d, P_GENERAL, d.fab, ref, NULL, host, o, -1, &ok, err);
+            broke = add_path(paths, &d, P_GENERAL, d.fab, ref, NULL, host, o, -1, &ok, &rel, err);
     }
     if (!broke && ia_contract_check(s, why, sizeof why)) {
         ok = 0;

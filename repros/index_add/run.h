@@ -2,7 +2,7 @@
  * Contract: ia_measure builds the inputs (reference.h), checks the rebuilt index against the golden
  * properties, computes the fp64 reference, then for each path (current faithful, oracle, general
  * oracle, current fabricated, as the modes ask): poisons the output with 0xFF, runs one call while
- * CUPTI records the kernels, checks it (ea_path_judge's rules, the output contract), times it with
+ * CUPTI records the kernels, checks it (ea_path_judge_outcome's rules, the output contract), times it with
  * ea_time_graph (warm cache, automatic calls per replay), and checks the output again after timing.
  * It returns the result object of docs/schema.md (baselines, "scopes[]"), "passed" false when a rule
  * failed; NULL only when the run itself broke (no memory, a CUDA error, buffers larger than the free
@@ -25,8 +25,6 @@ extern "C" {
 #endif
 
 cJSON *ia_measure(const ia_scope *s, const ia_plan *p, const ea_run_opts *o, ea_error *err);
-/* The configuration block every result and plan carries: dim, index, producer, ATen's choice, oracle. */
-cJSON *ia_config_json(const ia_scope *s, const ia_plan *p);
 
 
 #ifdef __cplusplus

@@ -172,9 +172,6 @@ typedef struct {
     char note[512];
 } ia_plan;
 
-/* Copied elements (source elements read) that any elems consecutive output elements of q can hold:
- * whole rows hold row_src each, the rest at most min(rest, row_src). */
-int64_t ia_slice_source_bound(const ia_slice *q, int64_t elems);
 /* Splits out's chunks over resident (multiprocessors x resident blocks, from the occupancy at launch)
  * blocks: as few steps per block as spans of at most span_max chunks allow, spans as equal as they go.
  * q->stage must be planned (span_max >= 1). */
@@ -185,6 +182,8 @@ void ia_slice_stage_split(const ia_slice *q, int64_t resident, ia_slice_split *l
 int ia_scope_parse(const cJSON *point, const char *file, int index, int group, ia_scope *s, ea_error *err);
 /* sm_count: the device's multiprocessor count (grid size of ATen's kernels). */
 int ia_plan_make(const ia_scope *s, int sm_count, ia_plan *p, ea_error *err);
+/* The configuration block every result and plan carries: dim, index, producer, ATen's choice, oracle. */
+cJSON *ia_config_json(const ia_scope *s, const ia_plan *p);
 int ia_scope_check_memory(const ia_scope *s, int64_t budget, const char *what, ea_error *err);
 /* The generator object for the index (faithful: from the derived properties; else randint). NULL if
  * faithful and the properties are unknown. Caller frees. */

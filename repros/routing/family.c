@@ -43,10 +43,8 @@ static cJSON *each_config(const ea_repro_family *family, const cJSON *point, con
         cJSON_Delete(arr);
         return ea_fail(err, "routing: cannot read the multiprocessor count"), NULL;
     }
-    if (measure && !o->faithful && o->log) /* the ids have no fabricated form: nothing to run */
-        fprintf(o->log, "routing %s: measured in faithful mode only\n", s.alias);
     for (int f = RT_WHOLE; f <= RT_NARROW; f++)
-        for (int d = RT_UNIFORM; d <= RT_SKEWED && (!measure || o->faithful); d++) {
+        for (int d = RT_UNIFORM; d <= RT_SKEWED; d++) {
             cJSON *r;
             if (measure) {
                 r = rt_measure(&s, &c, (rt_form)f, (rt_dist)d, family->name, &ro, err);
@@ -68,8 +66,9 @@ static cJSON *each_config(const ea_repro_family *family, const cJSON *point, con
 
 const ea_repro_family ea_family_routing_histc = {
     "routing_histc", "aten.histc.default", aliases, NALIASES, each_config, NULL,
+    EA_MODE_FAITHFUL, /* no fabricated ids */
 };
 
 const ea_repro_family ea_family_routing_cumsum = {
-    "routing_cumsum", "aten.cumsum.default", aliases, NALIASES, each_config, rt_claims,
+    "routing_cumsum", "aten.cumsum.default", aliases, NALIASES, each_config, rt_claims, EA_MODE_FAITHFUL,
 };

@@ -244,13 +244,11 @@ static int check_outputs(void *ctx, int after_timing, ea_check *c, ea_error *err
     return 0;
 }
 
-/* The path measured (ea_path_measure) and judged into its JSON. NULL: broke. */
-static cJSON *run_path(dev *d, int path, const host_set *ref, host_set *host, cJSON *sums, const ea_run_opts *o,
-                       ea_error *err)
+/* The path measured (ea_path_run) and judged: every element right yet a checksum that differs fails too. */
+static int run_path(dev *d, int path, const host_set *ref, host_set *host, cJSON *sums, const ea_run_opts *o,
+                    ea_path_outcome *out, ea_error *err)
 {
     ea_timer_config tc = {.calls_per_replay = (int)d->c->run->calls_per_replay}; /* as torch was timed */
-    ea_check first, again;
-    double median;
     char label[256];
     const char *form = d->form == RT_WHOLE ? "whole" : "narrow", *dist = d->dist == RT_UNIFORM ? "uniform" : "skewed";
     const char *name = path == P_ORACLE ? "oracle" : "current";
@@ -258,20 +256,14 @@ static cJSON *run_path(dev *d, int path, const host_set *ref, host_set *host, cJ
     snprintf(label, sizeof label, "routing %s %s %s %s", d->s->alias, form, dist, name);
     const ea_path_steps steps = {label, d, poison, enqueue, check_outputs, &tc, o->check_only,
                                  !ea_run_times_cold(o, d->family, d->s->point, name, "faithful")};
-    cJSON *j = cJSON_CreateObject();
-    cJSON_AddStringToObject(j, "name", name);
-    cJSON_AddStringToObject(j, "mode", "faithful");
-    if (ea_path_measure(&steps, j, &first, &again, &median, err))
-        return cJSON_Delete(j), NULL;
-    char why[160];
-    if (ea_path_judge(j, -1, 1, 0, why, sizeof why) && !d->sums_ok) { /* every element right, yet the checksum differs */
-        cJSON_ReplaceItemInObject(j, "passed", cJSON_CreateFalse());
-        cJSON_AddStringToObject(j, "failure", d->why);
-    }
+    if (ea_path_run(&steps, name, "faithful", out, err))
+        return -1;
+    if (ea_path_judge_outcome(out, -1, 1, 0) && !d->sums_ok)
+        ea_path_verdict(out, d->why);
     if (o->log)
         fprintf(o->log, "routing %s %s %s: %s %.2f us per call, %" PRId64 " mismatched, %" PRId64 " unwritten\n",
-                d->s->alias, form, dist, name, median, first.mismatched, first.unwritten);
-    return j;
+                d->s->alias, form, dist, name, out->median_us, out->check.mismatched, out->check.unwritten);
+    return 0;
 }
 
 /* What the distribution looks like: the largest expert's share and the empty experts. */
@@ -328,13 +320,13 @@ cJSON *rt_measure(const rt_scope *s, const rt_capture *c, rt_form f, rt_dist d, 
     int ok = 1, broke = 0;
     for (int p = P_CURRENT; p <= P_ORACLE && !broke; p++) {
         cJSON *one = sums ? cJSON_AddObjectToObject(sums, p == P_ORACLE ? "oracle" : "current") : NULL;
-        cJSON *j = run_path(&dv, p, &ref, &host, one, o, err);
-        if (!j) {
+        ea_path_outcome j;
+        if (run_path(&dv, p, &ref, &host, one, o, &j, err)) {
             broke = 1;
             break;
         }
-        ok &= cJSON_IsTrue(cJSON_GetObjectItem(j, "passed"));
-        cJSON_AddItemToArray(paths, j);
+        ok &= j.passed;
+        cJSON_AddItemToArray(paths, j.json);
     }
     if (!broke) {
         if (f == RT_WHOLE) { /* the capture times the whole partition: context for the whole form only */
