@@ -26,11 +26,7 @@ int ea_cli_parse(const char *cmd, const char *allowed, int argc, char **argv, op
         const char **value;
     } strings[] = {{"--corpus", &o->corpus}, {"--out", &o->out},       {"--check", &o->check},
                    {"--rule", &o->rule},     {"--golden", &o->golden}, {"--scope", &o->scope},
-                   {"--record", &o->record}, {"--mode", &o->mode}};
-    const struct {
-        const char *name;
-        const char **value;
-    } more[] = {{"--target", &o->target}};
+                   {"--record", &o->record}, {"--mode", &o->mode},     {"--target", &o->target}};
     const struct {
         const char *name;
         int *flag;
@@ -71,11 +67,6 @@ int ea_cli_parse(const char *cmd, const char *allowed, int argc, char **argv, op
         for (size_t k = 0; k < sizeof strings / sizeof strings[0]; k++)
             if (!strcmp(a, strings[k].name)) {
                 *strings[k].value = v;
-                known = 1;
-            }
-        for (size_t k = 0; k < sizeof more / sizeof more[0]; k++)
-            if (!strcmp(a, more[k].name)) {
-                *more[k].value = v;
                 known = 1;
             }
         if (known)

@@ -71,8 +71,9 @@ Test(timer_cold, spans_of_the_last_calls_without_the_flush)
     ea_timing_free(&t);
 }
 
-/* Stamps round to whole ns: samples one step apart read 31, 32 or 33 ns apart on the H200. The step is
- * the distance between distinct values, not the 1 ns of rounding between near-equal ones. */
+/* Stamps round to whole ns: samples one step apart read 31 or 32 ns apart on the H200, and two of them
+ * 1 ns apart. The step is the distance between distinct values, not the 1 ns of rounding between
+ * near-equal ones. */
 Test(timer_cold, the_clock_step_ignores_rounding_of_a_ns)
 {
     trace tr;

@@ -58,13 +58,13 @@ static int differs(const ea_kernel_list *l, size_t call, size_t from, size_t to,
 }
 
 /* Two samples closer than this are one value: the stamps round to whole ns, so spans of one clock
- * step read 31, 32 or 33 ns on the H200. */
+ * step read 31 or 32 ns on the H200 (the smallest stamp distances its runs showed). */
 #define SAME_VALUE_NS 4.0
 
 /* The device clock's step in us: the median distance between neighbouring distinct sample values,
  * values within SAME_VALUE_NS of the first of a group counting as one value. A sample is the distance
  * of two stamps, so samples differ by whole steps (about 32 ns on the H200, a few percent of a 2 us
- * scope; the median, not the smallest, of those distances, since rounding makes one step read 31-33
+ * scope; the median, not the smallest, of those distances, since rounding makes one step read 31 or 32
  * ns). Neighbours more than one step apart occur where samples are sparse; the median keeps them out
  * while most neighbours are one step apart. Samples that all agree show no step: 0, which widens no
  * tolerance. */
