@@ -65,6 +65,9 @@ def kernel_sources(mod):
     return {name: k.fn.src for name, k in kernels(mod).items()}
 
 
+TRITON_FILE_NAME_MAX = 150
+
+
 def kernel_binary(kernel):
     """(cubin path, metadata dict) of an autotuned kernel's chosen binary."""
     if len(kernel.launchers) != 1:
@@ -73,7 +76,10 @@ def kernel_binary(kernel):
     launcher = kernel.launchers[0]
     folder = os.path.join(os.environ["TRITON_CACHE_DIR"], launcher.cache_hash)
     name = kernel.fn.__name__
-    paths = [os.path.join(folder, f"{name}.{ext}") for ext in ("cubin", "json")]
+    # Triton names its cache files after the kernel cut to 150 characters (triton/compiler/compiler.py,
+    # compile(): file_name = src.name[:150]); Inductor's fused names pass that length.
+    stem = name[:TRITON_FILE_NAME_MAX]
+    paths = [os.path.join(folder, f"{stem}.{ext}") for ext in ("cubin", "json")]
     for path in paths:
         if not os.path.exists(path):
             raise RecordError(f"{name}: no {path} (TRITON_CACHE_DIR={os.environ['TRITON_CACHE_DIR']})")
