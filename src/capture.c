@@ -90,6 +90,37 @@ int cap_str_list(ea_capture *c, ej_val obj, const char *key, int unique, const c
     return 0;
 }
 
+int cap_error_list(ea_capture *c, ej_val obj, const char *key, double **out, ea_error *err)
+{
+    ej_val arr;
+    int n;
+    *out = NULL;
+    if (ej_field(obj, key, 0, &arr, err) || !arr.v)
+        return arr.v ? -1 : 0;
+    if (ej_array(arr, &n, err))
+        return -1;
+    if (n != c->noutputs) {
+        char got[32];
+        snprintf(got, sizeof got, "%d entries", n);
+        char what[64];
+        snprintf(what, sizeof what, "one entry per output (%d)", c->noutputs);
+        return ej_bad_field(obj, key, what, got, err);
+    }
+    if (!(*out = cap_take(c, (size_t)n, sizeof **out)))
+        return cap_oom(obj.file, err);
+    for (int i = 0; i < n; i++) {
+        ej_val e = ej_index(arr, i);
+        (*out)[i] = NAN;
+        if (cJSON_IsNull(e.v))
+            continue;
+        if (ej_as_number(e, &(*out)[i], err) != 0)
+            return -1;
+        if (!((*out)[i] >= 0))
+            return ea_fail(err, "%s %s: expected a relative L2 error >= 0 or null, got %g", e.file, e.path, (*out)[i]);
+    }
+    return 0;
+}
+
 int cap_obj_list(ea_capture *c, ej_val obj, const char *key, size_t size, void **items, int *n, ej_val *arr,
                  ea_error *err)
 {
@@ -332,10 +363,32 @@ static int read_tensors(ea_capture *c, ej_val root, int input, ea_error *err)
 
 /* ---- documents ---- */
 
+/* "fp64" (captures under a lowering): {"method", "eager_error"} or {"error"}, never both. */
+static int read_fp64(ea_capture *c, ej_val root, ea_error *err)
+{
+    static const char *const keys[] = {"method", "eager_error", "error", NULL};
+    ej_val f, e;
+    const char *s;
+    if (ej_field(root, "fp64", 0, &f, err) || !f.v)
+        return f.v ? -1 : 0;
+    if (ej_object(f, keys, err) || ej_field(f, "error", 0, &e, err))
+        return -1;
+    if (e.v)
+        return ej_as_string(e, &c->fp64_error, err) ||
+                       (cJSON_HasObjectItem(f.v, "method") || cJSON_HasObjectItem(f.v, "eager_error")
+                            ? ej_bad_field(f, "error", "either an error or a method and eager_error", "both", err)
+                            : 0)
+                   ? -1
+                   : 0;
+    if (ej_get_string(f, "method", &s, err) || cap_error_list(c, f, "eager_error", &c->fp64_eager, err))
+        return -1;
+    return c->fp64_eager ? 0 : ej_bad_field(f, "eager_error", "an array", "nothing", err);
+}
+
 static int read_capture(ea_capture *c, ea_error *err)
 {
     static const char *const keys[] = {"schema", "schema_version", "scope", "covers", "command", "environment",
-                                       "inputs", "outputs", "runs", "lowering", NULL};
+                                       "inputs", "outputs", "runs", "lowering", "fp64", NULL};
     static const char *const lowering_keys[] = {"name", "stands_for", "ops", NULL};
     static const char *const env_keys[] = {"torch", "torch_git", "triton", "gpu", "capability", "driver", "cuda", NULL};
     ej_val root = ej_root(&c->doc), env, low;
@@ -359,7 +412,10 @@ static int read_capture(ea_capture *c, ea_error *err)
     if (low.v && (ej_object(low, lowering_keys, err) || ej_get_string(low, "name", &c->lowering, err) ||
                   ej_get_string(low, "stands_for", &s, err) || cap_str_list(c, low, "ops", 1, &ops, &nops, err)))
         return -1;
-    return read_tensors(c, root, 1, err) || read_tensors(c, root, 0, err) || cap_read_runs(c, root, err) ? -1 : 0;
+    return read_tensors(c, root, 1, err) || read_tensors(c, root, 0, err) || read_fp64(c, root, err) ||
+                   cap_read_runs(c, root, err)
+               ? -1
+               : 0;
 }
 
 int ea_capture_load(const char *path, ea_capture *c, ea_error *err)

@@ -115,6 +115,8 @@ typedef struct {
     const char *timing_method;
     int64_t calls_per_replay, replays;
     ea_capture_stats eager, compiled;
+    double *fp64_error;               /* per output, its relative L2 error against the capture's fp64 reference
+                                       * (NAN: not floating); NULL when none was computed */
 } ea_capture_run;
 
 typedef struct {
@@ -126,6 +128,11 @@ typedef struct {
     ea_capture_tensor *inputs; int ninputs;
     ea_capture_tensor *outputs; int noutputs;
     ea_capture_run *runs; int nruns;
+    /* Captures under a lowering: the scope evaluated in float64 on the same inputs, the reference each run's
+     * fp64_error is taken against; fp64_eager: eager's (ATen's) error per output as fp64_error; fp64_error:
+     * why the scope could not run in float64 (fp64_eager NULL then). Both NULL: no reference. */
+    double *fp64_eager;
+    const char *fp64_error;
     ej_doc doc;
     void **blocks; int nblocks, capblocks; /* every allocation above, freed together */
 } ea_capture;

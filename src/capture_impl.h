@@ -18,6 +18,8 @@ int cap_str_list(ea_capture *c, ej_val obj, const char *key, int unique, const c
 /* An array of objects: allocates *n items of size bytes; *arr is the array for ej_index. */
 int cap_obj_list(ea_capture *c, ej_val obj, const char *key, size_t size, void **items, int *n, ej_val *arr,
                  ea_error *err);
+/* Optional: an array of one relative L2 error (a number >= 0, or null: NAN) per output; absent: *out NULL. */
+int cap_error_list(ea_capture *c, ej_val obj, const char *key, double **out, ea_error *err);
 /* A dtype name exactly as tensor.h spells it. */
 int cap_dtype_field(ej_val obj, const char *key, ea_dtype *dt, ea_error *err);
 

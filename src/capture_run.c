@@ -330,12 +330,15 @@ static int read_config(const ea_capture *c, ej_val run, ea_capture_run *r, ea_er
 static int read_run(ea_capture *c, ej_val v, ea_capture_run *r, ea_error *err)
 {
     static const char *const keys[] = {"config", "inductor_config", "probe", "evidence", "wrapper", "buffers", "steps",
-                                       "replayable", "timing", NULL};
+                                       "replayable", "timing", "fp64_error", NULL};
     const char *wrapper;
     if (ej_object(v, keys, err) || read_config(c, v, r, err) || read_evidence(c, v, &r->ev, err) ||
         ej_get_string(v, "wrapper", &wrapper, err) || read_buffers(c, v, r, err) || read_steps(c, v, r, err) ||
-        read_timing(v, r, err))
+        read_timing(v, r, err) || cap_error_list(c, v, "fp64_error", &r->fp64_error, err))
         return -1;
+    if (r->fp64_error && !c->fp64_eager)
+        return ej_bad_field(v, "fp64_error", "none without the capture's fp64 reference ($.fp64.eager_error)",
+                            "an array", err);
     return (r->wrapper = cap_join(c, c->dir, wrapper)) ? 0 : cap_oom(v.file, err);
 }
 

@@ -210,6 +210,46 @@ Test(capture, candidate_lowering_errors)
            "\"lowering\": {\"name\": \"n\", \"stands_for\": \"x\", \"ops\": [\"y\"], \"patch\": 1}, \"command\":");
 }
 
+#define FP64 "\"fp64\": {\"method\": \"f64 eager\", \"eager_error\": [0.0017]}, \"command\":"
+
+Test(capture, fp64_reference_errors_are_read_per_output)
+{
+    ea_capture c;
+    load_mutated(mutated("\"command\":", FP64, "\"replayable\": false,", "\"replayable\": false, \"fp64_error\": [0.002],",
+                         NULL),
+                 &c);
+    cr_assert_float_eq(c.fp64_eager[0], 0.0017, 1e-12);
+    cr_assert_float_eq(ea_capture_run_named(&c, "default")->fp64_error[0], 0.002, 1e-12);
+    cr_assert_null(ea_capture_run_named(&c, "coordinate_descent")->fp64_error, "a run without the field has none");
+    cr_assert_null(c.fp64_error);
+    ea_capture_free(&c);
+    load_mutated(mutated("\"command\":", FP64, "[0.0017]", "[null]", NULL), &c);
+    cr_assert(isnan(c.fp64_eager[0]), "null: not a floating output");
+    ea_capture_free(&c);
+    load_mutated(mutated("\"command\":", "\"fp64\": {\"error\": \"RuntimeError: no f64 kernel\"}, \"command\":", NULL), &c);
+    cr_assert_str_eq(c.fp64_error, "RuntimeError: no f64 kernel");
+    cr_assert_null(c.fp64_eager);
+    ea_capture_free(&c);
+}
+
+Test(capture, fp64_reference_errors)
+{
+    BROKEN("$.fp64.eager_error: expected one entry per output (1), got 2 entries", "\"command\":", FP64, "[0.0017]",
+           "[0.0017, 0.1]");
+    BROKEN("$.fp64.eager_error[0]: expected a relative L2 error >= 0 or null, got -1", "\"command\":", FP64, "[0.0017]",
+           "[-1]");
+    BROKEN("$.fp64.eager_error[0]: expected finite number, got string", "\"command\":", FP64, "[0.0017]", "[\"x\"]");
+    BROKEN("$.fp64.error: expected either an error or a method and eager_error, got both", "\"command\":", FP64,
+           "\"method\"", "\"error\": \"e\", \"method\"");
+    BROKEN("$.fp64.eager_error: expected an array, got nothing", "\"command\":",
+           "\"fp64\": {\"method\": \"m\"}, \"command\":");
+    BROKEN("$.fp64: unknown key 'x'", "\"command\":", "\"fp64\": {\"x\": 1}, \"command\":");
+    BROKEN("$.runs[0].fp64_error: expected none without the capture's fp64 reference", "\"replayable\": false,",
+           "\"replayable\": false, \"fp64_error\": [0.002],");
+    BROKEN("$.runs[0].fp64_error: expected one entry per output (1), got 0 entries", "\"command\":", FP64,
+           "\"replayable\": false,", "\"replayable\": false, \"fp64_error\": [],");
+}
+
 Test(capture, tensor_errors)
 {
     BROKEN("$.inputs[0].offset: expected integer, got string \"0\"", "\"offset\": 0", "\"offset\": \"0\"");

@@ -97,6 +97,32 @@ def expand_outputs(entries, values):
     return selectors
 
 
+def unstable_sort_indices(nodes, selectors):
+    """{output position: (entry of the sorted tensor, dim)} for each output that is the indices half of
+    an unstable sort (aten.sort.default, or aten.sort.stable with stable false): ties may come back in any
+    order, so a compiled sort (Inductor lowers small ones to Triton) may legitimately differ from eager's.
+    The selector is the sort's item 1, or a getitem of item 1 from it."""
+
+    def sort_of(k):
+        node = nodes[k]
+        if node["op"] == "aten.sort.default":
+            args = node.get("args", [])
+            return args[0]["ref"], args[1] if len(args) > 1 else -1
+        if node["op"] == "aten.sort.stable" and not node.get("kwargs", {}).get("stable", False):
+            return node["args"][0]["ref"], node.get("kwargs", {}).get("dim", -1)
+        return None
+
+    out = {}
+    for pos, (k, j) in enumerate(selectors):
+        node = nodes[k]
+        if j == 1 and sort_of(k):
+            out[pos] = sort_of(k)
+        elif j is None and node["op"] == "_operator.getitem" and node["args"][1] == 1 \
+                and isinstance(node["args"][0], dict) and sort_of(node["args"][0]["ref"]):
+            out[pos] = sort_of(node["args"][0]["ref"])
+    return out
+
+
 def _find_key(obj, key):
     """The first value of `key` anywhere in a nested derived object."""
     if isinstance(obj, dict):

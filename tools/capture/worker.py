@@ -86,9 +86,21 @@ def tensor_checksum(t):
     return gen.checksum_hex(np.sum(gen.checksum_terms(bits, index), dtype=np.uint64))
 
 
-def check_close(got, want, what):
-    """Compiled against eager: exact for integers and bools, relative L2 for floats."""
+def same_sort_order(got, want, keys, dim):
+    """Whether got and want are both indices that sort keys along dim: an unstable sort's ties in another
+    order are still a correct result."""
     import torch
+    perm = torch.arange(keys.shape[dim], device=got.device).view(
+        [-1 if d == dim % keys.dim() else 1 for d in range(keys.dim())]).expand_as(got)
+    return (torch.equal(torch.sort(got, dim=dim).values, perm) and
+            torch.equal(keys.gather(dim, got), keys.gather(dim, want)))
+
+
+def check_close(got, want, what, ties=None):
+    """Compiled against eager: exact for integers and bools, relative L2 for floats; ties {output
+    position: keys, dim} for an unstable sort's indices, which need only sort the same keys."""
+    import torch
+    ties = ties or {}
     if len(got) != len(want):
         raise CaptureError(f"{what}: {len(got)} outputs, eager gives {len(want)}")
     for k, (a, b) in enumerate(zip(got, want)):
@@ -96,13 +108,14 @@ def check_close(got, want, what):
             raise CaptureError(f"{what}: output {k} is {a.dtype}{list(a.shape)}, eager gives "
                                f"{b.dtype}{list(b.shape)}")
         if a.dtype.is_floating_point:
-            a64, b64 = a.double(), b.double()
-            err = (torch.linalg.vector_norm(a64 - b64) /
-                   torch.linalg.vector_norm(b64).clamp_min(1e-30)).item()
+            err = relative_l2(a, b)
             if not err <= FLOAT_TOLERANCE:
                 raise CaptureError(f"{what}: output {k} differs from eager: relative L2 {err:.3g} "
                                    f"> {FLOAT_TOLERANCE}")
         elif not torch.equal(a, b):
+            if k in ties and same_sort_order(a, b, *ties[k]):
+                log(f"{what}: output {k} orders an unstable sort's ties differently from eager; both sort the keys")
+                continue
             raise CaptureError(f"{what}: output {k} ({a.dtype}) differs from eager")
 
 
@@ -178,6 +191,10 @@ class Variant:
         self.selectors = selectors
         self.fn = scope.build_function(nodes, self.specs, selectors)
         self.eager = self.fn(*self.inputs)
+        sorts = scope.unstable_sort_indices(nodes, selectors)
+        keys = scope.build_function(nodes, self.specs, [(e, None) for e, _ in sorts.values()])(*self.inputs) \
+            if sorts else ()
+        self.ties = {pos: (key, dim) for (pos, (_, dim)), key in zip(sorts.items(), keys)}
         torch.cuda.synchronize()
 
 
@@ -208,7 +225,7 @@ def compile_run(variant, config, coordesc, probe, out_dir):
     if len(set(storages)) != len(storages):
         raise CaptureError(f"{config}: a compiled output shares storage with an input or another "
                            "output, unlike eager")
-    check_close(outputs, variant.eager, config)
+    check_close(outputs, variant.eager, config, variant.ties)
     run["buffers"], run["steps"], run["replayable"] = trace.build(
         rec.events, named_storages(variant.specs, inputs, outputs), evidence.device_calls(source))
     for kernel, path in rec.cubins.items():
@@ -250,6 +267,39 @@ def describe_outputs(outputs, eager=None):
     return docs
 
 
+FLOAT_DTYPES = ("bf16", "f16", "f32")
+
+
+def relative_l2(got, want):
+    """||got - want|| / ||want|| in float64, for floating outputs; None for others."""
+    import torch
+    if not got.dtype.is_floating_point:
+        return None
+    a, b = got.double(), want.double()
+    return (torch.linalg.vector_norm(a - b) / torch.linalg.vector_norm(b).clamp_min(1e-30)).item()
+
+
+def fp64_reference(variant, nodes, props):
+    """The scope evaluated in float64 (every floating tensor and dtype literal made f64) on the variant's
+    inputs upcast: the reference a candidate's outputs and eager's are both judged against, so a candidate's
+    error sits beside the error of the ATen path it replaces. {"outputs": tensors (dropped before the JSON),
+    "eager_error": [...]}, or {"error": why} when the scope cannot run in float64 (then no run has fp64_error)."""
+    import torch
+    try:
+        nodes64 = nodes
+        for d in FLOAT_DTYPES:
+            nodes64 = scope.with_dtype(nodes64, d, "f64")
+        specs64 = scope.plan_inputs(nodes64, props)
+        inputs64 = [x.double() if x.is_floating_point() else x for x in variant.inputs]
+        outputs = scope.build_function(nodes64, specs64, variant.selectors)(*inputs64)
+        torch.cuda.synchronize()
+    except Exception as e:  # noqa: BLE001  any failure of the f64 scope is reported in the capture, not fatal
+        log(f"fp64 reference: {type(e).__name__}: {e}")
+        return {"error": f"{type(e).__name__}: {e}"}
+    return {"method": "the scope in float64 on the same inputs upcast (eager)", "outputs": outputs,
+            "eager_error": [relative_l2(a, b) for a, b in zip(variant.eager, outputs)]}
+
+
 def add_run(doc, variant, config, coordesc, probe, out_dir, timed, lock):
     """Compiles, records, checks and times one run into doc; the first run's outputs give the
     checksums."""
@@ -258,6 +308,9 @@ def add_run(doc, variant, config, coordesc, probe, out_dir, timed, lock):
         run, compiled, outputs = compile_run(variant, config, coordesc, probe, out_dir)
         if doc["outputs"] is None:
             doc["outputs"] = describe_outputs(outputs, variant.eager if run["evidence"]["atomic_kernels"] else None)
+        ref = doc.get("fp64", {}).get("outputs")
+        if ref is not None and probe is None:  # a dtype probe computes another function: no fp64 error
+            run["fp64_error"] = [relative_l2(a, b) for a, b in zip(outputs, ref)]
         del outputs
     if timed:
         with gpu_lock(lock):
@@ -312,6 +365,8 @@ def capture(entry, out_dir, command, timed, lock, lowering=None):
         return doc
     import torch
     doc["lowering"] = lowerings.describe(lowering)
+    with gpu_lock(lock, shared=True):
+        doc["fp64"] = fp64_reference(base, nodes, props)
     if hasattr(lowering, "bind"):  # a graph rewrite that needs what the scope knows of its inputs
         lowering.bind(base.specs)
     with uncached_compiles():
@@ -320,6 +375,7 @@ def capture(entry, out_dir, command, timed, lock, lowering=None):
         # today's compiled code for the same inputs, timed in this process beside the candidate's
         torch._dynamo.reset()
         add_run(doc, base, "without_lowering", False, None, out_dir, timed, lock)
+    doc["fp64"].pop("outputs", None)
     return doc
 
 
