@@ -385,10 +385,41 @@ static int read_fp64(ea_capture *c, ej_val root, ea_error *err)
     return c->fp64_eager ? 0 : ej_bad_field(f, "eager_error", "an array", "nothing", err);
 }
 
+/* "fabricated" (captures under a lowering of an op with a fabricated mode): the candidate's and today's
+ * compiled scope timed on the pipeline's randint index, or {"error"}. */
+static int read_fabricated(ea_capture *c, ej_val root, ea_error *err)
+{
+    static const char *const keys[] = {"index", "method", "calls_per_replay", "replays", "default", "without_lowering",
+                                       "error", NULL};
+    ej_val f, e;
+    const char *s;
+    int64_t n;
+    ea_capture_gen g;
+    if (ej_field(root, "fabricated", 0, &f, err) || !f.v)
+        return f.v ? -1 : 0;
+    if (ej_object(f, keys, err) || ej_field(f, "error", 0, &e, err))
+        return -1;
+    if (e.v) {
+        if (ej_as_string(e, &c->fabricated_error, err))
+            return -1;
+        return cJSON_GetArraySize(f.v) == 1 ? 0 : ej_bad_field(f, "error", "an error alone", "more keys", err);
+    }
+    if (ej_field(f, "index", 1, &e, err) || read_generator(e, EA_I64, &g, err))
+        return -1;
+    if (g.kind != EA_GEN_RANDINT)
+        return ej_bad_field(f, "index", "a randint generator", "another generator", err);
+    if (ej_get_string(f, "method", &s, err) || ej_get_int_min(f, "calls_per_replay", 1, &n, err) ||
+        ej_get_int_min(f, "replays", 1, &n, err) || cap_read_stats(f, "default", &c->fab_default, err) ||
+        cap_read_stats(f, "without_lowering", &c->fab_without, err))
+        return -1;
+    c->has_fabricated = 1;
+    return 0;
+}
+
 static int read_capture(ea_capture *c, ea_error *err)
 {
     static const char *const keys[] = {"schema", "schema_version", "scope", "covers", "command", "environment",
-                                       "inputs", "outputs", "runs", "lowering", "fp64", NULL};
+                                       "inputs", "outputs", "runs", "lowering", "fp64", "fabricated", NULL};
     static const char *const lowering_keys[] = {"name", "stands_for", "ops", NULL};
     static const char *const env_keys[] = {"torch", "torch_git", "triton", "gpu", "capability", "driver", "cuda", NULL};
     ej_val root = ej_root(&c->doc), env, low;
@@ -412,7 +443,7 @@ static int read_capture(ea_capture *c, ea_error *err)
     if (low.v && (ej_object(low, lowering_keys, err) || ej_get_string(low, "name", &c->lowering, err) ||
                   ej_get_string(low, "stands_for", &s, err) || cap_str_list(c, low, "ops", 1, &ops, &nops, err)))
         return -1;
-    return read_tensors(c, root, 1, err) || read_tensors(c, root, 0, err) || read_fp64(c, root, err) ||
+    return read_tensors(c, root, 1, err) || read_tensors(c, root, 0, err) || read_fp64(c, root, err) || read_fabricated(c, root, err) ||
                    cap_read_runs(c, root, err)
                ? -1
                : 0;

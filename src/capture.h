@@ -133,6 +133,12 @@ typedef struct {
      * why the scope could not run in float64 (fp64_eager NULL then). Both NULL: no reference. */
     double *fp64_eager;
     const char *fp64_error;
+    /* Captures under a lowering of an op with a fabricated mode (index_add): the default (candidate) and
+     * without_lowering compiled scope timed by torch on the pipeline's randint index; fabricated_error: why
+     * they could not be. has_fabricated 0 and no error: not captured. */
+    int has_fabricated;
+    ea_capture_stats fab_default, fab_without;
+    const char *fabricated_error;
     ej_doc doc;
     void **blocks; int nblocks, capblocks; /* every allocation above, freed together */
 } ea_capture;

@@ -23,6 +23,9 @@ int cap_error_list(ea_capture *c, ej_val obj, const char *key, double **out, ea_
 /* A dtype name exactly as tensor.h spells it. */
 int cap_dtype_field(ej_val obj, const char *key, ea_dtype *dt, ea_error *err);
 
+/* A torch timing {"median_us", "q1_us", "q3_us", "samples"}: quartiles in order, samples >= 1. */
+int cap_read_stats(ej_val timing, const char *key, ea_capture_stats *s, ea_error *err);
+
 /* $.runs: every run, each config once, "default" and "coordinate_descent" present. */
 int cap_read_runs(ea_capture *c, ej_val root, ea_error *err);
 

@@ -266,7 +266,7 @@ static int read_steps(ea_capture *c, ej_val run, ea_capture_run *r, ea_error *er
     return ej_bad_field(run, "replayable", what, r->replayable ? "true" : "false", err);
 }
 
-static int read_stats(ej_val timing, const char *key, ea_capture_stats *s, ea_error *err)
+int cap_read_stats(ej_val timing, const char *key, ea_capture_stats *s, ea_error *err)
 {
     static const char *const keys[] = {"median_us", "q1_us", "q3_us", "samples", NULL};
     ej_val v;
@@ -286,8 +286,8 @@ static int read_timing(ej_val run, ea_capture_run *r, ea_error *err)
     return ej_field(run, "timing", 1, &v, err) || ej_object(v, keys, err) ||
                    ej_get_string(v, "method", &r->timing_method, err) ||
                    ej_get_int_min(v, "calls_per_replay", 1, &r->calls_per_replay, err) ||
-                   ej_get_int_min(v, "replays", 1, &r->replays, err) || read_stats(v, "eager", &r->eager, err) ||
-                   read_stats(v, "compiled", &r->compiled, err)
+                   ej_get_int_min(v, "replays", 1, &r->replays, err) || cap_read_stats(v, "eager", &r->eager, err) ||
+                   cap_read_stats(v, "compiled", &r->compiled, err)
                ? -1
                : 0;
 }

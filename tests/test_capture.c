@@ -250,6 +250,38 @@ Test(capture, fp64_reference_errors)
            "\"replayable\": false,", "\"replayable\": false, \"fp64_error\": [],");
 }
 
+#define FAB_STATS(m) "{\"median_us\": " m ", \"q1_us\": 1, \"q3_us\": 900, \"samples\": 20}"
+#define FAB "\"fabricated\": {\"index\": {\"generator\": \"randint\", \"seed\": 2, \"low\": 0, \"high\": 100}, " \
+            "\"method\": \"CUDA graph\", \"calls_per_replay\": 10, \"replays\": 20, \"default\": " FAB_STATS("420") \
+            ", \"without_lowering\": " FAB_STATS("510") "}, \"command\":"
+
+Test(capture, fabricated_timings_are_read)
+{
+    ea_capture c;
+    load_mutated(mutated("\"command\":", FAB, NULL), &c);
+    cr_assert(c.has_fabricated);
+    cr_assert_float_eq(c.fab_default.median_us, 420, 1e-9);
+    cr_assert_float_eq(c.fab_without.median_us, 510, 1e-9);
+    ea_capture_free(&c);
+    load_mutated(mutated("\"command\":", "\"fabricated\": {\"error\": \"CaptureError: x\"}, \"command\":", NULL), &c);
+    cr_assert(!c.has_fabricated);
+    cr_assert_str_eq(c.fabricated_error, "CaptureError: x");
+    ea_capture_free(&c);
+}
+
+Test(capture, fabricated_errors)
+{
+    BROKEN("$.fabricated.index: expected a randint generator, got another generator", "\"command\":", FAB,
+           "\"generator\": \"randint\", \"seed\": 2, \"low\": 0, \"high\": 100", "\"generator\": \"iota\", \"start\": 0, \"step\": 1");
+    BROKEN("$.fabricated.without_lowering: expected a value, got nothing (missing key)", "\"command\":", FAB,
+           ", \"without_lowering\": {\"median_us\": 510, \"q1_us\": 1, \"q3_us\": 900, \"samples\": 20}", "");
+    BROKEN("$.fabricated.default.median_us: expected 0 <= q1_us <= median_us <= q3_us", "\"command\":", FAB, "420", "1000");
+    BROKEN("$.fabricated.replays: expected an integer >= 1, got 0", "\"command\":", FAB, "\"replays\": 20", "\"replays\": 0");
+    BROKEN("$.fabricated.error: expected an error alone, got more keys", "\"command\":",
+           "\"fabricated\": {\"error\": \"e\", \"replays\": 1}, \"command\":");
+    BROKEN("$.fabricated: unknown key 'samples'", "\"command\":", "\"fabricated\": {\"samples\": 1}, \"command\":");
+}
+
 Test(capture, tensor_errors)
 {
     BROKEN("$.inputs[0].offset: expected integer, got string \"0\"", "\"offset\": 0", "\"offset\": \"0\"");

@@ -43,8 +43,9 @@ VERSION = 1
 OP = "aten.index_add.default"
 OP_FILE = "index_add"
 MODES = ("faithful", "fabricated")
-# repros/index_add/scope.h: IA_SEED_SELF, IA_SEED_FABRICATED, IA_SEED_SOURCE, IA_FABRICATED_HIGH.
-SEED_SELF, SEED_FABRICATED, SEED_SOURCE, FABRICATED_HIGH = 1, 2, 3, 100
+# repros/index_add/scope.h: IA_SEED_SELF, IA_SEED_SOURCE; the fabricated index's with scope.fabricated_scope.
+SEED_SELF, SEED_SOURCE = 1, 3
+SEED_FABRICATED, FABRICATED_HIGH = scope.SEED_FABRICATED, scope.FABRICATED_HIGH
 WARMUP_MS = 100.0  # src/gpu/timer.h's default: both sides time a GPU that has left idle clocks
 INDEX_KINDS = ("iota", "as_strided_iota")  # the index properties the C side rebuilds exactly
 SUM_TOLERANCE = 1e-2  # the faithful call's output sum against the inputs' (bf16 rounding)

@@ -97,6 +97,36 @@ def expand_outputs(entries, values):
     return selectors
 
 
+# repros/index_add/scope.h: IA_SEED_FABRICATED, IA_FABRICATED_HIGH. The attribution pipeline prices an index
+# argument on randint(0, 100) values; the C side and op_timing.py draw the same ones.
+SEED_FABRICATED, FABRICATED_HIGH = 2, 100
+FABRICATED_INDEX = {"aten.index_add.default": 2}  # the ops with a fabricated mode: their index argument
+
+
+def fabricated_scope(nodes):
+    """The scope as the attribution pipeline prices it: the op's index argument made an input of
+    randint(0, min(100, indexed dim size)) values (seed SEED_FABRICATED), whatever produced it before (an
+    iota, an as_strided view of one). (nodes, {entry: generator}), or None when the op has no fabricated
+    mode."""
+    k = next(k for k, n in enumerate(nodes) if n["role"] == "op")
+    op = nodes[k]
+    arg = FABRICATED_INDEX.get(op["op"])
+    if arg is None:
+        return None
+    args = op.get("args", [])
+    if len(args) <= arg or not isinstance(args[arg], dict) or "ref" not in args[arg] or \
+            not isinstance(args[0], dict) or "ref" not in args[0] or not isinstance(args[1], int):
+        raise ScopeError(f"scope entry {k} ({op['op']}): expected tensor references for self and index "
+                         f"and an integer dim, got {args}")
+    j = args[arg]["ref"]
+    parse_ann(nodes[j].get("ann"), f"scope entry {j} (the index)")  # an input needs its layout
+    sizes = parse_ann(nodes[args[0]["ref"]].get("ann"), f"scope entry {args[0]['ref']} (self)")["sizes"]
+    high = min(sizes[args[1] % len(sizes)], FABRICATED_HIGH)
+    fab = [dict(n) for n in nodes]
+    fab[j] = {"role": "input", "op": nodes[j]["op"], "ann": nodes[j]["ann"]}
+    return fab, {j: {"generator": "randint", "seed": SEED_FABRICATED, "low": 0, "high": high}}
+
+
 def unstable_sort_indices(nodes, selectors):
     """{output position: (entry of the sorted tensor, dim)} for each output that is the indices half of
     an unstable sort (aten.sort.default, or aten.sort.stable with stable false): ties may come back in any

@@ -173,11 +173,14 @@ def named_storages(specs, inputs, outputs):
 
 class Variant:
     """The scope made runnable: input specs and tensors, the output selectors, the function and
-    its eager outputs. The probe variant reuses the base variant's selectors."""
+    its eager outputs. The probe variant reuses the base variant's selectors; values {entry: generator}
+    replaces the generators of those inputs (the fabricated index)."""
 
-    def __init__(self, nodes, props, selectors=None):
+    def __init__(self, nodes, props, selectors=None, values=None):
         import torch
         self.specs = scope.plan_inputs(nodes, props)
+        for spec in self.specs:
+            spec["values"] = (values or {}).get(spec["entry"], spec["values"])
         self.inputs = [scope.make_tensor(s) for s in self.specs]
         if selectors is None:
             escaping = [(k, None) for k in scope.output_entries(nodes)]
@@ -300,6 +303,45 @@ def fp64_reference(variant, nodes, props):
             "eager_error": [relative_l2(a, b) for a, b in zip(variant.eager, outputs)]}
 
 
+def timed_compile(variant, what, lock):
+    """variant.fn compiled afresh, its outputs checked against eager's, then timed: before the next
+    dynamo reset, after which the same compiled function would recompile under whatever patch is active."""
+    import torch
+    with gpu_lock(lock, shared=True):
+        torch._dynamo.reset()
+        compiled = torch.compile(variant.fn, fullgraph=True, dynamic=False)
+        outputs = compiled(*variant.inputs)
+        torch.cuda.synchronize()
+        check_close(outputs, variant.eager, what, variant.ties)
+        del outputs
+    with gpu_lock(lock):
+        return timing.time_calls(compiled, variant.inputs)
+
+
+def fabricated_prices(nodes, props, lowering, lock):
+    """The candidate's and today's compiled scope timed on the fabricated index (scope.fabricated_scope):
+    what the attribution pipeline would price before and after the lowering. {"index": generator, method,
+    "default": stats, "without_lowering": stats}, {"error": why} when it could not be compiled or timed, or
+    None for an op without a fabricated mode."""
+    spec = scope.fabricated_scope(nodes)
+    if spec is None:
+        return None
+    fab_nodes, values = spec
+    try:
+        with gpu_lock(lock, shared=True):
+            variant = Variant(fab_nodes, props, values=values)
+        if hasattr(lowering, "bind"):
+            lowering.bind(variant.specs)
+        with lowering.patch():
+            candidate = timed_compile(variant, "fabricated default", lock)
+        today = timed_compile(variant, "fabricated without_lowering", lock)
+        return {"index": next(iter(values.values())), **timing.method(), "default": candidate,
+                "without_lowering": today}
+    except Exception as e:  # noqa: BLE001  reported in the capture (golden price says it is unpriced), not fatal
+        log(f"fabricated: {type(e).__name__}: {e}")
+        return {"error": f"{type(e).__name__}: {e}"}
+
+
 def add_run(doc, variant, config, coordesc, probe, out_dir, timed, lock):
     """Compiles, records, checks and times one run into doc; the first run's outputs give the
     checksums."""
@@ -375,6 +417,10 @@ def capture(entry, out_dir, command, timed, lock, lowering=None):
         # today's compiled code for the same inputs, timed in this process beside the candidate's
         torch._dynamo.reset()
         add_run(doc, base, "without_lowering", False, None, out_dir, timed, lock)
+        if timed:
+            fabricated = fabricated_prices(nodes, props, lowering, lock)
+            if fabricated is not None:
+                doc["fabricated"] = fabricated
     doc["fp64"].pop("outputs", None)
     return doc
 

@@ -37,5 +37,35 @@ class UnstableSortIndices(unittest.TestCase):
         self.assertEqual(scope.unstable_sort_indices(nodes, [(2, 1), (3, None)]), {})
 
 
+class FabricatedScope(unittest.TestCase):
+    """scope.fabricated_scope: the op's index made an input of the pipeline's randint index."""
+
+    NODES = [{"role": "input", "op": "aten.full.default", "ann": "bf16[4096, 768][768, 1]cuda:0"},
+             {"role": "input", "op": "aten.mm.default", "ann": "bf16[8192, 768][768, 1]cuda:0"},
+             {"role": "producer", "op": "aten.arange.default", "ann": "i64[4096][1]cuda:0", "args": [4096]},
+             {"role": "producer", "op": "aten.as_strided.default", "ann": "i64[8192][1]cuda:0",
+              "args": [{"ref": 2}, [8192], [1]]},
+             {"role": "op", "op": "aten.index_add.default", "ann": "bf16[4096, 768][768, 1]cuda:0",
+              "args": [{"ref": 0}, 0, {"ref": 3}, {"ref": 1}], "escapes": ["graph_output"]}]
+
+    def test_index_becomes_a_randint_input_clamped_to_the_dim(self):
+        nodes, values = scope.fabricated_scope(self.NODES)
+        self.assertEqual(nodes[3], {"role": "input", "op": "aten.as_strided.default", "ann": "i64[8192][1]cuda:0"})
+        self.assertEqual(nodes[:3] + nodes[4:], self.NODES[:3] + self.NODES[4:])
+        self.assertEqual(values, {3: {"generator": "randint", "seed": 2, "low": 0, "high": 100}})
+        small = [dict(n) for n in self.NODES]
+        small[0] = {**small[0], "ann": "bf16[64, 768][768, 1]cuda:0"}
+        self.assertEqual(scope.fabricated_scope(small)[1][3]["high"], 64)
+
+    def test_ops_without_a_fabricated_mode_and_bad_arguments(self):
+        cumsum = [{"role": "input", "op": "aten.histc.default", "ann": "i32[8][1]cuda:0"},
+                  {"role": "op", "op": "aten.cumsum.default", "args": [{"ref": 0}, 0]}]
+        self.assertIsNone(scope.fabricated_scope(cumsum))
+        bad = [dict(n) for n in self.NODES]
+        bad[4] = {**bad[4], "args": [{"ref": 0}, 0, [1, 2], {"ref": 1}]}
+        with self.assertRaisesRegex(scope.ScopeError, "expected tensor references"):
+            scope.fabricated_scope(bad)
+
+
 if __name__ == "__main__":
     unittest.main()
