@@ -24,6 +24,7 @@ typedef struct {
     int json, quiet, cat_cap, update, plan;
     int check_only; /* run --check-only */
     const char *target; /* --target NAME: golden/targets/NAME (target.h) */
+    const char *keep_from; /* run, replay --keep-from FILE (keep_from.h) */
 } ea_cli_options;
 int ea_cli_parse(const char *cmd, const char *allowed, int argc, char **argv, ea_cli_options *o, int *help);
 /* "extern-audit: <message>" on stderr; returns 2 (bad input). */

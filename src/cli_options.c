@@ -26,7 +26,8 @@ int ea_cli_parse(const char *cmd, const char *allowed, int argc, char **argv, op
         const char **value;
     } strings[] = {{"--corpus", &o->corpus}, {"--out", &o->out},       {"--check", &o->check},
                    {"--rule", &o->rule},     {"--golden", &o->golden}, {"--scope", &o->scope},
-                   {"--record", &o->record}, {"--mode", &o->mode},     {"--target", &o->target}};
+                   {"--record", &o->record}, {"--mode", &o->mode},     {"--target", &o->target},
+                   {"--keep-from", &o->keep_from}};
     const struct {
         const char *name;
         int *flag;
