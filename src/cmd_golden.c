@@ -53,32 +53,15 @@ typedef struct {
 
 static int parse(const char *sub, int want, int argc, char **argv, golden_options *o, int *help)
 {
-    *o = (golden_options){.golden = "golden"};
-    *help = 0;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h"))
-            return *help = 1, 0;
-        if (!strcmp(a, "--json")) {
-            o->json = 1;
-            continue;
-        }
-        const char **slot = !strcmp(a, "--golden")                              ? &o->golden
-                            : !strcmp(a, "--markdown") && want == 2             ? &o->markdown
-                            : !strcmp(a, "--target") && !strcmp(sub, "price") ? &o->target
-                                                                                : NULL;
-        if (slot) {
-            if (i + 1 >= argc || !*argv[i + 1])
-                return ea_cli_usage_error("golden", "option '%s' needs a value", a);
-            *slot = argv[++i];
-        } else if (a[0] == '-') {
-            return ea_cli_usage_error("golden", "unknown option '%s'", a);
-        } else if (o->nargs < want) {
-            o->args[o->nargs++] = a;
-        } else {
-            return ea_cli_usage_error("golden", "unexpected argument '%s'", a);
-        }
-    }
+    ea_cli_options c;
+    int rc = ea_cli_parse("golden", want == 2 ? "ARGS --golden --json --markdown"
+                                    : !strcmp(sub, "price") ? "ARGS --golden --json --target"
+                                                            : "ARGS --golden --json",
+                          argc, argv, &c, help);
+    if (rc || *help)
+        return rc;
+    *o = (golden_options){.golden = c.golden, .markdown = c.markdown, .target = c.target, .json = c.json,
+                          .nargs = c.nargs, .args = {c.args[0], c.args[1]}};
     if (o->nargs != want)
         return ea_cli_usage_error("golden", want == 2 ? "%s needs OLD and NEW target folders" : "%s needs the STAGED folder", sub);
     return 0;
