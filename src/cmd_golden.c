@@ -148,13 +148,13 @@ static int cmd_accept(int argc, char **argv)
     return rc;
 }
 
-static void cell(const cJSON *o, const char *key, const char *fmt)
+static void cell(const cJSON *o, const char *key, int width)
 {
     double v = ej_num(o, key);
     if (isfinite(v))
-        printf(fmt, v);
+        printf(" %*.2f", width, v);
     else
-        printf(" %10s", "-");
+        printf(" %*s", width, "-");
 }
 
 static void price_print(const cJSON *doc)
@@ -162,17 +162,19 @@ static void price_print(const cJSON *doc)
     const cJSON *e, *f;
     printf("candidate %s (%s) against %s\n  stands for: %s\n", ej_str(doc, "lowering"), ej_str(doc, "target"),
            ej_str(doc, "base"), ej_str(doc, "stands_for") ? ej_str(doc, "stands_for") : "-");
-    printf("  per call, median us; candidate = ATen path less the partition's saving (torch.compile, one process)\n");
-    printf("  %-38s %-14s %4s %10s %10s %10s %10s %10s %10s  %s\n", "scope", "alias", "occ.", "ATen", "ATen fab.",
-           "candidate", "oracle", "floor", "recovered", "label");
+    printf("  per call, median us; candidate = ATen path less the partition's saving (torch.compile, one process)\n"
+           "  +- the candidate's half-width: the notches (1.57 IQR / sqrt(n)) of its three medians summed\n");
+    printf("  %-38s %-14s %4s %10s %10s %10s %8s %10s %10s %10s  %s\n", "scope", "alias", "occ.", "ATen", "ATen fab.",
+           "candidate", "+-", "oracle", "floor", "recovered", "label");
     cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(doc, "scopes"))
     {
         printf("  %-38s %-14s %4d", ej_str(e, "scope"), ej_str(e, "alias"), (int)ej_num(e, "occurrences"));
-        cell(e, "aten_us", " %10.2f");
-        cell(e, "aten_fabricated_us", " %10.2f");
-        cell(e, "candidate_us", " %10.2f");
-        cell(e, "oracle_us", " %10.2f");
-        cell(e, "floor_us", " %10.2f");
+        cell(e, "aten_us", 10);
+        cell(e, "aten_fabricated_us", 10);
+        cell(e, "candidate_us", 10);
+        cell(e, "candidate_pm_us", 8);
+        cell(e, "oracle_us", 10);
+        cell(e, "floor_us", 10);
         double r = ej_num(e, "recovered");
         if (isfinite(r))
             printf(" %9.0f%%", 100 * r);
