@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "capture.h"
+#include "drift.h"
 #include "golden_target.h"
 #include "json.h"
 #include "path.h"
@@ -44,6 +45,24 @@ static cJSON *replay_witness(const cJSON *replay, const char *scope)
     return cJSON_CreateNull();
 }
 
+/* A median's notch half-width, EA_DRIFT_NOTCH_K x IQR / sqrt(n) (drift.h: where the median lies at about
+ * 95%, the gate's measure of a median's uncertainty); NaN without quartiles or samples. */
+static double notch(double q1, double q3, double n)
+{
+    return n >= 1 && q3 >= q1 ? EA_DRIFT_NOTCH_K * (q3 - q1) / sqrt(n) : NAN;
+}
+
+static double run_notch(const ea_capture_run *r)
+{
+    return r ? notch(r->compiled.q1_us, r->compiled.q3_us, (double)r->compiled.samples) : NAN;
+}
+
+static double path_notch(const cJSON *path)
+{
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(path, "time");
+    return notch(ej_num(t, "q1_us"), ej_num(t, "q3_us"), ej_num(t, "samples"));
+}
+
 /* Why the capture's partition cannot be priced, or NULL; *with and *without its two times. */
 static const char *partition_times(const ea_capture *c, double *with, double *without)
 {
@@ -74,6 +93,9 @@ static cJSON *price_scope(const ea_capture *c, const char *lowering, const cJSON
     double oracle = r ? ea_rollup_oracle_us(r) : NAN;
     double floor_us = r ? ej_num(cJSON_GetObjectItemCaseSensitive(r, "floor"), "us") : NAN;
     double saving = without - with, cand = aten - saving, recovered = saving / (aten - oracle);
+    /* the price is a sum of three medians (aten - without + with): its half-width the sum of their notches */
+    double n_with = run_notch(run), n_without = run_notch(ea_capture_run_named(c, "without_lowering"));
+    double n_aten = r ? path_notch(ea_path_named(r, "current", "faithful")) : NAN, pm = n_aten + n_with + n_without;
     cJSON_AddStringToObject(e, "scope", c->scope);
     cJSON_AddStringToObject(e, "point", r ? ej_str(r, "point") : "");
     cJSON_AddStringToObject(e, "alias", r && ej_str(r, "alias") ? ej_str(r, "alias") : "");
@@ -87,9 +109,13 @@ static cJSON *price_scope(const ea_capture *c, const char *lowering, const cJSON
     ej_add_number_or_null(part, "with_us", with);
     ej_add_number_or_null(part, "without_us", without);
     ej_add_number_or_null(part, "saving_us", why ? NAN : saving);
+    ej_add_number_or_null(part, "with_notch_us", n_with);
+    ej_add_number_or_null(part, "without_notch_us", n_without);
     ej_add_number_or_null(e, "aten_us", aten);
+    ej_add_number_or_null(e, "aten_notch_us", n_aten);
     ej_add_number_or_null(e, "aten_fabricated_us", fab);
     ej_add_number_or_null(e, "candidate_us", why ? NAN : cand);
+    ej_add_number_or_null(e, "candidate_pm_us", why ? NAN : pm);
     cJSON_AddNullToObject(e, "candidate_fabricated_us");
     cJSON_AddStringToObject(e, "fabricated_note", "the stage captures the faithful inputs only: the pipeline's "
                                                   "fabricated index was not compiled with the candidate");
@@ -108,9 +134,9 @@ static cJSON *price_scope(const ea_capture *c, const char *lowering, const cJSON
     if (isfinite(oracle) && oracle > cand) {
         char msg[600];
         snprintf(msg, sizeof msg,
-                 "%s: the oracle (%.2f us) is slower than candidate %s (%.2f us: ATen path %.2f us less the "
+                 "%s: the oracle (%.2f us) is slower than candidate %s (%.2f +- %.2f us: ATen path %.2f us less the "
                  "partition's saving %.2f us): improve the oracle until it is at least as fast",
-                 c->scope, oracle, lowering, cand, aten, saving);
+                 c->scope, oracle, lowering, cand, pm, aten, saving);
         cJSON_AddItemToArray(failures, cJSON_CreateString(msg));
     }
     return e;

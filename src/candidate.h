@@ -7,7 +7,9 @@
  *   price after the lowering is the base target's faithful current path minus that saving, beside
  *   the base's fabricated current path, its fastest faithful oracle that passed and its floor (one
  *   baselines file). recovered = saving / (current - oracle), the share of the oracle's headroom;
- *   under EA_CANDIDATE_PROFITABLE it is labelled "measured, not profitable", with its numbers.
+ *   under EA_CANDIDATE_PROFITABLE it is labelled "measured, not profitable", with its numbers. The
+ *   price's uncertainty: each of its three medians' notch half-width (EA_DRIFT_NOTCH_K x IQR / sqrt(n), from
+ *   the capture runs' and the base path's quartiles and sample counts), summed: candidate_us +- candidate_pm_us.
  * - Every oracle must be no slower than every candidate of its scope: a candidate price under the
  *   oracle's time is a failure naming the scope, the candidate and both times.
  * - The stage's replay.json (optional) adds the C replay of the captured partition as a witness

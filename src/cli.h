@@ -17,13 +17,19 @@ int ea_main(int argc, char **argv);
 #define EA_CLI_DEFAULT_GOLDEN "golden"
 
 /* The options every command draws from; ea_cli_parse accepts only those named in allowed
- * ("--golden --json --update"), fills the defaults, and returns 0, or 2 after a usage message;
- * *help is set for --help. */
+ * ("--golden --json --update"; "ARGS": up to two operands, in args), as --opt VALUE or --opt=VALUE (an
+ * empty value refused), fills the defaults, and returns 0, or 2 after a usage message; *help is set for
+ * --help. */
 typedef struct {
     const char *corpus, *out, *check, *rule, *golden, *scope, *record, *mode;
     int json, quiet, cat_cap, update, plan;
     int check_only; /* run --check-only */
     const char *target; /* --target NAME: golden/targets/NAME (target.h) */
+    const char *keep_from; /* run, replay --keep-from FILE (keep_from.h) */
+    const char *baseline, *against, *propose, *markdown, *save, *margin, *retries; /* gate (margin, retries: */
+    int run, cold;                                                                  /* as given, it checks) */
+    const char *args[2]; /* operands (golden diff OLD NEW) */
+    int nargs;
 } ea_cli_options;
 int ea_cli_parse(const char *cmd, const char *allowed, int argc, char **argv, ea_cli_options *o, int *help);
 /* "extern-audit: <message>" on stderr; returns 2 (bad input). */

@@ -16,6 +16,16 @@ int ea_cli_usage_error(const char *cmd, const char *fmt, const char *arg)
     return 2;
 }
 
+/* Is name a whole space-separated word of allowed? */
+static int allows(const char *allowed, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *hit = strstr(allowed, name); hit; hit = strstr(hit + 1, name))
+        if ((hit == allowed || hit[-1] == ' ') && (hit[n] == ' ' || hit[n] == '\0'))
+            return 1;
+    return 0;
+}
+
 /* Accepts only the options named in `allowed` (space-separated, e.g. "--corpus --json"). */
 int ea_cli_parse(const char *cmd, const char *allowed, int argc, char **argv, options *o, int *help)
 {
@@ -26,12 +36,15 @@ int ea_cli_parse(const char *cmd, const char *allowed, int argc, char **argv, op
         const char **value;
     } strings[] = {{"--corpus", &o->corpus}, {"--out", &o->out},       {"--check", &o->check},
                    {"--rule", &o->rule},     {"--golden", &o->golden}, {"--scope", &o->scope},
-                   {"--record", &o->record}, {"--mode", &o->mode},     {"--target", &o->target}};
+                   {"--record", &o->record}, {"--mode", &o->mode},     {"--target", &o->target},
+                   {"--keep-from", &o->keep_from}, {"--baseline", &o->baseline}, {"--against", &o->against},
+                   {"--propose", &o->propose},     {"--markdown", &o->markdown}, {"--save", &o->save},
+                   {"--margin", &o->margin},       {"--retries", &o->retries}};
     const struct {
         const char *name;
         int *flag;
     } flags[] = {{"--json", &o->json}, {"--quiet", &o->quiet}, {"--update", &o->update}, {"--plan", &o->plan},
-                 {"--check-only", &o->check_only}};
+                 {"--check-only", &o->check_only}, {"--run", &o->run}, {"--cold", &o->cold}};
     *help = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *eq = strchr(a, '='), *inline_value = NULL;
@@ -47,9 +60,13 @@ int ea_cli_parse(const char *cmd, const char *allowed, int argc, char **argv, op
             *help = 1;
             return 0;
         }
-        const char *hit = strstr(allowed, a);
-        size_t n = strlen(a);
-        if (strncmp(a, "--", 2) || !hit || (hit[n] != ' ' && hit[n] != '\0'))
+        if (a[0] != '-' && allows(allowed, "ARGS")) {
+            if (!*a || o->nargs >= (int)(sizeof o->args / sizeof o->args[0]))
+                return ea_cli_usage_error(cmd, "unexpected argument '%s'", a);
+            o->args[o->nargs++] = a;
+            continue;
+        }
+        if (strncmp(a, "--", 2) || !allows(allowed, a))
             return ea_cli_usage_error(cmd, "unknown option '%s'", a);
         int known = 0;
         for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++)

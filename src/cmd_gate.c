@@ -54,38 +54,15 @@ typedef struct {
 
 static int parse(int argc, char **argv, gate_options *o, int *help)
 {
-    *o = (gate_options){.golden = "golden", .retries = DEFAULT_RETRIES};
-    const struct {
-        const char *name;
-        const char **v;
-    } strs[] = {{"--baseline", &o->baseline}, {"--against", &o->against}, {"--scope", &o->scope},
-                {"--propose", &o->propose},   {"--markdown", &o->markdown}, {"--save", &o->save},
-                {"--golden", &o->golden},     {"--target", &o->target}};
-    const char *margin = NULL, *retries = NULL;
-    *help = 0;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h"))
-            return *help = 1, 0;
-        int *flag = !strcmp(a, "--run")    ? &o->run
-                    : !strcmp(a, "--cold") ? &o->cold
-                    : !strcmp(a, "--json") ? &o->json
-                    : !strcmp(a, "--quiet") ? &o->quiet
-                                            : NULL;
-        if (flag) {
-            *flag = 1;
-            continue;
-        }
-        const char **slot = !strcmp(a, "--margin") ? &margin : !strcmp(a, "--retries") ? &retries : NULL;
-        for (size_t k = 0; k < sizeof strs / sizeof strs[0] && !slot; k++)
-            if (!strcmp(a, strs[k].name))
-                slot = strs[k].v;
-        if (!slot)
-            return ea_cli_usage_error("gate", "unknown option '%s'", a);
-        if (i + 1 >= argc)
-            return ea_cli_usage_error("gate", "option '%s' needs a value", a);
-        *slot = argv[++i];
-    }
+    ea_cli_options c;
+    int rc = ea_cli_parse("gate", "--baseline --against --scope --propose --markdown --save --golden --target "
+                                  "--margin --retries --run --cold --json --quiet", argc, argv, &c, help);
+    if (rc || *help)
+        return rc;
+    *o = (gate_options){.baseline = c.baseline, .against = c.against, .scope = c.scope, .propose = c.propose,
+                        .markdown = c.markdown, .save = c.save, .golden = c.golden, .target = c.target,
+                        .run = c.run, .cold = c.cold, .json = c.json, .quiet = c.quiet, .retries = DEFAULT_RETRIES};
+    const char *margin = c.margin, *retries = c.retries;
     char *end;
     if (margin && (o->margin = strtod(margin, &end), *end || end == margin || !(o->margin > 0 && o->margin < 1)))
         return ea_cli_usage_error("gate", "--margin expects a number in (0, 1), got '%s'", margin);

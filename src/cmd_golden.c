@@ -53,32 +53,15 @@ typedef struct {
 
 static int parse(const char *sub, int want, int argc, char **argv, golden_options *o, int *help)
 {
-    *o = (golden_options){.golden = "golden"};
-    *help = 0;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h"))
-            return *help = 1, 0;
-        if (!strcmp(a, "--json")) {
-            o->json = 1;
-            continue;
-        }
-        const char **slot = !strcmp(a, "--golden")                              ? &o->golden
-                            : !strcmp(a, "--markdown") && want == 2             ? &o->markdown
-                            : !strcmp(a, "--target") && !strcmp(sub, "price") ? &o->target
-                                                                                : NULL;
-        if (slot) {
-            if (i + 1 >= argc || !*argv[i + 1])
-                return ea_cli_usage_error("golden", "option '%s' needs a value", a);
-            *slot = argv[++i];
-        } else if (a[0] == '-') {
-            return ea_cli_usage_error("golden", "unknown option '%s'", a);
-        } else if (o->nargs < want) {
-            o->args[o->nargs++] = a;
-        } else {
-            return ea_cli_usage_error("golden", "unexpected argument '%s'", a);
-        }
-    }
+    ea_cli_options c;
+    int rc = ea_cli_parse("golden", want == 2 ? "ARGS --golden --json --markdown"
+                                    : !strcmp(sub, "price") ? "ARGS --golden --json --target"
+                                                            : "ARGS --golden --json",
+                          argc, argv, &c, help);
+    if (rc || *help)
+        return rc;
+    *o = (golden_options){.golden = c.golden, .markdown = c.markdown, .target = c.target, .json = c.json,
+                          .nargs = c.nargs, .args = {c.args[0], c.args[1]}};
     if (o->nargs != want)
         return ea_cli_usage_error("golden", want == 2 ? "%s needs OLD and NEW target folders" : "%s needs the STAGED folder", sub);
     return 0;
@@ -165,13 +148,13 @@ static int cmd_accept(int argc, char **argv)
     return rc;
 }
 
-static void cell(const cJSON *o, const char *key, const char *fmt)
+static void cell(const cJSON *o, const char *key, int width)
 {
     double v = ej_num(o, key);
     if (isfinite(v))
-        printf(fmt, v);
+        printf(" %*.2f", width, v);
     else
-        printf(" %10s", "-");
+        printf(" %*s", width, "-");
 }
 
 static void price_print(const cJSON *doc)
@@ -179,17 +162,19 @@ static void price_print(const cJSON *doc)
     const cJSON *e, *f;
     printf("candidate %s (%s) against %s\n  stands for: %s\n", ej_str(doc, "lowering"), ej_str(doc, "target"),
            ej_str(doc, "base"), ej_str(doc, "stands_for") ? ej_str(doc, "stands_for") : "-");
-    printf("  per call, median us; candidate = ATen path less the partition's saving (torch.compile, one process)\n");
-    printf("  %-38s %-14s %4s %10s %10s %10s %10s %10s %10s  %s\n", "scope", "alias", "occ.", "ATen", "ATen fab.",
-           "candidate", "oracle", "floor", "recovered", "label");
+    printf("  per call, median us; candidate = ATen path less the partition's saving (torch.compile, one process)\n"
+           "  +- the candidate's half-width: the notches (1.57 IQR / sqrt(n)) of its three medians summed\n");
+    printf("  %-38s %-14s %4s %10s %10s %10s %8s %10s %10s %10s  %s\n", "scope", "alias", "occ.", "ATen", "ATen fab.",
+           "candidate", "+-", "oracle", "floor", "recovered", "label");
     cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(doc, "scopes"))
     {
         printf("  %-38s %-14s %4d", ej_str(e, "scope"), ej_str(e, "alias"), (int)ej_num(e, "occurrences"));
-        cell(e, "aten_us", " %10.2f");
-        cell(e, "aten_fabricated_us", " %10.2f");
-        cell(e, "candidate_us", " %10.2f");
-        cell(e, "oracle_us", " %10.2f");
-        cell(e, "floor_us", " %10.2f");
+        cell(e, "aten_us", 10);
+        cell(e, "aten_fabricated_us", 10);
+        cell(e, "candidate_us", 10);
+        cell(e, "candidate_pm_us", 8);
+        cell(e, "oracle_us", 10);
+        cell(e, "floor_us", 10);
         double r = ej_num(e, "recovered");
         if (isfinite(r))
             printf(" %9.0f%%", 100 * r);

@@ -10,18 +10,24 @@
 #include "cmds.h"
 #include "device.h"
 #include "json.h"
+#include "keep_from.h"
 #include "replay.h"
 #include "replay_file.h"
 #include "target.h"
 
 const char ea_usage_replay[] =
     "usage: extern-audit replay [--golden DIR] [--target NAME] [--scope SCOPE_ID] [--json] [--record FILE]\n"
+    "                           [--keep-from FILE]\n"
     "  --golden DIR     golden folder holding targets/ (default golden)\n"
     "  --target NAME    replay DIR/targets/NAME/captures (default: $EXTERN_AUDIT_TARGET, else the target of\n"
     "                   this GPU's model; a target of another GPU model is refused)\n"
-    "  --scope ID       only this capture (its folder name)\n"
+    "  --scope ID       only this capture (its folder name); several separated by commas\n"
     "  --json           print JSON instead of the table\n"
     "  --record FILE    also write the JSON to FILE (atomically; the target's: DIR/targets/NAME/replay.json)\n"
+    "  --keep-from FILE a replay.json (the base target's): --json and --record give FILE's rows with the\n"
+    "                   replayed captures' rows replaced, every other row kept byte for byte; refused unless\n"
+    "                   that leaves one row per capture of the target (ci/golden-stage replays only what a\n"
+    "                   lowering recaptured)\n"
     "Replays each capture's \"default\" run when every step is a Triton launch: generated inputs,\n"
     "captured cubins, grids and arguments; outputs must match the capture's checksums (or, where the capture\n"
     "holds eager's reference samples, a partition with tl.atomic_add, lie within 1e-2 relative L2 of them:\n"
@@ -29,6 +35,37 @@ const char ea_usage_replay[] =
     "time must lie within " EA_CAPTURE_TOLERANCE_TEXT " of torch's compiled time from the capture. Needs a CUDA "
     "device.\n"
     "exit 1 when an output differs or a time is outside " EA_CAPTURE_TOLERANCE_TEXT "; 2 for bad input or no device\n";
+
+/* Is name one of the comma-separated list's? */
+static int listed(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *a = list;; a++) {
+        if (!strncmp(a, name, n) && (a[n] == ',' || a[n] == '\0'))
+            return 1;
+        if (!(a = strchr(a, ',')))
+            return 0;
+    }
+}
+
+/* --keep-from FILE: *rows, the replayed captures', become FILE's rows with them in place. */
+static int keep_from(const char *file, const ea_target *t, cJSON **rows, ea_error *err)
+{
+    ej_doc base;
+    char captures[4400];
+    snprintf(captures, sizeof captures, "%s/captures", t->dir);
+    if (ej_load(file, &base, err) || ea_replay_file_validate(file, base.root, err)) {
+        ej_free(&base);
+        return -1;
+    }
+    cJSON *whole = ea_replay_keep_from(file, base.root, *rows, captures, err);
+    ej_free(&base);
+    if (!whole)
+        return -1;
+    cJSON_Delete(*rows);
+    *rows = whole;
+    return 0;
+}
 
 static cJSON *row_json(const ea_capture *c, const ea_replay_result *r, const char *verdict)
 {
@@ -85,7 +122,8 @@ static void print_row(const cJSON *row)
 int ea_cmd_replay(int argc, char **argv)
 {
     ea_cli_options o;
-    int help, rc = ea_cli_parse("replay", "--golden --target --scope --json --record", argc, argv, &o, &help);
+    int help, rc = ea_cli_parse("replay", "--golden --target --scope --json --record --keep-from", argc, argv, &o,
+                                &help);
     if (rc || help)
         return rc ? rc : (fputs(ea_usage_replay, stdout), 0);
     ea_error err;
@@ -98,7 +136,7 @@ int ea_cmd_replay(int argc, char **argv)
     for (int i = 0; rc == 0 && i < caps.n; i++) {
         const ea_capture *c = &caps.items[i];
         const ea_capture_run *r = ea_capture_run_named(c, "default");
-        if (o.scope && strcmp(o.scope, c->scope))
+        if (o.scope && !listed(o.scope, c->scope))
             continue;
         selected++;
         replayable += r->replayable;
@@ -124,7 +162,7 @@ int ea_cmd_replay(int argc, char **argv)
     for (int i = 0; rc == 0 && i < caps.n; i++) {
         const ea_capture *c = &caps.items[i];
         const ea_capture_run *r = ea_capture_run_named(c, "default");
-        if (o.scope && strcmp(o.scope, c->scope))
+        if (o.scope && !listed(o.scope, c->scope))
             continue;
         cJSON *row;
         if (!r->replayable) {
@@ -148,6 +186,8 @@ int ea_cmd_replay(int argc, char **argv)
             print_row(row);
         cJSON_AddItemToArray(rows, row);
     }
+    if (rc == 0 && o.keep_from && keep_from(o.keep_from, &t, &rows, &err))
+        rc = ea_cli_fail(&err);
     if (rc == 0 && o.json)
         ea_cli_print_json(rows);
     /* only what the golden reader accepts is recorded */

@@ -18,6 +18,7 @@
 #include "cmds.h"
 #include "device.h"
 #include "json.h"
+#include "keep_from.h"
 #include "occurrences.h"
 #include "repro.h"
 #include "run.h"
@@ -34,15 +35,19 @@
 
 const char ea_usage_run[] =
     "usage: extern-audit run --scope NAME [--mode faithful|fabricated|both] [--json] [--record FILE]\n"
-    "                        [--golden DIR] [--target NAME] [--plan | --check-only] [--quiet]\n"
+    "                        [--keep-from FILE] [--golden DIR] [--target NAME] [--plan | --check-only] [--quiet]\n"
     "  --scope NAME   all, a family (index_add, routing_histc, routing_cumsum, cumsum, cat), an alias (xlnet,\n"
-    "                 routing, roberta-infer, ...), a point id or a scope id\n"
+    "                 routing, roberta-infer, ...), a point id or a scope id; several separated by commas\n"
     "  --mode M       faithful (default): the indices the graphs build; fabricated: randint(0, 100) as the\n"
     "                 attribution pipeline's replay draws them; both. A family runs the modes it declares\n"
     "                 (only index_add has fabricated); a point with none of the asked ones is unsupported\n"
     "  --json         print the baselines document (docs/schema.md) instead of the table (with --plan the\n"
     "                 plans, with --check-only the check-only document)\n"
     "  --record FILE  write that document to FILE atomically (the target's: DIR/targets/NAME/baselines.json)\n"
+    "  --keep-from FILE  a baselines document of this GPU model (the base target's): the document is FILE's\n"
+    "                 with the measured points' results replaced and every other result kept byte for byte\n"
+    "                 (ci/golden-stage measures only what a lowering recaptured); refused when FILE lacks a\n"
+    "                 golden point this run did not measure\n"
     "  --golden DIR   golden folder (default golden)\n"
     "  --target NAME  DIR/targets/NAME: the captures, classification and torch timings measured against\n"
     "                 (default: $EXTERN_AUDIT_TARGET, else the target of this GPU's model, else with no GPU\n"
@@ -63,7 +68,7 @@ const char ea_usage_run[] =
     "candidate, 2 bad usage, bad input or no CUDA device\n";
 
 typedef struct {
-    const char *scope, *record, *golden, *target;
+    const char *scope, *record, *golden, *target, *keep_from;
     int json, plan, quiet;
     ea_run_opts ro;
     char command[1024];
@@ -73,8 +78,8 @@ static int parse(int argc, char **argv, run_options *o, int *help)
 {
     ea_cli_options c;
     memset(o, 0, sizeof *o);
-    int rc = ea_cli_parse("run", "--scope --mode --json --record --golden --target --plan --check-only --quiet", argc,
-                          argv, &c, help);
+    int rc = ea_cli_parse("run", "--scope --mode --json --record --keep-from --golden --target --plan --check-only --quiet",
+                          argc, argv, &c, help);
     if (rc || *help)
         return rc;
     const char *mode = c.mode ? c.mode : "faithful";
@@ -86,11 +91,15 @@ static int parse(int argc, char **argv, run_options *o, int *help)
     if (c.record && (c.plan || c.check_only))
         return ea_cli_usage_error("run", "--record writes measured baselines; %s measures no time, so it is refused",
                                   c.plan ? "--plan" : "--check-only");
+    if (c.keep_from && (c.plan || c.check_only))
+        return ea_cli_usage_error("run", "--keep-from completes measured baselines; %s measures no time, so it is "
+                                         "refused", c.plan ? "--plan" : "--check-only");
     if (c.plan && c.check_only)
         return ea_cli_usage_error("run", "%s", "--plan (no GPU, nothing run) and --check-only (run once, checked) "
                                                "exclude each other");
     o->scope = c.scope;
     o->record = c.record;
+    o->keep_from = c.keep_from;
     o->golden = c.golden;
     o->target = c.target;
     o->json = c.json;
@@ -283,7 +292,7 @@ int ea_run_measure(const char *target_dir, const char *command, const ea_run_opt
 
 int ea_run_points_load(const char *golden, const char *scope, ea_run_points *p, ea_error *err)
 {
-    char dir[4096];
+    char dir[4096], name[256];
     const char *fp[EA_AUDIT_OPS];
     snprintf(dir, sizeof dir, "%s/occurrences", golden);
     for (int i = 0; i < EA_AUDIT_OPS; i++) {
@@ -291,15 +300,53 @@ int ea_run_points_load(const char *golden, const char *scope, ea_run_points *p, 
         fp[i] = p->files[i];
     }
     p->n = 0;
-    return ea_occurrences_load(dir, p->docs, err) || ea_repro_resolve(p->docs, fp, scope, p->refs, EA_RUN_MAX_REFS, &p->n, err)
-               ? -1
-               : 0;
+    if (ea_occurrences_load(dir, p->docs, err))
+        return -1;
+    /* "a,b,c": the points of each, once (a stage names the scopes it recaptured) */
+    for (const char *a = scope, *end; *a; a = *end ? end + 1 : end) {
+        ea_scope_ref refs[EA_RUN_MAX_REFS];
+        int n;
+        end = a + strcspn(a, ",");
+        if (end == a || (size_t)(end - a) >= sizeof name)
+            return ea_fail(err, "--scope %s: expected names separated by single commas, each under %zu bytes", scope,
+                           sizeof name);
+        snprintf(name, sizeof name, "%.*s", (int)(end - a), a);
+        if (ea_repro_resolve(p->docs, fp, name, refs, EA_RUN_MAX_REFS, &n, err))
+            return -1;
+        for (int i = 0; i < n; i++) {
+            int seen = 0;
+            for (int k = 0; k < p->n; k++)
+                seen |= p->refs[k].point == refs[i].point && p->refs[k].family == refs[i].family;
+            if (!seen && p->n >= EA_RUN_MAX_REFS)
+                return ea_fail(err, "--scope %s: more than %d points", scope, EA_RUN_MAX_REFS);
+            if (!seen)
+                p->refs[p->n++] = refs[i];
+        }
+    }
+    return p->n ? 0 : ea_fail(err, "--scope '%s': expected a name", scope);
 }
 
 void ea_run_points_free(ea_run_points *p)
 {
     for (int i = 0; i < EA_AUDIT_OPS; i++) /* NULL when loading failed */
         cJSON_Delete(p->docs[i]);
+}
+
+/* --keep-from FILE: *doc, the measured points' results, becomes FILE's document with them in place. */
+static int keep_from(const char *file, const ea_run_points *pts, cJSON **doc, ea_error *err)
+{
+    ej_doc base;
+    if (ej_load(file, &base, err) || ea_baseline_validate(file, base.root, err)) {
+        ej_free(&base);
+        return -1;
+    }
+    cJSON *whole = ea_baselines_keep_from(file, base.root, *doc, pts->docs, err);
+    ej_free(&base);
+    if (!whole)
+        return -1;
+    cJSON_Delete(*doc);
+    *doc = whole;
+    return 0;
 }
 
 /* run --list [--golden DIR] [--json]: what --scope accepts. */
@@ -378,7 +425,8 @@ int ea_cmd_run(int argc, char **argv)
             ea_run_check_print(out, stdout);
         if (out)
             rc = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "passed")) ? 0 : 1;
-    } else if (ea_run_measure(t.dir, o.command, &o.ro, pts.refs, pts.n, &out, &err)) {
+    } else if (ea_run_measure(t.dir, o.command, &o.ro, pts.refs, pts.n, &out, &err) ||
+               (o.keep_from && keep_from(o.keep_from, &pts, &out, &err))) {
         rc = 2;
     } else {
         if (o.json)

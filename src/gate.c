@@ -432,20 +432,34 @@ cJSON *ea_gate_noisy_points(const cJSON *report)
 
 void ea_gate_splice(cJSON *fresh, cJSON *again)
 {
-    cJSON *scopes = cJSON_GetObjectItemCaseSensitive(fresh, "scopes"), *r, *x;
+    cJSON *scopes = cJSON_GetObjectItemCaseSensitive(fresh, "scopes"), *r, *x, *next;
     while ((r = cJSON_DetachItemFromArray(cJSON_GetObjectItemCaseSensitive(again, "scopes"), 0)) != NULL) {
-        int i = 0, done = 0;
+        int i = 0, last = -1;
+        cJSON_AddTrueToObject(r, "remeasured"); /* the next result of the point takes the next place */
         cJSON_ArrayForEach(x, scopes) {
-            if (same_point(x, text(r, "family"), text(r, "point")) && !cJSON_HasObjectItem(x, "remeasured")) {
-                cJSON_AddTrueToObject(r, "remeasured"); /* the next result of the point takes the next place */
-                cJSON_ReplaceItemInArray(scopes, i, r);
-                done = 1;
-                break;
+            if (same_point(x, text(r, "family"), text(r, "point"))) {
+                if (!cJSON_HasObjectItem(x, "remeasured"))
+                    break;
+                last = i;
             }
             i++;
         }
-        if (!done)
-            cJSON_Delete(r);
+        if (x)
+            cJSON_ReplaceItemInArray(scopes, i, r);
+        else if (last >= 0) /* a configuration more than before: after the point's last result */
+            cJSON_InsertItemInArray(scopes, last + 1, r);
+        else
+            cJSON_AddItemToArray(scopes, r);
+    }
+    /* a result of a re-measured point that took no new one is a configuration the point no longer has */
+    for (x = scopes ? scopes->child : NULL; x; x = next) {
+        next = x->next;
+        int stale = 0;
+        cJSON_ArrayForEach(r, scopes)
+            stale |= !cJSON_HasObjectItem(x, "remeasured") && cJSON_HasObjectItem(r, "remeasured") &&
+                     same_point(r, text(x, "family"), text(x, "point"));
+        if (stale)
+            cJSON_Delete(cJSON_DetachItemViaPointer(scopes, x));
     }
     cJSON_ArrayForEach(r, scopes)
         cJSON_DeleteItemFromObjectCaseSensitive(r, "remeasured");

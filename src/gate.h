@@ -18,7 +18,9 @@
  *   measured nor lists in "unmeasured" with a reason: a JSON array of point ids, empty when covered.
  * - ea_gate_noisy_points: the point ids of the report's entries NOISY on the new side (the ones a new
  *   measurement may decide); ea_gate_splice puts a re-measurement's results (again, emptied) in place of
- *   fresh's results of the same family and point, in order. */
+ *   fresh's results of the same family and point, in order: a point's extra result after its last one, a
+ *   point fresh lacks at the end, and a result of a re-measured point left without a new one dropped
+ *   (run --keep-from merges a partial run into a whole document with it). */
 #ifndef EA_GATE_H
 #define EA_GATE_H
 

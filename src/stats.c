@@ -51,6 +51,13 @@ int ea_stats_compute(const double *samples, size_t n, ea_stats *out, ea_error *e
         return ea_fail(err, "stats: out of memory copying %zu samples", n);
     memcpy(x, samples, n * sizeof *x);
     ea_sort_doubles(x, n);
+    ea_stats_sorted(x, n, out);
+    free(x);
+    return 0;
+}
+
+void ea_stats_sorted(const double *x, size_t n, ea_stats *out)
+{
     out->count = n;
     out->min = x[0];
     out->max = x[n - 1];
@@ -58,6 +65,4 @@ int ea_stats_compute(const double *samples, size_t n, ea_stats *out, ea_error *e
     out->median = ea_quantile_sorted(x, n, 0.5);
     out->q3 = ea_quantile_sorted(x, n, 0.75);
     out->iqr = out->q3 - out->q1;
-    free(x);
-    return 0;
 }

@@ -5,7 +5,9 @@
  *   err->msg when n is 0, a sample is NaN or infinite, or memory runs out.
  * - Quartiles are Hyndman & Fan type 7 (numpy's and R's default): for p in [0, 1], h = (n - 1) p and
  *   q(p) = x[floor h] + (h - floor h) (x[floor h + 1] - x[floor h]) over the sorted x, so the median
- *   of an even count is the mean of the middle two and every quantile lies within [min, max]. */
+ *   of an even count is the mean of the middle two and every quantile lies within [min, max].
+ * - ea_stats_sorted(x, n, out) fills the same from x already sorted ascending (finite, n >= 1), without a
+ *   copy: for a caller that sorts the samples for another use too (the cold timer's clock step). */
 #ifndef EA_STATS_H
 #define EA_STATS_H
 
@@ -24,6 +26,7 @@ typedef struct {
 } ea_stats;
 
 int ea_stats_compute(const double *samples, size_t n, ea_stats *out, ea_error *err);
+void ea_stats_sorted(const double *x, size_t n, ea_stats *out);
 
 #ifdef __cplusplus
 }

@@ -104,6 +104,37 @@ Test(candidate, prices_the_staged_scope_from_both_partitions_and_the_base_paths)
     ea_capture_free(&c);
 }
 
+/* The price's half-width: the notches 1.57 IQR / sqrt(n) of the ATen path's and both partitions' medians,
+ * from the quartiles and sample counts the files record, summed; JSON and text. */
+Test(candidate, the_price_carries_the_notches_of_its_three_medians)
+{
+    ea_capture c;
+    ea_error err;
+    cr_assert_eq(ea_capture_load(STAGE "/captures/" XL "/capture.json", &c, &err), 0, "%s", err.msg);
+    const ea_capture_stats *w = &ea_capture_run_named(&c, "default")->compiled,
+                           *wo = &ea_capture_run_named(&c, "without_lowering")->compiled;
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(
+        ea_path_named(ea_rollup_result_for(baselines.root, XL), "current", "faithful"), "time");
+    double n_with = 1.57 * (w->q3_us - w->q1_us) / sqrt((double)w->samples),
+           n_without = 1.57 * (wo->q3_us - wo->q1_us) / sqrt((double)wo->samples),
+           n_aten = 1.57 * (ej_num(t, "q3_us") - ej_num(t, "q1_us")) / sqrt(ej_num(t, "samples"));
+    cr_assert(n_with > 0 && n_without > 0 && n_aten > 0, "the fixture's medians all have a spread");
+    cJSON *doc = price(STAGE, baselines.root);
+    const cJSON *e = scope_entry(doc, XL), *part = cJSON_GetObjectItemCaseSensitive(e, "partition");
+    cr_expect_float_eq(ej_num(part, "with_notch_us"), n_with, 1e-9);
+    cr_expect_float_eq(ej_num(part, "without_notch_us"), n_without, 1e-9);
+    cr_expect_float_eq(ej_num(e, "aten_notch_us"), n_aten, 1e-9);
+    cr_expect_float_eq(ej_num(e, "candidate_pm_us"), n_aten + n_with + n_without, 1e-9);
+    cli_run run = test_cli("golden", "price", STAGE, NULL);
+    char want[64];
+    snprintf(want, sizeof want, " %10.2f %8.2f ", ej_num(e, "candidate_us"), n_aten + n_with + n_without);
+    cJSON_Delete(doc);
+    cr_expect(strstr(run.out, "+- the candidate's half-width") && strstr(run.out, want), "'%s' not in:\n%s", want,
+              run.out);
+    cli_run_free(&run);
+    ea_capture_free(&c);
+}
+
 Test(candidate, an_oracle_slower_than_the_candidate_fails_naming_scope_candidate_and_times)
 {
     cJSON *b = cJSON_Duplicate(baselines.root, 1), *p;
@@ -118,7 +149,8 @@ Test(candidate, an_oracle_slower_than_the_candidate_fails_naming_scope_candidate
     char want[128], oracle[64];
     cr_assert_eq(cJSON_GetArraySize(f), 1);
     const char *msg = cJSON_GetArrayItem(f, 0)->valuestring;
-    snprintf(want, sizeof want, "%.2f us", ej_num(scope_entry(doc, XL), "candidate_us"));
+    snprintf(want, sizeof want, "%.2f +- %.2f us", ej_num(scope_entry(doc, XL), "candidate_us"),
+             ej_num(scope_entry(doc, XL), "candidate_pm_us"));
     snprintf(oracle, sizeof oracle, "oracle (%.2f us)", slow);
     cr_expect(strstr(msg, XL) && strstr(msg, "index_add_bf16_atomic") && strstr(msg, oracle) && strstr(msg, want),
               "%s", msg);
@@ -144,6 +176,9 @@ Test(candidate, a_scope_without_todays_partition_is_unpriced_and_hides_no_other)
     cr_expect_str_eq(ej_str(e, "label"), "unpriced");
     cr_expect(strstr(ej_str(e, "unpriced"), "no \"without_lowering\" run") != NULL, "%s", ej_str(e, "unpriced"));
     cr_expect(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(e, "candidate_us")));
+    cr_expect(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(e, "candidate_pm_us")), "no price, no half-width");
+    cr_expect(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(e, "partition"),
+                                                           "without_notch_us")));
     cr_expect(isfinite(ej_num(scope_entry(doc, XL), "candidate_us")));
     cJSON_Delete(doc);
     cli_run run = test_cli("golden", "price", stage, NULL);

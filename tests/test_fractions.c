@@ -53,3 +53,31 @@ Test(fractions, warm_then_cold_then_without_an_oracle)
     cr_assert_null(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "floor"), "note"));
     cJSON_Delete(r);
 }
+
+/* The verdict's quoted speedup follows a re-derived one (gate --propose moving a time): cat's and cumsum's
+ * forms; a number that only ends like the old one, or a sentence quoting none, is kept. */
+Test(fractions, a_verdict_quoting_the_speedup_follows_it)
+{
+    const char *const cases[][2] = {
+        {"speedup 2.50x over the current path (2 Inductor launches -> 1 fused kernel); y bit-identical to torch's",
+         "speedup 5.00x over the current path (2 Inductor launches -> 1 fused kernel); y bit-identical to torch's"},
+        {"headroom: 2.50x", "headroom: 5.00x"},
+        {"measured, no material headroom", "measured, no material headroom"},
+        {"12.50x elsewhere, then 2.50x", "12.50x elsewhere, then 5.00x"},
+        {"only 12.50x", "only 12.50x"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cJSON *r = result(0);
+        cJSON_AddNumberToObject(r, "speedup", 2.5); /* the oracle was 40 us when the sentence was written */
+        cJSON_AddStringToObject(r, "verdict", cases[i][0]);
+        ea_result_fractions(r, 0);
+        cr_assert_str_eq(ej_str(r, "verdict"), cases[i][1], "case %zu", i);
+        cJSON_Delete(r);
+    }
+    /* a first derivation (no speedup yet) leaves the family's own sentence alone */
+    cJSON *r = result(0);
+    cJSON_AddStringToObject(r, "verdict", "headroom: 9.99x");
+    ea_result_fractions(r, 0);
+    cr_assert_str_eq(ej_str(r, "verdict"), "headroom: 9.99x");
+    cJSON_Delete(r);
+}

@@ -557,3 +557,28 @@ Test(gate, a_remeasured_noisy_point_takes_its_new_results_in_order)
     cr_assert(cJSON_Compare(a, b, 1), "the spliced document is the committed one again");
     release(7, r, ids, noisy_stored, none, again, a, b);
 }
+
+/* A proposal that moved a cat oracle's time re-derives the speedup its verdict quotes (fractions.h). */
+Test(gate, a_proposal_requotes_the_verdict_of_a_moved_result)
+{
+    cJSON *a = golden(), *b = golden();
+    int k = 0, cat = -1;
+    const cJSON *x;
+    cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(a, "scopes")) {
+        if (cat < 0 && !strcmp(field(x, "family"), "cat"))
+            cat = k;
+        k++;
+    }
+    cr_assert_geq(cat, 0);
+    scale(b, cat, 1, "time", 0.5); /* the oracle twice as fast */
+    cJSON *r = compare(a, b), *p = ea_gate_propose(a, b, r);
+    const cJSON *was = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(a, "scopes"), cat),
+                *now = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(p, "scopes"), cat);
+    char want[64];
+    snprintf(want, sizeof want, "speedup %.2fx over the current path", ej_num(now, "speedup"));
+    cr_assert_float_eq(ej_num(now, "speedup"), 2 * ej_num(was, "speedup"), 1e-9);
+    cr_assert(!strncmp(field(now, "verdict"), want, strlen(want)), "%s, wanted %s", field(now, "verdict"), want);
+    cr_assert_str_eq(strstr(field(now, "verdict"), " over"), strstr(field(was, "verdict"), " over"),
+                     "the rest of the sentence kept");
+    release(4, p, r, a, b);
+}

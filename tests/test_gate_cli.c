@@ -171,3 +171,24 @@ Test(gate_cli, without_baseline_the_targets_file_is_the_stored_side)
     cr_assert(strstr(r.err, "no CUDA device: "), "%s", r.err);
     cli_run_free(&r);
 }
+
+/* The shared parser (ea_cli_parse): --opt=VALUE as --opt VALUE; an empty value and a value on a flag refused. */
+Test(gate_cli, inline_values_and_empty_values)
+{
+    cli_run r = test_cli("gate", "--baseline=" H200, "--against=" H200, "--margin=0.1", "--retries=0", NULL);
+    cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+    cr_assert(strstr(r.out, "margin 10.0%"), "%s", r.out);
+    cli_run_free(&r);
+    r = test_cli("gate", "--baseline=", "--against", H200, NULL);
+    cr_assert(r.status == 2 && strstr(r.err, "option '--baseline' needs a non-empty value"), "%s", r.err);
+    cli_run_free(&r);
+    r = test_cli("gate", "--baseline", H200, "--against", "", NULL);
+    cr_assert(r.status == 2 && strstr(r.err, "option '--against' needs a non-empty value"), "%s", r.err);
+    cli_run_free(&r);
+    r = test_cli("gate", "--baseline", H200, "--run=yes", NULL);
+    cr_assert(r.status == 2 && strstr(r.err, "option '--run' takes no value"), "%s", r.err);
+    cli_run_free(&r);
+    r = test_cli("gate", "--baseline", H200, "--against", H200, "stray", NULL);
+    cr_assert(r.status == 2 && strstr(r.err, "unknown option 'stray'"), "%s", r.err);
+    cli_run_free(&r);
+}

@@ -415,3 +415,35 @@ Test(golden_diff, target_json_refusals)
         cli_run_free(&r);
     }
 }
+
+/* The shared parser (ea_cli_parse): --opt=VALUE, empty values and stray operands refused, options of
+ * another subcommand unknown. */
+Test(golden_diff, inline_values_and_refused_arguments)
+{
+    char md[4400];
+    snprintf(md, sizeof md, "%s/diff.md", test_tmpdir());
+    char *opt = malloc(strlen(md) + 16);
+    sprintf(opt, "--markdown=%s", md);
+    cli_run r = test_cli("golden", "diff", FIXTURE_TARGET, FIXTURE_TARGET, "--golden=" FIXTURE_GOLDEN, opt, NULL);
+    cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+    char *text = test_read(md);
+    has(text, "golden diff");
+    free(text);
+    free(opt);
+    cli_run_free(&r);
+    const char *const bad[][6] = {
+        {"diff", FIXTURE_TARGET, FIXTURE_TARGET, "--golden", "", "option '--golden' needs a non-empty value"},
+        {"diff", FIXTURE_TARGET, FIXTURE_TARGET, "--markdown=", NULL, "option '--markdown' needs a non-empty value"},
+        {"diff", FIXTURE_TARGET, FIXTURE_TARGET, FIXTURE_TARGET, NULL, "unexpected argument '" FIXTURE_TARGET "'"},
+        {"diff", FIXTURE_TARGET, "", NULL, NULL, "unexpected argument ''"},
+        {"accept", FIXTURE_TARGET, "--markdown", "x.md", NULL, "unknown option '--markdown'"},
+        {"price", FIXTURE_TARGET, "--json=1", NULL, NULL, "option '--json' takes no value"},
+        {"accept", FIXTURE_TARGET, "--target", "H200", NULL, "unknown option '--target'"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        r = test_cli("golden", bad[i][0], bad[i][1], bad[i][2], bad[i][3], bad[i][4], NULL);
+        cr_assert_eq(r.status, 2, "case %zu: %s", i, r.err);
+        has(r.err, bad[i][5]);
+        cli_run_free(&r);
+    }
+}

@@ -119,3 +119,21 @@ Test(stats, nan_is_an_error)
     cr_assert_eq(ea_stats_compute(x, 3, &s, &err), -1);
     cr_assert_not_null(strstr(err.msg, "finite"), "%s", err.msg);
 }
+
+/* ea_stats_sorted, for a caller that sorted the samples already (the cold timer), gives ea_stats_compute's
+ * statistics of the same samples in any order. */
+Test(stats, sorted_entry_matches_compute)
+{
+    double shuffled[] = {4.5, 0.25, 9.0, 3.0, 3.0, 7.75, 1.5}, sorted[7];
+    memcpy(sorted, shuffled, sizeof sorted);
+    ea_sort_doubles(sorted, 7);
+    ea_stats a, b;
+    ea_error err;
+    cr_assert_eq(ea_stats_compute(shuffled, 7, &a, &err), 0);
+    ea_stats_sorted(sorted, 7, &b);
+    cr_assert_eq(b.count, 7);
+    cr_assert(a.min == b.min && a.q1 == b.q1 && a.median == b.median && a.q3 == b.q3 && a.max == b.max &&
+              a.iqr == b.iqr);
+    cr_assert_float_eq(b.median, 3.0, 0);
+    cr_assert_float_eq(b.q1, 2.25, 1e-12);
+}

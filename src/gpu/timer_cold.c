@@ -61,20 +61,18 @@ static int differs(const ea_kernel_list *l, size_t call, size_t from, size_t to,
  * step read 31 or 32 ns on the H200 (the smallest stamp distances its runs showed). */
 #define SAME_VALUE_NS 4.0
 
-/* The device clock's step in us: the median distance between neighbouring distinct sample values,
+/* The device clock's step in us, from the samples sorted ascending: the median distance between neighbouring distinct sample values,
  * values within SAME_VALUE_NS of the first of a group counting as one value. A sample is the distance
  * of two stamps, so samples differ by whole steps (about 32 ns on the H200, a few percent of a 2 us
  * scope; the median, not the smallest, of those distances, since rounding makes one step read 31 or 32
  * ns). Neighbours more than one step apart occur where samples are sparse; the median keeps them out
  * while most neighbours are one step apart. Samples that all agree show no step: 0, which widens no
  * tolerance. */
-static double clock_step_us(const double *samples, int r)
+static double clock_step_us(const double *v, int r)
 {
-    double *v = malloc((size_t)r * sizeof *v), *gap = malloc((size_t)r * sizeof *gap), step = 0, first;
+    double *gap = malloc((size_t)r * sizeof *gap), step = 0, first;
     size_t n = 0;
-    if (v && gap) {
-        memcpy(v, samples, (size_t)r * sizeof *v);
-        ea_sort_doubles(v, (size_t)r);
+    if (gap) {
         first = v[0];
         for (int i = 1; i < r; i++)
             if (v[i] - first > SAME_VALUE_NS / 1000.0)
@@ -82,7 +80,6 @@ static double clock_step_us(const double *samples, int r)
         ea_sort_doubles(gap, n);
         step = n ? gap[n / 2] : 0;
     }
-    free(v);
     free(gap);
     return step;
 }
@@ -155,6 +152,14 @@ int ea_timer_reduce_cold(const ea_kernel_list *list, const char *flush_name, int
     out->ops_per_call = (int)(ref_end - ref);
     out->calls_per_replay = r;
     out->replays = 1;
-    out->resolution_us = clock_step_us(samples, r);
-    return ea_stats_compute(samples, (size_t)r, &out->per_call_us, err);
+    /* one sorted copy for both the clock step and the quartiles; samples_us keeps the calls' order */
+    double *sorted = malloc((size_t)r * sizeof *sorted);
+    if (!sorted)
+        return ea_fail(err, "timer: out of memory for %d sorted samples", r);
+    memcpy(sorted, samples, (size_t)r * sizeof *sorted);
+    ea_sort_doubles(sorted, (size_t)r);
+    out->resolution_us = clock_step_us(sorted, r);
+    ea_stats_sorted(sorted, (size_t)r, &out->per_call_us);
+    free(sorted);
+    return 0;
 }

@@ -33,6 +33,11 @@ def document(environment, name=None, lowering=None, scopes=(), command=""):
            "environment": dict(environment)}
     if lowering:
         doc["lowering"] = lowering
+        # what ci/golden-stage does under a lowering, said where a reviewer of the stage reads first
+        doc["note"] += ("; torch_ops.json is the base target's (the op alone in eager torch, which a lowering "
+                        "does not change); baselines.json and replay.json measured only the points and captures "
+                        "recaptured under the lowering, every other entry kept from the base's "
+                        "(run / replay --keep-from)")
     unique = list(dict.fromkeys(scopes))
     if unique:
         doc["scopes"] = unique

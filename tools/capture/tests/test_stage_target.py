@@ -31,6 +31,8 @@ class Document(unittest.TestCase):
         self.assertEqual(doc["name"], "H200-torch2.11.0+cu130-histc_scatter")
         self.assertEqual(doc["lowering"], "histc_scatter")
         self.assertEqual(doc["scopes"], ["b", "a"])
+        self.assertIn("torch_ops.json is the base target's", doc["note"])
+        self.assertIn("every other entry kept from the base's", doc["note"])
 
     def test_without_the_cli_main_says_which_is_missing(self):
         with tempfile.TemporaryDirectory() as tmp:

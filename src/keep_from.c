@@ -1,0 +1,106 @@
+/* keep_from.c: a partial run or replay made whole with the base's entries (contract in keep_from.h). */
+#include "keep_from.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "gate.h"
+#include "json.h"
+#include "replay_file.h"
+
+static const char *text(const cJSON *o, const char *key)
+{
+    const char *s = ej_str(o, key);
+    return s ? s : "";
+}
+
+static int measured(const cJSON *fresh, const char *point)
+{
+    const cJSON *r;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(fresh, "scopes"))
+        if (!strcmp(text(r, "point"), point))
+            return 1;
+    return 0;
+}
+
+/* "<fresh command> (N points; every other result kept from <base_file>: <base command>)" */
+static void merged_command(cJSON *out, const char *base_file, const cJSON *base, const cJSON *fresh, int points)
+{
+    size_t n = strlen(text(fresh, "command")) + strlen(base_file) + strlen(text(base, "command")) + 96;
+    char *cmd = malloc(n);
+    if (!cmd)
+        return;
+    snprintf(cmd, n, "%s (%d points; every other result kept from %s: %s)", text(fresh, "command"), points, base_file,
+             text(base, "command"));
+    cJSON_ReplaceItemInObjectCaseSensitive(out, "command", cJSON_CreateString(cmd));
+    free(cmd);
+}
+
+cJSON *ea_baselines_keep_from(const char *base_file, const cJSON *base, const cJSON *fresh,
+                              cJSON *const docs[EA_AUDIT_OPS], ea_error *err)
+{
+    const char *bm = text(cJSON_GetObjectItemCaseSensitive(base, "gpu"), "model"),
+               *fm = text(cJSON_GetObjectItemCaseSensitive(fresh, "gpu"), "model");
+    if (strcmp(bm, fm)) {
+        ea_fail(err, "%s $.gpu.model: expected this run's GPU model %s, got %s: times of two GPU models are never "
+                     "one document", base_file, fm, bm);
+        return NULL;
+    }
+    cJSON *out = cJSON_Duplicate(base, 1), *again = cJSON_Duplicate(fresh, 1), *u, *next, *r;
+    int points = 0, passed = 1;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(fresh, "scopes")) { /* distinct points, in order */
+        int first = 1;
+        for (const cJSON *q = cJSON_GetObjectItemCaseSensitive(fresh, "scopes")->child; q != r; q = q->next)
+            first &= strcmp(text(q, "point"), text(r, "point")) != 0;
+        points += first;
+    }
+    ea_gate_splice(out, again);
+    cJSON_Delete(again);
+    cJSON *unmeasured = cJSON_GetObjectItemCaseSensitive(out, "unmeasured");
+    for (u = unmeasured ? unmeasured->child : NULL; u; u = next) {
+        next = u->next;
+        if (measured(fresh, text(u, "point")))
+            cJSON_Delete(cJSON_DetachItemViaPointer(unmeasured, u));
+    }
+    if (unmeasured && !cJSON_GetArraySize(unmeasured))
+        cJSON_DeleteItemFromObjectCaseSensitive(out, "unmeasured");
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(out, "scopes"))
+        passed &= cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "passed"));
+    cJSON_ReplaceItemInObjectCaseSensitive(out, "passed", cJSON_CreateBool(passed));
+    merged_command(out, base_file, base, fresh, points);
+    cJSON *missing = ea_gate_uncovered(docs, out);
+    if (cJSON_GetArraySize(missing)) {
+        char *list = cJSON_PrintUnformatted(missing);
+        ea_fail(err, "%s $.scopes: expected a result (or an \"unmeasured\" reason) for every golden point this run "
+                     "did not measure, got none for %s", base_file, list ? list : "some points");
+        free(list);
+        cJSON_Delete(out);
+        out = NULL;
+    }
+    cJSON_Delete(missing);
+    return out;
+}
+
+cJSON *ea_replay_keep_from(const char *base_file, const cJSON *base, const cJSON *fresh, const char *captures,
+                           ea_error *err)
+{
+    cJSON *out = cJSON_Duplicate(base, 1), *x;
+    const cJSON *row;
+    cJSON_ArrayForEach(row, fresh) {
+        int i = 0;
+        cJSON_ArrayForEach(x, out) {
+            if (!strcmp(text(x, "scope"), text(row, "scope")))
+                break;
+            i++;
+        }
+        if (x)
+            cJSON_ReplaceItemInArray(out, i, cJSON_Duplicate(row, 1));
+        else
+            cJSON_AddItemToArray(out, cJSON_Duplicate(row, 1));
+    }
+    if (ea_replay_file_covers(base_file, out, captures, err)) {
+        cJSON_Delete(out);
+        return NULL;
+    }
+    return out;
+}

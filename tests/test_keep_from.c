@@ -1,0 +1,283 @@
+/* run / replay --keep-from on the CPU: a partial measurement (the fixture target's results, edited as a
+ * new run would give them) made whole with the fixture target's documents: the measured entries replaced,
+ * every other one printing as it was read, the merge a target that golden diff compares and golden accept
+ * takes; a base that lacks a point, a base of another GPU model and a replay base that leaves a capture
+ * without a row are refused naming the file and what is missing. */
+#include <criterion/criterion.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "baseline.h"
+#include "helpers.h"
+#include "json.h"
+#include "keep_from.h"
+#include "occurrences.h"
+#include "target_fixture.h"
+
+#define has(s, needle) cr_assert(strstr((s), (needle)), "expected '%s' in:\n%s", (needle), (s))
+#define XL_POINT "index_add-fcf4e79883c4"
+#define BASE "base/baselines.json"
+
+static cJSON *docs[EA_AUDIT_OPS];
+
+static void load_docs(void)
+{
+    ea_error err;
+    cr_assert_eq(ea_occurrences_load(FIXTURE_GOLDEN "/occurrences", docs, &err), 0, "%s", err.msg);
+}
+
+static void free_docs(void)
+{
+    for (int i = 0; i < EA_AUDIT_OPS; i++)
+        cJSON_Delete(docs[i]);
+}
+
+TestSuite(keep_from, .init = load_docs, .fini = free_docs);
+
+static void scale(cJSON *t, double f)
+{
+    static const char *const keys[] = {"median_us", "q1_us", "q3_us", "iqr_us"};
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+        cJSON *v = cJSON_GetObjectItemCaseSensitive(t, keys[k]);
+        cJSON_SetNumberValue(v, v->valuedouble * f);
+    }
+}
+
+/* A run of point alone: base's header and that point's results, their warm times scaled by f. */
+static cJSON *run_of(const cJSON *base, const char *point, double f)
+{
+    cJSON *fresh = cJSON_Duplicate(base, 1), *scopes = cJSON_GetObjectItemCaseSensitive(fresh, "scopes"), *r, *next, *p;
+    for (r = scopes->child; r; r = next) {
+        next = r->next;
+        if (strcmp(ej_str(r, "point"), point))
+            cJSON_Delete(cJSON_DetachItemViaPointer(scopes, r));
+    }
+    cr_assert_gt(cJSON_GetArraySize(scopes), 0);
+    cJSON_ArrayForEach(r, scopes)
+        cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(r, "paths"))
+            scale(cJSON_GetObjectItemCaseSensitive(p, "time"), f);
+    cJSON_ReplaceItemInObjectCaseSensitive(fresh, "command", cJSON_CreateString("extern-audit run --scope " XL_POINT));
+    return fresh;
+}
+
+static char *printed(const cJSON *j)
+{
+    char *s = cJSON_PrintUnformatted(j);
+    cr_assert_not_null(s);
+    return s;
+}
+
+Test(keep_from, the_measured_point_is_replaced_and_every_other_result_prints_as_read)
+{
+    cJSON *base = target_load(FIXTURE_TARGET, "baselines.json"), *fresh = run_of(base, XL_POINT, 1.5);
+    ea_error err;
+    cJSON *u = cJSON_AddArrayToObject(base, "unmeasured"), *e = cJSON_CreateObject();
+    cJSON_AddStringToObject(e, "point", XL_POINT); /* measured now: its reason goes */
+    cJSON_AddStringToObject(e, "reason", "not run before");
+    cJSON_AddItemToArray(u, e);
+    cJSON *whole = ea_baselines_keep_from(BASE, base, fresh, docs, &err);
+    cr_assert_not_null(whole, "%s", err.msg);
+    cr_assert_eq(ea_baseline_validate("merged", whole, &err), 0, "%s", err.msg);
+    cr_assert_null(cJSON_GetObjectItemCaseSensitive(whole, "unmeasured"));
+    const cJSON *scopes = cJSON_GetObjectItemCaseSensitive(whole, "scopes"), *r;
+    cr_assert_eq(cJSON_GetArraySize(scopes), cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(base, "scopes")));
+    int i = 0, replaced = 0;
+    cJSON_ArrayForEach(r, scopes) {
+        const cJSON *was = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(base, "scopes"), i++);
+        const cJSON *want = was;
+        if (!strcmp(ej_str(r, "point"), XL_POINT))
+            want = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(fresh, "scopes"), replaced++);
+        char *a = printed(r), *b = printed(want);
+        cr_assert_str_eq(a, b, "result %d is not the %s one", i - 1, want == was ? "base's" : "new run's");
+        free(a);
+        free(b);
+    }
+    cr_assert_gt(replaced, 0);
+    has(ej_str(whole, "command"), "extern-audit run --scope " XL_POINT " (1 points; every other result kept from " BASE);
+    /* a failed new result fails the document */
+    cJSON *first = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(fresh, "scopes"), 0);
+    cJSON_ReplaceItemInObjectCaseSensitive(first, "passed", cJSON_CreateFalse());
+    cJSON_AddStringToObject(first, "failure", "a check failed");
+    cJSON *failed = ea_baselines_keep_from(BASE, base, fresh, docs, &err);
+    cr_assert_not_null(failed, "%s", err.msg);
+    cr_assert(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(failed, "passed")));
+    cJSON_Delete(failed);
+    cJSON_Delete(whole);
+    cJSON_Delete(fresh);
+    cJSON_Delete(base);
+}
+
+/* A configuration more in the new run follows the point's last result; one fewer drops the base's extra. */
+Test(keep_from, a_point_with_more_or_fewer_configurations_takes_exactly_the_new_ones)
+{
+    cJSON *base = target_load(FIXTURE_TARGET, "baselines.json"), *fresh = run_of(base, XL_POINT, 2);
+    ea_error err;
+    cJSON *fs = cJSON_GetObjectItemCaseSensitive(fresh, "scopes");
+    int n = cJSON_GetArraySize(fs), total = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(base, "scopes"));
+    cJSON_AddItemToArray(fs, cJSON_Duplicate(cJSON_GetArrayItem(fs, 0), 1));
+    cJSON *more = ea_baselines_keep_from(BASE, base, fresh, docs, &err);
+    cr_assert_not_null(more, "%s", err.msg);
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(more, "scopes")), total + 1);
+    int k = 0, last = -1, first = -1;
+    const cJSON *r;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(more, "scopes")) {
+        if (!strcmp(ej_str(r, "point"), XL_POINT)) {
+            first = first < 0 ? k : first;
+            last = k;
+        }
+        k++;
+    }
+    cr_assert_eq(last - first, n, "the point's %d results sit together", n + 1);
+    /* the base now has the extra result; a run with the original count drops it */
+    cJSON *fewer = ea_baselines_keep_from(BASE, more, run_of(base, XL_POINT, 3), docs, &err);
+    cr_assert_not_null(fewer, "%s", err.msg);
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(fewer, "scopes")), total);
+    cJSON_Delete(fewer);
+    cJSON_Delete(more);
+    cJSON_Delete(fresh);
+    cJSON_Delete(base);
+}
+
+Test(keep_from, a_base_without_a_point_the_run_did_not_measure_is_refused)
+{
+    cJSON *base = target_load(FIXTURE_TARGET, "baselines.json"), *fresh = run_of(base, XL_POINT, 1);
+    cJSON *scopes = cJSON_GetObjectItemCaseSensitive(base, "scopes"), *r, *next;
+    for (r = scopes->child; r; r = next) {
+        next = r->next;
+        if (!strcmp(ej_str(r, "point"), CAT_POINT))
+            cJSON_Delete(cJSON_DetachItemViaPointer(scopes, r));
+    }
+    ea_error err;
+    cr_assert_null(ea_baselines_keep_from(BASE, base, fresh, docs, &err));
+    has(err.msg, BASE " $.scopes");
+    has(err.msg, CAT_POINT);
+    has(err.msg, "did not measure");
+    /* listed unmeasured with a reason, the point is accounted for */
+    cJSON *e = cJSON_CreateObject();
+    cJSON_AddStringToObject(e, "point", CAT_POINT);
+    cJSON_AddStringToObject(e, "reason", "no capture on this GPU");
+    cJSON_AddItemToArray(cJSON_AddArrayToObject(base, "unmeasured"), e);
+    cJSON *whole = ea_baselines_keep_from(BASE, base, fresh, docs, &err);
+    cr_assert_not_null(whole, "%s", err.msg);
+    cJSON_Delete(whole);
+    cJSON_Delete(fresh);
+    cJSON_Delete(base);
+}
+
+Test(keep_from, a_base_of_another_gpu_model_is_refused)
+{
+    cJSON *base = target_load(FIXTURE_TARGET, "baselines.json"), *fresh = run_of(base, XL_POINT, 1);
+    cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(base, "gpu"), "model",
+                                           cJSON_CreateString("B200"));
+    ea_error err;
+    cr_assert_null(ea_baselines_keep_from(BASE, base, fresh, docs, &err));
+    has(err.msg, BASE " $.gpu.model: expected this run's GPU model H200, got B200");
+    cJSON_Delete(fresh);
+    cJSON_Delete(base);
+}
+
+/* The merge in a stage (the fixture target copied): golden diff sees the one point's times moved and
+ * nothing else; golden accept installs it. */
+Test(keep_from, a_merged_stage_is_diffed_and_accepted)
+{
+    const char *stage = target_copy("stage"), *golden = target_golden();
+    cJSON *base = target_load(FIXTURE_TARGET, "baselines.json"), *fresh = run_of(base, XL_POINT, 1.5);
+    ea_error err;
+    cJSON *whole = ea_baselines_keep_from(BASE, base, fresh, docs, &err);
+    cr_assert_not_null(whole, "%s", err.msg);
+    target_save(stage, "baselines.json", whole);
+    cli_run r = test_cli("golden", "diff", FIXTURE_TARGET, stage, "--golden", FIXTURE_GOLDEN, "--json", NULL);
+    cr_assert_eq(r.status, 1, "%s", r.err);
+    cJSON *report = cJSON_Parse(r.out), *c;
+    cr_assert_gt(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(report, "changes")), 0);
+    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(report, "changes")) {
+        cr_assert_str_eq(ej_str(c, "kind"), "timing");
+        cr_assert_str_eq(ej_str(c, "point"), XL_POINT);
+        cr_assert_str_eq(ej_str(c, "status"), "SLOWER");
+    }
+    cJSON_Delete(report);
+    cli_run_free(&r);
+    r = test_cli("golden", "accept", stage, "--golden", golden, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_run_free(&r);
+    cJSON_Delete(fresh);
+    cJSON_Delete(base);
+}
+
+static cJSON *row_of(const cJSON *rows, const char *scope)
+{
+    cJSON *x;
+    cJSON_ArrayForEach(x, rows)
+        if (!strcmp(ej_str(x, "scope"), scope))
+            return x;
+    return NULL;
+}
+
+Test(keep_from, a_replayed_capture_replaces_its_row_and_the_others_print_as_read)
+{
+    cJSON *base = target_load(FIXTURE_TARGET, "replay.json"), *fresh = cJSON_CreateArray();
+    cJSON *row = cJSON_Duplicate(row_of(base, XL_SCOPE), 1);
+    cr_assert_not_null(row);
+    cJSON_ReplaceItemInObjectCaseSensitive(row, "kernels_match", cJSON_CreateFalse());
+    cJSON_ReplaceItemInObjectCaseSensitive(row, "verdict", cJSON_CreateString("kernels differ"));
+    cJSON_AddItemToArray(fresh, row);
+    ea_error err;
+    cJSON *whole = ea_replay_keep_from("base/replay.json", base, fresh, FIXTURE_TARGET "/captures", &err);
+    cr_assert_not_null(whole, "%s", err.msg);
+    cr_assert_eq(cJSON_GetArraySize(whole), cJSON_GetArraySize(base));
+    const cJSON *x;
+    int i = 0;
+    cJSON_ArrayForEach(x, whole) {
+        char *a = printed(x), *b = printed(strcmp(ej_str(x, "scope"), XL_SCOPE) ? cJSON_GetArrayItem(base, i) : row);
+        cr_assert_str_eq(a, b);
+        free(a);
+        free(b);
+        i++;
+    }
+    cJSON_Delete(whole);
+    /* a base without the row of a capture this replay did not run leaves that capture unaccounted for */
+    cJSON_DeleteItemFromArray(base, 0);
+    cr_assert_null(ea_replay_keep_from("base/replay.json", base, fresh, FIXTURE_TARGET "/captures", &err));
+    has(err.msg, "base/replay.json");
+    has(err.msg, CAT_SCOPE);
+    cJSON_Delete(fresh);
+    cJSON_Delete(base);
+}
+
+Test(keep_from, run_refuses_keep_from_without_a_measurement_and_takes_a_list_of_scopes)
+{
+    cli_run r = test_cli("run", "--scope", "all", "--plan", "--keep-from", "x.json", NULL);
+    cr_assert_eq(r.status, 2);
+    has(r.err, "--keep-from completes measured baselines; --plan measures no time");
+    cli_run_free(&r);
+    r = test_cli("run", "--scope", "xlnet,,routing", "--plan", NULL);
+    cr_assert_eq(r.status, 2);
+    has(r.err, "--scope xlnet,,routing: expected names separated by single commas");
+    cli_run_free(&r);
+    r = test_cli("run", "--scope", "nothing-like-this,xlnet", "--plan", NULL);
+    cr_assert_eq(r.status, 2);
+    has(r.err, "--scope nothing-like-this: expected all, a family");
+    cli_run_free(&r);
+    /* two names, one point twice: each point once */
+    r = test_cli("run", "--scope", "xlnet,routing,xlnet", "--plan", "--json", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cJSON *plans = cJSON_Parse(r.out), *p;
+    int xlnet = 0, routing = 0;
+    cJSON_ArrayForEach(p, plans) {
+        xlnet += !strcmp(ej_str(p, "alias"), "xlnet");
+        routing += !strcmp(ej_str(p, "alias"), "routing");
+    }
+    cr_assert_gt(xlnet, 0);
+    cr_assert_gt(routing, 0);
+    cli_run r1 = test_cli("run", "--scope", "xlnet", "--plan", "--json", NULL);
+    cJSON *alone = cJSON_Parse(r1.out);
+    int xlnet_alone = 0;
+    cJSON_ArrayForEach(p, alone)
+        xlnet_alone += !strcmp(ej_str(p, "alias"), "xlnet");
+    cr_assert_eq(xlnet, xlnet_alone);
+    cJSON_Delete(alone);
+    cJSON_Delete(plans);
+    cli_run_free(&r1);
+    cli_run_free(&r);
+}
