@@ -63,6 +63,55 @@ static double path_notch(const cJSON *path)
     return notch(ej_num(t, "q1_us"), ej_num(t, "q3_us"), ej_num(t, "samples"));
 }
 
+static double stats_notch(const ea_capture_stats *s)
+{
+    return notch(s->q1_us, s->q3_us, (double)s->samples);
+}
+
+/* The largest of a capture's per-output errors against its fp64 reference (NaN: none, or no floating output). */
+static double worst_error(const double *e, int n)
+{
+    double worst = NAN;
+    for (int i = 0; e && i < n; i++)
+        if (isfinite(e[i]) && !(worst >= e[i]))
+            worst = e[i];
+    return worst;
+}
+
+/* "fp64": the partition's outputs against the scope in float64 (capture "fp64"), worst output of each: eager's
+ * (ATen's scope), today's compiled code and the candidate's; null with "fp64_note" saying why when absent. */
+static void add_fp64(cJSON *e, const ea_capture *c)
+{
+    const ea_capture_run *w = ea_capture_run_named(c, "default"), *wo = ea_capture_run_named(c, "without_lowering");
+    if (!c->fp64_eager) {
+        cJSON_AddNullToObject(e, "fp64");
+        cJSON_AddStringToObject(e, "fp64_note", c->fp64_error ? c->fp64_error
+                                                              : "the capture has no fp64 reference (captured before it)");
+        return;
+    }
+    cJSON *f = cJSON_AddObjectToObject(e, "fp64");
+    ej_add_number_or_null(f, "eager", worst_error(c->fp64_eager, c->noutputs));
+    ej_add_number_or_null(f, "without_lowering", wo ? worst_error(wo->fp64_error, c->noutputs) : NAN);
+    ej_add_number_or_null(f, "candidate", w ? worst_error(w->fp64_error, c->noutputs) : NAN);
+}
+
+/* The candidate's fabricated price, derived as the faithful one from the capture's "fabricated" timings (the
+ * partition on the pipeline's randint index, with and without the lowering); null with "fabricated_note". */
+static void add_fabricated(cJSON *e, const ea_capture *c, const cJSON *r, double fab)
+{
+    const char *why = !isfinite(fab)       ? "the family has no fabricated mode for this scope"
+                      : c->fabricated_error ? c->fabricated_error
+                      : !c->has_fabricated  ? "the capture has no fabricated timing (captured before it)"
+                                            : NULL;
+    double saving = c->fab_without.median_us - c->fab_default.median_us;
+    double pm = path_notch(ea_path_named(r, "current", "fabricated")) + stats_notch(&c->fab_default) +
+                stats_notch(&c->fab_without);
+    ej_add_number_or_null(e, "candidate_fabricated_us", why ? NAN : fab - saving);
+    ej_add_number_or_null(e, "candidate_fabricated_pm_us", why ? NAN : pm);
+    if (why)
+        cJSON_AddStringToObject(e, "fabricated_note", why);
+}
+
 /* Why the capture's partition cannot be priced, or NULL; *with and *without its two times. */
 static const char *partition_times(const ea_capture *c, double *with, double *without)
 {
@@ -116,9 +165,8 @@ static cJSON *price_scope(const ea_capture *c, const char *lowering, const cJSON
     ej_add_number_or_null(e, "aten_fabricated_us", fab);
     ej_add_number_or_null(e, "candidate_us", why ? NAN : cand);
     ej_add_number_or_null(e, "candidate_pm_us", why ? NAN : pm);
-    cJSON_AddNullToObject(e, "candidate_fabricated_us");
-    cJSON_AddStringToObject(e, "fabricated_note", "the stage captures the faithful inputs only: the pipeline's "
-                                                  "fabricated index was not compiled with the candidate");
+    add_fabricated(e, c, r, why ? NAN : fab);
+    add_fp64(e, c);
     ej_add_number_or_null(e, "oracle_us", oracle);
     ej_add_number_or_null(e, "floor_us", floor_us);
     ej_add_number_or_null(e, "recovered", why || !(aten > oracle) ? NAN : recovered);

@@ -183,6 +183,28 @@ static void price_print(const cJSON *doc)
         printf("  %s%s%s\n", ej_str(e, "label"), ej_str(e, "unpriced") ? ": " : "",
                ej_str(e, "unpriced") ? ej_str(e, "unpriced") : "");
     }
+    printf("  fabricated (the pipeline's randint index, derived as above) and the partition's worst relative L2 error\n"
+           "  against the scope in float64: eager (ATen), today's compiled code, the candidate's\n");
+    printf("  %-38s %-14s %10s %10s %8s %10s %10s %10s  %s\n", "scope", "alias", "ATen fab.", "cand. fab.", "+-",
+           "fp64 eager", "today", "candidate", "notes");
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(doc, "scopes"))
+    {
+        const cJSON *fp = cJSON_GetObjectItemCaseSensitive(e, "fp64");
+        printf("  %-38s %-14s", ej_str(e, "scope"), ej_str(e, "alias"));
+        cell(e, "aten_fabricated_us", 10);
+        cell(e, "candidate_fabricated_us", 10);
+        cell(e, "candidate_fabricated_pm_us", 8);
+        static const char *const errs[] = {"eager", "without_lowering", "candidate"};
+        for (int i = 0; i < 3; i++) {
+            double v = ej_num(fp, errs[i]);
+            if (isfinite(v))
+                printf(" %10.2e", v);
+            else
+                printf(" %10s", "-");
+        }
+        const char *fab = ej_str(e, "fabricated_note"), *f64 = ej_str(e, "fp64_note");
+        printf("  %s%s%s\n", fab ? fab : "", fab && f64 ? "; " : "", f64 ? f64 : "");
+    }
     cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(doc, "failures"))
         fprintf(stderr, "extern-audit golden price: %s\n", f->valuestring);
 }

@@ -412,3 +412,90 @@ Test(candidate, a_lowering_that_did_not_apply_is_unpriced)
               ej_str(scope_entry(doc, XL), "unpriced"));
     cJSON_Delete(doc);
 }
+
+static cJSON *stats(double median)
+{
+    cJSON *s = cJSON_CreateObject();
+    cJSON_AddNumberToObject(s, "median_us", median);
+    cJSON_AddNumberToObject(s, "q1_us", median - 2);
+    cJSON_AddNumberToObject(s, "q3_us", median + 2);
+    cJSON_AddNumberToObject(s, "samples", 16);
+    return s;
+}
+
+/* The fixture stage copied under tmp with its capture given "fabricated" timings (or an error) and an fp64
+ * reference whose per-output errors are e_eager, and e_run on every run but the probe. */
+static const char *stage_with(const char *fab_error, double e_eager, double e_run)
+{
+    const char *dir = stage_copy(test_tmpdir());
+    char path[4400];
+    snprintf(path, sizeof path, "%s/captures/" XL "/capture.json", dir);
+    ej_doc d;
+    ea_error err;
+    cr_assert_eq(ej_load(path, &d, &err), 0, "%s", err.msg);
+    cJSON *root = d.root, *f = cJSON_AddObjectToObject(root, "fabricated"), *r;
+    if (fab_error)
+        cJSON_AddStringToObject(f, "error", fab_error);
+    else {
+        cJSON *g = cJSON_AddObjectToObject(f, "index");
+        cJSON_AddStringToObject(g, "generator", "randint");
+        cJSON_AddNumberToObject(g, "seed", 2);
+        cJSON_AddNumberToObject(g, "low", 0);
+        cJSON_AddNumberToObject(g, "high", 100);
+        cJSON_AddStringToObject(f, "method", "CUDA graph");
+        cJSON_AddNumberToObject(f, "calls_per_replay", 10);
+        cJSON_AddNumberToObject(f, "replays", 16);
+        cJSON_AddItemToObject(f, "default", stats(700));
+        cJSON_AddItemToObject(f, "without_lowering", stats(760));
+    }
+    int n = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(root, "outputs"));
+    cJSON *fp = cJSON_AddObjectToObject(root, "fp64"), *errs = cJSON_AddArrayToObject(fp, "eager_error");
+    cJSON_AddStringToObject(fp, "method", "f64 eager");
+    for (int i = 0; i < n; i++)
+        cJSON_AddItemToArray(errs, i ? cJSON_CreateNull() : cJSON_CreateNumber(e_eager));
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(root, "runs"))
+        if (cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(r, "probe"))) {
+            cJSON *re = cJSON_AddArrayToObject(r, "fp64_error");
+            for (int i = 0; i < n; i++)
+                cJSON_AddItemToArray(re, i ? cJSON_CreateNull() : cJSON_CreateNumber(e_run));
+        }
+    cr_assert_eq(ej_write_atomic(path, root, &err), 0, "%s", err.msg);
+    ej_free(&d);
+    return dir;
+}
+
+/* The fabricated price is derived as the faithful one, from the capture's timings on the randint index; the
+ * fp64 errors are the worst floating output's. */
+Test(candidate, fabricated_price_and_fp64_errors_from_the_capture)
+{
+    const cJSON *r = ea_rollup_result_for(baselines.root, XL);
+    const cJSON *fab_path = ea_path_named(r, "current", "fabricated");
+    double fab = ea_path_median(fab_path);
+    cJSON *doc = price(stage_with(NULL, 1.5e-3, 2.5e-3), baselines.root);
+    const cJSON *e = scope_entry(doc, XL), *fp = cJSON_GetObjectItemCaseSensitive(e, "fp64");
+    cr_expect_float_eq(ej_num(e, "candidate_fabricated_us"), fab - (760 - 700), 1e-9);
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(fab_path, "time");
+    double notch_path = 1.57 * (ej_num(t, "q3_us") - ej_num(t, "q1_us")) / sqrt(ej_num(t, "samples"));
+    cr_expect_float_eq(ej_num(e, "candidate_fabricated_pm_us"), notch_path + 2 * 1.57 * 4 / 4.0, 1e-9);
+    cr_expect_null(cJSON_GetObjectItemCaseSensitive(e, "fabricated_note"));
+    cr_expect_float_eq(ej_num(fp, "eager"), 1.5e-3, 1e-15);
+    cr_expect_float_eq(ej_num(fp, "without_lowering"), 2.5e-3, 1e-15);
+    cr_expect_float_eq(ej_num(fp, "candidate"), 2.5e-3, 1e-15);
+    cr_expect_null(cJSON_GetObjectItemCaseSensitive(e, "fp64_note"));
+    cJSON_Delete(doc);
+}
+
+Test(candidate, a_fabricated_error_or_no_reference_is_said_not_priced)
+{
+    cJSON *doc = price(stage_with("CaptureError: fabricated default: output 0 differs", 1e-3, 1e-3), baselines.root);
+    const cJSON *e = scope_entry(doc, XL);
+    cr_expect(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(e, "candidate_fabricated_us")));
+    cr_expect_str_eq(ej_str(e, "fabricated_note"), "CaptureError: fabricated default: output 0 differs");
+    cJSON_Delete(doc);
+    doc = price(STAGE, baselines.root); /* captured before either existed */
+    e = scope_entry(doc, XL);
+    cr_expect(strstr(ej_str(e, "fabricated_note"), "no fabricated timing") != NULL);
+    cr_expect(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(e, "fp64")));
+    cr_expect(strstr(ej_str(e, "fp64_note"), "no fp64 reference") != NULL);
+    cJSON_Delete(doc);
+}
