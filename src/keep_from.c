@@ -23,6 +23,19 @@ static int measured(const cJSON *fresh, const char *point)
     return 0;
 }
 
+/* How many points a document's results measure (a point's configurations are several results). */
+static int distinct_points(const cJSON *doc)
+{
+    const cJSON *scopes = cJSON_GetObjectItemCaseSensitive(doc, "scopes"), *r, *q;
+    int n = 0;
+    cJSON_ArrayForEach(r, scopes) {
+        for (q = scopes->child; q != r && strcmp(text(q, "point"), text(r, "point")); q = q->next)
+            ;
+        n += q == r; /* no earlier result of its point */
+    }
+    return n;
+}
+
 /* "<fresh command> (N points; every other result kept from <base_file>: <base command>)" */
 static void merged_command(cJSON *out, const char *base_file, const cJSON *base, const cJSON *fresh, int points)
 {
@@ -47,13 +60,7 @@ cJSON *ea_baselines_keep_from(const char *base_file, const cJSON *base, const cJ
         return NULL;
     }
     cJSON *out = cJSON_Duplicate(base, 1), *again = cJSON_Duplicate(fresh, 1), *u, *next, *r;
-    int points = 0, passed = 1;
-    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(fresh, "scopes")) { /* distinct points, in order */
-        int first = 1;
-        for (const cJSON *q = cJSON_GetObjectItemCaseSensitive(fresh, "scopes")->child; q != r; q = q->next)
-            first &= strcmp(text(q, "point"), text(r, "point")) != 0;
-        points += first;
-    }
+    int passed = 1;
     ea_gate_splice(out, again);
     cJSON_Delete(again);
     cJSON *unmeasured = cJSON_GetObjectItemCaseSensitive(out, "unmeasured");
@@ -67,7 +74,7 @@ cJSON *ea_baselines_keep_from(const char *base_file, const cJSON *base, const cJ
     cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(out, "scopes"))
         passed &= cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "passed"));
     cJSON_ReplaceItemInObjectCaseSensitive(out, "passed", cJSON_CreateBool(passed));
-    merged_command(out, base_file, base, fresh, points);
+    merged_command(out, base_file, base, fresh, distinct_points(fresh));
     cJSON *missing = ea_gate_uncovered(docs, out);
     if (cJSON_GetArraySize(missing)) {
         char *list = cJSON_PrintUnformatted(missing);

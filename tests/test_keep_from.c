@@ -247,18 +247,18 @@ Test(keep_from, a_replayed_capture_replaces_its_row_and_the_others_print_as_read
 
 Test(keep_from, run_refuses_keep_from_without_a_measurement_and_takes_a_list_of_scopes)
 {
-    cli_run r = test_cli("run", "--scope", "all", "--plan", "--keep-from", "x.json", NULL);
-    cr_assert_eq(r.status, 2);
-    has(r.err, "--keep-from completes measured baselines; --plan measures no time");
-    cli_run_free(&r);
-    r = test_cli("run", "--scope", "xlnet,,routing", "--plan", NULL);
-    cr_assert_eq(r.status, 2);
-    has(r.err, "--scope xlnet,,routing: expected names separated by single commas");
-    cli_run_free(&r);
-    r = test_cli("run", "--scope", "nothing-like-this,xlnet", "--plan", NULL);
-    cr_assert_eq(r.status, 2);
-    has(r.err, "--scope nothing-like-this: expected all, a family");
-    cli_run_free(&r);
+    const char *const refused[][6] = {
+        {"all", "--keep-from", "x.json", "--keep-from completes measured baselines; --plan measures no time"},
+        {"xlnet,,routing", NULL, NULL, "--scope xlnet,,routing: expected names separated by single commas"},
+        {"nothing-like-this,xlnet", NULL, NULL, "--scope nothing-like-this: expected all, a family"},
+    };
+    cli_run r;
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        r = test_cli("run", "--plan", "--scope", refused[i][0], refused[i][1], refused[i][2], NULL);
+        cr_assert_eq(r.status, 2, "case %zu", i);
+        has(r.err, refused[i][3]);
+        cli_run_free(&r);
+    }
     /* two names, one point twice: each point once */
     r = test_cli("run", "--scope", "xlnet,routing,xlnet", "--plan", "--json", NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
