@@ -118,7 +118,7 @@ static int matches(const ea_repro_family *f, const cJSON *point, const char *arg
     return 0;
 }
 
-static int doc_of(const ea_repro_family *f)
+int ea_repro_doc(const ea_repro_family *f)
 {
     for (int i = 0; i < EA_AUDIT_OPS; i++)
         if (!strcmp(ea_audit_ops[i].target, f->op))
@@ -140,7 +140,7 @@ int ea_repro_resolve(cJSON *const docs[EA_AUDIT_OPS], const char *const files[EA
 {
     *n = 0;
     for (const ea_repro_family *const *f = ea_repro_families; *f; f++) {
-        int d = doc_of(*f);
+        int d = ea_repro_doc(*f);
         if (d < 0 || !docs[d])
             continue;
         const cJSON *p;
@@ -184,7 +184,7 @@ cJSON *ea_repro_list(cJSON *const docs[EA_AUDIT_OPS])
 {
     cJSON *list = cJSON_CreateArray();
     for (const ea_repro_family *const *f = ea_repro_families; *f; f++) {
-        int d = doc_of(*f);
+        int d = ea_repro_doc(*f);
         cJSON *fam = cJSON_CreateObject(), *points;
         cJSON_AddStringToObject(fam, "family", (*f)->name);
         cJSON_AddStringToObject(fam, "op", (*f)->op);

@@ -16,7 +16,7 @@
 #include "repro_impl.h"
 #include "timer.h"
 
-static const ea_run_opts faithful = {1, 0, 0, NULL, 0, NULL, NULL}, both = {1, 1, 0, NULL, 0, NULL, NULL};
+static const ea_run_opts faithful = {1, 0, 0, NULL, 0, NULL}, both = {1, 1, 0, NULL, 0, NULL};
 
 static double check_of(const cJSON *path, const char *key)
 {
@@ -51,7 +51,7 @@ static cJSON *measure_golden(const char *alias, const ea_run_opts *o, const ea_r
     }
     cr_assert_not_null(pt);
     ea_error err;
-    cJSON *arr = ea_repro_families[0]->points(ea_repro_families[0], pt, IAP_FILE, i, o, 1, &err), *r;
+    cJSON *arr = test_family_points(ea_repro_families[0], pt, IAP_FILE, i, o, 1, &err), *r;
     cr_assert_not_null(arr, "%s", err.msg);
     cJSON_ArrayForEach(r, arr)
         ea_run_annotate(r, pt, env, NULL, ops, NULL);

@@ -21,7 +21,7 @@
 
 extern const ea_repro_family ea_family_routing_histc, ea_family_routing_cumsum;
 
-static const ea_run_opts faithful = {1, 0, 0, NULL, 0, NULL, NULL};
+static const ea_run_opts faithful = {1, 0, 0, NULL, 0, NULL};
 
 static double num(const cJSON *o, const char *a, const char *b)
 {
@@ -56,7 +56,7 @@ static void run_golden(const ea_repro_family *f, const char *file, const char *a
         i++;
     }
     cr_assert_not_null(pt);
-    cJSON *arr = f->points(f, pt, file, i, &faithful, 1, &err), *r;
+    cJSON *arr = test_family_points(f, pt, file, i, &faithful, 1, &err), *r;
     cr_assert_not_null(arr, "%s", err.msg);
     cr_assert_eq(cJSON_GetArraySize(arr), 4);
     ea_device_info info;

@@ -1,10 +1,8 @@
 /* family.c: the cat family as extern-audit run sees it (repro.h): plan and run a point. Every point has
  * its own shapes, so each is one configuration, timed once. */
 #include <stdio.h>
-#include <string.h>
 
 #include "cat_impl.h"
-#include "json.h"
 #include "repro.h"
 #include "run.h"
 #include "unsupported.h"
@@ -77,44 +75,22 @@ const ea_alias cat_aliases[CAT_ALIASES] = {
 };
 
 
-/* The block view of the document the points come from, computed once per document. */
-static const cJSON *view_of(const char *file, ea_error *err)
-{
-    static char loaded[512];
-    static cJSON *view;
-    if (view && !strcmp(loaded, file))
-        return view;
-    ej_doc doc;
-    if (ej_load(file, &doc, err))
-        return NULL;
-    cJSON *v = cat_view(doc.root, file, err);
-    ej_free(&doc);
-    if (!v)
-        return NULL;
-    cJSON_Delete(view);
-    view = v;
-    snprintf(loaded, sizeof loaded, "%s", file);
-    return view;
-}
-
-static cJSON *each(const ea_repro_family *f, const cJSON *point, const char *file, int index, const ea_run_opts *o,
-                   int measure, ea_error *err)
+static cJSON *each(ea_run_ctx *ctx, const ea_scope_ref *r, int measure, ea_error *err)
 {
     cat_scope s;
-    ea_capture cap;
+    const ea_capture *cap;
     cat_plan p;
-    const cJSON *view = view_of(file, err);
-    int uncaptured = view ? cat_scope_parse(point, file, index, o->target_dir, &s, &cap, err) : -1;
+    const cJSON *view = ea_run_ctx_memo(ctx, r->family, cat_view, err); /* the document's blocks, once per run */
+    int uncaptured = view ? cat_scope_parse(r->point, r->file, r->index, &ctx->caps, &s, &cap, err) : -1;
     if (uncaptured < 0)
         return NULL;
     if (uncaptured && measure) { /* a shape not captured: planned, but its current path cannot run */
-        const ea_scope_ref ref = {f, point, file, index};
         cJSON *arr = cJSON_CreateArray();
-        cJSON_AddItemToArray(arr, ea_unsupported_result(&ref, err->msg));
+        cJSON_AddItemToArray(arr, ea_unsupported_result(r, err->msg));
         return arr;
     }
     if (cat_plan_make(&s, 1, &p, err))
-        return ea_capture_free(&cap), NULL;
+        return NULL;
     const cJSON *block = cat_view_block(view, &s);
     char note[1024];
     cJSON *ids, *m, *h = ea_repro_header("cat", s.point, s.alias, s.occurrences, &ids);
@@ -122,14 +98,13 @@ static cJSON *each(const ea_repro_family *f, const cJSON *point, const char *fil
         cJSON_AddItemToArray(ids, cJSON_CreateString(s.scope_ids[g]));
     if (!measure) {
         cat_view_line(block, note, sizeof note);
-        cJSON_AddItemToObject(h, "config", cat_config_json(&s, &p, uncaptured ? NULL : &cap, note));
-    } else if ((m = cat_measure(&s, &cap, block, o, err)) != NULL) {
+        cJSON_AddItemToObject(h, "config", cat_config_json(&s, &p, uncaptured ? NULL : cap, note));
+    } else if ((m = cat_measure(&s, cap, block, ctx->opts, err)) != NULL) {
         ea_repro_append(h, m);
     } else {
         cJSON_Delete(h);
         h = NULL;
     }
-    ea_capture_free(&cap);
     if (!h)
         return NULL;
     cJSON *arr = cJSON_CreateArray();

@@ -9,7 +9,6 @@
 
 #include "json.h"
 #include "occurrences.h"
-#include "target.h"
 
 /* The alias a point's shapes give it: "<model>-<mode>-<H>x<W>-k<inputs>", e.g. densenet121-infer-14x14-k25. */
 static void cat_alias_make(const cat_scope *s, char *buf, size_t n)
@@ -221,11 +220,11 @@ static int group(ej_val groups, int g, cat_scope *s, ea_error *err)
     return constants(grp, s, err);
 }
 
-int cat_scope_parse(const cJSON *point, const char *file, int index, const char *target_dir, cat_scope *s,
-                    ea_capture *cap, ea_error *err)
+int cat_scope_parse(const cJSON *point, const char *file, int index, const ea_captures *caps, cat_scope *s,
+                    const ea_capture **cap, ea_error *err)
 {
     memset(s, 0, sizeof *s);
-    memset(cap, 0, sizeof *cap);
+    *cap = NULL;
     snprintf(s->file, sizeof s->file, "%s", file);
     ej_val p = ej_point(s->file, point, index);
     snprintf(s->path, sizeof s->path, "%.63s", p.path);
@@ -281,22 +280,17 @@ int cat_scope_parse(const cJSON *point, const char *file, int index, const char 
             memcpy(s->scope_ids[g], other.scope_ids[g], sizeof s->scope_ids[g]);
     }
     cat_alias_make(s, s->alias, sizeof s->alias);
-    const char *scope_id = s->scope_ids[0];
-    int found = ea_target_capture(target_dir, file, &scope_id, 1, NULL, 0, cap, err);
-    if (found) {
+    const ea_capture *found = ea_capture_of_point(caps, point, 0, err);
+    if (!found) {
         ea_error inner = *err;
         ea_fail(err, "%s %s.scopes[0].scope_id: expected a capture of the scope (the current path replays "
                 "it; tools/capture writes it): %s", s->file, s->path, inner.msg);
-        if (found < 0)
-            return -1;
         canonical_roles(s);
         return 1;
     }
-    snprintf(s->capture, sizeof s->capture, "%s", cap->file);
-    if (roles(cap, s, err)) {
-        ea_capture_free(cap);
-        memset(cap, 0, sizeof *cap);
+    snprintf(s->capture, sizeof s->capture, "%s", found->file);
+    if (roles(found, s, err))
         return -1;
-    }
+    *cap = found;
     return 0;
 }

@@ -440,17 +440,6 @@ int cs_outputs_check(cs_scope *s, const ea_capture *c, ea_error *err)
     return 0;
 }
 
-const ea_capture *cs_capture_of(const cs_scope *s, const ea_captures *caps)
-{
-    const char *ids[] = {s->scope_id}, *occ[256];
-    int n = 0;
-    const cJSON *o;
-    cJSON_ArrayForEach(o, cJSON_GetObjectItemCaseSensitive(s->group, "occurrences"))
-        if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(o, "id")) && n < (int)(sizeof occ / sizeof *occ))
-            occ[n++] = cJSON_GetObjectItemCaseSensitive(o, "id")->valuestring;
-    return ea_captures_find(caps, ids, 1, occ, n);
-}
-
 int64_t cs_floor_bytes(const cs_scope *s)
 {
     int64_t b = s->kind == CS_MASK ? s->rows * s->cols * 8 : 0;

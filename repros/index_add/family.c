@@ -41,12 +41,12 @@ static cJSON *header(const ia_scope *s, int k, const int group_of[])
     return o;
 }
 
-static cJSON *each_config(const ea_repro_family *f, const cJSON *point, const char *file, int index,
-                          const ea_run_opts *o, int measure, ea_error *err)
+static cJSON *each_config(ea_run_ctx *ctx, const ea_scope_ref *r, int measure, ea_error *err)
 {
     ia_scope scopes[IA_MAX_GROUPS];
+    const ea_run_opts *o = ctx->opts;
     int group_of[IA_MAX_GROUPS], n, sm = o->sm_count; /* a plan: the caller's count (ia_plan_make wants >= 1) */
-    if (distinct_configs(point, file, index, scopes, group_of, &n, err))
+    if (distinct_configs(r->point, r->file, r->index, scopes, group_of, &n, err))
         return NULL;
     /* a run: ATen sizes its grids by the device it runs on */
     if (measure && cudaDeviceGetAttribute(&sm, cudaDevAttrMultiProcessorCount, 0) != cudaSuccess)

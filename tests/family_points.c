@@ -1,0 +1,46 @@
+/* family_points.c: a family's results for one point of a document a test loaded alone, through a run
+ * context as run builds it (helpers.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "helpers.h"
+#include "json.h"
+#include "occurrences_impl.h"
+#include "target.h"
+
+const ea_captures *test_golden_captures(void)
+{
+    static ea_captures caps;
+    static int loaded;
+    ea_error err;
+    if (!loaded && ea_captures_load_dir("golden/targets/" TEST_TARGET, &caps, &err) == 0)
+        loaded = 1;
+    return &caps;
+}
+
+cJSON *test_family_points(const ea_repro_family *f, const cJSON *point, const char *file, int index,
+                          const ea_run_opts *o, int measure, ea_error *err)
+{
+    static ea_run_ctx c; /* large: not on the stack */
+    char golden[4096];
+    ea_target t;
+    ej_doc doc;
+    int d = ea_repro_doc(f);
+    memset(&c, 0, sizeof c);
+    /* the target of the document's golden folder, as run picks it without --target; none: no captures */
+    if (ea_golden_dir_of(file, golden, sizeof golden) == 0 && ea_target_resolve(golden, NULL, 0, &t, err) == 0 &&
+        ea_captures_load_dir(t.dir, &c.caps, err))
+        return NULL;
+    snprintf(c.golden, sizeof c.golden, "%s", golden);
+    if (d >= 0 && ej_load(file, &doc, err) == 0) { /* for what a family derives from its document */
+        c.docs[d] = ej_doc_take_root(&doc);
+        snprintf(c.files[d], sizeof c.files[d], "%s", file);
+    }
+    c.opts = o;
+    const ea_scope_ref ref = {f, point, file, index};
+    cJSON *arr = f->points(&c, &ref, measure, err);
+    ea_error keep = *err;
+    ea_run_ctx_close(&c);
+    *err = keep;
+    return arr;
+}
