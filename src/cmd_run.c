@@ -35,8 +35,8 @@
 const char ea_usage_run[] =
     "usage: extern-audit run --scope NAME [--mode faithful|fabricated|both] [--json] [--record FILE]\n"
     "                        [--golden DIR] [--target NAME] [--plan | --check-only] [--quiet]\n"
-    "  --scope NAME   all, a family (index_add, routing_histc, routing_cumsum, cumsum, cat), an alias (xlnet,\n"
-    "                 routing, roberta-infer, ...), a point id or a scope id\n"
+    "  --scope NAME   all, a family (repros/registry.c), an alias (xlnet, routing, roberta-infer, ...), a point\n"
+    "                 id or a scope id; --list lists the families with their ops, aliases and points\n"
     "  --mode M       faithful (default): the indices the graphs build; fabricated: randint(0, 100) as the\n"
     "                 attribution pipeline's replay draws them; both. A family runs the modes it declares\n"
     "                 (only index_add has fabricated); a point with none of the asked ones is unsupported\n"

@@ -7,21 +7,6 @@
 #include "path.h"
 #include "repro_impl.h"
 
-/* One line per family: repros/<name>/ defines it. */
-extern const ea_repro_family ea_family_index_add;
-extern const ea_repro_family ea_family_routing_histc, ea_family_routing_cumsum;
-extern const ea_repro_family ea_family_cumsum;
-extern const ea_repro_family ea_family_cat;
-
-const ea_repro_family *const ea_repro_families[] = {
-    &ea_family_index_add,
-    &ea_family_routing_histc,
-    &ea_family_routing_cumsum,
-    &ea_family_cumsum,
-    &ea_family_cat,
-    NULL,
-};
-
 const char *ea_alias_of(const ea_alias *table, int n, const char *point)
 {
     for (int i = 0; i < n; i++)
@@ -188,6 +173,7 @@ cJSON *ea_repro_list(cJSON *const docs[EA_AUDIT_OPS])
         cJSON *fam = cJSON_CreateObject(), *points;
         cJSON_AddStringToObject(fam, "family", (*f)->name);
         cJSON_AddStringToObject(fam, "op", (*f)->op);
+        cJSON_AddStringToObject(fam, "description", (*f)->description ? (*f)->description : "");
         points = cJSON_AddArrayToObject(fam, "points");
         cJSON_AddItemToArray(list, fam);
         const cJSON *p, *all = d < 0 ? NULL : cJSON_GetObjectItemCaseSensitive(docs[d], "points");
@@ -214,7 +200,8 @@ void ea_repro_list_print(const cJSON *list, FILE *f)
     cJSON_ArrayForEach(fam, list) {
         const cJSON *points = cJSON_GetObjectItemCaseSensitive(fam, "points");
         int np = cJSON_GetArraySize(points);
-        fprintf(f, "\n%s (%s, %d point%s)\n", str(fam, "family"), str(fam, "op"), np, np == 1 ? "" : "s");
+        fprintf(f, "\n%s (%s, %d point%s): %s\n", str(fam, "family"), str(fam, "op"), np, np == 1 ? "" : "s",
+                str(fam, "description"));
         fprintf(f, "  %-22s %-24s %5s %6s  models\n", "alias", "point", "occ.", "scopes");
         cJSON_ArrayForEach(p, points) {
             const cJSON *alias = cJSON_GetObjectItemCaseSensitive(p, "alias"), *models = cJSON_GetObjectItemCaseSensitive(p, "models");

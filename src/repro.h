@@ -3,7 +3,8 @@
  * - A family (repros/<name>/) handles the points of one audited op's golden document, or those its
  *   claims(point) accepts when several families share a document (NULL: all of them; the gpt-oss
  *   routing scope is a cumsum point measured by the routing family). It registers by adding one line
- *   to ea_repro_families (repro.c); the CLI and the baseline file stay generic.
+ *   to ea_repro_families (repros/registry.c, beside the table of audited ops); the CLI's lists of
+ *   families come from it, and the CLI and the baseline file stay generic.
  * - A family reads a run context (ea_run_ctx), never a path: the golden folder, the target folder, the
  *   occurrence documents and the target's captures are loaded once per run (ea_run_ctx_open); which
  *   capture covers a point is capture.h's ea_capture_of_point on ctx->caps; what a family derives from
@@ -95,7 +96,11 @@ struct ea_repro_family {
     cJSON *(*points)(ea_run_ctx *c, const ea_scope_ref *r, int measure, ea_error *err);
     int (*claims)(const cJSON *point); /* NULL: every point of the document */
     unsigned modes;                    /* the modes it runs: EA_MODE_FAITHFUL, EA_MODE_FABRICATED */
+    const char *description;           /* its scope in a few words, for run --list */
 };
+
+/* The registry (repros/registry.c): every family, NULL-terminated. */
+extern const ea_repro_family *const ea_repro_families[];
 
 #define EA_MODE_FAITHFUL 1u
 #define EA_MODE_FABRICATED 2u

@@ -130,8 +130,15 @@ Test(run, list_names_what_scope_accepts)
     cli_run r = test_cli("run", "--list", NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
     has(r.out, "run --scope takes all, a family, an alias, a point id or a scope id:");
-    has(r.out, "\nindex_add (aten.index_add.default, 3 points)\n");
-    has(r.out, "\nrouting_histc (aten.histc.default, 1 point)\n");
+    has(r.out, "\nindex_add (aten.index_add.default, 3 points): bf16 zeros -> index_add -> reshape");
+    has(r.out, "\nrouting_histc (aten.histc.default, 1 point): gpt-oss expert routing");
+    /* every family of the registry, with the op and description its own folder declares */
+    for (const ea_repro_family *const *f = ea_repro_families; *f; f++) {
+        char want[256];
+        snprintf(want, sizeof want, "\n%s (%s, ", (*f)->name, (*f)->op);
+        has(r.out, want);
+        cr_assert((*f)->description && (*f)->description[0], "%s declares no description", (*f)->name);
+    }
     has(r.out, "  xlnet                  index_add-a8e741bae3fe      24      2  hf/train/XLNetLMHeadModel\n");
     cli_run_free(&r);
     r = test_cli("run", "--json", "--list", NULL);

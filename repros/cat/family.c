@@ -115,4 +115,5 @@ static cJSON *each(ea_run_ctx *ctx, const ea_scope_ref *r, int measure, ea_error
 
 const ea_repro_family ea_family_cat = {
     "cat", "aten.cat.default", cat_aliases, CAT_ALIASES, each, NULL, EA_MODE_FAITHFUL, /* no index to fabricate */
+    "DenseNet's cat of > 8 inputs -> BatchNorm -> ReLU (-> mean), replayed from Inductor's kernels",
 };

@@ -62,4 +62,5 @@ static cJSON *each_group(ea_run_ctx *ctx, const ea_scope_ref *r, int measure, ea
 const ea_repro_family ea_family_cumsum = {
     "cumsum", "aten.cumsum.default", cs_aliases, CS_ALIASES, each_group, cs_claims,
     EA_MODE_FAITHFUL, /* the capture's ids */
+    "position ids: cumsum of a padding mask or of constants, replayed from Inductor's scan",
 };

@@ -73,4 +73,5 @@ static cJSON *each_config(ea_run_ctx *ctx, const ea_scope_ref *r, int measure, e
 const ea_repro_family ea_family_index_add = {
     "index_add", "aten.index_add.default", ia_aliases, IA_ALIASES, each_config, NULL,
     EA_MODE_FAITHFUL | EA_MODE_FABRICATED,
+    "bf16 zeros -> index_add -> reshape (Longformer, XLNet): ATen's fallback replicated, graph-built indices",
 };

@@ -63,8 +63,10 @@ static cJSON *each_config(ea_run_ctx *ctx, const ea_scope_ref *ref, int measure,
 const ea_repro_family ea_family_routing_histc = {
     "routing_histc", "aten.histc.default", aliases, NALIASES, each_config, NULL,
     EA_MODE_FAITHFUL, /* no fabricated ids */
+    "gpt-oss expert routing: sort -> int32 -> histc -> cumsum, the histc point",
 };
 
 const ea_repro_family ea_family_routing_cumsum = {
     "routing_cumsum", "aten.cumsum.default", aliases, NALIASES, each_config, rt_claims, EA_MODE_FAITHFUL,
+    "gpt-oss expert routing: sort -> int32 -> histc -> cumsum, the cumsum point",
 };
