@@ -167,12 +167,12 @@ typedef struct {
     const cJSON *classification;
 } annotations;
 
-static cJSON *unsupported(const ea_scope_ref *r, const char *why, FILE *log)
+static cJSON *unsupported(const ea_run_ctx *c, const ea_scope_ref *r, const char *why, FILE *log)
 {
     if (log)
         fprintf(log, "run: %s $.points[%d]: unsupported: %s\n", r->file, r->index, why);
     cJSON *arr = cJSON_CreateArray();
-    cJSON_AddItemToArray(arr, ea_unsupported_result(r, why));
+    cJSON_AddItemToArray(arr, ea_unsupported_result(c, r, why));
     return arr;
 }
 
@@ -184,12 +184,12 @@ static cJSON *plan_or_unsupported(ea_run_ctx *c, const ea_scope_ref *r, ea_run_o
     ea_error why;
     const ea_run_opts *asked = c->opts;
     if (!ea_repro_modes(r->family, asked, fo, why.msg, sizeof why.msg))
-        return unsupported(r, why.msg, asked->log);
+        return unsupported(c, r, why.msg, asked->log);
     *partly = why.msg[0] != '\0';
     c->opts = fo;
     cJSON *arr = r->family->points(c, r, 0, &why);
     c->opts = asked;
-    return arr ? arr : unsupported(r, why.msg, asked->log);
+    return arr ? arr : unsupported(c, r, why.msg, asked->log);
 }
 
 /* Every ref's results (measure 0: plans, 1: runs) appended to out, annotated when a is given; a point its

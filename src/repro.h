@@ -20,9 +20,9 @@
  * - A family declares the modes it runs (modes); `run --mode` is resolved against them once for every
  *   family (ea_repro_modes), so a family only sees the modes it declared.
  * - ea_repro_resolve maps a --scope argument to points: "all", a family's name ("cat": all its
- *   points), an alias ("xlnet"), a point id or a scope id; an unknown name fails naming the families
+ *   points), an alias derived from the point's occurrences (alias.h: "xlnet"), a point id or a scope id; an unknown name fails naming the families
  *   and `run --list`.
- * - ea_repro_list: every family with its op and points (point, alias or null, occurrences, scopes, the
+ * - ea_repro_list: every family with its op and points (point, alias, occurrences, scopes, the
  *   suite/mode/model each covers), the listing `run --list` prints (ea_repro_list_print) or emits. */
 #ifndef EA_REPRO_H
 #define EA_REPRO_H
@@ -90,8 +90,8 @@ const cJSON *ea_run_ctx_memo(ea_run_ctx *c, const ea_repro_family *f,
 struct ea_repro_family {
     const char *name; /* "index_add" */
     const char *op;   /* "aten.index_add.default": the golden document it reads */
-    const ea_alias *aliases;
-    int naliases;
+    const char *alias_stem; /* the scope's name for its aliases ("routing"), NULL: the models' (alias.h) */
+    ea_alias_tag_fn alias_tag; /* what tells its points of one model apart (alias.h), NULL: the output shape */
     /* measure 0: the plan, no GPU; 1: the run on the current device (r->family is this family) */
     cJSON *(*points)(ea_run_ctx *c, const ea_scope_ref *r, int measure, ea_error *err);
     int (*claims)(const cJSON *point); /* NULL: every point of the document */
@@ -109,6 +109,9 @@ extern const ea_repro_family *const ea_repro_families[];
  * f lacks ("" when none). Returns the EA_MODE_* bits f runs; 0: it runs none of them, so the point is an
  * unsupported result (ea_unsupported_result) with why as its reason, never a run in another mode. */
 unsigned ea_repro_modes(const ea_repro_family *f, const ea_run_opts *o, ea_run_opts *fo, char *why, size_t n);
+
+/* ref's alias (alias.h) among the points of its family's document in c, the point id when c has none. */
+void ea_repro_alias(const ea_run_ctx *c, const ea_scope_ref *ref, char *out, size_t n);
 
 /* A result's identifying part: family, point, alias, occurrences and an empty "scope_ids" array, which
  * *scope_ids receives for the family to fill (a family may time a point's groups apart). */

@@ -44,3 +44,55 @@ cJSON *test_family_points(const ea_repro_family *f, const cJSON *point, const ch
     *err = keep;
     return arr;
 }
+
+/* f's golden document (golden/occurrences/<op>.json), loaded once per process. */
+static const cJSON *golden_doc(const ea_repro_family *f)
+{
+    static cJSON *docs[EA_AUDIT_OPS];
+    char path[256];
+    ej_doc d;
+    ea_error err;
+    int k = ea_repro_doc(f);
+    if (k < 0)
+        return NULL;
+    snprintf(path, sizeof path, "golden/occurrences/%s.json", ea_audit_ops[k].short_name);
+    if (!docs[k] && ej_load(path, &d, &err) == 0)
+        docs[k] = ej_doc_take_root(&d);
+    return docs[k];
+}
+
+static const ea_repro_family *family_named(const char *name)
+{
+    for (const ea_repro_family *const *f = ea_repro_families; *f; f++)
+        if (!strcmp((*f)->name, name))
+            return *f;
+    return NULL;
+}
+
+const char *test_point_id(const char *family, const char *alias)
+{
+    const ea_repro_family *f = family_named(family);
+    const cJSON *doc = f ? golden_doc(f) : NULL, *p;
+    char a[128];
+    cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(doc, "points")) {
+        if (f->claims && !f->claims(p))
+            continue;
+        ea_alias_make(doc, p, f->claims, f->alias_stem, f->alias_tag, a, sizeof a);
+        if (!strcmp(a, alias))
+            return ej_str(p, "point");
+    }
+    return "(no such alias)";
+}
+
+const char *test_alias_of(const char *family, const char *point)
+{
+    static char a[128];
+    const ea_repro_family *f = family_named(family);
+    const cJSON *doc = f ? golden_doc(f) : NULL, *p;
+    cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(doc, "points"))
+        if (ej_str(p, "point") && !strcmp(ej_str(p, "point"), point)) {
+            ea_alias_make(doc, p, f->claims, f->alias_stem, f->alias_tag, a, sizeof a);
+            return a;
+        }
+    return NULL;
+}

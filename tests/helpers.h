@@ -41,6 +41,10 @@ char *test_target(const char *dir, const char *gpu_model, const char *torch, con
 cJSON *test_family_points(const ea_repro_family *f, const cJSON *point, const char *file, int index,
                           const ea_run_opts *o, int measure, ea_error *err);
 const ea_captures *test_golden_captures(void);
+/* The golden point id that family (its registry name) calls alias, "(no such alias)" if none; the alias
+ * of a golden point id (NULL if none; the next call overwrites it). */
+const char *test_point_id(const char *family, const char *alias);
+const char *test_alias_of(const char *family, const char *point);
 
 /* The whole file, NUL-terminated (the caller frees it); asserts it can be read. */
 char *test_read(const char *path);

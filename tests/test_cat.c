@@ -2,6 +2,7 @@
  * block view against independent arithmetic, the checks against an independent fp64 computation on
  * small shapes, the generated inputs against torch's cat checksum, and malformed points. */
 #include <criterion/criterion.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +30,7 @@ static const cJSON *point_by_alias(const cJSON *doc, const char *alias, int *ind
     const cJSON *p;
     int i = 0;
     cJSON_ArrayForEach(p, cJSON_GetObjectItem(doc, "points")) {
-        const char *a = ea_alias_of(cat_aliases, CAT_ALIASES, cJSON_GetObjectItem(p, "point")->valuestring);
+        const char *a = test_alias_of("cat", cJSON_GetObjectItem(p, "point")->valuestring);
         if (a && !strcmp(a, alias)) {
             *index = i;
             return p;
@@ -53,8 +54,11 @@ Test(cat, plan_every_golden_point_without_gpu)
         cat_plan pl;
         cr_assert_eq(cat_scope_parse(p, CAT_FILE, i, test_golden_captures(), &s, &cap, &err), 0, "%s", err.msg);
         cr_assert_eq(cat_plan_make(&s, 1, &pl, &err), 0, "%s", err.msg);
-        /* the alias table is the data's */
-        cr_assert_str_eq(ea_alias_of(cat_aliases, CAT_ALIASES, s.point), s.alias);
+        /* the derived alias reads as the cat family's points always did: model, mode, H x W, inputs */
+        char named[160];
+        snprintf(named, sizeof named, "%s-%s-%" PRId64 "x%" PRId64 "-k%d", s.model, s.train ? "train" : "infer", s.h,
+                 s.w, s.k);
+        cr_assert_str_eq(test_alias_of("cat", s.point), named);
         cr_assert(s.k >= 9 && s.k <= 25 && (s.hw == 784 || s.hw == 196 || s.hw == 49), "%s", s.alias);
         int64_t x = s.n * s.c * s.hw * 2;
         cat_plan v[CAT_MAX_VARIANTS];

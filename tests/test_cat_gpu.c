@@ -15,7 +15,6 @@
 #include "helpers.h"
 #include "json.h"
 #include "repro.h"
-#include "repro_impl.h"
 #include "timer.h"
 
 #define CAT_FILE "golden/occurrences/cat.json"
@@ -53,7 +52,7 @@ static cJSON *measure(const char *alias, const ea_run_env *env)
     const cJSON *pt;
     int i = 0;
     cJSON_ArrayForEach(pt, cJSON_GetObjectItem(d.root, "points")) {
-        const char *a = ea_alias_of(cat_aliases, CAT_ALIASES, cJSON_GetObjectItem(pt, "point")->valuestring);
+        const char *a = test_alias_of("cat", cJSON_GetObjectItem(pt, "point")->valuestring);
         if (a && !strcmp(a, alias))
             break;
         i++;

@@ -10,7 +10,6 @@
 #include "index_add_points.h"
 #include "path.h"
 #include "repro.h"
-#include "repro_impl.h"
 
 /* Longformer B through the family (ea_repro_families[0] is index_add), its one result, which passed;
  * skips without a device. The caller deletes the array. */

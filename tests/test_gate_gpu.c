@@ -16,8 +16,8 @@
 #include "run.h"
 #include "target.h"
 
-#define ALIAS "longformer-b"
-#define LABEL "index_add longformer-b current" /* the faithful and fabricated current paths */
+#define ALIAS "longformer-bf16-6291456"
+#define LABEL "index_add longformer-bf16-6291456 current" /* the faithful and fabricated current paths */
 
 static ea_target target;
 

@@ -16,7 +16,6 @@
 #include "json.h"
 #include "occurrences.h"
 #include "repro.h"
-#include "repro_impl.h"
 
 extern const ea_repro_family ea_family_routing_histc, ea_family_routing_cumsum;
 
@@ -53,7 +52,7 @@ static cJSON *point_named(const char *file, const char *id, int *index)
 
 static cJSON *histc_point(int *index)
 {
-    return point_named(HISTC_FILE, ea_point_of(ea_family_routing_histc.aliases, ea_family_routing_histc.naliases, "routing"), index);
+    return point_named(HISTC_FILE, test_point_id("routing_histc", "routing"), index);
 }
 
 static const char *str(const cJSON *o, const char *key)
@@ -112,7 +111,7 @@ Test(routing, cumsum_point_plans_the_same_scope)
 {
     int hi, ci;
     cJSON *h = histc_point(&hi);
-    cJSON *c = point_named(CUMSUM_FILE, ea_point_of(ea_family_routing_cumsum.aliases, ea_family_routing_cumsum.naliases, "routing-cumsum"), &ci);
+    cJSON *c = point_named(CUMSUM_FILE, test_point_id("routing_cumsum", "routing-cumsum"), &ci);
     ea_error err;
     cJSON *ha = test_family_points(&ea_family_routing_histc, h, HISTC_FILE, hi, &plan_opts, 0, &err);
     cr_assert_not_null(ha, "%s", err.msg);
@@ -133,7 +132,7 @@ Test(routing, claims_only_the_routing_cumsum)
     cJSON *doc = load(CUMSUM_FILE), *p;
     int claimed = 0;
     cJSON_ArrayForEach(p, cJSON_GetObjectItem(doc, "points")) {
-        int mine = !strcmp(str(p, "point"), ea_point_of(ea_family_routing_cumsum.aliases, ea_family_routing_cumsum.naliases, "routing-cumsum"));
+        int mine = !strcmp(str(p, "point"), test_point_id("routing_cumsum", "routing-cumsum"));
         cr_assert_eq(ea_family_routing_cumsum.claims(p), mine, "%s", str(p, "point"));
         claimed += mine;
     }

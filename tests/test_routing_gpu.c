@@ -17,7 +17,6 @@
 #include "helpers.h"
 #include "json.h"
 #include "repro.h"
-#include "repro_impl.h"
 
 extern const ea_repro_family ea_family_routing_histc, ea_family_routing_cumsum;
 
@@ -51,7 +50,7 @@ static void run_golden(const ea_repro_family *f, const char *file, const char *a
     cJSON *pt;
     int i = 0;
     cJSON_ArrayForEach(pt, cJSON_GetObjectItem(d.root, "points")) {
-        if (!strcmp(cJSON_GetObjectItem(pt, "point")->valuestring, ea_point_of(f->aliases, f->naliases, alias)))
+        if (!strcmp(cJSON_GetObjectItem(pt, "point")->valuestring, test_point_id(f->name, alias)))
             break;
         i++;
     }

@@ -86,7 +86,9 @@ typedef struct {
     int out[CAT_NOUTS];
 } cat_scope;
 
-#define CAT_ALIASES 62 /* family.c's table of the golden points' aliases (cat_impl.h) */
+/* What tells one model's cat points apart in their aliases (alias.h): "<H>x<W>-k<inputs>", so a point of
+ * DenseNet-121's third block is densenet121-infer-14x14-k25. */
+void cat_alias_tag(const cJSON *point, char *buf, size_t n);
 /* Parses point ($.points[index] of file); *cap: the capture of its first group, one of caps. */
 int cat_scope_parse(const cJSON *point, const char *file, int index, const ea_captures *caps, cat_scope *s,
                     const ea_capture **cap, ea_error *err);

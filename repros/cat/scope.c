@@ -10,10 +10,13 @@
 #include "json.h"
 #include "occurrences.h"
 
-/* The alias a point's shapes give it: "<model>-<mode>-<H>x<W>-k<inputs>", e.g. densenet121-infer-14x14-k25. */
-static void cat_alias_make(const cat_scope *s, char *buf, size_t n)
+void cat_alias_tag(const cJSON *point, char *buf, size_t n)
 {
-    snprintf(buf, n, "%s-%s-%" PRId64 "x%" PRId64 "-k%d", s->model, s->train ? "train" : "infer", s->h, s->w, s->k);
+    const cJSON *sig = cJSON_GetObjectItemCaseSensitive(point, "signature");
+    const cJSON *sizes = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(sig, "output"), "sizes");
+    const cJSON *list = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(sig, "args"), 0);
+    snprintf(buf, n, "%.0fx%.0f-k%d", cJSON_GetNumberValue(cJSON_GetArrayItem(sizes, 2)),
+             cJSON_GetNumberValue(cJSON_GetArrayItem(sizes, 3)), cJSON_GetArraySize(list));
 }
 
 /* A signature tensor: 4-d, contiguous NCHW (what the kernels index), of dtype *dt: bf16, f16 or f32 when
@@ -279,7 +282,7 @@ int cat_scope_parse(const cJSON *point, const char *file, int index, const ea_ca
         if (g)
             memcpy(s->scope_ids[g], other.scope_ids[g], sizeof s->scope_ids[g]);
     }
-    cat_alias_make(s, s->alias, sizeof s->alias);
+    snprintf(s->alias, sizeof s->alias, "%s", s->point); /* the family names it (ea_repro_alias) */
     const ea_capture *found = ea_capture_of_point(caps, point, 0, err);
     if (!found) {
         ea_error inner = *err;

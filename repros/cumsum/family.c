@@ -44,6 +44,7 @@ static cJSON *each_group(ea_run_ctx *ctx, const ea_scope_ref *r, int measure, ea
         cJSON *h, *m;
         if (resolve(r, g, &ctx->caps, &s, &c, &run, err))
             return cJSON_Delete(arr), NULL;
+        ea_repro_alias(ctx, r, s.alias, sizeof s.alias);
         h = header(&s);
         if (!measure) {
             cJSON_AddItemToObject(h, "config", cs_config_json(&s, c, run));
@@ -60,7 +61,7 @@ static cJSON *each_group(ea_run_ctx *ctx, const ea_scope_ref *r, int measure, ea
 
 
 const ea_repro_family ea_family_cumsum = {
-    "cumsum", "aten.cumsum.default", cs_aliases, CS_ALIASES, each_group, cs_claims,
+    "cumsum", "aten.cumsum.default", NULL, NULL, each_group, cs_claims,
     EA_MODE_FAITHFUL, /* the capture's ids */
     "position ids: cumsum of a padding mask or of constants, replayed from Inductor's scan",
 };

@@ -51,9 +51,6 @@ typedef struct {
     int noutputs;
 } cs_scope;
 
-/* The aliases ("roberta-infer", ...) of the golden points; NULL when unknown. */
-#define CS_ALIASES 11
-extern const ea_alias cs_aliases[CS_ALIASES];
 
 /* 1 when every scope group of the point is a position-id scope (the family's claims). */
 int cs_claims(const cJSON *point);
