@@ -17,7 +17,7 @@ NVFLAGS   ?= -O2 -g -std=c++17 \
 # cudart is linked statically: it reaches libcuda through dlopen, so binaries start on CPU-only hosts.
 LDLIBS    += -lcjson -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lpthread -lrt -lm -lstdc++
 
-LIB_C     := $(sort $(wildcard src/*.c src/gpu/*.c repros/*/*.c))
+LIB_C     := $(sort $(wildcard src/*.c src/gpu/*.c repros/*.c repros/*/*.c))
 LIB_CU    := $(sort $(wildcard src/gpu/*.cu repros/*/*.cu))
 TEST_C    := $(sort $(wildcard tests/*.c))
 

@@ -47,20 +47,23 @@ static void class_of(const char *point, const cJSON *classification, char *out, 
     snprintf(out, n, "%s%s", found > 1 ? "mixed: " : "", found ? names : "unclassified");
 }
 
-/* ea_captures_find for a result: named by one of its scope ids, or covering one of its point's occurrences. */
+/* A result's capture: that of the first of its scope groups one covers, else of any group of its point. */
 static const ea_capture *capture_of(const ea_captures *caps, const cJSON *result, const cJSON *point)
 {
-    const char *ids[64], *occ[256];
-    int ni = 0, no = 0;
-    const cJSON *v, *g, *o;
-    cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(result, "scope_ids"))
-        if (cJSON_IsString(v) && ni < (int)(sizeof ids / sizeof *ids))
-            ids[ni++] = v->valuestring;
-    cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(point, "scopes"))
-        cJSON_ArrayForEach(o, cJSON_GetObjectItemCaseSensitive(g, "occurrences"))
-            if (ej_str(o, "id") && no < (int)(sizeof occ / sizeof *occ))
-                occ[no++] = ej_str(o, "id");
-    return ea_captures_find(caps, ids, ni, occ, no);
+    const cJSON *v, *g;
+    cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(result, "scope_ids")) {
+        int i = 0;
+        cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(point, "scopes")) {
+            const char *id = ej_str(g, "scope_id");
+            const ea_capture *c = cJSON_IsString(v) && id && !strcmp(id, v->valuestring)
+                                      ? ea_capture_of_point(caps, point, i, NULL)
+                                      : NULL;
+            if (c)
+                return c;
+            i++;
+        }
+    }
+    return ea_capture_of_point(caps, point, -1, NULL);
 }
 
 /* The capture's run prices what the replica runs only when its other steps are fills: a captured

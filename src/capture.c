@@ -513,6 +513,7 @@ int ea_captures_load_dir(const char *dir, ea_captures *out, ea_error *err)
     snprintf(root, sizeof root, "%s/captures", dir);
     out->items = NULL;
     out->n = 0;
+    snprintf(out->dir, sizeof out->dir, "%s", dir);
     if (ea_list_folder(root, &names, &n, err) != 0)
         return -1;
     if (n && !(out->items = calloc((size_t)n, sizeof *out->items)))
@@ -535,8 +536,9 @@ void ea_captures_free(ea_captures *cs)
     cs->n = 0;
 }
 
-const ea_capture *ea_captures_find(const ea_captures *caps, const char *const *ids, int nids,
-                                   const char *const *occurrences, int nocc)
+/* The capture named by ids[0], ids[1], ..., else the first in folder order covering one of occurrences. */
+static const ea_capture *find(const ea_captures *caps, const char *const *ids, int nids, const char *const *occurrences,
+                              int nocc)
 {
     for (int k = 0; caps && k < nids; k++)
         for (int i = 0; i < caps->n; i++)
@@ -548,4 +550,28 @@ const ea_capture *ea_captures_find(const ea_captures *caps, const char *const *i
                 if (!strcmp(caps->items[i].covers[j], occurrences[k]))
                     return &caps->items[i];
     return NULL;
+}
+
+#define MAX_LOOKUP 256 /* scope ids or occurrences a lookup compares; a golden point has far fewer */
+
+const ea_capture *ea_capture_of_point(const ea_captures *caps, const cJSON *point, int group, ea_error *err)
+{
+    const char *ids[MAX_LOOKUP], *occ[MAX_LOOKUP];
+    int ni = 0, no = 0, g = 0;
+    const cJSON *grp, *o;
+    cJSON_ArrayForEach(grp, cJSON_GetObjectItemCaseSensitive(point, "scopes")) {
+        if (group < 0 || g++ == group) {
+            if (ej_str(grp, "scope_id") && ni < MAX_LOOKUP)
+                ids[ni++] = ej_str(grp, "scope_id");
+            cJSON_ArrayForEach(o, cJSON_GetObjectItemCaseSensitive(grp, "occurrences"))
+                if (ej_str(o, "id") && no < MAX_LOOKUP)
+                    occ[no++] = ej_str(o, "id");
+        }
+    }
+    const ea_capture *c = find(caps, ids, ni, occ, no);
+    if (!c && err)
+        ea_fail(err, "%s/captures: expected a capture named %s%s%s (tools/capture writes it), found none among %d",
+                caps && caps->dir[0] ? caps->dir : "(no target)", ni ? ids[0] : "(no scope id)",
+                no ? " or one covering " : "", no ? occ[0] : "", caps ? caps->n : 0);
+    return c;
 }

@@ -4,7 +4,8 @@
  * and "coordinate_descent", a Triton step whose cubin is not a file in the capture's folder, or a
  * step argument naming a buffer that is neither an input, an output nor a buffer of its run fails
  * with "<file> <JSON path>: expected ..., got ...". Strings point into the loaded document; cubin and
- * wrapper paths are resolved against the capture's folder. Everything is freed by ea_capture_free. */
+ * wrapper paths are resolved against the capture's folder. The library reads captures a target folder at
+ * a time (ea_captures_load_dir, freed by ea_captures_free); one capture alone is capture_impl.h's. */
 #ifndef EA_CAPTURE_H
 #define EA_CAPTURE_H
 
@@ -146,13 +147,12 @@ typedef struct {
 typedef struct {
     ea_capture *items; /* sorted by folder name */
     int n;
+    char dir[4096]; /* the target folder they were loaded from ("" for none: messages say so) */
 } ea_captures;
 
-int ea_capture_load(const char *path, ea_capture *c, ea_error *err);
 /* One entry of "inputs" (name, dtype, sizes, strides, offset, values), read as ea_capture_load reads
  * it: the format the targets' torch_ops.json files (torch_ops.h) reuse for the tensors they time. */
 int ea_capture_read_input(ej_val v, ea_capture_tensor *t, ea_error *err);
-void ea_capture_free(ea_capture *c);
 /* The run with that config, or NULL. */
 const ea_capture_run *ea_capture_run_named(const ea_capture *c, const char *config);
 
@@ -161,10 +161,11 @@ const ea_capture_run *ea_capture_run_named(const ea_capture *c, const char *conf
  * stray file, is an error. */
 int ea_captures_load_dir(const char *dir, ea_captures *out, ea_error *err);
 void ea_captures_free(ea_captures *cs);
-/* The capture a point's scope is measured against: the one lookup every family and run's annotation
- * share. The capture named by ids[0], ids[1], ... (scope ids), else the first in folder order that
- * covers one of occurrences (golden occurrence ids); NULL when none does. */
-const ea_capture *ea_captures_find(const ea_captures *caps, const char *const *ids, int nids,
-                                   const char *const *occurrences, int nocc);
+/* Which capture covers a golden point's scope (point: an object of a golden occurrence document's
+ * "points"): the one lookup every family, run's annotation and the tests share. The capture named by a
+ * scope id of the point's scope group (group >= 0), or of any of its groups in order (group -1), else
+ * the first in folder order that covers one of those groups' occurrences. NULL when none does; then,
+ * err given, it says what was looked for and in which target. */
+const ea_capture *ea_capture_of_point(const ea_captures *caps, const cJSON *point, int group, ea_error *err);
 
 #endif

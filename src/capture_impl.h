@@ -8,6 +8,10 @@
 
 #include "capture.h"
 
+/* Test-only entry points: one capture.json alone (capture.h's contract), freed by ea_capture_free. */
+int ea_capture_load(const char *path, ea_capture *c, ea_error *err);
+void ea_capture_free(ea_capture *c);
+
 /* "<dir>/<name>", freed with the capture. */
 char *cap_join(ea_capture *c, const char *dir, const char *name);
 int cap_oom(const char *file, ea_error *err);

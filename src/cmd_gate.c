@@ -129,7 +129,7 @@ static int noisy_refs(const cJSON *report, const ea_run_points *p, ea_scope_ref 
 }
 
 /* --run: measure, compare, and measure the NOISY points again up to o->retries times. */
-static int run_and_compare(const gate_options *o, const ea_target *t, const ej_doc *stored, const ea_run_points *pts,
+static int run_and_compare(const gate_options *o, const ej_doc *stored, ea_run_points *pts,
                            cJSON **fresh, cJSON **report, ea_error *err)
 {
     ea_device_info dev;
@@ -148,7 +148,7 @@ static int run_and_compare(const gate_options *o, const ea_target *t, const ej_d
                       .cold_from = o->cold ? NULL : stored->root};
     ea_drift_rule rule = ea_drift_default_rule(o->margin);
     cJSON *ids = point_ids(pts);
-    if (ea_run_measure(t->dir, o->command, &ro, pts->refs, pts->n, fresh, err)) {
+    if (ea_run_measure(&pts->ctx, o->command, &ro, pts->refs, pts->n, fresh, err)) {
         cJSON_Delete(ids);
         return -1;
     }
@@ -160,7 +160,7 @@ static int run_and_compare(const gate_options *o, const ea_target *t, const ej_d
         tries++;
         if (ro.log)
             fprintf(ro.log, "gate: %d point(s) with NOISY paths, measuring them again (%d of %d)\n", n, tries, o->retries);
-        if (ea_run_measure(t->dir, o->command, &ro, again, n, &doc, err)) {
+        if (ea_run_measure(&pts->ctx, o->command, &ro, again, n, &doc, err)) {
             cJSON_Delete(*report);
             *report = NULL;
             break;
@@ -210,10 +210,10 @@ int ea_cmd_gate(int argc, char **argv)
     ea_drift_rule rule = ea_drift_default_rule(o.margin);
     ea_target t;
     if (target_of(&o, &t, &err) || load_baselines(o.baseline, &stored, &err) ||
-        ((o.scope || o.run) && ea_run_points_load(o.golden, o.scope ? o.scope : "all", &pts, &err))) {
+        ((o.scope || o.run) && ea_run_points_load(o.golden, o.run ? t.dir : NULL, o.scope ? o.scope : "all", &pts, &err))) {
         rc = 2;
     } else if (o.run) {
-        rc = run_and_compare(&o, &t, &stored, &pts, &fresh, &report, &err) ? 2 : 0;
+        rc = run_and_compare(&o, &stored, &pts, &fresh, &report, &err) ? 2 : 0;
     } else if (load_baselines(o.against, &other, &err)) {
         rc = 2;
     } else {

@@ -36,8 +36,9 @@
 const char ea_usage_run[] =
     "usage: extern-audit run --scope NAME [--mode faithful|fabricated|both] [--json] [--record FILE]\n"
     "                        [--keep-from FILE] [--golden DIR] [--target NAME] [--plan | --check-only] [--quiet]\n"
-    "  --scope NAME   all, a family (index_add, routing_histc, routing_cumsum, cumsum, cat), an alias (xlnet,\n"
-    "                 routing, roberta-infer, ...), a point id or a scope id; several separated by commas\n"
+    "  --scope NAME   all, a family (repros/registry.c), an alias (xlnet, routing, roberta-infer, ...), a point\n"
+    "                 id or a scope id; several separated by commas; --list lists the families with their ops,\n"
+    "                 aliases and points\n"
     "  --mode M       faithful (default): the indices the graphs build; fabricated: randint(0, 100) as the\n"
     "                 attribution pipeline's replay draws them; both. A family runs the modes it declares\n"
     "                 (only index_add has fabricated); a point with none of the asked ones is unsupported\n"
@@ -176,44 +177,49 @@ typedef struct {
     const cJSON *classification;
 } annotations;
 
-static cJSON *unsupported(const ea_scope_ref *r, const char *why, FILE *log)
+static cJSON *unsupported(const ea_run_ctx *c, const ea_scope_ref *r, const char *why, FILE *log)
 {
     if (log)
         fprintf(log, "run: %s $.points[%d]: unsupported: %s\n", r->file, r->index, why);
     cJSON *arr = cJSON_CreateArray();
-    cJSON_AddItemToArray(arr, ea_unsupported_result(r, why));
+    cJSON_AddItemToArray(arr, ea_unsupported_result(c, r, why));
     return arr;
 }
 
-/* The point's plan in the modes of ro its family declares (ea_repro_modes: ro becomes those), or its refusal
- * as an unsupported result (the family's reason, or the modes it lacks), which the caller reports so that
- * one refused point hides no other. *partly: some asked modes are not run. */
-static cJSON *plan_or_unsupported(const ea_scope_ref *r, ea_run_opts *ro, int *partly)
+/* The point's plan in the modes of c->opts its family declares (ea_repro_modes: *fo becomes those, and
+ * c->opts fo), or its refusal as an unsupported result (the family's reason, or the modes it lacks), which the
+ * caller reports so that one refused point hides no other. *partly: some asked modes are not run. */
+static cJSON *plan_or_unsupported(ea_run_ctx *c, const ea_scope_ref *r, ea_run_opts *fo, int *partly)
 {
     ea_error why;
-    ea_run_opts asked = *ro;
-    if (!ea_repro_modes(r->family, &asked, ro, why.msg, sizeof why.msg))
-        return unsupported(r, why.msg, ro->log);
+    const ea_run_opts *asked = c->opts;
+    if (!ea_repro_modes(r->family, asked, fo, why.msg, sizeof why.msg))
+        return unsupported(c, r, why.msg, asked->log);
     *partly = why.msg[0] != '\0';
-    cJSON *arr = r->family->points(r->family, r->point, r->file, r->index, ro, 0, &why);
-    return arr ? arr : unsupported(r, why.msg, ro->log);
+    c->opts = fo;
+    cJSON *arr = r->family->points(c, r, 0, &why);
+    c->opts = asked;
+    return arr ? arr : unsupported(c, r, why.msg, asked->log);
 }
 
 /* Every ref's results (measure 0: plans, 1: runs) appended to out, annotated when a is given; a point its
  * family refuses to plan (ro->sm_count sizes the plan) is an unsupported result, counted in *unsupported. */
-static int each_point(const ea_run_opts *ro, const ea_scope_ref *refs, int n, int measure, const annotations *a,
-                      cJSON *out, int *unsupported, ea_error *err)
+static int each_point(ea_run_ctx *c, const ea_run_opts *ro, const ea_scope_ref *refs, int n, int measure,
+                      const annotations *a, cJSON *out, int *unsupported, ea_error *err)
 {
     int partly = 0;
     *unsupported = 0;
+    c->opts = ro;
     for (int i = 0; i < n; i++) {
         ea_run_opts fo = *ro;
         int part = 0;
-        cJSON *arr = plan_or_unsupported(&refs[i], &fo, &part), *r;
+        cJSON *arr = plan_or_unsupported(c, &refs[i], &fo, &part), *r;
         partly += part;
         if (measure && !ea_unsupported_reason(cJSON_GetArrayItem(arr, 0))) { /* planned: measure it */
             cJSON_Delete(arr);
-            arr = refs[i].family->points(refs[i].family, refs[i].point, refs[i].file, refs[i].index, &fo, 1, err);
+            c->opts = &fo;
+            arr = refs[i].family->points(c, &refs[i], 1, err);
+            c->opts = ro;
         }
         if (!arr)
             return -1;
@@ -235,7 +241,7 @@ static int each_point(const ea_run_opts *ro, const ea_scope_ref *refs, int n, in
 }
 
 /* run --check-only: no copy bandwidth, no launch time, no annotation: only the paths' checks. */
-static int check_all(const run_options *o, const ea_scope_ref *refs, int n, cJSON **doc, ea_error *err)
+static int check_all(const run_options *o, ea_run_points *pts, cJSON **doc, ea_error *err)
 {
     ea_device_info dev;
     if (!ea_device_probe(&dev))
@@ -244,7 +250,7 @@ static int check_all(const run_options *o, const ea_scope_ref *refs, int n, cJSO
     ea_run_opts ro = o->ro;
     int unsupported;
     ro.sm_count = dev.sm_count;
-    if (each_point(&ro, refs, n, 1, NULL, results, &unsupported, err)) {
+    if (each_point(&pts->ctx, &ro, pts->refs, pts->n, 1, NULL, results, &unsupported, err)) {
         cJSON_Delete(results);
         return -1;
     }
@@ -252,34 +258,33 @@ static int check_all(const run_options *o, const ea_scope_ref *refs, int n, cJSO
     return 0;
 }
 
-int ea_run_measure(const char *target_dir, const char *command, const ea_run_opts *ro, const ea_scope_ref *refs,
-                   int n, cJSON **doc, ea_error *err)
+int ea_run_measure(ea_run_ctx *c, const char *command, const ea_run_opts *ro, const ea_scope_ref *refs, int n,
+                   cJSON **doc, ea_error *err)
 {
     ea_device_info dev;
     ea_run_env env;
-    ea_captures caps = {0};
     ea_torch_ops ops = {0};
+    const char *target_dir = c->target_dir;
     ej_doc cls = {0};
     if (!ea_device_probe(&dev))
         return ea_fail(err, "no CUDA device: %s", dev.reason);
     /* the torch timings of this GPU model, before the long measurement: a bad file stops the run early */
+    if (!target_dir[0])
+        return ea_fail(err, "%s: a run needs a target (its captures, classification and torch timings)", c->golden);
     if (measure_env(&dev, command, ro->log, &env, err) || ea_torch_ops_load_dir(target_dir, env.model, &ops, err) ||
-        ea_captures_load_dir(target_dir, &caps, err) || ea_classification_load(target_dir, &cls, err)) {
+        ea_classification_load(target_dir, &cls, err)) {
         ea_torch_ops_free(&ops);
-        ea_captures_free(&caps);
         return -1;
     }
     if (ro->log)
         fprintf(ro->log, "run: fidelity against %s%s\n", ops.file,
                 ops.loaded ? "" : ": absent, so every result says \"no torch measurement\"");
     cJSON *results = cJSON_CreateArray();
-    const annotations a = {&env, &caps, &ops, cls.root};
+    const annotations a = {&env, &c->caps, &ops, cls.root};
     ea_run_opts at = *ro;
     int unsupported;
     at.sm_count = dev.sm_count; /* the plan that decides whether a point is supported sizes for this GPU */
-    at.target_dir = target_dir;
-    int rc = each_point(&at, refs, n, 1, &a, results, &unsupported, err);
-    ea_captures_free(&caps);
+    int rc = each_point(c, &at, refs, n, 1, &a, results, &unsupported, err);
     ea_torch_ops_free(&ops);
     ej_free(&cls);
     if (rc) {
@@ -290,18 +295,16 @@ int ea_run_measure(const char *target_dir, const char *command, const ea_run_opt
     return 0;
 }
 
-int ea_run_points_load(const char *golden, const char *scope, ea_run_points *p, ea_error *err)
+int ea_run_points_load(const char *golden, const char *target_dir, const char *scope, ea_run_points *p,
+                       ea_error *err)
 {
-    char dir[4096], name[256];
+    char name[256];
     const char *fp[EA_AUDIT_OPS];
-    snprintf(dir, sizeof dir, "%s/occurrences", golden);
-    for (int i = 0; i < EA_AUDIT_OPS; i++) {
-        snprintf(p->files[i], sizeof p->files[i], "%s/%s.json", dir, ea_audit_ops[i].short_name);
-        fp[i] = p->files[i];
-    }
     p->n = 0;
-    if (ea_occurrences_load(dir, p->docs, err))
+    if (ea_run_ctx_open(&p->ctx, golden, target_dir, err))
         return -1;
+    for (int i = 0; i < EA_AUDIT_OPS; i++)
+        fp[i] = p->ctx.files[i];
     /* "a,b,c": the points of each, once (a stage names the scopes it recaptured) */
     for (const char *a = scope, *end; *a; a = *end ? end + 1 : end) {
         ea_scope_ref refs[EA_RUN_MAX_REFS];
@@ -311,7 +314,7 @@ int ea_run_points_load(const char *golden, const char *scope, ea_run_points *p, 
             return ea_fail(err, "--scope %s: expected names separated by single commas, each under %zu bytes", scope,
                            sizeof name);
         snprintf(name, sizeof name, "%.*s", (int)(end - a), a);
-        if (ea_repro_resolve(p->docs, fp, name, refs, EA_RUN_MAX_REFS, &n, err))
+        if (ea_repro_resolve(p->ctx.docs, fp, name, refs, EA_RUN_MAX_REFS, &n, err))
             return -1;
         for (int i = 0; i < n; i++) {
             int seen = 0;
@@ -328,8 +331,7 @@ int ea_run_points_load(const char *golden, const char *scope, ea_run_points *p, 
 
 void ea_run_points_free(ea_run_points *p)
 {
-    for (int i = 0; i < EA_AUDIT_OPS; i++) /* NULL when loading failed */
-        cJSON_Delete(p->docs[i]);
+    ea_run_ctx_close(&p->ctx);
 }
 
 /* --keep-from FILE: *doc, the measured points' results, becomes FILE's document with them in place. */
@@ -340,7 +342,7 @@ static int keep_from(const char *file, const ea_run_points *pts, cJSON **doc, ea
         ej_free(&base);
         return -1;
     }
-    cJSON *whole = ea_baselines_keep_from(file, base.root, *doc, pts->docs, err);
+    cJSON *whole = ea_baselines_keep_from(file, base.root, *doc, pts->ctx.docs, err);
     ej_free(&base);
     if (!whole)
         return -1;
@@ -393,8 +395,7 @@ int ea_cmd_run(int argc, char **argv)
     /* a plan needs a target only for the families that read captures: they say so when there is none */
     int bad = (o.plan ? ea_target_find(o.golden, o.target, &t, &err)
                       : ea_target_resolve(o.golden, o.target, 1, &t, &err)) ||
-              ea_run_points_load(o.golden, o.scope, &pts, &err);
-    o.ro.target_dir = t.name[0] ? t.dir : NULL;
+              ea_run_points_load(o.golden, t.name[0] ? t.dir : NULL, o.scope, &pts, &err);
     if (bad) {
         rc = 2;
     } else if (o.plan) {
@@ -406,7 +407,7 @@ int ea_cmd_run(int argc, char **argv)
                     gpu ? "this GPU: " : "an H200's, no usable GPU: ", dev.reason);
         out = cJSON_CreateArray();
         int unsupported;
-        rc = each_point(&o.ro, pts.refs, pts.n, 0, NULL, out, &unsupported, &err) ? 2 : 0;
+        rc = each_point(&pts.ctx, &o.ro, pts.refs, pts.n, 0, NULL, out, &unsupported, &err) ? 2 : 0;
         cJSON *r;
         cJSON_ArrayForEach(r, out)
             cJSON_AddNumberToObject(r, "sm_count", o.ro.sm_count);
@@ -417,7 +418,7 @@ int ea_cmd_run(int argc, char **argv)
         if (!rc && unsupported)
             rc = 1;
     } else if (o.ro.check_only) {
-        if (check_all(&o, pts.refs, pts.n, &out, &err))
+        if (check_all(&o, &pts, &out, &err))
             rc = 2;
         else if (o.json)
             ea_cli_print_json(out);
@@ -425,7 +426,7 @@ int ea_cmd_run(int argc, char **argv)
             ea_run_check_print(out, stdout);
         if (out)
             rc = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "passed")) ? 0 : 1;
-    } else if (ea_run_measure(t.dir, o.command, &o.ro, pts.refs, pts.n, &out, &err) ||
+    } else if (ea_run_measure(&pts.ctx, o.command, &o.ro, pts.refs, pts.n, &out, &err) ||
                (o.keep_from && keep_from(o.keep_from, &pts, &out, &err))) {
         rc = 2;
     } else {

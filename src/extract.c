@@ -14,13 +14,6 @@
 #include "scope.h"
 #include "values.h"
 
-const ea_audit_op ea_audit_ops[EA_AUDIT_OPS] = {
-    {"aten.cat.default", "cat"},
-    {"aten.cumsum.default", "cumsum"},
-    {"aten.histc.default", "histc"},
-    {"aten.index_add.default", "index_add"},
-};
-
 typedef struct {
     cJSON *points;  /* array in the op's document */
     char **keys;    /* signature of each point, parallel to points */

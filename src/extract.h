@@ -23,7 +23,7 @@ typedef struct {
     const char *short_name; /* "cat": file golden/occurrences/cat.json */
 } ea_audit_op;
 
-extern const ea_audit_op ea_audit_ops[EA_AUDIT_OPS];
+extern const ea_audit_op ea_audit_ops[EA_AUDIT_OPS]; /* repros/registry.c, beside the families */
 
 typedef struct {
     int cat_input_cap; /* is_fusible_node's max_pointwise_cat_inputs (8) */

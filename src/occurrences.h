@@ -22,9 +22,4 @@ int ea_occurrences_load(const char *dir, cJSON *docs[EA_AUDIT_OPS], ea_error *er
 cJSON *ea_occurrences_summary(cJSON *const docs[EA_AUDIT_OPS]);
 void ea_occurrences_print(const cJSON *summary, FILE *f);
 
-/* The golden folder that holds a document <golden>/occurrences/<op>.json, where the repro families
- * find captures/: "golden/occurrences/cat.json" -> "golden", "occurrences/cat.json" -> ".",
- * "cat.json" -> "..". 0, or -1 when out (n bytes) cannot hold it. */
-int ea_golden_dir_of(const char *occurrence_file, char *out, size_t n);
-
 #endif

@@ -5,37 +5,21 @@
 #include <string.h>
 
 #include "path.h"
-#include "repro_impl.h"
 
-/* One line per family: repros/<name>/ defines it. */
-extern const ea_repro_family ea_family_index_add;
-extern const ea_repro_family ea_family_routing_histc, ea_family_routing_cumsum;
-extern const ea_repro_family ea_family_cumsum;
-extern const ea_repro_family ea_family_cat;
-
-const ea_repro_family *const ea_repro_families[] = {
-    &ea_family_index_add,
-    &ea_family_routing_histc,
-    &ea_family_routing_cumsum,
-    &ea_family_cumsum,
-    &ea_family_cat,
-    NULL,
-};
-
-const char *ea_alias_of(const ea_alias *table, int n, const char *point)
+/* point's alias among the points of doc that f claims. */
+static void alias_in(const ea_repro_family *f, const cJSON *doc, const cJSON *point, char *out, size_t n)
 {
-    for (int i = 0; i < n; i++)
-        if (!strcmp(point, table[i].point))
-            return table[i].alias;
-    return NULL;
+    ea_alias_make(doc, point, f->claims, f->alias_stem, f->alias_tag, out, n);
 }
 
-const char *ea_point_of(const ea_alias *table, int n, const char *alias)
+void ea_repro_alias(const ea_run_ctx *c, const ea_scope_ref *ref, char *out, size_t n)
 {
-    for (int i = 0; i < n; i++)
-        if (!strcmp(alias, table[i].alias))
-            return table[i].point;
-    return NULL;
+    int d = ea_repro_doc(ref->family);
+    const char *id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ref->point, "point"));
+    if (d >= 0 && c->docs[d])
+        alias_in(ref->family, c->docs[d], ref->point, out, n);
+    else
+        snprintf(out, n, "%s", id ? id : "");
 }
 
 cJSON *ea_repro_header(const char *family, const char *point, const char *alias, int64_t occurrences,
@@ -105,11 +89,13 @@ static const char *str(const cJSON *o, const char *key)
     return cJSON_IsString(v) ? v->valuestring : "";
 }
 
-/* Does point match arg by alias, point id or one of its scope ids? */
-static int matches(const ea_repro_family *f, const cJSON *point, const char *arg)
+/* Does point (of doc) match arg by alias, point id or one of its scope ids? */
+static int matches(const ea_repro_family *f, const cJSON *doc, const cJSON *point, const char *arg)
 {
-    const char *id = str(point, "point"), *alias = ea_alias_of(f->aliases, f->naliases, id);
-    if (!strcmp(arg, "all") || !strcmp(arg, f->name) || !strcmp(arg, id) || (alias && !strcmp(arg, alias)))
+    const char *id = str(point, "point");
+    char alias[128];
+    alias_in(f, doc, point, alias, sizeof alias);
+    if (!strcmp(arg, "all") || !strcmp(arg, f->name) || !strcmp(arg, id) || !strcmp(arg, alias))
         return 1;
     const cJSON *g;
     cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(point, "scopes"))
@@ -118,7 +104,7 @@ static int matches(const ea_repro_family *f, const cJSON *point, const char *arg
     return 0;
 }
 
-static int doc_of(const ea_repro_family *f)
+int ea_repro_doc(const ea_repro_family *f)
 {
     for (int i = 0; i < EA_AUDIT_OPS; i++)
         if (!strcmp(ea_audit_ops[i].target, f->op))
@@ -140,13 +126,13 @@ int ea_repro_resolve(cJSON *const docs[EA_AUDIT_OPS], const char *const files[EA
 {
     *n = 0;
     for (const ea_repro_family *const *f = ea_repro_families; *f; f++) {
-        int d = doc_of(*f);
+        int d = ea_repro_doc(*f);
         if (d < 0 || !docs[d])
             continue;
         const cJSON *p;
         int i = 0;
         cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(docs[d], "points")) {
-            if ((!(*f)->claims || (*f)->claims(p)) && matches(*f, p, arg)) {
+            if ((!(*f)->claims || (*f)->claims(p)) && matches(*f, docs[d], p, arg)) {
                 if (*n >= max)
                     return ea_fail(err, "--scope %s: more than %d points", arg, max);
                 out[(*n)++] = (ea_scope_ref){*f, p, files[d], i};
@@ -184,20 +170,22 @@ cJSON *ea_repro_list(cJSON *const docs[EA_AUDIT_OPS])
 {
     cJSON *list = cJSON_CreateArray();
     for (const ea_repro_family *const *f = ea_repro_families; *f; f++) {
-        int d = doc_of(*f);
+        int d = ea_repro_doc(*f);
         cJSON *fam = cJSON_CreateObject(), *points;
         cJSON_AddStringToObject(fam, "family", (*f)->name);
         cJSON_AddStringToObject(fam, "op", (*f)->op);
+        cJSON_AddStringToObject(fam, "description", (*f)->description ? (*f)->description : "");
         points = cJSON_AddArrayToObject(fam, "points");
         cJSON_AddItemToArray(list, fam);
         const cJSON *p, *all = d < 0 ? NULL : cJSON_GetObjectItemCaseSensitive(docs[d], "points");
         cJSON_ArrayForEach(p, all) {
             if ((*f)->claims && !(*f)->claims(p))
                 continue;
-            const char *alias = ea_alias_of((*f)->aliases, (*f)->naliases, str(p, "point"));
+            char alias[128];
+            alias_in(*f, docs[d], p, alias, sizeof alias);
             cJSON *e = cJSON_CreateObject();
             cJSON_AddStringToObject(e, "point", str(p, "point"));
-            cJSON_AddItemToObject(e, "alias", alias ? cJSON_CreateString(alias) : cJSON_CreateNull());
+            cJSON_AddStringToObject(e, "alias", alias);
             cJSON_AddNumberToObject(e, "occurrences", cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(p, "count")));
             cJSON_AddNumberToObject(e, "scopes", cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(p, "scopes")));
             add_models(cJSON_AddArrayToObject(e, "models"), p);
@@ -214,7 +202,8 @@ void ea_repro_list_print(const cJSON *list, FILE *f)
     cJSON_ArrayForEach(fam, list) {
         const cJSON *points = cJSON_GetObjectItemCaseSensitive(fam, "points");
         int np = cJSON_GetArraySize(points);
-        fprintf(f, "\n%s (%s, %d point%s)\n", str(fam, "family"), str(fam, "op"), np, np == 1 ? "" : "s");
+        fprintf(f, "\n%s (%s, %d point%s): %s\n", str(fam, "family"), str(fam, "op"), np, np == 1 ? "" : "s",
+                str(fam, "description"));
         fprintf(f, "  %-22s %-24s %5s %6s  models\n", "alias", "point", "occ.", "scopes");
         cJSON_ArrayForEach(p, points) {
             const cJSON *alias = cJSON_GetObjectItemCaseSensitive(p, "alias"), *models = cJSON_GetObjectItemCaseSensitive(p, "models");

@@ -16,17 +16,18 @@
 #define EA_RUN_MAX_REFS 256
 
 typedef struct {
-    cJSON *docs[EA_AUDIT_OPS];
-    char files[EA_AUDIT_OPS][4200];
+    ea_run_ctx ctx; /* the documents the refs point into, and the target's captures */
     ea_scope_ref refs[EA_RUN_MAX_REFS];
     int n;
 } ea_run_points;
 
-int ea_run_points_load(const char *golden, const char *scope, ea_run_points *p, ea_error *err);
+/* target_dir: the target folder (target.h) whose captures the families read, NULL for none. */
+int ea_run_points_load(const char *golden, const char *target_dir, const char *scope, ea_run_points *p,
+                       ea_error *err);
 void ea_run_points_free(ea_run_points *p);
-/* target_dir: the target folder (target.h) whose captures, classification and torch timings the run
- * reads; command: what the document's "command" records. */
-int ea_run_measure(const char *target_dir, const char *command, const ea_run_opts *ro, const ea_scope_ref *refs,
-                   int n, cJSON **doc, ea_error *err);
+/* c: the context refs come from, opened on the target folder whose captures, classification and torch
+ * timings the run reads; command: what the document's "command" records. */
+int ea_run_measure(ea_run_ctx *c, const char *command, const ea_run_opts *ro, const ea_scope_ref *refs, int n,
+                   cJSON **doc, ea_error *err);
 
 #endif

@@ -20,10 +20,6 @@
  * - ea_target_find: ea_target_resolve without the GPU check for commands that report what is missing
  *   (audit, rollup): no name asked and no target at all gives 0 with out->name "".
  * - ea_target_path: "<target dir>/<rel>" into buf; -1 when it does not fit.
- * - ea_target_captures: the captures a repro family measures against, those of dir (run --target's
- *   folder, ea_run_opts.target_dir) or, dir NULL, of the target ea_target_resolve picks in the
- *   golden folder of occurrence_file (golden/occurrences/<op>.json). ea_target_capture moves out the
- *   one ea_captures_find picks: 0 found, 1 none (err says what was looked for and where), -1 error.
  * ea_target_load and ea_target_select are test-only entry points (target_impl.h). */
 #ifndef EA_TARGET_H
 #define EA_TARGET_H
@@ -47,9 +43,6 @@ int ea_target_read(const char *dir, ea_target *t, ea_error *err);
 int ea_target_resolve(const char *golden, const char *name, int check_gpu, ea_target *out, ea_error *err);
 int ea_target_find(const char *golden, const char *name, ea_target *out, ea_error *err);
 int ea_target_path(const ea_target *t, const char *rel, char *buf, size_t n);
-int ea_target_captures(const char *dir, const char *occurrence_file, ea_captures *out, ea_error *err);
-int ea_target_capture(const char *dir, const char *occurrence_file, const char *const *ids, int nids,
-                      const char *const *occurrences, int nocc, ea_capture *out, ea_error *err);
 
 /* *out, free()d, holds *n targets (the candidate pricing walks them). */
 int ea_targets_list(const char *golden, ea_target **out, int *n, ea_error *err);

@@ -3,15 +3,19 @@
 
 #include <stdio.h>
 
-cJSON *ea_unsupported_result(const ea_scope_ref *ref, const char *reason)
+cJSON *ea_unsupported_result(const ea_run_ctx *c, const ea_scope_ref *ref, const char *reason)
 {
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(ref->point, "point");
     const cJSON *count = cJSON_GetObjectItemCaseSensitive(ref->point, "count"), *g;
     char where[512];
     snprintf(where, sizeof where, "%.480s $.points[%d]", ref->file, ref->index);
     const char *point = cJSON_IsString(id) ? id->valuestring : where;
-    const char *alias = ea_alias_of(ref->family->aliases, ref->family->naliases, point);
-    cJSON *ids, *o = ea_repro_header(ref->family->name, point, alias ? alias : point,
+    char alias[128];
+    if (cJSON_IsString(id))
+        ea_repro_alias(c, ref, alias, sizeof alias);
+    else
+        snprintf(alias, sizeof alias, "%.127s", point);
+    cJSON *ids, *o = ea_repro_header(ref->family->name, point, alias,
                                      cJSON_IsNumber(count) ? (int64_t)count->valuedouble : 0, &ids);
     cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(ref->point, "scopes")) {
         const cJSON *sid = cJSON_GetObjectItemCaseSensitive(g, "scope_id");

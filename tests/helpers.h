@@ -11,6 +11,7 @@
 #include "baseline.h"
 #include "extract.h"
 #include "fxgraph.h"
+#include "repro.h"
 
 #define FIXTURE_CORPUS "tests/fixtures/corpus"
 
@@ -33,6 +34,17 @@ char *test_read(const char *path);
  * target.json (capability given); returns the target folder (the caller frees). */
 #define TEST_TARGET "H200-torch2.11.0+cu130"
 char *test_target(const char *dir, const char *gpu_model, const char *torch, const char *capability);
+
+/* family_points.c: f's results for point ($.points[index] of file, a document the test loaded) in a run
+ * context like run's: the captures of the target of file's golden folder (none when it has no target),
+ * file reloaded as f's document. The captures of the committed target, loaded once per process. */
+cJSON *test_family_points(const ea_repro_family *f, const cJSON *point, const char *file, int index,
+                          const ea_run_opts *o, int measure, ea_error *err);
+const ea_captures *test_golden_captures(void);
+/* The golden point id that family (its registry name) calls alias, "(no such alias)" if none; the alias
+ * of a golden point id (NULL if none; the next call overwrites it). */
+const char *test_point_id(const char *family, const char *alias);
+const char *test_alias_of(const char *family, const char *point);
 
 /* The whole file, NUL-terminated (the caller frees it); asserts it can be read. */
 char *test_read(const char *path);

@@ -122,8 +122,8 @@ static int make_measurement(const char *point, const char *file, ea_error *err)
     ea_run_points pts;
     ea_run_opts ro = {.faithful = 1, .fabricated = 1};
     cJSON *doc = NULL;
-    int rc = ea_run_points_load(GOLDEN, point, &pts, err) ||
-             ea_run_measure(target()->dir, "extern-audit run --mode both (the occurrence suite)", &ro, pts.refs, pts.n, &doc, err) ||
+    int rc = ea_run_points_load(GOLDEN, target()->dir, point, &pts, err) ||
+             ea_run_measure(&pts.ctx, "extern-audit run --mode both (the occurrence suite)", &ro, pts.refs, pts.n, &doc, err) ||
              ej_write_atomic(file, doc, err);
     cJSON_Delete(doc);
     ea_run_points_free(&pts);

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "capture_impl.h"
 #include "corpus.h"
 #include "extract.h"
 #include "fxgraph.h"

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "candidate.h"
+#include "capture_impl.h"
 #include "capture.h"
 #include "golden_target.h"
 #include "helpers.h"

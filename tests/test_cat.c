@@ -2,6 +2,7 @@
  * block view against independent arithmetic, the checks against an independent fp64 computation on
  * small shapes, the generated inputs against torch's cat checksum, and malformed points. */
 #include <criterion/criterion.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +30,7 @@ static const cJSON *point_by_alias(const cJSON *doc, const char *alias, int *ind
     const cJSON *p;
     int i = 0;
     cJSON_ArrayForEach(p, cJSON_GetObjectItem(doc, "points")) {
-        const char *a = ea_alias_of(cat_aliases, CAT_ALIASES, cJSON_GetObjectItem(p, "point")->valuestring);
+        const char *a = test_alias_of("cat", cJSON_GetObjectItem(p, "point")->valuestring);
         if (a && !strcmp(a, alias)) {
             *index = i;
             return p;
@@ -49,12 +50,15 @@ Test(cat, plan_every_golden_point_without_gpu)
     cr_assert_not_null(view, "%s", err.msg);
     cJSON_ArrayForEach(p, cJSON_GetObjectItem(doc, "points")) {
         cat_scope s;
-        ea_capture cap;
+        const ea_capture *cap;
         cat_plan pl;
-        cr_assert_eq(cat_scope_parse(p, CAT_FILE, i, NULL, &s, &cap, &err), 0, "%s", err.msg);
+        cr_assert_eq(cat_scope_parse(p, CAT_FILE, i, test_golden_captures(), &s, &cap, &err), 0, "%s", err.msg);
         cr_assert_eq(cat_plan_make(&s, 1, &pl, &err), 0, "%s", err.msg);
-        /* the alias table is the data's */
-        cr_assert_str_eq(ea_alias_of(cat_aliases, CAT_ALIASES, s.point), s.alias);
+        /* the derived alias reads as the cat family's points always did: model, mode, H x W, inputs */
+        char named[160];
+        snprintf(named, sizeof named, "%s-%s-%" PRId64 "x%" PRId64 "-k%d", s.model, s.train ? "train" : "infer", s.h,
+                 s.w, s.k);
+        cr_assert_str_eq(test_alias_of("cat", s.point), named);
         cr_assert(s.k >= 9 && s.k <= 25 && (s.hw == 784 || s.hw == 196 || s.hw == 49), "%s", s.alias);
         int64_t x = s.n * s.c * s.hw * 2;
         cat_plan v[CAT_MAX_VARIANTS];
@@ -100,30 +104,28 @@ Test(cat, plan_every_golden_point_without_gpu)
         cr_assert_eq(pl.floor_bytes, s.train ? 2 * x + y + 24 * s.c : x + y + 8 * s.c, "%s", s.alias);
         char note[1024];
         cat_view_line(cat_view_block(view, &s), note, sizeof note);
-        cJSON *cfg = cat_config_json(&s, &pl, &cap, note);
+        cJSON *cfg = cat_config_json(&s, &pl, cap, note);
         cr_assert_str_eq(cJSON_GetObjectItem(cfg, "current_source")->valuestring, "inductor");
         cr_assert_geq(cJSON_GetArraySize(cJSON_GetObjectItem(cfg, "current")), 2, "copies + BN at least");
         cr_assert(strstr(cJSON_GetArrayItem(cJSON_GetObjectItem(cfg, "notes"), 0)->valuestring, "block "),
                   "the block view is a note");
         cJSON_Delete(cfg);
         infer += !s.train, train += s.train, pooled += s.pooled;
-        ea_capture_free(&cap);
         i++;
     }
     cr_assert(i == 62 && infer == 31 && train == 31 && pooled == 2, "%d points, %d infer, %d train, %d pooled", i,
               infer, train, pooled);
     /* the example: the 25-input 14x14 cat moves 51.4 MB */
     cat_scope s;
-    ea_capture cap;
+    const ea_capture *cap;
     cat_plan pl;
     int k;
     const cJSON *pt = point_by_alias(doc, "densenet121-infer-14x14-k25", &k);
-    cr_assert_eq(cat_scope_parse(pt, CAT_FILE, k, NULL, &s, &cap, &err), 0, "%s", err.msg);
+    cr_assert_eq(cat_scope_parse(pt, CAT_FILE, k, test_golden_captures(), &s, &cap, &err), 0, "%s", err.msg);
     cr_assert_eq(cat_plan_make(&s, 2, &pl, &err), 0, "%s", err.msg);
     cr_assert_eq(pl.floor_bytes, 51388416);
     cr_assert(pl.grid_x == 49 && pl.grid_y == 64, "1024*196/8 vectors per row in CTAs of 512: %lld x %lld",
               (long long)pl.grid_x, (long long)pl.grid_y);
-    ea_capture_free(&cap);
     cJSON_Delete(view);
     cJSON_Delete(doc);
 }
@@ -181,29 +183,28 @@ Test(cat, generated_inputs_give_torchs_cat)
     int k;
     const cJSON *pt = point_by_alias(doc, "densenet121-train-14x14-k9", &k);
     cat_scope s;
-    ea_capture cap;
+    const ea_capture *cap;
     cat_inputs in;
     ea_error err;
-    cr_assert_eq(cat_scope_parse(pt, CAT_FILE, k, NULL, &s, &cap, &err), 0, "%s", err.msg);
-    cr_assert_eq(cat_inputs_make(&s, &cap, &in, &err), 0, "%s", err.msg);
-    uint16_t *cat = malloc((size_t)cat_output_bytes(&cap, s.out[CAT_O_CAT]));
+    cr_assert_eq(cat_scope_parse(pt, CAT_FILE, k, test_golden_captures(), &s, &cap, &err), 0, "%s", err.msg);
+    cr_assert_eq(cat_inputs_make(&s, cap, &in, &err), 0, "%s", err.msg);
+    uint16_t *cat = malloc((size_t)cat_output_bytes(cap, s.out[CAT_O_CAT]));
     for (int64_t n = 0; n < s.n; n++)
         for (int i = 0; i < s.k; i++)
             memcpy(cat + (n * s.c + s.c_off[i]) * s.hw,
                    (const uint16_t *)in.data[s.in_x[i]] + n * s.ch[i] * s.hw, (size_t)(s.ch[i] * s.hw * 2));
-    const ea_capture_tensor *t = &cap.outputs[s.out[CAT_O_CAT]];
+    const ea_capture_tensor *t = &cap->outputs[s.out[CAT_O_CAT]];
     cr_assert_eq(ea_checksum(&t->t, cat), t->checksum, "the cat of the generated inputs is torch's");
     void *outs[CAT_NOUTS] = {cat, NULL, NULL, NULL, NULL};
     cat_check_result r;
-    uint16_t *y = malloc((size_t)cat_output_bytes(&cap, s.out[CAT_O_Y]));
-    memset(y, 0xFF, (size_t)cat_output_bytes(&cap, s.out[CAT_O_Y]));
+    uint16_t *y = malloc((size_t)cat_output_bytes(cap, s.out[CAT_O_Y]));
+    memset(y, 0xFF, (size_t)cat_output_bytes(cap, s.out[CAT_O_Y]));
     outs[CAT_O_Y] = y;
     cat_check(&s, &in, outs, &r);
     cr_assert(r.cat_mismatched == 0 && r.unwritten == s.n * s.c * s.hw, "the cat matches, y is all poison");
     free(y);
     free(cat);
     cat_inputs_free(&in);
-    ea_capture_free(&cap);
     cJSON_Delete(doc);
 }
 
@@ -218,14 +219,13 @@ Test(cat, one_pass_statistics_on_every_train_input, .timeout = 120)
     double worst = 0;
     cJSON_ArrayForEach(pt, cJSON_GetObjectItem(doc, "points")) {
         cat_scope s;
-        ea_capture cap;
+        const ea_capture *cap;
         cat_inputs in;
-        cr_assert_eq(cat_scope_parse(pt, CAT_FILE, i++, NULL, &s, &cap, &err), 0, "%s", err.msg);
+        cr_assert_eq(cat_scope_parse(pt, CAT_FILE, i++, test_golden_captures(), &s, &cap, &err), 0, "%s", err.msg);
         if (!s.train) {
-            ea_capture_free(&cap);
             continue;
         }
-        cr_assert_eq(cat_inputs_make(&s, &cap, &in, &err), 0, "%s", err.msg);
+        cr_assert_eq(cat_inputs_make(&s, cap, &in, &err), 0, "%s", err.msg);
         const double m = (double)(s.n * s.hw);
         for (int k = 0; k < s.k; k++)
             for (int64_t c = 0; c < s.ch[k]; c++, channels++) {
@@ -247,7 +247,6 @@ Test(cat, one_pass_statistics_on_every_train_input, .timeout = 120)
                 worst = fmax(worst, fabs(one - two) / two);
             }
         cat_inputs_free(&in);
-        ea_capture_free(&cap);
     }
     cr_log_info("one-pass variance: worst relative error %.3g over %d channels", worst, channels);
     cr_assert_gt(channels, 0);
@@ -258,9 +257,9 @@ Test(cat, one_pass_statistics_on_every_train_input, .timeout = 120)
 static void expect_error(cJSON *pt, const char *file, const char *needle)
 {
     cat_scope s;
-    ea_capture cap;
+    const ea_capture *cap;
     ea_error err = {{0}};
-    cr_assert_eq(cat_scope_parse(pt, file, 3, NULL, &s, &cap, &err), -1, "expected an error with %s", needle);
+    cr_assert_eq(cat_scope_parse(pt, file, 3, test_golden_captures(), &s, &cap, &err), -1, "expected an error with %s", needle);
     cr_assert(strstr(err.msg, needle), "message '%s' lacks '%s'", err.msg, needle);
     cr_assert(strstr(err.msg, file), "message '%s' names the file", err.msg);
 }
@@ -284,9 +283,9 @@ Test(cat, malformed_points_are_errors)
     cJSON_ReplaceItemInObject(out, "dtype", cJSON_CreateString("f16"));
     {
         cat_scope s;
-        ea_capture cap;
+        const ea_capture *cap;
         ea_error err = {{0}};
-        cr_assert_eq(cat_scope_parse(pt, CAT_FILE, 3, NULL, &s, &cap, &err), -1);
+        cr_assert_eq(cat_scope_parse(pt, CAT_FILE, 3, test_golden_captures(), &s, &cap, &err), -1);
         cr_assert(strstr(err.msg, "capture.json $.inputs[0]: expected 4 per-channel f16 parameters of 768 elements"),
                   "%s", err.msg);
     }
@@ -323,17 +322,16 @@ Test(cat, malformed_points_are_errors)
     cJSON_Delete(pt);
     /* a point whose capture is missing */
     pt = cJSON_Duplicate(orig, 1);
-    expect_error(pt, "/nonexistent/occurrences/cat.json", "/nonexistent/targets: expected a target folder");
     {
         cat_scope s;
-        ea_capture cap;
+        const ea_capture *cap;
         ea_error err = {{0}};
-        const char *empty = test_tmpdir(); /* a target with no captures */
+        const ea_captures empty = {0}; /* a target with no captures */
         /* a shape not captured yet: the scope is whole (it plans), with a capture's roles; err names it */
-        cr_assert_eq(cat_scope_parse(pt, CAT_FILE, 3, empty, &s, &cap, &err), 1, "%s", err.msg);
-        cr_assert(strstr(err.msg, "/captures: expected a capture named cat-c55205584f58-14a28c1ed74f for " CAT_FILE),
+        cr_assert_eq(cat_scope_parse(pt, CAT_FILE, 3, &empty, &s, &cap, &err), 1, "%s", err.msg);
+        cr_assert(strstr(err.msg, "(no target)/captures: expected a capture named cat-c55205584f58-14a28c1ed74f or one covering "),
                   "%s", err.msg);
-        cr_assert(s.k == 9 && !s.train && !s.capture[0] && cap.nruns == 0);
+        cr_assert(s.k == 9 && !s.train && !s.capture[0] && cap == NULL);
         cr_assert(s.in_x[0] == 0 && s.in_x[8] == 8 && s.in_param[CAT_P_MEAN] == 9 && s.in_param[CAT_P_BIAS] == 12);
         cr_assert(s.out[CAT_O_Y] == 0 && s.out[CAT_O_CAT] == -1);
     }
@@ -370,11 +368,11 @@ Test(cat, plan_refuses_outside_its_kernels)
     cJSON *doc = golden();
     int k;
     cat_scope s;
-    ea_capture cap;
+    const ea_capture *cap;
     cat_plan p;
     ea_error err;
     const cJSON *pt = point_by_alias(doc, "densenet121-infer-7x7-k9", &k);
-    cr_assert_eq(cat_scope_parse(pt, CAT_FILE, k, NULL, &s, &cap, &err), 0, "%s", err.msg);
+    cr_assert_eq(cat_scope_parse(pt, CAT_FILE, k, test_golden_captures(), &s, &cap, &err), 0, "%s", err.msg);
     cr_assert_eq(cat_plan_make(&s, 0, &p, &err), -1);
     cr_assert(strstr(err.msg, "expected an unroll >= 1, got 0"), "%s", err.msg);
     s.n = 1 << 20;
@@ -382,7 +380,6 @@ Test(cat, plan_refuses_outside_its_kernels)
     char want[96];
     snprintf(want, sizeof want, CAT_FILE " $.points[%d]: expected fewer than 2^30 output elements", k);
     cr_assert(strstr(err.msg, want), "%s", err.msg);
-    ea_capture_free(&cap);
     cJSON_Delete(doc);
 }
 
@@ -481,16 +478,15 @@ Test(cat, emulation_is_torchs_y_for_infer_points, .timeout = 300)
     int i = 0, exact = 0, tried = 0;
     cJSON_ArrayForEach(p, cJSON_GetObjectItem(doc, "points")) {
         cat_scope s;
-        ea_capture cap;
+        const ea_capture *cap;
         cat_inputs in;
-        cr_assert_eq(cat_scope_parse(p, CAT_FILE, i++, NULL, &s, &cap, &err), 0, "%s", err.msg);
+        cr_assert_eq(cat_scope_parse(p, CAT_FILE, i++, test_golden_captures(), &s, &cap, &err), 0, "%s", err.msg);
         if (s.train && !s.pooled) {
-            ea_capture_free(&cap);
             continue;
         }
-        cr_assert_eq(cat_inputs_make(&s, &cap, &in, &err), 0, "%s", err.msg);
-        const ea_capture_tensor *t = &cap.outputs[s.out[CAT_O_Y]];
-        uint16_t *y = malloc((size_t)cat_output_bytes(&cap, s.out[CAT_O_Y]));
+        cr_assert_eq(cat_inputs_make(&s, cap, &in, &err), 0, "%s", err.msg);
+        const ea_capture_tensor *t = &cap->outputs[s.out[CAT_O_Y]];
+        uint16_t *y = malloc((size_t)cat_output_bytes(cap, s.out[CAT_O_Y]));
         cat_check_result r;
         cat_emulate_current(&s, &in, &r, y);
         cr_assert(r.mismatched == 0 && r.rel_l2 <= 0x1p-8, "%s: Inductor within tolerance (%g)", s.alias, r.rel_l2);
@@ -498,7 +494,6 @@ Test(cat, emulation_is_torchs_y_for_infer_points, .timeout = 300)
         tried++;
         free(y);
         cat_inputs_free(&in);
-        ea_capture_free(&cap);
     }
     cr_assert(tried == 32 && exact == tried, "%d of %d points bit-exact", exact, tried);
     cJSON_Delete(doc);
@@ -514,16 +509,15 @@ Test(cat, stream_kernel_indexing_on_the_cpu, .timeout = 300)
     int i = 0, tried = 0;
     cJSON_ArrayForEach(p, cJSON_GetObjectItem(doc, "points")) {
         cat_scope s;
-        ea_capture cap;
+        const ea_capture *cap;
         cat_inputs in;
-        cr_assert_eq(cat_scope_parse(p, CAT_FILE, i++, NULL, &s, &cap, &err), 0, "%s", err.msg);
+        cr_assert_eq(cat_scope_parse(p, CAT_FILE, i++, test_golden_captures(), &s, &cap, &err), 0, "%s", err.msg);
         if (s.train || s.pooled) {
-            ea_capture_free(&cap);
             continue;
         }
-        cr_assert_eq(cat_inputs_make(&s, &cap, &in, &err), 0, "%s", err.msg);
-        const ea_capture_tensor *t = &cap.outputs[s.out[CAT_O_Y]];
-        size_t bytes = (size_t)cat_output_bytes(&cap, s.out[CAT_O_Y]);
+        cr_assert_eq(cat_inputs_make(&s, cap, &in, &err), 0, "%s", err.msg);
+        const ea_capture_tensor *t = &cap->outputs[s.out[CAT_O_Y]];
+        size_t bytes = (size_t)cat_output_bytes(cap, s.out[CAT_O_Y]);
         uint16_t *y = malloc(bytes);
         int every = !strcmp(s.alias, "densenet121-infer-7x7-k9") || !strcmp(s.alias, "densenet121-infer-14x14-k25");
         for (int u = 0; u < CAT_UNROLLS; u++) {
@@ -536,7 +530,6 @@ Test(cat, stream_kernel_indexing_on_the_cpu, .timeout = 300)
         tried++;
         free(y);
         cat_inputs_free(&in);
-        ea_capture_free(&cap);
     }
     cr_assert_eq(tried, 30);
     cJSON_Delete(doc);

@@ -15,12 +15,11 @@
 #include "helpers.h"
 #include "json.h"
 #include "repro.h"
-#include "repro_impl.h"
 #include "timer.h"
 
 #define CAT_FILE "golden/occurrences/cat.json"
 
-static const ea_run_opts faithful = {1, 0, 0, NULL, 0, NULL, NULL};
+static const ea_run_opts faithful = {1, 0, 0, NULL, 0, NULL};
 
 static const ea_repro_family *family(void)
 {
@@ -53,13 +52,13 @@ static cJSON *measure(const char *alias, const ea_run_env *env)
     const cJSON *pt;
     int i = 0;
     cJSON_ArrayForEach(pt, cJSON_GetObjectItem(d.root, "points")) {
-        const char *a = ea_alias_of(cat_aliases, CAT_ALIASES, cJSON_GetObjectItem(pt, "point")->valuestring);
+        const char *a = test_alias_of("cat", cJSON_GetObjectItem(pt, "point")->valuestring);
         if (a && !strcmp(a, alias))
             break;
         i++;
     }
     cr_assert_not_null(pt, "%s", alias);
-    cJSON *arr = family()->points(family(), pt, CAT_FILE, i, &faithful, 1, &err);
+    cJSON *arr = test_family_points(family(), pt, CAT_FILE, i, &faithful, 1, &err);
     cr_assert_not_null(arr, "%s", err.msg);
     cr_assert_eq(cJSON_GetArraySize(arr), 1);
     cJSON *r = cJSON_DetachItemFromArray(arr, 0);
@@ -152,7 +151,7 @@ Test(cat_gpu, every_golden_point, .timeout = 600)
     const cJSON *pt;
     int i = 0, ok = 0;
     cJSON_ArrayForEach(pt, cJSON_GetObjectItem(d.root, "points")) {
-        cJSON *arr = family()->points(family(), pt, CAT_FILE, i++, &faithful, 1, &err);
+        cJSON *arr = test_family_points(family(), pt, CAT_FILE, i++, &faithful, 1, &err);
         cr_expect_not_null(arr, "%s", err.msg);
         if (!arr) {
             fprintf(stderr, "CAT %s ERROR %s\n", cJSON_GetObjectItem(pt, "point")->valuestring, err.msg);

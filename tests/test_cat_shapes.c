@@ -245,13 +245,13 @@ Test(cat_shapes_gpu, fixture_points, .timeout = 300)
     test_skip_without_gpu();
     ea_extraction x = test_extract_corpus(FIXTURE_CORPUS, 8);
     const cJSON *doc = test_extraction_doc(&x, "aten.cat.default"), *pt;
-    const char *empty = test_tmpdir(); /* a target with no captures */
+    const ea_captures empty = {0}; /* a target with no captures */
     int i = 0, k49 = 0, f16 = 0;
     cJSON_ArrayForEach(pt, cJSON_GetObjectItem(doc, "points")) {
         cat_scope s;
-        ea_capture cap;
+        const ea_capture *cap;
         ea_error err;
-        cr_assert_eq(cat_scope_parse(pt, "fixtures/occurrences/cat.json", i++, empty, &s, &cap, &err), 1, "%s",
+        cr_assert_eq(cat_scope_parse(pt, "fixtures/occurrences/cat.json", i++, &empty, &s, &cap, &err), 1, "%s",
                      err.msg);
         k49 += s.k == 49 && s.dt == EA_F32;
         f16 += s.dt == EA_F16;

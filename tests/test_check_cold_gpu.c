@@ -10,7 +10,6 @@
 #include "index_add_points.h"
 #include "path.h"
 #include "repro.h"
-#include "repro_impl.h"
 
 /* Longformer B through the family (ea_repro_families[0] is index_add), its one result, which passed;
  * skips without a device. The caller deletes the array. */
@@ -27,7 +26,7 @@ static cJSON *longformer_b(const ea_run_opts *o, cJSON **result)
     cr_assert_not_null(pt);
     ea_error err;
     cr_assert_str_eq(ea_repro_families[0]->name, "index_add");
-    cJSON *arr = ea_repro_families[0]->points(ea_repro_families[0], pt, IAP_FILE, i, o, 1, &err);
+    cJSON *arr = test_family_points(ea_repro_families[0], pt, IAP_FILE, i, o, 1, &err);
     cr_assert_not_null(arr, "%s", err.msg);
     ea_run_env env = {.kernel_bytes_per_s = 4e12, .launch_us = 0.5}; /* the fractions are not judged here */
     cJSON *r;
@@ -41,7 +40,7 @@ static cJSON *longformer_b(const ea_run_opts *o, cJSON **result)
 
 Test(check_cold_gpu, check_only_runs_each_path_untimed, .timeout = 300)
 {
-    const ea_run_opts o = {1, 1, 0, NULL, 1, NULL, NULL};
+    const ea_run_opts o = {1, 1, 0, NULL, 1, NULL};
     cJSON *r, *arr = longformer_b(&o, &r);
     const cJSON *p;
     int paths = 0;
@@ -59,7 +58,7 @@ Test(check_cold_gpu, check_only_runs_each_path_untimed, .timeout = 300)
 
 Test(check_cold_gpu, cold_beside_warm_with_kernel_durations, .timeout = 300)
 {
-    const ea_run_opts o = {1, 0, 0, NULL, 0, NULL, NULL};
+    const ea_run_opts o = {1, 0, 0, NULL, 0, NULL};
     cJSON *r, *arr = longformer_b(&o, &r);
     const cJSON *p;
     cJSON_ArrayForEach(p, cJSON_GetObjectItem(r, "paths")) {
@@ -98,7 +97,7 @@ Test(check_cold_gpu, warm_only_where_the_stored_document_has_no_cold_time, .time
 {
     cJSON *stored = cJSON_Parse("{\"scopes\": [{\"family\": \"index_add\", \"point\": \"index_add-31177027c868\", "
                                 "\"paths\": [{\"name\": \"current\", \"mode\": \"faithful\", \"time_cold\": {}}]}]}");
-    const ea_run_opts o = {1, 1, 0, NULL, 0, stored, NULL};
+    const ea_run_opts o = {1, 1, 0, NULL, 0, stored};
     cJSON *r, *arr = longformer_b(&o, &r);
     const cJSON *p;
     int warm_only = 0;

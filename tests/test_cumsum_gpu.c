@@ -76,13 +76,13 @@ static void measure_kind(cs_kind k)
     cr_assert_eq(ej_load(GOLDEN, &d, &err), 0, "%s", err.msg);
     const cJSON *p;
     int index = 0, measured = 0;
-    ea_run_opts o = {1, 0, 0, stderr, 0, NULL, NULL};
+    ea_run_opts o = {1, 0, 0, stderr, 0, NULL};
     cJSON_ArrayForEach(p, cJSON_GetObjectItem(d.root, "points")) {
         if (!ea_family_cumsum.claims(p) || cs_kind_of(cJSON_GetArrayItem(cJSON_GetObjectItem(p, "scopes"), 0)) != k) {
             index++;
             continue;
         }
-        cJSON *arr = ea_family_cumsum.points(&ea_family_cumsum, p, GOLDEN, index++, &o, 1, &err), *r;
+        cJSON *arr = test_family_points(&ea_family_cumsum, p, GOLDEN, index++, &o, 1, &err), *r;
         cr_assert_not_null(arr, "%s", err.msg);
         cJSON_ArrayForEach(r, arr) {
             const char *alias = cJSON_GetObjectItem(r, "alias")->valuestring;

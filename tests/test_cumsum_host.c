@@ -13,7 +13,6 @@
 #include "helpers.h"
 #include "json.h"
 #include "occurrences.h"
-#include "repro_impl.h"
 
 #define GOLDEN "golden/occurrences/cumsum.json"
 #define ROUTING_POINT "cumsum-bbbc239b67b8"
@@ -57,8 +56,9 @@ Test(cumsum, claims_every_position_id_point_but_not_the_routing_one)
         cr_assert_eq(mine, strcmp(id, ROUTING_POINT) != 0, "%s claimed %d", id, mine);
         claimed += mine;
         if (mine) {
-            cr_assert_not_null(ea_alias_of(cs_aliases, CS_ALIASES, id), "%s has no alias", id);
-            cr_assert_str_eq(ea_point_of(cs_aliases, CS_ALIASES, ea_alias_of(cs_aliases, CS_ALIASES, id)), id);
+            const char *alias = test_alias_of("cumsum", id);
+            cr_assert(alias && strcmp(alias, id), "%s has no alias of its own", id);
+            cr_assert_str_eq(test_point_id("cumsum", alias), id);
             const cJSON *g;
             cJSON_ArrayForEach(g, cJSON_GetObjectItem(p, "scopes")) kinds[cs_kind_of(g)]++;
         }
@@ -113,7 +113,7 @@ Test(cumsum, reference_matches_every_capture_checksum)
         for (int g = 0; ea_family_cumsum.claims(p) && g < cJSON_GetArraySize(cJSON_GetObjectItem(p, "scopes")); g++) {
             cs_scope s;
             cr_assert_eq(cs_scope_parse(p, GOLDEN, index, g, &s, &err), 0, "%s", err.msg);
-            const ea_capture *c = cs_capture_of(&s, &caps);
+            const ea_capture *c = ea_capture_of_point(&caps, p, g, NULL);
             cr_assert_not_null(c, "no capture for %s", s.scope_id);
             cr_assert_eq(cs_outputs_check(&s, c, &err), 0, "%s", err.msg);
             int64_t *ids;
@@ -218,7 +218,7 @@ Test(cumsum, padded_batch_properties)
             continue;
         }
         cr_assert_eq(cs_scope_parse(p, GOLDEN, index++, 0, &s, &err), 0, "%s", err.msg);
-        const ea_capture *c = cs_capture_of(&s, &caps);
+        const ea_capture *c = ea_capture_of_point(&caps, p, 0, NULL);
         int64_t *ids, *again, len[64], len2[64], padded = 0;
         cr_assert_eq(cs_inputs_make(&s, c, &ids, &err), 0, "%s", err.msg);
         cr_assert_eq(cs_inputs_make(&s, c, &again, &err), 0, "%s", err.msg);
@@ -251,10 +251,10 @@ Test(cumsum, plans_without_a_gpu)
     const cJSON *p;
     int index = 0, results = 0;
     ea_error err;
-    ea_run_opts o = {1, 0, 132, NULL, 0, NULL, NULL};
+    ea_run_opts o = {1, 0, 132, NULL, 0, NULL};
     cJSON_ArrayForEach(p, cJSON_GetObjectItem(doc, "points")) {
         if (ea_family_cumsum.claims(p)) {
-            cJSON *arr = ea_family_cumsum.points(&ea_family_cumsum, p, GOLDEN, index, &o, 0, &err), *r;
+            cJSON *arr = test_family_points(&ea_family_cumsum, p, GOLDEN, index, &o, 0, &err), *r;
             cr_assert_not_null(arr, "%s", err.msg);
             cr_assert_eq(cJSON_GetArraySize(arr), cJSON_GetArraySize(cJSON_GetObjectItem(p, "scopes")));
             cJSON_ArrayForEach(r, arr) {
@@ -471,7 +471,7 @@ Test(cumsum, capture_outputs_and_missing_captures)
     cs_scope s;
     cr_assert_eq(ea_captures_load_dir("golden/targets/H200-torch2.11.0+cu130", &caps, &err), 0, "%s", err.msg);
     cr_assert_eq(cs_scope_parse(p, GOLDEN, index, 0, &s, &err), 0, "%s", err.msg);
-    const ea_capture *c = cs_capture_of(&s, &caps);
+    const ea_capture *c = ea_capture_of_point(&caps, p, 0, NULL);
     s.outputs[1].dtype = EA_I32;
     cr_assert_eq(cs_outputs_check(&s, c, &err), -1);
     has(err.msg, "golden/targets/H200-torch2.11.0+cu130/captures/cumsum-2c7a27c1f3e3-8b05912dbbf4/capture.json $.outputs[1]: expected i32[32, 512]");
@@ -499,13 +499,14 @@ Test(cumsum, capture_outputs_and_missing_captures)
     free(test_write(dir, "occurrences/cumsum.json", text));
     free(test_target(dir, "H200", "2.11.0+cu130", "9.0"));
     snprintf(file, sizeof file, "%s/occurrences/cumsum.json", dir);
-    ea_run_opts o = {1, 0, 132, NULL, 0, NULL, NULL};
-    cr_assert_null(ea_family_cumsum.points(&ea_family_cumsum, p, file, index, &o, 0, &err));
+    ea_run_opts o = {1, 0, 132, NULL, 0, NULL};
+    cr_assert_null(test_family_points(&ea_family_cumsum, p, file, index, &o, 0, &err));
     has(err.msg, file);
-    has(err.msg, "scopes[0]: expected a capture in captures/ for scope cumsum-2c7a27c1f3e3-8b05912dbbf4");
-    /* a bare name is a document inside occurrences/: its targets are ../targets (ea_golden_dir_of) */
-    cr_assert_null(ea_family_cumsum.points(&ea_family_cumsum, p, "cumsum.json", index, &o, 0, &err));
-    has(err.msg, "cumsum.json: which target's captures: ../targets: expected a target folder");
+    has(err.msg, "scopes[0]: expected a capture for scope cumsum-2c7a27c1f3e3-8b05912dbbf4 or one of its occurrences: ");
+    has(err.msg, "/captures: expected a capture named cumsum-2c7a27c1f3e3-8b05912dbbf4 or one covering ");
+    /* a run context without a target: the message says so */
+    cr_assert_null(test_family_points(&ea_family_cumsum, p, "cumsum.json", index, &o, 0, &err));
+    has(err.msg, "(no target)/captures: expected a capture named cumsum-2c7a27c1f3e3-8b05912dbbf4");
     free(text);
     cJSON_Delete(doc);
 }

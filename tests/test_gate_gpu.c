@@ -16,18 +16,18 @@
 #include "run.h"
 #include "target.h"
 
-#define ALIAS "longformer-b"
-#define LABEL "index_add longformer-b current" /* the faithful and fabricated current paths */
+#define ALIAS "longformer-bf16-6291456"
+#define LABEL "index_add longformer-bf16-6291456 current" /* the faithful and fabricated current paths */
 
 static ea_target target;
 
 /* As gate --run measures: cold only where the stored document has cold times. */
-static cJSON *measure(const ea_run_points *pts, const cJSON *stored)
+static cJSON *measure(ea_run_points *pts, const cJSON *stored)
 {
     ea_run_opts ro = {.faithful = 1, .fabricated = 1, .log = stderr, .cold_from = stored};
     cJSON *doc = NULL;
     ea_error err;
-    cr_assert_eq(ea_run_measure(target.dir, "gate GPU test", &ro, pts->refs, pts->n, &doc, &err), 0, "%s", err.msg);
+    cr_assert_eq(ea_run_measure(&pts->ctx, "gate GPU test", &ro, pts->refs, pts->n, &doc, &err), 0, "%s", err.msg);
     return doc;
 }
 
@@ -47,7 +47,7 @@ Test(gate_gpu, fresh_run_is_same_and_an_injected_delay_is_slower, .timeout = 600
     ej_doc stored;
     cr_assert_eq(ej_load(base, &stored, &err), 0, "%s", err.msg);
     ea_run_points pts;
-    cr_assert_eq(ea_run_points_load("golden", ALIAS, &pts, &err), 0, "%s", err.msg);
+    cr_assert_eq(ea_run_points_load("golden", target.dir, ALIAS, &pts, &err), 0, "%s", err.msg);
     cJSON *ids = cJSON_CreateArray();
     const char *point = cJSON_GetObjectItemCaseSensitive(pts.refs[0].point, "point")->valuestring;
     cJSON_AddItemToArray(ids, cJSON_CreateString(point));

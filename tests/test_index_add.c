@@ -7,14 +7,14 @@
 #include "../repros/index_add/scope_impl.h"
 #include "gen.h"
 #include "gen_impl.h"
+#include "helpers.h"
 #include "index_add_points.h"
-#include "repro_impl.h"
 
 static const cJSON *golden_point(cJSON *doc, const char *alias)
 {
     const cJSON *p;
     cJSON_ArrayForEach(p, cJSON_GetObjectItem(doc, "points"))
-        if (!strcmp(cJSON_GetObjectItem(p, "point")->valuestring, ea_point_of(ia_aliases, IA_ALIASES, alias)))
+        if (!strcmp(cJSON_GetObjectItem(p, "point")->valuestring, test_point_id("index_add", alias)))
             return p;
     cr_assert_fail("no golden point %s", alias);
     return NULL;
@@ -25,8 +25,8 @@ Test(index_add, golden_longformer_a)
     cJSON *doc = iap_golden();
     ia_scope s;
     ia_plan p;
-    iap_parse_plan(golden_point(doc, "longformer-a"), &s, &p);
-    cr_assert_str_eq(s.alias, "longformer-a");
+    iap_parse_plan(golden_point(doc, "longformer-bf16-9437184"), &s, &p);
+    cr_assert_str_eq(s.point, "index_add-398f48d45d2b"); /* its alias is the family's (test_point_id above) */
     cr_assert_eq(s.occurrences, 12);
     cr_assert_eq(s.ngroups, 2);
     cr_assert_eq(s.dim, 0);
@@ -61,7 +61,7 @@ Test(index_add, golden_longformer_b_and_xlnet)
     cJSON *doc = iap_golden();
     ia_scope s;
     ia_plan p;
-    iap_parse_plan(golden_point(doc, "longformer-b"), &s, &p);
+    iap_parse_plan(golden_point(doc, "longformer-bf16-6291456"), &s, &p);
     cr_assert_eq(s.ngroups, 4);
     cr_assert_eq(p.oracle, IA_ORACLE_WINDOWS);
     cr_assert(p.win.nwin == 3 && p.win.k == 256 && p.win.csize == 512 && p.win.r == 2);
@@ -165,7 +165,7 @@ Test(index_add, fastdiv_matches_division)
 Test(index_add, missing_index_properties_fall_back_to_general)
 {
     cJSON *doc = iap_golden();
-    cJSON *pt = cJSON_Duplicate(golden_point(doc, "longformer-a"), 1);
+    cJSON *pt = cJSON_Duplicate(golden_point(doc, "longformer-bf16-9437184"), 1);
     cJSON *vps = cJSON_GetObjectItem(cJSON_GetObjectItem(pt, "signature"), "value_properties");
     cJSON_DeleteItemFromObject(cJSON_GetArrayItem(vps, 1), "derived");
     ia_scope s;

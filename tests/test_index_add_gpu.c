@@ -13,10 +13,9 @@
 #include "device.h"
 #include "helpers.h"
 #include "index_add_points.h"
-#include "repro_impl.h"
 #include "timer.h"
 
-static const ea_run_opts faithful = {1, 0, 0, NULL, 0, NULL, NULL}, both = {1, 1, 0, NULL, 0, NULL, NULL};
+static const ea_run_opts faithful = {1, 0, 0, NULL, 0, NULL}, both = {1, 1, 0, NULL, 0, NULL};
 
 static double check_of(const cJSON *path, const char *key)
 {
@@ -45,13 +44,13 @@ static cJSON *measure_golden(const char *alias, const ea_run_opts *o, const ea_r
     cJSON *doc = iap_golden(), *pt;
     int i = 0;
     cJSON_ArrayForEach(pt, cJSON_GetObjectItem(doc, "points")) {
-        if (!strcmp(cJSON_GetObjectItem(pt, "point")->valuestring, ea_point_of(ia_aliases, IA_ALIASES, alias)))
+        if (!strcmp(cJSON_GetObjectItem(pt, "point")->valuestring, test_point_id("index_add", alias)))
             break;
         i++;
     }
     cr_assert_not_null(pt);
     ea_error err;
-    cJSON *arr = ea_repro_families[0]->points(ea_repro_families[0], pt, IAP_FILE, i, o, 1, &err), *r;
+    cJSON *arr = test_family_points(ea_repro_families[0], pt, IAP_FILE, i, o, 1, &err), *r;
     cr_assert_not_null(arr, "%s", err.msg);
     cJSON_ArrayForEach(r, arr)
         ea_run_annotate(r, pt, env, NULL, ops, NULL);
@@ -102,7 +101,7 @@ Test(index_add_gpu, longformer_a_full_scope, .timeout = 300)
     ea_device_info info;
     if (!ea_device_probe(&info))
         cr_skip_test("no CUDA device: %s", info.reason);
-    full_scope("longformer-a", &info);
+    full_scope("longformer-bf16-9437184", &info);
 }
 
 Test(index_add_gpu, longformer_b_full_scope, .timeout = 300)
@@ -110,7 +109,7 @@ Test(index_add_gpu, longformer_b_full_scope, .timeout = 300)
     ea_device_info info;
     if (!ea_device_probe(&info))
         cr_skip_test("no CUDA device: %s", info.reason);
-    full_scope("longformer-b", &info);
+    full_scope("longformer-bf16-6291456", &info);
 }
 
 /* The issue's fidelity: the current replica against the same op timed alone in torch on this GPU model
@@ -131,9 +130,9 @@ Test(index_add_gpu, replica_fidelity_against_torch_op, .timeout = 600)
                      ops.file, ops.file);
     ea_run_env env;
     int checked = 0, outside = 0;
-    const char *aliases[] = {"longformer-a", "longformer-b", "xlnet"};
+    const char *aliases[] = {"longformer-bf16-9437184", "longformer-bf16-6291456", "xlnet"};
     for (int a = 0; a < 3; a++) {
-        if (!ea_torch_ops_find(&ops, ea_point_of(ia_aliases, IA_ALIASES, aliases[a]))) {
+        if (!ea_torch_ops_find(&ops, test_point_id("index_add", aliases[a]))) {
             if (k < sizeof report)
                 k += (size_t)snprintf(report + k, sizeof report - k, "%s: not in %s; ", aliases[a], ops.rel);
             continue;

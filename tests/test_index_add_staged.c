@@ -13,8 +13,8 @@
 #include "../repros/index_add/slice_staged.h"
 #include "gen.h"
 #include "gen_impl.h"
+#include "helpers.h"
 #include "index_add_points.h"
-#include "repro_impl.h"
 
 static ia_slice make_slice(int64_t rows, int64_t row_out, int64_t row_src, int64_t col0)
 {
@@ -127,7 +127,7 @@ Test(index_add_staged, golden_xlnet_plan)
     ia_scope s;
     ia_plan p;
     cJSON_ArrayForEach(pt, cJSON_GetObjectItem(doc, "points"))
-        if (!strcmp(cJSON_GetObjectItem(pt, "point")->valuestring, ea_point_of(ia_aliases, IA_ALIASES, "xlnet")))
+        if (!strcmp(cJSON_GetObjectItem(pt, "point")->valuestring, test_point_id("index_add", "xlnet")))
             break;
     iap_parse_plan(pt, &s, &p);
     const ia_slice *q = &p.slice;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "capture.h"
+#include "capture_impl.h"
 #include "gen.h"
 #include "helpers.h"
 #include "json.h"

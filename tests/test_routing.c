@@ -10,12 +10,12 @@
 #include "../repros/routing/kernels.h"
 #include "../repros/routing/plan.h"
 #include "../repros/routing/reference.h"
+#include "capture_impl.h"
 #include "gen.h"
 #include "helpers.h"
 #include "json.h"
 #include "occurrences.h"
 #include "repro.h"
-#include "repro_impl.h"
 
 extern const ea_repro_family ea_family_routing_histc, ea_family_routing_cumsum;
 
@@ -23,7 +23,7 @@ extern const ea_repro_family ea_family_routing_histc, ea_family_routing_cumsum;
 #define CUMSUM_FILE "golden/occurrences/cumsum.json"
 #define CAPTURE_DIR "golden/targets/H200-torch2.11.0+cu130/captures/cumsum-bbbc239b67b8-008242e3eb1a"
 
-static const ea_run_opts plan_opts = {1, 0, 132, NULL, 0, NULL, NULL};
+static const ea_run_opts plan_opts = {1, 0, 132, NULL, 0, NULL};
 
 static cJSON *load(const char *file)
 {
@@ -52,7 +52,7 @@ static cJSON *point_named(const char *file, const char *id, int *index)
 
 static cJSON *histc_point(int *index)
 {
-    return point_named(HISTC_FILE, ea_point_of(ea_family_routing_histc.aliases, ea_family_routing_histc.naliases, "routing"), index);
+    return point_named(HISTC_FILE, test_point_id("routing_histc", "routing"), index);
 }
 
 static const char *str(const cJSON *o, const char *key)
@@ -66,7 +66,7 @@ Test(routing, plan_without_gpu)
     int index;
     cJSON *pt = histc_point(&index);
     ea_error err;
-    cJSON *arr = ea_family_routing_histc.points(&ea_family_routing_histc, pt, HISTC_FILE, index, &plan_opts, 0, &err), *r;
+    cJSON *arr = test_family_points(&ea_family_routing_histc, pt, HISTC_FILE, index, &plan_opts, 0, &err), *r;
     cr_assert_not_null(arr, "%s", err.msg);
     cr_assert_eq(cJSON_GetArraySize(arr), 4, "{whole, narrow} x {uniform, skewed}");
     int k = 0;
@@ -111,11 +111,11 @@ Test(routing, cumsum_point_plans_the_same_scope)
 {
     int hi, ci;
     cJSON *h = histc_point(&hi);
-    cJSON *c = point_named(CUMSUM_FILE, ea_point_of(ea_family_routing_cumsum.aliases, ea_family_routing_cumsum.naliases, "routing-cumsum"), &ci);
+    cJSON *c = point_named(CUMSUM_FILE, test_point_id("routing_cumsum", "routing-cumsum"), &ci);
     ea_error err;
-    cJSON *ha = ea_family_routing_histc.points(&ea_family_routing_histc, h, HISTC_FILE, hi, &plan_opts, 0, &err);
+    cJSON *ha = test_family_points(&ea_family_routing_histc, h, HISTC_FILE, hi, &plan_opts, 0, &err);
     cr_assert_not_null(ha, "%s", err.msg);
-    cJSON *ca = ea_family_routing_cumsum.points(&ea_family_routing_cumsum, c, CUMSUM_FILE, ci, &plan_opts, 0, &err);
+    cJSON *ca = test_family_points(&ea_family_routing_cumsum, c, CUMSUM_FILE, ci, &plan_opts, 0, &err);
     cr_assert_not_null(ca, "%s", err.msg);
     cr_assert_eq(cJSON_GetArraySize(ca), 4);
     for (int i = 0; i < 4; i++) {
@@ -132,7 +132,7 @@ Test(routing, claims_only_the_routing_cumsum)
     cJSON *doc = load(CUMSUM_FILE), *p;
     int claimed = 0;
     cJSON_ArrayForEach(p, cJSON_GetObjectItem(doc, "points")) {
-        int mine = !strcmp(str(p, "point"), ea_point_of(ea_family_routing_cumsum.aliases, ea_family_routing_cumsum.naliases, "routing-cumsum"));
+        int mine = !strcmp(str(p, "point"), test_point_id("routing_cumsum", "routing-cumsum"));
         cr_assert_eq(ea_family_routing_cumsum.claims(p), mine, "%s", str(p, "point"));
         claimed += mine;
     }
@@ -195,7 +195,7 @@ Test(routing, reference_matches_capture_checksums)
 static void expect_plan_error(const cJSON *pt, const char *file, int index, const char *want1, const char *want2)
 {
     ea_error err = {{0}};
-    cJSON *arr = ea_family_routing_histc.points(&ea_family_routing_histc, pt, file, index, &plan_opts, 0, &err);
+    cJSON *arr = test_family_points(&ea_family_routing_histc, pt, file, index, &plan_opts, 0, &err);
     cr_assert_null(arr, "expected a failure mentioning %s", want2);
     cr_assert(strstr(err.msg, file), "names the file: %s", err.msg);
     cr_assert(strstr(err.msg, want1), "wanted \"%s\" in: %s", want1, err.msg);
@@ -358,7 +358,7 @@ Test(routing, malformed_points_bounds)
     pt = histc_point(&i); /* 128 experts plan (below), but the golden capture is of 32: it cannot run them */
     with_experts(pt, 128);
     ea_error err = {{0}};
-    cr_assert_null(ea_family_routing_histc.points(&ea_family_routing_histc, pt, HISTC_FILE, i, &plan_opts, 0, &err));
+    cr_assert_null(test_family_points(&ea_family_routing_histc, pt, HISTC_FILE, i, &plan_opts, 0, &err));
     cr_assert(strstr(err.msg, CAPTURE_DIR "/capture.json $.outputs[2]: expected a contiguous i32[128] at offset 0 "
                               "(the scope's), got i32[32]"), "%s", err.msg);
     cJSON_Delete(pt);
@@ -376,7 +376,7 @@ Test(routing, plan_other_expert_counts)
     rt_scope s32, s;
     rt_capture c;
     cr_assert_eq(rt_scope_parse(pt, HISTC_FILE, i, &s32, &err), 0, "%s", err.msg);
-    cr_assert_eq(rt_scope_capture(&s32, NULL, &c, &err), 0, "%s", err.msg);
+    cr_assert_eq(rt_scope_capture(&s32, pt, test_golden_captures(), &c, &err), 0, "%s", err.msg);
     for (int e = 64; e <= 256; e *= 2) {
         with_experts(pt, e);
         cr_assert_eq(rt_scope_parse(pt, HISTC_FILE, i, &s, &err), 0, "%s", err.msg);
@@ -402,7 +402,6 @@ Test(routing, plan_other_expert_counts)
         cr_assert(cited, "the notes cite the ATen source read");
         cJSON_Delete(cfg);
     }
-    rt_capture_free(&c);
     cJSON_Delete(pt);
 }
 
@@ -504,7 +503,7 @@ static void expect_capture_error(void (*edit)(cJSON *), const char *want1, const
     int i;
     cJSON *pt = histc_point(&i);
     ea_error err = {{0}};
-    cr_assert_null(ea_family_routing_histc.points(&ea_family_routing_histc, pt, file, i, &plan_opts, 0, &err));
+    cr_assert_null(test_family_points(&ea_family_routing_histc, pt, file, i, &plan_opts, 0, &err));
     cr_assert(strstr(err.msg, dir), "names the folder: %s", err.msg);
     cr_assert(strstr(err.msg, want1), "wanted \"%s\" in: %s", want1, err.msg);
     cr_assert(strstr(err.msg, want2), "wanted \"%s\" in: %s", want2, err.msg);
@@ -533,7 +532,7 @@ Test(routing, uncaptured_point_plans_and_its_run_is_unsupported)
     int i;
     cJSON *pt = histc_point(&i);
     ea_error err = {{0}};
-    cJSON *arr = ea_family_routing_histc.points(&ea_family_routing_histc, pt, file, i, &plan_opts, 0, &err), *r;
+    cJSON *arr = test_family_points(&ea_family_routing_histc, pt, file, i, &plan_opts, 0, &err), *r;
     cr_assert_not_null(arr, "%s", err.msg);
     cr_assert_eq(cJSON_GetArraySize(arr), 4);
     cJSON_ArrayForEach(r, arr) {
@@ -549,7 +548,7 @@ Test(routing, uncaptured_point_plans_and_its_run_is_unsupported)
     }
     cJSON_Delete(arr);
     const ea_run_opts run_opts = {.faithful = 1};
-    arr = ea_family_routing_histc.points(&ea_family_routing_histc, pt, file, i, &run_opts, 1, &err);
+    arr = test_family_points(&ea_family_routing_histc, pt, file, i, &run_opts, 1, &err);
     cr_assert_not_null(arr, "%s", err.msg);
     cr_assert_eq(cJSON_GetArraySize(arr), 1);
     const cJSON *u = cJSON_GetObjectItem(cJSON_GetArrayItem(arr, 0), "unsupported");

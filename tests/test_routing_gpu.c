@@ -17,11 +17,10 @@
 #include "helpers.h"
 #include "json.h"
 #include "repro.h"
-#include "repro_impl.h"
 
 extern const ea_repro_family ea_family_routing_histc, ea_family_routing_cumsum;
 
-static const ea_run_opts faithful = {1, 0, 0, NULL, 0, NULL, NULL};
+static const ea_run_opts faithful = {1, 0, 0, NULL, 0, NULL};
 
 static double num(const cJSON *o, const char *a, const char *b)
 {
@@ -51,12 +50,12 @@ static void run_golden(const ea_repro_family *f, const char *file, const char *a
     cJSON *pt;
     int i = 0;
     cJSON_ArrayForEach(pt, cJSON_GetObjectItem(d.root, "points")) {
-        if (!strcmp(cJSON_GetObjectItem(pt, "point")->valuestring, ea_point_of(f->aliases, f->naliases, alias)))
+        if (!strcmp(cJSON_GetObjectItem(pt, "point")->valuestring, test_point_id(f->name, alias)))
             break;
         i++;
     }
     cr_assert_not_null(pt);
-    cJSON *arr = f->points(f, pt, file, i, &faithful, 1, &err), *r;
+    cJSON *arr = test_family_points(f, pt, file, i, &faithful, 1, &err), *r;
     cr_assert_not_null(arr, "%s", err.msg);
     cr_assert_eq(cJSON_GetArraySize(arr), 4);
     ea_device_info info;

@@ -51,7 +51,8 @@ static cJSON *synthetic_result(void)
 
 Test(run, annotate_floor_speedup_fidelity_class)
 {
-    cJSON *r = synthetic_result(), *point = cJSON_Parse("{\"scopes\": []}");
+    cJSON *r = synthetic_result(),
+          *point = cJSON_Parse("{\"scopes\": [{\"scope_id\": \"index_add-31177027c868-335f7d6b05cb\"}]}");
     cJSON *cls = cJSON_Parse("{\"occurrences\": [{\"point\": \"index_add-31177027c868\", \"class\": "
                              "\"conditional_fallback\"}, {\"point\": \"index_add-31177027c868\", \"class\": "
                              "\"unclassified\"}, {\"point\": \"other\", \"class\": \"lowered\"}]}");
@@ -61,7 +62,7 @@ Test(run, annotate_floor_speedup_fidelity_class)
     const char *covers[] = {"hf/train/AllenaiLongformerBase/full_graph_003:index_add"};
     ea_capture cap = {.scope = "index_add-31177027c868-335f7d6b05cb", .covers = covers, .ncovers = 1,
                       .environment = cJSON_Parse("{\"torch\": \"2.11.0+cu130\"}"), .runs = &run, .nruns = 1};
-    ea_captures caps = {&cap, 1};
+    ea_captures caps = {&cap, 1, ""};
     ea_run_annotate(r, point, &env, &caps, NULL, cls);
     cr_assert_str_eq(cJSON_GetObjectItem(r, "class")->valuestring, "mixed: conditional_fallback, unclassified");
     const cJSON *fl = cJSON_GetObjectItem(r, "floor"), *fid = cJSON_GetObjectItem(r, "fidelity");
@@ -86,7 +87,8 @@ Test(run, annotate_floor_speedup_fidelity_class)
                                 {.triton = 0, .call = "torch.ops.aten.index_add.default"}};
     run.steps = steps;
     run.nsteps = 3;
-    cJSON *sig = cJSON_Parse("{\"scopes\": [], \"signature\": {\"op\": \"aten.index_add.default\"}}");
+    cJSON *sig = cJSON_Parse("{\"scopes\": [{\"scope_id\": \"index_add-31177027c868-335f7d6b05cb\"}], "
+                             "\"signature\": {\"op\": \"aten.index_add.default\"}}");
     cJSON *r3 = synthetic_result();
     ea_run_annotate(r3, sig, &env, &caps, NULL, NULL);
     const cJSON *f3 = cJSON_GetObjectItem(r3, "fidelity");
@@ -384,8 +386,9 @@ Test(run, capture_tolerance_is_one_constant)
     ea_capture_run run = {.config = "default", .eager = {.median_us = 96 / (1 + EA_CAPTURE_TOLERANCE) * 0.999}};
     ea_capture cap = {.scope = "index_add-31177027c868-335f7d6b05cb", .environment = cJSON_Parse("{}"),
                       .runs = &run, .nruns = 1};
-    ea_captures caps = {&cap, 1};
-    cJSON *r = synthetic_result(), *sig = cJSON_Parse("{\"signature\": {\"op\": \"aten.index_add.default\"}}");
+    ea_captures caps = {&cap, 1, ""};
+    cJSON *r = synthetic_result(), *sig = cJSON_Parse("{\"signature\": {\"op\": \"aten.index_add.default\"}, "
+                                                      "\"scopes\": [{\"scope_id\": \"index_add-31177027c868-335f7d6b05cb\"}]}");
     ea_run_annotate(r, sig, &env, &caps, NULL, NULL);
     cr_assert(cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "fidelity"), "within_tolerance")),
               "just outside the tolerance");
@@ -420,8 +423,9 @@ Test(run, inductor_current_priced_against_compiled_and_config_checked)
                           .steps = steps, .nsteps = 2};
     ea_capture cap = {.scope = "index_add-31177027c868-335f7d6b05cb", .environment = cJSON_Parse("{}"),
                       .runs = &run, .nruns = 1};
-    ea_captures caps = {&cap, 1};
-    cJSON *r = synthetic_result(), *sig = cJSON_Parse("{\"signature\": {\"op\": \"aten.histc.default\"}}");
+    ea_captures caps = {&cap, 1, ""};
+    cJSON *r = synthetic_result(), *sig = cJSON_Parse("{\"signature\": {\"op\": \"aten.histc.default\"}, "
+                                                      "\"scopes\": [{\"scope_id\": \"index_add-31177027c868-335f7d6b05cb\"}]}");
     cJSON *cfg = cJSON_GetObjectItem(r, "config");
     cJSON_AddStringToObject(cfg, "current_source", "inductor");
     cJSON_AddNumberToObject(cfg, "k_inputs", 25); /* family-defined keys pass */

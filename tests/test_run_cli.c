@@ -117,7 +117,7 @@ Test(run, without_a_device_exits_2_saying_why)
         cr_skip_test("CUDA device present: %s", info.reason);
     const char *modes[] = {"--quiet", "--check-only"}; /* a check-only run needs a device too */
     for (int i = 0; i < 2; i++) {
-        cli_run r = test_cli("run", "--scope", "longformer-b", "--mode", "both", "--quiet", modes[i], NULL);
+        cli_run r = test_cli("run", "--scope", "longformer-bf16-6291456", "--mode", "both", "--quiet", modes[i], NULL);
         cr_assert_eq(r.status, 2);
         has(r.err, "extern-audit run: no CUDA device: ");
         has(r.err, info.reason);
@@ -130,8 +130,15 @@ Test(run, list_names_what_scope_accepts)
     cli_run r = test_cli("run", "--list", NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
     has(r.out, "run --scope takes all, a family, an alias, a point id or a scope id:");
-    has(r.out, "\nindex_add (aten.index_add.default, 3 points)\n");
-    has(r.out, "\nrouting_histc (aten.histc.default, 1 point)\n");
+    has(r.out, "\nindex_add (aten.index_add.default, 3 points): bf16 zeros -> index_add -> reshape");
+    has(r.out, "\nrouting_histc (aten.histc.default, 1 point): gpt-oss expert routing");
+    /* every family of the registry, with the op and description its own folder declares */
+    for (const ea_repro_family *const *f = ea_repro_families; *f; f++) {
+        char want[256];
+        snprintf(want, sizeof want, "\n%s (%s, ", (*f)->name, (*f)->op);
+        has(r.out, want);
+        cr_assert((*f)->description && (*f)->description[0], "%s declares no description", (*f)->name);
+    }
     has(r.out, "  xlnet                  index_add-a8e741bae3fe      24      2  hf/train/XLNetLMHeadModel\n");
     cli_run_free(&r);
     r = test_cli("run", "--json", "--list", NULL);
@@ -146,6 +153,17 @@ Test(run, list_names_what_scope_accepts)
             cr_assert_gt(cJSON_GetArraySize(cJSON_GetObjectItem(p, "models")), 0);
         }
     cr_assert_eq(points, 78, "every golden point once");
+    /* the derived aliases are unique across every family's golden points */
+    cJSON_ArrayForEach(fam, j)
+        cJSON_ArrayForEach(p, cJSON_GetObjectItem(fam, "points")) {
+            const cJSON *f2, *q;
+            int same = 0;
+            cJSON_ArrayForEach(f2, j)
+                cJSON_ArrayForEach(q, cJSON_GetObjectItem(f2, "points"))
+                    same += !strcmp(cJSON_GetObjectItem(p, "alias")->valuestring,
+                                    cJSON_GetObjectItem(q, "alias")->valuestring);
+            cr_assert_eq(same, 1, "alias %s is not unique", cJSON_GetObjectItem(p, "alias")->valuestring);
+        }
     cr_assert_eq(occurrences, 190);
     cJSON_Delete(j);
     cli_run_free(&r);

@@ -8,7 +8,6 @@
 
 #include "helpers.h"
 #include "repro.h"
-#include "repro_impl.h"
 
 #define has(s, needle) cr_assert(strstr((s), (needle)), "expected '%s' in:\n%s", (needle), (s))
 

@@ -176,6 +176,7 @@ Test(target, the_reader_is_strict)
     has(err.msg, "/targets/" H200 "/target.json: cannot read");
 }
 
+/* Which capture covers a point: one lookup (ea_capture_of_point) for every family and run's annotation. */
 Test(target, one_capture_lookup_by_name_then_by_covered_occurrence)
 {
     ea_captures caps;
@@ -183,33 +184,27 @@ Test(target, one_capture_lookup_by_name_then_by_covered_occurrence)
     cr_assert_eq(ea_captures_load_dir(CAPS, &caps, &err), 0, "%s", err.msg);
     cr_assert_gt(caps.n, 0);
     const ea_capture *first = &caps.items[0];
-    const char *name = first->scope, *none = "cat-000000000000-000000000000", *occ = first->covers[0];
-    cr_assert_eq(ea_captures_find(&caps, &name, 1, NULL, 0), first);
-    const char *ids[] = {none, name};
-    cr_assert_eq(ea_captures_find(&caps, ids, 2, NULL, 0), first, "the second id named");
-    cr_assert_eq(ea_captures_find(&caps, &none, 1, &occ, 1), first, "the capture covering the occurrence");
-    cr_assert_null(ea_captures_find(&caps, &none, 1, NULL, 0));
-    /* the same lookup through the target, the capture moved out of the set */
-    ea_capture c;
-    char file[] = "golden/occurrences/cat.json";
-    cr_assert_eq(ea_target_capture(CAPS, file, &none, 1, &occ, 1, &c, &err), 0, "%s", err.msg);
-    cr_assert_str_eq(c.scope, first->scope);
-    ea_capture_free(&c);
-    cr_assert_eq(ea_target_capture(NULL, file, &name, 1, NULL, 0, &c, &err), 0, "%s", err.msg); /* resolved */
-    cr_assert_str_eq(c.scope, first->scope);
-    ea_capture_free(&c);
-    cr_assert_eq(ea_target_capture(CAPS, file, &none, 1, NULL, 0, &c, &err), 1);
-    has(err.msg, CAPS "/captures: expected a capture named cat-000000000000-000000000000 for " "golden/occurrences/cat.json");
+    const char *none = "cat-000000000000-000000000000";
+    char text[1024];
+    /* a point of two groups: the second named by the capture's scope id; then only covering its occurrence */
+    snprintf(text, sizeof text, "{\"point\": \"p\", \"scopes\": [{\"scope_id\": \"%s\", \"occurrences\": []}, "
+             "{\"scope_id\": \"%s\", \"occurrences\": [{\"id\": \"x\"}]}]}", none, first->scope);
+    cJSON *pt = cJSON_Parse(text);
+    cr_assert_eq(ea_capture_of_point(&caps, pt, -1, NULL), first, "the second group's scope id named");
+    cr_assert_eq(ea_capture_of_point(&caps, pt, 1, NULL), first, "the group's own scope id");
+    cr_assert_null(ea_capture_of_point(&caps, pt, 0, &err), "group 0 alone: neither named nor covered");
+    has(err.msg, CAPS "/captures: expected a capture named cat-000000000000-000000000000 (tools/capture writes it), "
+                 "found none among");
+    cJSON_Delete(pt);
+    snprintf(text, sizeof text, "{\"scopes\": [{\"scope_id\": \"%s\", \"occurrences\": [{\"id\": \"%s\"}]}]}",
+             none, first->covers[0]);
+    pt = cJSON_Parse(text);
+    cr_assert_eq(ea_capture_of_point(&caps, pt, 0, NULL), first, "the capture covering the occurrence");
+    ea_captures free_caps = {0};
+    cr_assert_null(ea_capture_of_point(&free_caps, pt, -1, &err));
+    has(err.msg, "(no target)/captures: expected a capture named cat-000000000000-000000000000 or one covering ");
+    cJSON_Delete(pt);
     ea_captures_free(&caps);
-    /* a capture whose $.scope is not its folder's name is refused, as by the folder reader */
-    const char *t = test_tmpdir();
-    char cmd[4400];
-    snprintf(cmd, sizeof cmd, "mkdir -p '%s/captures' && cp -r " CAPS "/captures/cumsum-bbbc239b67b8-008242e3eb1a "
-             "'%s/captures/cumsum-renamed'", t, t);
-    cr_assert_eq(system(cmd), 0, "%s", cmd);
-    const char *renamed = "cumsum-renamed";
-    cr_assert_eq(ea_target_capture(t, file, &renamed, 1, NULL, 0, &c, &err), -1);
-    has(err.msg, "cumsum-renamed/capture.json $.scope: expected \"cumsum-renamed\" (the capture's folder)");
 }
 
 /* A golden folder: the small golden's occurrences (linked) and the fixture's two targets (copied). */

@@ -16,6 +16,7 @@
 #include "../repros/cat/cat.h"
 #include "gen.h"
 #include "json.h"
+#include "target.h"
 
 enum { T_INPUTS, T_EMULATE, T_CHECKS, T_SUMS, T_N };
 static const char *const step_names[T_N] = {"inputs", "emulate", "checks", "checksums"};
@@ -69,30 +70,31 @@ static uint64_t checksums(const cat_scope *s, const ea_capture *cap, void *const
     return x;
 }
 
-static int one_point(const cJSON *pt, const char *file, int index, int per_path, int checks, double t[T_N], ea_error *err)
+static int one_point(const cJSON *pt, const char *file, int index, const ea_captures *caps, int per_path, int checks,
+                     double t[T_N], ea_error *err)
 {
     cat_scope s;
-    ea_capture cap;
+    const ea_capture *cap;
     cat_inputs in;
     cat_plan v[CAT_MAX_VARIANTS];
-    if (cat_scope_parse(pt, file, index, NULL, &s, &cap, err)) /* 1: no capture, whose inputs it times */
+    if (cat_scope_parse(pt, file, index, caps, &s, &cap, err)) /* 1: no capture, whose inputs it times */
         return -1;
     int nvar = cat_plan_variants(&s, v, err);
     double t0 = now();
-    if (nvar < 0 || cat_inputs_make(&s, &cap, &in, err) || (per_path && regenerate(&cap, err)))
-        return ea_capture_free(&cap), -1;
+    if (nvar < 0 || cat_inputs_make(&s, cap, &in, err) || (per_path && regenerate(cap, err)))
+        return -1;
     double t1 = now();
     void *outs[CAT_NOUTS];
     size_t bytes[CAT_NOUTS];
     cat_check_result emu, r = {0};
-    int rc = stand_in_outputs(&s, &cap, &in, outs, bytes, &emu) ? ea_fail(err, "%s: out of memory", s.alias) : 0;
+    int rc = stand_in_outputs(&s, cap, &in, outs, bytes, &emu) ? ea_fail(err, "%s: out of memory", s.alias) : 0;
     double t2 = now(), sums = 0;
     uint64_t x = 0;
     cat_checker k;
     cat_checker_init(&k, &s, &in, bytes);
     for (int c = 0; rc == 0 && c < checks; c++) { /* the replay's checksums after the first call and after timing */
         double a = now();
-        x ^= checksums(&s, &cap, outs);
+        x ^= checksums(&s, cap, outs);
         sums += now() - a;
     }
     for (int u = 0; rc == 0 && u < nvar; u++)
@@ -100,14 +102,14 @@ static int one_point(const cJSON *pt, const char *file, int index, int per_path,
             int walked = per_path ? (cat_check(&s, &in, outs, &r), 1) : !cat_checker_check(&k, outs, &r);
             if (c == 0 && walked) { /* checksums_json: with the first check, for bytes not seen before */
                 double a = now();
-                x ^= checksums(&s, &cap, outs);
+                x ^= checksums(&s, cap, outs);
                 sums += now() - a;
             }
         }
     double t3 = now();
     t[T_INPUTS] += t1 - t0, t[T_EMULATE] += t2 - t1, t[T_CHECKS] += t3 - t2 - sums, t[T_SUMS] += sums;
     /* what was judged, exactly: equal across modes and builds, or the change altered a check */
-    const ea_capture_tensor *yt = &cap.outputs[s.out[CAT_O_Y]];
+    const ea_capture_tensor *yt = &cap->outputs[s.out[CAT_O_Y]];
     printf("%-30s %d layouts: inputs %.3f emulate %.3f checks %.3f checksums %.3f s | emulated rel %a, %lld outside, "
            "y %s torch's; check rel %a max %a, %lld mismatched, %lld unwritten\n", s.alias, nvar, t1 - t0, t2 - t1,
            t3 - t2 - sums, sums, emu.rel_l2, (long long)emu.y_outside,
@@ -118,7 +120,6 @@ static int one_point(const cJSON *pt, const char *file, int index, int per_path,
     for (int o = 0; o < CAT_NOUTS; o++)
         free(outs[o]);
     cat_inputs_free(&in);
-    ea_capture_free(&cap);
     return rc;
 }
 
@@ -147,16 +148,20 @@ int main(int argc, char **argv)
     const char *file = "golden/occurrences/cat.json";
     ej_doc d;
     ea_error err;
-    if (ej_load(file, &d, &err))
-        return fprintf(stderr, "bench-cat-host: %s\n", err.msg), 2;
+    ea_target tg;
+    ea_captures caps = {0}; /* the golden target's, as run reads them */
+    if (ea_target_find("golden", NULL, &tg, &err) || (tg.name[0] && ea_captures_load_dir(tg.dir, &caps, &err)) ||
+        ej_load(file, &d, &err))
+        return ea_captures_free(&caps), fprintf(stderr, "bench-cat-host: %s\n", err.msg), 2;
     double t[T_N] = {0}, start = now();
     const cJSON *pt;
     int i = 0;
     cJSON_ArrayForEach(pt, cJSON_GetObjectItemCaseSensitive(d.root, "points")) {
         if (i >= limit)
             break;
-        if (one_point(pt, file, i++, per_path, checks, t, &err)) {
+        if (one_point(pt, file, i++, &caps, per_path, checks, t, &err)) {
             ej_free(&d);
+            ea_captures_free(&caps);
             return fprintf(stderr, "bench-cat-host: %s\n", err.msg), 2;
         }
     }
@@ -165,5 +170,6 @@ int main(int argc, char **argv)
         printf(" %s %.2f", step_names[k], t[k]);
     printf(" s; total %.2f s\n", now() - start);
     ej_free(&d);
+    ea_captures_free(&caps);
     return 0;
 }

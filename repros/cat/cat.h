@@ -3,17 +3,16 @@
  * f32, every tensor of the point the same), and at a block's end
  * optionally a mean over H,W (norm5 -> relu -> adaptive_avg_pool).
  * Contract:
- * - cat_scope_parse reads a point and the capture of its first scope group (ea_target_capture: the
- *   capture named by its scope id in target_dir, or NULL: in the target the document's golden folder
- *   resolves to): shapes and channel offsets from the
+ * - cat_scope_parse reads a point and finds the capture of its first scope group among caps (the run
+ *   context's, ea_capture_of_point): shapes and channel offsets from the
  *   signature, the mode from the occurrences, eps / Bessel factor / momentum from the scope's literals,
  *   pooling from an aten.mean.dim in the scope, and which capture input and output plays which role
  *   (cat inputs in order, then the per-channel parameters; outputs cat, mean, rstd, running var, y for
  *   train, y alone for infer). Anything else fails naming the file, the JSON path and what was expected.
  *   Several scope groups share one measurement only when they parse to the same configuration.
  *   Returns 0; -1 on an error; 1 when no capture covers the point (a shape not captured yet, e.g. the
- *   fixtures' DenseNet-201 cat): s is whole, with the roles a capture of the scope would have, cap is
- *   empty, s->capture "", and err names the missing capture (a run reports it unsupported).
+ *   fixtures' DenseNet-201 cat): s is whole, with the roles a capture of the scope would have, *cap is
+ *   NULL, s->capture "", and err names the missing capture (a run reports it unsupported).
  * - cat_plan_make derives what runs without a GPU: the capture's kernels (current), the oracle kernel
  *   and its launch shape, the vector width, and the floor bytes (every input and parameter read once,
  *   every scope output written once).
@@ -87,11 +86,12 @@ typedef struct {
     int out[CAT_NOUTS];
 } cat_scope;
 
-#define CAT_ALIASES 62 /* family.c's table of the golden points' aliases (cat_impl.h) */
-/* Parses point ($.points[index] of file) and loads the capture of its first group into cap (freed by
- * ea_capture_free, also on failure). */
-int cat_scope_parse(const cJSON *point, const char *file, int index, const char *target_dir, cat_scope *s,
-                    ea_capture *cap, ea_error *err);
+/* What tells one model's cat points apart in their aliases (alias.h): "<H>x<W>-k<inputs>", so a point of
+ * DenseNet-121's third block is densenet121-infer-14x14-k25. */
+void cat_alias_tag(const cJSON *point, char *buf, size_t n);
+/* Parses point ($.points[index] of file); *cap: the capture of its first group, one of caps. */
+int cat_scope_parse(const cJSON *point, const char *file, int index, const ea_captures *caps, cat_scope *s,
+                    const ea_capture **cap, ea_error *err);
 
 typedef enum {
     CAT_ORACLE_STREAM,  /* infer without pooling: every input read once, y written once */

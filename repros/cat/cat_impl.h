@@ -1,5 +1,4 @@
 /* cat_impl.h: test-only entry points of the cat family.
- * - cat_aliases: the alias of each golden point id (family.c's table).
  * - cat_unrolls: the stream oracle's variants, vectors per thread (plan.c).
  * - cat_variant_kernel: a variant's kernel as the configuration lists it (plan.c).
  * - cat_stream_emulate: the stream oracle (infer without pooling) at this unroll, emulated on the CPU
@@ -14,7 +13,6 @@
 extern "C" {
 #endif
 
-extern const ea_alias cat_aliases[CAT_ALIASES];
 extern const int cat_unrolls[CAT_UNROLLS];
 void cat_variant_kernel(const cat_scope *s, const cat_plan *p, char *buf, size_t n);
 int cat_stream_emulate(const cat_scope *s, const cat_inputs *in, int unroll, void *y, ea_error *err);

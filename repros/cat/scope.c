@@ -9,12 +9,14 @@
 
 #include "json.h"
 #include "occurrences.h"
-#include "target.h"
 
-/* The alias a point's shapes give it: "<model>-<mode>-<H>x<W>-k<inputs>", e.g. densenet121-infer-14x14-k25. */
-static void cat_alias_make(const cat_scope *s, char *buf, size_t n)
+void cat_alias_tag(const cJSON *point, char *buf, size_t n)
 {
-    snprintf(buf, n, "%s-%s-%" PRId64 "x%" PRId64 "-k%d", s->model, s->train ? "train" : "infer", s->h, s->w, s->k);
+    const cJSON *sig = cJSON_GetObjectItemCaseSensitive(point, "signature");
+    const cJSON *sizes = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(sig, "output"), "sizes");
+    const cJSON *list = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(sig, "args"), 0);
+    snprintf(buf, n, "%.0fx%.0f-k%d", cJSON_GetNumberValue(cJSON_GetArrayItem(sizes, 2)),
+             cJSON_GetNumberValue(cJSON_GetArrayItem(sizes, 3)), cJSON_GetArraySize(list));
 }
 
 /* A signature tensor: 4-d, contiguous NCHW (what the kernels index), of dtype *dt: bf16, f16 or f32 when
@@ -221,11 +223,11 @@ static int group(ej_val groups, int g, cat_scope *s, ea_error *err)
     return constants(grp, s, err);
 }
 
-int cat_scope_parse(const cJSON *point, const char *file, int index, const char *target_dir, cat_scope *s,
-                    ea_capture *cap, ea_error *err)
+int cat_scope_parse(const cJSON *point, const char *file, int index, const ea_captures *caps, cat_scope *s,
+                    const ea_capture **cap, ea_error *err)
 {
     memset(s, 0, sizeof *s);
-    memset(cap, 0, sizeof *cap);
+    *cap = NULL;
     snprintf(s->file, sizeof s->file, "%s", file);
     ej_val p = ej_point(s->file, point, index);
     snprintf(s->path, sizeof s->path, "%.63s", p.path);
@@ -280,23 +282,18 @@ int cat_scope_parse(const cJSON *point, const char *file, int index, const char 
         if (g)
             memcpy(s->scope_ids[g], other.scope_ids[g], sizeof s->scope_ids[g]);
     }
-    cat_alias_make(s, s->alias, sizeof s->alias);
-    const char *scope_id = s->scope_ids[0];
-    int found = ea_target_capture(target_dir, file, &scope_id, 1, NULL, 0, cap, err);
-    if (found) {
+    snprintf(s->alias, sizeof s->alias, "%s", s->point); /* the family names it (ea_repro_alias) */
+    const ea_capture *found = ea_capture_of_point(caps, point, 0, err);
+    if (!found) {
         ea_error inner = *err;
         ea_fail(err, "%s %s.scopes[0].scope_id: expected a capture of the scope (the current path replays "
                 "it; tools/capture writes it): %s", s->file, s->path, inner.msg);
-        if (found < 0)
-            return -1;
         canonical_roles(s);
         return 1;
     }
-    snprintf(s->capture, sizeof s->capture, "%s", cap->file);
-    if (roles(cap, s, err)) {
-        ea_capture_free(cap);
-        memset(cap, 0, sizeof *cap);
+    snprintf(s->capture, sizeof s->capture, "%s", found->file);
+    if (roles(found, s, err))
         return -1;
-    }
+    *cap = found;
     return 0;
 }

@@ -5,10 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "occurrences.h"
 #include "repro.h"
 #include "run.h"
-#include "target.h"
 
 static cJSON *header(const cs_scope *s)
 {
@@ -18,14 +16,16 @@ static cJSON *header(const cs_scope *s)
 }
 
 /* The parsed scope, its capture (outputs checked) and the capture's default run. */
-static int resolve(const cJSON *point, const char *file, int index, int g, const ea_captures *caps, cs_scope *s,
-                   const ea_capture **c, const ea_capture_run **run, ea_error *err)
+static int resolve(const ea_scope_ref *r, int g, const ea_captures *caps, cs_scope *s, const ea_capture **c,
+                   const ea_capture_run **run, ea_error *err)
 {
-    if (cs_scope_parse(point, file, index, g, s, err))
+    if (cs_scope_parse(r->point, r->file, r->index, g, s, err))
         return -1;
-    if (!(*c = cs_capture_of(s, caps)))
-        return ea_fail(err, "%s %s: expected a capture in captures/ for scope %s or one of its occurrences "
-                       "(tools/capture), got none", file, s->where, s->scope_id);
+    if (!(*c = ea_capture_of_point(caps, r->point, g, err))) {
+        ea_error inner = *err;
+        return ea_fail(err, "%s %s: expected a capture for scope %s or one of its occurrences: %s", r->file, s->where,
+                       s->scope_id, inner.msg);
+    }
     if (!(*run = ea_capture_run_named(*c, "default")))
         return ea_fail(err, "%s $.runs: expected a \"default\" run, got none", (*c)->file);
     if (!(*run)->replayable)
@@ -33,42 +33,35 @@ static int resolve(const cJSON *point, const char *file, int index, int g, const
     return cs_outputs_check(s, *c, err);
 }
 
-static cJSON *each_group(const ea_repro_family *f, const cJSON *point, const char *file, int index,
-                         const ea_run_opts *o, int measure, ea_error *err)
+static cJSON *each_group(ea_run_ctx *ctx, const ea_scope_ref *r, int measure, ea_error *err)
 {
-    ea_captures caps;
-    if (ea_target_captures(o->target_dir, file, &caps, err))
-        return NULL;
     cJSON *arr = cJSON_CreateArray();
-    int n = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(point, "scopes"));
+    int n = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r->point, "scopes"));
     for (int g = 0; g < n; g++) {
         cs_scope s;
         const ea_capture *c = NULL;
         const ea_capture_run *run = NULL;
         cJSON *h, *m;
-        if (resolve(point, file, index, g, &caps, &s, &c, &run, err))
-            goto fail;
+        if (resolve(r, g, &ctx->caps, &s, &c, &run, err))
+            return cJSON_Delete(arr), NULL;
+        ea_repro_alias(ctx, r, s.alias, sizeof s.alias);
         h = header(&s);
         if (!measure) {
             cJSON_AddItemToObject(h, "config", cs_config_json(&s, c, run));
-        } else if ((m = cs_measure(&s, c, run, o, err)) != NULL) {
+        } else if ((m = cs_measure(&s, c, run, ctx->opts, err)) != NULL) {
             ea_repro_append(h, m);
         } else {
             cJSON_Delete(h);
-            goto fail;
+            return cJSON_Delete(arr), NULL;
         }
         cJSON_AddItemToArray(arr, h);
     }
-    ea_captures_free(&caps);
     return arr;
-fail:
-    ea_captures_free(&caps);
-    cJSON_Delete(arr);
-    return NULL;
 }
 
 
 const ea_repro_family ea_family_cumsum = {
-    "cumsum", "aten.cumsum.default", cs_aliases, CS_ALIASES, each_group, cs_claims,
+    "cumsum", "aten.cumsum.default", NULL, NULL, each_group, cs_claims,
     EA_MODE_FAITHFUL, /* the capture's ids */
+    "position ids: cumsum of a padding mask or of constants, replayed from Inductor's scan",
 };

@@ -8,16 +8,6 @@
 #include "json.h"
 #include "scope_impl.h"
 
-const ea_alias cs_aliases[CS_ALIASES] = {
-    {"longformer-infer", "cumsum-b9f89b5603c3"}, {"longformer-train", "cumsum-f46244ab1e58"},
-    {"roberta-infer", "cumsum-3268ee8031ea"},    {"roberta-train", "cumsum-2c7a27c1f3e3"},
-    {"m2m100-infer", "cumsum-127c6bca6021"},     {"m2m100-train", "cumsum-011a173cda74"},
-    {"distilgpt2", "cumsum-b7979881a31c"},       {"gpt2-seqcls", "cumsum-cc800430a858"},
-    {"gptj", "cumsum-30bb280c097a"},             {"gptneo", "cumsum-c5c02fb8bf70"},
-    {"opt-infer", "cumsum-fbc1a7b5b165"},
-};
-
-
 const char *cs_kind_name(cs_kind k)
 {
     static const char *const names[] = {"none", "mask", "packed", "const"};
@@ -392,8 +382,7 @@ int cs_scope_parse(const cJSON *point, const char *file, int index, int group, c
         return -1;
     snprintf(s->point, sizeof s->point, "%.63s", id);
     snprintf(s->scope_id, sizeof s->scope_id, "%.95s", sid);
-    const char *alias = ea_alias_of(cs_aliases, CS_ALIASES, id);
-    snprintf(s->alias, sizeof s->alias, "%.63s", alias ? alias : id);
+    snprintf(s->alias, sizeof s->alias, "%.63s", id); /* the family names it (ea_repro_alias) */
     snprintf(s->where, sizeof s->where, "%.70s.scopes[%d]", root, group);
     s->group = g.v;
     s->kind = cs_kind_of(g.v);
@@ -438,17 +427,6 @@ int cs_outputs_check(cs_scope *s, const ea_capture *c, ea_error *err)
                        "%s", c->file, s->rows, s->cols, got);
     }
     return 0;
-}
-
-const ea_capture *cs_capture_of(const cs_scope *s, const ea_captures *caps)
-{
-    const char *ids[] = {s->scope_id}, *occ[256];
-    int n = 0;
-    const cJSON *o;
-    cJSON_ArrayForEach(o, cJSON_GetObjectItemCaseSensitive(s->group, "occurrences"))
-        if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(o, "id")) && n < (int)(sizeof occ / sizeof *occ))
-            occ[n++] = cJSON_GetObjectItemCaseSensitive(o, "id")->valuestring;
-    return ea_captures_find(caps, ids, 1, occ, n);
 }
 
 int64_t cs_floor_bytes(const cs_scope *s)

@@ -51,9 +51,6 @@ typedef struct {
     int noutputs;
 } cs_scope;
 
-/* The aliases ("roberta-infer", ...) of the golden points; NULL when unknown. */
-#define CS_ALIASES 11
-extern const ea_alias cs_aliases[CS_ALIASES];
 
 /* 1 when every scope group of the point is a position-id scope (the family's claims). */
 int cs_claims(const cJSON *point);
@@ -63,8 +60,6 @@ const char *cs_kind_name(cs_kind k);
 int cs_scope_parse(const cJSON *point, const char *file, int index, int group, cs_scope *s, ea_error *err);
 /* The capture's outputs must be the scope's: count, dtypes, sizes, dense strides; copies them into s. */
 int cs_outputs_check(cs_scope *s, const ea_capture *c, ea_error *err);
-/* ea_captures_find for the group: its scope id, else a capture covering one of its occurrences; or NULL. */
-const ea_capture *cs_capture_of(const cs_scope *s, const ea_captures *caps);
 
 /* Bytes the scope must move: inputs read plus outputs written. */
 int64_t cs_floor_bytes(const cs_scope *s);

@@ -41,13 +41,15 @@ static cJSON *header(const ia_scope *s, int k, const int group_of[])
     return o;
 }
 
-static cJSON *each_config(const ea_repro_family *f, const cJSON *point, const char *file, int index,
-                          const ea_run_opts *o, int measure, ea_error *err)
+static cJSON *each_config(ea_run_ctx *ctx, const ea_scope_ref *r, int measure, ea_error *err)
 {
     ia_scope scopes[IA_MAX_GROUPS];
+    const ea_run_opts *o = ctx->opts;
     int group_of[IA_MAX_GROUPS], n, sm = o->sm_count; /* a plan: the caller's count (ia_plan_make wants >= 1) */
-    if (distinct_configs(point, file, index, scopes, group_of, &n, err))
+    if (distinct_configs(r->point, r->file, r->index, scopes, group_of, &n, err))
         return NULL;
+    for (int k = 0; k < n; k++)
+        ea_repro_alias(ctx, r, scopes[k].alias, sizeof scopes[k].alias);
     /* a run: ATen sizes its grids by the device it runs on */
     if (measure && cudaDeviceGetAttribute(&sm, cudaDevAttrMultiProcessorCount, 0) != cudaSuccess)
         return ea_fail(err, "index_add: cannot read the multiprocessor count"), NULL;
@@ -71,6 +73,7 @@ static cJSON *each_config(const ea_repro_family *f, const cJSON *point, const ch
 }
 
 const ea_repro_family ea_family_index_add = {
-    "index_add", "aten.index_add.default", ia_aliases, IA_ALIASES, each_config, NULL,
+    "index_add", "aten.index_add.default", NULL, NULL, each_config, NULL,
     EA_MODE_FAITHFUL | EA_MODE_FABRICATED,
+    "bf16 zeros -> index_add -> reshape (Longformer, XLNet): ATen's fallback replicated, graph-built indices",
 };

@@ -9,14 +9,6 @@
 #include "json.h"
 #include "scope_impl.h"
 
-/* The golden points by the model they come from; ids are signature hashes, stable while the graphs are. */
-const ea_alias ia_aliases[IA_ALIASES] = {
-    {"longformer-a", "index_add-398f48d45d2b"},
-    {"longformer-b", "index_add-31177027c868"},
-    {"xlnet", "index_add-a8e741bae3fe"},
-};
-
-
 static void add_note(ia_scope *s, const char *text)
 {
     size_t n = strlen(s->note);
@@ -261,7 +253,7 @@ int ia_scope_parse(const cJSON *point, const char *file, int index, int group, i
         ej_field(sig, "kwargs", 1, &kwargs, err) || ej_field(p, "scopes", 1, &groups, err) || ej_array(groups, &ng, err))
         return -1;
     snprintf(s->point, sizeof s->point, "%.63s", id);
-    snprintf(s->alias, sizeof s->alias, "%.31s", ea_alias_of(ia_aliases, IA_ALIASES, id) ? ea_alias_of(ia_aliases, IA_ALIASES, id) : id);
+    snprintf(s->alias, sizeof s->alias, "%.31s", id); /* the family names it (ea_repro_alias) */
     int64_t dim;
     if (nargs < 4 || nargs > 5)
         return ea_fail(err, "%s %s: expected index_add(self, dim, index, source[, alpha]), got %d args", args.file,

@@ -188,10 +188,6 @@ int ia_scope_check_memory(const ia_scope *s, int64_t budget, const char *what, e
 /* The generator object for the index (faithful: from the derived properties; else randint). NULL if
  * faithful and the properties are unknown. Caller frees. */
 cJSON *ia_index_generator(const ia_scope *s, int fabricated);
-/* The alias of a known point id ("xlnet", "longformer-a", "longformer-b"), or NULL. */
-/* The golden points by the model they come from; ids are signature hashes, stable while the graphs are. */
-#define IA_ALIASES 3
-extern const ea_alias ia_aliases[IA_ALIASES];
 
 #ifdef __cplusplus
 }

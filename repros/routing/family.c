@@ -13,33 +13,24 @@
 #include "run.h"
 #include "unsupported.h"
 
-static const ea_alias aliases[] = {
-    {"routing", "histc-5eac6acf8c20"},
-    {"routing-cumsum", "cumsum-bbbc239b67b8"},
-};
-#define NALIASES (int)(sizeof aliases / sizeof *aliases)
-
-static cJSON *each_config(const ea_repro_family *family, const cJSON *point, const char *file, int index,
-                          const ea_run_opts *o, int measure, ea_error *err)
+static cJSON *each_config(ea_run_ctx *ctx, const ea_scope_ref *ref, int measure, ea_error *err)
 {
+    const ea_repro_family *family = ref->family;
     rt_scope s;
     rt_capture c;
-    ea_run_opts ro = *o; /* a run: ATen sizes histc's grid by the device it runs on */
-    if (rt_scope_parse(point, file, index, &s, err) || rt_plan_check(&s, err))
+    ea_run_opts ro = *ctx->opts; /* a run: ATen sizes histc's grid by the device it runs on */
+    if (rt_scope_parse(ref->point, ref->file, ref->index, &s, err) || rt_plan_check(&s, err))
         return NULL;
-    const char *alias = ea_alias_of(family->aliases, family->naliases, s.point);
-    snprintf(s.alias, sizeof s.alias, "%.31s", alias ? alias : s.point);
-    int captured = rt_scope_capture(&s, o->target_dir, &c, err);
+    ea_repro_alias(ctx, ref, s.alias, sizeof s.alias);
+    int captured = rt_scope_capture(&s, ref->point, &ctx->caps, &c, err);
     if (captured < 0)
         return NULL;
     cJSON *arr = cJSON_CreateArray();
     if (captured > 0 && measure) { /* a shape not captured: planned, but its current path cannot run */
-        const ea_scope_ref ref = {family, point, file, index};
-        cJSON_AddItemToArray(arr, ea_unsupported_result(&ref, err->msg));
+        cJSON_AddItemToArray(arr, ea_unsupported_result(ctx, ref, err->msg));
         return arr;
     }
     if (measure && cudaDeviceGetAttribute(&ro.sm_count, cudaDevAttrMultiProcessorCount, 0) != cudaSuccess) {
-        rt_capture_free(&c);
         cJSON_Delete(arr);
         return ea_fail(err, "routing: cannot read the multiprocessor count"), NULL;
     }
@@ -55,20 +46,20 @@ static cJSON *each_config(const ea_repro_family *family, const cJSON *point, con
             }
             if (!r) {
                 cJSON_Delete(arr);
-                rt_capture_free(&c);
                 return NULL;
             }
             cJSON_AddItemToArray(arr, r);
         }
-    rt_capture_free(&c);
     return arr;
 }
 
 const ea_repro_family ea_family_routing_histc = {
-    "routing_histc", "aten.histc.default", aliases, NALIASES, each_config, NULL,
+    "routing_histc", "aten.histc.default", "routing", NULL, each_config, NULL,
     EA_MODE_FAITHFUL, /* no fabricated ids */
+    "gpt-oss expert routing: sort -> int32 -> histc -> cumsum, the histc point",
 };
 
 const ea_repro_family ea_family_routing_cumsum = {
-    "routing_cumsum", "aten.cumsum.default", aliases, NALIASES, each_config, rt_claims, EA_MODE_FAITHFUL,
+    "routing_cumsum", "aten.cumsum.default", "routing-cumsum", NULL, each_config, rt_claims, EA_MODE_FAITHFUL,
+    "gpt-oss expert routing: sort -> int32 -> histc -> cumsum, the cumsum point",
 };

@@ -123,7 +123,7 @@ static int prepare(dev *d, const rt_scope *s, const rt_capture *c, rt_form f, co
     size_t bytes = (size_t)s->n * 8;
     int rc = 0;
     if (c->run->nbuffers > MAX_SLOTS - 4)
-        return ea_fail(err, "%s: expected at most %d run buffers, got %d", c->cap.file, MAX_SLOTS - 4,
+        return ea_fail(err, "%s: expected at most %d run buffers, got %d", c->cap->file, MAX_SLOTS - 4,
                        c->run->nbuffers);
     d->offsets = dev_alloc((size_t)s->experts * 4, NULL, &rc);
     if (f == RT_WHOLE) {
@@ -131,14 +131,14 @@ static int prepare(dev *d, const rt_scope *s, const rt_capture *c, rt_form f, co
         d->sorted = dev_alloc(bytes, NULL, &rc);
         d->perm = dev_alloc(bytes, NULL, &rc);
         d->range = dev_alloc(bytes, NULL, &rc);
-        d->slots[d->nslots++] = (slot){c->cap.inputs[0].name, d->ids};
-        d->slots[d->nslots++] = (slot){c->cap.outputs[0].name, d->sorted};
-        d->slots[d->nslots++] = (slot){c->cap.outputs[1].name, d->perm};
+        d->slots[d->nslots++] = (slot){c->cap->inputs[0].name, d->ids};
+        d->slots[d->nslots++] = (slot){c->cap->outputs[0].name, d->sorted};
+        d->slots[d->nslots++] = (slot){c->cap->outputs[1].name, d->perm};
     } else { /* the sorted ids are the input: the capture's out0, as the convert reads them */
         d->sorted_in = dev_alloc(bytes, in->sorted, &rc);
-        d->slots[d->nslots++] = (slot){c->cap.outputs[0].name, d->sorted_in};
+        d->slots[d->nslots++] = (slot){c->cap->outputs[0].name, d->sorted_in};
     }
-    d->slots[d->nslots++] = (slot){c->cap.outputs[2].name, d->offsets};
+    d->slots[d->nslots++] = (slot){c->cap->outputs[2].name, d->offsets};
     for (int i = 0; i < c->run->nbuffers; i++) {
         d->run_buffers[i] = dev_alloc((size_t)c->run->buffers[i].bytes, NULL, &rc);
         d->slots[d->nslots++] = (slot){c->run->buffers[i].name, d->run_buffers[i]};
@@ -148,8 +148,8 @@ static int prepare(dev *d, const rt_scope *s, const rt_capture *c, rt_form f, co
         return cuda_fail(err, "allocate and upload the scope's buffers", rc);
     }
     /* the capture's out1 (permutation) and in0 have no memory in the narrow form: neither step names them */
-    if (ea_replay_bind_step(&c->cap, c->convert, slot_ptr, d, &d->convert, err) ||
-        ea_replay_bind_step(&c->cap, c->scan, slot_ptr, d, &d->scan, err)) {
+    if (ea_replay_bind_step(c->cap, c->convert, slot_ptr, d, &d->convert, err) ||
+        ea_replay_bind_step(c->cap, c->scan, slot_ptr, d, &d->scan, err)) {
         dev_free(d);
         return -1;
     }
@@ -214,7 +214,7 @@ static int checksums(const dev *d, const host_set *got, cJSON *into, char *why, 
     const void *data[3] = {got->sorted, got->perm, got->offsets};
     int rc = 0;
     for (int i = d->form == RT_WHOLE ? 0 : 2; i < 3; i++) {
-        const ea_capture_tensor *t = &d->c->cap.outputs[i];
+        const ea_capture_tensor *t = &d->c->cap->outputs[i];
         uint64_t sum = ea_checksum(&t->t, data[i]);
         char hex[20];
         snprintf(hex, sizeof hex, "%016" PRIx64, sum);

@@ -120,18 +120,16 @@ static int group_nodes(ej_val g, rt_scope *s, int gi, ea_error *err)
     if (strcmp(dtype, "i32"))
         return ea_fail(err, "%s %s.dtype: expected \"i32\" (cumsum(dtype=torch.int32)), got \"%s\"", dt.file, dt.path,
                        dtype);
-    if (gi == 0) {
-        ej_val occ, first;
+    if (gi == 0) { /* the capture is found by the scope ids or these occurrences (ea_capture_of_point) */
+        ej_val occ;
         const char *oid;
         int no;
         if (ej_field(g, "occurrences", 1, &occ, err) || ej_array(occ, &no, err))
             return -1;
         if (no < 1)
             return ea_fail(err, "%s %s: expected at least one occurrence, got none", occ.file, occ.path);
-        first = ej_index(occ, 0);
-        if (ej_get_string(first, "id", &oid, err))
+        if (ej_get_string(ej_index(occ, 0), "id", &oid, err))
             return -1;
-        snprintf(s->first_occurrence, sizeof s->first_occurrence, "%.255s", oid);
     }
     return 0;
 }
@@ -172,22 +170,12 @@ int rt_scope_parse(const cJSON *point, const char *file, int index, rt_scope *s,
 
 /* ---- the capture ---- */
 
-/* The cumsum point's capture carries its scope id; the histc point's is the one covering it. */
-static int find_capture(const rt_scope *s, const char *target_dir, ea_capture *c, ea_error *err)
-{
-    const char *ids[RT_MAX_GROUPS];
-    for (int g = 0; g < s->ngroups; g++)
-        ids[g] = s->scope_ids[g];
-    const char *occ = s->first_occurrence;
-    return ea_target_capture(target_dir, s->file, ids, s->ngroups, &occ, 1, c, err);
-}
-
 static int step_is(const rt_capture *c, int i, int triton, const char *what, ea_error *err)
 {
     const ea_capture_step *st = &c->run->steps[i];
     if (st->triton == triton && (triton || !strcmp(st->call, what)))
         return 0;
-    return ea_fail(err, "%s $.runs[%d].steps[%d]: expected %s, got %s", c->cap.file, c->run_index, i, what,
+    return ea_fail(err, "%s $.runs[%d].steps[%d]: expected %s, got %s", c->cap->file, c->run_index, i, what,
                    st->triton ? st->kernel : st->call);
 }
 
@@ -205,7 +193,7 @@ static int tensor_is(const rt_capture *c, const ea_capture_tensor *t, const char
         snprintf(want, sizeof want, "%s[%" PRId64 "]", ea_dtype_name(dt), a);
     else
         snprintf(want, sizeof want, "%s[%" PRId64 ", %" PRId64 "]", ea_dtype_name(dt), a, b);
-    return ea_fail(err, "%s %s: expected a contiguous %s at offset 0 (the scope's), got %s", c->cap.file, where, want,
+    return ea_fail(err, "%s %s: expected a contiguous %s at offset 0 (the scope's), got %s", c->cap->file, where, want,
                    got);
 }
 
@@ -215,45 +203,38 @@ static int arg_buffer(const rt_capture *c, int step, int a, const char *want, ea
     const char *got = a < st->nargs ? st->args[a].buffer : NULL;
     if (got && (!want || !strcmp(got, want)) && st->args[a].offset == 0)
         return 0;
-    return ea_fail(err, "%s $.runs[%d].steps[%d].args[%d]: expected %s%s%s at offset 0, got %s", c->cap.file,
+    return ea_fail(err, "%s $.runs[%d].steps[%d].args[%d]: expected %s%s%s at offset 0, got %s", c->cap->file,
                    c->run_index, step, a, want ? "buffer \"" : "a run buffer", want ? want : "", want ? "\"" : "",
                    got ? got : "a scalar or nothing");
 }
 
-int rt_scope_capture(const rt_scope *s, const char *target_dir, rt_capture *c, ea_error *err)
+int rt_scope_capture(const rt_scope *s, const cJSON *point, const ea_captures *caps, rt_capture *c, ea_error *err)
 {
     memset(c, 0, sizeof *c);
-    int found = find_capture(s, target_dir, &c->cap, err);
-    if (found)
-        return found;
-    c->run = ea_capture_run_named(&c->cap, "default");
-    c->run_index = c->run ? (int)(c->run - c->cap.runs) : -1;
+    if (!(c->cap = ea_capture_of_point(caps, point, -1, err)))
+        return 1;
+    c->run = ea_capture_run_named(c->cap, "default");
+    c->run_index = c->run ? (int)(c->run - c->cap->runs) : -1;
     c->convert_index = 1, c->scan_index = 3;
-    int rc = !c->run ? ea_fail(err, "%s $.runs: expected a \"default\" run, got none", c->cap.file) : 0;
+    int rc = !c->run ? ea_fail(err, "%s $.runs: expected a \"default\" run, got none", c->cap->file) : 0;
     if (!rc && c->run->nsteps != 4)
-        rc = ea_fail(err, "%s $.runs[%d].steps: expected 4 steps (sort, convert, histc, cumsum), got %d", c->cap.file,
+        rc = ea_fail(err, "%s $.runs[%d].steps: expected 4 steps (sort, convert, histc, cumsum), got %d", c->cap->file,
                      c->run_index, c->run->nsteps);
-    if (!rc && (c->cap.ninputs != 1 || c->cap.noutputs != 3))
+    if (!rc && (c->cap->ninputs != 1 || c->cap->noutputs != 3))
         rc = ea_fail(err, "%s $: expected 1 input (ids) and 3 outputs (sorted ids, permutation, offsets), got %d "
-                     "and %d", c->cap.file, c->cap.ninputs, c->cap.noutputs);
+                     "and %d", c->cap->file, c->cap->ninputs, c->cap->noutputs);
     if (rc || step_is(c, 0, 0, "torch.ops.aten.sort.stable", err) || step_is(c, 1, 1, "a Triton convert", err) ||
         step_is(c, 2, 0, "torch.ops.aten.histc.default", err) || step_is(c, 3, 1, "a Triton scan", err) ||
-        tensor_is(c, &c->cap.inputs[0], "$.inputs[0]", EA_I64, s->tokens, s->k, err) ||
-        tensor_is(c, &c->cap.outputs[0], "$.outputs[0]", EA_I64, s->n, -1, err) ||
-        tensor_is(c, &c->cap.outputs[1], "$.outputs[1]", EA_I64, s->n, -1, err) ||
-        tensor_is(c, &c->cap.outputs[2], "$.outputs[2]", EA_I32, s->experts, -1, err) ||
-        arg_buffer(c, 1, 0, c->cap.outputs[0].name, err) || arg_buffer(c, 1, 1, NULL, err) ||
-        arg_buffer(c, 3, 0, c->cap.outputs[2].name, err) || ea_replay_check_args(&c->cap, c->run, err)) {
-        ea_capture_free(&c->cap);
+        tensor_is(c, &c->cap->inputs[0], "$.inputs[0]", EA_I64, s->tokens, s->k, err) ||
+        tensor_is(c, &c->cap->outputs[0], "$.outputs[0]", EA_I64, s->n, -1, err) ||
+        tensor_is(c, &c->cap->outputs[1], "$.outputs[1]", EA_I64, s->n, -1, err) ||
+        tensor_is(c, &c->cap->outputs[2], "$.outputs[2]", EA_I32, s->experts, -1, err) ||
+        arg_buffer(c, 1, 0, c->cap->outputs[0].name, err) || arg_buffer(c, 1, 1, NULL, err) ||
+        arg_buffer(c, 3, 0, c->cap->outputs[2].name, err) || ea_replay_check_args(c->cap, c->run, err)) {
+        c->cap = NULL;
         return -1;
     }
     c->convert = &c->run->steps[1];
     c->scan = &c->run->steps[3];
     return 0;
-}
-
-void rt_capture_free(rt_capture *c)
-{
-    ea_capture_free(&c->cap);
-    memset(c, 0, sizeof *c);
 }

@@ -6,9 +6,8 @@
  *   checked: bins = experts, min = 0, max = experts - 1 (offsets are the experts' cumulative counts), ids
  *   in range, 129..4096 ids (ATen's MediumRadixSort, the replica), the same arguments in every group.
  *   Bad input fails with "<file> <JSON path>: expected ..., got ...".
- * - rt_scope_capture finds the capture of the point in the target (target_dir, or NULL: the one the
- *   golden folder resolves to; ea_target_capture: captures/<scope id>/ first, else the first whose
- *   "covers" lists the point's first occurrence), checks its "default" run is
+ * - rt_scope_capture finds the capture of the point among the run's captures (ea_capture_of_point:
+ *   one named by a scope id of the point, else one covering its occurrences), checks its "default" run is
  *   [aten sort, Triton convert, aten histc, Triton cumsum] on the scope's shapes, the Triton steps'
  *   arguments inside their buffers (ea_replay_check_args), and fills the two Triton steps; messages
  *   name capture.json and the JSON path. Returns 1 when no capture covers the point (a shape not
@@ -43,22 +42,20 @@ typedef struct {
     int64_t occurrences;
     int ngroups;
     char scope_ids[RT_MAX_GROUPS][96];
-    char first_occurrence[256];     /* finds the capture */
     int64_t tokens, k, experts, n;  /* n = tokens * k ids */
     int64_t bins, hmin, hmax;       /* histc's arguments */
 } rt_scope;
 
 /* The capture's run and the two Triton steps the current path replays. */
 typedef struct {
-    ea_capture cap;
+    const ea_capture *cap; /* one of the run context's captures */
     const ea_capture_run *run;
     const ea_capture_step *convert, *scan;
     int run_index, convert_index, scan_index;  /* for messages and the plan */
 } rt_capture;
 
 int rt_scope_parse(const cJSON *point, const char *file, int index, rt_scope *s, ea_error *err);
-int rt_scope_capture(const rt_scope *s, const char *target_dir, rt_capture *c, ea_error *err);
-void rt_capture_free(rt_capture *c);
+int rt_scope_capture(const rt_scope *s, const cJSON *point, const ea_captures *caps, rt_capture *c, ea_error *err);
 int rt_claims(const cJSON *point);
 
 #ifdef __cplusplus

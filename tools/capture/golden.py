@@ -11,7 +11,7 @@ every occurrence id.
 import json
 import os
 
-OP_FILES = ("cat", "cumsum", "histc", "index_add")
+SUMMARY = "summary"  # occurrences/summary.json: the totals, not an op's document
 
 
 class GoldenError(Exception):
@@ -65,12 +65,26 @@ def distinct_scopes(docs):
     return list(by_key.values())
 
 
+def op_files(golden_dir):
+    """The audited ops' document names, sorted: golden_dir/occurrences/<name>.json but the summary
+    (extract writes one per op, so an op added to the audit needs no edit here)."""
+    folder = os.path.join(golden_dir, "occurrences")
+    try:
+        names = sorted(n[:-len(".json")] for n in os.listdir(folder) if n.endswith(".json"))
+    except OSError as e:
+        raise GoldenError(f"{folder}: cannot list: {e.strerror}") from e
+    names = [n for n in names if n != SUMMARY]
+    if not names:
+        raise GoldenError(f"{folder}: expected an occurrences document per audited op, found none")
+    return names
+
+
 def load_op(golden_dir, name):
-    """(path, document) of golden_dir/occurrences/<name>.json, name one of OP_FILES."""
+    """(path, document) of golden_dir/occurrences/<name>.json, name one of op_files(golden_dir)."""
     path = os.path.join(golden_dir, "occurrences", f"{name}.json")
     return path, _load(path)
 
 
 def load_scopes(golden_dir):
-    """Every distinct scope of golden_dir/occurrences/{cat,cumsum,histc,index_add}.json."""
-    return distinct_scopes([load_op(golden_dir, name) for name in OP_FILES])
+    """Every distinct scope of the op documents under golden_dir/occurrences."""
+    return distinct_scopes([load_op(golden_dir, name) for name in op_files(golden_dir)])

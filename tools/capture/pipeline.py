@@ -15,7 +15,6 @@ import scope
 FABRICATED_HIGH = 100  # randint(0, 100): the pipeline's integer arguments
 SEED_BASE = 200        # input k of a point is generated with seed SEED_BASE + k
 REPLAYS = 50
-AUDIT_OPS = ("cat", "cumsum", "histc", "index_add")  # golden/occurrences/<name>.json
 
 
 class PipelineError(Exception):

@@ -4,6 +4,7 @@ outputs, dtype probes; and the distinct-scope collection over golden files."""
 import json
 import math
 import os
+import tempfile
 import unittest
 
 import context  # noqa: F401
@@ -190,11 +191,23 @@ class TestGolden(unittest.TestCase):
         with self.assertRaisesRegex(golden.GoldenError, r"x.json \$.points\[0\].scopes\[0\]"):
             golden.distinct_scopes(docs)
 
+    def test_op_files_are_discovered(self):
+        self.assertEqual(golden.op_files(GOLDEN), ["cat", "cumsum", "histc", "index_add"])
+        with tempfile.TemporaryDirectory() as d:
+            os.mkdir(os.path.join(d, "occurrences"))
+            with self.assertRaisesRegex(golden.GoldenError, r"occurrences: expected an occurrences document"):
+                golden.op_files(d)
+            for name in ("summary.json", "zeta.json", "alpha.json", "notes.txt"):
+                open(os.path.join(d, "occurrences", name), "w").close()
+            self.assertEqual(golden.op_files(d), ["alpha", "zeta"], "a new op's document, not the summary")
+        with self.assertRaisesRegex(golden.GoldenError, r"/nonexistent/occurrences: cannot list"):
+            golden.op_files("/nonexistent")
+
     def test_committed_golden_files(self):
         scopes = golden.load_scopes(GOLDEN)
         covered = [c for s in scopes for c in s["covers"]]
         total = 0
-        for name in golden.OP_FILES:
+        for name in golden.op_files(GOLDEN):
             with open(os.path.join(GOLDEN, "occurrences", f"{name}.json"), encoding="utf-8") as f:
                 total += json.load(f)["occurrences"]
         self.assertEqual(len(covered), total)

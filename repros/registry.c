@@ -1,0 +1,30 @@
+/* registry.c: the audited ops and the families that measure their points: what the CLI lists (run
+ * --list, run --scope, extract's documents) comes from these two tables. Adding a family is a folder
+ * repros/<name>/ whose family.c defines ea_family_<name> (name, op, description, points, modes) and one
+ * line below; a new op is also one line of ea_audit_ops (EA_AUDIT_OPS in extract.h counts them) and its
+ * golden document golden/occurrences/<short name>.json (extern-audit extract writes it). */
+#include "extract.h"
+#include "repro.h"
+
+/* One line per audited op: its golden document is golden/occurrences/<short name>.json. */
+const ea_audit_op ea_audit_ops[EA_AUDIT_OPS] = {
+    {"aten.cat.default", "cat"},
+    {"aten.cumsum.default", "cumsum"},
+    {"aten.histc.default", "histc"},
+    {"aten.index_add.default", "index_add"},
+};
+
+/* One line per family: repros/<name>/family.c defines it. */
+extern const ea_repro_family ea_family_index_add;
+extern const ea_repro_family ea_family_routing_histc, ea_family_routing_cumsum;
+extern const ea_repro_family ea_family_cumsum;
+extern const ea_repro_family ea_family_cat;
+
+const ea_repro_family *const ea_repro_families[] = {
+    &ea_family_index_add,
+    &ea_family_routing_histc,
+    &ea_family_routing_cumsum,
+    &ea_family_cumsum,
+    &ea_family_cat,
+    NULL,
+};

@@ -1,0 +1,69 @@
+/* alias.h: a point's alias derived from its occurrences, for points no table names. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "alias.h"
+#include "helpers.h"
+
+/* A document of points, each "<point id>:<model>:<mode>[,<mode>]:<output sizes>" */
+static cJSON *doc_of(const char *const *points, int n)
+{
+    cJSON *doc = cJSON_CreateObject(), *arr = cJSON_AddArrayToObject(doc, "points");
+    for (int i = 0; i < n; i++) {
+        char id[64], model[64], modes[32], sizes[64], text[1024];
+        cr_assert_eq(sscanf(points[i], "%63[^:]:%63[^:]:%31[^:]:%63s", id, model, modes, sizes), 4);
+        size_t k = (size_t)snprintf(text, sizeof text, "{\"point\": \"%s\", \"signature\": {\"output\": {\"dtype\": "
+                                    "\"bf16\", \"sizes\": [%s]}}, \"scopes\": [{\"occurrences\": [", id, sizes);
+        char *save = NULL;
+        for (char *m = strtok_r(modes, ",", &save); m; m = strtok_r(NULL, ",", &save))
+            k += (size_t)snprintf(text + k, sizeof text - k, "%s{\"model\": \"%s\", \"mode\": \"%s\"}",
+                                  text[k - 1] == '[' ? "" : ", ", model, m);
+        snprintf(text + k, sizeof text - k, "]}]}");
+        cJSON *p = cJSON_Parse(text);
+        cr_assert_not_null(p, "%s", text);
+        cJSON_AddItemToArray(arr, p);
+    }
+    return doc;
+}
+
+static const char *alias(const cJSON *doc, int i, const char *stem)
+{
+    static char out[128];
+    ea_alias_make(doc, cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "points"), i), NULL, stem, NULL, out, sizeof out);
+    return out;
+}
+
+Test(alias, a_new_point_gets_a_readable_alias)
+{
+    const char *points[] = {
+        "p0:BertForSequenceClassification:infer:8,128", "p1:BertForMaskedLM:infer,train:8,128",
+        "p2:openai/gpt-oss-120b:infer:4096", "p3:openai/gpt-oss-120b:infer:8192", "p4:XLNetLMHeadModel:train:2,2",
+        "p5:AllenaiLongformerBase:train:4", "p6:AllenaiLongformerBase:train:4",
+    };
+    cJSON *doc = doc_of(points, 7);
+    cr_assert_str_eq(alias(doc, 0, NULL), "bert-seqcls-infer", "a task head kept short, one mode of two");
+    cr_assert_str_eq(alias(doc, 1, NULL), "bert", "a language-model head dropped; both modes: no mode");
+    cr_assert_str_eq(alias(doc, 2, NULL), "gpt-oss-120b-infer-bf16-4096", "one model's points: the output's shape");
+    cr_assert_str_eq(alias(doc, 3, NULL), "gpt-oss-120b-infer-bf16-8192");
+    cr_assert_str_eq(alias(doc, 4, NULL), "xlnet-train");
+    cr_assert_str_eq(alias(doc, 5, NULL), "longformer-train-p5", "equal shapes too: the point id");
+    cr_assert_str_eq(alias(doc, 6, NULL), "longformer-train-p6");
+    cr_assert_str_eq(alias(doc, 4, "routing"), "routing-bf16-2x2", "a family's name for its scope, its points told apart");
+    cJSON_Delete(doc);
+    /* one mode in the whole document: no mode in any alias */
+    const char *train[] = {"q0:XLNetLMHeadModel:train:2,2", "q1:GPTJForCausalLM:train:3"};
+    doc = doc_of(train, 2);
+    cr_assert_str_eq(alias(doc, 0, NULL), "xlnet");
+    cr_assert_str_eq(alias(doc, 1, NULL), "gptj");
+    cJSON_Delete(doc);
+}
+
+Test(alias, a_family_name_alone_for_its_one_point)
+{
+    const char *one[] = {"r0:openai/gpt-oss-20b:infer:32"};
+    cJSON *doc = doc_of(one, 1);
+    cr_assert_str_eq(alias(doc, 0, "routing"), "routing");
+    cr_assert_str_eq(alias(doc, 0, NULL), "gpt-oss-20b");
+    cJSON_Delete(doc);
+}
