@@ -97,12 +97,17 @@ static void add_fp64(cJSON *e, const ea_capture *c)
 
 /* The candidate's fabricated price, derived as the faithful one from the capture's "fabricated" timings (the
  * partition on the pipeline's randint index, with and without the lowering); null with "fabricated_note". */
-static void add_fabricated(cJSON *e, const ea_capture *c, const cJSON *r, double fab)
+static void add_fabricated(cJSON *e, const ea_capture *c, const cJSON *r, double fab, const char *unpriced)
 {
-    const char *why = !isfinite(fab)       ? "the family has no fabricated mode for this scope"
-                      : c->fabricated_error ? c->fabricated_error
-                      : !c->has_fabricated  ? "the capture has no fabricated timing (captured before it)"
-                                            : NULL;
+    const ea_capture_run *w = ea_capture_run_named(c, "default");
+    const char *why = c->fabricated_error    ? c->fabricated_error
+                      : unpriced             ? "the faithful price is unpriced (above)"
+                      : !isfinite(fab)       ? "the base result has no fabricated current path (the family has no "
+                                               "fabricated mode for this scope)"
+                      : !c->has_fabricated && w && !(w->compiled.median_us > 0)
+                          ? "the capture was not timed (--no-timing)"
+                      : !c->has_fabricated ? "the capture has no fabricated timing (captured before it)"
+                                           : NULL;
     double saving = c->fab_without.median_us - c->fab_default.median_us;
     double pm = path_notch(ea_path_named(r, "current", "fabricated")) + stats_notch(&c->fab_default) +
                 stats_notch(&c->fab_without);
@@ -165,7 +170,7 @@ static cJSON *price_scope(const ea_capture *c, const char *lowering, const cJSON
     ej_add_number_or_null(e, "aten_fabricated_us", fab);
     ej_add_number_or_null(e, "candidate_us", why ? NAN : cand);
     ej_add_number_or_null(e, "candidate_pm_us", why ? NAN : pm);
-    add_fabricated(e, c, r, why ? NAN : fab);
+    add_fabricated(e, c, r, fab, why);
     add_fp64(e, c);
     ej_add_number_or_null(e, "oracle_us", oracle);
     ej_add_number_or_null(e, "floor_us", floor_us);

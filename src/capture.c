@@ -406,8 +406,11 @@ static int read_fabricated(ea_capture *c, ej_val root, ea_error *err)
     }
     if (ej_field(f, "index", 1, &e, err) || read_generator(e, EA_I64, &g, err))
         return -1;
-    if (g.kind != EA_GEN_RANDINT)
-        return ej_bad_field(f, "index", "a randint generator", "another generator", err);
+    /* the C side's draw (repros/index_add/scope.h: IA_SEED_FABRICATED, IA_FABRICATED_HIGH), or the price is of
+     * other values than the replica's */
+    if (g.kind != EA_GEN_RANDINT || g.seed != 2 || g.low != 0 || g.high > 100)
+        return ej_bad_field(f, "index", "randint with seed 2, low 0 and high <= 100 (the pipeline's draw)",
+                            g.kind != EA_GEN_RANDINT ? "another generator" : "other parameters", err);
     if (ej_get_string(f, "method", &s, err) || ej_get_int_min(f, "calls_per_replay", 1, &n, err) ||
         ej_get_int_min(f, "replays", 1, &n, err) || cap_read_stats(f, "default", &c->fab_default, err) ||
         cap_read_stats(f, "without_lowering", &c->fab_without, err))

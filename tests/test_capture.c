@@ -271,8 +271,10 @@ Test(capture, fabricated_timings_are_read)
 
 Test(capture, fabricated_errors)
 {
-    BROKEN("$.fabricated.index: expected a randint generator, got another generator", "\"command\":", FAB,
+    BROKEN("$.fabricated.index: expected randint with seed 2, low 0 and high <= 100 (the pipeline's draw), got another generator", "\"command\":", FAB,
            "\"generator\": \"randint\", \"seed\": 2, \"low\": 0, \"high\": 100", "\"generator\": \"iota\", \"start\": 0, \"step\": 1");
+    BROKEN("$.fabricated.index: expected randint with seed 2, low 0 and high <= 100 (the pipeline's draw), got other "
+           "parameters", "\"command\":", FAB, "\"seed\": 2, \"low\": 0, \"high\": 100", "\"seed\": 3, \"low\": 0, \"high\": 100");
     BROKEN("$.fabricated.without_lowering: expected a value, got nothing (missing key)", "\"command\":", FAB,
            ", \"without_lowering\": {\"median_us\": 510, \"q1_us\": 1, \"q3_us\": 900, \"samples\": 20}", "");
     BROKEN("$.fabricated.default.median_us: expected 0 <= q1_us <= median_us <= q3_us", "\"command\":", FAB, "420", "1000");

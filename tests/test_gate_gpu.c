@@ -71,7 +71,7 @@ Test(gate_gpu, fresh_run_is_same_and_an_injected_delay_is_slower, .timeout = 600
             for (int fab = 0; fab < 2; fab++) {
                 const cJSON *p = ea_path_named(r, "current", fab ? "fabricated" : "faithful");
                 us = fmax(us, 0.2 * ea_path_median(p));
-                timed += 1 + cJSON_HasObjectItem(p, "time_cold");
+                timed += p ? 1 + cJSON_HasObjectItem(p, "time_cold") : 0;
             }
     cr_assert_gt(us, 1.0);
     ea_path_inject_delay(LABEL, us);

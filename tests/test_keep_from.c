@@ -177,6 +177,23 @@ Test(keep_from, a_base_of_another_gpu_model_is_refused)
     cJSON_Delete(base);
 }
 
+Test(keep_from, a_base_of_another_torch_driver_or_toolkit_is_refused)
+{
+    static const char *const keys[] = {"torch", "driver", "toolkit"};
+    for (int i = 0; i < 3; i++) {
+        cJSON *base = target_load(FIXTURE_TARGET, "baselines.json"), *fresh = run_of(base, XL_POINT, 1);
+        char want[64], msg[256];
+        snprintf(want, sizeof want, "%s", cJSON_GetObjectItemCaseSensitive(fresh, keys[i])->valuestring);
+        cJSON_ReplaceItemInObjectCaseSensitive(base, keys[i], cJSON_CreateString("0.0-other"));
+        ea_error err;
+        cr_assert_null(ea_baselines_keep_from(BASE, base, fresh, docs, &err), "%s", keys[i]);
+        snprintf(msg, sizeof msg, BASE " $.%s: expected this run's %s %s, got 0.0-other", keys[i], keys[i], want);
+        has(err.msg, msg);
+        cJSON_Delete(fresh);
+        cJSON_Delete(base);
+    }
+}
+
 /* The merge in a stage (the fixture target copied): golden diff sees the one point's times moved and
  * nothing else; golden accept installs it. */
 Test(keep_from, a_merged_stage_is_diffed_and_accepted)
