@@ -15,10 +15,15 @@
 #include "values.h"
 
 const ea_audit_op ea_audit_ops[EA_AUDIT_OPS] = {
-    {"aten.cat.default", "cat"},
-    {"aten.cumsum.default", "cumsum"},
-    {"aten.histc.default", "histc"},
-    {"aten.index_add.default", "index_add"},
+    {"aten.cat.default", "cat", 0},
+    {"aten.cumsum.default", "cumsum", 0},
+    {"aten.histc.default", "histc", 0},
+    {"aten.index_add.default", "index_add", 0},
+    {"aten._fft_c2c.default", "fft_c2c", 1},
+    {"aten.view_as_real.default", "view_as_real", 1},
+    {"aten.view_as_complex.default", "view_as_complex", 1},
+    {"_operator.mul", "operator_mul", 1},
+    {"aten._adaptive_avg_pool2d_backward.default", "adaptive_avg_pool2d_backward", 1},
 };
 
 typedef struct {

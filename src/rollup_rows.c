@@ -132,7 +132,7 @@ static const char *bucket_of(const char *cls)
 {
     if (ea_rollup_lowered_class(cls))
         return "lowered";
-    if (cls && (ea_rollup_fallback_class(cls) || !strcmp(cls, "library_extern")))
+    if (cls && (ea_rollup_fallback_class(cls) || !strcmp(cls, "library_extern") || !strcmp(cls, "not_captured")))
         return cls;
     return "unclassified";
 }
@@ -166,6 +166,8 @@ static void price(const ea_rollup_inputs *in, const occ *c, cJSON *row)
         why = "library extern (mm/conv/sdpa): a correct extern, listed, not priced";
     else if (!strcmp(bucket, "unclassified"))
         why = "unclassified: no capture covers it";
+    else if (!strcmp(bucket, "not_captured"))
+        why = "not yet captured: the op joined the audit set after this target's captures";
     else if (!in->baselines)
         why = in->note_baselines;
     else if (r && ej_str(r, "unsupported")) {

@@ -287,6 +287,13 @@ void occ_classification(const occ_ref *r)
               text(en, "old_rule"));
     cr_assert(strcmp(text(en, "class"), "unclassified"), "%s: unclassified: %s; the old rule's verdict: %s", w,
               text(en, "reason"), text(en, "old_rule"));
+    if (!strcmp(text(en, "class"), "not_captured")) { /* stored and recomputed agree: GPU work still to do */
+        char why[1024];
+        snprintf(why, sizeof why, "%s", text(es, "reason"));
+        cJSON_Delete(now);
+        cJSON_Delete(stored);
+        cr_skip_test("%s", why);
+    }
     const char *corpus = test_corpus();
     if (corpus)
         reextracted(r, w, corpus);
