@@ -95,8 +95,9 @@ def check_close(got, want, what):
         if a.shape != b.shape or a.dtype != b.dtype:
             raise CaptureError(f"{what}: output {k} is {a.dtype}{list(a.shape)}, eager gives "
                                f"{b.dtype}{list(b.shape)}")
-        if a.dtype.is_floating_point:
-            a64, b64 = a.double(), b.double()
+        if a.dtype.is_floating_point or a.dtype.is_complex:  # complex (an FFT): over real and imaginary parts
+            a64, b64 = (torch.view_as_real(x.resolve_conj()).double() if x.dtype.is_complex else x.double()
+                        for x in (a, b))
             err = (torch.linalg.vector_norm(a64 - b64) /
                    torch.linalg.vector_norm(b64).clamp_min(1e-30)).item()
             if not err <= FLOAT_TOLERANCE:
