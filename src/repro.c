@@ -12,6 +12,7 @@ extern const ea_repro_family ea_family_index_add;
 extern const ea_repro_family ea_family_routing_histc, ea_family_routing_cumsum;
 extern const ea_repro_family ea_family_cumsum;
 extern const ea_repro_family ea_family_cat;
+extern const ea_repro_family ea_family_avgpool_backward;
 
 const ea_repro_family *const ea_repro_families[] = {
     &ea_family_index_add,
@@ -19,6 +20,7 @@ const ea_repro_family *const ea_repro_families[] = {
     &ea_family_routing_cumsum,
     &ea_family_cumsum,
     &ea_family_cat,
+    &ea_family_avgpool_backward,
     NULL,
 };
 

@@ -23,6 +23,7 @@
 #include "gate.h"
 #include "helpers.h"
 #include "json.h"
+#include "repro_impl.h"
 #include "run.h"
 #include "target.h"
 #include "target_impl.h"
@@ -319,11 +320,21 @@ static cJSON *measured(const occ_ref *r, const char *w, char *file, size_t n)
     return doc;
 }
 
+/* An op added to the audit set that no family measures yet (its points are listed unmeasured): said, not failed. */
+static void skip_without_family(const occ_ref *r)
+{
+    for (const ea_repro_family *const *f = ea_repro_families; *f; f++)
+        if (!strcmp((*f)->op, ea_audit_ops[r->op].target))
+            return;
+    cr_skip_test("no repro family measures %s yet", ea_audit_ops[r->op].target);
+}
+
 void occ_correctness(const occ_ref *r)
 {
     char w[1024], file[4200], model[64];
     where(r, w, sizeof w);
     skip_without_gpu(w, model, sizeof model);
+    skip_without_family(r);
     cJSON *doc = measured(r, w, file, sizeof file);
     const cJSON *res;
     int i = 0, found = 0;

@@ -150,6 +150,24 @@ Test(gate, proposal_against_itself_reproduces_the_committed_file_byte_for_byte)
     release(4, p, r, a, b);
 }
 
+Test(gate, a_proposed_new_result_drops_its_points_unmeasured_entry)
+{
+    cJSON *a = golden(), *b = golden();
+    const char *point = "adaptive_avg_pool2d_backward-a0df034a1ddc";
+    cJSON *added = cJSON_Duplicate(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(b, "scopes"), 0), 1);
+    cJSON_ReplaceItemInObjectCaseSensitive(added, "family", cJSON_CreateString("avgpool_backward"));
+    cJSON_ReplaceItemInObjectCaseSensitive(added, "point", cJSON_CreateString(point));
+    cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(b, "scopes"), added);
+    int before = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(a, "unmeasured"));
+    cJSON *r = compare(a, b), *p = ea_gate_propose(a, b, r), *x;
+    cr_assert_eq(count(r, "ADDED"), 1);
+    const cJSON *u = cJSON_GetObjectItemCaseSensitive(p, "unmeasured");
+    cr_assert_eq(cJSON_GetArraySize(u), before - 1, "only the measured point's entry goes");
+    cJSON_ArrayForEach(x, u)
+        cr_assert_str_neq(cJSON_GetObjectItemCaseSensitive(x, "point")->valuestring, point);
+    release(4, p, r, a, b);
+}
+
 Test(gate, ten_percent_slower_is_a_regression_and_only_it_moves_in_the_proposal)
 {
     cJSON *a, *b, *r = compare_scaled(&a, &b, 3, 1, 1.10);
