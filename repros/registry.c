@@ -8,10 +8,15 @@
 
 /* One line per audited op: its golden document is golden/occurrences/<short name>.json. */
 const ea_audit_op ea_audit_ops[EA_AUDIT_OPS] = {
-    {"aten.cat.default", "cat"},
-    {"aten.cumsum.default", "cumsum"},
-    {"aten.histc.default", "histc"},
-    {"aten.index_add.default", "index_add"},
+    {"aten.cat.default", "cat", 0},
+    {"aten.cumsum.default", "cumsum", 0},
+    {"aten.histc.default", "histc", 0},
+    {"aten.index_add.default", "index_add", 0},
+    {"aten._fft_c2c.default", "fft_c2c", 1},
+    {"aten.view_as_real.default", "view_as_real", 1},
+    {"aten.view_as_complex.default", "view_as_complex", 1},
+    {"_operator.mul", "operator_mul", 1},
+    {"aten._adaptive_avg_pool2d_backward.default", "adaptive_avg_pool2d_backward", 1},
 };
 
 /* One line per family: repros/<name>/family.c defines it. */
@@ -19,6 +24,7 @@ extern const ea_repro_family ea_family_index_add;
 extern const ea_repro_family ea_family_routing_histc, ea_family_routing_cumsum;
 extern const ea_repro_family ea_family_cumsum;
 extern const ea_repro_family ea_family_cat;
+extern const ea_repro_family ea_family_avgpool_backward;
 
 const ea_repro_family *const ea_repro_families[] = {
     &ea_family_index_add,
@@ -26,5 +32,6 @@ const ea_repro_family *const ea_repro_families[] = {
     &ea_family_routing_cumsum,
     &ea_family_cumsum,
     &ea_family_cat,
+    &ea_family_avgpool_backward,
     NULL,
 };

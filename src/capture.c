@@ -189,9 +189,11 @@ static int read_generator(ej_val v, ea_dtype dt, ea_capture_gen *g, ea_error *er
     g->kind = (ea_gen_kind)kind;
     if (ej_object(v, kinds[kind].keys, err) != 0)
         return -1;
-    if ((g->kind == EA_GEN_UNIFORM && !ea_dtype_is_float(dt)) || (g->kind == EA_GEN_RANDINT && ea_dtype_is_float(dt)))
+    /* c64 (an FFT's input or output): the real part uniform, the imaginary part 0 (tools/capture/scope.py) */
+    int uniform_ok = ea_dtype_is_float(dt) || dt == EA_C64;
+    if ((g->kind == EA_GEN_UNIFORM && !uniform_ok) || (g->kind == EA_GEN_RANDINT && uniform_ok))
         return ej_bad_field(
-            v, "generator", g->kind == EA_GEN_UNIFORM ? "a floating dtype for uniform" : "an integer dtype for randint",
+            v, "generator", g->kind == EA_GEN_UNIFORM ? "a floating or c64 dtype for uniform" : "an integer dtype for randint",
             ea_dtype_name(dt), err);
     switch (g->kind) {
     case EA_GEN_UNIFORM:

@@ -11,7 +11,8 @@
 #include "json.h"
 
 const char *const ea_class_names[EA_CLASSES + 1] = {
-    "lowered", "conditional_lowered", "conditional_fallback", "true_fallback", "library_extern", "unclassified", NULL};
+    "lowered", "conditional_lowered", "conditional_fallback", "true_fallback", "library_extern", "unclassified",
+    "not_captured", NULL};
 
 #define REASON_LEN 2048
 #define FINDING_NOTE "ATen fallback inside an audited scope, outside the audit set"
@@ -21,6 +22,7 @@ typedef struct {
     const char *id, *op, *point, *scope;
     const char *dtype; /* the first tensor argument's, naming the default side of a conditional class */
     int list_inputs;   /* tensors in args[0]: what the old rule counts for cat */
+    int op_index;      /* in ea_audit_ops */
     const ea_capture *capture;
 } occ;
 
@@ -82,6 +84,7 @@ static int collect(cJSON *const docs[EA_AUDIT_OPS], occ_list *l, ea_error *err)
                     occ *x = &l->v[l->n++];
                     x->id = field_str(o, "id");
                     x->op = ea_audit_ops[i].target;
+                    x->op_index = i;
                     x->point = field_str(p, "point");
                     x->scope = field_str(sc, "scope_id");
                     describe_args(
@@ -264,12 +267,31 @@ static cJSON *str_or_null(const char *s)
     return s ? cJSON_CreateString(s) : cJSON_CreateNull();
 }
 
-static cJSON *entry(const occ *o, const ea_old_rule *rule, ea_class *cls)
+/* Whether captures cover some occurrence of each op, and of any op. */
+static void ops_captured(const occ_list *l, int captured[EA_AUDIT_OPS], int *any)
+{
+    memset(captured, 0, sizeof(int) * EA_AUDIT_OPS);
+    *any = 0;
+    for (int i = 0; i < l->n; i++)
+        if (l->v[i].capture)
+            captured[l->v[i].op_index] = *any = 1;
+}
+
+/* op_captured: some occurrence of o's op has a capture; any_captured: some occurrence of any op has. */
+static cJSON *entry(const occ *o, const ea_old_rule *rule, int op_captured, int any_captured, ea_class *cls)
 {
     const char *old = ea_old_rule_verdict_op(rule, o->op, o->list_inputs);
     char reason[REASON_LEN] = "no capture covers it", cd_reason[REASON_LEN], path[1024];
     cJSON *e = cJSON_CreateObject(), *agree = cJSON_CreateNull();
     *cls = EA_CLASS_UNCLASSIFIED;
+    if (!o->capture && !op_captured && any_captured && ea_audit_ops[o->op_index].added) {
+        /* an op added to the audit set since, none of it captured yet (a lost capture stays unclassified) */
+        *cls = EA_CLASS_NOT_CAPTURED;
+        snprintf(reason, sizeof reason,
+                 "not yet captured: no capture of this target covers an occurrence of %s (run its scopes through "
+                 "tools/capture on a GPU: STEPS=newops ci/gpu-check)",
+                 o->op);
+    }
     if (o->capture) {
         ea_class cd = decide(ea_capture_run_named(o->capture, "coordinate_descent"), o, old, cd_reason);
         *cls = decide(ea_capture_run_named(o->capture, "default"), o, old, reason);
@@ -393,9 +415,11 @@ int ea_classify(cJSON *const docs[EA_AUDIT_OPS], const ea_captures *caps, const 
                           caps->n ? cJSON_Duplicate(caps->items[0].environment, 1) : cJSON_CreateNull());
     cJSON_AddStringToObject(doc, "rule_recorded_for", rule->recorded_for);
     entries = cJSON_AddArrayToObject(doc, "occurrences");
+    int captured[EA_AUDIT_OPS], any;
+    ops_captured(&l, captured, &any);
     for (int i = 0; i < l.n; i++) {
         ea_class cls;
-        cJSON_AddItemToArray(entries, entry(&l.v[i], rule, &cls));
+        cJSON_AddItemToArray(entries, entry(&l.v[i], rule, captured[l.v[i].op_index], any, &cls));
     }
     cJSON_AddItemToObject(doc, "summary", summary(entries));
     cJSON_AddItemToObject(doc, "findings", findings(caps));
@@ -438,7 +462,7 @@ static int check_entry(ej_val e, ea_error *err)
         ej_field(e, "class", 1, &c, err);
         return ea_fail(err,
                        "%s %s: expected lowered, conditional_lowered, conditional_fallback, true_fallback, "
-                       "library_extern or unclassified, got \"%s\"",
+                       "library_extern, unclassified or not_captured, got \"%s\"",
                        c.file, c.path, c.v->valuestring);
     }
     return nullable(e, "old_rule", 0, err) || ej_get_bool(e, "false_extern", &b, err) ||

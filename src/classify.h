@@ -3,7 +3,8 @@
  * decides from the default run's evidence: an aten call of the op itself is a fallback (conditional
  * when a probe run of the scope lowers it, else true), a flop-counted op with extern kernels is a
  * library extern, anything else is lowered (conditional when a probe run falls back). The
- * coordinate_descent run must reach the same class. No capture: "unclassified". The result is the
+ * coordinate_descent run must reach the same class. No capture: "unclassified", or "not_captured" for an op
+ * added to the audit set since (ea_audit_op.added) that no capture covers at all. The result is the
  * golden/targets/<target>/classification.json document (docs/schema.md); inconsistent inputs (two captures covering
  * one id, a covered id that is no golden occurrence, captures from different environments) fail
  * with the file and JSON path named. */
@@ -24,11 +25,13 @@
 typedef enum {
     EA_CLASS_LOWERED, EA_CLASS_CONDITIONAL_LOWERED, EA_CLASS_CONDITIONAL_FALLBACK,
     EA_CLASS_TRUE_FALLBACK, EA_CLASS_LIBRARY_EXTERN, EA_CLASS_UNCLASSIFIED,
+    EA_CLASS_NOT_CAPTURED, /* an op marked added in ea_audit_ops that no capture of the target covers at all,
+                            * while captures cover other ops: captured since (reported, not a gap) */
     EA_CLASSES
 } ea_class;
 
 /* "lowered", "conditional_lowered", "conditional_fallback", "true_fallback", "library_extern",
- * "unclassified", NULL. */
+ * "unclassified", "not_captured", NULL. */
 extern const char *const ea_class_names[EA_CLASSES + 1];
 
 /* docs: the validated golden occurrence documents (ea_occurrences_load). *out: the document. */

@@ -22,8 +22,9 @@ const char ea_usage_audit[] =
     "                 $EXTERN_AUDIT_TARGET, else this GPU model's, else the only one)\n"
     "  --json        print JSON instead of the tables\n";
 
-/* Every point the target's baselines.json measured; -1 on a bad baselines file. */
-static int measured_points(const ea_target *t, cJSON *points, ea_error *err)
+/* Every point the target's baselines.json measured, and {point: reason} of those it lists unmeasured; -1 on a
+ * bad baselines file. */
+static int measured_points(const ea_target *t, cJSON *points, cJSON *unmeasured, ea_error *err)
 {
     char path[4400];
     ej_doc doc;
@@ -37,6 +38,10 @@ static int measured_points(const ea_target *t, cJSON *points, ea_error *err)
     if ((rc = ea_baseline_validate(path, doc.root, err)) == 0)
         cJSON_ArrayForEach(sc, cJSON_GetObjectItem(doc.root, "scopes"))
             cJSON_AddItemToArray(points, cJSON_CreateString(cJSON_GetObjectItem(sc, "point")->valuestring));
+    if (rc == 0)
+        cJSON_ArrayForEach(sc, cJSON_GetObjectItem(doc.root, "unmeasured"))
+            cJSON_AddStringToObject(unmeasured, cJSON_GetObjectItem(sc, "point")->valuestring,
+                                    cJSON_GetObjectItem(sc, "reason")->valuestring);
     ej_free(&doc);
     return rc;
 }
@@ -54,7 +59,8 @@ static void need(cJSON *list, const char *missing, const char *what)
 {
     cJSON *p = cJSON_CreateObject();
     cJSON_AddStringToObject(p, "missing", missing);
-    cJSON_AddStringToObject(p, "needs", what);
+    if (what)
+        cJSON_AddStringToObject(p, "needs", what);
     cJSON_AddItemToArray(list, p);
 }
 
@@ -94,7 +100,7 @@ static void print_classes(const cJSON *classes)
 /* What the golden folder does not hold yet: the classification, and timings for every point. */
 static cJSON *pending_gpu_work(const char *golden, const ea_target *t, cJSON *const docs[EA_AUDIT_OPS], ea_error *err)
 {
-    cJSON *list = cJSON_CreateArray(), *measured = cJSON_CreateArray();
+    cJSON *list = cJSON_CreateArray(), *measured = cJSON_CreateArray(), *unmeasured = cJSON_CreateObject();
     char path[4400];
     if (t->name[0])
         snprintf(path, sizeof path, "%s/classification.json", t->dir);
@@ -102,26 +108,35 @@ static cJSON *pending_gpu_work(const char *golden, const ea_target *t, cJSON *co
         snprintf(path, sizeof path, "%s/targets/<gpu model>-torch<version>/classification.json", golden);
     if (!t->name[0] || ea_file_present(path, err) == 0) /* a broken link is refused by classification_summary */
         need(list, path, "classification from actual compile behaviour (tools/capture on a GPU with torch)");
-    if (measured_points(t, measured, err) != 0) {
+    if (measured_points(t, measured, unmeasured, err) != 0) {
         cJSON_Delete(list);
         cJSON_Delete(measured);
+        cJSON_Delete(unmeasured);
         return NULL;
     }
     for (int i = 0; i < EA_AUDIT_OPS; i++) {
         int total = 0, missing = 0;
         const cJSON *p;
+        const char *reason = NULL; /* the file's reason for the first missing point, when it gives one */
         cJSON_ArrayForEach(p, cJSON_GetObjectItem(docs[i], "points"))
         {
+            const char *id = cJSON_GetObjectItem(p, "point")->valuestring;
             total++;
-            missing += !listed(measured, cJSON_GetObjectItem(p, "point")->valuestring);
+            if (listed(measured, id))
+                continue;
+            if (!missing++)
+                reason = cJSON_GetStringValue(cJSON_GetObjectItem(unmeasured, id));
         }
         if (!missing)
             continue;
         snprintf(path, sizeof path, "%s/baselines.json: %d of %d %s points unmeasured",
                  t->name[0] ? t->dir : "(no target)", missing, total, ea_audit_ops[i].short_name);
-        need(list, path, "current / oracle / floor timings (a repro family and extern-audit run on a GPU)");
+        need(list, path, reason ? NULL : "current / oracle / floor timings (a repro family and extern-audit run on a GPU)");
+        if (reason) /* the file says why: that, not a generic need */
+            cJSON_AddStringToObject(cJSON_GetArrayItem(list, cJSON_GetArraySize(list) - 1), "reason", reason);
     }
     cJSON_Delete(measured);
+    cJSON_Delete(unmeasured);
     return list;
 }
 
@@ -169,8 +184,9 @@ int ea_cmd_audit(int argc, char **argv)
         printf("\nNeeds a GPU:\n");
         const cJSON *p;
         cJSON_ArrayForEach(p, pending)
-            printf("  %s\n      needs %s\n", cJSON_GetObjectItem(p, "missing")->valuestring,
-                   cJSON_GetObjectItem(p, "needs")->valuestring);
+            printf("  %s\n      %s %s\n", cJSON_GetObjectItem(p, "missing")->valuestring,
+                   cJSON_HasObjectItem(p, "reason") ? "unmeasured:" : "needs",
+                   cJSON_GetStringValue(cJSON_GetObjectItem(p, cJSON_HasObjectItem(p, "reason") ? "reason" : "needs")));
         if (!cJSON_GetArraySize(pending))
             printf("  nothing: the classification and a baseline for every point are present\n");
         printf("This machine: %s\n", have_gpu ? dev.name : dev.reason);

@@ -14,13 +14,15 @@
 #include "corpus.h"
 #include "error.h"
 
-#define EA_AUDIT_OPS 4
+#define EA_AUDIT_OPS 9
 #define EA_OCCURRENCES_SCHEMA "extern-audit/occurrences"
 #define EA_OCCURRENCES_VERSION 1
 
 typedef struct {
     const char *target; /* "aten.cat.default" */
     const char *short_name; /* "cat": file golden/occurrences/cat.json */
+    int added;              /* 1: joined the audit set after the H200 target was captured: a target none of
+                             * whose captures covers the op reports it not_captured, not unclassified */
 } ea_audit_op;
 
 extern const ea_audit_op ea_audit_ops[EA_AUDIT_OPS]; /* repros/registry.c, beside the families */

@@ -282,6 +282,23 @@ static cJSON *path_item(cJSON *doc, int i, int j)
     return cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(scope_item(doc, i), "paths"), j);
 }
 
+/* A point's "unmeasured" entry goes once a result for it is taken: its reason no longer holds (the list goes
+ * when emptied). */
+static void drop_unmeasured(cJSON *doc, const char *point)
+{
+    cJSON *u = cJSON_GetObjectItemCaseSensitive(doc, "unmeasured"), *x;
+    int i = 0;
+    cJSON_ArrayForEach(x, u) {
+        if (!strcmp(text(x, "point"), point)) {
+            cJSON_DeleteItemFromArray(u, i);
+            break;
+        }
+        i++;
+    }
+    if (u && !cJSON_GetArraySize(u))
+        cJSON_DeleteItemFromObjectCaseSensitive(doc, "unmeasured");
+}
+
 /* One moved entry taken into the copy of the stored document; 1 when it changed something. */
 static int take(cJSON *out, const cJSON *fresh, const cJSON *e)
 {
@@ -305,6 +322,7 @@ static int take(cJSON *out, const cJSON *fresh, const cJSON *e)
                                                                                "time_cold"), 1));
     } else if (!strcmp(st, "ADDED") && si < 0) {
         cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(out, "scopes"), cJSON_Duplicate(fr, 1));
+        drop_unmeasured(out, text(fr, "point"));
     } else if (!strcmp(st, "ADDED")) {
         cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(scope_item(out, si), "paths"),
                              cJSON_Duplicate(path_item((cJSON *)fresh, fi, fj), 1));

@@ -89,7 +89,8 @@ static cJSON *per_op(const ea_rollup_inputs *in, const cJSON *rows)
         cJSON_ArrayForEach(r, rows)
             if (!strcmp(ej_str(r, "op"), ea_audit_ops[i].target))
                 fold(a, r);
-        cJSON_AddItemToObject(a, "seed", in->have_seed ? seed_json(&in->seed.ops[i], in->seed.gpu) : cJSON_CreateNull());
+        cJSON_AddItemToObject(a, "seed", in->have_seed && in->seed.ops[i].occurrences ? seed_json(&in->seed.ops[i], in->seed.gpu)
+                                                                                 : cJSON_CreateNull());
         cJSON_AddItemToArray(ops, a);
     }
     return ops;
@@ -182,6 +183,8 @@ static cJSON *totals(const ea_rollup_inputs *in, const cJSON *ops, const cJSON *
     cJSON_ArrayForEach(o, ops)
     {
         const cJSON *s = cJSON_GetObjectItemCaseSensitive(o, "seed");
+        if (cJSON_IsNull(s)) /* an op the seed did not price */
+            continue;
         seed += ej_num(s, "total_us");
         /* an op whose every occurrence is a false extern leaves the extern bucket whole */
         if (ej_num(o, "false_extern") == ej_num(o, "occurrences"))

@@ -132,9 +132,19 @@ static const char *bucket_of(const char *cls)
 {
     if (ea_rollup_lowered_class(cls))
         return "lowered";
-    if (cls && (ea_rollup_fallback_class(cls) || !strcmp(cls, "library_extern")))
+    if (cls && (ea_rollup_fallback_class(cls) || !strcmp(cls, "library_extern") || !strcmp(cls, "not_captured")))
         return cls;
     return "unclassified";
+}
+
+/* The baselines' reason for a point it lists unmeasured, or NULL. */
+static const char *unmeasured_reason(const cJSON *baselines, const char *point)
+{
+    const cJSON *u;
+    cJSON_ArrayForEach(u, cJSON_GetObjectItemCaseSensitive(baselines, "unmeasured"))
+        if (!strcmp(ej_str(u, "point"), point))
+            return ej_str(u, "reason");
+    return NULL;
 }
 
 /* Per-call figures of the row's scope and the reason it is unpriced, if it is. */
@@ -166,8 +176,14 @@ static void price(const ea_rollup_inputs *in, const occ *c, cJSON *row)
         why = "library extern (mm/conv/sdpa): a correct extern, listed, not priced";
     else if (!strcmp(bucket, "unclassified"))
         why = "unclassified: no capture covers it";
+    else if (!strcmp(bucket, "not_captured"))
+        why = "not yet captured: the op joined the audit set after this target's captures";
     else if (!in->baselines)
         why = in->note_baselines;
+    else if (!r && unmeasured_reason(in->baselines, c->point)) {
+        snprintf(buf, sizeof buf, "unmeasured: %.400s", unmeasured_reason(in->baselines, c->point));
+        why = buf;
+    }
     else if (r && ej_str(r, "unsupported")) {
         snprintf(buf, sizeof buf, "unsupported by its family: %.400s", ej_str(r, "unsupported"));
         why = buf;

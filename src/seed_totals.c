@@ -104,9 +104,7 @@ static int read_doc(ea_seed_totals *s, ea_error *err)
             return -1;
         seen[which] = 1;
     }
-    for (int i = 0; i < EA_AUDIT_OPS; i++)
-        if (!seen[i])
-            return ej_bad_field(root, "ops", "an entry for every audited op", ea_audit_ops[i].target, err);
+    /* the seed issue priced the ops it listed; an op audited since has no "before" figure (occurrences 0) */
     return 0;
 }
 

@@ -287,6 +287,13 @@ void occ_classification(const occ_ref *r)
               text(en, "old_rule"));
     cr_assert(strcmp(text(en, "class"), "unclassified"), "%s: unclassified: %s; the old rule's verdict: %s", w,
               text(en, "reason"), text(en, "old_rule"));
+    if (!strcmp(text(en, "class"), "not_captured")) { /* stored and recomputed agree: GPU work still to do */
+        char why[1024];
+        snprintf(why, sizeof why, "%s", text(es, "reason"));
+        cJSON_Delete(now);
+        cJSON_Delete(stored);
+        cr_skip_test("%s", why);
+    }
     const char *corpus = test_corpus();
     if (corpus)
         reextracted(r, w, corpus);
@@ -312,11 +319,21 @@ static cJSON *measured(const occ_ref *r, const char *w, char *file, size_t n)
     return doc;
 }
 
+/* An op added to the audit set that no family measures yet (its points are listed unmeasured): said, not failed. */
+static void skip_without_family(const occ_ref *r)
+{
+    for (const ea_repro_family *const *f = ea_repro_families; *f; f++)
+        if (!strcmp((*f)->op, ea_audit_ops[r->op].target))
+            return;
+    cr_skip_test("no repro family measures %s yet", ea_audit_ops[r->op].target);
+}
+
 void occ_correctness(const occ_ref *r)
 {
     char w[1024], file[4200], model[64];
     where(r, w, sizeof w);
     skip_without_gpu(w, model, sizeof model);
+    skip_without_family(r);
     cJSON *doc = measured(r, w, file, sizeof file);
     const cJSON *res;
     int i = 0, found = 0;

@@ -485,12 +485,14 @@ Test(bad_input, index_add_arguments_are_checked_when_planned)
     const char *g = test_tmpdir();
     char cwd[2048], target[4096];
     cr_assert_not_null(getcwd(cwd, sizeof cwd));
-    static const char *const same[] = {"cat.json", "cumsum.json", "histc.json", "summary.json"};
     cr_assert_eq(mkdir(join(g, "occurrences"), 0755), 0);
-    for (int i = 0; i < 4; i++) {
-        snprintf(target, sizeof target, "%s/golden/occurrences/%s", cwd, same[i]);
+    for (int i = 0; i <= EA_AUDIT_OPS; i++) { /* every document but index_add's, and summary.json */
+        const char *name = i < EA_AUDIT_OPS ? ea_audit_ops[i].short_name : "summary";
+        if (!strcmp(name, "index_add"))
+            continue;
+        snprintf(target, sizeof target, "%s/golden/occurrences/%s.json", cwd, name);
         char link_name[256];
-        snprintf(link_name, sizeof link_name, "occurrences/%s", same[i]);
+        snprintf(link_name, sizeof link_name, "occurrences/%s.json", name);
         cr_assert_eq(symlink(target, join(g, link_name)), 0);
     }
     static const char *const bad[][3] = {
@@ -529,8 +531,9 @@ Test(bad_input, audit_states_the_bottom_line)
 {
     cli_run r = test_cli("audit", NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
-    has(r.out, "\nBottom line: 106 of the 190 occurrences the old rule files under \"extern\" are false externs "
-               "(Inductor lowers them): aten.cat.default 62, aten.cumsum.default 44\n");
+    has(r.out, "\nBottom line: 106 of the 279 occurrences the old rule files under \"extern\" are false externs "
+               "(Inductor lowers them): aten.cat.default 62, aten.cumsum.default 44\n"
+               "  89 of them not yet captured on this target (class unknown until STEPS=newops ci/gpu-check)\n");
     has(r.out, "\ngolden/targets/H200-torch2.11.0+cu130/baselines.json (NVIDIA H200; per call, median us;");
     has(r.out, "  index_add       xlnet                     24 ");
     cli_run_free(&r);

@@ -284,6 +284,15 @@ Test(capture, fabricated_errors)
     BROKEN("$.fabricated: unknown key 'samples'", "\"command\":", "\"fabricated\": {\"samples\": 1}, \"command\":");
 }
 
+
+Test(capture, a_c64_input_reads_with_uniform)
+{
+    ea_capture c;
+    load_mutated(mutated("\"bf16\"", "\"c64\"", NULL), &c); /* an FFT scope's complex input */
+    cr_assert_eq(c.inputs[0].t.dtype, EA_C64);
+    ea_capture_free(&c);
+}
+
 Test(capture, tensor_errors)
 {
     BROKEN("$.inputs[0].offset: expected integer, got string \"0\"", "\"offset\": 0", "\"offset\": \"0\"");
@@ -293,7 +302,9 @@ Test(capture, tensor_errors)
     BROKEN("$.inputs[0].sizes: expected at most 8 integers, got 9", "[2, 4, 6, 2]", "[1, 1, 1, 1, 1, 1, 1, 1, 1]");
     BROKEN("$.inputs[0].values.generator: expected uniform, randint, bool, constant, iota, as_strided_iota or topk_ids, "
            "got \"normal\"", "\"uniform\"", "\"normal\"");
-    BROKEN("$.inputs[0].values.generator: expected a floating dtype for uniform, got i32", "\"bf16\"", "\"i32\"");
+    BROKEN("$.inputs[0].values.generator: expected a floating or c64 dtype for uniform, got i32", "\"bf16\"", "\"i32\"");
+    BROKEN("$.inputs[0].values.generator: expected an integer dtype for randint, got c64", "\"bf16\"", "\"c64\"",
+           "\"uniform\", \"seed\": 0", "\"randint\", \"seed\": 0, \"low\": 0, \"high\": 2");
     BROKEN("$.inputs[0].values.generator: expected an integer dtype for randint, got bf16", "\"uniform\", \"seed\": 0",
            "\"randint\", \"seed\": 0, \"low\": 0, \"high\": 2");
     BROKEN("$.inputs[0].values.high: expected an integer >= 6, got 5", "\"bf16\"", "\"i32\"", "\"uniform\", \"seed\": 0",

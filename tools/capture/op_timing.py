@@ -395,7 +395,7 @@ def time_point(plan, with_kernels):
 def pipeline_plans(golden_dir, wanted):
     """pipeline.plan_point of every point of every audited op (those --points names, if any)."""
     plans = []
-    for name in golden.op_files(golden_dir):
+    for name in pipeline.PRICED_OPS:
         path, doc = golden.load_op(golden_dir, name)
         for i, p in enumerate(doc["points"]):
             ids = {p.get("point")} | {g.get("scope_id") for g in p.get("scopes", [])}

@@ -12,7 +12,7 @@ import re
 FLOATING = ("bf16", "f16", "f32", "f64")
 TORCH_DTYPES = {"bf16": "bfloat16", "f16": "float16", "f32": "float32", "f64": "float64",
                 "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64", "u8": "uint8",
-                "b8": "bool"}
+                "b8": "bool", "c64": "complex64"}
 EXACT_DERIVED = ("constant", "iota", "as_strided_iota")
 NON_FINITE = {"inf": math.inf, "-inf": -math.inf, "nan": math.nan}
 INT64_MAX = 2 ** 63 - 1
@@ -231,7 +231,7 @@ def choose_generator(tensor, seed, derived, corpus_input, experts=None, topk_ind
         return {"generator": "topk_ids", "seed": seed, "experts": experts,
                 "k": tensor["sizes"][1]}
     dtype = tensor["dtype"]
-    if dtype in FLOATING:
+    if dtype in FLOATING or dtype == "c64":  # c64: the real part uniform, the imaginary part 0
         return {"generator": "uniform", "seed": seed}
     if dtype == "b8":
         return {"generator": "bool", "seed": seed}
@@ -256,10 +256,8 @@ def plan_inputs(nodes, value_properties):
         elif node["op"] == "_operator.getitem" and node["args"][0] in (
                 {"ref": j} for j in tuple_inputs):
             source = nodes[node["args"][0]["ref"]]["op"]
-            if source != "aten.topk.default":
-                raise ScopeError(f"scope entry {k}: only a topk may be a tuple-valued input, "
-                                 f"got {source}")
-            topk_index = node["args"][1]
+            # a topk's ids are routing ids; another tuple's item (a var_mean's) is a plain input
+            topk_index = node["args"][1] if source == "aten.topk.default" else None
         else:
             continue
         tensor = parse_ann(node.get("ann"), f"scope entry {k}")
@@ -327,7 +325,7 @@ def make_tensor(spec, device="cuda"):
         data = np.asarray(gen.element(values, index))
         if data.shape != (n,):
             data = np.broadcast_to(data, (n,))
-    if spec["dtype"] in FLOATING:
+    if spec["dtype"] in FLOATING or spec["dtype"] == "c64":
         data = torch.from_numpy(np.ascontiguousarray(data, dtype=np.float32))
     elif spec["dtype"] == "b8":
         data = torch.from_numpy(np.ascontiguousarray(data, dtype=np.uint8)).bool()

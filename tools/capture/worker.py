@@ -108,7 +108,7 @@ def check_close(got, want, what, ties=None):
         if a.shape != b.shape or a.dtype != b.dtype:
             raise CaptureError(f"{what}: output {k} is {a.dtype}{list(a.shape)}, eager gives "
                                f"{b.dtype}{list(b.shape)}")
-        if a.dtype.is_floating_point:
+        if a.dtype.is_floating_point or a.dtype.is_complex:
             err = relative_l2(a, b)
             if not err <= FLOAT_TOLERANCE:
                 raise CaptureError(f"{what}: output {k} differs from eager: relative L2 {err:.3g} "
@@ -275,11 +275,12 @@ FLOAT_DTYPES = ("bf16", "f16", "f32")
 
 
 def relative_l2(got, want):
-    """||got - want|| / ||want|| in float64, for floating outputs; None for others."""
+    """||got - want|| / ||want|| in float64, for floating outputs (complex ones, an FFT's: over real and
+    imaginary parts); None for others."""
     import torch
-    if not got.dtype.is_floating_point:
+    if not (got.dtype.is_floating_point or got.dtype.is_complex):
         return None
-    a, b = got.double(), want.double()
+    a, b = (torch.view_as_real(x.resolve_conj()).double() if x.dtype.is_complex else x.double() for x in (got, want))
     return (torch.linalg.vector_norm(a - b) / torch.linalg.vector_norm(b).clamp_min(1e-30)).item()
 
 

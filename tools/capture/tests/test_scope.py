@@ -144,10 +144,11 @@ class TestPlan(unittest.TestCase):
                                         32, topk_index=0)
         self.assertEqual(values, {"generator": "uniform", "seed": 1})
 
-    def test_tuple_input_other_than_topk(self):
-        bad = [dict(ROUTING[0], op="aten.max.dim")] + ROUTING[1:]
-        with self.assertRaises(scope.ScopeError):
-            scope.plan_inputs(bad, ROUTING_PROPS)
+    def test_tuple_input_other_than_topk_is_a_plain_input(self):
+        other = [dict(ROUTING[0], op="aten.var_mean.correction")] + ROUTING[1:]
+        inputs = scope.plan_inputs(other, ROUTING_PROPS)
+        self.assertEqual(inputs[0]["entry"], 1)
+        self.assertNotEqual(inputs[0]["values"]["generator"], "topk_ids")
 
     def test_outputs(self):
         self.assertEqual(scope.output_entries(CUMSUM), [2, 4])
@@ -192,7 +193,8 @@ class TestGolden(unittest.TestCase):
             golden.distinct_scopes(docs)
 
     def test_op_files_are_discovered(self):
-        self.assertEqual(golden.op_files(GOLDEN), ["cat", "cumsum", "histc", "index_add"])
+        self.assertEqual(golden.op_files(GOLDEN), ["adaptive_avg_pool2d_backward", "cat", "cumsum", "fft_c2c", "histc",
+                                                 "index_add", "operator_mul", "view_as_complex", "view_as_real"])
         with tempfile.TemporaryDirectory() as d:
             os.mkdir(os.path.join(d, "occurrences"))
             with self.assertRaisesRegex(golden.GoldenError, r"occurrences: expected an occurrences document"):
@@ -212,8 +214,13 @@ class TestGolden(unittest.TestCase):
                 total += json.load(f)["occurrences"]
         self.assertEqual(len(covered), total)
         self.assertEqual(len(set(covered)), total)
-        for s in scopes:   # every scope plans without torch
-            scope.plan_inputs(s["scope"]["nodes"], s["point"]["signature"]["value_properties"])
+        for s in scopes:   # every scope plans without torch, but the SymInt product's (symbolic shapes)
+            plan = (s["scope"]["nodes"], s["point"]["signature"]["value_properties"])
+            if s["op"] == "_operator.mul":
+                with self.assertRaisesRegex(scope.ScopeError, r"expected a tensor annotation .* got 'Sym\(s16\)'"):
+                    scope.plan_inputs(*plan)
+            else:
+                scope.plan_inputs(*plan)
 
 
 if __name__ == "__main__":
