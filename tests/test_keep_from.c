@@ -192,6 +192,15 @@ Test(keep_from, a_base_of_another_torch_driver_or_toolkit_is_refused)
         cJSON_Delete(fresh);
         cJSON_Delete(base);
     }
+    /* a run whose points were all unsupported read no torch op timing: it names no torch and merges */
+    cJSON *base = target_load(FIXTURE_TARGET, "baselines.json"), *fresh = run_of(base, XL_POINT, 1);
+    cJSON_ReplaceItemInObjectCaseSensitive(fresh, "torch", cJSON_CreateNull());
+    ea_error err;
+    cJSON *whole = ea_baselines_keep_from(BASE, base, fresh, docs, &err);
+    cr_assert_not_null(whole, "%s", err.msg);
+    cJSON_Delete(whole);
+    cJSON_Delete(fresh);
+    cJSON_Delete(base);
 }
 
 /* The merge in a stage (the fixture target copied): golden diff sees the one point's times moved and
