@@ -238,6 +238,15 @@ static int validate_scope(ej_val s, ea_error *err)
     return 0;
 }
 
+const char *ea_baseline_unmeasured_reason(const cJSON *doc, const char *point)
+{
+    const cJSON *u;
+    cJSON_ArrayForEach(u, cJSON_GetObjectItemCaseSensitive(doc, "unmeasured"))
+        if (!strcmp(ej_str(u, "point"), point))
+            return ej_str(u, "reason");
+    return NULL;
+}
+
 /* "unmeasured": [{"point", "reason"}], the golden points a document holds no result for, and why. */
 static int optional_unmeasured(ej_val root, ea_error *err)
 {

@@ -227,6 +227,16 @@ static void add_probe(char *buf, const ea_capture_run *p, const char *call)
         addf(buf, "lowered (%" PRId64 " Triton launch%s, no aten call)", n, n == 1 ? "" : "es");
 }
 
+/* Ops whose ATen CUDA kernel is a vendor library's: a fallback to one is a correct extern, as mm is. */
+static const char *library_of(const char *op)
+{
+    static const char *const libraries[][2] = {{"aten._fft_c2c.default", "cuFFT"}};
+    for (size_t i = 0; i < sizeof libraries / sizeof libraries[0]; i++)
+        if (!strcmp(op, libraries[i][0]))
+            return libraries[i][1];
+    return NULL;
+}
+
 /* The class base (default or coordinate_descent) gives o, with the capture's probe runs deciding
  * whether the behaviour is conditional on the dtype. */
 static ea_class decide(const ea_capture_run *base, const occ *o, const char *old, char *reason)
@@ -245,7 +255,11 @@ static ea_class decide(const ea_capture_run *base, const occ *o, const char *old
     reason[0] = '\0';
     if (flipped)
         addf(reason, "%s: ", o->dtype ? o->dtype : base->config);
-    if (fb) {
+    if (fb && !flipped && library_of(o->op)) {
+        cls = EA_CLASS_LIBRARY_EXTERN;
+        addf(reason, "aten fallback call %s: a %s call (Inductor has no lowering; nothing for it to replace)", call,
+             library_of(o->op));
+    } else if (fb) {
         cls = flipped ? EA_CLASS_CONDITIONAL_FALLBACK : EA_CLASS_TRUE_FALLBACK;
         addf(reason, "aten fallback call %s", call);
     } else if (old && !strcmp(old, "flop_counted") && base->ev.nextern_kernels) {

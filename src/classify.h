@@ -1,8 +1,8 @@
 /* classify.h: the class of every golden occurrence, from what Inductor actually generated.
  * Contract: ea_classify reads each occurrence's capture (the one whose "covers" lists its id) and
  * decides from the default run's evidence: an aten call of the op itself is a fallback (conditional
- * when a probe run of the scope lowers it, else true), a flop-counted op with extern kernels is a
- * library extern, anything else is lowered (conditional when a probe run falls back). The
+ * when a probe run of the scope lowers it, else true; a library extern when the op's ATen kernel is a vendor
+ * library's, the FFT's cuFFT), a flop-counted op with extern kernels is a library extern, anything else is lowered (conditional when a probe run falls back). The
  * coordinate_descent run must reach the same class. No capture: "unclassified", or "not_captured" for an op
  * added to the audit set since (ea_audit_op.added) that no capture covers at all. The result is the
  * golden/targets/<target>/classification.json document (docs/schema.md); inconsistent inputs (two captures covering

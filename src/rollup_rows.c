@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "baseline.h"
 #include "candidate.h"
 #include "path.h"
 #include "rollup_impl.h"
@@ -137,16 +138,6 @@ static const char *bucket_of(const char *cls)
     return "unclassified";
 }
 
-/* The baselines' reason for a point it lists unmeasured, or NULL. */
-static const char *unmeasured_reason(const cJSON *baselines, const char *point)
-{
-    const cJSON *u;
-    cJSON_ArrayForEach(u, cJSON_GetObjectItemCaseSensitive(baselines, "unmeasured"))
-        if (!strcmp(ej_str(u, "point"), point))
-            return ej_str(u, "reason");
-    return NULL;
-}
-
 /* Per-call figures of the row's scope and the reason it is unpriced, if it is. */
 static void price(const ea_rollup_inputs *in, const occ *c, cJSON *row)
 {
@@ -180,8 +171,8 @@ static void price(const ea_rollup_inputs *in, const occ *c, cJSON *row)
         why = "not yet captured: the op joined the audit set after this target's captures";
     else if (!in->baselines)
         why = in->note_baselines;
-    else if (!r && unmeasured_reason(in->baselines, c->point)) {
-        snprintf(buf, sizeof buf, "unmeasured: %.400s", unmeasured_reason(in->baselines, c->point));
+    else if (!r && ea_baseline_unmeasured_reason(in->baselines, c->point)) {
+        snprintf(buf, sizeof buf, "unmeasured: %.400s", ea_baseline_unmeasured_reason(in->baselines, c->point));
         why = buf;
     }
     else if (r && ej_str(r, "unsupported")) {

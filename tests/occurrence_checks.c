@@ -350,15 +350,6 @@ void occ_correctness(const occ_ref *r)
     cJSON_Delete(doc);
 }
 
-static const char *unmeasured_reason(const cJSON *stored, const char *point)
-{
-    const cJSON *u;
-    cJSON_ArrayForEach(u, cJSON_GetObjectItemCaseSensitive(stored, "unmeasured"))
-        if (!strcmp(text(u, "point"), point))
-            return text(u, "reason");
-    return NULL;
-}
-
 void occ_timing(const occ_ref *r)
 {
     char w[1024], file[4200], base[8192], model[64];
@@ -375,7 +366,7 @@ void occ_timing(const occ_ref *r)
     int has = 0;
     cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(stored, "scopes"))
         has |= !strcmp(text(x, "point"), r->point);
-    const char *why = unmeasured_reason(stored, r->point);
+    const char *why = ea_baseline_unmeasured_reason(stored, r->point);
     if (!has && why)
         cr_skip_test("%s lists point %s as unmeasured: %s", base, r->point, why);
     cr_assert(has, "%s: %s has no result for the point, and other points of this GPU model have one", w, base);

@@ -1,0 +1,56 @@
+/* classify's library rule on an in-memory golden: one _fft_c2c occurrence whose capture's default run calls
+ * torch.ops.aten._fft_c2c.default is a library extern (cuFFT), not a true fallback; the same call of
+ * another op (histc) stays a true fallback. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "classify.h"
+#include "helpers.h"
+
+/* The nine occurrence documents, empty but for one occurrence "id" of op with a 1-d f32 argument. */
+static void docs_with(cJSON *docs[EA_AUDIT_OPS], const char *op)
+{
+    for (int i = 0; i < EA_AUDIT_OPS; i++) {
+        int here = !strcmp(ea_audit_ops[i].target, op);
+        docs[i] = cJSON_Parse(here ? "{\"occurrences\": 1, \"points\": [{\"point\": \"p\", \"signature\": {\"args\": "
+                                     "[{\"dtype\": \"c64\", \"sizes\": [4]}]}, \"scopes\": [{\"scope_id\": \"s\", "
+                                     "\"occurrences\": [{\"id\": \"id\"}]}]}]}"
+                                   : "{\"occurrences\": 0, \"points\": []}");
+    }
+}
+
+static const cJSON *classified(const char *op, const char *call, cJSON **doc)
+{
+    cJSON *docs[EA_AUDIT_OPS], *env = cJSON_Parse("{\"gpu\": \"NVIDIA H200\"}");
+    const char *covers[] = {"id"}, *calls[] = {call};
+    ea_capture_run runs[2] = {{.config = "default"}, {.config = "coordinate_descent"}};
+    for (int k = 0; k < 2; k++)
+        runs[k].ev.aten_calls = calls, runs[k].ev.naten_calls = 1;
+    ea_capture c = {.scope = "s", .covers = covers, .ncovers = 1, .environment = env, .runs = runs, .nruns = 2};
+    ea_captures caps = {&c, 1};
+    ea_old_rule rule;
+    ea_error err;
+    docs_with(docs, op);
+    cr_assert_eq(ea_old_rule_load("golden/old_rule.json", &rule, &err), 0, "%s", err.msg);
+    cr_assert_eq(ea_classify(docs, &caps, &rule, doc, &err), 0, "%s", err.msg);
+    ea_old_rule_free(&rule);
+    for (int i = 0; i < EA_AUDIT_OPS; i++)
+        cJSON_Delete(docs[i]);
+    cJSON_Delete(env);
+    return cJSON_GetArrayItem(cJSON_GetObjectItem(*doc, "occurrences"), 0);
+}
+
+Test(classify_library, an_fft_fallback_is_a_cufft_library_extern)
+{
+    cJSON *doc;
+    const cJSON *e = classified("aten._fft_c2c.default", "torch.ops.aten._fft_c2c.default", &doc);
+    cr_assert_str_eq(cJSON_GetObjectItem(e, "class")->valuestring, "library_extern");
+    cr_assert_str_eq(cJSON_GetObjectItem(e, "reason")->valuestring,
+                     "aten fallback call torch.ops.aten._fft_c2c.default: a cuFFT call (Inductor has no lowering; "
+                     "nothing for it to replace)");
+    cr_assert(cJSON_IsFalse(cJSON_GetObjectItem(e, "false_extern")));
+    cJSON_Delete(doc);
+    e = classified("aten.histc.default", "torch.ops.aten.histc.default", &doc);
+    cr_assert_str_eq(cJSON_GetObjectItem(e, "class")->valuestring, "true_fallback");
+    cJSON_Delete(doc);
+}
