@@ -27,7 +27,7 @@ static const cJSON *classified(const char *op, const char *call, cJSON **doc)
     for (int k = 0; k < 2; k++)
         runs[k].ev.aten_calls = calls, runs[k].ev.naten_calls = 1;
     ea_capture c = {.scope = "s", .covers = covers, .ncovers = 1, .environment = env, .runs = runs, .nruns = 2};
-    ea_captures caps = {&c, 1};
+    ea_captures caps = {.items = &c, .n = 1};
     ea_old_rule rule;
     ea_error err;
     docs_with(docs, op);
