@@ -49,7 +49,7 @@ static cJSON *replay_witness(const cJSON *replay, const char *scope)
  * 95%, the gate's measure of a median's uncertainty); NaN without quartiles or samples. */
 static double notch(double q1, double q3, double n)
 {
-    return n >= 1 && q3 >= q1 ? EA_DRIFT_NOTCH_K * (q3 - q1) / sqrt(n) : NAN;
+    return q3 >= q1 ? ea_drift_notch(EA_DRIFT_NOTCH_K, q3 - q1, n) : NAN;
 }
 
 static double run_notch(const ea_capture_run *r)

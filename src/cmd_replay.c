@@ -48,6 +48,25 @@ static int listed(const char *list, const char *name)
     }
 }
 
+/* Each name of --scope's comma list names a capture: one that names none would leave its stored row in place
+ * under --keep-from, unnoticed. */
+static int every_name_matches(const char *list, const ea_captures *caps, ea_error *err)
+{
+    for (const char *a = list;; a++) {
+        size_t n = strcspn(a, ",");
+        int found = 0;
+        for (int i = 0; n && i < caps->n && !found; i++)
+            found = strlen(caps->items[i].scope) == n && !strncmp(caps->items[i].scope, a, n);
+        if (!n)
+            return ea_fail(err, "--scope %s: expected capture names separated by single commas, got an empty name",
+                           list);
+        if (!found)
+            return ea_fail(err, "--scope %s: no capture named %.*s in %s/captures", list, (int)n, a, caps->dir);
+        if (!(a = strchr(a, ',')))
+            return 0;
+    }
+}
+
 /* --keep-from FILE: *rows, the replayed captures', become FILE's rows with them in place. */
 static int keep_from(const char *file, const ea_target *t, cJSON **rows, ea_error *err)
 {
@@ -131,6 +150,10 @@ int ea_cmd_replay(int argc, char **argv)
     ea_target t;
     if (ea_target_resolve(o.golden, o.target, 1, &t, &err) || ea_captures_load_dir(t.dir, &caps, &err) != 0)
         return ea_cli_fail(&err);
+    if (o.scope && every_name_matches(o.scope, &caps, &err)) {
+        ea_captures_free(&caps);
+        return ea_cli_fail(&err);
+    }
     int selected = 0, replayable = 0;
     /* every plan is checked on the host before any device work, so a CPU machine still validates */
     for (int i = 0; rc == 0 && i < caps.n; i++) {

@@ -306,6 +306,9 @@ int ea_run_points_load(const char *golden, const char *target_dir, const char *s
     for (int i = 0; i < EA_AUDIT_OPS; i++)
         fp[i] = p->ctx.files[i];
     /* "a,b,c": the points of each, once (a stage names the scopes it recaptured) */
+    size_t len = strlen(scope);
+    if (len && scope[len - 1] == ',')
+        return ea_fail(err, "--scope %s: expected names separated by single commas, got a trailing comma", scope);
     for (const char *a = scope, *end; *a; a = *end ? end + 1 : end) {
         ea_scope_ref refs[EA_RUN_MAX_REFS];
         int n;

@@ -11,10 +11,15 @@ ea_drift_rule ea_drift_default_rule(double margin)
     return (ea_drift_rule){margin > 0 ? margin : EA_DRIFT_MARGIN, EA_DRIFT_NOTCH_K, EA_DRIFT_LIMIT, EA_DRIFT_MIN_SAMPLES};
 }
 
+double ea_drift_notch(double k, double iqr, double samples)
+{
+    return samples >= 1 ? k * iqr / sqrt(samples) : NAN;
+}
+
 /* The relative half-width of a median's notch; NaN for fewer than one sample (then NOISY). */
 static double notch(const ea_drift_time *t, const ea_drift_rule *rule)
 {
-    return t->samples > 0 ? rule->k * t->iqr / t->median / sqrt((double)t->samples) : NAN;
+    return ea_drift_notch(rule->k, t->iqr, (double)t->samples) / t->median;
 }
 
 ea_drift ea_drift_judge(const ea_drift_time *stored, const ea_drift_time *fresh, const ea_drift_rule *rule)

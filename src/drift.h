@@ -30,6 +30,8 @@
  * H200 (a device clock step, about 32 ns, is 1-3% of it), yet 100 of them place the median within
  * 1-2.5%. */
 #define EA_DRIFT_NOTCH_K 1.57
+/* A median's notch half-width in the IQR's unit: k x iqr / sqrt(samples); NaN for fewer than one sample. */
+double ea_drift_notch(double k, double iqr, double samples);
 /* The move the gate exists to catch: no judged tolerance reaches it. */
 #define EA_DRIFT_CATCH 0.10
 /* The most noise (notches and step) a judged entry may carry, below EA_DRIFT_CATCH (NOISY above). */

@@ -277,6 +277,7 @@ Test(keep_from, run_refuses_keep_from_without_a_measurement_and_takes_a_list_of_
         {"all", "--keep-from", "x.json", "--keep-from completes measured baselines; --plan measures no time"},
         {"xlnet,,routing", NULL, NULL, "--scope xlnet,,routing: expected names separated by single commas"},
         {"nothing-like-this,xlnet", NULL, NULL, "--scope nothing-like-this: expected all, a family"},
+        {"xlnet,", NULL, NULL, "--scope xlnet,: expected names separated by single commas, got a trailing comma"},
     };
     cli_run r;
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
@@ -306,4 +307,21 @@ Test(keep_from, run_refuses_keep_from_without_a_measurement_and_takes_a_list_of_
     cJSON_Delete(plans);
     cli_run_free(&r1);
     cli_run_free(&r);
+}
+
+/* replay --scope: each name of the list names a capture (one naming none would keep its stored row unnoticed
+ * under --keep-from); checked before any device work, so a CPU machine gives the same message. */
+Test(keep_from, replay_refuses_a_listed_name_without_a_capture)
+{
+    static const char *const refused[][2] = {
+        {"index_add-a8e741bae3fe-d86ebce10336,nosuch", "no capture named nosuch in golden/targets/"},
+        {"index_add-a8e741bae3fe-d86ebce10336,,x", "expected capture names separated by single commas, got an empty"},
+        {"index_add-a8e741bae3fe-d86ebce10336,", "got an empty name"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        cli_run r = test_cli("replay", "--scope", refused[i][0], NULL);
+        cr_assert_eq(r.status, 2, "case %zu: %s", i, r.err);
+        has(r.err, refused[i][1]);
+        cli_run_free(&r);
+    }
 }
