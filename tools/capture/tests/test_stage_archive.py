@@ -1,0 +1,80 @@
+"""ci/stage-archive: a stage packed with only the captures it recaptured comes back whole once unpacked beside
+its base (the base's other captures restored byte for byte); bad arguments and foreign archives exit 2 and
+leave nothing behind. No torch, no GPU."""
+
+import filecmp
+import os
+import shutil
+import subprocess
+import tarfile
+import tempfile
+import unittest
+
+import context  # noqa: F401
+
+ROOT = os.path.join(os.path.dirname(__file__), "..", "..", "..")
+SCRIPT = os.path.join(ROOT, "ci", "stage-archive")
+BASE = os.path.join(ROOT, "tests", "fixtures", "targets", "H200")
+
+
+def run(*args):
+    return subprocess.run([SCRIPT, *args], capture_output=True, text=True, check=False)
+
+
+def same_tree(a, b):
+    cmp = filecmp.dircmp(a, b)
+    if cmp.left_only or cmp.right_only or cmp.diff_files or cmp.funny_files:
+        return False
+    return all(same_tree(os.path.join(a, d), os.path.join(b, d)) for d in cmp.common_dirs)
+
+
+class StageArchive(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        self.base = os.path.join(self.dir, "base")
+        shutil.copytree(BASE, self.base)
+        self.extra = os.path.join(self.base, "captures", "cat-kept-from-the-base")
+        shutil.copytree(os.path.join(self.base, "captures", "cat-3facd8d0d5a4-6466840f7b14"), self.extra)
+        self.stage = os.path.join(self.dir, "stage-x")
+        shutil.copytree(self.base, self.stage)
+        recaptured = os.path.join(self.stage, "captures", "cat-3facd8d0d5a4-6466840f7b14", "capture.json")
+        with open(recaptured, "a", encoding="utf-8") as f:
+            f.write("\n")  # another capture.json than the base's: recaptured
+        open(os.path.join(self.stage, ".done-capture"), "w").close()
+
+    def tearDown(self):
+        shutil.rmtree(self.dir)
+
+    def test_pack_keeps_the_recaptured_and_unpack_restores_the_rest(self):
+        archive = os.path.join(self.dir, "stage.tgz")
+        r = run("pack", self.stage, self.base, archive)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with tarfile.open(archive) as t:
+            names = t.getnames()
+        self.assertIn("stage-x/captures/cat-3facd8d0d5a4-6466840f7b14/capture.json", names)
+        self.assertIn("stage-x/target.json", names)
+        self.assertIn("stage-x/.done-capture", names)
+        self.assertFalse([n for n in names if "cat-kept-from-the-base" in n], "a capture of the base travelled")
+        dest = os.path.join(self.dir, "back")
+        r = run("unpack", archive, self.base, dest)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(same_tree(self.stage, dest))
+        self.assertFalse(os.path.exists(dest + ".tmp"))
+
+    def test_refusals_leave_nothing(self):
+        self.assertEqual(run("pack", self.stage).returncode, 2)
+        self.assertEqual(run("pack", self.dir, self.base, os.path.join(self.dir, "a.tgz")).returncode, 2)
+        foreign = os.path.join(self.dir, "foreign.tgz")
+        with tarfile.open(foreign, "w:gz") as t:
+            t.add(os.path.join(self.base, "captures"), arcname="captures")
+        dest = os.path.join(self.dir, "back")
+        r = run("unpack", foreign, self.base, dest)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("no single stage folder with target.json", r.stderr)
+        self.assertFalse(os.path.exists(dest) or os.path.exists(dest + ".tmp"))
+        os.mkdir(dest)
+        self.assertEqual(run("unpack", foreign, self.base, dest).returncode, 2)
+
+
+if __name__ == "__main__":
+    unittest.main()
