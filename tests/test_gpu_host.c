@@ -384,3 +384,14 @@ Test(timer_host, no_device_is_an_error)
     cr_assert_null(t.samples_us);
     cr_log_info("%s", err.msg);
 }
+
+/* The one message a family gives for a failed CUDA call: names the family, the point's alias when it has one,
+ * the step, and the runtime's string and name (these need no device). */
+Test(device_host, cuda_fail_names_family_alias_step_and_error)
+{
+    ea_error err;
+    cr_assert_eq(ea_cuda_fail(&err, "cumsum", "roberta-infer", "upload the padded batch", 2), -1);
+    cr_assert_str_eq(err.msg, "cumsum roberta-infer: upload the padded batch: out of memory (cudaErrorMemoryAllocation)");
+    ea_cuda_fail(&err, "routing", NULL, "oracle launch", 2);
+    cr_assert_str_eq(err.msg, "routing: oracle launch: out of memory (cudaErrorMemoryAllocation)");
+}

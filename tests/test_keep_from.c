@@ -139,6 +139,17 @@ Test(keep_from, a_point_with_more_or_fewer_configurations_takes_exactly_the_new_
     cJSON_Delete(base);
 }
 
+/* fresh merges into base (both then freed). */
+static void merges(cJSON *base, cJSON *fresh)
+{
+    ea_error err;
+    cJSON *whole = ea_baselines_keep_from(BASE, base, fresh, docs, &err);
+    cr_assert_not_null(whole, "%s", err.msg);
+    cJSON_Delete(whole);
+    cJSON_Delete(fresh);
+    cJSON_Delete(base);
+}
+
 Test(keep_from, a_base_without_a_point_the_run_did_not_measure_is_refused)
 {
     cJSON *base = target_load(FIXTURE_TARGET, "baselines.json"), *fresh = run_of(base, XL_POINT, 1);
@@ -158,11 +169,7 @@ Test(keep_from, a_base_without_a_point_the_run_did_not_measure_is_refused)
     cJSON_AddStringToObject(e, "point", CAT_POINT);
     cJSON_AddStringToObject(e, "reason", "no capture on this GPU");
     cJSON_AddItemToArray(cJSON_AddArrayToObject(base, "unmeasured"), e);
-    cJSON *whole = ea_baselines_keep_from(BASE, base, fresh, docs, &err);
-    cr_assert_not_null(whole, "%s", err.msg);
-    cJSON_Delete(whole);
-    cJSON_Delete(fresh);
-    cJSON_Delete(base);
+    merges(base, fresh);
 }
 
 Test(keep_from, a_base_of_another_gpu_model_is_refused)
@@ -195,12 +202,7 @@ Test(keep_from, a_base_of_another_torch_driver_or_toolkit_is_refused)
     /* a run whose points were all unsupported read no torch op timing: it names no torch and merges */
     cJSON *base = target_load(FIXTURE_TARGET, "baselines.json"), *fresh = run_of(base, XL_POINT, 1);
     cJSON_ReplaceItemInObjectCaseSensitive(fresh, "torch", cJSON_CreateNull());
-    ea_error err;
-    cJSON *whole = ea_baselines_keep_from(BASE, base, fresh, docs, &err);
-    cr_assert_not_null(whole, "%s", err.msg);
-    cJSON_Delete(whole);
-    cJSON_Delete(fresh);
-    cJSON_Delete(base);
+    merges(base, fresh);
 }
 
 /* The merge in a stage (the fixture target copied): golden diff sees the one point's times moved and

@@ -1,4 +1,5 @@
 /* run.c: an avgpool_backward point measured on the current GPU (ap_measure, avgpool_backward.h). */
+#include "device.h"
 #include "avgpool_backward.h"
 
 #include <inttypes.h>
@@ -23,12 +24,6 @@ typedef struct {
     int64_t n;
 } dev;
 
-static int cuda_fail(ea_error *err, const char *what, int rc)
-{
-    return ea_fail(err, "avgpool_backward: %s: %s (%s)", what, cudaGetErrorString((cudaError_t)rc),
-                   cudaGetErrorName((cudaError_t)rc));
-}
-
 /* One call, capturable: ATen's zeros_like and its kernel, or the oracle's copy. */
 static int enqueue(void *ctx, void *stream, ea_error *err)
 {
@@ -41,14 +36,14 @@ static int enqueue(void *ctx, void *stream, ea_error *err)
     if (!rc && d->path == P_CURRENT)
         rc = ap_aten_gradinput_bf16(d->out, d->grad, s->planes, s->channels, s->in_h, s->in_w, s->out_h, s->out_w,
                                     stream);
-    return rc ? cuda_fail(err, "launch", rc) : 0;
+    return rc ? ea_cuda_fail(err, "avgpool_backward", NULL, "launch", rc) : 0;
 }
 
 static int poison(void *ctx, ea_error *err)
 {
     dev *d = ctx;
     int rc = (int)cudaMemset(d->out, 0xFF, (size_t)d->n * 2);
-    return rc ? cuda_fail(err, "poison the output", rc) : 0;
+    return rc ? ea_cuda_fail(err, "avgpool_backward", NULL, "poison the output", rc) : 0;
 }
 
 static double bf16_value(uint16_t b)
@@ -65,7 +60,7 @@ static int check(void *ctx, int after_timing, ea_check *c, ea_error *err)
     dev *d = ctx;
     int rc = (int)cudaMemcpy(d->host, d->out, (size_t)d->n * 2, cudaMemcpyDeviceToHost);
     if (rc)
-        return cuda_fail(err, "copy the output back", rc);
+        return ea_cuda_fail(err, "avgpool_backward", NULL, "copy the output back", rc);
     double num = 0, den = 0;
     memset(c, 0, sizeof *c);
     c->n = d->n;
@@ -130,7 +125,7 @@ cJSON *ap_measure(const ap_scope *s, const ea_run_opts *o, ea_error *err)
     d.grad_host = grad, d.ref = ref, d.host = host;
     if ((rc = (int)cudaMalloc((void **)&d.grad, (size_t)d.n * 2)) || (rc = (int)cudaMalloc((void **)&d.out, (size_t)d.n * 2)) ||
         (rc = (int)cudaMemcpy(d.grad, grad, (size_t)d.n * 2, cudaMemcpyHostToDevice))) {
-        cuda_fail(err, "allocate and upload the grad", rc);
+        ea_cuda_fail(err, "avgpool_backward", NULL, "allocate and upload the grad", rc);
         goto done;
     }
     res = cJSON_CreateObject();

@@ -1,4 +1,5 @@
 /* run.c: one cat scope measured on the current GPU (contract in run.h). */
+#include "device.h"
 #include "run.h"
 
 #include <inttypes.h>
@@ -33,16 +34,11 @@ typedef struct {
     int seen_y_same;
 } dev;
 
-static int cuda_fail(ea_error *err, const char *alias, const char *what, int rc)
-{
-    return ea_fail(err, "cat %s: %s: %s", alias, what, cudaGetErrorString((cudaError_t)rc));
-}
-
 static int enqueue(void *ctx, void *stream, ea_error *err)
 {
     dev *d = ctx;
     int rc = cat_oracle(d->p, d->s->train, d->s->pooled, &d->a, stream);
-    return rc ? cuda_fail(err, d->s->alias, "oracle launch", rc) : 0;
+    return rc ? ea_cuda_fail(err, "cat", d->s->alias, "oracle launch", rc) : 0;
 }
 
 static void dev_free(dev *d)
@@ -76,7 +72,7 @@ static int prepare(dev *d, const cat_scope *s, const ea_capture *cap, const cat_
         rc = d->host[r] ? (int)cudaMalloc(&d->out[r], d->bytes[r]) : (int)cudaErrorMemoryAllocation;
     }
     if (rc)
-        return dev_free(d), cuda_fail(err, s->alias, "allocate and upload the scope's buffers", rc);
+        return dev_free(d), ea_cuda_fail(err, "cat", s->alias, "allocate and upload the scope's buffers", rc);
     cat_checker_init(&d->ck, s, in, d->bytes);
     cat_args *a = &d->a;
     for (int i = 0; i < s->k; i++)
@@ -111,7 +107,7 @@ static int copy_back(dev *d, ea_error *err)
     for (int r = 0; r < CAT_NOUTS; r++) {
         int rc = d->out[r] ? (int)cudaMemcpy(d->host[r], d->out[r], d->bytes[r], cudaMemcpyDeviceToHost) : 0;
         if (rc)
-            return cuda_fail(err, d->s->alias, "copy an output back", rc);
+            return ea_cuda_fail(err, "cat", d->s->alias, "copy an output back", rc);
     }
     return 0;
 }
@@ -143,7 +139,7 @@ static int poison(void *ctx, ea_error *err)
     int rc = 0;
     for (int r = 0; r < CAT_NOUTS && !rc; r++)
         rc = d->out[r] ? (int)cudaMemset(d->out[r], 0xFF, d->bytes[r]) : 0;
-    return rc ? cuda_fail(err, d->s->alias, "poison the outputs", rc) : 0;
+    return rc ? ea_cuda_fail(err, "cat", d->s->alias, "poison the outputs", rc) : 0;
 }
 
 /* The first check also records which outputs equal torch's (the capture's checksums). */

@@ -1,4 +1,5 @@
 /* run.c: a position-id scope measured on the current GPU (contract in run.h). */
+#include "device.h"
 #include "run.h"
 
 #include <inttypes.h>
@@ -34,12 +35,6 @@ typedef struct {
     int sums;                       /* ... all matched */
 } dev;
 
-static int cuda_fail(ea_error *err, const cs_scope *s, const char *what, int rc)
-{
-    return ea_fail(err, "cumsum %s: %s: %s (%s)", s->alias, what, cudaGetErrorString((cudaError_t)rc),
-                   cudaGetErrorName((cudaError_t)rc));
-}
-
 static int oracle(const cs_scope *s, dev *d, void *stream)
 {
     if (s->kind == CS_MASK)
@@ -57,7 +52,7 @@ static int enqueue(void *ctx, void *stream, ea_error *err)
     if (d->path == P_CURRENT)
         return cs_current_enqueue(&d->cur, stream, err);
     int rc = oracle(d->s, d, stream);
-    return rc ? cuda_fail(err, d->s, "oracle launch", rc) : 0;
+    return rc ? ea_cuda_fail(err, "cumsum", d->s->alias, "oracle launch", rc) : 0;
 }
 
 static int poison(void *ctx, ea_error *err)
@@ -66,7 +61,7 @@ static int poison(void *ctx, ea_error *err)
     for (int i = 0; i < d->s->noutputs; i++) {
         int rc = (int)cudaMemset(d->out[i], 0xFF, (size_t)cs_output_bytes(d->s, i));
         if (rc)
-            return cuda_fail(err, d->s, "poison an output", rc);
+            return ea_cuda_fail(err, "cumsum", d->s->alias, "poison an output", rc);
     }
     return 0;
 }
@@ -79,7 +74,7 @@ static int judge_outputs(dev *d, ea_check *c, ea_error *err)
         ea_check one;
         int rc = (int)cudaMemcpy(d->host[i], d->out[i], (size_t)cs_output_bytes(d->s, i), cudaMemcpyDeviceToHost);
         if (rc)
-            return cuda_fail(err, d->s, "copy an output back", rc);
+            return ea_cuda_fail(err, "cumsum", d->s->alias, "copy an output back", rc);
         cs_compare(d->s, i, d->host[i], d->ref[i], &one);
         c->unwritten += one.unwritten;
         c->mismatched += one.mismatched;
@@ -106,7 +101,7 @@ static int checked_call(dev *d, int path, ea_check *c, ea_error *err)
     if (poison(d, err) || enqueue(d, NULL, err))
         return -1;
     int rc = (int)cudaDeviceSynchronize();
-    return rc ? cuda_fail(err, d->s, "run", rc) : judge_outputs(d, c, err);
+    return rc ? ea_cuda_fail(err, "cumsum", d->s->alias, "run", rc) : judge_outputs(d, c, err);
 }
 
 static int check_outputs(void *ctx, int after_timing, ea_check *c, ea_error *err)
@@ -177,7 +172,7 @@ static int prepare(dev *d, const cs_scope *s, const ea_capture *c, const ea_capt
         bufs[k++] = d->out[i];
     }
     if (rc)
-        return dev_free(d), cuda_fail(err, s, "allocate and upload the scope's buffers", rc);
+        return dev_free(d), ea_cuda_fail(err, "cumsum", s->alias, "allocate and upload the scope's buffers", rc);
     if (cs_current_bind(&d->cur, c, run, bufs, err))
         return dev_free(d), -1;
     cs_reference(s, ids, d->ref);
@@ -236,7 +231,7 @@ static int padded(dev *d, const int64_t *ids, cJSON *view, int *ok, ea_error *er
     int rc = (int)cudaMemcpy(d->ids, pad, bytes, cudaMemcpyHostToDevice);
     if (rc) {
         free(pad), free(len);
-        return cuda_fail(err, s, "upload the padded batch", rc);
+        return ea_cuda_fail(err, "cumsum", s->alias, "upload the padded batch", rc);
     }
     cs_reference(s, pad, d->ref);
     free(pad);

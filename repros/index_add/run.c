@@ -1,4 +1,5 @@
 /* run.c: one index_add scope configuration measured on the current GPU (contract in run.h). */
+#include "device.h"
 #include "run.h"
 
 #include <inttypes.h>
@@ -30,12 +31,6 @@ typedef struct {
     uint16_t *host;
 } dev;
 
-static int cuda_fail(ea_error *err, const char *what, int rc)
-{
-    return ea_fail(err, "index_add: %s: %s (%s)", what, cudaGetErrorString((cudaError_t)rc),
-                   cudaGetErrorName((cudaError_t)rc));
-}
-
 /* One call of the path, capturable: the fill of self, ATen's copy into result, the kernel; or an oracle. */
 static int enqueue(void *ctx, void *stream, ea_error *err)
 {
@@ -60,7 +55,7 @@ static int enqueue(void *ctx, void *stream, ea_error *err)
         if (!rc)
             rc = ia_oracle_scatter(&p->general, d->out, d->x, d->index, scale, stream);
     }
-    return rc ? cuda_fail(err, "launch", rc) : 0;
+    return rc ? ea_cuda_fail(err, "index_add", NULL, "launch", rc) : 0;
 }
 
 static void *dev_upload(const void *host, size_t bytes, int *rc)
@@ -87,7 +82,7 @@ static void dev_free(dev *d)
 static int copy_back(dev *d, uint16_t *host, ea_error *err)
 {
     int rc = (int)cudaMemcpy(host, d->out, d->out_bytes, cudaMemcpyDeviceToHost);
-    return rc ? cuda_fail(err, "copy the output back", rc) : 0;
+    return rc ? ea_cuda_fail(err, "index_add", NULL, "copy the output back", rc) : 0;
 }
 
 static int poison(void *ctx, ea_error *err)
@@ -97,7 +92,7 @@ static int poison(void *ctx, ea_error *err)
     /* self is poisoned too when the fill rewrites it, so a skipped fill shows */
     if ((rc = (int)cudaMemset(d->out, 0xFF, d->out_bytes)) ||
         (d->s->self_const && (rc = (int)cudaMemset(d->self, 0xFF, d->out_bytes))))
-        return cuda_fail(err, "poison the output", rc);
+        return ea_cuda_fail(err, "index_add", NULL, "poison the output", rc);
     return 0;
 }
 
@@ -148,7 +143,7 @@ static int prepare(dev *d, const ia_scope *s, const ia_plan *p, const ia_inputs 
         d->idx = dev_upload(in->index, idx_bytes, &rc);
     if (in->fabricated)
         d->fab = dev_upload(in->fabricated, idx_bytes, &rc);
-    return rc ? (dev_free(d), cuda_fail(err, "allocate and upload the scope's buffers", rc)) : 0;
+    return rc ? (dev_free(d), ea_cuda_fail(err, "index_add", NULL, "allocate and upload the scope's buffers", rc)) : 0;
 }
 
 /* The slice oracle's variants as ea_path_tune measures them: run_path at each launch variant. */
@@ -223,7 +218,7 @@ cJSON *ia_measure(const ia_scope *s, const ia_plan *p, const ea_run_opts *o, ea_
     size_t free_b = 0, total_b = 0;
     int rc = (int)cudaMemGetInfo(&free_b, &total_b), ok = 1, broke = 0;
     if (rc)
-        return cuda_fail(err, "cudaMemGetInfo", rc), NULL;
+        return ea_cuda_fail(err, "index_add", NULL, "cudaMemGetInfo", rc), NULL;
     if (ia_scope_check_memory(s, (int64_t)(free_b / 10 * 9), "device memory", err))
         return NULL;
     ia_inputs in;

@@ -1,6 +1,7 @@
 /* run.c: one routing configuration measured on the current GPU (contract in run.h). The captured Triton
  * steps are bound and launched by replay.h's binder; the path pieces of a result (check and kernels
  * JSON, the pass rules) are index_add's (its run.h), shared, not copied. */
+#include "device.h"
 #include "run.h"
 
 #include <inttypes.h>
@@ -54,12 +55,6 @@ typedef struct host_set {
     int32_t *offsets;
 } host_set;
 
-static int cuda_fail(ea_error *err, const char *what, int rc)
-{
-    return ea_fail(err, "routing: %s: %s (%s)", what, cudaGetErrorString((cudaError_t)rc),
-                   cudaGetErrorName((cudaError_t)rc));
-}
-
 static void *slot_ptr(void *ctx, const char *name)
 {
     const dev *d = ctx;
@@ -78,20 +73,20 @@ static int enqueue(void *ctx, void *stream, ea_error *err)
     if (d->path == P_ORACLE) {
         rc = d->form == RT_WHOLE ? rt_oracle_route(d->ids, s->n, s->experts, d->sorted, d->perm, d->offsets, stream)
                                  : rt_oracle_offsets(d->sorted_in, s->n, s->experts, d->offsets, stream);
-        return rc ? cuda_fail(err, "oracle launch", rc) : 0;
+        return rc ? ea_cuda_fail(err, "routing", NULL, "oracle launch", rc) : 0;
     }
     size_t bytes = (size_t)s->n * 8;
     if (d->form == RT_WHOLE && ((rc = rt_arange_i64(d->range, s->n, stream)) ||
                                 (rc = rt_copy_d2d(d->perm, d->range, bytes, stream)) ||
                                 (rc = rt_copy_d2d(d->sorted, d->ids, bytes, stream)) ||
                                 (rc = rt_aten_sort_kv(d->sorted, d->perm, s->n, stream))))
-        return cuda_fail(err, "aten.sort replica", rc);
+        return ea_cuda_fail(err, "routing", NULL, "aten.sort replica", rc);
     if (ea_replay_launch_enqueue(&d->convert, stream, err))
         return -1;
     if ((rc = rt_fill_zero_i32(d->offsets, s->bins, stream)) ||
         (rc = rt_aten_histc_i32(d->offsets, slot_ptr(d, d->c->convert->args[1].buffer), s->n, s->bins, s->hmin,
                                 s->hmax, d->sms, stream)))
-        return cuda_fail(err, "aten.histc replica", rc);
+        return ea_cuda_fail(err, "routing", NULL, "aten.histc replica", rc);
     return ea_replay_launch_enqueue(&d->scan, stream, err);
 }
 
@@ -145,7 +140,7 @@ static int prepare(dev *d, const rt_scope *s, const rt_capture *c, rt_form f, co
     }
     if (rc) {
         dev_free(d);
-        return cuda_fail(err, "allocate and upload the scope's buffers", rc);
+        return ea_cuda_fail(err, "routing", NULL, "allocate and upload the scope's buffers", rc);
     }
     /* the capture's out1 (permutation) and in0 have no memory in the narrow form: neither step names them */
     if (ea_replay_bind_step(c->cap, c->convert, slot_ptr, d, &d->convert, err) ||
@@ -165,7 +160,7 @@ static int poison(void *ctx, ea_error *err)
     int rc = (int)cudaMemset(d->offsets, 0xFF, (size_t)d->s->experts * 4);
     if (!rc && d->form == RT_WHOLE && !(rc = (int)cudaMemset(d->sorted, 0xFF, bytes)))
         rc = (int)cudaMemset(d->perm, 0xFF, bytes);
-    return rc ? cuda_fail(err, "poison the outputs", rc) : 0;
+    return rc ? ea_cuda_fail(err, "routing", NULL, "poison the outputs", rc) : 0;
 }
 
 static int copy_back(dev *d, host_set *out, ea_error *err)
@@ -174,7 +169,7 @@ static int copy_back(dev *d, host_set *out, ea_error *err)
     int rc = (int)cudaMemcpy(out->offsets, d->offsets, (size_t)d->s->experts * 4, cudaMemcpyDeviceToHost);
     if (!rc && d->form == RT_WHOLE && !(rc = (int)cudaMemcpy(out->sorted, d->sorted, bytes, cudaMemcpyDeviceToHost)))
         rc = (int)cudaMemcpy(out->perm, d->perm, bytes, cudaMemcpyDeviceToHost);
-    return rc ? cuda_fail(err, "copy the outputs back", rc) : 0;
+    return rc ? ea_cuda_fail(err, "routing", NULL, "copy the outputs back", rc) : 0;
 }
 
 /* One output against the reference: poison (all bits set, -1 in these integer types) is unwritten. */

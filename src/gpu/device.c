@@ -147,3 +147,9 @@ void ea_gpu_model(const char *name, char *buf, size_t n)
     if (n)
         buf[k] = '\0';
 }
+
+int ea_cuda_fail(ea_error *err, const char *family, const char *alias, const char *what, int rc)
+{
+    return ea_fail(err, "%s%s%s: %s: %s (%s)", family, alias ? " " : "", alias ? alias : "", what,
+                   cudaGetErrorString((cudaError_t)rc), cudaGetErrorName((cudaError_t)rc));
+}

@@ -39,6 +39,10 @@ int ea_device_probe(ea_device_info *info);
 int ea_driver_entry(const char *symbol, void **fn, ea_error *err);
 void ea_gpu_model(const char *name, char *buf, size_t n);
 
+/* A failed CUDA runtime call as a family reports it: "<family>[ <alias>]: <what>: <error string> (<error name>)";
+ * rc is the cudaError_t. Returns -1. */
+int ea_cuda_fail(ea_error *err, const char *family, const char *alias, const char *what, int rc);
+
 #ifdef __cplusplus
 }
 #endif
