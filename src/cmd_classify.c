@@ -29,11 +29,6 @@ const char ea_usage_classify[] =
     "exit 1 when a class differs from the target's classification.json, an occurrence is unclassified or the\n"
     "coordinate_descent run disagrees with the default run; 2 on a corrupt capture or golden file\n";
 
-static const char *str(const cJSON *o, const char *key)
-{
-    return cJSON_GetObjectItemCaseSensitive(o, key)->valuestring;
-}
-
 int ea_classify_golden(const char *golden, const char *target_dir, cJSON **doc, ea_error *err)
 {
     char path[4096];
@@ -72,8 +67,8 @@ static void print_table(const cJSON *doc, FILE *f)
     int count[EA_AUDIT_OPS][EA_CLASSES] = {{0}}, fe[EA_AUDIT_OPS][EA_CLASSES] = {{0}}, total = 0, total_fe = 0;
     const cJSON *example[EA_AUDIT_OPS][EA_CLASSES] = {{0}}, *e;
     cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(doc, "occurrences")) {
-        int op = 0, k = class_index(str(e, "class"));
-        while (op < EA_AUDIT_OPS - 1 && strcmp(ea_audit_ops[op].target, str(e, "op")))
+        int op = 0, k = class_index(ej_text(e, "class"));
+        while (op < EA_AUDIT_OPS - 1 && strcmp(ea_audit_ops[op].target, ej_text(e, "op")))
             op++;
         int is_fe = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "false_extern"));
         count[op][k]++;
@@ -88,7 +83,7 @@ static void print_table(const cJSON *doc, FILE *f)
         for (int k = 0; k < EA_CLASSES; k++)
             if (count[op][k])
                 fprintf(f, "%-24s %-21s %11d %13d  %s\n", ea_audit_ops[op].target, ea_class_names[k], count[op][k],
-                        fe[op][k], str(example[op][k], "reason"));
+                        fe[op][k], ej_text(example[op][k], "reason"));
     fprintf(f, "%-24s %-21s %11d %13d\n\n", "total", "", total, total_fe);
     const cJSON *findings = cJSON_GetObjectItemCaseSensitive(doc, "findings"), *x, *s;
     if (!cJSON_GetArraySize(findings)) {
@@ -99,7 +94,7 @@ static void print_table(const cJSON *doc, FILE *f)
     fprintf(f, "%-40s %6s %11s  %s\n", "call", "scopes", "occurrences", "capture scopes");
     cJSON_ArrayForEach(x, findings) {
         const cJSON *scopes = cJSON_GetObjectItemCaseSensitive(x, "scopes");
-        fprintf(f, "%-40s %6d %11d ", str(x, "call"), cJSON_GetArraySize(scopes),
+        fprintf(f, "%-40s %6d %11d ", ej_text(x, "call"), cJSON_GetArraySize(scopes),
                 cJSON_GetObjectItemCaseSensitive(x, "occurrences")->valueint);
         cJSON_ArrayForEach(s, scopes)
             fprintf(f, " %s", s->valuestring);
@@ -111,7 +106,7 @@ static const cJSON *entry_by_id(const cJSON *doc, const char *id)
 {
     const cJSON *e;
     cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(doc, "occurrences"))
-        if (!strcmp(str(e, "id"), id))
+        if (!strcmp(ej_text(e, "id"), id))
             return e;
     return NULL;
 }
@@ -123,14 +118,14 @@ static int class_changes(const cJSON *stored, const cJSON *now, const char *path
     const cJSON *e;
     for (int side = 0; side < 2; side++)
         cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(side ? stored : now, "occurrences")) {
-            const cJSON *other = entry_by_id(side ? now : stored, str(e, "id"));
-            const char *before = side ? str(e, "class") : other ? str(other, "class") : "absent";
-            const char *after = side ? "absent" : str(e, "class");
+            const cJSON *other = entry_by_id(side ? now : stored, ej_text(e, "id"));
+            const char *before = side ? ej_text(e, "class") : other ? ej_text(other, "class") : "absent";
+            const char *after = side ? "absent" : ej_text(e, "class");
             if ((side && other) || !strcmp(before, after))
                 continue;
             if (!changes++)
                 fprintf(stderr, "extern-audit classify: classes differ from %s:\n", path);
-            fprintf(stderr, "  %s: %s -> %s\n", str(e, "id"), before, after);
+            fprintf(stderr, "  %s: %s -> %s\n", ej_text(e, "id"), before, after);
         }
     return changes;
 }
@@ -141,25 +136,25 @@ static void report_open(const cJSON *doc, int *unclassified_out, int *disagree_o
     int unclassified = 0, disagree = 0, pending = 0;
     const cJSON *e, *first = NULL, *first_pending = NULL;
     cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(doc, "occurrences")) {
-        if (!strcmp(str(e, "class"), "unclassified") && !unclassified++)
+        if (!strcmp(ej_text(e, "class"), "unclassified") && !unclassified++)
             first = e;
-        if (!strcmp(str(e, "class"), "not_captured") && !pending++)
+        if (!strcmp(ej_text(e, "class"), "not_captured") && !pending++)
             first_pending = e;
         if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(e, "configs_agree"))) {
             if (!disagree++)
                 fprintf(stderr, "extern-audit classify: coordinate_descent and default disagree on:\n");
-            fprintf(stderr, "  %s: %s\n", str(e, "id"), str(e, "reason"));
+            fprintf(stderr, "  %s: %s\n", ej_text(e, "id"), ej_text(e, "reason"));
         }
     }
     if (unclassified)
         fprintf(stderr,
                 "extern-audit classify: %d occurrence%s unclassified (no capture covers them, e.g. %s); "
                 "capture them with tools/capture on a GPU\n",
-                unclassified, unclassified == 1 ? "" : "s", str(first, "id"));
+                unclassified, unclassified == 1 ? "" : "s", ej_text(first, "id"));
     if (pending) /* said, not failed: the capture of an op added to the audit set is GPU work still to do */
         fprintf(stderr,
                 "extern-audit classify: note: %d occurrence%s not yet captured (e.g. %s: %s)\n", pending,
-                pending == 1 ? "" : "s", str(first_pending, "id"), str(first_pending, "reason"));
+                pending == 1 ? "" : "s", ej_text(first_pending, "id"), ej_text(first_pending, "reason"));
     *unclassified_out = unclassified;
     *disagree_out = disagree;
 }

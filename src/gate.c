@@ -11,15 +11,9 @@
 #include "json.h"
 #include "path.h"
 
-static const char *text(const cJSON *o, const char *key)
-{
-    const char *s = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, key));
-    return s ? s : "";
-}
-
 static int same_point(const cJSON *a, const char *family, const char *point)
 {
-    return !strcmp(text(a, "family"), family) && !strcmp(text(a, "point"), point);
+    return !strcmp(ej_text(a, "family"), family) && !strcmp(ej_text(a, "point"), point);
 }
 
 /* A point's results are its family's configurations, told apart by their order. */
@@ -30,7 +24,7 @@ static int ordinal(const cJSON *results, const cJSON *r)
     cJSON_ArrayForEach(x, results) {
         if (x == r)
             break;
-        k += same_point(x, text(r, "family"), text(r, "point"));
+        k += same_point(x, ej_text(r, "family"), ej_text(r, "point"));
     }
     return k;
 }
@@ -83,13 +77,13 @@ static cJSON *add_entry(gate *g, const char *status, const cJSON *r, int k, cons
 {
     cJSON *e = cJSON_CreateObject();
     char mode[64];
-    snprintf(mode, sizeof mode, "%s%s", path ? text(path, "mode") : "", timing && !strcmp(timing, "time_cold") ? "/cold" : "");
+    snprintf(mode, sizeof mode, "%s%s", path ? ej_text(path, "mode") : "", timing && !strcmp(timing, "time_cold") ? "/cold" : "");
     cJSON_AddStringToObject(e, "status", status);
-    cJSON_AddStringToObject(e, "family", text(r, "family"));
-    cJSON_AddStringToObject(e, "point", text(r, "point"));
-    cJSON_AddStringToObject(e, "alias", text(r, "alias"));
+    cJSON_AddStringToObject(e, "family", ej_text(r, "family"));
+    cJSON_AddStringToObject(e, "point", ej_text(r, "point"));
+    cJSON_AddStringToObject(e, "alias", ej_text(r, "alias"));
     cJSON_AddNumberToObject(e, "result", k);
-    cJSON_AddStringToObject(e, "path", path ? text(path, "name") : "");
+    cJSON_AddStringToObject(e, "path", path ? ej_text(path, "name") : "");
     cJSON_AddStringToObject(e, "mode", mode);
     cJSON_AddItemToObject(e, "stored_at", ej_int_array((const int64_t[]){at[0], at[1]}, 2));
     cJSON_AddItemToObject(e, "new_at", ej_int_array((const int64_t[]){at[2], at[3]}, 2));
@@ -159,7 +153,7 @@ static void compare_cold(gate *g, const cJSON *sr, int k, const cJSON *sp, const
         judge(g, sr, k, sp, fp, "time_cold", at);
     } else if (in_stored) {
         snprintf(detail, sizeof detail, "a stored cold time the new run does not have: %.600s",
-                 *text(fp, "time_cold_note") ? text(fp, "time_cold_note") : "it was not timed cold");
+                 *ej_text(fp, "time_cold_note") ? ej_text(fp, "time_cold_note") : "it was not timed cold");
         add_entry(g, "MISSING", sr, k, sp, "time_cold", at, detail);
     } else if (in_new) {
         add_entry(g, "ADDED", sr, k, sp, "time_cold", at, "a new cold time with no stored one");
@@ -180,17 +174,17 @@ static void compare_result(gate *g, const cJSON *sr, int si, const cJSON *fr, in
         add_entry(g, "UNSUPPORTED", fu ? fr : sr, k, NULL, NULL, (const int[]){si, -1, fi, -1}, detail);
         return;
     }
-    if (strcmp(text(sr, "class"), text(fr, "class"))) {
-        snprintf(detail, sizeof detail, "class %s -> %s", text(sr, "class"), text(fr, "class"));
+    if (strcmp(ej_text(sr, "class"), ej_text(fr, "class"))) {
+        snprintf(detail, sizeof detail, "class %s -> %s", ej_text(sr, "class"), ej_text(fr, "class"));
         add_entry(g, "CLASS", sr, k, NULL, NULL, (const int[]){si, -1, fi, -1}, detail);
     }
     if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(fr, "passed"))) {
         snprintf(detail, sizeof detail, "the new result failed its checks: %s",
-                 *text(fr, "failure") ? text(fr, "failure") : "(no reason recorded)");
+                 *ej_text(fr, "failure") ? ej_text(fr, "failure") : "(no reason recorded)");
         add_entry(g, "FAILED", fr, k, NULL, NULL, (const int[]){si, -1, fi, -1}, detail);
     }
     cJSON_ArrayForEach(sp, cJSON_GetObjectItemCaseSensitive(sr, "paths")) {
-        fp = ea_path_named(fr, text(sp, "name"), text(sp, "mode"));
+        fp = ea_path_named(fr, ej_text(sp, "name"), ej_text(sp, "mode"));
         int at[4] = {si, path_index(sr, sp), fi, fp ? path_index(fr, fp) : -1};
         if (!fp) {
             add_entry(g, "MISSING", sr, k, sp, NULL, at, "a stored path the new run does not have");
@@ -200,7 +194,7 @@ static void compare_result(gate *g, const cJSON *sr, int si, const cJSON *fr, in
         compare_cold(g, sr, k, sp, fp, at);
     }
     cJSON_ArrayForEach(fp, cJSON_GetObjectItemCaseSensitive(fr, "paths"))
-        if (!ea_path_named(sr, text(fp, "name"), text(fp, "mode")))
+        if (!ea_path_named(sr, ej_text(fp, "name"), ej_text(fp, "mode")))
             add_entry(g, "ADDED", fr, k, fp, NULL, (const int[]){si, -1, fi, path_index(fr, fp)},
                       "a new path with no stored time");
 }
@@ -208,8 +202,8 @@ static void compare_result(gate *g, const cJSON *sr, int si, const cJSON *fr, in
 cJSON *ea_gate_compare(const char *stored_file, const cJSON *stored, const char *new_file, const cJSON *fresh,
                        const ea_drift_rule *rule, const cJSON *points, ea_error *err)
 {
-    const char *ms = text(cJSON_GetObjectItemCaseSensitive(stored, "gpu"), "model");
-    const char *mn = text(cJSON_GetObjectItemCaseSensitive(fresh, "gpu"), "model");
+    const char *ms = ej_text(cJSON_GetObjectItemCaseSensitive(stored, "gpu"), "model");
+    const char *mn = ej_text(cJSON_GetObjectItemCaseSensitive(fresh, "gpu"), "model");
     if (strcmp(ms, mn))
         return ea_fail(err, "%s $.gpu.model is \"%s\" and %s $.gpu.model \"%s\": refused, times compare only on one "
                        "GPU model (golden/targets/<model>-torch<version>/baselines.json)", stored_file, ms, new_file, mn), NULL;
@@ -228,8 +222,8 @@ cJSON *ea_gate_compare(const char *stored_file, const cJSON *stored, const char 
     const cJSON *x;
     int i = 0;
     cJSON_ArrayForEach(x, g.stored) {
-        int k = ordinal(g.stored, x), fi = result_at(g.fresh, text(x, "family"), text(x, "point"), k);
-        if (!in_scope(points, text(x, "point")))
+        int k = ordinal(g.stored, x), fi = result_at(g.fresh, ej_text(x, "family"), ej_text(x, "point"), k);
+        if (!in_scope(points, ej_text(x, "point")))
             ;
         else if (fi < 0)
             add_entry(&g, "MISSING", x, k, NULL, NULL, (const int[]){i, -1, -1, -1}, "a stored result the new run does not have");
@@ -240,17 +234,17 @@ cJSON *ea_gate_compare(const char *stored_file, const cJSON *stored, const char 
     i = 0;
     cJSON_ArrayForEach(x, g.fresh) {
         int k = ordinal(g.fresh, x);
-        if (in_scope(points, text(x, "point")) && result_at(g.stored, text(x, "family"), text(x, "point"), k) < 0)
+        if (in_scope(points, ej_text(x, "point")) && result_at(g.stored, ej_text(x, "family"), ej_text(x, "point"), k) < 0)
             add_entry(&g, "ADDED", x, k, NULL, NULL, (const int[]){-1, -1, i, -1}, "a new result with no stored baseline");
         i++;
     }
     cJSON *summary = cJSON_AddObjectToObject(report, "summary");
     cJSON_ArrayForEach(x, g.entries) {
-        cJSON *c = cJSON_GetObjectItemCaseSensitive(summary, text(x, "status"));
+        cJSON *c = cJSON_GetObjectItemCaseSensitive(summary, ej_text(x, "status"));
         if (c)
             cJSON_SetNumberValue(c, c->valuedouble + 1);
         else
-            cJSON_AddNumberToObject(summary, text(x, "status"), 1);
+            cJSON_AddNumberToObject(summary, ej_text(x, "status"), 1);
     }
     return report;
 }
@@ -260,9 +254,9 @@ int ea_gate_exit(const cJSON *report)
     const cJSON *e;
     int rc = 0;
     cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(report, "entries")) {
-        if (!strcmp(text(e, "status"), "INVALID"))
+        if (!strcmp(ej_text(e, "status"), "INVALID"))
             return 2;
-        rc |= strcmp(text(e, "status"), "SAME") != 0;
+        rc |= strcmp(ej_text(e, "status"), "SAME") != 0;
     }
     return rc;
 }
@@ -289,7 +283,7 @@ static void drop_unmeasured(cJSON *doc, const char *point)
     cJSON *u = cJSON_GetObjectItemCaseSensitive(doc, "unmeasured"), *x;
     int i = 0;
     cJSON_ArrayForEach(x, u) {
-        if (!strcmp(text(x, "point"), point)) {
+        if (!strcmp(ej_text(x, "point"), point)) {
             cJSON_DeleteItemFromArray(u, i);
             break;
         }
@@ -302,11 +296,11 @@ static void drop_unmeasured(cJSON *doc, const char *point)
 /* One moved entry taken into the copy of the stored document; 1 when it changed something. */
 static int take(cJSON *out, const cJSON *fresh, const cJSON *e)
 {
-    const char *st = text(e, "status");
+    const char *st = ej_text(e, "status");
     int si = at(e, "stored_at", 0), sj = at(e, "stored_at", 1), fi = at(e, "new_at", 0), fj = at(e, "new_at", 1);
     cJSON *fr = scope_item((cJSON *)fresh, fi);
     if (!strcmp(st, "SLOWER") || !strcmp(st, "FASTER")) {
-        const char *key = strstr(text(e, "mode"), "/cold") ? "time_cold" : "time";
+        const char *key = strstr(ej_text(e, "mode"), "/cold") ? "time_cold" : "time";
         cJSON *t = cJSON_GetObjectItemCaseSensitive(path_item((cJSON *)fresh, fi, fj), key);
         cJSON_ReplaceItemInObjectCaseSensitive(path_item(out, si, sj), key, cJSON_Duplicate(t, 1));
     } else if (!strcmp(st, "UNSUPPORTED")) { /* the whole result: one side has no paths to take */
@@ -314,7 +308,7 @@ static int take(cJSON *out, const cJSON *fresh, const cJSON *e)
     } else if (!strcmp(st, "CLASS")) {
         cJSON_ReplaceItemInObjectCaseSensitive(scope_item(out, si), "class",
                                                cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(fr, "class"), 1));
-    } else if (!strcmp(st, "ADDED") && strstr(text(e, "mode"), "/cold")) { /* beside the stored path's time */
+    } else if (!strcmp(st, "ADDED") && strstr(ej_text(e, "mode"), "/cold")) { /* beside the stored path's time */
         cJSON *p = path_item(out, si, sj);
         cJSON_DeleteItemFromObjectCaseSensitive(p, "time_cold_note");
         cJSON_AddItemToObject(p, "time_cold",
@@ -322,7 +316,7 @@ static int take(cJSON *out, const cJSON *fresh, const cJSON *e)
                                                                                "time_cold"), 1));
     } else if (!strcmp(st, "ADDED") && si < 0) {
         cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(out, "scopes"), cJSON_Duplicate(fr, 1));
-        drop_unmeasured(out, text(fr, "point"));
+        drop_unmeasured(out, ej_text(fr, "point"));
     } else if (!strcmp(st, "ADDED")) {
         cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(scope_item(out, si), "paths"),
                              cJSON_Duplicate(path_item((cJSON *)fresh, fi, fj), 1));
@@ -342,15 +336,15 @@ cJSON *ea_gate_propose(const cJSON *stored, const cJSON *fresh, const cJSON *rep
         int si = at(e, "stored_at", 0), took = take(out, fresh, e);
         moved += took;
         /* a time taken into a stored result: what that result derives from its times follows */
-        if (took && si >= 0 && strcmp(text(e, "status"), "CLASS") && strcmp(text(e, "status"), "UNSUPPORTED"))
+        if (took && si >= 0 && strcmp(ej_text(e, "status"), "CLASS") && strcmp(ej_text(e, "status"), "UNSUPPORTED"))
             ea_result_fractions(scope_item(out, si), l2 > 0 ? (size_t)l2 : 0);
     }
     if (moved) { /* the header says where the new numbers came from */
-        size_t n = strlen(text(stored, "command")) + strlen(text(fresh, "command")) + 64;
+        size_t n = strlen(ej_text(stored, "command")) + strlen(ej_text(fresh, "command")) + 64;
         char *cmd = malloc(n);
         if (cmd) {
-            snprintf(cmd, n, "%s; gate --propose took %d entries from: %s", text(stored, "command"), moved,
-                     text(fresh, "command"));
+            snprintf(cmd, n, "%s; gate --propose took %d entries from: %s", ej_text(stored, "command"), moved,
+                     ej_text(fresh, "command"));
             cJSON_ReplaceItemInObjectCaseSensitive(out, "command", cJSON_CreateString(cmd));
             free(cmd);
         }
@@ -375,15 +369,15 @@ void ea_gate_print(const cJSON *report, FILE *f)
     const cJSON *e, *rule = cJSON_GetObjectItemCaseSensitive(report, "rule");
     char sum[512];
     fprintf(f, "gate: %s against %s (GPU model %s; margin %.1f%%, noise: median notches %.2f x IQR / sqrt(n) + clock step, limit %.1f%%)\n",
-            text(report, "new"), text(report, "stored"), text(report, "gpu_model"),
+            ej_text(report, "new"), ej_text(report, "stored"), ej_text(report, "gpu_model"),
             100 * cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(rule, "margin")),
             cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(rule, "notch_k")),
             100 * cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(rule, "limit")));
     cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(report, "entries"))
-        if (strcmp(text(e, "status"), "SAME"))
-            fprintf(f, "  %-7s %s %s #%d %s %s: %s (%s)\n", text(e, "status"), text(e, "family"), text(e, "point"),
-                    (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(e, "result")), text(e, "path"),
-                    text(e, "mode"), text(e, "detail"), text(e, "where"));
+        if (strcmp(ej_text(e, "status"), "SAME"))
+            fprintf(f, "  %-7s %s %s #%d %s %s: %s (%s)\n", ej_text(e, "status"), ej_text(e, "family"), ej_text(e, "point"),
+                    (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(e, "result")), ej_text(e, "path"),
+                    ej_text(e, "mode"), ej_text(e, "detail"), ej_text(e, "where"));
     summary_line(report, sum, sizeof sum);
     fprintf(f, "%s\n", sum);
     const cJSON *again = cJSON_GetObjectItemCaseSensitive(report, "remeasurements");
@@ -401,14 +395,14 @@ char *ea_gate_markdown(const cJSON *report)
     if (!f)
         return NULL;
     summary_line(report, sum, sizeof sum);
-    fprintf(f, "### extern-audit gate: %s\n\n`%s` against `%s`, GPU model %s\n\n", sum, text(report, "new"),
-            text(report, "stored"), text(report, "gpu_model"));
+    fprintf(f, "### extern-audit gate: %s\n\n`%s` against `%s`, GPU model %s\n\n", sum, ej_text(report, "new"),
+            ej_text(report, "stored"), ej_text(report, "gpu_model"));
     fprintf(f, "| status | family | point | result | path | mode | detail |\n| --- | --- | --- | --- | --- | --- | --- |\n");
     cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(report, "entries"))
-        if (strcmp(text(e, "status"), "SAME"))
-            fprintf(f, "| %s | %s | %s | %d | %s | %s | %s |\n", text(e, "status"), text(e, "family"), text(e, "point"),
-                    (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(e, "result")), text(e, "path"),
-                    text(e, "mode"), text(e, "detail"));
+        if (strcmp(ej_text(e, "status"), "SAME"))
+            fprintf(f, "| %s | %s | %s | %d | %s | %s | %s |\n", ej_text(e, "status"), ej_text(e, "family"), ej_text(e, "point"),
+                    (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(e, "result")), ej_text(e, "path"),
+                    ej_text(e, "mode"), ej_text(e, "detail"));
     if (ea_gate_exit(report) == 0)
         fprintf(f, "| SAME | every path | | | | | within its tolerance |\n");
     fclose(f);
@@ -421,12 +415,12 @@ cJSON *ea_gate_uncovered(cJSON *const docs[EA_AUDIT_OPS], const cJSON *baselines
     const cJSON *pt, *x;
     for (int i = 0; i < EA_AUDIT_OPS; i++)
         cJSON_ArrayForEach(pt, cJSON_GetObjectItemCaseSensitive(docs[i], "points")) {
-            const char *id = text(pt, "point");
+            const char *id = ej_text(pt, "point");
             int seen = 0;
             cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(baselines, "scopes"))
-                seen |= !strcmp(text(x, "point"), id);
+                seen |= !strcmp(ej_text(x, "point"), id);
             cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(baselines, "unmeasured"))
-                seen |= !strcmp(text(x, "point"), id) && *text(x, "reason");
+                seen |= !strcmp(ej_text(x, "point"), id) && *ej_text(x, "reason");
             if (!seen)
                 cJSON_AddItemToArray(out, cJSON_CreateString(id));
         }
@@ -441,9 +435,9 @@ cJSON *ea_gate_noisy_points(const cJSON *report)
         const char *noisy = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "noisy"));
         int seen = 0;
         cJSON_ArrayForEach(id, ids)
-            seen |= !strcmp(id->valuestring, text(e, "point"));
+            seen |= !strcmp(id->valuestring, ej_text(e, "point"));
         if (noisy && strcmp(noisy, "stored") && strcmp(noisy, "step") && !seen) /* measuring again can help */
-            cJSON_AddItemToArray(ids, cJSON_CreateString(text(e, "point")));
+            cJSON_AddItemToArray(ids, cJSON_CreateString(ej_text(e, "point")));
     }
     return ids;
 }
@@ -455,7 +449,7 @@ void ea_gate_splice(cJSON *fresh, cJSON *again)
         int i = 0, last = -1;
         cJSON_AddTrueToObject(r, "remeasured"); /* the next result of the point takes the next place */
         cJSON_ArrayForEach(x, scopes) {
-            if (same_point(x, text(r, "family"), text(r, "point"))) {
+            if (same_point(x, ej_text(r, "family"), ej_text(r, "point"))) {
                 if (!cJSON_HasObjectItem(x, "remeasured"))
                     break;
                 last = i;
@@ -475,7 +469,7 @@ void ea_gate_splice(cJSON *fresh, cJSON *again)
         int stale = 0;
         cJSON_ArrayForEach(r, scopes)
             stale |= !cJSON_HasObjectItem(x, "remeasured") && cJSON_HasObjectItem(r, "remeasured") &&
-                     same_point(r, text(x, "family"), text(x, "point"));
+                     same_point(r, ej_text(x, "family"), ej_text(x, "point"));
         if (stale)
             cJSON_Delete(cJSON_DetachItemViaPointer(scopes, x));
     }

@@ -1,4 +1,5 @@
 /* golden_accept.c: every reason a stage is not yet a target (contract in golden_accept.h). */
+#include "json.h"
 #include "golden_accept.h"
 
 #include <stdarg.h>
@@ -32,19 +33,13 @@ static void problem(checker *c, int bad_input, const char *fmt, ...)
     *c->bad_input |= bad_input;
 }
 
-static const char *text(const cJSON *o, const char *key)
-{
-    const char *s = ej_str(o, key);
-    return s ? s : "";
-}
-
 /* Every golden occurrence is covered, and every capture was made on the target's GPU model. */
 static void check_captures(checker *c, cJSON *const docs[EA_AUDIT_OPS], const ea_captures *caps, const char *model)
 {
     const cJSON *p, *g, *o;
     for (int i = 0; i < caps->n; i++) {
         char got[64];
-        const char *gpu = text(caps->items[i].environment, "gpu");
+        const char *gpu = ej_text(caps->items[i].environment, "gpu");
         ea_gpu_model(gpu, got, sizeof got);
         if (strcmp(got, model))
             problem(c, 0, "%s $.environment.gpu: \"%s\" (model %s), target.json's gpu_model is %s", caps->items[i].file,
@@ -58,10 +53,10 @@ static void check_captures(checker *c, cJSON *const docs[EA_AUDIT_OPS], const ea
                     int covered = 0;
                     for (int k = 0; k < caps->n && !covered; k++)
                         for (int j = 0; j < caps->items[k].ncovers && !covered; j++)
-                            covered = !strcmp(caps->items[k].covers[j], text(o, "id"));
+                            covered = !strcmp(caps->items[k].covers[j], ej_text(o, "id"));
                     if (!covered)
                         problem(c, 0, "occurrence %s (scope %s) has no capture: no captures/*/capture.json covers it",
-                                text(o, "id"), text(g, "scope_id"));
+                                ej_text(o, "id"), ej_text(g, "scope_id"));
                 }
 }
 
@@ -96,11 +91,11 @@ static void check_classification(checker *c, const char *golden, const char *sta
     {
         const char *want = NULL;
         cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(fresh, "occurrences"))
-            if (!strcmp(text(f, "id"), text(e, "id")))
-                want = text(f, "class");
-        if (fresh && (!want || strcmp(want, text(e, "class"))))
+            if (!strcmp(ej_text(f, "id"), ej_text(e, "id")))
+                want = ej_text(f, "class");
+        if (fresh && (!want || strcmp(want, ej_text(e, "class"))))
             problem(c, 0, "%s/classification.json $.occurrences[%d].class: \"%s\", the stage's captures give %s%s%s "
-                    "(extern-audit classify --update on the stage)", staged, i, text(e, "class"), want ? "\"" : "",
+                    "(extern-audit classify --update on the stage)", staged, i, ej_text(e, "class"), want ? "\"" : "",
                     want ? want : "no entry", want ? "\"" : "");
         i++;
     }
@@ -118,7 +113,7 @@ static void check_baselines(checker *c, const char *staged, cJSON *const docs[EA
         problem(c, 1, "%s", err.msg);
         return;
     }
-    const char *got = text(cJSON_GetObjectItemCaseSensitive(doc.root, "gpu"), "model");
+    const char *got = ej_text(cJSON_GetObjectItemCaseSensitive(doc.root, "gpu"), "model");
     if (strcmp(got, model))
         problem(c, 0, "%s $.gpu.model: \"%s\", target.json's gpu_model is %s: baselines of another GPU", path, got, model);
     cJSON *missing = ea_gate_uncovered(docs, doc.root);

@@ -26,12 +26,6 @@ typedef struct {
     int not_staged_occ, not_staged_points;
 } differ;
 
-static const char *text(const cJSON *o, const char *key)
-{
-    const char *s = ej_str(o, key);
-    return s ? s : "";
-}
-
 static occ *find_occ(differ *d, const char *id)
 {
     for (int i = 0; i < d->nocc; i++)
@@ -72,7 +66,7 @@ static const cJSON *class_entry(const ea_golden_target *t, const char *id)
 {
     const cJSON *e;
     cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(t->classification.root, "occurrences"))
-        if (!strcmp(text(e, "id"), id))
+        if (!strcmp(ej_text(e, "id"), id))
             return e;
     return NULL;
 }
@@ -103,11 +97,11 @@ static void index_occurrences(differ *d, cJSON *const docs[EA_AUDIT_OPS])
         cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(docs[i], "points"))
             cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(p, "scopes"))
                 cJSON_ArrayForEach(o, cJSON_GetObjectItemCaseSensitive(g, "occurrences"))
-                    add_occ(d, text(o, "id"), ea_audit_ops[i].target, text(p, "point"), text(g, "scope_id"));
+                    add_occ(d, ej_text(o, "id"), ea_audit_ops[i].target, ej_text(p, "point"), ej_text(g, "scope_id"));
     for (int s = 0; s < 2; s++)
         cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(d->t[s]->classification.root, "occurrences"))
         {
-            occ *x = add_occ(d, text(e, "id"), text(e, "op"), text(e, "point"), text(e, "scope"));
+            occ *x = add_occ(d, ej_text(e, "id"), ej_text(e, "op"), ej_text(e, "point"), ej_text(e, "scope"));
             capture_scope(e, x->capture[s], sizeof x->capture[s]);
         }
 }
@@ -169,18 +163,18 @@ static void diff_classes(differ *d)
             d->not_staged_occ++;
             continue;
         }
-        if (!a || !b || !strcmp(text(a, "class"), text(b, "class")))
+        if (!a || !b || !strcmp(ej_text(a, "class"), ej_text(b, "class")))
             continue; /* an occurrence on one side only is its point's addition or removal */
         int fa = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "false_extern"));
         int fb = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(b, "false_extern"));
         const char *rule = ej_str(b, "old_rule") ? ej_str(b, "old_rule") : "fusible";
         char detail[512];
-        snprintf(detail, sizeof detail, "%s -> %s (old rule: %s; false extern: %s -> %s)", text(a, "class"),
-                 text(b, "class"), rule, fa ? "yes" : "no", fb ? "yes" : "no");
+        snprintf(detail, sizeof detail, "%s -> %s (old rule: %s; false extern: %s -> %s)", ej_text(a, "class"),
+                 ej_text(b, "class"), rule, fa ? "yes" : "no", fb ? "yes" : "no");
         cJSON *c = add_change(d, "class", o->op, o->point, o->scope, o->id, detail);
         cJSON_AddStringToObject(c, "id", o->id);
-        cJSON_AddStringToObject(c, "from", text(a, "class"));
-        cJSON_AddStringToObject(c, "to", text(b, "class"));
+        cJSON_AddStringToObject(c, "from", ej_text(a, "class"));
+        cJSON_AddStringToObject(c, "to", ej_text(b, "class"));
         cJSON_AddItemToObject(c, "old_rule", ej_str(b, "old_rule") ? cJSON_CreateString(rule) : cJSON_CreateNull());
         cJSON_AddItemToObject(c, "false_extern", cJSON_CreateIntArray((const int[]){fa, fb}, 2));
     }
@@ -204,11 +198,11 @@ static cJSON *points_of(const ea_golden_target *t)
     cJSON *points = cJSON_CreateObject();
     const cJSON *x;
     cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(t->classification.root, "occurrences"))
-        add_point(points, text(x, "point"));
+        add_point(points, ej_text(x, "point"));
     cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(t->baselines.root, "scopes"))
-        add_point(points, text(x, "point"));
+        add_point(points, ej_text(x, "point"));
     cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(t->baselines.root, "unmeasured"))
-        add_point(points, text(x, "point"));
+        add_point(points, ej_text(x, "point"));
     return points;
 }
 
@@ -422,21 +416,21 @@ static void diff_timings(differ *d, const ea_drift_rule *rule, cJSON *report)
     const cJSON *e;
     cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(gate, "entries"))
     {
-        const char *status = text(e, "status"), *point = text(e, "point");
-        int whole = !*text(e, "path"); /* a result, not a path */
+        const char *status = ej_text(e, "status"), *point = ej_text(e, "point");
+        int whole = !*ej_text(e, "path"); /* a result, not a path */
         if (!strcmp(status, "SAME") || !strcmp(status, "CLASS") ||
             (whole && (!strcmp(status, "ADDED") || !strcmp(status, "MISSING")) &&
              listed(d->points[0], point) != listed(d->points[1], point)))
             continue; /* classes are the class changes; a point on one side only is its addition or removal */
         /* the gate's advice on a FASTER path (propose new baselines) is what accept does here */
-        const char *why = text(e, "detail"), *advice = strstr(why, "; a stale golden");
+        const char *why = ej_text(e, "detail"), *advice = strstr(why, "; a stale golden");
         int len = advice ? (int)(advice - why) : (int)strlen(why);
         char detail[1400];
         if (whole)
-            snprintf(detail, sizeof detail, "%s %s: %.*s", status, text(e, "alias"), len, why);
+            snprintf(detail, sizeof detail, "%s %s: %.*s", status, ej_text(e, "alias"), len, why);
         else
-            snprintf(detail, sizeof detail, "%s %s %s %s: %.*s", status, text(e, "alias"), text(e, "path"),
-                     text(e, "mode"), len, why);
+            snprintf(detail, sizeof detail, "%s %s %s %s: %.*s", status, ej_text(e, "alias"), ej_text(e, "path"),
+                     ej_text(e, "mode"), len, why);
         cJSON *c = add_change(d, "timing", op_of(point), point, NULL, NULL, detail);
         const char *const keep[] = {"status", "family", "alias", "result", "path", "mode", "where",
                                     "stored_us", "new_us", "change", "tolerance", "margin", "noisy"};
@@ -457,10 +451,10 @@ static int kind_rank(const char *kind)
 
 static int by_change(const cJSON *a, const cJSON *b)
 {
-    int c = kind_rank(text(a, "kind")) - kind_rank(text(b, "kind"));
+    int c = kind_rank(ej_text(a, "kind")) - kind_rank(ej_text(b, "kind"));
     const char *const keys[] = {"op", "point", "scope", "id", "detail"};
     for (size_t k = 0; !c && k < sizeof keys / sizeof keys[0]; k++)
-        c = strcmp(text(a, keys[k]), text(b, keys[k]));
+        c = strcmp(ej_text(a, keys[k]), ej_text(b, keys[k]));
     return c;
 }
 
@@ -468,7 +462,7 @@ static int by_change(const cJSON *a, const cJSON *b)
 static void tally(cJSON *table, const char *key, const char *name, const char *kind)
 {
     cJSON *r = table->child;
-    while (r && strcmp(text(r, key), name))
+    while (r && strcmp(ej_text(r, key), name))
         r = r->next;
     if (!r) {
         cJSON_AddItemToArray(table, r = cJSON_CreateObject());
@@ -482,12 +476,12 @@ static void tally(cJSON *table, const char *key, const char *name, const char *k
 
 static int by_op(const cJSON *a, const cJSON *b)
 {
-    return strcmp(text(a, "op"), text(b, "op"));
+    return strcmp(ej_text(a, "op"), ej_text(b, "op"));
 }
 
 static int by_model(const cJSON *a, const cJSON *b)
 {
-    return strcmp(text(a, "model"), text(b, "model"));
+    return strcmp(ej_text(a, "model"), ej_text(b, "model"));
 }
 
 static cJSON *summary(const differ *d)
@@ -497,9 +491,9 @@ static cJSON *summary(const differ *d)
     const cJSON *c, *m;
     cJSON_ArrayForEach(c, d->changes)
     {
-        tally(ops, "op", text(c, "op"), text(c, "kind"));
+        tally(ops, "op", ej_text(c, "op"), ej_text(c, "kind"));
         cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(c, "models"))
-            tally(models, "model", m->valuestring, text(c, "kind"));
+            tally(models, "model", m->valuestring, ej_text(c, "kind"));
     }
     ej_sort(ops, by_op);
     ej_sort(models, by_model);
@@ -551,7 +545,7 @@ int ea_golden_diff_exit(const cJSON *report)
 {
     const cJSON *c;
     cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(report, "changes"))
-        if (!strcmp(text(c, "status"), "INVALID"))
+        if (!strcmp(ej_text(c, "status"), "INVALID"))
             return 2;
     return cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(report, "changes")) ? 1 : 0;
 }

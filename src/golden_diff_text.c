@@ -10,19 +10,13 @@
 /* ea_golden_diff_kinds, shorter */
 static const char *const headers[] = {"class", "added", "removed", "partition", "boundary", "timing", NULL};
 
-static const char *text(const cJSON *o, const char *key)
-{
-    const char *s = ej_str(o, key);
-    return s ? s : "";
-}
-
 static void side_line(const cJSON *side, FILE *f)
 {
     const cJSON *scopes = cJSON_GetObjectItemCaseSensitive(side, "scopes");
-    fprintf(f, "%s (target %s, %s, torch %s", text(side, "dir"), text(side, "name"), text(side, "gpu_model"),
-            text(side, "torch"));
+    fprintf(f, "%s (target %s, %s, torch %s", ej_text(side, "dir"), ej_text(side, "name"), ej_text(side, "gpu_model"),
+            ej_text(side, "torch"));
     if (ej_str(side, "lowering"))
-        fprintf(f, ", lowering %s", text(side, "lowering"));
+        fprintf(f, ", lowering %s", ej_text(side, "lowering"));
     if (cJSON_IsArray(scopes))
         fprintf(f, ", partial stage of %d scope(s)", cJSON_GetArraySize(scopes));
     fprintf(f, ")");
@@ -42,7 +36,7 @@ static void table(const cJSON *rows, const char *key, const char *title, int md,
     fprintf(f, "\n");
     cJSON_ArrayForEach(r, rows)
     {
-        fprintf(f, md ? "| %s |" : "  %-40s", text(r, key));
+        fprintf(f, md ? "| %s |" : "  %-40s", ej_text(r, key));
         for (int k = 0; ea_golden_diff_kinds[k]; k++)
             fprintf(f, md ? " %d |" : " %9d", (int)ej_num(r, ea_golden_diff_kinds[k]));
         fprintf(f, "\n");
@@ -66,13 +60,13 @@ static void render(const cJSON *report, int md, FILE *f)
         fprintf(f, "\nNot staged (outside the stage's scopes, not compared): %d occurrence(s), %d point(s) only in the old target\n",
                 (int)ej_num(ns, "occurrences"), (int)ej_num(ns, "points"));
     if (ej_str(report, "timings_note"))
-        fprintf(f, "\nTimings not compared: %s\n", text(report, "timings_note"));
+        fprintf(f, "\nTimings not compared: %s\n", ej_text(report, "timings_note"));
     fprintf(f, md ? "\n### Changes\n\n" : "\nChanges:\n");
     cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(report, "changes"))
     {
-        const char *what = ej_str(c, "id") ? text(c, "id") : ej_str(c, "scope") ? text(c, "scope") : text(c, "point");
-        fprintf(f, md ? "- **%s** `%s` %s: %s\n" : "  %-13s %-24s %s: %s\n", text(c, "kind"), text(c, "op"), what,
-                text(c, "detail"));
+        const char *what = ej_str(c, "id") ? ej_text(c, "id") : ej_str(c, "scope") ? ej_text(c, "scope") : ej_text(c, "point");
+        fprintf(f, md ? "- **%s** `%s` %s: %s\n" : "  %-13s %-24s %s: %s\n", ej_text(c, "kind"), ej_text(c, "op"), what,
+                ej_text(c, "detail"));
     }
     int n = (int)ej_num(s, "changes");
     fprintf(f, md ? "\n%d change(s)\n" : "%d change(s)\n", n);

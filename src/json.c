@@ -525,6 +525,12 @@ const char *ej_str(const cJSON *obj, const char *key)
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
+const char *ej_text(const cJSON *obj, const char *key)
+{
+    const char *s = ej_str(obj, key);
+    return s ? s : "";
+}
+
 double ej_num(const cJSON *obj, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);

@@ -77,6 +77,8 @@ int ej_bad_field(ej_val obj, const char *key, const char *what, const char *got,
 /* Lenient reads of a document already validated or built here: the string (number) at key, NULL
  * (NaN) when it is absent or of another type. */
 const char *ej_str(const cJSON *obj, const char *key);
+/* ej_str, or "" when the member is absent or not a string: for messages and comparisons of validated documents. */
+const char *ej_text(const cJSON *obj, const char *key);
 double ej_num(const cJSON *obj, const char *key);
 /* Adds key: v, or key: null when v is not finite (NaN: nothing measured). */
 void ej_add_number_or_null(cJSON *obj, const char *key, double v);

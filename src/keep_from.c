@@ -8,17 +8,11 @@
 #include "json.h"
 #include "replay_file.h"
 
-static const char *text(const cJSON *o, const char *key)
-{
-    const char *s = ej_str(o, key);
-    return s ? s : "";
-}
-
 static int measured(const cJSON *fresh, const char *point)
 {
     const cJSON *r;
     cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(fresh, "scopes"))
-        if (!strcmp(text(r, "point"), point))
+        if (!strcmp(ej_text(r, "point"), point))
             return 1;
     return 0;
 }
@@ -29,7 +23,7 @@ static int distinct_points(const cJSON *doc)
     const cJSON *scopes = cJSON_GetObjectItemCaseSensitive(doc, "scopes"), *r, *q;
     int n = 0;
     cJSON_ArrayForEach(r, scopes) {
-        for (q = scopes->child; q != r && strcmp(text(q, "point"), text(r, "point")); q = q->next)
+        for (q = scopes->child; q != r && strcmp(ej_text(q, "point"), ej_text(r, "point")); q = q->next)
             ;
         n += q == r; /* no earlier result of its point */
     }
@@ -39,12 +33,12 @@ static int distinct_points(const cJSON *doc)
 /* "<fresh command> (N points; every other result kept from <base_file>: <base command>)" */
 static void merged_command(cJSON *out, const char *base_file, const cJSON *base, const cJSON *fresh, int points)
 {
-    size_t n = strlen(text(fresh, "command")) + strlen(base_file) + strlen(text(base, "command")) + 96;
+    size_t n = strlen(ej_text(fresh, "command")) + strlen(base_file) + strlen(ej_text(base, "command")) + 96;
     char *cmd = malloc(n);
     if (!cmd)
         return;
-    snprintf(cmd, n, "%s (%d points; every other result kept from %s: %s)", text(fresh, "command"), points, base_file,
-             text(base, "command"));
+    snprintf(cmd, n, "%s (%d points; every other result kept from %s: %s)", ej_text(fresh, "command"), points, base_file,
+             ej_text(base, "command"));
     cJSON_ReplaceItemInObjectCaseSensitive(out, "command", cJSON_CreateString(cmd));
     free(cmd);
 }
@@ -52,8 +46,8 @@ static void merged_command(cJSON *out, const char *base_file, const cJSON *base,
 cJSON *ea_baselines_keep_from(const char *base_file, const cJSON *base, const cJSON *fresh,
                               cJSON *const docs[EA_AUDIT_OPS], ea_error *err)
 {
-    const char *bm = text(cJSON_GetObjectItemCaseSensitive(base, "gpu"), "model"),
-               *fm = text(cJSON_GetObjectItemCaseSensitive(fresh, "gpu"), "model");
+    const char *bm = ej_text(cJSON_GetObjectItemCaseSensitive(base, "gpu"), "model"),
+               *fm = ej_text(cJSON_GetObjectItemCaseSensitive(fresh, "gpu"), "model");
     if (strcmp(bm, fm)) {
         ea_fail(err, "%s $.gpu.model: expected this run's GPU model %s, got %s: times of two GPU models are never "
                      "one document", base_file, fm, bm);
@@ -63,10 +57,10 @@ cJSON *ea_baselines_keep_from(const char *base_file, const cJSON *base, const cJ
      * no point against torch's op timings names no torch: nothing of it depends on one) */
     static const char *const same[] = {"driver", "toolkit", "torch"};
     for (int i = 0; i < 3; i++)
-        if (*text(fresh, same[i]) && strcmp(text(base, same[i]), text(fresh, same[i]))) {
+        if (*ej_text(fresh, same[i]) && strcmp(ej_text(base, same[i]), ej_text(fresh, same[i]))) {
             ea_fail(err, "%s $.%s: expected this run's %s %s, got %s: a partial run merges only into results of the "
                          "same GPU model, driver, toolkit and torch",
-                    base_file, same[i], same[i], text(fresh, same[i]), text(base, same[i]));
+                    base_file, same[i], same[i], ej_text(fresh, same[i]), ej_text(base, same[i]));
             return NULL;
         }
     cJSON *out = cJSON_Duplicate(base, 1), *again = cJSON_Duplicate(fresh, 1), *u, *next, *r;
@@ -76,7 +70,7 @@ cJSON *ea_baselines_keep_from(const char *base_file, const cJSON *base, const cJ
     cJSON *unmeasured = cJSON_GetObjectItemCaseSensitive(out, "unmeasured");
     for (u = unmeasured ? unmeasured->child : NULL; u; u = next) {
         next = u->next;
-        if (measured(fresh, text(u, "point")))
+        if (measured(fresh, ej_text(u, "point")))
             cJSON_Delete(cJSON_DetachItemViaPointer(unmeasured, u));
     }
     if (unmeasured && !cJSON_GetArraySize(unmeasured))
@@ -106,7 +100,7 @@ cJSON *ea_replay_keep_from(const char *base_file, const cJSON *base, const cJSON
     cJSON_ArrayForEach(row, fresh) {
         int i = 0;
         cJSON_ArrayForEach(x, out) {
-            if (!strcmp(text(x, "scope"), text(row, "scope")))
+            if (!strcmp(ej_text(x, "scope"), ej_text(row, "scope")))
                 break;
             i++;
         }

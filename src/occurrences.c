@@ -226,24 +226,19 @@ fail:
     return -1;
 }
 
-static const char *str(const cJSON *o, const char *key)
-{
-    return cJSON_GetObjectItemCaseSensitive(o, key)->valuestring;
-}
-
 /* One row per op and model, in audit-op order then suite/mode/model. */
 static cJSON *model_row(cJSON *rows, const char *op, const cJSON *occ)
 {
     cJSON *r;
     cJSON_ArrayForEach(r, rows)
-        if (!strcmp(str(r, "op"), op) && !strcmp(str(r, "suite"), str(occ, "suite")) &&
-            !strcmp(str(r, "mode"), str(occ, "mode")) && !strcmp(str(r, "model"), str(occ, "model")))
+        if (!strcmp(ej_text(r, "op"), op) && !strcmp(ej_text(r, "suite"), ej_text(occ, "suite")) &&
+            !strcmp(ej_text(r, "mode"), ej_text(occ, "mode")) && !strcmp(ej_text(r, "model"), ej_text(occ, "model")))
             return r;
     r = cJSON_CreateObject();
     cJSON_AddStringToObject(r, "op", op);
-    cJSON_AddStringToObject(r, "suite", str(occ, "suite"));
-    cJSON_AddStringToObject(r, "mode", str(occ, "mode"));
-    cJSON_AddStringToObject(r, "model", str(occ, "model"));
+    cJSON_AddStringToObject(r, "suite", ej_text(occ, "suite"));
+    cJSON_AddStringToObject(r, "mode", ej_text(occ, "mode"));
+    cJSON_AddStringToObject(r, "model", ej_text(occ, "model"));
     cJSON_AddNumberToObject(r, "occurrences", 0);
     cJSON_AddNumberToObject(r, "points", 0);
     cJSON_AddItemToArray(rows, r);
@@ -260,7 +255,7 @@ static int row_order(const cJSON *x, const cJSON *y)
 {
     static const char *const keys[] = {"suite", "mode", "model"};
     for (int i = 0; i < 3; i++) {
-        int c = strcmp(str(x, keys[i]), str(y, keys[i]));
+        int c = strcmp(ej_text(x, keys[i]), ej_text(y, keys[i]));
         if (c)
             return c;
     }
@@ -340,7 +335,7 @@ void ea_occurrences_print(const cJSON *summary, FILE *f)
             cJSON_GetObjectItem(summary, "bf16_index_add")->valueint);
     fprintf(f, "%-26s %-10s %-6s %-34s %11s %7s\n", "op", "suite", "mode", "model", "occurrences", "points");
     cJSON_ArrayForEach(o, cJSON_GetObjectItem(summary, "by_model"))
-        fprintf(f, "%-26s %-10s %-6s %-34s %11d %7d\n", str(o, "op"), str(o, "suite"), str(o, "mode"), str(o, "model"),
+        fprintf(f, "%-26s %-10s %-6s %-34s %11d %7d\n", ej_text(o, "op"), ej_text(o, "suite"), ej_text(o, "mode"), ej_text(o, "model"),
                 cJSON_GetObjectItem(o, "occurrences")->valueint, cJSON_GetObjectItem(o, "points")->valueint);
 }
 

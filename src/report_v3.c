@@ -12,12 +12,6 @@
 #define BENCHMARK "extern-audit-rollup"
 
 /* A string field, "" when absent: v3's extra_info holds strings only. */
-static const char *text(const cJSON *o, const char *key)
-{
-    const char *s = ej_str(o, key);
-    return s ? s : "";
-}
-
 typedef struct {
     const char *gpu, *torch, *mode, *cls, *record_type;
 } v3_info;
@@ -67,32 +61,32 @@ cJSON *ea_report_v3(const cJSON *doc)
 {
     cJSON *out = cJSON_CreateArray();
     const cJSON *g = cJSON_GetObjectItemCaseSensitive(doc, "gpus"), *o, *m, *s;
-    v3_info after = {text(g, "after"), text(g, "after_torch"), "mixed", "", ""};
-    v3_info before = {text(g, "before"), text(g, "before_torch"), "mixed", "all", "before"};
+    v3_info after = {ej_text(g, "after"), ej_text(g, "after_torch"), "mixed", "", ""};
+    v3_info before = {ej_text(g, "before"), ej_text(g, "before_torch"), "mixed", "all", "before"};
     int have_after = cJSON_IsString(cJSON_GetObjectItemCaseSensitive(g, "after"));
     cJSON_ArrayForEach(o, cJSON_GetObjectItemCaseSensitive(doc, "ops"))
     {
         if (have_after)
-            after_records(out, text(o, "op"), "op", o, after);
-        record(out, text(o, "op"), "op", "seed_direct_op_us", ej_num(cJSON_GetObjectItemCaseSensitive(o, "seed"), "total_us"),
+            after_records(out, ej_text(o, "op"), "op", o, after);
+        record(out, ej_text(o, "op"), "op", "seed_direct_op_us", ej_num(cJSON_GetObjectItemCaseSensitive(o, "seed"), "total_us"),
                &before);
     }
     cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(doc, "models"))
     {
         char name[512];
-        snprintf(name, sizeof name, "%s/%s/%s", text(m, "suite"), text(m, "mode"), text(m, "model"));
-        after.mode = before.mode = text(m, "mode");
+        snprintf(name, sizeof name, "%s/%s/%s", ej_text(m, "suite"), ej_text(m, "mode"), ej_text(m, "model"));
+        after.mode = before.mode = ej_text(m, "mode");
         if (have_after)
             after_records(out, name, "model", m, after);
         const cJSON *c = cJSON_GetObjectItemCaseSensitive(m, "corpus");
         v3_info corpus = before;
-        corpus.gpu = text(c, "gpu");
-        corpus.torch = text(c, "torch");
+        corpus.gpu = ej_text(c, "gpu");
+        corpus.torch = ej_text(c, "torch");
         record(out, name, "model", "corpus_extern_total_us", ej_num(c, "extern_total_us"), &corpus);
         cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(m, "seed"))
         {
             v3_info seed = before;
-            seed.cls = text(s, "op");
+            seed.cls = ej_text(s, "op");
             record(out, name, "model", "seed_direct_op_us", ej_num(s, "total_us"), &seed);
         }
     }

@@ -1,4 +1,5 @@
 /* repro.c: the family registry and --scope resolution (contract in repro.h). */
+#include "json.h"
 #include "repro.h"
 
 #include <stdio.h>
@@ -83,23 +84,17 @@ void ea_repro_append(cJSON *into, cJSON *from)
     cJSON_Delete(from);
 }
 
-static const char *str(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsString(v) ? v->valuestring : "";
-}
-
 /* Does point (of doc) match arg by alias, point id or one of its scope ids? */
 static int matches(const ea_repro_family *f, const cJSON *doc, const cJSON *point, const char *arg)
 {
-    const char *id = str(point, "point");
+    const char *id = ej_text(point, "point");
     char alias[128];
     alias_in(f, doc, point, alias, sizeof alias);
     if (!strcmp(arg, "all") || !strcmp(arg, f->name) || !strcmp(arg, id) || !strcmp(arg, alias))
         return 1;
     const cJSON *g;
     cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(point, "scopes"))
-        if (!strcmp(arg, str(g, "scope_id")))
+        if (!strcmp(arg, ej_text(g, "scope_id")))
             return 1;
     return 0;
 }
@@ -158,7 +153,7 @@ static void add_models(cJSON *models, const cJSON *point)
     cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(point, "scopes"))
         cJSON_ArrayForEach(o, cJSON_GetObjectItemCaseSensitive(g, "occurrences")) {
             int seen = 0;
-            snprintf(id, sizeof id, "%s/%s/%s", str(o, "suite"), str(o, "mode"), str(o, "model"));
+            snprintf(id, sizeof id, "%s/%s/%s", ej_text(o, "suite"), ej_text(o, "mode"), ej_text(o, "model"));
             cJSON_ArrayForEach(m, models)
                 seen |= !strcmp(m->valuestring, id);
             if (!seen)
@@ -184,7 +179,7 @@ cJSON *ea_repro_list(cJSON *const docs[EA_AUDIT_OPS])
             char alias[128];
             alias_in(*f, docs[d], p, alias, sizeof alias);
             cJSON *e = cJSON_CreateObject();
-            cJSON_AddStringToObject(e, "point", str(p, "point"));
+            cJSON_AddStringToObject(e, "point", ej_text(p, "point"));
             cJSON_AddStringToObject(e, "alias", alias);
             cJSON_AddNumberToObject(e, "occurrences", cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(p, "count")));
             cJSON_AddNumberToObject(e, "scopes", cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(p, "scopes")));
@@ -202,13 +197,13 @@ void ea_repro_list_print(const cJSON *list, FILE *f)
     cJSON_ArrayForEach(fam, list) {
         const cJSON *points = cJSON_GetObjectItemCaseSensitive(fam, "points");
         int np = cJSON_GetArraySize(points);
-        fprintf(f, "\n%s (%s, %d point%s): %s\n", str(fam, "family"), str(fam, "op"), np, np == 1 ? "" : "s",
-                str(fam, "description"));
+        fprintf(f, "\n%s (%s, %d point%s): %s\n", ej_text(fam, "family"), ej_text(fam, "op"), np, np == 1 ? "" : "s",
+                ej_text(fam, "description"));
         fprintf(f, "  %-22s %-24s %5s %6s  models\n", "alias", "point", "occ.", "scopes");
         cJSON_ArrayForEach(p, points) {
             const cJSON *alias = cJSON_GetObjectItemCaseSensitive(p, "alias"), *models = cJSON_GetObjectItemCaseSensitive(p, "models");
             int shown = 0, total = cJSON_GetArraySize(models);
-            fprintf(f, "  %-22s %-24s %5d %6d  ", cJSON_IsString(alias) ? alias->valuestring : "-", str(p, "point"),
+            fprintf(f, "  %-22s %-24s %5d %6d  ", cJSON_IsString(alias) ? alias->valuestring : "-", ej_text(p, "point"),
                     cJSON_GetObjectItemCaseSensitive(p, "occurrences")->valueint,
                     cJSON_GetObjectItemCaseSensitive(p, "scopes")->valueint);
             cJSON_ArrayForEach(m, models) {
