@@ -12,7 +12,7 @@ import re
 FLOATING = ("bf16", "f16", "f32", "f64")
 TORCH_DTYPES = {"bf16": "bfloat16", "f16": "float16", "f32": "float32", "f64": "float64",
                 "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64", "u8": "uint8",
-                "b8": "bool", "c64": "complex64"}
+                "b8": "bool", "c64": "complex64", "c128": "complex128"}
 EXACT_DERIVED = ("constant", "iota", "as_strided_iota")
 NON_FINITE = {"inf": math.inf, "-inf": -math.inf, "nan": math.nan}
 INT64_MAX = 2 ** 63 - 1

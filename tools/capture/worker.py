@@ -271,7 +271,7 @@ def describe_outputs(outputs, eager=None):
     return docs
 
 
-FLOAT_DTYPES = ("bf16", "f16", "f32")
+FLOAT_DTYPES = ("bf16", "f16", "f32")  # made f64 in the reference; c64 (an FFT's) made c128
 
 
 def relative_l2(got, want):
@@ -294,8 +294,10 @@ def fp64_reference(variant, nodes, props):
         nodes64 = nodes
         for d in FLOAT_DTYPES:
             nodes64 = scope.with_dtype(nodes64, d, "f64")
+        nodes64 = scope.with_dtype(nodes64, "c64", "c128")
         specs64 = scope.plan_inputs(nodes64, props)
-        inputs64 = [x.double() if x.is_floating_point() else x for x in variant.inputs]
+        inputs64 = [x.double() if x.is_floating_point() else x.to(torch.complex128) if x.is_complex() else x
+                    for x in variant.inputs]
         outputs = scope.build_function(nodes64, specs64, variant.selectors)(*inputs64)
         torch.cuda.synchronize()
     except Exception as e:  # noqa: BLE001  any failure of the f64 scope is reported in the capture, not fatal
