@@ -12,7 +12,7 @@
 
 const char *const ea_class_names[EA_CLASSES + 1] = {
     "lowered", "conditional_lowered", "conditional_fallback", "true_fallback", "library_extern", "unclassified",
-    "not_captured", NULL};
+    "not_captured", "no_device_work", NULL};
 
 #define REASON_LEN 2048
 #define FINDING_NOTE "ATen fallback inside an audited scope, outside the audit set"
@@ -237,6 +237,22 @@ static const char *library_of(const char *op)
     return NULL;
 }
 
+/* Ops that do no device work whatever Inductor makes of them, so their class needs no capture: views of a
+ * tensor's bytes and host arithmetic on SymInts (docs/newops.md reads each from the graphs). An extern count of
+ * them is a count of nothing to price. */
+static const char *no_device_work(const char *op)
+{
+    static const char *const ops[][2] = {
+        {"aten.view_as_real.default", "a view of a complex tensor's bytes as (real, imaginary) pairs: no bytes move"},
+        {"aten.view_as_complex.default", "a view of (real, imaginary) pairs as a complex tensor: no bytes move"},
+        {"_operator.mul", "host arithmetic on SymInts (a product of sizes for a reshape): no tensor, no kernel"},
+    };
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        if (!strcmp(op, ops[i][0]))
+            return ops[i][1];
+    return NULL;
+}
+
 /* The class base (default or coordinate_descent) gives o, with the capture's probe runs deciding
  * whether the behaviour is conditional on the dtype. */
 static ea_class decide(const ea_capture_run *base, const occ *o, const char *old, char *reason)
@@ -306,7 +322,10 @@ static cJSON *entry(const occ *o, const ea_old_rule *rule, int op_captured, int 
                  "tools/capture on a GPU: STEPS=newops ci/gpu-check)",
                  o->op);
     }
-    if (o->capture) {
+    if (no_device_work(o->op)) {
+        *cls = EA_CLASS_NO_DEVICE_WORK;
+        snprintf(reason, sizeof reason, "%s", no_device_work(o->op));
+    } else if (o->capture) {
         ea_class cd = decide(ea_capture_run_named(o->capture, "coordinate_descent"), o, old, cd_reason);
         *cls = decide(ea_capture_run_named(o->capture, "default"), o, old, reason);
         if (cd != *cls)

@@ -27,11 +27,12 @@ typedef enum {
     EA_CLASS_TRUE_FALLBACK, EA_CLASS_LIBRARY_EXTERN, EA_CLASS_UNCLASSIFIED,
     EA_CLASS_NOT_CAPTURED, /* an op marked added in ea_audit_ops that no capture of the target covers at all,
                             * while captures cover other ops: captured since (reported, not a gap) */
+    EA_CLASS_NO_DEVICE_WORK, /* a view or host SymInt arithmetic: nothing runs on the GPU, captured or not */
     EA_CLASSES
 } ea_class;
 
 /* "lowered", "conditional_lowered", "conditional_fallback", "true_fallback", "library_extern",
- * "unclassified", "not_captured", NULL. */
+ * "unclassified", "not_captured", "no_device_work", NULL. */
 extern const char *const ea_class_names[EA_CLASSES + 1];
 
 /* docs: the validated golden occurrence documents (ea_occurrences_load). *out: the document. */

@@ -133,7 +133,8 @@ static const char *bucket_of(const char *cls)
 {
     if (ea_rollup_lowered_class(cls))
         return "lowered";
-    if (cls && (ea_rollup_fallback_class(cls) || !strcmp(cls, "library_extern") || !strcmp(cls, "not_captured")))
+    if (cls && (ea_rollup_fallback_class(cls) || !strcmp(cls, "library_extern") || !strcmp(cls, "not_captured") ||
+                !strcmp(cls, "no_device_work")))
         return cls;
     return "unclassified";
 }
@@ -169,6 +170,8 @@ static void price(const ea_rollup_inputs *in, const occ *c, cJSON *row)
         why = "unclassified: no capture covers it";
     else if (!strcmp(bucket, "not_captured"))
         why = "not yet captured: the op joined the audit set after this target's captures";
+    else if (!strcmp(bucket, "no_device_work"))
+        why = "no device work (a view, or host SymInt arithmetic): nothing to price; its extern count is false";
     else if (!in->baselines)
         why = in->note_baselines;
     else if (!r && ea_baseline_unmeasured_reason(in->baselines, c->point)) {

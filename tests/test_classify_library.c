@@ -2,6 +2,7 @@
  * torch.ops.aten._fft_c2c.default is a library extern (cuFFT), not a true fallback; the same call of
  * another op (histc) stays a true fallback. */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "classify.h"
@@ -53,4 +54,25 @@ Test(classify_library, an_fft_fallback_is_a_cufft_library_extern)
     e = classified("aten.histc.default", "torch.ops.aten.histc.default", &doc);
     cr_assert_str_eq(cJSON_GetObjectItem(e, "class")->valuestring, "true_fallback");
     cJSON_Delete(doc);
+}
+
+/* Views and host SymInt arithmetic do no device work whatever their capture shows (view_as_complex is a
+ * make_fallback in Inductor, an aliasing call): their class says so, with the reason. */
+Test(classify_library, views_and_host_arithmetic_do_no_device_work)
+{
+    static const char *const ops[][2] = {
+        {"aten.view_as_real.default", "no bytes move"},
+        {"aten.view_as_complex.default", "no bytes move"},
+        {"_operator.mul", "host arithmetic on SymInts"},
+    };
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+        cJSON *doc;
+        char call[128];
+        snprintf(call, sizeof call, "torch.ops.%s", ops[i][0]);
+        const cJSON *e = classified(ops[i][0], call, &doc);
+        cr_assert_str_eq(cJSON_GetObjectItem(e, "class")->valuestring, "no_device_work", "%s", ops[i][0]);
+        cr_assert(strstr(cJSON_GetObjectItem(e, "reason")->valuestring, ops[i][1]), "%s", ops[i][0]);
+        cr_assert(cJSON_IsFalse(cJSON_GetObjectItem(e, "false_extern")));
+        cJSON_Delete(doc);
+    }
 }
