@@ -104,7 +104,11 @@ static int read_doc(ea_seed_totals *s, ea_error *err)
             return -1;
         seen[which] = 1;
     }
-    /* the seed issue priced the ops it listed; an op audited since has no "before" figure (occurrences 0) */
+    /* the seed issue priced the ops it listed (each must be there); an op audited since may have no "before"
+     * figure */
+    for (int i = 0; i < EA_AUDIT_OPS; i++)
+        if (!seen[i] && !ea_audit_ops[i].added)
+            return ej_bad_field(root, "ops", "an entry for every op the seed listed", ea_audit_ops[i].target, err);
     return 0;
 }
 

@@ -86,6 +86,9 @@ Test(seed_totals, malformed_files_name_the_path)
     bad_seed("\"label\": \"A\",", "\"label\": \"A\", \"extra\": 1,", "$.ops[3].parts[0]");
     bad_seed("{\"op\": \"aten.histc.default\"", "{\"op\": \"aten.cat.default\"",
              "$.ops[2].op: expected each op once, got \"aten.cat.default\"");
+    /* an op the seed listed may not go missing (one audited since may) */
+    bad_seed("{\"op\": \"aten.histc.default\", \"occurrences\": 2, \"total_us\": 10, \"parts\": []},", "",
+             "$.ops: expected an entry for every op the seed listed, got aten.histc.default");
 }
 
 static const char *const accounting =
