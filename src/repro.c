@@ -85,13 +85,16 @@ void ea_repro_append(cJSON *into, cJSON *from)
 }
 
 /* Does point (of doc) match arg by alias, point id or one of its scope ids? */
+/* 1: arg names the point (all, its family, its id or a scope id); 2: arg is its alias; 0: neither. */
 static int matches(const ea_repro_family *f, const cJSON *doc, const cJSON *point, const char *arg)
 {
     const char *id = ej_text(point, "point");
-    char alias[128];
+    char alias[256];
     alias_in(f, doc, point, alias, sizeof alias);
-    if (!strcmp(arg, "all") || !strcmp(arg, f->name) || !strcmp(arg, id) || !strcmp(arg, alias))
+    if (!strcmp(arg, "all") || !strcmp(arg, f->name) || !strcmp(arg, id))
         return 1;
+    if (!strcmp(arg, alias))
+        return 2;
     const cJSON *g;
     cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(point, "scopes"))
         if (!strcmp(arg, ej_text(g, "scope_id")))
@@ -120,6 +123,8 @@ int ea_repro_resolve(cJSON *const docs[EA_AUDIT_OPS], const char *const files[EA
                      ea_scope_ref *out, int max, int *n, ea_error *err)
 {
     *n = 0;
+    const ea_repro_family *by_alias = NULL; /* aliases are derived per family: one naming two families' points
+                                             * is ambiguous, not a wider selection */
     for (const ea_repro_family *const *f = ea_repro_families; *f; f++) {
         int d = ea_repro_doc(*f);
         if (d < 0 || !docs[d])
@@ -127,7 +132,14 @@ int ea_repro_resolve(cJSON *const docs[EA_AUDIT_OPS], const char *const files[EA
         const cJSON *p;
         int i = 0;
         cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(docs[d], "points")) {
-            if ((!(*f)->claims || (*f)->claims(p)) && matches(*f, docs[d], p, arg)) {
+            int how = (!(*f)->claims || (*f)->claims(p)) ? matches(*f, docs[d], p, arg) : 0;
+            if (how == 2 && by_alias && by_alias != *f)
+                return ea_fail(err, "--scope %s: an alias of points of two families (%s and %s): name the point id or "
+                                    "the scope id; extern-audit run --list lists them",
+                               arg, by_alias->name, (*f)->name);
+            if (how == 2)
+                by_alias = *f;
+            if (how) {
                 if (*n >= max)
                     return ea_fail(err, "--scope %s: more than %d points", arg, max);
                 out[(*n)++] = (ea_scope_ref){*f, p, files[d], i};

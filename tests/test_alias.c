@@ -67,3 +67,28 @@ Test(alias, a_family_name_alone_for_its_one_point)
     cr_assert_str_eq(alias(doc, 0, NULL), "gpt-oss-20b");
     cJSON_Delete(doc);
 }
+
+/* An alias is derived within one family: where two families' points share one (alexnet in two ops), --scope
+ * with it is refused as ambiguous, naming both families, instead of selecting both. */
+Test(alias, an_alias_of_two_families_is_refused)
+{
+    cJSON *docs[EA_AUDIT_OPS] = {0};
+    const char *files[EA_AUDIT_OPS] = {0};
+    const char *point[] = {"p0:alexnet:train:4"};
+    for (int i = 0; i < EA_AUDIT_OPS; i++)
+        if (!strcmp(ea_audit_ops[i].target, "aten.index_add.default") ||
+            !strcmp(ea_audit_ops[i].target, "aten._adaptive_avg_pool2d_backward.default")) {
+            docs[i] = doc_of(point, 1);
+            files[i] = ea_audit_ops[i].short_name;
+        }
+    ea_scope_ref refs[8];
+    int n;
+    ea_error err;
+    cr_assert_eq(ea_repro_resolve(docs, files, "alexnet", refs, 8, &n, &err), -1);
+    cr_assert(strstr(err.msg, "--scope alexnet: an alias of points of two families (index_add and avgpool_backward)"),
+              "%s", err.msg);
+    cr_assert_eq(ea_repro_resolve(docs, files, "p0", refs, 8, &n, &err), 0, "%s", err.msg);
+    cr_assert_eq(n, 2, "the point id names both, as asked");
+    for (int i = 0; i < EA_AUDIT_OPS; i++)
+        cJSON_Delete(docs[i]);
+}
