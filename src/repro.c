@@ -188,7 +188,7 @@ cJSON *ea_repro_list(cJSON *const docs[EA_AUDIT_OPS])
         cJSON_ArrayForEach(p, all) {
             if ((*f)->claims && !(*f)->claims(p))
                 continue;
-            char alias[128];
+            char alias[256];
             alias_in(*f, docs[d], p, alias, sizeof alias);
             cJSON *e = cJSON_CreateObject();
             cJSON_AddStringToObject(e, "point", ej_text(p, "point"));

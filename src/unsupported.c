@@ -10,7 +10,7 @@ cJSON *ea_unsupported_result(const ea_run_ctx *c, const ea_scope_ref *ref, const
     char where[512];
     snprintf(where, sizeof where, "%.480s $.points[%d]", ref->file, ref->index);
     const char *point = cJSON_IsString(id) ? id->valuestring : where;
-    char alias[128];
+    char alias[256];
     if (cJSON_IsString(id))
         ea_repro_alias(c, ref, alias, sizeof alias);
     else
