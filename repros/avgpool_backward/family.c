@@ -6,7 +6,7 @@
 static cJSON *points(ea_run_ctx *ctx, const ea_scope_ref *r, int measure, ea_error *err)
 {
     ap_scope s;
-    char alias[128];
+    char alias[256];
     cJSON *ids, *h, *m;
     if (ap_scope_parse(r->point, r->file, r->index, &s, err))
         return NULL;
