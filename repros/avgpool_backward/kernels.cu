@@ -4,8 +4,12 @@
  * at::zeros_like(input) and, for a contiguous input, always launches atomic_adaptive_average_gradinput
  * ("bool atomic = true; // suboptimal, but without atomic it doesn't pass the tests") with
  * blocks(N * C, max(16 / C, 1)) and threads(32, 8). The kernel's bf16 arithmetic is c10::BFloat16's: each
- * division by the window's height and width rounds to bf16, and gpuAtomicAddNoReturn is the native bf16
- * atomicAdd on sm_80 and later. */
+ * division by the window's height and width is a float division rounded to bf16 (c10/util/BFloat16-inl.h,
+ * operator/(const BFloat16&, const BFloat16&) returns static_cast<float>(a) / static_cast<float>(b) as a
+ * BFloat16), and the atomic add is the native bf16 atomicAdd on sm_80 and later (aten/src/ATen/cuda/Atomic.cuh,
+ * gpuAtomicAdd(at::BFloat16*, ...): AtomicFPOp's CAS loop only under ROCm or __CUDA_ARCH__ < 800; both read in
+ * stored pytorch copies). The golden points are identity pools (one-element windows), so the GPU test exercises
+ * the divisions by 1 and one add per element only. */
 #include "kernels.h"
 
 #include <cuda_bf16.h>
