@@ -130,10 +130,11 @@ Test(keep_from, a_point_with_more_or_fewer_configurations_takes_exactly_the_new_
     }
     cr_assert_eq(last - first, n, "the point's %d results sit together", n + 1);
     /* the base now has the extra result; a run with the original count drops it */
-    cJSON *fewer = ea_baselines_keep_from(BASE, more, run_of(base, XL_POINT, 3), docs, &err);
+    cJSON *again = run_of(base, XL_POINT, 3), *fewer = ea_baselines_keep_from(BASE, more, again, docs, &err);
     cr_assert_not_null(fewer, "%s", err.msg);
     cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(fewer, "scopes")), total);
     cJSON_Delete(fewer);
+    cJSON_Delete(again);
     cJSON_Delete(more);
     cJSON_Delete(fresh);
     cJSON_Delete(base);
@@ -247,7 +248,6 @@ Test(keep_from, a_replayed_capture_replaces_its_row_and_the_others_print_as_read
     cJSON *base = target_load(FIXTURE_TARGET, "replay.json"), *fresh = cJSON_CreateArray();
     cJSON *row = cJSON_Duplicate(row_of(base, XL_SCOPE), 1);
     cr_assert_not_null(row);
-    cJSON_ReplaceItemInObjectCaseSensitive(row, "kernels_match", cJSON_CreateFalse());
     cJSON_ReplaceItemInObjectCaseSensitive(row, "verdict", cJSON_CreateString("kernels differ"));
     cJSON_AddItemToArray(fresh, row);
     ea_error err;
