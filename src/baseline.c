@@ -118,7 +118,7 @@ static void op_mode(cJSON *o, const char *mode, const ea_torch_time *t, const cJ
 static void torch_op_fidelity(cJSON *fid, const cJSON *result, const ea_torch_ops *ops)
 {
     cJSON *o = cJSON_AddObjectToObject(fid, "torch_op");
-    const ea_torch_op *op = ea_torch_ops_find(ops, ej_str(result, "point") ? ej_str(result, "point") : "");
+    const ea_torch_op *op = ea_torch_ops_find(ops, ej_text(result, "point"));
     char note[4400];
     int compared = 0, within = 1;
     if (!ops || !ops->loaded) {
@@ -205,7 +205,7 @@ void ea_run_annotate(cJSON *result, const cJSON *point, const ea_run_env *env, c
                      const ea_torch_ops *ops, const cJSON *classification)
 {
     char cls[256];
-    class_of(ej_str(result, "point") ? ej_str(result, "point") : "", classification, cls, sizeof cls);
+    class_of(ej_text(result, "point"), classification, cls, sizeof cls);
     cJSON_AddStringToObject(result, "class", cls);
     double bytes = ej_num(cJSON_GetObjectItemCaseSensitive(result, "config"), "floor_bytes");
     double bw = env->kernel_bytes_per_s > env->memcpy_bytes_per_s ? env->kernel_bytes_per_s : env->memcpy_bytes_per_s;
@@ -281,7 +281,7 @@ static void print_path(const cJSON *p, FILE *f)
     fprintf(f, "  %-28s %10.1f %8.1f %10s   rel L2 %.2e, %s%s%s\n", label, ej_num(t, "median_us"), ej_num(t, "iqr_us"),
             cold_text, ej_num(c, "rel_l2"), ej_num(c, "unwritten") > 0 ? "UNWRITTEN elements" : "all written",
             cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "passed")) ? "" : ": FAILED ",
-            ej_str(p, "failure") ? ej_str(p, "failure") : "");
+            ej_text(p, "failure"));
 }
 
 /* "fidelity vs torch 2.11.0+cu130, the op alone (torch_ops/H200.json): faithful 1.02 (...)", and the

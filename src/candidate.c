@@ -52,20 +52,20 @@ static double notch(double q1, double q3, double n)
     return q3 >= q1 ? ea_drift_notch(EA_DRIFT_NOTCH_K, q3 - q1, n) : NAN;
 }
 
+static double stats_notch(const ea_capture_stats *s)
+{
+    return notch(s->q1_us, s->q3_us, (double)s->samples);
+}
+
 static double run_notch(const ea_capture_run *r)
 {
-    return r ? notch(r->compiled.q1_us, r->compiled.q3_us, (double)r->compiled.samples) : NAN;
+    return r ? stats_notch(&r->compiled) : NAN;
 }
 
 static double path_notch(const cJSON *path)
 {
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(path, "time");
     return notch(ej_num(t, "q1_us"), ej_num(t, "q3_us"), ej_num(t, "samples"));
-}
-
-static double stats_notch(const ea_capture_stats *s)
-{
-    return notch(s->q1_us, s->q3_us, (double)s->samples);
 }
 
 /* The largest of a capture's per-output errors against its fp64 reference (NaN: none, or no floating output). */
@@ -151,8 +151,8 @@ static cJSON *price_scope(const ea_capture *c, const char *lowering, const cJSON
     double n_with = run_notch(run), n_without = run_notch(ea_capture_run_named(c, "without_lowering"));
     double n_aten = r ? path_notch(ea_path_named(r, "current", "faithful")) : NAN, pm = n_aten + n_with + n_without;
     cJSON_AddStringToObject(e, "scope", c->scope);
-    cJSON_AddStringToObject(e, "point", r ? ej_str(r, "point") : "");
-    cJSON_AddStringToObject(e, "alias", r && ej_str(r, "alias") ? ej_str(r, "alias") : "");
+    cJSON_AddStringToObject(e, "point", ej_text(r, "point"));
+    cJSON_AddStringToObject(e, "alias", ej_text(r, "alias"));
     cJSON_AddNumberToObject(e, "occurrences", c->ncovers);
     cJSON_AddNumberToObject(e, "atomic_kernels", run ? (double)run->ev.atomic_kernels : 0);
     if (!why && !r)

@@ -227,14 +227,20 @@ static void add_probe(char *buf, const ea_capture_run *p, const char *call)
         addf(buf, "lowered (%" PRId64 " Triton launch%s, no aten call)", n, n == 1 ? "" : "es");
 }
 
+/* The second column of the row of table (n rows of {op, text}) whose op is op, or NULL. */
+static const char *text_of(const char *const (*table)[2], size_t n, const char *op)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(op, table[i][0]))
+            return table[i][1];
+    return NULL;
+}
+
 /* Ops whose ATen CUDA kernel is a vendor library's: a fallback to one is a correct extern, as mm is. */
 static const char *library_of(const char *op)
 {
     static const char *const libraries[][2] = {{"aten._fft_c2c.default", "cuFFT"}};
-    for (size_t i = 0; i < sizeof libraries / sizeof libraries[0]; i++)
-        if (!strcmp(op, libraries[i][0]))
-            return libraries[i][1];
-    return NULL;
+    return text_of(libraries, sizeof libraries / sizeof libraries[0], op);
 }
 
 /* Ops that do no device work whatever Inductor makes of them, so their class needs no capture: views of a
@@ -247,10 +253,7 @@ static const char *no_device_work(const char *op)
         {"aten.view_as_complex.default", "a view of (real, imaginary) pairs as a complex tensor: no bytes move"},
         {"_operator.mul", "host arithmetic on SymInts (a product of sizes for a reshape): no tensor, no kernel"},
     };
-    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
-        if (!strcmp(op, ops[i][0]))
-            return ops[i][1];
-    return NULL;
+    return text_of(ops, sizeof ops / sizeof ops[0], op);
 }
 
 /* The class base (default or coordinate_descent) gives o, with the capture's probe runs deciding

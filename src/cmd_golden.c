@@ -181,7 +181,7 @@ static void price_print(const cJSON *doc)
         else
             printf(" %10s", "-");
         printf("  %s%s%s\n", ej_str(e, "label"), ej_str(e, "unpriced") ? ": " : "",
-               ej_str(e, "unpriced") ? ej_str(e, "unpriced") : "");
+               ej_text(e, "unpriced"));
     }
     printf("  fabricated (the pipeline's randint index, derived as above) and the partition's worst relative L2 error\n"
            "  against the scope in float64: eager (ATen), today's compiled code, the candidate's\n");

@@ -230,7 +230,7 @@ static void totals_table(cJSON *tables, const cJSON *doc)
                  ej_num(gap, "fabricated_contention"), ej_num(gap, "scope"));
     else
         snprintf(a, sizeof a, "%s: fabricated index over faithful, in scope: %.1f us; %s", after,
-                 ej_num(u, "fabricated_over_faithful"), ej_str(g, "pipeline_note") ? ej_str(g, "pipeline_note") : "");
+                 ej_num(u, "fabricated_over_faithful"), ej_text(g, "pipeline_note"));
     answer(tab, "artificial (fabricated over faithful)", a);
     snprintf(a, sizeof a, "%.0f false externs; %s: %.1f us in Inductor's own kernels; %s: the seed attributed %.1f us "
              "to ops lowered in every occurrence", ej_num(t, "false_extern"), after, ej_num(u, "lowered"), ej_str(b, "gpu"),
