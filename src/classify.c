@@ -325,6 +325,8 @@ static cJSON *entry(const occ *o, const ea_old_rule *rule, int op_captured, int 
                  "tools/capture on a GPU: STEPS=newops ci/gpu-check)",
                  o->op);
     }
+    if (o->capture)
+        snprintf(path, sizeof path, "captures/%s/capture.json", o->capture->scope);
     if (no_device_work(o->op)) {
         *cls = EA_CLASS_NO_DEVICE_WORK;
         snprintf(reason, sizeof reason, "%s", no_device_work(o->op));
@@ -333,7 +335,6 @@ static cJSON *entry(const occ *o, const ea_old_rule *rule, int op_captured, int 
         *cls = decide(ea_capture_run_named(o->capture, "default"), o, old, reason);
         if (cd != *cls)
             addf(reason, "; coordinate_descent: %s: %s", ea_class_names[cd], cd_reason);
-        snprintf(path, sizeof path, "captures/%s/capture.json", o->capture->scope);
         cJSON_Delete(agree);
         agree = cJSON_CreateBool(cd == *cls);
     }

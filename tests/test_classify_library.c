@@ -57,7 +57,8 @@ Test(classify_library, an_fft_fallback_is_a_cufft_library_extern)
 }
 
 /* Views and host SymInt arithmetic do no device work whatever their capture shows (view_as_complex is a
- * make_fallback in Inductor, an aliasing call): their class says so, with the reason. */
+ * make_fallback in Inductor, an aliasing call): their class says so, with the reason, and the entry names the
+ * capture that shows it (it once named whatever an earlier entry had left in the path buffer). */
 Test(classify_library, views_and_host_arithmetic_do_no_device_work)
 {
     static const char *const ops[][2] = {
@@ -73,6 +74,7 @@ Test(classify_library, views_and_host_arithmetic_do_no_device_work)
         cr_assert_str_eq(cJSON_GetObjectItem(e, "class")->valuestring, "no_device_work", "%s", ops[i][0]);
         cr_assert(strstr(cJSON_GetObjectItem(e, "reason")->valuestring, ops[i][1]), "%s", ops[i][0]);
         cr_assert(cJSON_IsFalse(cJSON_GetObjectItem(e, "false_extern")));
+        cr_assert_str_eq(cJSON_GetObjectItem(e, "capture")->valuestring, "captures/s/capture.json", "%s", ops[i][0]);
         cJSON_Delete(doc);
     }
 }
