@@ -212,7 +212,7 @@ int ea_candidate_price(const char *stage_dir, const ea_target *base, const cJSON
         rc = ea_fail(err, "%s: staged for the %s with torch %s, but the base target %s is the %s with torch %s: "
                           "a candidate is priced only against its own GPU model and torch",
                      stage_dir, info.target.gpu_model, info.target.torch, base->name, base->gpu_model, base->torch);
-    if (rc || ea_captures_load_dir(stage_dir, &caps, err) || load_replay(stage_dir, &replay, err)) {
+    if (rc || ea_target_captures_load(stage_dir, &caps, err) || load_replay(stage_dir, &replay, err)) {
         ea_captures_free(&caps);
         ea_target_info_free(&info);
         return -1;

@@ -511,25 +511,53 @@ static int load_one(const char *root, const char *name, ea_capture *c, ea_error 
     return -1;
 }
 
-int ea_captures_load_dir(const char *dir, ea_captures *out, ea_error *err)
+typedef struct {
+    const char *root, *name;
+} capture_folder;
+
+static int by_name(const void *a, const void *b)
 {
-    char root[4096], **names;
+    return strcmp(((const capture_folder *)a)->name, ((const capture_folder *)b)->name);
+}
+
+int ea_captures_load_with(const char *dir, const char *base_dir, const char *const *inherit, int ninherit,
+                          ea_captures *out, ea_error *err)
+{
+    char root[4096], base_root[4096], **names;
     int n, rc = 0;
     snprintf(root, sizeof root, "%s/captures", dir);
+    snprintf(base_root, sizeof base_root, "%s/captures", base_dir ? base_dir : "");
     out->items = NULL;
     out->n = 0;
     snprintf(out->dir, sizeof out->dir, "%s", dir);
     if (ea_list_folder(root, &names, &n, err) != 0)
         return -1;
-    if (n && !(out->items = calloc((size_t)n, sizeof *out->items)))
+    capture_folder *all = calloc((size_t)(n + ninherit) + 1, sizeof *all);
+    if (!all || (n + ninherit && !(out->items = calloc((size_t)(n + ninherit), sizeof *out->items))))
         rc = ea_fail(err, "%s: out of memory", root);
     for (int i = 0; rc == 0 && i < n; i++)
-        if ((rc = load_one(root, names[i], &out->items[i], err)) == 0)
+        all[i] = (capture_folder){root, names[i]};
+    for (int i = 0; rc == 0 && i < ninherit; i++)
+        all[n + i] = (capture_folder){base_root, inherit[i]};
+    if (rc == 0)
+        qsort(all, (size_t)(n + ninherit), sizeof *all, by_name);
+    for (int i = 0; rc == 0 && i + 1 < n + ninherit; i++)
+        if (!strcmp(all[i].name, all[i + 1].name))
+            rc = ea_fail(err, "%s/%s: expected a capture the target holds or inherits from %s, got one it does both",
+                         root, all[i].name, base_dir);
+    for (int i = 0; rc == 0 && i < n + ninherit; i++)
+        if ((rc = load_one(all[i].root, all[i].name, &out->items[i], err)) == 0)
             out->n++;
+    free(all);
     ea_list_folder_free(names, n);
     if (rc != 0)
         ea_captures_free(out);
     return rc;
+}
+
+int ea_captures_load_dir(const char *dir, ea_captures *out, ea_error *err)
+{
+    return ea_captures_load_with(dir, NULL, NULL, 0, out, err);
 }
 
 void ea_captures_free(ea_captures *cs)

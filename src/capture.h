@@ -160,6 +160,11 @@ const ea_capture_run *ea_capture_run_named(const ea_capture *c, const char *conf
  * equal the capture's scope. No captures folder: zero captures. A folder without capture.json, or a
  * stray file, is an error. */
 int ea_captures_load_dir(const char *dir, ea_captures *out, ea_error *err);
+/* The same, with the captures named inherit[0..ninherit) read from <base_dir>/captures (a candidate target's
+ * captures that are its base's: target.h's ea_target_captures_load), all in one folder-name order; a name the
+ * target holds and also inherits is an error. */
+int ea_captures_load_with(const char *dir, const char *base_dir, const char *const *inherit, int ninherit,
+                          ea_captures *out, ea_error *err);
 void ea_captures_free(ea_captures *cs);
 /* Which capture covers a golden point's scope (point: an object of a golden occurrence document's
  * "points"): the one lookup every family, run's annotation and the tests share. The capture named by a

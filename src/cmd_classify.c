@@ -41,7 +41,7 @@ int ea_classify_golden(const char *golden, const char *target_dir, cJSON **doc, 
         return -1;
     snprintf(path, sizeof path, "%s/old_rule.json", golden);
     if ((rc = ea_old_rule_load(path, &rule, err)) == 0) {
-        if ((rc = ea_captures_load_dir(target_dir, &caps, err)) == 0) {
+        if ((rc = ea_target_captures_load(target_dir, &caps, err)) == 0) {
             rc = ea_classify(docs, &caps, &rule, doc, err);
             ea_captures_free(&caps);
         }

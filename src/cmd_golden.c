@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "cmds.h"
 #include "golden_accept.h"
+#include "readfile.h"
 #include "golden_diff.h"
 #include "golden_install.h"
 #include "json.h"
@@ -121,9 +122,17 @@ static int cmd_accept(int argc, char **argv)
     int n = cJSON_GetArraySize(problems);
     char dest[4400] = "";
     if (!n) {
+        /* a candidate's base, "<gpu_model>-torch<torch>" (target.h's name rule), when golden has it: the candidate
+         * then inherits the captures it did not recapture instead of holding a copy */
+        char base[200], base_json[4600];
+        snprintf(base, sizeof base, "%s-torch%s", info.target.gpu_model, info.target.torch);
+        snprintf(base_json, sizeof base_json, "%s/targets/%s/target.json", o.golden, base);
+        int has_base = info.lowering && ea_file_present(base_json, &err) > 0;
         snprintf(dest, sizeof dest, "%s/targets/%s", o.golden, info.target.name);
-        fprintf(stderr, "golden accept: complete; installing as %s\n", dest);
-        rc = ea_golden_install(o.args[0], o.golden, info.target.name, &err) ? ea_cli_fail(&err) : 0;
+        fprintf(stderr, "golden accept: complete; installing as %s%s%s\n", dest,
+                has_base ? ", inheriting the captures it shares byte for byte with " : "", has_base ? base : "");
+        rc = ea_golden_install(o.args[0], o.golden, info.target.name, has_base ? base : NULL, &err) ? ea_cli_fail(&err)
+                                                                                                   : 0;
     } else {
         rc = bad ? 2 : 1;
     }

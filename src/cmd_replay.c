@@ -148,7 +148,7 @@ int ea_cmd_replay(int argc, char **argv)
     ea_error err;
     ea_captures caps;
     ea_target t;
-    if (ea_target_resolve(o.golden, o.target, 1, &t, &err) || ea_captures_load_dir(t.dir, &caps, &err) != 0)
+    if (ea_target_resolve(o.golden, o.target, 1, &t, &err) || ea_target_captures_load(t.dir, &caps, &err) != 0)
         return ea_cli_fail(&err);
     if (o.scope && every_name_matches(o.scope, &caps, &err)) {
         ea_captures_free(&caps);

@@ -33,8 +33,39 @@ static void problem(checker *c, int bad_input, const char *fmt, ...)
     *c->bad_input |= bad_input;
 }
 
-/* Every golden occurrence is covered, and every capture was made on the target's GPU model. */
-static void check_captures(checker *c, cJSON *const docs[EA_AUDIT_OPS], const ea_captures *caps, const char *model)
+/* What the stage's captures give, as classify computes it (NULL, with the problem listed, when they cannot be
+ * classified). */
+static cJSON *fresh_classes(checker *c, const char *golden, cJSON *const docs[EA_AUDIT_OPS], const ea_captures *caps)
+{
+    char path[4200];
+    ea_old_rule rule;
+    ea_error err;
+    cJSON *fresh = NULL;
+    snprintf(path, sizeof path, "%s/old_rule.json", golden);
+    if (ea_old_rule_load(path, &rule, &err)) {
+        problem(c, 1, "%s", err.msg);
+        return NULL;
+    }
+    if (ea_classify(docs, caps, &rule, &fresh, &err))
+        problem(c, 0, "the stage's captures cannot be classified: %s", err.msg);
+    ea_old_rule_free(&rule);
+    return fresh;
+}
+
+static const char *fresh_class(const cJSON *fresh, const char *id)
+{
+    const cJSON *f;
+    cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(fresh, "occurrences"))
+        if (!strcmp(ej_text(f, "id"), id))
+            return ej_text(f, "class");
+    return NULL;
+}
+
+/* Every golden occurrence is covered, but those whose class needs no capture (fresh: no_device_work, or
+ * not_captured: an op added to the audit set after the stage's captures, which classify reports), and every capture
+ * was made on the target's GPU model. */
+static void check_captures(checker *c, cJSON *const docs[EA_AUDIT_OPS], const ea_captures *caps, const char *model,
+                           const cJSON *fresh)
 {
     const cJSON *p, *g, *o;
     for (int i = 0; i < caps->n; i++) {
@@ -51,23 +82,22 @@ static void check_captures(checker *c, cJSON *const docs[EA_AUDIT_OPS], const ea
                 cJSON_ArrayForEach(o, cJSON_GetObjectItemCaseSensitive(g, "occurrences"))
                 {
                     int covered = 0;
+                    const char *cls = fresh_class(fresh, ej_text(o, "id"));
                     for (int k = 0; k < caps->n && !covered; k++)
                         for (int j = 0; j < caps->items[k].ncovers && !covered; j++)
                             covered = !strcmp(caps->items[k].covers[j], ej_text(o, "id"));
-                    if (!covered)
+                    if (!covered && !(cls && (!strcmp(cls, ea_class_names[EA_CLASS_NO_DEVICE_WORK]) ||
+                                              !strcmp(cls, ea_class_names[EA_CLASS_NOT_CAPTURED]))))
                         problem(c, 0, "occurrence %s (scope %s) has no capture: no captures/*/capture.json covers it",
                                 ej_text(o, "id"), ej_text(g, "scope_id"));
                 }
 }
 
-/* The stored classes against what the captures give. */
-static void check_classification(checker *c, const char *golden, const char *staged, cJSON *const docs[EA_AUDIT_OPS],
-                                 const ea_captures *caps)
+/* The stored classes against what the captures give (fresh; NULL: not compared). */
+static void check_classification(checker *c, const char *staged, const cJSON *fresh)
 {
     ej_doc stored;
-    ea_old_rule rule;
     ea_error err;
-    cJSON *fresh = NULL;
     int rc = ea_classification_load(staged, &stored, &err);
     if (rc || !stored.root) {
         if (rc)
@@ -76,30 +106,17 @@ static void check_classification(checker *c, const char *golden, const char *sta
             problem(c, 0, "%s/classification.json: absent (extern-audit classify --update on the stage)", staged);
         return;
     }
-    char path[4200];
-    snprintf(path, sizeof path, "%s/old_rule.json", golden);
-    if (caps && ea_old_rule_load(path, &rule, &err) == 0) {
-        if (ea_classify(docs, caps, &rule, &fresh, &err))
-            problem(c, 0, "the stage's captures cannot be classified: %s", err.msg);
-        ea_old_rule_free(&rule);
-    } else if (caps) {
-        problem(c, 1, "%s", err.msg);
-    }
-    const cJSON *e, *f;
+    const cJSON *e;
     int i = 0;
     cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(stored.root, "occurrences"))
     {
-        const char *want = NULL;
-        cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(fresh, "occurrences"))
-            if (!strcmp(ej_text(f, "id"), ej_text(e, "id")))
-                want = ej_text(f, "class");
+        const char *want = fresh_class(fresh, ej_text(e, "id"));
         if (fresh && (!want || strcmp(want, ej_text(e, "class"))))
             problem(c, 0, "%s/classification.json $.occurrences[%d].class: \"%s\", the stage's captures give %s%s%s "
                     "(extern-audit classify --update on the stage)", staged, i, ej_text(e, "class"), want ? "\"" : "",
                     want ? want : "no entry", want ? "\"" : "");
         i++;
     }
-    cJSON_Delete(fresh);
     ej_free(&stored);
 }
 
@@ -169,15 +186,17 @@ cJSON *ea_golden_accept_check(const char *golden, const char *staged, ea_target_
         problem(&c, 1, "%s", e.msg);
     } else {
         ea_captures caps;
-        int have_caps = ea_captures_load_dir(staged, &caps, &e) == 0;
+        int have_caps = ea_target_captures_load(staged, &caps, &e) == 0;
         if (info->scopes)
             problem(&c, 0, "%s $.scopes: a partial stage (%d scope(s)); accept installs only a complete target: "
                     "stage every scope (ci/golden-stage without --scope)", info->file, cJSON_GetArraySize(info->scopes));
+        cJSON *fresh = have_caps ? fresh_classes(&c, golden, docs, &caps) : NULL;
         if (!have_caps)
             problem(&c, 1, "%s", e.msg);
         else
-            check_captures(&c, docs, &caps, info->target.gpu_model);
-        check_classification(&c, golden, staged, docs, have_caps ? &caps : NULL);
+            check_captures(&c, docs, &caps, info->target.gpu_model, fresh);
+        check_classification(&c, staged, fresh);
+        cJSON_Delete(fresh);
         check_baselines(&c, staged, docs, info->target.gpu_model);
         check_timings_and_replay(&c, staged, info->target.gpu_model);
         if (have_caps)

@@ -13,6 +13,7 @@
 
 #include "json.h"
 #include "readfile.h"
+#include "target.h"
 
 /* The entries of a target folder, NULL-terminated; captures/ is the one folder. */
 static const char *const ea_target_files[] = {"target.json", "classification.json", "baselines.json", "torch_ops.json",
@@ -91,23 +92,97 @@ static int copy_tree(const char *from, const char *to, ea_error *err)
     return rc;
 }
 
-int ea_golden_install(const char *staged, const char *golden, const char *name, ea_error *err)
+/* The captures of staged whose capture.json is byte for byte base's ({scope: digest}, NULL when none is): what an
+ * installed candidate inherits instead of copying. */
+static int inherited(const char *staged, const char *base_dir, cJSON **out, ea_error *err)
 {
-    char targets[4096], tmp[4400], dest[4400];
+    char root[4200], **names;
+    int n, rc = 0;
+    *out = NULL;
+    snprintf(root, sizeof root, "%s/captures", staged);
+    if (ea_list_folder(root, &names, &n, err))
+        return -1;
+    for (int i = 0; rc == 0 && i < n; i++) {
+        char mine[4600], theirs[4600], a[EA_DIGEST_LEN], b[EA_DIGEST_LEN];
+        snprintf(mine, sizeof mine, "%s/%s/capture.json", root, names[i]);
+        snprintf(theirs, sizeof theirs, "%s/captures/%s/capture.json", base_dir, names[i]);
+        int there = ea_file_present(theirs, err);
+        if (there < 0 || (rc = ea_capture_digest(mine, a, err)) != 0) {
+            rc = -1;
+        } else if (there && (rc = ea_capture_digest(theirs, b, err)) == 0 && !strcmp(a, b)) {
+            if (!*out)
+                *out = cJSON_CreateObject();
+            cJSON_AddStringToObject(*out, names[i], a);
+        }
+    }
+    ea_list_folder_free(names, n);
+    if (rc) {
+        cJSON_Delete(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+/* captures/ without the inherited ones. */
+static int copy_captures(const char *from, const char *to, const cJSON *inherit, ea_error *err)
+{
+    char **names;
+    int n, rc = mkdir(to, 0755) ? ea_fail(err, "%s: cannot create: %s", to, strerror(errno)) : 0;
+    if (rc || ea_list_folder(from, &names, &n, err))
+        return -1;
+    for (int i = 0; rc == 0 && i < n; i++) {
+        char a[4800], b[4900];
+        snprintf(a, sizeof a, "%s/%s", from, names[i]);
+        snprintf(b, sizeof b, "%s/%s", to, names[i]);
+        if (!cJSON_GetObjectItemCaseSensitive(inherit, names[i]))
+            rc = copy_tree(a, b, err);
+    }
+    ea_list_folder_free(names, n);
+    return rc;
+}
+
+/* The stage's target.json with "captures_from": {"target": base, "captures": inherit}. */
+static int write_target(const char *from, const char *to, const char *base, const cJSON *inherit, ea_error *err)
+{
+    ej_doc doc;
+    if (ej_load(from, &doc, err))
+        return -1;
+    cJSON *f = cJSON_CreateObject();
+    cJSON_AddStringToObject(f, "target", base);
+    cJSON_AddItemToObject(f, "captures", cJSON_Duplicate(inherit, 1));
+    cJSON_AddItemToObject(doc.root, "captures_from", f);
+    int rc = ej_write_atomic(to, doc.root, err);
+    ej_free(&doc);
+    return rc;
+}
+
+int ea_golden_install(const char *staged, const char *golden, const char *name, const char *base, ea_error *err)
+{
+    char targets[4096], tmp[4400], dest[4400], base_dir[4400];
+    cJSON *inherit = NULL;
     snprintf(targets, sizeof targets, "%s/targets", golden);
     snprintf(tmp, sizeof tmp, "%s/.%s.accept-%ld", targets, name, (long)getpid());
     snprintf(dest, sizeof dest, "%s/%s", targets, name);
-    if (ea_make_dirs(targets, err))
+    snprintf(base_dir, sizeof base_dir, "%s/%s", targets, base ? base : "");
+    if (ea_make_dirs(targets, err) || (base && inherited(staged, base_dir, &inherit, err)))
         return -1;
-    if (mkdir(tmp, 0755) != 0)
+    if (mkdir(tmp, 0755) != 0) {
+        cJSON_Delete(inherit);
         return ea_fail(err, "%s: cannot create: %s", tmp, strerror(errno));
+    }
     int rc = 0;
     for (int i = 0; rc == 0 && ea_target_files[i]; i++) {
         char a[4400], b[4600];
         snprintf(a, sizeof a, "%s/%s", staged, ea_target_files[i]);
         snprintf(b, sizeof b, "%s/%s", tmp, ea_target_files[i]);
-        rc = copy_tree(a, b, err);
+        if (inherit && !strcmp(ea_target_files[i], "target.json"))
+            rc = write_target(a, b, base, inherit, err);
+        else if (inherit && !strcmp(ea_target_files[i], "captures"))
+            rc = copy_captures(a, b, inherit, err);
+        else
+            rc = copy_tree(a, b, err);
     }
+    cJSON_Delete(inherit);
     struct stat st;
     for (int i = 0; rc == 0 && records[i]; i++) {
         char a[4500], b[4600];

@@ -4,12 +4,16 @@
  * in the stage) into <golden>/targets/.<name>.accept-<pid> beside the destination, then swaps it in
  * with one rename (an exchange when a target of that name exists, whose old folder is removed only
  * after the swap succeeded). Any failure before the swap removes the temp folder and leaves the old
- * target as it was; the message names the file that could not be copied or the rename that failed. */
+ * target as it was; the message names the file that could not be copied or the rename that failed.
+ * base (NULL: none) names a target beside it that a candidate was staged from: the stage's captures whose
+ * capture.json is byte for byte that target's are not copied but recorded in target.json's "captures_from" with
+ * their digests (target.h's ea_target_captures_load reads them from there), so a candidate adds only what it
+ * recaptured. */
 #ifndef EA_GOLDEN_INSTALL_H
 #define EA_GOLDEN_INSTALL_H
 
 #include "error.h"
 
-int ea_golden_install(const char *staged, const char *golden, const char *name, ea_error *err);
+int ea_golden_install(const char *staged, const char *golden, const char *name, const char *base, ea_error *err);
 
 #endif

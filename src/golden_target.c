@@ -104,7 +104,7 @@ int ea_golden_target_load(const char *dir, ea_golden_target *t, ea_error *err)
     snprintf(t->dir, sizeof t->dir, "%s", dir);
     if (ea_target_info_load(dir, &t->info, err))
         return -1;
-    int rc = ea_captures_load_dir(dir, &t->caps, err);
+    int rc = ea_target_captures_load(dir, &t->caps, err);
     if (rc == 0 && (rc = ea_classification_load(dir, &t->classification, err)) == 0 && !t->classification.root)
         rc = ea_fail(err, "%s/classification.json: absent (a target needs its classification: extern-audit classify --update)", dir);
     if (rc == 0)

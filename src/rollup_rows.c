@@ -139,6 +139,18 @@ static const char *bucket_of(const char *cls)
     return "unclassified";
 }
 
+/* What a candidate's price is keyed by (golden price names the recaptured capture folder): the folder of the
+ * occurrence's capture ("captures/<folder>/capture.json" in its classification entry), else its scope id. A capture
+ * can cover several scopes' occurrences (the gpt-oss routing capture covers the histc and the cumsum points). */
+static const char *candidate_key(const occ *c, char *buf, size_t n)
+{
+    const char *slash;
+    if (!c->capture || strncmp(c->capture, "captures/", 9) || !(slash = strchr(c->capture + 9, '/')))
+        return c->scope;
+    snprintf(buf, n, "%.*s", (int)(slash - c->capture - 9), c->capture + 9);
+    return buf;
+}
+
 /* Per-call figures of the row's scope and the reason it is unpriced, if it is. */
 static void price(const ea_rollup_inputs *in, const occ *c, cJSON *row)
 {
@@ -153,7 +165,8 @@ static void price(const ea_rollup_inputs *in, const occ *c, cJSON *row)
     ej_add_number_or_null(pc, "fabricated_us", fab);
     ej_add_number_or_null(pc, "oracle_us", r ? ea_rollup_oracle_us(r) : NAN);
     const char *lowering = NULL;
-    ej_add_number_or_null(pc, "candidate_us", ea_candidates_best(in->candidates, c->scope, &lowering));
+    char key[256];
+    ej_add_number_or_null(pc, "candidate_us", ea_candidates_best(in->candidates, candidate_key(c, key, sizeof key), &lowering));
     cJSON_AddItemToObject(row, "candidate", lowering ? cJSON_CreateString(lowering) : cJSON_CreateNull());
     /* beside our replay of the captured partition, torch.compile's own time of it (the capture's) */
     ej_add_number_or_null(pc, "torch_compiled_us", r ? ej_num(cJSON_GetObjectItemCaseSensitive(r, "fidelity"), "torch_compiled_us") : NAN);

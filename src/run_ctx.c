@@ -4,6 +4,7 @@
 
 #include "occurrences.h"
 #include "repro.h"
+#include "target.h"
 
 int ea_run_ctx_open(ea_run_ctx *c, const char *golden, const char *target_dir, ea_error *err)
 {
@@ -16,7 +17,7 @@ int ea_run_ctx_open(ea_run_ctx *c, const char *golden, const char *target_dir, e
         snprintf(c->files[i], sizeof c->files[i], "%s/%.60s.json", dir, ea_audit_ops[i].short_name);
     if (ea_occurrences_load(dir, c->docs, err))
         return -1;
-    return target_dir ? ea_captures_load_dir(target_dir, &c->caps, err) : 0;
+    return target_dir ? ea_target_captures_load(target_dir, &c->caps, err) : 0;
 }
 
 void ea_run_ctx_close(ea_run_ctx *c)

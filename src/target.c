@@ -39,9 +39,10 @@ static int capability_ok(const char *c)
 
 int ea_target_read(const char *dir, ea_target *t, ea_error *err)
 {
-    /* lowering, scopes and environment: a stage's (golden_target.h reads them) */
+    /* lowering, scopes and environment: a stage's (golden_target.h reads them); captures_from: an accepted
+     * candidate's (ea_target_captures_load reads it) */
     static const char *const keys[] = {"schema", "schema_version", "name", "gpu_model", "torch", "capability", "note",
-                                       "lowering", "scopes", "environment", NULL};
+                                       "lowering", "scopes", "environment", "captures_from", NULL};
     char path[4200], want[256], lowered[512];
     const char *lowering = NULL;
     ej_val low;

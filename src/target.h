@@ -20,6 +20,12 @@
  * - ea_target_find: ea_target_resolve without the GPU check for commands that report what is missing
  *   (audit, rollup): no name asked and no target at all gives 0 with out->name "".
  * - ea_target_path: "<target dir>/<rel>" into buf; -1 when it does not fit.
+ * - ea_target_captures_load: the captures of the target in dir, what every command that reads a target's
+ *   captures calls: its own captures/ and, when target.json has "captures_from" (a candidate target that golden
+ *   accept installed beside its base: docs/schema.md), the captures it inherits from that sibling folder, each
+ *   checked against the digest recorded when it was accepted (a base recaptured since is an error naming both
+ *   files). No target.json (a bare captures folder's parent): its own captures alone.
+ * - ea_capture_digest: fnv1a64 of a file's bytes as 16 lowercase hex digits, the digest "captures_from" records.
  * ea_target_load and ea_target_select are test-only entry points (target_impl.h). */
 #ifndef EA_TARGET_H
 #define EA_TARGET_H
@@ -43,6 +49,10 @@ int ea_target_read(const char *dir, ea_target *t, ea_error *err);
 int ea_target_resolve(const char *golden, const char *name, int check_gpu, ea_target *out, ea_error *err);
 int ea_target_find(const char *golden, const char *name, ea_target *out, ea_error *err);
 int ea_target_path(const ea_target *t, const char *rel, char *buf, size_t n);
+
+#define EA_DIGEST_LEN 17 /* 16 hex digits and the NUL */
+int ea_target_captures_load(const char *dir, ea_captures *out, ea_error *err);
+int ea_capture_digest(const char *capture_json, char out[EA_DIGEST_LEN], ea_error *err);
 
 /* *out, free()d, holds *n targets (the candidate pricing walks them). */
 int ea_targets_list(const char *golden, ea_target **out, int *n, ea_error *err);

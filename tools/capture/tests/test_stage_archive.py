@@ -61,6 +61,31 @@ class StageArchive(unittest.TestCase):
         self.assertTrue(same_tree(self.stage, dest))
         self.assertFalse(os.path.exists(dest + ".tmp"))
 
+    def test_unpack_restores_what_the_stage_held_and_refuses_a_changed_base(self):
+        archive = os.path.join(self.dir, "stage.tgz")
+        self.assertEqual(run("pack", self.stage, self.base, archive).returncode, 0)
+        # captured into the base after the stage: not the stage's, so not restored into it
+        later = os.path.join(self.base, "captures", "cat-captured-since")
+        shutil.copytree(self.extra, later)
+        dest = os.path.join(self.dir, "back")
+        r = run("unpack", archive, self.base, dest)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(same_tree(self.stage, dest))
+        shutil.rmtree(dest)
+        # a capture the stage kept from the base, recaptured in the base since: refused, nothing left
+        with open(os.path.join(self.extra, "capture.json"), "a", encoding="utf-8") as f:
+            f.write("\n")
+        r = run("unpack", archive, self.base, dest)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("changed since the stage was packed", r.stderr)
+        self.assertFalse(os.path.exists(dest) or os.path.exists(dest + ".tmp"))
+        # one the stage held that the base no longer has
+        shutil.rmtree(self.extra)
+        r = run("unpack", archive, self.base, dest)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("has no captures/cat-kept-from-the-base", r.stderr)
+        self.assertFalse(os.path.exists(dest) or os.path.exists(dest + ".tmp"))
+
     def test_refusals_leave_nothing(self):
         self.assertEqual(run("pack", self.stage).returncode, 2)
         self.assertEqual(run("pack", self.dir, self.base, os.path.join(self.dir, "a.tgz")).returncode, 2)

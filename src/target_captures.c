@@ -1,0 +1,112 @@
+/* target_captures.c: a target's captures, its own and those it inherits from its base (contract in target.h). */
+#include "target.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hash.h"
+#include "json.h"
+#include "readfile.h"
+
+int ea_capture_digest(const char *capture_json, char out[EA_DIGEST_LEN], ea_error *err)
+{
+    char *text;
+    size_t len;
+    if (ea_read_file(capture_json, &text, &len, err))
+        return -1;
+    snprintf(out, EA_DIGEST_LEN, "%016" PRIx64, ea_fnv1a64(EA_FNV1A64_INIT, text, len));
+    free(text);
+    return 0;
+}
+
+static int is_digest(const char *s)
+{
+    return strlen(s) == EA_DIGEST_LEN - 1 && strspn(s, "0123456789abcdef") == EA_DIGEST_LEN - 1;
+}
+
+/* "captures_from": {"target": the base's folder name, "captures": {scope: digest, ...}}; *names (free()d, pointing
+ * into doc) the inherited scopes, each checked against <base>/captures/<scope>/capture.json's digest. */
+static int inherited(const char *file, ej_val from, const char *base_dir, const char ***names, int *n, ea_error *err)
+{
+    static const char *const keys[] = {"target", "captures", NULL};
+    const char *base;
+    ej_val caps;
+    int count;
+    *names = NULL;
+    *n = 0;
+    if (ej_object(from, keys, err) || ej_get_string(from, "target", &base, err) ||
+        ej_field(from, "captures", 1, &caps, err) || ej_map(caps, &count, err))
+        return -1;
+    if (!count)
+        return ea_fail(err, "%s %s: expected the captures inherited from %s (absent when none), got {}", file, caps.path,
+                       base);
+    if (!(*names = calloc((size_t)count, sizeof **names)))
+        return ea_fail(err, "%s: out of memory", file);
+    for (int i = 0; i < count; i++) {
+        const char *scope, *want;
+        char path[4400 + 300], got[EA_DIGEST_LEN];
+        ej_val d = ej_member(caps, i, &scope);
+        if (ej_as_string(d, &want, err))
+            goto bad;
+        if (!is_digest(want)) {
+            ea_fail(err, "%s %s: expected 16 lowercase hex digits (fnv1a64 of the capture.json inherited), got \"%.40s\"",
+                    file, d.path, want);
+            goto bad;
+        }
+        snprintf(path, sizeof path, "%s/captures/%s/capture.json", base_dir, scope);
+        if (ea_capture_digest(path, got, err))
+            goto bad;
+        if (strcmp(got, want)) {
+            ea_fail(err, "%s %s: expected %s as it was when this target was accepted (fnv1a64 %s), got %s: the base "
+                    "target was recaptured since, so stage the candidate again (ci/golden-stage --lowering)",
+                    file, d.path, path, want, got);
+            goto bad;
+        }
+        (*names)[(*n)++] = scope;
+    }
+    return 0;
+bad:
+    free(*names);
+    *names = NULL;
+    *n = 0;
+    return -1;
+}
+
+int ea_target_captures_load(const char *dir, ea_captures *out, ea_error *err)
+{
+    char file[4200], base_dir[4400];
+    ej_doc doc;
+    ej_val from;
+    snprintf(file, sizeof file, "%s/target.json", dir);
+    int present = ea_file_present(file, err);
+    if (present <= 0)
+        return present < 0 ? -1 : ea_captures_load_dir(dir, out, err);
+    if (ej_load(file, &doc, err))
+        return -1;
+    if (ej_field(ej_root(&doc), "captures_from", 0, &from, err)) {
+        ej_free(&doc);
+        return -1;
+    }
+    if (!from.v) {
+        ej_free(&doc);
+        return ea_captures_load_dir(dir, out, err);
+    }
+    const char **names = NULL, *base = ej_text(from.v, "target");
+    const char *slash = strrchr(dir, '/');
+    int n = 0;
+    /* the base is a sibling folder: golden/targets/<base> beside golden/targets/<this> */
+    snprintf(base_dir, sizeof base_dir, "%.*s%s", slash ? (int)(slash - dir + 1) : 0, dir, base);
+    char quoted[300];
+    snprintf(quoted, sizeof quoted, "\"%.280s\"", base);
+    int rc = !*base || strchr(base, '/') || *base == '.'
+                 ? ej_bad_field(from, "target", "the base target's folder name (no '/', not starting with '.')", quoted,
+                                err)
+                 : inherited(file, from, base_dir, &names, &n, err);
+    if (rc == 0)
+        rc = ea_captures_load_with(dir, base_dir, names, n, out, err);
+    free(names);
+    ej_free(&doc);
+    return rc;
+}
