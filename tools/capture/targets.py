@@ -23,6 +23,8 @@ import atomic
 SCHEMA = "extern-audit/target"
 VERSION = 1
 KEYS = ("schema", "schema_version", "name", "gpu_model", "torch", "capability", "note")
+# a stage's (ci/golden-stage) and an accepted candidate's: src/golden_target.c and src/target_captures.c read them
+OPTIONAL = ("lowering", "scopes", "environment", "captures_from")
 
 
 class TargetError(Exception):
@@ -70,14 +72,16 @@ def load(path):
             doc = json.load(f)
     except (OSError, ValueError) as e:
         raise TargetError(f"{path}: cannot read: {e}") from None
-    if not isinstance(doc, dict) or set(doc) - set(KEYS):
-        raise TargetError(f"{path} $: expected an object with only the keys {', '.join(KEYS)}")
+    if not isinstance(doc, dict) or set(doc) - set(KEYS) - set(OPTIONAL):
+        raise TargetError(f"{path} $: expected an object with only the keys {', '.join(KEYS + OPTIONAL)}")
     if doc.get("schema") != SCHEMA or doc.get("schema_version") != VERSION:
         raise TargetError(f"{path} $: expected schema {SCHEMA!r} version {VERSION}")
     for k in KEYS[2:]:
         if not isinstance(doc.get(k), str) or not doc[k]:
             raise TargetError(f"{path} $.{k}: expected a non-empty string")
-    want = name_of(doc["gpu_model"], doc["torch"])
+    if "lowering" in doc and (not isinstance(doc["lowering"], str) or not doc["lowering"]):
+        raise TargetError(f"{path} $.lowering: expected a non-empty string")
+    want = name_of(doc["gpu_model"], doc["torch"]) + (f"-{doc['lowering']}" if "lowering" in doc else "")
     if doc["name"] != want or doc["name"] != os.path.basename(os.path.dirname(os.path.abspath(path))):
         raise TargetError(f"{path} $.name: expected {want!r}, the target's folder name, got {doc['name']!r}")
     return doc

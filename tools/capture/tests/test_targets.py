@@ -69,7 +69,10 @@ class TestTargets(unittest.TestCase):
             cases = [({**good, "driver": "x"}, "expected an object with only the keys"),
                      ({**good, "schema_version": 2}, "expected schema 'extern-audit/target' version 1"),
                      ({**good, "note": ""}, r"\$\.note: expected a non-empty string"),
-                     ({**good, "name": "B200-torch2.12"}, r"\$\.name: expected 'B200-torch2.11.0\+cu130'")]
+                     ({**good, "name": "B200-torch2.12"}, r"\$\.name: expected 'B200-torch2.11.0\+cu130'"),
+                     # a candidate's name carries its lowering (in a folder of the base's name here: refused)
+                     ({**good, "lowering": "x"}, r"\$\.name: expected 'B200-torch2.11.0\+cu130-x'"),
+                     ({**good, "lowering": ""}, r"\$\.lowering: expected a non-empty string")]
             for doc, want in cases:
                 path = os.path.join(targets.folder(golden, good["name"]), "target.json")
                 os.makedirs(os.path.dirname(path), exist_ok=True)
