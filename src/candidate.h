@@ -34,7 +34,9 @@
 /* {"target", "lowering", "stands_for", "base", "scopes": [...], "failures": [...]} (docs/schema.md) */
 int ea_candidate_price(const char *stage_dir, const ea_target *base, const cJSON *base_baselines, cJSON **out,
                        ea_error *err);
-/* An array of ea_candidate_price documents. */
+/* An array of ea_candidate_price documents; a candidate that cannot be priced (its captures no longer read: a base
+ * recaptured since) is {"target", "lowering", "base", "scopes": [], "failures": [], "unreadable": "<why>"} and hides
+ * no other; ea_candidates_check counts it as a failure. */
 int ea_candidates_staged(const char *golden, const ea_target *base, const cJSON *base_baselines, cJSON **out,
                          ea_error *err);
 /* run's check on a fresh measurement (results: a baselines document): every committed candidate of base's

@@ -150,6 +150,7 @@ static int write_target(const char *from, const char *to, const char *base, cons
     cJSON *f = cJSON_CreateObject();
     cJSON_AddStringToObject(f, "target", base);
     cJSON_AddItemToObject(f, "captures", cJSON_Duplicate(inherit, 1));
+    cJSON_DeleteItemFromObjectCaseSensitive(doc.root, "captures_from"); /* an installed candidate accepted again */
     cJSON_AddItemToObject(doc.root, "captures_from", f);
     int rc = ej_write_atomic(to, doc.root, err);
     ej_free(&doc);

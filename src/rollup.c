@@ -261,6 +261,12 @@ static cJSON *candidates(const ea_rollup_inputs *in)
     {
         double aten = 0, cand = 0, oracle = 0;
         int priced = 0, unprofitable = 0, n = 0;
+        if (ej_str(doc, "unreadable")) {
+            if (k < sizeof note)
+                k += (size_t)snprintf(note + k, sizeof note - k, "%s%s: cannot be priced (%s)", k ? "; " : "",
+                                      ej_str(doc, "lowering"), ej_str(doc, "unreadable"));
+            continue;
+        }
         cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(doc, "scopes"))
         {
             double occ = ej_num(e, "occurrences");
@@ -370,7 +376,15 @@ static int ea_rollup_check(const cJSON *doc, cJSON *failures)
         }
     }
     const cJSON *doc_c, *f;
-    cJSON_ArrayForEach(doc_c, cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "candidates"), "staged"))
+    cJSON_ArrayForEach(doc_c, cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "candidates"), "staged")) {
+        if (ej_str(doc_c, "unreadable")) {
+            cJSON *x = cJSON_CreateObject();
+            cJSON_AddStringToObject(x, "kind", "candidate_unreadable");
+            cJSON_AddStringToObject(x, "row", ej_str(doc_c, "target"));
+            cJSON_AddStringToObject(x, "why", ej_str(doc_c, "unreadable"));
+            cJSON_AddItemToArray(failures, x);
+            n++;
+        }
         cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(doc_c, "failures"))
         {
             cJSON *x = cJSON_CreateObject();
@@ -380,5 +394,6 @@ static int ea_rollup_check(const cJSON *doc, cJSON *failures)
             cJSON_AddItemToArray(failures, x);
             n++;
         }
+    }
     return n;
 }

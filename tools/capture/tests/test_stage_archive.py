@@ -86,6 +86,32 @@ class StageArchive(unittest.TestCase):
         self.assertIn("has no captures/cat-kept-from-the-base", r.stderr)
         self.assertFalse(os.path.exists(dest) or os.path.exists(dest + ".tmp"))
 
+    def test_an_archive_without_digests_gets_every_base_capture_it_lacks(self):
+        archive = os.path.join(self.dir, "stage.tgz")
+        self.assertEqual(run("pack", self.stage, self.base, archive).returncode, 0)
+        old = os.path.join(self.dir, "old.tgz")  # packed before captures.sha256 existed
+        with tarfile.open(archive) as src, tarfile.open(old, "w:gz") as dst:
+            for m in src.getmembers():
+                if not m.name.endswith("captures.sha256"):
+                    dst.addfile(m, src.extractfile(m) if m.isfile() else None)
+        os.remove(os.path.join(self.stage, "captures.sha256"))
+        dest = os.path.join(self.dir, "back")
+        r = run("unpack", old, self.base, dest)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("records no captures.sha256", r.stderr)
+        self.assertTrue(same_tree(self.stage, dest))
+
+    def test_a_truncated_archive_leaves_nothing(self):
+        archive = os.path.join(self.dir, "stage.tgz")
+        self.assertEqual(run("pack", self.stage, self.base, archive).returncode, 0)
+        with open(archive, "rb") as f:
+            data = f.read()
+        with open(archive, "wb") as f:
+            f.write(data[: len(data) // 2])
+        dest = os.path.join(self.dir, "back")
+        self.assertNotEqual(run("unpack", archive, self.base, dest).returncode, 0)
+        self.assertFalse(os.path.exists(dest) or os.path.exists(dest + ".tmp"))
+
     def test_refusals_leave_nothing(self):
         self.assertEqual(run("pack", self.stage).returncode, 2)
         self.assertEqual(run("pack", self.dir, self.base, os.path.join(self.dir, "a.tgz")).returncode, 2)
