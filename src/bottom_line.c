@@ -11,6 +11,7 @@
 #include "readfile.h"
 #include "replay_file.h"
 #include "sanitize_record.h"
+#include "target.h"
 
 static void false_externs(const cJSON *classes, FILE *f)
 {
@@ -110,12 +111,17 @@ static int one_json(const ea_target *t, const char *name, int (*validate)(const 
     return rc;
 }
 
-/* <target>/replay.json: strict, and one row for each of the target's captures. */
+/* <target>/replay.json: strict, and one row for each of the target's captures, held or inherited. */
 static int replay_valid(const char *file, const cJSON *doc, ea_error *err)
 {
-    char captures[4400];
-    snprintf(captures, sizeof captures, "%.*s/captures", (int)(strrchr(file, '/') - file), file);
-    return ea_replay_file_validate(file, doc, err) || ea_replay_file_covers(file, doc, captures, err) ? -1 : 0;
+    char dir[4400];
+    ea_captures caps;
+    snprintf(dir, sizeof dir, "%.*s", (int)(strrchr(file, '/') - file), file);
+    if (ea_replay_file_validate(file, doc, err) || ea_target_captures_load(dir, &caps, err))
+        return -1;
+    int rc = ea_replay_file_covers(file, doc, &caps, err);
+    ea_captures_free(&caps);
+    return rc;
 }
 
 static void replay_line(const char *file, const cJSON *doc, FILE *f)

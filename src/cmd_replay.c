@@ -67,17 +67,16 @@ static int every_name_matches(const char *list, const ea_captures *caps, ea_erro
     }
 }
 
-/* --keep-from FILE: *rows, the replayed captures', become FILE's rows with them in place. */
-static int keep_from(const char *file, const ea_target *t, cJSON **rows, ea_error *err)
+/* --keep-from FILE: *rows, the replayed captures', become FILE's rows with them in place (one per capture of caps,
+ * the target's, held or inherited). */
+static int keep_from(const char *file, const ea_captures *caps, cJSON **rows, ea_error *err)
 {
     ej_doc base;
-    char captures[4400];
-    snprintf(captures, sizeof captures, "%s/captures", t->dir);
     if (ej_load(file, &base, err) || ea_replay_file_validate(file, base.root, err)) {
         ej_free(&base);
         return -1;
     }
-    cJSON *whole = ea_replay_keep_from(file, base.root, *rows, captures, err);
+    cJSON *whole = ea_replay_keep_from(file, base.root, *rows, caps, err);
     ej_free(&base);
     if (!whole)
         return -1;
@@ -209,7 +208,7 @@ int ea_cmd_replay(int argc, char **argv)
             print_row(row);
         cJSON_AddItemToArray(rows, row);
     }
-    if (rc == 0 && o.keep_from && keep_from(o.keep_from, &t, &rows, &err))
+    if (rc == 0 && o.keep_from && keep_from(o.keep_from, &caps, &rows, &err))
         rc = ea_cli_fail(&err);
     if (rc == 0 && o.json)
         ea_cli_print_json(rows);

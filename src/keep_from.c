@@ -93,7 +93,7 @@ cJSON *ea_baselines_keep_from(const char *base_file, const cJSON *base, const cJ
     return out;
 }
 
-cJSON *ea_replay_keep_from(const char *base_file, const cJSON *base, const cJSON *fresh, const char *captures,
+cJSON *ea_replay_keep_from(const char *base_file, const cJSON *base, const cJSON *fresh, const ea_captures *caps,
                            ea_error *err)
 {
     cJSON *out = cJSON_Duplicate(base, 1), *x;
@@ -110,7 +110,7 @@ cJSON *ea_replay_keep_from(const char *base_file, const cJSON *base, const cJSON
         else
             cJSON_AddItemToArray(out, cJSON_Duplicate(row, 1));
     }
-    if (ea_replay_file_covers(base_file, out, captures, err)) {
+    if (ea_replay_file_covers(base_file, out, caps, err)) {
         cJSON_Delete(out);
         return NULL;
     }

@@ -10,18 +10,19 @@
  *   "unmeasured" with a reason): a merged document never hides a point.
  * - ea_replay_keep_from: a copy of base (a valid replay.json) with fresh's row in place of the base's row of
  *   the same scope (a new scope appended); NULL when the result does not have exactly one row per capture
- *   of the folder captures (ea_replay_file_covers: err names base_file and the capture or row). */
+ *   of caps, the target's (ea_replay_file_covers: err names base_file and the capture or row). */
 #ifndef EA_KEEP_FROM_H
 #define EA_KEEP_FROM_H
 
 #include <cjson/cJSON.h>
 
+#include "capture.h"
 #include "error.h"
 #include "extract.h"
 
 cJSON *ea_baselines_keep_from(const char *base_file, const cJSON *base, const cJSON *fresh,
                               cJSON *const docs[EA_AUDIT_OPS], ea_error *err);
-cJSON *ea_replay_keep_from(const char *base_file, const cJSON *base, const cJSON *fresh, const char *captures,
+cJSON *ea_replay_keep_from(const char *base_file, const cJSON *base, const cJSON *fresh, const ea_captures *caps,
                            ea_error *err);
 
 #endif

@@ -151,33 +151,36 @@ int ea_replay_file_validate(const char *file, const cJSON *doc, ea_error *err)
     return 0;
 }
 
-int ea_replay_file_covers(const char *file, const cJSON *doc, const char *captures, ea_error *err)
+static int has_capture(const ea_captures *caps, const char *scope)
+{
+    for (int i = 0; i < caps->n; i++)
+        if (!strcmp(caps->items[i].scope, scope))
+            return 1;
+    return 0;
+}
+
+int ea_replay_file_covers(const char *file, const cJSON *doc, const ea_captures *caps, ea_error *err)
 {
     ej_val root = {file, doc, "$"};
-    char **names, path[4400];
-    int n, rows = cJSON_GetArraySize(doc), rc = ea_list_folder(captures, &names, &n, err);
-    for (int i = 0; rc == 0 && i < rows; i++) {
+    int rows = cJSON_GetArraySize(doc);
+    for (int i = 0; i < rows; i++) {
         ej_val r = ej_index(root, i);
-        snprintf(path, sizeof path, "%s/%s/capture.json", captures, ej_str(r.v, "scope"));
-        int present = ea_file_present(path, err);
-        if (present == 0) {
+        if (!has_capture(caps, ej_str(r.v, "scope"))) {
             char what[4200], got[256];
-            snprintf(what, sizeof what, "a capture of %s", captures);
+            snprintf(what, sizeof what, "a capture of %s/captures", caps->dir);
             snprintf(got, sizeof got, "\"%.100s\" (no %.40s/capture.json)", ej_str(r.v, "scope"), ej_str(r.v, "scope"));
-            rc = ej_bad_field(r, "scope", what, got, err);
-        } else if (present < 0) {
-            rc = -1;
+            return ej_bad_field(r, "scope", what, got, err);
         }
     }
-    for (int i = 0; rc == 0 && i < n; i++) {
+    for (int i = 0; i < caps->n; i++) {
         int listed = 0;
         for (int j = 0; !listed && j < rows; j++)
-            listed = !strcmp(ej_str(cJSON_GetArrayItem(doc, j), "scope"), names[i]);
+            listed = !strcmp(ej_str(cJSON_GetArrayItem(doc, j), "scope"), caps->items[i].scope);
         if (!listed)
-            rc = ea_fail(err, "%s $: expected a row for every capture of %s, got none for %s", file, captures, names[i]);
+            return ea_fail(err, "%s $: expected a row for every capture of %s/captures, got none for %s", file,
+                           caps->dir, caps->items[i].scope);
     }
-    ea_list_folder_free(names, n);
-    return rc;
+    return 0;
 }
 
 void ea_replay_file_count(const cJSON *doc, int *replayed, int *ok)

@@ -19,6 +19,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "capture.h"
 #include "error.h"
 
 #define EA_REPLAY_NOT_REPLAYABLE "not replayable (ATen steps)"
@@ -33,10 +34,10 @@
 const char *ea_replay_verdict(int64_t outputs, int64_t matching, int64_t tolerant, int kernels_match, int unavailable,
                               double ratio);
 int ea_replay_file_validate(const char *file, const cJSON *doc, ea_error *err);
-/* A valid document against the captures folder it describes (<target>/captures): every row's scope has
- * <captures>/<scope>/capture.json and every capture there has a row; else -1 naming the file, the row or
- * the capture. */
-int ea_replay_file_covers(const char *file, const cJSON *doc, const char *captures, ea_error *err);
+/* A valid document against the captures it describes (a target's, as target.h's ea_target_captures_load gives
+ * them: those it holds and those it inherits from its base): every row's scope is one of theirs and every capture
+ * has a row; else -1 naming the file, the row or the capture. */
+int ea_replay_file_covers(const char *file, const cJSON *doc, const ea_captures *caps, ea_error *err);
 void ea_replay_file_count(const cJSON *doc, int *replayed, int *ok);
 
 #endif

@@ -26,9 +26,12 @@ static int is_digest(const char *s)
     return strlen(s) == EA_DIGEST_LEN - 1 && strspn(s, "0123456789abcdef") == EA_DIGEST_LEN - 1;
 }
 
-/* "captures_from": {"target": the base's folder name, "captures": {scope: digest, ...}}; *names (free()d, pointing
- * into doc) the inherited scopes, each checked against <base>/captures/<scope>/capture.json's digest. */
-static int inherited(const char *file, ej_val from, const char *base_dir, const char ***names, int *n, ea_error *err)
+/* "captures_from": {"target": the base's folder name, "captures": {scope: digest, ...}}; base_dir (nbase bytes) the
+ * base's folder beside dir; *names (free()d, pointing into doc) the inherited scopes, each checked against
+ * <base>/captures/<scope>/capture.json's digest. The shape is checked before the name, so a captures_from that is
+ * not an object, or a target that is not a string, is reported as what it is. */
+static int inherited(const char *file, const char *dir, ej_val from, char *base_dir, size_t nbase, const char ***names,
+                     int *n, ea_error *err)
 {
     static const char *const keys[] = {"target", "captures", NULL};
     const char *base;
@@ -36,8 +39,17 @@ static int inherited(const char *file, ej_val from, const char *base_dir, const 
     int count;
     *names = NULL;
     *n = 0;
-    if (ej_object(from, keys, err) || ej_get_string(from, "target", &base, err) ||
-        ej_field(from, "captures", 1, &caps, err) || ej_map(caps, &count, err))
+    if (ej_object(from, keys, err) || ej_get_string(from, "target", &base, err))
+        return -1;
+    if (!*base || strchr(base, '/') || *base == '.') {
+        char quoted[300];
+        snprintf(quoted, sizeof quoted, "\"%.280s\"", base);
+        return ej_bad_field(from, "target", "the base target's folder name (no '/', not starting with '.')", quoted, err);
+    }
+    /* the base is a sibling folder: golden/targets/<base> beside golden/targets/<this> */
+    const char *slash = strrchr(dir, '/');
+    snprintf(base_dir, nbase, "%.*s%s", slash ? (int)(slash - dir + 1) : 0, dir, base);
+    if (ej_field(from, "captures", 1, &caps, err) || ej_map(caps, &count, err))
         return -1;
     if (!count)
         return ea_fail(err, "%s %s: expected the captures inherited from %s (absent when none), got {}", file, caps.path,
@@ -56,8 +68,12 @@ static int inherited(const char *file, ej_val from, const char *base_dir, const 
             goto bad;
         }
         snprintf(path, sizeof path, "%s/captures/%s/capture.json", base_dir, scope);
-        if (ea_capture_digest(path, got, err))
+        if (ea_capture_digest(path, got, err)) { /* which entry asked for it, beside why it cannot be read */
+            char why[sizeof err->msg];
+            snprintf(why, sizeof why, "%s", err->msg);
+            ea_fail(err, "%s %s: expected %s, a capture of the base target, got %s", file, d.path, path, why);
             goto bad;
+        }
         if (strcmp(got, want)) {
             ea_fail(err, "%s %s: expected %s as it was when this target was accepted (fnv1a64 %s), got %s: the base "
                     "target was recaptured since, so stage the candidate again (ci/golden-stage --lowering)",
@@ -93,17 +109,9 @@ int ea_target_captures_load(const char *dir, ea_captures *out, ea_error *err)
         ej_free(&doc);
         return ea_captures_load_dir(dir, out, err);
     }
-    const char **names = NULL, *base = ej_text(from.v, "target");
-    const char *slash = strrchr(dir, '/');
+    const char **names = NULL;
     int n = 0;
-    /* the base is a sibling folder: golden/targets/<base> beside golden/targets/<this> */
-    snprintf(base_dir, sizeof base_dir, "%.*s%s", slash ? (int)(slash - dir + 1) : 0, dir, base);
-    char quoted[300];
-    snprintf(quoted, sizeof quoted, "\"%.280s\"", base);
-    int rc = !*base || strchr(base, '/') || *base == '.'
-                 ? ej_bad_field(from, "target", "the base target's folder name (no '/', not starting with '.')", quoted,
-                                err)
-                 : inherited(file, from, base_dir, &names, &n, err);
+    int rc = inherited(file, dir, from, base_dir, sizeof base_dir, &names, &n, err);
     if (rc == 0)
         rc = ea_captures_load_with(dir, base_dir, names, n, out, err);
     free(names);

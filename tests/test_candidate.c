@@ -500,3 +500,60 @@ Test(candidate, a_fabricated_error_or_no_reference_is_said_not_priced)
     cr_expect(strstr(ej_str(e, "fp64_note"), "no fp64 reference") != NULL);
     cJSON_Delete(doc);
 }
+
+/* The row of the first scope whose classification entries name a capture of another folder (the gpt-oss histc,
+ * filed under the routing capture that covers it); *folder its capture folder. */
+static const cJSON *row_captured_elsewhere(const cJSON *rows, const cJSON *classification, char *folder, size_t n)
+{
+    const cJSON *e;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(classification, "occurrences"))
+    {
+        const char *cap = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "capture")), *scope = ej_str(e, "scope");
+        if (!cap || strncmp(cap, "captures/", 9) || !strncmp(cap + 9, scope, strlen(scope)))
+            continue;
+        snprintf(folder, n, "%.*s", (int)(strchr(cap + 9, '/') - cap - 9), cap + 9);
+        const cJSON *row;
+        cJSON_ArrayForEach(row, rows)
+            if (!strcmp(ej_str(row, "scope"), scope) && !cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(row, "per_call")))
+                return row;
+    }
+    cr_assert_fail("no priced row whose occurrences name a capture of another folder");
+    return NULL;
+}
+
+/* golden price keys a candidate's scope by the capture folder it recaptured; a row filed under another scope id
+ * (a capture covering several scopes) finds it through its occurrences' capture, not its own scope id. */
+Test(candidate, the_rollup_finds_a_candidate_by_the_capture_folder_of_the_row)
+{
+    ea_rollup_opts o = {"golden", NULL, TEST_TARGET};
+    ea_rollup_inputs in;
+    ea_error err;
+    cr_assert_eq(ea_rollup_load(&o, &in, &err), 0, "%s", err.msg);
+    cJSON *rows = ea_rollup_rows(&in);
+    char folder[256], text[1024];
+    const cJSON *row = row_captured_elsewhere(rows, in.classification, folder, sizeof folder);
+    char scope[256];
+    snprintf(scope, sizeof scope, "%s", ej_str(row, "scope"));
+    cJSON_Delete(rows);
+    cr_assert_str_neq(folder, scope);
+    snprintf(text, sizeof text, "[{\"lowering\": \"by_folder\", \"scopes\": [{\"scope\": \"%s\", \"candidate_us\": 1.25}]}, "
+             "{\"lowering\": \"by_scope_id\", \"scopes\": [{\"scope\": \"%s\", \"candidate_us\": 1e9}]}]", folder, scope);
+    cJSON_Delete(in.candidates);
+    in.candidates = cJSON_Parse(text);
+    rows = ea_rollup_rows(&in);
+    int found = 0;
+    cJSON_ArrayForEach(row, rows)
+    {
+        const cJSON *cand = cJSON_GetObjectItemCaseSensitive(row, "candidate");
+        /* a candidate keyed by the scope id prices no row whose occurrences name their capture */
+        cr_expect(!cJSON_IsString(cand) || strcmp(cand->valuestring, "by_scope_id"), "%s", ej_str(row, "scope"));
+        if (!strcmp(ej_str(row, "scope"), scope) && !cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(row, "per_call"))) {
+            cr_expect_str_eq(ej_str(row, "candidate"), "by_folder");
+            cr_expect_float_eq(ej_num(cJSON_GetObjectItemCaseSensitive(row, "per_call"), "candidate_us"), 1.25, 1e-12);
+            found++;
+        }
+    }
+    cr_expect_gt(found, 0);
+    cJSON_Delete(rows);
+    ea_rollup_free(&in);
+}

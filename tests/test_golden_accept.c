@@ -1,6 +1,8 @@
 /* extern-audit golden accept: a complete stage (a copy of tests/fixtures/targets/H200) is installed whole;
  * each kind of incomplete or inconsistent stage is refused with what is missing and golden left as it
- * was; an install that fails midway leaves the old target intact and no temp folder behind. */
+ * was; an install that fails midway leaves the old target intact and no temp folder behind. A candidate stage
+ * beside its base holds only what it recaptured and inherits the rest; an occurrence whose class needs no capture
+ * does not hold a stage back. */
 #include <criterion/criterion.h>
 
 #include <dirent.h>
@@ -10,8 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "capture.h"
 #include "helpers.h"
 #include "json.h"
+#include "target.h"
 #include "target_fixture.h"
 
 #define has(s, needle) cr_assert(strstr((s), (needle)), "expected '%s' in:\n%s", (needle), (s))
@@ -260,4 +264,167 @@ Test(golden_accept, refuses_a_replay_that_leaves_a_capture_out)
     snprintf(want, sizeof want, "/replay.json $: expected a row for every capture of %s/captures, got none for %s", stage,
              scope);
     refused(stage, 1, want);
+}
+
+/* ---- a candidate stage (target.json's "lowering") accepted beside its base ---- */
+
+#define BASE "H200-torch2.11.0+cu130"
+#define CAND BASE "-x"
+
+/* The fixture stage as a candidate under lowering "x" that recaptured only MOE_SCOPE: its capture.json gains a
+ * trailing newline, still the same JSON (it reads and classifies alike), no longer the same bytes. */
+static const char *candidate_stage(const char *name)
+{
+    const char *stage = target_copy(name);
+    target_set_string(stage, "target.json", "", "name", CAND);
+    target_set_string(stage, "target.json", "", "lowering", "x");
+    char path[4400];
+    snprintf(path, sizeof path, "%s/captures/" MOE_SCOPE "/capture.json", stage);
+    FILE *f = fopen(path, "a");
+    cr_assert_not_null(f, "%s", path);
+    fputs("\n", f);
+    fclose(f);
+    return stage;
+}
+
+/* The folder names under dir, sorted and joined by spaces. */
+static void names_in(const char *dir, char *buf, size_t n)
+{
+    struct dirent **list;
+    int count = scandir(dir, &list, NULL, alphasort);
+    cr_assert_geq(count, 0, "%s", dir);
+    size_t k = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < count; i++) {
+        if (list[i]->d_name[0] != '.' && k < n)
+            k += (size_t)snprintf(buf + k, n - k, "%s%s", k ? " " : "", list[i]->d_name);
+        free(list[i]);
+    }
+    free(list);
+}
+
+/* How many captures the target in dir has, held or inherited (asserts they load). */
+static int count_captures(const char *dir)
+{
+    ea_captures caps;
+    ea_error err;
+    cr_assert_eq(ea_target_captures_load(dir, &caps, &err), 0, "%s", err.msg);
+    int n = caps.n;
+    ea_captures_free(&caps);
+    return n;
+}
+
+Test(golden_accept, a_candidate_beside_its_base_holds_only_what_it_recaptured)
+{
+    const char *golden = target_golden(), *stage = candidate_stage("candidate");
+    char cmd[8800], base[4400], dest[4400], names[1024];
+    snprintf(base, sizeof base, "%s/targets/" BASE, golden);
+    snprintf(cmd, sizeof cmd, "cp -rL '%s' '%s'", FIXTURE_TARGET, base);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    cli_run r = accept(stage, golden);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    has(r.err, "installing as ");
+    has(r.err, "/targets/" CAND ", inheriting the captures it shares byte for byte with " BASE);
+    cli_run_free(&r);
+    snprintf(dest, sizeof dest, "%s/targets/" CAND, golden);
+    snprintf(cmd, sizeof cmd, "%s/captures", dest);
+    names_in(cmd, names, sizeof names);
+    cr_assert_str_eq(names, MOE_SCOPE, "the one capture that differs from the base's");
+    /* every other capture listed with the digest of the base's capture.json, which is the stage's */
+    cJSON *t = target_load(dest, "target.json");
+    const cJSON *from = cJSON_GetObjectItemCaseSensitive(t, "captures_from"), *d;
+    cr_assert_str_eq(ej_str(from, "target"), BASE);
+    snprintf(cmd, sizeof cmd, "%s/captures", stage);
+    names_in(cmd, names, sizeof names);
+    int listed = 0;
+    cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(from, "captures"))
+    {
+        char path[4800], want[EA_DIGEST_LEN];
+        ea_error err;
+        snprintf(path, sizeof path, "%s/captures/%s/capture.json", stage, d->string);
+        cr_assert_eq(ea_capture_digest(path, want, &err), 0, "%s", err.msg);
+        cr_assert_str_eq(d->valuestring, want, "%s", d->string);
+        cr_assert(strcmp(d->string, MOE_SCOPE) && strstr(names, d->string), "%s", d->string);
+        listed++;
+    }
+    cr_assert_eq(listed, 4, "the four captures byte for byte the base's");
+    cr_assert_str_eq(ej_str(t, "lowering"), "x", "the rest of the stage's target.json kept");
+    cJSON_Delete(t);
+    cr_assert_eq(count_captures(dest), 5, "installed, it loads every capture, inherited or held");
+    /* the installed candidate is the stage: diff finds nothing, and accept takes it as complete in its turn */
+    r = test_cli("golden", "diff", stage, dest, "--golden", golden, NULL);
+    cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+    cli_run_free(&r);
+    r = test_cli("golden", "accept", dest, "--golden", golden, "--json", NULL);
+    cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+    cli_run_free(&r);
+    /* audit's replay line counts the inherited captures' rows as the target's */
+    r = test_cli("audit", "--golden", golden, "--target", CAND, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    has(r.out, "/targets/" CAND "/replay.json: 5 captured partitions");
+    cli_run_free(&r);
+}
+
+Test(golden_accept, a_candidate_without_its_base_in_golden_is_installed_whole)
+{
+    const char *golden = target_golden(), *stage = candidate_stage("alone");
+    char dir[4400], names[1024], want[1024];
+    cli_run r = accept(stage, golden);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_assert(!strstr(r.err, "inheriting"), "%s", r.err);
+    cli_run_free(&r);
+    snprintf(dir, sizeof dir, "%s/targets/" CAND "/captures", golden);
+    names_in(dir, names, sizeof names);
+    snprintf(dir, sizeof dir, "%s/captures", stage);
+    names_in(dir, want, sizeof want);
+    cr_assert_str_eq(names, want, "every capture copied");
+    snprintf(dir, sizeof dir, "%s/targets/" CAND, golden);
+    cJSON *t = target_load(dir, "target.json");
+    cr_assert_null(cJSON_GetObjectItemCaseSensitive(t, "captures_from"));
+    cJSON_Delete(t);
+    cr_assert_eq(count_captures(dir), 5);
+}
+
+/* golden's view_as_real.json holding the committed golden's first view_as_real point, cut to one occurrence;
+ * *point its id. */
+static void add_view_as_real(const char *golden, char *point, size_t n)
+{
+    char dir[4400];
+    cJSON *committed = target_load("golden/occurrences", "view_as_real.json");
+    cJSON *p = cJSON_DetachItemFromArray(cJSON_GetObjectItemCaseSensitive(committed, "points"), 0);
+    cr_assert_not_null(p, "the committed golden has a view_as_real point");
+    cJSON *scopes = cJSON_GetObjectItemCaseSensitive(p, "scopes");
+    while (cJSON_GetArraySize(scopes) > 1)
+        cJSON_DeleteItemFromArray(scopes, 1);
+    cJSON *g = cJSON_GetArrayItem(scopes, 0), *occ = cJSON_GetObjectItemCaseSensitive(g, "occurrences");
+    while (cJSON_GetArraySize(occ) > 1)
+        cJSON_DeleteItemFromArray(occ, 1);
+    cJSON_ReplaceItemInObjectCaseSensitive(g, "count", cJSON_CreateNumber(1));
+    cJSON_ReplaceItemInObjectCaseSensitive(p, "count", cJSON_CreateNumber(1));
+    snprintf(point, n, "%s", ej_str(p, "point"));
+    cJSON_Delete(committed);
+    snprintf(dir, sizeof dir, "%s/occurrences", golden);
+    cJSON *doc = target_load(dir, "view_as_real.json");
+    cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(doc, "points"), p);
+    cJSON_ReplaceItemInObjectCaseSensitive(doc, "occurrences", cJSON_CreateNumber(1));
+    target_save(dir, "view_as_real.json", doc);
+}
+
+/* An occurrence whose fresh class needs no capture (a view of a complex tensor: no_device_work, which classify
+ * gives without one) does not hold a stage back that lists its point unmeasured; an occurrence of an op that does
+ * device work still does (refuses_an_occurrence_without_a_capture). */
+Test(golden_accept, an_occurrence_of_no_device_work_needs_no_capture)
+{
+    const char *golden = target_golden(), *stage = target_copy("views");
+    char point[256];
+    add_view_as_real(golden, point, sizeof point);
+    cJSON *b = target_load(stage, "baselines.json"), *u = cJSON_CreateObject();
+    cJSON_AddStringToObject(u, "point", point);
+    cJSON_AddStringToObject(u, "reason", "no device work: a view of a complex tensor's bytes");
+    cJSON_AddItemToArray(cJSON_AddArrayToObject(b, "unmeasured"), u);
+    target_save(stage, "baselines.json", b);
+    cli_run r = test_cli("golden", "accept", stage, "--golden", golden, "--json", NULL);
+    cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+    cli_run_free(&r);
+    cr_assert(exists(golden, "targets/H200-torch2.11.0+cu130/target.json"));
 }

@@ -251,7 +251,9 @@ Test(keep_from, a_replayed_capture_replaces_its_row_and_the_others_print_as_read
     cJSON_ReplaceItemInObjectCaseSensitive(row, "verdict", cJSON_CreateString("kernels differ"));
     cJSON_AddItemToArray(fresh, row);
     ea_error err;
-    cJSON *whole = ea_replay_keep_from("base/replay.json", base, fresh, FIXTURE_TARGET "/captures", &err);
+    ea_captures caps;
+    cr_assert_eq(ea_captures_load_dir(FIXTURE_TARGET, &caps, &err), 0, "%s", err.msg);
+    cJSON *whole = ea_replay_keep_from("base/replay.json", base, fresh, &caps, &err);
     cr_assert_not_null(whole, "%s", err.msg);
     cr_assert_eq(cJSON_GetArraySize(whole), cJSON_GetArraySize(base));
     const cJSON *x;
@@ -266,9 +268,10 @@ Test(keep_from, a_replayed_capture_replaces_its_row_and_the_others_print_as_read
     cJSON_Delete(whole);
     /* a base without the row of a capture this replay did not run leaves that capture unaccounted for */
     cJSON_DeleteItemFromArray(base, 0);
-    cr_assert_null(ea_replay_keep_from("base/replay.json", base, fresh, FIXTURE_TARGET "/captures", &err));
+    cr_assert_null(ea_replay_keep_from("base/replay.json", base, fresh, &caps, &err));
     has(err.msg, "base/replay.json");
     has(err.msg, CAT_SCOPE);
+    ea_captures_free(&caps);
     cJSON_Delete(fresh);
     cJSON_Delete(base);
 }

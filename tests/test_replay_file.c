@@ -9,6 +9,7 @@
 #include "helpers.h"
 #include "json.h"
 #include "replay_file.h"
+#include "target_fixture.h"
 
 #define has(s, needle) cr_assert(strstr((s), (needle)), "expected '%s' in:\n%s", (needle), (s))
 
@@ -169,15 +170,12 @@ Test(replay_file, verdict_rule)
     cr_assert_str_eq(ea_replay_verdict(2, 1, 1, 1, 0, 1.2), "slower than torch");
 }
 
-/* One row per capture of the target, each naming a capture that is there (audit and golden accept). */
+/* One row per capture of the target (held or inherited: ea_target_captures_load's), each naming one of them
+ * (audit, replay --keep-from and golden accept). */
 Test(replay_file, rows_cover_the_captures)
 {
-    const char *dir = test_tmpdir();
-    char captures[512];
-    snprintf(captures, sizeof captures, "%s/captures", dir);
-    free(test_write(dir, "captures/cat-a/capture.json", "{}"));
-    free(test_write(dir, "captures/cumsum-b/capture.json", "{}"));
-    free(test_write(dir, "captures/.hidden/capture.json", "{}")); /* a stage's leftovers are not captures */
+    ea_capture items[2] = {{.scope = "cat-a"}, {.scope = "cumsum-b"}};
+    ea_captures caps = {.items = items, .n = 2, .dir = "dir"}, *captures = &caps;
     const char *both = "[" OK_ROW ", {\"scope\": \"cumsum-b\", \"verdict\": \"" EA_REPLAY_NOT_REPLAYABLE "\"}]";
     cJSON *doc = cJSON_Parse(both);
     ea_error err = {{0}};
@@ -185,7 +183,7 @@ Test(replay_file, rows_cover_the_captures)
     cJSON_DeleteItemFromArray(doc, 1);
     cr_assert_eq(ea_replay_file_covers("r.json", doc, captures, &err), -1);
     has(err.msg, "r.json $: expected a row for every capture of ");
-    has(err.msg, "/captures, got none for cumsum-b");
+    has(err.msg, "dir/captures, got none for cumsum-b");
     cJSON_AddItemToArray(doc, cJSON_Parse("{\"scope\": \"cumsum-b\", \"verdict\": \"" EA_REPLAY_NOT_REPLAYABLE "\"}"));
     cJSON_AddItemToArray(doc, cJSON_Parse("{\"scope\": \"index_add-c\", \"verdict\": \"" EA_REPLAY_NOT_REPLAYABLE "\"}"));
     cr_assert_eq(ea_replay_file_covers("r.json", doc, captures, &err), -1);
@@ -194,24 +192,26 @@ Test(replay_file, rows_cover_the_captures)
     cJSON_Delete(doc);
 }
 
-/* audit reads a target's replay.json beside its captures and refuses one that leaves a capture out. */
+/* audit reads a target's replay.json beside its captures (loaded as every command loads them: the fixture's two
+ * real ones) and refuses one that leaves a capture out. */
 Test(replay_file, audit_refuses_a_replay_without_every_capture)
 {
-    char golden[512], cmd[1200];
+    char golden[512], cmd[2400];
     snprintf(golden, sizeof golden, "%s/golden", test_tmpdir());
     char *target = test_target(golden, "H200", "2.11.0+cu130", "9.0");
-    snprintf(cmd, sizeof cmd, "cp -r golden/occurrences '%s/'", golden);
-    cr_assert_eq(system(cmd), 0);
-    free(test_write(target, "captures/cat-a/capture.json", "{}"));
-    free(test_write(target, "captures/cumsum-b/capture.json", "{}"));
-    free(test_write(target, "replay.json", "[" OK_ROW "]"));
+    snprintf(cmd, sizeof cmd, "cp -r golden/occurrences '%s/' && mkdir '%s/captures' && cp -rL " FIXTURE_TARGET "/captures/"
+             CAT_SCOPE " " FIXTURE_TARGET "/captures/" LF_CUMSUM_SCOPE " '%s/captures/'", golden, target, target);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    free(test_write(target, "replay.json", mutated("\"cat-a\"", "\"" CAT_SCOPE "\"")));
     cli_run r = test_cli("audit", "--golden", golden, "--target", "H200-torch2.11.0+cu130", NULL);
     cr_assert_eq(r.status, 2, "%s", r.err);
     has(r.err, "/replay.json $: expected a row for every capture of ");
-    has(r.err, "got none for cumsum-b");
+    has(r.err, "got none for " LF_CUMSUM_SCOPE);
     cli_run_free(&r);
-    free(test_write(target, "replay.json",
-                    "[" OK_ROW ", {\"scope\": \"cumsum-b\", \"verdict\": \"" EA_REPLAY_NOT_REPLAYABLE "\"}]"));
+    char both[4096];
+    snprintf(both, sizeof both, "%.*s, {\"scope\": \"" LF_CUMSUM_SCOPE "\", \"verdict\": \"" EA_REPLAY_NOT_REPLAYABLE "\"}]",
+             (int)strlen(mutated("\"cat-a\"", "\"" CAT_SCOPE "\"")) - 1, mutated("\"cat-a\"", "\"" CAT_SCOPE "\""));
+    free(test_write(target, "replay.json", both));
     r = test_cli("audit", "--golden", golden, "--target", "H200-torch2.11.0+cu130", NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
     has(r.out, "/replay.json: 2 captured partitions, 1 replayed from C, 1 of them ok");
