@@ -2,15 +2,22 @@
 against (golden/targets/<target>/torch_ops.json, schema extern-audit/torch-ops in docs/schema.md).
 
 The captures time whole partitions (the index built, consumers run), so a replica of one op cannot
-be compared with them. This times exactly what `extern-audit run` replicates for a bf16 index_add
-point, torch.ops.aten.index_add.default on a freshly filled self (the fill, ATen's
-result.copy_(self), its index kernel), on the inputs the C side generates: the same generators,
-seeds and descriptors (repros/index_add/scope.h, reference.c), in both index modes: faithful (the
-index rebuilt from the point's value properties) and fabricated (randint(0, 100), as the
-attribution pipeline's replay draws it). Beside them, every audited op of every golden point (cat,
-cumsum, histc, index_add) is priced as the pipeline itself prices it (pipeline.py: fabricated
-inputs, one call per CUDA-graph replay, the minimum over replays), the "pipeline" object the
-rollup's before-style column reads; --no-pipeline skips it.
+be compared with them. This times exactly what `extern-audit run` replicates, on the inputs the C
+side generates (the same generators and seeds), one entry of OPS per replicated op:
+
+- a bf16 index_add point: torch.ops.aten.index_add.default on a freshly filled self (the fill,
+  ATen's result.copy_(self), its index kernel), with the C side's descriptors (repros/index_add/
+  scope.h, reference.c), in both index modes: faithful (the index rebuilt from the point's value
+  properties) and fabricated (randint(0, 100), as the attribution pipeline's replay draws it);
+- an adaptive_avg_pool2d_backward point (repros/avgpool_backward: identity pools only):
+  torch.ops.aten._adaptive_avg_pool2d_backward.default(grad, self) (ATen's zeros_like and its
+  atomic kernel), grad generated as run.c generates it; faithful only (the family has no
+  fabricated mode).
+
+Beside them, every audited op of every golden point (cat, cumsum, histc, index_add) is priced as
+the pipeline itself prices it (pipeline.py: fabricated inputs, one call per CUDA-graph replay, the
+minimum over replays), the "pipeline" object the rollup's before-style column reads; --no-pipeline
+skips it.
 
     python3 tools/capture/op_timing.py --golden golden --out golden/targets/H200-torch2.11.0+cu130/torch_ops.json
     python3 tools/capture/op_timing.py --golden golden --plan      # the calls and inputs, no torch
@@ -19,6 +26,7 @@ The planning half (argument building, JSON assembly) is pure so the tests run wi
 """
 
 import argparse
+import collections
 import json
 import os
 import shlex
@@ -50,6 +58,9 @@ WARMUP_MS = 100.0  # src/gpu/timer.h's default: both sides time a GPU that has l
 INDEX_KINDS = ("iota", "as_strided_iota")  # the index properties the C side rebuilds exactly
 SUM_TOLERANCE = 1e-2  # the faithful call's output sum against the inputs' (bf16 rounding)
 DEVICE = "cuda"
+AVGPOOL_OP = "aten._adaptive_avg_pool2d_backward.default"
+AVGPOOL_FILE = "adaptive_avg_pool2d_backward"
+SEED_GRAD = 0  # repros/avgpool_backward/run.c's grad_gen: {"generator": "uniform", "seed": 0}
 
 
 class OpTimingError(Exception):
@@ -70,14 +81,13 @@ def _is_number(v):
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
-def _tensor(desc, dtype, where):
+def _tensor(desc, dtype, where, what="the bf16 index_add the replica reproduces"):
     """A signature tensor's descriptor, checked as repros/index_add/scope.c checks it."""
     if not isinstance(desc, dict) or desc.get("symbolic") or \
             not isinstance(desc.get("sizes"), list):
         raise OpTimingError(f"{where}: expected a tensor with static sizes, got {desc!r:.80}")
     if desc.get("dtype") != dtype:
-        raise OpTimingError(f"{where}.dtype: expected \"{dtype}\" (the bf16 index_add the replica "
-                            f"reproduces), got {desc.get('dtype')!r}")
+        raise OpTimingError(f"{where}.dtype: expected \"{dtype}\" ({what}), got {desc.get('dtype')!r}")
     t = {"dtype": dtype, "sizes": desc["sizes"], "strides": desc.get("strides"),
          "offset": desc.get("offset")}
     if not (isinstance(t["strides"], list) and len(t["strides"]) == len(t["sizes"])
@@ -225,20 +235,81 @@ def plan_point(point, where):
     return plan
 
 
+def avgpool_call_text():
+    """The timed call as Python source; the torch half runs exactly this (avgpool_call)."""
+    return f"torch.ops.{AVGPOOL_OP}(grad, self)"
+
+
+def plan_avgpool_point(point, where):
+    """The op's inputs and call for one golden adaptive_avg_pool2d_backward point, refused where
+    repros/avgpool_backward/plan.c's ap_scope_parse refuses it (only an identity pool of 4-d,
+    contiguous bf16 tensors is replicated): {"point", "op", "out", "inputs", "setup",
+    "modes": {"faithful": {"call": text}, "fabricated": None}}."""
+    sig = point.get("signature") or {}
+    args = sig.get("args") or []
+    if not isinstance(point.get("point"), str) or sig.get("op") != AVGPOOL_OP:
+        raise OpTimingError(f"{where}: expected an {AVGPOOL_OP} point with its id")
+    if len(args) != 2:
+        raise OpTimingError(f"{where}.signature.args: expected _adaptive_avg_pool2d_backward("
+                            f"grad_output, self), got {len(args)} args")
+    what = "the bf16 pool backward the replica reproduces"
+    grad = _tensor(args[0], "bf16", f"{where}.signature.args[0]", what)
+    self_t = _tensor(args[1], "bf16", f"{where}.signature.args[1]", what)
+    out = _tensor(sig.get("output"), "bf16", f"{where}.signature.output", what)
+    for t, at in ((grad, "args[0]"), (self_t, "args[1]"), (out, "output")):
+        if len(t["sizes"]) != 4 or not is_contiguous(t) or t["offset"] != 0 or \
+                not 1 <= scope.numel(t["sizes"]) <= 2**31 - 1:
+            raise OpTimingError(f"{where}.signature.{at}: expected a contiguous 4-d tensor at offset "
+                                "0 of 1 to 2^31 - 1 elements (ATen's contiguous path, the replica's "
+                                "only one)")
+    if out != self_t or grad["sizes"] != self_t["sizes"]:
+        raise OpTimingError(f"{where}.signature: expected the output laid out as self and an "
+                            f"identity pool (the grad of self's sizes), got grad {grad['sizes']}, "
+                            f"self {self_t['sizes']}, output {out['sizes']}")
+    inputs = [{"name": "grad", **grad, "values": {"generator": "uniform", "seed": SEED_GRAD}},
+              {"name": "self", **self_t, "values": {"generator": "uniform", "seed": SEED_SELF}}]
+    return {"point": point["point"], "op": AVGPOOL_OP, "out": out, "inputs": inputs,
+            "setup": ["# grad is the replica's (run.c: uniform seed 0, exact in bf16); ATen reads "
+                      "only self's sizes (at::zeros_like(self)) and the replica has no self, so "
+                      "self's values are arbitrary"],
+            "modes": {"faithful": {"call": avgpool_call_text()}, "fabricated": None}}
+
+
 def select_points(doc, path, wanted):
     """[(position, point)] of the occurrences document named by --points (point or scope ids)."""
+    chosen, missing = _chosen(doc, wanted)
+    if missing:
+        raise OpTimingError(f"--points: no such point or scope id in {path}: {', '.join(missing)}")
+    return chosen
+
+
+def _chosen(doc, wanted):
+    """([(position, point)] named by wanted (all when it is empty), [wanted ids not found])."""
     points = list(enumerate(doc["points"]))
     if not wanted:
-        return points
+        return points, []
     chosen = [(i, p) for i, p in points
               if p.get("point") in wanted
               or any(g.get("scope_id") in wanted for g in p.get("scopes", []))]
     known = {p.get("point") for _, p in chosen}
     known |= {g.get("scope_id") for _, p in chosen for g in p.get("scopes", [])}
-    missing = [w for w in wanted if w not in known]
+    return chosen, [w for w in wanted if w not in known]
+
+
+def plan_points(golden_dir, wanted):
+    """The plans of every point of every op in OPS (golden order, OPS order), or of those --points
+    names (point or scope ids; each must name a point of one of them)."""
+    plans, paths, missing = [], [], set(wanted)
+    for kind in OPS:
+        path, doc = golden.load_op(golden_dir, kind.file)
+        chosen, absent = _chosen(doc, wanted)
+        plans += [kind.plan(p, f"{path} $.points[{i}]") for i, p in chosen]
+        paths.append(path)
+        missing &= set(absent)
     if missing:
-        raise OpTimingError(f"--points: no such point or scope id in {path}: {', '.join(missing)}")
-    return chosen
+        raise OpTimingError(f"--points: no such point or scope id in {' or '.join(paths)}: "
+                            f"{', '.join(w for w in wanted if w in missing)}")
+    return plans
 
 
 def kernel_name(raw):
@@ -291,17 +362,33 @@ def document(command, environment, records):
 # ---- the torch half ----
 
 def make_inputs(plan):
-    """The plan's tensors by name on the GPU, setup applied."""
+    """The plan's tensors by name on the GPU, setup applied (the op's OPS entry)."""
     import torch
     tensors = {spec["name"]: scope.make_tensor(spec, DEVICE) for spec in plan["inputs"]}
-    if plan["source_scale"] is not None:  # plan["setup"] says the same in words
-        source = tensors["source"]
-        source.copy_((source.float() * plan["source_scale"]).to(torch.bfloat16))
+    kind_of(plan).setup(plan, tensors)
     torch.cuda.synchronize()
     return tensors
 
 
 def make_call(plan, tensors, mode):
+    """(fn, args): fn(*args) is the plan's call text in that mode (the op's OPS entry)."""
+    return kind_of(plan).make_call(plan, tensors, mode)
+
+
+def check_call(plan, fn, args):
+    """One faithful call checked (the op's OPS entry); raises OpTimingError."""
+    kind_of(plan).check_call(plan, fn, args)
+
+
+def index_add_setup(plan, tensors):
+    """plan["setup"]: the source scaled in place as the C side materializes it."""
+    import torch
+    if plan["source_scale"] is not None:  # plan["setup"] says the same in words
+        source = tensors["source"]
+        source.copy_((source.float() * plan["source_scale"]).to(torch.bfloat16))
+
+
+def index_add_call(plan, tensors, mode):
     """(fn, args): fn(*args) is call_text(plan, mode's index)."""
     import torch
     op = torch.ops.aten.index_add.default
@@ -334,7 +421,7 @@ def check_index(plan, tensors):
                                 f"{got[key]}, its value properties say {want}")
 
 
-def check_call(plan, fn, args):
+def index_add_check(plan, fn, args):
     """One faithful call: the output's shape, dtype and sum (every source element added once)."""
     import torch
     out = fn(*args)
@@ -346,6 +433,52 @@ def check_call(plan, fn, args):
     got = out.double().sum().item()
     if not abs(got - want) <= SUM_TOLERANCE * max(abs(want), 1.0):
         raise OpTimingError(f"{plan['point']}: output sum {got:.6g}, expected {want:.6g}")
+
+
+def avgpool_call(plan, tensors, mode):
+    """(fn, args): fn(*args) is avgpool_call_text()."""
+    import torch
+    return torch.ops.aten._adaptive_avg_pool2d_backward.default, (tensors["grad"], tensors["self"])
+
+
+def avgpool_check(plan, fn, args):
+    """One call: self's shape and dtype, and the grad exactly (an identity pool's backward is its
+    grad: one bf16 atomic add of grad / 1 to a zero per element)."""
+    import torch
+    out, grad = fn(*args), args[0]
+    if list(out.shape) != plan["out"]["sizes"] or out.dtype != torch.bfloat16:
+        raise OpTimingError(f"{plan['point']}: the call gave {out.dtype}{list(out.shape)}, "
+                            f"expected torch.bfloat16{plan['out']['sizes']} (self's)")
+    differ = (out != grad).sum().item()
+    if differ:
+        raise OpTimingError(f"{plan['point']}: {differ} of {out.numel()} output elements differ "
+                            "from the grad (an identity pool's backward is its grad, exactly)")
+
+
+def _nothing(plan, tensors):
+    pass
+
+
+# One entry per replicated op: its golden file (golden/occurrences/<file>.json), the op, the
+# planner (pure), and the torch half: setup after the inputs are generated, a check of the
+# inputs, the call, and a check of one faithful call's output. A mode the plan leaves None is
+# not timed, for the reason `untimed` gives.
+OpKind = collections.namedtuple(
+    "OpKind", "file op plan setup check_inputs make_call check_call untimed")
+OPS = (
+    OpKind(OP_FILE, OP, plan_point, index_add_setup, check_index, index_add_call,
+           index_add_check, "no index to rebuild"),
+    OpKind(AVGPOOL_FILE, AVGPOOL_OP, plan_avgpool_point, _nothing, _nothing, avgpool_call,
+           avgpool_check, "the replica has no such mode"),
+)
+
+
+def kind_of(plan):
+    """The OPS entry of a plan's op."""
+    kind = next((k for k in OPS if k.op == plan["op"]), None)
+    if kind is None:
+        raise OpTimingError(f"{plan['point']}: no OPS entry for {plan['op']}")
+    return kind
 
 
 def profile_kernels(fn, args):
@@ -364,13 +497,14 @@ def profile_kernels(fn, args):
 def time_point(plan, with_kernels):
     """point_record() of one point, timed in every mode it has."""
     import torch
+    kind = kind_of(plan)
     progress(f"{plan['point']}: generating {len(plan['inputs'])} inputs")
     tensors = make_inputs(plan)
-    check_index(plan, tensors)
+    kind.check_inputs(plan, tensors)
     times, first = {}, None
     for mode in MODES:
         if plan["modes"][mode] is None:
-            progress(f"{plan['point']}: {mode}: no index to rebuild, not timed")
+            progress(f"{plan['point']}: {mode}: {kind.untimed}, not timed")
             continue
         fn, args = make_call(plan, tensors, mode)
         if mode == "faithful":
@@ -437,11 +571,13 @@ def parse_args(argv):
     p = argparse.ArgumentParser(
         prog="op_timing.py",
         description="Time each golden bf16 index_add point's op alone in eager torch (fill, "
-                    "copy, ATen's kernel), with faithful and fabricated indices, by CUDA-graph "
+                    "copy, ATen's kernel), with faithful and fabricated indices, and each "
+                    "adaptive_avg_pool2d_backward point's (zeros_like, ATen's kernel), by CUDA-graph "
                     "replay; writes golden/targets/<target>/torch_ops.json for extern-audit run's "
                     "replica fidelity. Needs torch and a CUDA GPU, except --plan.")
     p.add_argument("--golden", required=True, help="the golden folder (reads "
-                                                   "occurrences/index_add.json)")
+                                                   "occurrences/index_add.json and "
+                                                   "occurrences/adaptive_avg_pool2d_backward.json)")
     p.add_argument("--out", help="the JSON file to write (atomically, and only when every point "
                                  "was timed), e.g. golden/targets/H200-torch2.11.0+cu130/"
                                  "torch_ops.json: the target of this GPU and torch")
@@ -463,9 +599,7 @@ def parse_args(argv):
 def main(argv):
     args = parse_args(argv)
     try:
-        path, doc = golden.load_op(args.golden, OP_FILE)
-        plans = [plan_point(p, f"{path} $.points[{i}]")
-                 for i, p in select_points(doc, path, args.points)]
+        plans = plan_points(args.golden, args.points)
         lone = [] if args.no_pipeline else pipeline_plans(args.golden, args.points)
     except (golden.GoldenError, OpTimingError, pipeline.PipelineError) as e:
         print(f"op_timing.py: {e}", file=sys.stderr)
@@ -490,7 +624,8 @@ def main(argv):
     if not os.path.abspath(args.out).endswith(os.sep + want):
         progress(f"warning: this GPU is {env['gpu']!r} with torch {env['torch']}; extern-audit run reads "
                  f"golden/{want}, not {args.out}")
-    progress(f"timing {len(plans)} index_add points and {len(lone)} ops alone (the pipeline's "
+    counts = ", ".join(f"{sum(p['op'] == k.op for p in plans)} {k.file}" for k in OPS)
+    progress(f"timing {len(plans)} points ({counts}) and {len(lone)} ops alone (the pipeline's "
              f"method) on {env['gpu']} (torch {env['torch']})")
     records, failed = [], []
     for plan in plans:

@@ -320,8 +320,18 @@ class TestCli(unittest.TestCase):
             self.assertEqual([p["point"] for p in doc["points"]][:3],
                              ["index_add-398f48d45d2b", "index_add-31177027c868",
                               "index_add-a8e741bae3fe"])
-            self.assertEqual(len(doc["points"]), 78)  # the other ops' points, the pipeline alone
-            self.assertTrue(all(p["pipeline"]["min_us"] == 2.0 for p in doc["points"]))
+            # 3 index_add + 2 adaptive_avg_pool2d_backward points timed, and the other ops' 75
+            # points the pipeline prices alone
+            self.assertEqual(len(doc["points"]), 80)
+            self.assertEqual([p["point"] for p in doc["points"]][3:5],
+                             ["adaptive_avg_pool2d_backward-a0df034a1ddc",
+                              "adaptive_avg_pool2d_backward-01a009dfa6f7"])
+            # the pipeline prices cat, cumsum, histc and index_add (pipeline.PRICED_OPS), not the pool
+            pool = [p for p in doc["points"] if p["op"] == op_timing.AVGPOOL_OP]
+            self.assertEqual(len(pool), 2)
+            self.assertTrue(all("pipeline" not in p for p in pool))
+            self.assertTrue(all(p["pipeline"]["min_us"] == 2.0 for p in doc["points"]
+                                if p["op"] != op_timing.AVGPOOL_OP))
             self.assertEqual(doc["environment"], ENV)
             self.assertEqual(os.listdir(os.path.dirname(out)), ["H100.json"])  # no temporary
 
@@ -333,7 +343,7 @@ class TestCli(unittest.TestCase):
                 rc, _, err = self.run_main(["--golden", GOLDEN, "--out", out])
             self.assertEqual(rc, 1)
             self.assertIn("failed: index_add-31177027c868: broke", err)
-            self.assertIn(f"1 of 81 timings failed; {out} not written", err)
+            self.assertIn(f"1 of 83 timings failed; {out} not written", err)  # 5 points, 78 alone
             self.assertEqual(os.listdir(tmp), [])
             # a complete file stays byte for byte as it was
             with self.fake_time():
@@ -345,7 +355,7 @@ class TestCli(unittest.TestCase):
             self.assertEqual(rc, 1)
             self.assertIn("failed: index_add-398f48d45d2b: broke", err)
             self.assertIn("failed: index_add-a8e741bae3fe: broke", err)
-            self.assertIn("2 of 81 timings failed", err)
+            self.assertIn("2 of 83 timings failed", err)
             self.assertIn("(the existing file is unchanged)", err)
             with open(out, "rb") as f:
                 self.assertEqual(f.read(), before)
@@ -356,6 +366,126 @@ class TestCli(unittest.TestCase):
                 empty = os.path.join(tmp, "other", "H200.json")
                 self.assertEqual(self.run_main(["--golden", GOLDEN, "--out", empty])[0], 1)
             self.assertFalse(os.path.exists(os.path.dirname(empty)))
+
+
+def avgpool_points():
+    return golden.load_op(GOLDEN, "adaptive_avg_pool2d_backward")[1]["points"]
+
+
+class TestAvgpoolPlans(unittest.TestCase):
+    WHERE = "adaptive_avg_pool2d_backward.json $.points[0]"
+
+    def test_golden_points(self):
+        got = [op_timing.plan_avgpool_point(p, f"x $.points[{i}]")
+               for i, p in enumerate(avgpool_points())]
+        self.assertEqual([p["point"] for p in got], ["adaptive_avg_pool2d_backward-a0df034a1ddc",
+                                                     "adaptive_avg_pool2d_backward-01a009dfa6f7"])
+        for plan, sizes in zip(got, ([128, 256, 6, 6], [64, 512, 7, 7])):
+            with self.subTest(point=plan["point"]):
+                strides = [sizes[1] * sizes[2] * sizes[3], sizes[2] * sizes[3], sizes[3], 1]
+                self.assertEqual(plan["op"], "aten._adaptive_avg_pool2d_backward.default")
+                inputs = by_name(plan)
+                self.assertEqual(list(inputs), ["grad", "self"])
+                for spec in inputs.values():
+                    self.assertEqual((spec["dtype"], spec["sizes"], spec["strides"], spec["offset"]),
+                                     ("bf16", sizes, strides, 0))
+                # run.c's grad_gen; self's values are never read
+                self.assertEqual(inputs["grad"]["values"], {"generator": "uniform", "seed": 0})
+                self.assertEqual(inputs["self"]["values"], {"generator": "uniform", "seed": 1})
+                self.assertEqual(plan["out"]["sizes"], sizes)
+                self.assertEqual(plan["modes"]["faithful"],
+                                 {"call": "torch.ops.aten._adaptive_avg_pool2d_backward.default("
+                                          "grad, self)"})
+                self.assertIsNone(plan["modes"]["fabricated"])
+                self.assertEqual(len(plan["setup"]), 1)
+                self.assertTrue(plan["setup"][0].startswith("# grad is the replica's"))
+                t = {"median_us": 60.0, "q1_us": 59.0, "q3_us": 61.0, "samples": 30}
+                rec = op_timing.point_record(plan, {"faithful": t}, ["k"])
+                self.assertEqual(list(rec), ["point", "op", "inputs", "setup", "faithful",
+                                             "fabricated", "kernels"])
+                self.assertEqual(rec["faithful"], {"call": plan["modes"]["faithful"]["call"], **t})
+                self.assertIsNone(rec["fabricated"])
+
+    def test_refusals_name_the_file_and_path(self):
+        def change(fn):
+            p = copy.deepcopy(avgpool_points()[0])
+            fn(p["signature"])
+            return p
+
+        def grad_of(sizes):
+            def fn(sig):
+                sig["args"][0]["sizes"] = sizes
+                sig["args"][0]["strides"] = [sizes[1] * sizes[2] * sizes[3], sizes[2] * sizes[3],
+                                             sizes[3], 1]
+            return fn
+        cases = [
+            (lambda sig: sig["args"].append(sig["args"][0]),
+             r"\.json \$\.points\[0\]\.signature\.args: expected _adaptive_avg_pool2d_backward\("
+             r"grad_output, self\), got 3 args"),
+            (lambda sig: sig.update(op="aten.index_add.default"),
+             r"\.json \$\.points\[0\]: expected an aten\._adaptive_avg_pool2d_backward\.default point"),
+            (lambda sig: sig["args"][1].update(dtype="f32"),
+             r"\$\.points\[0\]\.signature\.args\[1\]\.dtype: expected \"bf16\" \(the bf16 pool"),
+            (lambda sig: sig["args"][0].update(strides=[9216, 1, 1536, 256]),
+             r"\$\.points\[0\]\.signature\.args\[0\]: expected a contiguous 4-d tensor"),
+            (grad_of([128, 256, 1, 1]),
+             r"\$\.points\[0\]\.signature: expected the output laid out as self and an identity "
+             r"pool \(the grad of self's sizes\), got grad \[128, 256, 1, 1\]"),
+        ]
+        for fn, message in cases:
+            with self.subTest(message=message):
+                with self.assertRaisesRegex(op_timing.OpTimingError, message):
+                    op_timing.plan_avgpool_point(change(fn), self.WHERE)
+
+    def test_cli_refuses_a_malformed_golden_point(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            occ = os.path.join(tmp, "occurrences")
+            os.makedirs(occ)
+            for name in ("index_add", "adaptive_avg_pool2d_backward"):
+                path, doc = golden.load_op(GOLDEN, name)
+                if name != "index_add":
+                    doc["points"][1]["signature"]["args"].pop()
+                with open(os.path.join(occ, f"{name}.json"), "w", encoding="utf-8") as f:
+                    json.dump(doc, f)
+            rc, out, err = context.run_cli(op_timing.main, ["--golden", tmp, "--plan", "--no-pipeline"])
+        self.assertEqual(rc, 2)
+        self.assertEqual(out, "")
+        self.assertIn(f"{occ}/adaptive_avg_pool2d_backward.json $.points[1].signature.args: expected "
+                      "_adaptive_avg_pool2d_backward(grad_output, self), got 1 args", err)
+
+    def test_one_table_plans_every_point(self):
+        self.assertEqual([(k.file, k.op) for k in op_timing.OPS],
+                         [("index_add", "aten.index_add.default"),
+                          ("adaptive_avg_pool2d_backward",
+                           "aten._adaptive_avg_pool2d_backward.default")])
+        got = op_timing.plan_points(GOLDEN, [])
+        self.assertEqual([p["op"] for p in got], ["aten.index_add.default"] * 3 +
+                         ["aten._adaptive_avg_pool2d_backward.default"] * 2)
+        # index_add's plans are the ones its own planner gives
+        self.assertEqual(got[:3], plans())
+        self.assertEqual([op_timing.kind_of(p).file for p in got[2:4]],
+                         ["index_add", "adaptive_avg_pool2d_backward"])
+        got = op_timing.plan_points(GOLDEN, ["adaptive_avg_pool2d_backward-01a009dfa6f7-acadc257bb01",
+                                             "index_add-a8e741bae3fe"])
+        self.assertEqual([p["point"] for p in got], ["index_add-a8e741bae3fe",
+                                                     "adaptive_avg_pool2d_backward-01a009dfa6f7"])
+        with self.assertRaisesRegex(op_timing.OpTimingError,
+                                    r"no such point or scope id in .*index_add\.json or "
+                                    r".*adaptive_avg_pool2d_backward\.json: nope$"):
+            op_timing.plan_points(GOLDEN, ["index_add-a8e741bae3fe", "nope"])
+        with self.assertRaisesRegex(op_timing.OpTimingError, "no OPS entry for aten.cat.default"):
+            op_timing.kind_of({"point": "p", "op": "aten.cat.default"})
+
+    def test_plan_cli_prints_the_pool_points(self):
+        rc, out, _ = context.run_cli(op_timing.main, ["--golden", GOLDEN, "--plan", "--no-pipeline"])
+        self.assertEqual(rc, 0)
+        got = json.loads(out)
+        self.assertEqual([p["point"] for p in got][3:], ["adaptive_avg_pool2d_backward-a0df034a1ddc",
+                                                         "adaptive_avg_pool2d_backward-01a009dfa6f7"])
+        self.assertIsNone(got[4]["fabricated"])
+        self.assertEqual(got[4]["faithful"]["call"],
+                         "torch.ops.aten._adaptive_avg_pool2d_backward.default(grad, self)")
+
 
 def fixture_main(path, make):
     """--write-fixture: write make() to path (what the C reader's tests load); else the tests."""
