@@ -153,10 +153,7 @@ static cJSON *price_scope(const ea_capture *c, const char *lowering, const cJSON
     cJSON_AddStringToObject(e, "scope", c->scope);
     cJSON_AddStringToObject(e, "point", ej_text(r, "point"));
     cJSON_AddStringToObject(e, "alias", ej_text(r, "alias"));
-    /* the partition's executions: the base result's occurrences (one capture can cover several ops' occurrences of
-     * one scope, the routing capture 24 histc and 24 cumsum, which run together 24 times), else what it covers */
-    cJSON_AddNumberToObject(e, "occurrences", r && cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(r, "occurrences"))
-                                                  ? ej_num(r, "occurrences") : c->ncovers);
+    cJSON_AddNumberToObject(e, "occurrences", c->ncovers);
     cJSON_AddNumberToObject(e, "atomic_kernels", run ? (double)run->ev.atomic_kernels : 0);
     if (!why && !r)
         why = "no result for the scope in the base target's baselines.json";

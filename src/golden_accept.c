@@ -61,11 +61,12 @@ static const char *fresh_class(const cJSON *fresh, const char *id)
     return NULL;
 }
 
-/* Every golden occurrence is covered, but those whose class needs no capture (fresh: no_device_work, or
- * not_captured: an op added to the audit set after the stage's captures, which classify reports), and every capture
- * was made on the target's GPU model. */
+/* Every golden occurrence is covered, but those whose class needs no capture (fresh: no_device_work) and, in a
+ * candidate lowering's stage (candidate), those not_captured (an op added to the audit set after the base the
+ * candidate was staged from: the candidate keeps the base's state; a target of today's code must capture them);
+ * every capture was made on the target's GPU model. */
 static void check_captures(checker *c, cJSON *const docs[EA_AUDIT_OPS], const ea_captures *caps, const char *model,
-                           const cJSON *fresh)
+                           const cJSON *fresh, int candidate)
 {
     const cJSON *p, *g, *o;
     for (int i = 0; i < caps->n; i++) {
@@ -87,7 +88,7 @@ static void check_captures(checker *c, cJSON *const docs[EA_AUDIT_OPS], const ea
                         for (int j = 0; j < caps->items[k].ncovers && !covered; j++)
                             covered = !strcmp(caps->items[k].covers[j], ej_text(o, "id"));
                     if (!covered && !(cls && (!strcmp(cls, ea_class_names[EA_CLASS_NO_DEVICE_WORK]) ||
-                                              !strcmp(cls, ea_class_names[EA_CLASS_NOT_CAPTURED]))))
+                                              (candidate && !strcmp(cls, ea_class_names[EA_CLASS_NOT_CAPTURED])))))
                         problem(c, 0, "occurrence %s (scope %s) has no capture: no captures/*/capture.json covers it",
                                 ej_text(o, "id"), ej_text(g, "scope_id"));
                 }
@@ -106,8 +107,19 @@ static void check_classification(checker *c, const char *staged, const cJSON *fr
             problem(c, 0, "%s/classification.json: absent (extern-audit classify --update on the stage)", staged);
         return;
     }
-    const cJSON *e;
+    const cJSON *e, *f;
     int i = 0;
+    /* every occurrence the captures classify has its stored entry */
+    cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(fresh, "occurrences"))
+    {
+        int found = 0;
+        cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(stored.root, "occurrences"))
+            found |= !strcmp(ej_text(e, "id"), ej_text(f, "id"));
+        if (!found)
+            problem(c, 0, "%s/classification.json $.occurrences: no entry for occurrence %s, which the stage's captures "
+                    "give \"%s\" (extern-audit classify --update on the stage)", staged, ej_text(f, "id"),
+                    ej_text(f, "class"));
+    }
     cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(stored.root, "occurrences"))
     {
         const char *want = fresh_class(fresh, ej_text(e, "id"));
@@ -193,7 +205,7 @@ cJSON *ea_golden_accept_check(const char *golden, const char *staged, ea_target_
         if (!have_caps)
             problem(&c, 1, "%s", e.msg);
         else
-            check_captures(&c, docs, &caps, info->target.gpu_model, fresh);
+            check_captures(&c, docs, &caps, info->target.gpu_model, fresh, info->lowering != NULL);
         check_classification(&c, staged, fresh);
         cJSON_Delete(fresh);
         check_baselines(&c, staged, docs, info->target.gpu_model);

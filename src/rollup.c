@@ -249,8 +249,22 @@ static cJSON *gpus(const ea_rollup_inputs *in)
     return g;
 }
 
-/* The committed candidate targets priced, and one sentence on them for the totals. */
-static cJSON *candidates(const ea_rollup_inputs *in)
+/* How many times the rollup's rows run the partition a candidate recaptured: the occurrences of the rows that price
+ * it (not those sharing a row's scope: the routing capture covers 24 histc and 24 cumsum occurrences of one scope,
+ * run 24 times), else, when no row prices it, the occurrences the capture covers. */
+static double executions(const cJSON *rows, const cJSON *scope_entry)
+{
+    const cJSON *r;
+    double n = 0;
+    cJSON_ArrayForEach(r, rows)
+        if (!strcmp(ej_text(r, "capture_scope"), ej_text(scope_entry, "scope")) &&
+            cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(r, "shared_with")))
+            n += ej_num(r, "occurrences");
+    return n > 0 ? n : ej_num(scope_entry, "occurrences");
+}
+
+/* The committed candidate targets priced, and one sentence on them for the totals (rows: the rollup's). */
+static cJSON *candidates(const ea_rollup_inputs *in, const cJSON *rows)
 {
     cJSON *c = cJSON_CreateObject(), *staged = in->candidates ? cJSON_Duplicate(in->candidates, 1) : cJSON_CreateArray();
     const cJSON *doc, *e;
@@ -269,7 +283,7 @@ static cJSON *candidates(const ea_rollup_inputs *in)
         }
         cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(doc, "scopes"))
         {
-            double occ = ej_num(e, "occurrences");
+            double occ = executions(rows, e);
             n++;
             if (!isfinite(ej_num(e, "candidate_us")) || !isfinite(ej_num(e, "oracle_us")))
                 continue;
@@ -315,7 +329,7 @@ static int ea_rollup_build(const ea_rollup_inputs *in, cJSON **doc, ea_error *er
     cJSON_AddItemToObject(d, "ops", ops);
     cJSON_AddItemToObject(d, "models", models);
     cJSON_AddItemToObject(d, "totals", t);
-    cJSON_AddItemToObject(d, "candidates", candidates(in));
+    cJSON_AddItemToObject(d, "candidates", candidates(in, rows));
     cJSON_AddItemToObject(d, "rows", rows);
     cJSON_AddItemToObject(d, "input_errors", errors);
     cJSON *failures = cJSON_CreateArray();

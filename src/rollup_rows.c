@@ -165,8 +165,10 @@ static void price(const ea_rollup_inputs *in, const occ *c, cJSON *row)
     ej_add_number_or_null(pc, "fabricated_us", fab);
     ej_add_number_or_null(pc, "oracle_us", r ? ea_rollup_oracle_us(r) : NAN);
     const char *lowering = NULL;
-    char key[256];
-    ej_add_number_or_null(pc, "candidate_us", ea_candidates_best(in->candidates, candidate_key(c, key, sizeof key), &lowering));
+    char buf_key[256];
+    const char *key = candidate_key(c, buf_key, sizeof buf_key);
+    cJSON_AddStringToObject(row, "capture_scope", key);
+    ej_add_number_or_null(pc, "candidate_us", ea_candidates_best(in->candidates, key, &lowering));
     cJSON_AddItemToObject(row, "candidate", lowering ? cJSON_CreateString(lowering) : cJSON_CreateNull());
     /* beside our replay of the captured partition, torch.compile's own time of it (the capture's) */
     ej_add_number_or_null(pc, "torch_compiled_us", r ? ej_num(cJSON_GetObjectItemCaseSensitive(r, "fidelity"), "torch_compiled_us") : NAN);

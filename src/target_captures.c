@@ -26,6 +26,23 @@ static int is_digest(const char *s)
     return strlen(s) == EA_DIGEST_LEN - 1 && strspn(s, "0123456789abcdef") == EA_DIGEST_LEN - 1;
 }
 
+/* The folder named base beside dir, golden/targets/<base> beside golden/targets/<this>, said as plainly as dir
+ * allows: "a/X/" and "a/X" give "a/<base>", "X" gives "<base>", "." and ".." go up a level. */
+static void sibling(const char *dir, const char *base, char *out, size_t n)
+{
+    char d[4200];
+    size_t len = (size_t)snprintf(d, sizeof d, "%s", dir);
+    while (len > 1 && d[len - 1] == '/')
+        d[--len] = '\0';
+    const char *slash = strrchr(d, '/'), *last = slash ? slash + 1 : d;
+    if (!strcmp(last, ".") || !strcmp(last, ".."))
+        snprintf(out, n, "%s/../%s", d, base);
+    else if (slash)
+        snprintf(out, n, "%.*s/%s", (int)(slash - d), d, base);
+    else
+        snprintf(out, n, "%s", base);
+}
+
 /* "captures_from": {"target": the base's folder name, "captures": {scope: digest, ...}}; base_dir (nbase bytes) the
  * base's folder beside dir; *names (free()d, pointing into doc) the inherited scopes, each checked against
  * <base>/captures/<scope>/capture.json's digest. The shape is checked before the name, so a captures_from that is
@@ -46,9 +63,7 @@ static int inherited(const char *file, const char *dir, ej_val from, char *base_
         snprintf(quoted, sizeof quoted, "\"%.280s\"", base);
         return ej_bad_field(from, "target", "the base target's folder name (no '/', not starting with '.')", quoted, err);
     }
-    /* the base is a sibling folder: golden/targets/<base> beside golden/targets/<this> */
-    const char *slash = strrchr(dir, '/');
-    snprintf(base_dir, nbase, "%.*s%s", slash ? (int)(slash - dir + 1) : 0, dir, base);
+    sibling(dir, base, base_dir, nbase);
     if (ej_field(from, "captures", 1, &caps, err) || ej_map(caps, &count, err))
         return -1;
     if (!count)
@@ -62,6 +77,11 @@ static int inherited(const char *file, const char *dir, ej_val from, char *base_
         ej_val d = ej_member(caps, i, &scope);
         if (ej_as_string(d, &want, err))
             goto bad;
+        if (!*scope || strchr(scope, '/') || *scope == '.') { /* a folder name under the base's captures/, no more */
+            ea_fail(err, "%s %s: expected a capture folder name (no '/', not starting with '.'), got \"%.200s\"", file,
+                    d.path, scope);
+            goto bad;
+        }
         if (!is_digest(want)) {
             ea_fail(err, "%s %s: expected 16 lowercase hex digits (fnv1a64 of the capture.json inherited), got \"%.40s\"",
                     file, d.path, want);

@@ -94,7 +94,7 @@ Test(candidate, prices_the_staged_scope_from_both_partitions_and_the_base_paths)
     cr_expect_float_eq(ej_num(e, "recovered"), (without - with) / (aten - oracle), 1e-12);
     cr_expect_float_eq(ej_num(e, "aten_fabricated_us"), ea_path_median(ea_path_named(r, "current", "fabricated")), 1e-12);
     cr_expect_float_eq(ej_num(e, "floor_us"), ej_num(cJSON_GetObjectItemCaseSensitive(r, "floor"), "us"), 1e-12);
-    cr_expect_eq(ej_num(e, "occurrences"), ej_num(r, "occurrences"), "the base result's: the partition's executions");
+    cr_expect_eq(ej_num(e, "occurrences"), c.ncovers);
     cr_expect_eq(ej_num(e, "atomic_kernels"), 1, "the candidate's partition is tl.atomic_add");
     cr_expect_str_eq(ej_str(e, "label"), ej_num(e, "recovered") >= EA_CANDIDATE_PROFITABLE ? "profitable"
                                                                                           : "measured, not profitable");
@@ -556,4 +556,54 @@ Test(candidate, the_rollup_finds_a_candidate_by_the_capture_folder_of_the_row)
     cr_expect_gt(found, 0);
     cJSON_Delete(rows);
     ea_rollup_free(&in);
+}
+
+/* The staged-candidates sentence counts a recaptured partition as often as the rollup's rows run it: the committed
+ * routing candidate's capture covers 24 histc and 24 cumsum occurrences of one scope, which runs 24 times (it once
+ * said 48, twice the per-op table's time). */
+Test(candidate, the_staged_sentence_counts_a_shared_scope_once)
+{
+    ea_rollup_opts o = {"golden", NULL, TEST_TARGET};
+    cJSON *doc;
+    ea_error err;
+    cr_assert_eq(ea_rollup_run(&o, &doc, &err), 0, "%s", err.msg);
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(doc, "candidates"), *s, *e = NULL;
+    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(c, "staged"))
+        if (!strcmp(ej_text(s, "lowering"), "routing_counting_sort"))
+            e = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(s, "scopes"), 0);
+    cr_assert_not_null(e, "the committed routing_counting_sort target is priced");
+    cr_assert_eq(ej_num(e, "occurrences"), 48, "the capture covers both ops' occurrences");
+    char want[128];
+    snprintf(want, sizeof want, "routing_counting_sort: 1 of 1 scopes priced, their occurrences %.1f -> %.1f us",
+             24 * ej_num(e, "aten_us"), 24 * ej_num(e, "candidate_us"));
+    cr_expect(strstr(ej_text(c, "note"), want), "expected '%s' in: %s", want, ej_text(c, "note"));
+    cJSON_Delete(doc);
+}
+
+/* A candidate whose inherited capture no longer matches its base (the base recaptured since) is priced as
+ * unreadable with the reason: the base's rollup still runs, and its check names the candidate. */
+Test(candidate, a_stale_candidate_is_said_and_stops_nothing)
+{
+    const char *golden = golden_with_candidate();
+    char dir[4400];
+    snprintf(dir, sizeof dir, "%s/targets/%s-index_add_bf16_atomic", golden, TEST_TARGET);
+    cJSON *t = target_load(dir, "target.json"), *from = cJSON_AddObjectToObject(t, "captures_from");
+    cJSON_AddStringToObject(from, "target", TEST_TARGET);
+    cJSON_AddStringToObject(cJSON_AddObjectToObject(from, "captures"), XL_OTHER, "0000000000000000");
+    target_save(dir, "target.json", t);
+    ea_rollup_opts o = {golden, NULL, TEST_TARGET};
+    cJSON *doc;
+    ea_error err;
+    cr_assert_eq(ea_rollup_run(&o, &doc, &err), 0, "%s", err.msg);
+    const cJSON *cand = cJSON_GetObjectItemCaseSensitive(doc, "candidates");
+    const cJSON *one = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(cand, "staged"), 0);
+    cr_assert(strstr(ej_text(one, "unreadable"), "was recaptured since"), "%s", ej_text(one, "unreadable"));
+    cr_expect(strstr(ej_text(cand, "note"), "index_add_bf16_atomic: cannot be priced ("), "%s", ej_text(cand, "note"));
+    const cJSON *f, *found = NULL;
+    cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(doc, "check"))
+        if (!strcmp(ej_text(f, "kind"), "candidate_unreadable"))
+            found = f;
+    cr_assert_not_null(found);
+    cr_expect_str_eq(ej_text(found, "row"), TEST_TARGET "-index_add_bf16_atomic");
+    cJSON_Delete(doc);
 }

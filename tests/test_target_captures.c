@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "capture.h"
 #include "helpers.h"
@@ -267,4 +268,37 @@ Test(target_captures, a_base_that_is_not_a_sibling_folder_name_is_refused)
     }
     set_member(dir, "target", cJSON_CreateNumber(7));
     refused(dir, "/target.json $.captures_from.target: expected string", NULL);
+}
+
+/* The candidate's folder however it is named: with a trailing '/', as "." from inside it, as a bare name from
+ * targets/ (each once looked for the base inside the candidate or beside the working folder). */
+Test(target_captures, the_base_is_found_beside_the_folder_however_it_is_named)
+{
+    const char *targets = base_golden(), *dir = candidate(targets);
+    char here[4096], slashed[4500];
+    cr_assert_not_null(getcwd(here, sizeof here));
+    snprintf(slashed, sizeof slashed, "%s//", dir);
+    const char *names[][2] = {{slashed, NULL}, {".", dir}, {CAND, targets}, {CAND "/", targets}};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        ea_captures caps;
+        ea_error err;
+        cr_assert_eq(chdir(names[i][1] ? names[i][1] : here), 0);
+        int rc = ea_target_captures_load(names[i][0], &caps, &err);
+        cr_assert_eq(chdir(here), 0);
+        cr_assert_eq(rc, 0, "%s: %s", names[i][0], err.msg);
+        cr_assert_eq(caps.n, 5, "%s", names[i][0]);
+        ea_captures_free(&caps);
+    }
+}
+
+/* An inherited scope is a folder name under the base's captures/, nothing that leaves it. */
+Test(target_captures, an_inherited_scope_that_is_not_a_folder_name_is_refused)
+{
+    const char *targets = base_golden(), *dir = candidate(targets);
+    cJSON *doc = target_load(dir, "target.json");
+    cJSON *caps = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "captures_from"), "captures");
+    cJSON_AddStringToObject(caps, "../../" BASE "/captures/" CAT_SCOPE, "0123456789abcdef");
+    target_save(dir, "target.json", doc);
+    refused(dir, "/target.json $.captures_from.captures[\"../../" BASE "/captures/" CAT_SCOPE "\"]: expected a capture "
+            "folder name (no '/', not starting with '.')", NULL);
 }
