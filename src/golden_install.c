@@ -93,15 +93,27 @@ static int copy_tree(const char *from, const char *to, ea_error *err)
 }
 
 /* The captures of staged whose capture.json is byte for byte base's ({scope: digest}, NULL when none is): what an
- * installed candidate inherits instead of copying. */
-static int inherited(const char *staged, const char *base_dir, cJSON **out, ea_error *err)
+ * installed candidate inherits instead of copying; with those an installed candidate accepted again already
+ * inherits from base (its captures_from, whose digests the accept check verified: its folder does not hold them). */
+static int inherited(const char *staged, const char *base, const char *base_dir, cJSON **out, ea_error *err)
 {
     char root[4200], **names;
     int n, rc = 0;
+    ej_doc doc;
     *out = NULL;
-    snprintf(root, sizeof root, "%s/captures", staged);
-    if (ea_list_folder(root, &names, &n, err))
+    snprintf(root, sizeof root, "%s/target.json", staged);
+    if (ej_load(root, &doc, err))
         return -1;
+    const cJSON *from = cJSON_GetObjectItemCaseSensitive(doc.root, "captures_from");
+    if (from && !strcmp(ej_text(from, "target"), base))
+        *out = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(from, "captures"), 1);
+    ej_free(&doc);
+    snprintf(root, sizeof root, "%s/captures", staged);
+    if (ea_list_folder(root, &names, &n, err)) {
+        cJSON_Delete(*out);
+        *out = NULL;
+        return -1;
+    }
     for (int i = 0; rc == 0 && i < n; i++) {
         char mine[4600], theirs[4600], a[EA_DIGEST_LEN], b[EA_DIGEST_LEN];
         snprintf(mine, sizeof mine, "%s/%s/capture.json", root, names[i]);
@@ -165,7 +177,7 @@ int ea_golden_install(const char *staged, const char *golden, const char *name, 
     snprintf(tmp, sizeof tmp, "%s/.%s.accept-%ld", targets, name, (long)getpid());
     snprintf(dest, sizeof dest, "%s/%s", targets, name);
     snprintf(base_dir, sizeof base_dir, "%s/%s", targets, base ? base : "");
-    if (ea_make_dirs(targets, err) || (base && inherited(staged, base_dir, &inherit, err)))
+    if (ea_make_dirs(targets, err) || (base && inherited(staged, base, base_dir, &inherit, err)))
         return -1;
     if (mkdir(tmp, 0755) != 0) {
         cJSON_Delete(inherit);

@@ -167,7 +167,7 @@ int ea_replay_file_covers(const char *file, const cJSON *doc, const ea_captures 
         ej_val r = ej_index(root, i);
         if (!has_capture(caps, ej_str(r.v, "scope"))) {
             char what[4200], got[256];
-            snprintf(what, sizeof what, "a capture of %s/captures", caps->dir);
+            snprintf(what, sizeof what, "a capture of %s (held or inherited)", caps->dir);
             snprintf(got, sizeof got, "\"%.100s\" (no %.40s/capture.json)", ej_str(r.v, "scope"), ej_str(r.v, "scope"));
             return ej_bad_field(r, "scope", what, got, err);
         }

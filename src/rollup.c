@@ -249,7 +249,7 @@ static cJSON *gpus(const ea_rollup_inputs *in)
     return g;
 }
 
-/* How many times the rollup's rows run the partition a candidate recaptured: the occurrences of the rows that price
+/* How many times the rollup's rows run the partition a candidate recaptured: the occurrences of the priced rows of
  * it (not those sharing a row's scope: the routing capture covers 24 histc and 24 cumsum occurrences of one scope,
  * run 24 times), else, when no row prices it, the occurrences the capture covers. */
 static double executions(const cJSON *rows, const cJSON *scope_entry)
@@ -258,7 +258,8 @@ static double executions(const cJSON *rows, const cJSON *scope_entry)
     double n = 0;
     cJSON_ArrayForEach(r, rows)
         if (!strcmp(ej_text(r, "capture_scope"), ej_text(scope_entry, "scope")) &&
-            cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(r, "shared_with")))
+            cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(r, "shared_with")) &&
+            cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "priced")))
             n += ej_num(r, "occurrences");
     return n > 0 ? n : ej_num(scope_entry, "occurrences");
 }

@@ -514,7 +514,7 @@ static const cJSON *row_captured_elsewhere(const cJSON *rows, const cJSON *class
         snprintf(folder, n, "%.*s", (int)(strchr(cap + 9, '/') - cap - 9), cap + 9);
         const cJSON *row;
         cJSON_ArrayForEach(row, rows)
-            if (!strcmp(ej_str(row, "scope"), scope) && !cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(row, "per_call")))
+            if (!strcmp(ej_str(row, "scope"), scope) && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(row, "priced")))
                 return row;
     }
     cr_assert_fail("no priced row whose occurrences name a capture of another folder");

@@ -366,6 +366,20 @@ Test(golden_accept, a_candidate_beside_its_base_holds_only_what_it_recaptured)
     cr_assert_eq(r.status, 0, "%s", r.err);
     has(r.out, "/targets/" CAND "/replay.json: 5 captured partitions");
     cli_run_free(&r);
+    /* accepted again once its held capture is byte for byte the base's too: it inherits all five, the four it
+     * inherited before kept (its folder never held them) */
+    char copy[13000];
+    snprintf(copy, sizeof copy, "cp '%s/captures/%s/capture.json' '%s/captures/%s/capture.json'", dest, MOE_SCOPE, base,
+             MOE_SCOPE);
+    cr_assert_eq(system(copy), 0, "%s", copy);
+    r = test_cli("golden", "accept", dest, "--golden", golden, "--json", NULL);
+    cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+    cli_run_free(&r);
+    t = target_load(dest, "target.json");
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(t, "captures_from"),
+                                                                     "captures")), 5);
+    cJSON_Delete(t);
+    cr_assert_eq(count_captures(dest), 5, "every capture still loads");
 }
 
 Test(golden_accept, a_candidate_without_its_base_in_golden_is_installed_whole)

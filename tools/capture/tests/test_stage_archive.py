@@ -114,6 +114,10 @@ class StageArchive(unittest.TestCase):
 
     def test_refusals_leave_nothing(self):
         self.assertEqual(run("pack", self.stage).returncode, 2)
+        # an archive that cannot be written fails (it once said so and exited 0)
+        r = run("pack", self.stage, self.base, os.path.join(self.dir, "no", "such", "a.tgz"))
+        self.assertNotEqual(r.returncode, 0)
+        self.assertNotIn("recaptured captures", r.stdout)
         self.assertEqual(run("pack", self.dir, self.base, os.path.join(self.dir, "a.tgz")).returncode, 2)
         foreign = os.path.join(self.dir, "foreign.tgz")
         with tarfile.open(foreign, "w:gz") as t:
