@@ -1,6 +1,6 @@
-/* capture_impl.h: internals shared by the capture reader's two files; not part of the contract.
- * capture.c owns allocation, the typed-field helpers, inputs/outputs, the document and the folder
- * walk; capture_run.c reads the runs and owns the scalar-type table. Every failure goes through these
+/* capture_impl.h: internals shared by the capture reader's three files; not part of the contract.
+ * capture.c owns allocation, the typed-field helpers, inputs/outputs and the document; capture_run.c reads
+ * the runs and owns the scalar-type table; capture_dir.c walks a target's captures folder. Every failure goes through these
  * helpers or json.h's (ej_bad_field), so each message has the "<file> <JSON path>: expected <what>,
  * got <what>" shape. */
 #ifndef EA_CAPTURE_IMPL_H
@@ -8,7 +8,7 @@
 
 #include "capture.h"
 
-/* Test-only entry points: one capture.json alone (capture.h's contract), freed by ea_capture_free. */
+/* One capture.json alone (capture.h's contract), freed by ea_capture_free: capture_dir.c's, and the tests'. */
 int ea_capture_load(const char *path, ea_capture *c, ea_error *err);
 void ea_capture_free(ea_capture *c);
 

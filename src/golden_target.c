@@ -6,10 +6,11 @@
 
 #include "baseline.h"
 #include "classify.h"
+#include "readfile.h"
 
 static int plain_name(const char *s)
 {
-    return *s && *s != '.' && !strchr(s, '/') && strlen(s) < 128;
+    return ea_plain_name(s) && strlen(s) < 128;
 }
 
 /* "scopes": the scope ids a partial stage captured. */

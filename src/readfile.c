@@ -144,3 +144,8 @@ void ea_list_folder_free(char **names, int n)
         free(names[i]);
     free(names);
 }
+
+int ea_plain_name(const char *s)
+{
+    return *s && *s != '.' && !strchr(s, '/');
+}

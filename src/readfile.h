@@ -21,5 +21,8 @@ int ea_file_present(const char *path, ea_error *err);
  * Free them with ea_list_folder_free. */
 int ea_list_folder(const char *dir, char ***names, int *n, ea_error *err);
 void ea_list_folder_free(char **names, int n);
+/* Whether s names one entry of a folder, as ea_list_folder lists them: non-empty, no '/', not hidden ('.' first;
+ * so neither "." nor ".."). */
+int ea_plain_name(const char *s);
 
 #endif

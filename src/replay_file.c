@@ -76,7 +76,7 @@ static int row(ej_val r, ea_error *err)
                       "slower than torch, faster than torch, " EA_REPLAY_NOT_REPLAYABLE ")",
                       &verdict, err))
         return -1;
-    if (!*scope || *scope == '.' || strchr(scope, '/')) {
+    if (!ea_plain_name(scope)) {
         char got[160];
         snprintf(got, sizeof got, "\"%.100s\"", scope);
         return ej_bad_field(r, "scope", "a capture's scope id (a folder name under captures/)", got, err);

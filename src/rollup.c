@@ -350,15 +350,21 @@ int ea_rollup_run(const ea_rollup_opts *o, cJSON **doc, ea_error *err)
     return rc;
 }
 
+/* {"kind", "row", "why"} into list; row: a row's scope and model, or a candidate target's name. */
+static void breach(cJSON *list, const char *kind, const char *row, const char *why)
+{
+    cJSON *f = cJSON_CreateObject();
+    cJSON_AddStringToObject(f, "kind", kind);
+    cJSON_AddStringToObject(f, "row", row);
+    cJSON_AddStringToObject(f, "why", why);
+    cJSON_AddItemToArray(list, f);
+}
+
 static void failure(cJSON *list, const char *kind, const cJSON *row, const char *why)
 {
     char id[512];
-    cJSON *f = cJSON_CreateObject();
     snprintf(id, sizeof id, "%s %s/%s/%s", ej_str(row, "scope"), ej_str(row, "suite"), ej_str(row, "mode"), ej_str(row, "model"));
-    cJSON_AddStringToObject(f, "kind", kind);
-    cJSON_AddStringToObject(f, "row", id);
-    cJSON_AddStringToObject(f, "why", why);
-    cJSON_AddItemToArray(list, f);
+    breach(list, kind, id, why);
 }
 
 static int ea_rollup_check(const cJSON *doc, cJSON *failures)
@@ -393,20 +399,12 @@ static int ea_rollup_check(const cJSON *doc, cJSON *failures)
     const cJSON *doc_c, *f;
     cJSON_ArrayForEach(doc_c, cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "candidates"), "staged")) {
         if (ej_str(doc_c, "unreadable")) {
-            cJSON *x = cJSON_CreateObject();
-            cJSON_AddStringToObject(x, "kind", "candidate_unreadable");
-            cJSON_AddStringToObject(x, "row", ej_str(doc_c, "target"));
-            cJSON_AddStringToObject(x, "why", ej_str(doc_c, "unreadable"));
-            cJSON_AddItemToArray(failures, x);
+            breach(failures, "candidate_unreadable", ej_text(doc_c, "target"), ej_str(doc_c, "unreadable"));
             n++;
         }
         cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(doc_c, "failures"))
         {
-            cJSON *x = cJSON_CreateObject();
-            cJSON_AddStringToObject(x, "kind", "oracle_slower_than_candidate");
-            cJSON_AddStringToObject(x, "row", ej_str(doc_c, "target"));
-            cJSON_AddStringToObject(x, "why", f->valuestring);
-            cJSON_AddItemToArray(failures, x);
+            breach(failures, "oracle_slower_than_candidate", ej_text(doc_c, "target"), f->valuestring);
             n++;
         }
     }

@@ -58,7 +58,7 @@ static int inherited(const char *file, const char *dir, ej_val from, char *base_
     *n = 0;
     if (ej_object(from, keys, err) || ej_get_string(from, "target", &base, err))
         return -1;
-    if (!*base || strchr(base, '/') || *base == '.') {
+    if (!ea_plain_name(base)) {
         char quoted[300];
         snprintf(quoted, sizeof quoted, "\"%.280s\"", base);
         return ej_bad_field(from, "target", "the base target's folder name (no '/', not starting with '.')", quoted, err);
@@ -77,7 +77,7 @@ static int inherited(const char *file, const char *dir, ej_val from, char *base_
         ej_val d = ej_member(caps, i, &scope);
         if (ej_as_string(d, &want, err))
             goto bad;
-        if (!*scope || strchr(scope, '/') || *scope == '.') { /* a folder name under the base's captures/, no more */
+        if (!ea_plain_name(scope)) { /* a folder name under the base's captures/, no more */
             ea_fail(err, "%s %s: expected a capture folder name (no '/', not starting with '.'), got \"%.200s\"", file,
                     d.path, scope);
             goto bad;
