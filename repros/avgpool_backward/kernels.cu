@@ -9,17 +9,20 @@
  * BFloat16), and the atomic add is the native bf16 atomicAdd on sm_80 and later (aten/src/ATen/cuda/Atomic.cuh,
  * gpuAtomicAdd(at::BFloat16*, ...): AtomicFPOp's CAS loop only under ROCm or __CUDA_ARCH__ < 800; both read in
  * stored pytorch copies). The golden points are identity pools (one-element windows), so the GPU test exercises
- * the divisions by 1 and one add per element only. */
+ * the divisions by 1 and one add per element only. The index arithmetic is ATen's as written, widths included:
+ * END_IND's (int64_t) cast makes its division a 64-bit one and the plane offsets are int products; with a 32-bit
+ * END_IND this kernel ran 74.0 us against torch's 86.3 us on vgg16's point (ncu on the H200, 61.8M against 68.6M
+ * instructions executed, the same launch), a replica 14% faster than what it replicates. */
 #include "kernels.h"
 
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
 #define START_IND(a, b, c) ((int64_t)((a / b) * c + ((a % b) * c) / b))
-#define END_IND(a, b, c) (1 + ((a + 1) * c - 1) / b)
+#define END_IND(a, b, c) (1 + ((int64_t)(a + 1) * c - 1) / b)
 
 /* c10::BFloat16 / int: both sides to float, the quotient rounded to bf16 (round to nearest even). */
-__device__ static __nv_bfloat16 bf16_div(__nv_bfloat16 a, int64_t b)
+__device__ static __nv_bfloat16 bf16_div(__nv_bfloat16 a, int b)
 {
     return __float2bfloat16_rn(__bfloat162float(a) / __bfloat162float(__float2bfloat16_rn((float)b)));
 }
@@ -28,8 +31,8 @@ __global__ void atomic_adaptive_average_gradinput(__nv_bfloat16 *gradInput, cons
                                                   int isizeH, int isizeW, int osizeH, int osizeW)
 {
     int o_plane = blockIdx.x;
-    gradOutput = gradOutput + (int64_t)o_plane * osizeW * osizeH;
-    gradInput = gradInput + (int64_t)o_plane * isizeW * isizeH;
+    gradOutput = gradOutput + o_plane * osizeW * osizeH;
+    gradInput = gradInput + o_plane * isizeW * isizeH;
     int ostartH = blockDim.y * blockIdx.y + threadIdx.y, ostepH = blockDim.y * gridDim.y;
     for (int oh = ostartH; oh < osizeH; oh += ostepH) {
         int istartH = START_IND(oh, osizeH, isizeH), iendH = END_IND(oh, osizeH, isizeH), kH = iendH - istartH;
