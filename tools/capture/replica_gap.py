@@ -42,6 +42,7 @@ import golden  # noqa: E402
 import op_timing  # noqa: E402
 import timing  # noqa: E402
 import worker  # noqa: E402
+from op_timings import index_add  # noqa: E402
 
 SCHEMA = "extern-audit/replica-gap"
 VERSION = 1
@@ -247,8 +248,8 @@ def document(command, environment, replica_file, points):
 
 
 def plans_and_replica(args):
-    path, doc = golden.load_op(args.golden, op_timing.OP_FILE)
-    plans = [op_timing.plan_point(p, f"{path} $.points[{i}]")
+    path, doc = golden.load_op(args.golden, index_add.KIND.file)
+    plans = [index_add.plan_point(p, f"{path} $.points[{i}]")
              for i, p in op_timing.select_points(doc, path, args.points)]
     if args.plan or args.calls_only:
         return plans, None

@@ -1,5 +1,6 @@
-"""op_timing.py's torch-free parts: the op's inputs and calls as the C side builds them, the JSON
-document, kernel names, and the CLI's paths that stop before torch.
+"""op_timing.py's and op_timings/'s torch-free parts: the discovery of the op timings, each op's
+inputs and calls as the C side builds them, the JSON document, kernel names, and the CLI's paths
+that stop before torch.
 
 tests/fixtures/torch_ops/H200.json, which the C reader's tests load, is this module's
 fixture_document(); after a format change, rewrite it with
@@ -8,6 +9,7 @@ fixture_document(); after a format change, rewrite it with
 
 import contextlib
 import copy
+import itertools
 import json
 import os
 import sys
@@ -19,7 +21,9 @@ import context
 import gen
 import golden
 import op_timing
+import op_timings
 import targets
+from op_timings import adaptive_avg_pool2d_backward as avgpool, index_add
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..", "..")
 GOLDEN = os.path.join(ROOT, "golden")
@@ -33,7 +37,7 @@ def golden_points():
 
 
 def plans():
-    return [op_timing.plan_point(p, f"index_add.json $.points[{i}]")
+    return [index_add.plan_point(p, f"index_add.json $.points[{i}]")
             for i, p in enumerate(golden_points())]
 
 
@@ -75,7 +79,7 @@ def synthetic_point(**change):
                 "device": "cuda:0", "contiguous": True, "channels_last": False}
 
     point = {"point": "index_add-000000000001", "count": 1,
-             "signature": {"op": op_timing.OP, "output": t("bf16", [12]),
+             "signature": {"op": index_add.OP, "output": t("bf16", [12]),
                            "args": [t("bf16", [12]), 0, t("i64", [16]), t("bf16", [16])],
                            "kwargs": {},
                            "value_properties": [
@@ -133,12 +137,12 @@ class TestGoldenPlans(unittest.TestCase):
 
     def test_expectation_agrees_with_the_generator(self):
         # the statistics the torch half checks are what gen.py's index really holds
-        plan = op_timing.plan_point(synthetic_point(), "p")
+        plan = index_add.plan_point(synthetic_point(), "p")
         spec = by_name(plan)["index"]["values"]
         values = [gen.element(spec, i) for i in range(16)]
         self.assertEqual({"min": min(values), "max": max(values),
                           "distinct": len(set(values))}, plan["expect"])
-        self.assertEqual(op_timing.index_expectation(
+        self.assertEqual(index_add.index_expectation(
             {"kind": "iota", "iota": {"length": 5, "start": 9, "step": -2}, "distinct": 5}),
             {"min": 1, "max": 9, "distinct": 5})
 
@@ -147,19 +151,19 @@ class TestSyntheticPlans(unittest.TestCase):
     def test_self_generated_alpha_and_negative_dim(self):
         p = synthetic_point(signature__value_properties__0__derived={"kind": "graph_input"},
                             signature__args__1=-1, signature__kwargs={"alpha": 2})
-        plan = op_timing.plan_point(p, "p")
+        plan = index_add.plan_point(p, "p")
         self.assertEqual(by_name(plan)["self"]["values"], {"generator": "uniform", "seed": 1})
         self.assertEqual(plan["dim"], 0)
         self.assertEqual(plan["modes"]["faithful"]["call"],
                          "torch.ops.aten.index_add.default(self, 0, index, source, alpha=2)")
         fifth = synthetic_point()
         fifth["signature"]["args"].append(0.5)
-        self.assertTrue(op_timing.plan_point(fifth, "p")["modes"]["fabricated"]["call"]
+        self.assertTrue(index_add.plan_point(fifth, "p")["modes"]["fabricated"]["call"]
                         .endswith("fabricated_index, source, alpha=0.5)"))
 
     def test_no_index_properties_and_a_short_dim(self):
         p = synthetic_point(signature__value_properties__1__derived={"kind": "graph_input"})
-        plan = op_timing.plan_point(p, "p")
+        plan = index_add.plan_point(p, "p")
         self.assertIsNone(plan["modes"]["faithful"])
         self.assertIsNone(plan["expect"])
         self.assertNotIn("index", by_name(plan))
@@ -169,17 +173,17 @@ class TestSyntheticPlans(unittest.TestCase):
     def test_producer_mul(self):
         nodes = [{"role": "input", "op": "input", "ann": "bf16[4, 4][4, 1]cuda:0"},
                  {"role": "producer", "op": "aten.mul.Tensor", "args": [{"ref": 0}, 0.5]},
-                 {"role": "op", "op": op_timing.OP,
+                 {"role": "op", "op": index_add.OP,
                   "args": [{"ref": 3}, 0, {"ref": 4}, {"ref": 1}]}]
         p = synthetic_point(scopes__0__scope={"nodes": nodes})
-        self.assertEqual(op_timing.plan_point(p, "p")["source_scale"], 0.5)
+        self.assertEqual(index_add.plan_point(p, "p")["source_scale"], 0.5)
         nodes[1]["args"] = [0.5, {"ref": 0}]  # scalar first
-        self.assertEqual(op_timing.plan_point(p, "p")["source_scale"], 0.5)
+        self.assertEqual(index_add.plan_point(p, "p")["source_scale"], 0.5)
         nodes[0]["ann"] = "bf16[4, 4][1, 4]cuda:0"
         with self.assertRaisesRegex(op_timing.OpTimingError, "must be contiguous"):
-            op_timing.plan_point(p, "p")
+            index_add.plan_point(p, "p")
         nodes[1]["op"] = "aten.add.Tensor"
-        self.assertIsNone(op_timing.plan_point(p, "p")["source_scale"])
+        self.assertIsNone(index_add.plan_point(p, "p")["source_scale"])
 
     def test_refusals_name_the_place(self):
         cases = [
@@ -198,7 +202,7 @@ class TestSyntheticPlans(unittest.TestCase):
         for change, message in cases:
             with self.subTest(change=change):
                 with self.assertRaisesRegex(op_timing.OpTimingError, message):
-                    op_timing.plan_point(synthetic_point(**change), "p")
+                    index_add.plan_point(synthetic_point(**change), "p")
 
     def test_select_points(self):
         doc = {"points": golden_points()}
@@ -233,7 +237,7 @@ class TestNamesAndDocument(unittest.TestCase):
                         "ci/gpu-check does not hand its CLI to tools/capture")
 
     def test_document(self):
-        plan = op_timing.plan_point(synthetic_point(
+        plan = index_add.plan_point(synthetic_point(
             signature__value_properties__1__derived={"kind": "graph_input"}), "p")
         t = {"median_us": 2.0, "q1_us": 1.5, "q3_us": 2.5, "samples": 30}
         rec = op_timing.point_record(plan, {"fabricated": t}, [], "torch.profiler saw nothing")
@@ -327,11 +331,11 @@ class TestCli(unittest.TestCase):
                              ["adaptive_avg_pool2d_backward-a0df034a1ddc",
                               "adaptive_avg_pool2d_backward-01a009dfa6f7"])
             # the pipeline prices cat, cumsum, histc and index_add (pipeline.PRICED_OPS), not the pool
-            pool = [p for p in doc["points"] if p["op"] == op_timing.AVGPOOL_OP]
+            pool = [p for p in doc["points"] if p["op"] == avgpool.OP]
             self.assertEqual(len(pool), 2)
             self.assertTrue(all("pipeline" not in p for p in pool))
             self.assertTrue(all(p["pipeline"]["min_us"] == 2.0 for p in doc["points"]
-                                if p["op"] != op_timing.AVGPOOL_OP))
+                                if p["op"] != avgpool.OP))
             self.assertEqual(doc["environment"], ENV)
             self.assertEqual(os.listdir(os.path.dirname(out)), ["H100.json"])  # no temporary
 
@@ -376,7 +380,7 @@ class TestAvgpoolPlans(unittest.TestCase):
     WHERE = "adaptive_avg_pool2d_backward.json $.points[0]"
 
     def test_golden_points(self):
-        got = [op_timing.plan_avgpool_point(p, f"x $.points[{i}]")
+        got = [avgpool.plan_point(p, f"x $.points[{i}]")
                for i, p in enumerate(avgpool_points())]
         self.assertEqual([p["point"] for p in got], ["adaptive_avg_pool2d_backward-a0df034a1ddc",
                                                      "adaptive_avg_pool2d_backward-01a009dfa6f7"])
@@ -435,7 +439,7 @@ class TestAvgpoolPlans(unittest.TestCase):
         for fn, message in cases:
             with self.subTest(message=message):
                 with self.assertRaisesRegex(op_timing.OpTimingError, message):
-                    op_timing.plan_avgpool_point(change(fn), self.WHERE)
+                    avgpool.plan_point(change(fn), self.WHERE)
 
     def test_cli_refuses_a_malformed_golden_point(self):
         with tempfile.TemporaryDirectory() as tmp:
@@ -485,6 +489,54 @@ class TestAvgpoolPlans(unittest.TestCase):
         self.assertIsNone(got[4]["fabricated"])
         self.assertEqual(got[4]["faithful"]["call"],
                          "torch.ops.aten._adaptive_avg_pool2d_backward.default(grad, self)")
+
+
+class TestDiscovery(unittest.TestCase):
+    PACKAGES = itertools.count()
+
+    def test_finds_both_ops_in_their_order(self):
+        # index_add first though its module sorts after the pool's: KIND.order keeps a document's
+        # points where they were when an op is added
+        self.assertEqual(op_timings.discover(), (index_add.KIND, avgpool.KIND))
+        self.assertEqual(op_timing.OPS, (index_add.KIND, avgpool.KIND))
+
+    @contextlib.contextmanager
+    def fake_package(self, modules):
+        """The name of an importable package of these modules ({name: source}) in a temporary
+        folder, a new name each time (an imported module stays in sys.modules)."""
+        package = f"fake_op_timings_{next(self.PACKAGES)}"
+        with tempfile.TemporaryDirectory() as tmp:
+            os.mkdir(os.path.join(tmp, package))
+            for name, text in {"__init__": "", **modules}.items():
+                with open(os.path.join(tmp, package, f"{name}.py"), "w", encoding="utf-8") as f:
+                    f.write(text)
+            sys.path.insert(0, tmp)
+            try:
+                yield package
+            finally:
+                sys.path.remove(tmp)
+
+    def test_a_module_is_one_op_and_helpers_are_skipped(self):
+        with self.fake_package({"_helper": "", "one": "from op_timings.index_add import KIND\n"}) \
+                as package:
+            self.assertEqual(op_timings.discover(package), (index_add.KIND,))
+
+    def test_refusals_name_the_module(self):
+        pool = "from op_timings.adaptive_avg_pool2d_backward import KIND\n"
+        cases = [
+            ({"good": pool, "broken": "OP = 'aten.x'\n"},
+             "{0}/broken.py: expected KIND, an OpKind (op_timings/_common.py), got None"),
+            ({"broken": pool + "KIND = KIND._replace(plan=None, untimed='', order=True)\n"},
+             "{0}/broken.py: KIND: expected untimed (a non-empty str), plan (a function), "
+             "order (an int)"),
+            ({"a": pool, "b": pool + "KIND = KIND._replace(order=3)\n"},
+             "{0}/b.py: aten._adaptive_avg_pool2d_backward.default is timed by {0}/a.py already"),
+        ]
+        for modules, message in cases:
+            with self.subTest(modules=list(modules)), self.fake_package(modules) as package:
+                with self.assertRaises(op_timing.OpTimingError) as caught:
+                    op_timings.discover(package)
+                self.assertEqual(str(caught.exception), message.format(package))
 
 
 def fixture_main(path, make):

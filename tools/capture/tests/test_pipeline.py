@@ -15,6 +15,7 @@ import context  # noqa: F401
 import golden
 import op_timing
 import pipeline
+from op_timings import index_add
 from test_op_timing import GOLDEN, ROOT, fixture_document as op_fixture, fixture_main
 
 FIXTURE = os.path.join(ROOT, "tests", "fixtures", "torch_ops", "pipeline", "H200.json")
@@ -111,7 +112,7 @@ class TestRecords(unittest.TestCase):
         points = doc["points"]
         self.assertEqual(len(points), 78)
         first = points[0]
-        self.assertEqual(first["op"], op_timing.OP)
+        self.assertEqual(first["op"], index_add.OP)
         self.assertIsNotNone(first["faithful"])
         self.assertEqual(first["pipeline"]["calls_per_replay"], 1)
         cat = next(p for p in points if p["op"] == "aten.cat.default")

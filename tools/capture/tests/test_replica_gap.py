@@ -12,6 +12,7 @@ from unittest import mock
 import context
 import op_timing
 import replica_gap
+from op_timings import index_add
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..", "..")
 GOLDEN = os.path.join(ROOT, "golden")
@@ -98,7 +99,7 @@ class TestPure(unittest.TestCase):
         only = replica_gap.pair(torch_ops[:2], rep["ops"])
         self.assertEqual(only[-1]["explanation"], "only the replica runs it")
         self.assertEqual(replica_gap.pair(torch_ops, rep["ops"][:2])[-1]["explanation"], "only torch runs it")
-        plan = next(p for p in (op_timing.plan_point(p, "x") for p in
+        plan = next(p for p in (index_add.plan_point(p, "x") for p in
                                 replica_gap.golden.load_op(GOLDEN, "index_add")[1]["points"])
                     if p["point"] == XLNET)
         e = replica_gap.entry(plan, "faithful", {"eager": torch_ops}, rep, {(XLNET, "faithful"): "why"})
