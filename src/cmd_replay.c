@@ -67,22 +67,10 @@ static int every_name_matches(const char *list, const ea_captures *caps, ea_erro
     }
 }
 
-/* --keep-from FILE: *rows, the replayed captures', become FILE's rows with them in place (one per capture of caps,
- * the target's, held or inherited). */
-static int keep_from(const char *file, const ea_captures *caps, cJSON **rows, ea_error *err)
+/* --keep-from's merger: one row per capture of caps, the target's, held or inherited. */
+static cJSON *merge_rows(const char *file, const cJSON *base, const cJSON *fresh, const void *caps, ea_error *err)
 {
-    ej_doc base;
-    if (ej_load(file, &base, err) || ea_replay_file_validate(file, base.root, err)) {
-        ej_free(&base);
-        return -1;
-    }
-    cJSON *whole = ea_replay_keep_from(file, base.root, *rows, caps, err);
-    ej_free(&base);
-    if (!whole)
-        return -1;
-    cJSON_Delete(*rows);
-    *rows = whole;
-    return 0;
+    return ea_replay_keep_from(file, base, fresh, caps, err);
 }
 
 static cJSON *row_json(const ea_capture *c, const ea_replay_result *r, const char *verdict)
@@ -208,7 +196,8 @@ int ea_cmd_replay(int argc, char **argv)
             print_row(row);
         cJSON_AddItemToArray(rows, row);
     }
-    if (rc == 0 && o.keep_from && keep_from(o.keep_from, &caps, &rows, &err))
+    if (rc == 0 && o.keep_from &&
+        ea_keep_from(o.keep_from, ea_replay_file_validate, merge_rows, &caps, &rows, &err))
         rc = ea_cli_fail(&err);
     if (rc == 0 && o.json)
         ea_cli_print_json(rows);

@@ -337,21 +337,10 @@ void ea_run_points_free(ea_run_points *p)
     ea_run_ctx_close(&p->ctx);
 }
 
-/* --keep-from FILE: *doc, the measured points' results, becomes FILE's document with them in place. */
-static int keep_from(const char *file, const ea_run_points *pts, cJSON **doc, ea_error *err)
+/* --keep-from's merger: the merged document must account for every point of the golden documents. */
+static cJSON *merge_points(const char *file, const cJSON *base, const cJSON *fresh, const void *pts, ea_error *err)
 {
-    ej_doc base;
-    if (ej_load(file, &base, err) || ea_baseline_validate(file, base.root, err)) {
-        ej_free(&base);
-        return -1;
-    }
-    cJSON *whole = ea_baselines_keep_from(file, base.root, *doc, pts->ctx.docs, err);
-    ej_free(&base);
-    if (!whole)
-        return -1;
-    cJSON_Delete(*doc);
-    *doc = whole;
-    return 0;
+    return ea_baselines_keep_from(file, base, fresh, ((const ea_run_points *)pts)->ctx.docs, err);
 }
 
 /* run --list [--golden DIR] [--json]: what --scope accepts. */
@@ -430,7 +419,7 @@ int ea_cmd_run(int argc, char **argv)
         if (out)
             rc = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "passed")) ? 0 : 1;
     } else if (ea_run_measure(&pts.ctx, o.command, &o.ro, pts.refs, pts.n, &out, &err) ||
-               (o.keep_from && keep_from(o.keep_from, &pts, &out, &err))) {
+               (o.keep_from && ea_keep_from(o.keep_from, ea_baseline_validate, merge_points, &pts, &out, &err))) {
         rc = 2;
     } else {
         if (o.json)
