@@ -285,6 +285,7 @@ Test(keep_from, run_refuses_keep_from_without_a_measurement_and_takes_a_list_of_
         {"xlnet,,routing", NULL, NULL, "--scope xlnet,,routing: expected names separated by single commas"},
         {"nothing-like-this,xlnet", NULL, NULL, "--scope nothing-like-this: expected all, a family"},
         {"xlnet,", NULL, NULL, "--scope xlnet,: expected names separated by single commas, got a trailing comma"},
+        {",xlnet", NULL, NULL, "--scope ,xlnet: expected names separated by single commas, each under 256 bytes"},
     };
     cli_run r;
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
@@ -293,6 +294,12 @@ Test(keep_from, run_refuses_keep_from_without_a_measurement_and_takes_a_list_of_
         has(r.err, refused[i][3]);
         cli_run_free(&r);
     }
+    char longer[300]; /* a name of 256 bytes after one that resolves */
+    snprintf(longer, sizeof longer, "xlnet,%0256d", 0);
+    r = test_cli("run", "--plan", "--scope", longer, NULL);
+    cr_assert_eq(r.status, 2);
+    has(r.err, "expected names separated by single commas, each under 256 bytes");
+    cli_run_free(&r);
     /* two names, one point twice: each point once */
     r = test_cli("run", "--scope", "xlnet,routing,xlnet", "--plan", "--json", NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
@@ -324,6 +331,7 @@ Test(keep_from, replay_refuses_a_listed_name_without_a_capture)
         {"index_add-a8e741bae3fe-d86ebce10336,nosuch", "no capture named nosuch in golden/targets/"},
         {"index_add-a8e741bae3fe-d86ebce10336,,x", "expected capture names separated by single commas, got an empty"},
         {"index_add-a8e741bae3fe-d86ebce10336,", "got an empty name"},
+        {",index_add-a8e741bae3fe-d86ebce10336", "got an empty name"},
     };
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
         cli_run r = test_cli("replay", "--scope", refused[i][0], NULL);
