@@ -11,12 +11,13 @@ other=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["scopes
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failed=0 n=0
+. tests/expect.sh
 
 # case NAME WANT_EXIT POINTS EDIT PATTERN...: the base with the Python statement EDIT applied to it (d, the
 # document; remeasure(point), new times for that point's results) checked as the stage with POINTS recaptured;
 # the exit status must be WANT_EXIT and the output must match every grep -E PATTERN.
 case_() {
-    local name=$1 want=$2 points=$3 edit=$4 rc p
+    local name=$1 want=$2 points=$3 edit=$4
     shift 4
     n=$((n + 1))
     python3 - "$base" "$tmp/$name.json" "$edit" <<'EOF' || { echo "FAIL $name: edit"; failed=$((failed + 1)); return; }
@@ -31,13 +32,7 @@ exec(sys.argv[3])
 json.dump(d, open(sys.argv[2], "w"), indent="\t")
 EOF
     ci/kept-from-base "$base" "$tmp/$name.json" "$points" >"$tmp/$name.out" 2>&1
-    rc=$?
-    if [ "$rc" != "$want" ]; then
-        echo "FAIL $name: exit $rc, expected $want"; sed 's/^/    /' "$tmp/$name.out"; failed=$((failed + 1)); return
-    fi
-    for p in "$@"; do
-        grep -qE -- "$p" "$tmp/$name.out" || { echo "FAIL $name: output does not match: $p"; cat "$tmp/$name.out"; failed=$((failed + 1)); return; }
-    done
+    expect "$name" "$want" $? "$tmp/$name.out" "$@"
 }
 
 case_ measured 0 "$routing" "remeasure('$routing')" \
