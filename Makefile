@@ -70,6 +70,8 @@ test: deps
 	tests/check_exports.sh
 	@# ci/sanitize-summary's parsing of compute-sanitizer logs (real H200 logs as fixtures)
 	tests/sanitize_summary.sh
+	@# ci/golden-stage-check's comparison of a partial stage's baselines.json with the base's
+	tests/kept_from_base.sh
 	@# the capture tool's pure-Python parts; torch is not needed for them
 	EXTERN_AUDIT_CLI=$(abspath $(CLI)) python3 -m unittest discover -s tools/capture/tests
 

@@ -38,5 +38,9 @@ int ea_cli_fail(const ea_error *err);
 void ea_cli_print_json(const cJSON *j);
 /* "extern-audit <cmd>: <fmt with arg> (see extern-audit help <cmd>)" on stderr; returns 2. */
 int ea_cli_usage_error(const char *cmd, const char *fmt, const char *arg);
+/* each(name, len, ctx) for every name of a comma-separated value ("a,b,c": --scope) in order, name[0..len):
+ * an empty one where a comma starts or ends the list or meets another (each command words its refusal), none
+ * for "". Returns the first nonzero that each returns (the walk stops there), else 0. */
+int ea_cli_each_name(const char *list, int (*each)(const char *name, size_t len, void *ctx), void *ctx);
 
 #endif

@@ -99,6 +99,19 @@ int ea_cli_parse(const char *cmd, const char *allowed, int argc, char **argv, op
     return 0;
 }
 
+int ea_cli_each_name(const char *list, int (*each)(const char *name, size_t len, void *ctx), void *ctx)
+{
+    if (!*list)
+        return 0;
+    for (const char *a = list;; a++) {
+        size_t n = strcspn(a, ",");
+        int rc = each(a, n, ctx);
+        if (rc || !a[n])
+            return rc;
+        a += n;
+    }
+}
+
 int ea_cli_fail(const ea_error *err)
 {
     fprintf(stderr, "extern-audit: %s\n", err->msg);

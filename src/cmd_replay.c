@@ -36,53 +36,49 @@ const char ea_usage_replay[] =
     "device.\n"
     "exit 1 when an output differs or a time is outside " EA_CAPTURE_TOLERANCE_TEXT "; 2 for bad input or no device\n";
 
+/* Does the name of the list at a, len bytes, equal name? */
+static int is_name(const char *a, size_t len, void *name)
+{
+    return strlen(name) == len && !strncmp(a, name, len);
+}
+
 /* Is name one of the comma-separated list's? */
 static int listed(const char *list, const char *name)
 {
-    size_t n = strlen(name);
-    for (const char *a = list;; a++) {
-        if (!strncmp(a, name, n) && (a[n] == ',' || a[n] == '\0'))
-            return 1;
-        if (!(a = strchr(a, ',')))
+    return ea_cli_each_name(list, is_name, (void *)name);
+}
+
+typedef struct {
+    const char *list; /* for messages */
+    const ea_captures *caps;
+    ea_error *err;
+} name_check;
+
+/* One name of the list names a capture, else -1 (err). */
+static int names_a_capture(const char *a, size_t len, void *arg)
+{
+    const name_check *c = arg;
+    if (!len)
+        return ea_fail(c->err, "--scope %s: expected capture names separated by single commas, got an empty name",
+                       c->list);
+    for (int i = 0; i < c->caps->n; i++)
+        if (is_name(a, len, (void *)c->caps->items[i].scope))
             return 0;
-    }
+    return ea_fail(c->err, "--scope %s: no capture named %.*s in %s/captures", c->list, (int)len, a, c->caps->dir);
 }
 
 /* Each name of --scope's comma list names a capture: one that names none would leave its stored row in place
  * under --keep-from, unnoticed. */
 static int every_name_matches(const char *list, const ea_captures *caps, ea_error *err)
 {
-    for (const char *a = list;; a++) {
-        size_t n = strcspn(a, ",");
-        int found = 0;
-        for (int i = 0; n && i < caps->n && !found; i++)
-            found = strlen(caps->items[i].scope) == n && !strncmp(caps->items[i].scope, a, n);
-        if (!n)
-            return ea_fail(err, "--scope %s: expected capture names separated by single commas, got an empty name",
-                           list);
-        if (!found)
-            return ea_fail(err, "--scope %s: no capture named %.*s in %s/captures", list, (int)n, a, caps->dir);
-        if (!(a = strchr(a, ',')))
-            return 0;
-    }
+    name_check c = {list, caps, err};
+    return ea_cli_each_name(list, names_a_capture, &c);
 }
 
-/* --keep-from FILE: *rows, the replayed captures', become FILE's rows with them in place (one per capture of caps,
- * the target's, held or inherited). */
-static int keep_from(const char *file, const ea_captures *caps, cJSON **rows, ea_error *err)
+/* --keep-from's merger: one row per capture of caps, the target's, held or inherited. */
+static cJSON *merge_rows(const char *file, const cJSON *base, const cJSON *fresh, const void *caps, ea_error *err)
 {
-    ej_doc base;
-    if (ej_load(file, &base, err) || ea_replay_file_validate(file, base.root, err)) {
-        ej_free(&base);
-        return -1;
-    }
-    cJSON *whole = ea_replay_keep_from(file, base.root, *rows, caps, err);
-    ej_free(&base);
-    if (!whole)
-        return -1;
-    cJSON_Delete(*rows);
-    *rows = whole;
-    return 0;
+    return ea_replay_keep_from(file, base, fresh, caps, err);
 }
 
 static cJSON *row_json(const ea_capture *c, const ea_replay_result *r, const char *verdict)
@@ -208,7 +204,8 @@ int ea_cmd_replay(int argc, char **argv)
             print_row(row);
         cJSON_AddItemToArray(rows, row);
     }
-    if (rc == 0 && o.keep_from && keep_from(o.keep_from, &caps, &rows, &err))
+    if (rc == 0 && o.keep_from &&
+        ea_keep_from(o.keep_from, ea_replay_file_validate, merge_rows, &caps, &rows, &err))
         rc = ea_cli_fail(&err);
     if (rc == 0 && o.json)
         ea_cli_print_json(rows);

@@ -295,40 +295,54 @@ int ea_run_measure(ea_run_ctx *c, const char *command, const ea_run_opts *ro, co
     return 0;
 }
 
+typedef struct {
+    ea_run_points *p;
+    const char *scope; /* the whole list, for messages */
+    const char *files[EA_AUDIT_OPS];
+    ea_error *err;
+} scope_walk;
+
+/* One name of --scope's list: its points, each once (a stage names the scopes it recaptured, which may share
+ * points). */
+static int add_points(const char *a, size_t len, void *arg)
+{
+    scope_walk *w = arg;
+    ea_run_points *p = w->p;
+    char name[256];
+    ea_scope_ref refs[EA_RUN_MAX_REFS];
+    int n;
+    if (!len || len >= sizeof name)
+        return ea_fail(w->err, "--scope %s: expected names separated by single commas, each under %zu bytes",
+                       w->scope, sizeof name);
+    snprintf(name, sizeof name, "%.*s", (int)len, a);
+    if (ea_repro_resolve(p->ctx.docs, w->files, name, refs, EA_RUN_MAX_REFS, &n, w->err))
+        return -1;
+    for (int i = 0; i < n; i++) {
+        int seen = 0;
+        for (int k = 0; k < p->n; k++)
+            seen |= p->refs[k].point == refs[i].point && p->refs[k].family == refs[i].family;
+        if (!seen && p->n >= EA_RUN_MAX_REFS)
+            return ea_fail(w->err, "--scope %s: more than %d points", w->scope, EA_RUN_MAX_REFS);
+        if (!seen)
+            p->refs[p->n++] = refs[i];
+    }
+    return 0;
+}
+
 int ea_run_points_load(const char *golden, const char *target_dir, const char *scope, ea_run_points *p,
                        ea_error *err)
 {
-    char name[256];
-    const char *fp[EA_AUDIT_OPS];
+    scope_walk w = {.p = p, .scope = scope, .err = err};
     p->n = 0;
     if (ea_run_ctx_open(&p->ctx, golden, target_dir, err))
         return -1;
     for (int i = 0; i < EA_AUDIT_OPS; i++)
-        fp[i] = p->ctx.files[i];
-    /* "a,b,c": the points of each, once (a stage names the scopes it recaptured) */
+        w.files[i] = p->ctx.files[i];
     size_t len = strlen(scope);
     if (len && scope[len - 1] == ',')
         return ea_fail(err, "--scope %s: expected names separated by single commas, got a trailing comma", scope);
-    for (const char *a = scope, *end; *a; a = *end ? end + 1 : end) {
-        ea_scope_ref refs[EA_RUN_MAX_REFS];
-        int n;
-        end = a + strcspn(a, ",");
-        if (end == a || (size_t)(end - a) >= sizeof name)
-            return ea_fail(err, "--scope %s: expected names separated by single commas, each under %zu bytes", scope,
-                           sizeof name);
-        snprintf(name, sizeof name, "%.*s", (int)(end - a), a);
-        if (ea_repro_resolve(p->ctx.docs, fp, name, refs, EA_RUN_MAX_REFS, &n, err))
-            return -1;
-        for (int i = 0; i < n; i++) {
-            int seen = 0;
-            for (int k = 0; k < p->n; k++)
-                seen |= p->refs[k].point == refs[i].point && p->refs[k].family == refs[i].family;
-            if (!seen && p->n >= EA_RUN_MAX_REFS)
-                return ea_fail(err, "--scope %s: more than %d points", scope, EA_RUN_MAX_REFS);
-            if (!seen)
-                p->refs[p->n++] = refs[i];
-        }
-    }
+    if (ea_cli_each_name(scope, add_points, &w))
+        return -1;
     return p->n ? 0 : ea_fail(err, "--scope '%s': expected a name", scope);
 }
 
@@ -337,21 +351,10 @@ void ea_run_points_free(ea_run_points *p)
     ea_run_ctx_close(&p->ctx);
 }
 
-/* --keep-from FILE: *doc, the measured points' results, becomes FILE's document with them in place. */
-static int keep_from(const char *file, const ea_run_points *pts, cJSON **doc, ea_error *err)
+/* --keep-from's merger: the merged document must account for every point of the golden documents. */
+static cJSON *merge_points(const char *file, const cJSON *base, const cJSON *fresh, const void *pts, ea_error *err)
 {
-    ej_doc base;
-    if (ej_load(file, &base, err) || ea_baseline_validate(file, base.root, err)) {
-        ej_free(&base);
-        return -1;
-    }
-    cJSON *whole = ea_baselines_keep_from(file, base.root, *doc, pts->ctx.docs, err);
-    ej_free(&base);
-    if (!whole)
-        return -1;
-    cJSON_Delete(*doc);
-    *doc = whole;
-    return 0;
+    return ea_baselines_keep_from(file, base, fresh, ((const ea_run_points *)pts)->ctx.docs, err);
 }
 
 /* run --list [--golden DIR] [--json]: what --scope accepts. */
@@ -430,7 +433,7 @@ int ea_cmd_run(int argc, char **argv)
         if (out)
             rc = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "passed")) ? 0 : 1;
     } else if (ea_run_measure(&pts.ctx, o.command, &o.ro, pts.refs, pts.n, &out, &err) ||
-               (o.keep_from && keep_from(o.keep_from, &pts, &out, &err))) {
+               (o.keep_from && ea_keep_from(o.keep_from, ea_baseline_validate, merge_points, &pts, &out, &err))) {
         rc = 2;
     } else {
         if (o.json)

@@ -116,3 +116,20 @@ cJSON *ea_replay_keep_from(const char *base_file, const cJSON *base, const cJSON
     }
     return out;
 }
+
+int ea_keep_from(const char *file, ea_keep_validate *validate, ea_keep_merge *merge, const void *ctx, cJSON **doc,
+                 ea_error *err)
+{
+    ej_doc base;
+    if (ej_load(file, &base, err) || validate(file, base.root, err)) {
+        ej_free(&base);
+        return -1;
+    }
+    cJSON *whole = merge(file, base.root, *doc, ctx, err);
+    ej_free(&base);
+    if (!whole)
+        return -1;
+    cJSON_Delete(*doc);
+    *doc = whole;
+    return 0;
+}

@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failed=0 n=0
+. tests/expect.sh
 
 # build NAME: objects under $tmp/NAME/obj/{src,tests,tools} from "DIR:C source" arguments
 build() {
@@ -22,17 +23,11 @@ build() {
 
 # case NAME WANT_EXIT PATTERN...: ci/check-exports on build NAME exits WANT_EXIT, its output matching each
 case_() {
-    local name=$1 want=$2 rc p
+    local name=$1 want=$2
     shift 2
     n=$((n + 1))
     ci/check-exports "$tmp/$name" >"$tmp/$name.out" 2>&1
-    rc=$?
-    if [ "$rc" != "$want" ]; then
-        echo "FAIL $name: exit $rc, expected $want"; sed 's/^/    /' "$tmp/$name.out"; failed=$((failed + 1)); return
-    fi
-    for p in "$@"; do
-        grep -qE -- "$p" "$tmp/$name.out" || { echo "FAIL $name: output does not match: $p"; cat "$tmp/$name.out"; failed=$((failed + 1)); return; }
-    done
+    expect "$name" "$want" $? "$tmp/$name.out" "$@"
 }
 
 build own "src:int ea_fake_own(void) { return 1; } int ea_fake_used(void) { return ea_fake_own(); }" \

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "helpers.h"
 
 #define has(s, needle) cr_assert(strstr((s), (needle)), "expected '%s' in:\n%s", (needle), (s))
@@ -55,6 +56,30 @@ Test(cli, bad_usage_exits_2)
     r = test_cli("audit", "--corpus", "x", NULL);
     cr_assert_eq(r.status, 2, "audit takes no --corpus");
     cli_run_free(&r);
+}
+
+/* Appends "[name]" to the string at ctx; stops the walk with 7 at a name "stop". */
+static int collect(const char *name, size_t len, void *ctx)
+{
+    char *seen = ctx;
+    snprintf(seen + strlen(seen), 64 - strlen(seen), "[%.*s]", (int)len, name);
+    return len == 4 && !strncmp(name, "stop", 4) ? 7 : 0;
+}
+
+/* A comma list's names as run and replay --scope read them: an empty one wherever a comma leaves one (each
+ * command refuses it in its words), none in "". */
+Test(cli, a_comma_list_yields_each_name_empty_ones_included)
+{
+    static const char *const lists[][2] = {
+        {"a", "[a]"},          {"a,bc,d", "[a][bc][d]"}, {"a,,b", "[a][][b]"}, {",a", "[][a]"},
+        {"a,", "[a][]"},       {",", "[][]"},            {"", ""},             {"a,stop,b", "[a][stop]"},
+    };
+    for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) {
+        char seen[64] = "";
+        int rc = ea_cli_each_name(lists[i][0], collect, seen);
+        cr_assert_str_eq(seen, lists[i][1], "'%s'", lists[i][0]);
+        cr_assert_eq(rc, strstr(lists[i][0], "stop") ? 7 : 0, "'%s': the stopping call's value", lists[i][0]);
+    }
 }
 
 Test(cli, extract_missing_corpus_exits_2)

@@ -2,7 +2,8 @@
  * new run would give them) made whole with the fixture target's documents: the measured entries replaced,
  * every other one printing as it was read, the merge a target that golden diff compares and golden accept
  * takes; a base that lacks a point, a base of another GPU model and a replay base that leaves a capture
- * without a row are refused naming the file and what is missing. */
+ * without a row are refused naming the file and what is missing; a file that does not read is refused alike by
+ * both commands (ea_keep_from), their measurement left as it was. */
 #include <criterion/criterion.h>
 
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include "json.h"
 #include "keep_from.h"
 #include "occurrences.h"
+#include "replay_file.h"
 #include "target_fixture.h"
 
 #define has(s, needle) cr_assert(strstr((s), (needle)), "expected '%s' in:\n%s", (needle), (s))
@@ -283,6 +285,7 @@ Test(keep_from, run_refuses_keep_from_without_a_measurement_and_takes_a_list_of_
         {"xlnet,,routing", NULL, NULL, "--scope xlnet,,routing: expected names separated by single commas"},
         {"nothing-like-this,xlnet", NULL, NULL, "--scope nothing-like-this: expected all, a family"},
         {"xlnet,", NULL, NULL, "--scope xlnet,: expected names separated by single commas, got a trailing comma"},
+        {",xlnet", NULL, NULL, "--scope ,xlnet: expected names separated by single commas, each under 256 bytes"},
     };
     cli_run r;
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
@@ -291,6 +294,12 @@ Test(keep_from, run_refuses_keep_from_without_a_measurement_and_takes_a_list_of_
         has(r.err, refused[i][3]);
         cli_run_free(&r);
     }
+    char longer[300]; /* a name of 256 bytes after one that resolves */
+    snprintf(longer, sizeof longer, "xlnet,%0256d", 0);
+    r = test_cli("run", "--plan", "--scope", longer, NULL);
+    cr_assert_eq(r.status, 2);
+    has(r.err, "expected names separated by single commas, each under 256 bytes");
+    cli_run_free(&r);
     /* two names, one point twice: each point once */
     r = test_cli("run", "--scope", "xlnet,routing,xlnet", "--plan", "--json", NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
@@ -322,6 +331,7 @@ Test(keep_from, replay_refuses_a_listed_name_without_a_capture)
         {"index_add-a8e741bae3fe-d86ebce10336,nosuch", "no capture named nosuch in golden/targets/"},
         {"index_add-a8e741bae3fe-d86ebce10336,,x", "expected capture names separated by single commas, got an empty"},
         {"index_add-a8e741bae3fe-d86ebce10336,", "got an empty name"},
+        {",index_add-a8e741bae3fe-d86ebce10336", "got an empty name"},
     };
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
         cli_run r = test_cli("replay", "--scope", refused[i][0], NULL);
@@ -329,4 +339,63 @@ Test(keep_from, replay_refuses_a_listed_name_without_a_capture)
         has(r.err, refused[i][1]);
         cli_run_free(&r);
     }
+}
+
+static int merges_made;
+
+/* A merger standing for either command's: the base itself, or NULL (err) when ctx says so. */
+static cJSON *base_or_refused(const char *file, const cJSON *base, const cJSON *fresh, const void *refuse,
+                              ea_error *err)
+{
+    merges_made++;
+    if (refuse) {
+        ea_fail(err, "%s: refused by the merger", file);
+        return NULL;
+    }
+    return cJSON_Duplicate(base, 1);
+}
+
+/* run and replay --keep-from read the file the same way (ea_keep_from with their own reader): one that does not
+ * read, or is not JSON, is refused with one message naming it whichever command reads it; one the command's reader
+ * refuses is refused naming it; neither reaches the merger, and a failed merge leaves the measurement in place. */
+Test(keep_from, run_and_replay_refuse_an_unreadable_file_alike_and_keep_their_measurement)
+{
+    const char *dir = test_tmpdir();
+    char missing[4096], malformed[4096], rows[4096];
+    snprintf(missing, sizeof missing, "%s/missing.json", dir);
+    snprintf(malformed, sizeof malformed, "%s", test_write(dir, "bad.json", "{\"a\": "));
+    snprintf(rows, sizeof rows, "%s", test_write(dir, "replay.json", "[]"));
+    static ea_keep_validate *const readers[] = {ea_baseline_validate, ea_replay_file_validate};
+    const char *const files[] = {missing, malformed};
+    char first[2][sizeof(ea_error)];
+    for (int f = 0; f < 2; f++)
+        for (int c = 0; c < 2; c++) {
+            cJSON *doc = cJSON_CreateArray(), *was = doc;
+            ea_error err;
+            merges_made = 0;
+            cr_assert_eq(ea_keep_from(files[f], readers[c], base_or_refused, NULL, &doc, &err), -1);
+            cr_assert_eq(strncmp(err.msg, files[f], strlen(files[f])), 0, "%s", err.msg);
+            if (c == 0)
+                snprintf(first[f], sizeof first[f], "%s", err.msg);
+            else
+                cr_assert_str_eq(err.msg, first[f], "run and replay say it alike");
+            cr_assert_eq(doc, was);
+            cr_assert_eq(merges_made, 0);
+            cJSON_Delete(doc);
+        }
+    has(first[0], "cannot read");
+    /* a replay.json is no baselines document: run's reader names the file */
+    cJSON *doc = cJSON_CreateObject(), *was = doc;
+    ea_error err;
+    cr_assert_eq(ea_keep_from(rows, ea_baseline_validate, base_or_refused, NULL, &doc, &err), -1);
+    cr_assert_eq(strncmp(err.msg, rows, strlen(rows)), 0, "%s", err.msg);
+    cr_assert_eq(doc, was);
+    /* replay's reader takes it; the merger's refusal keeps the measurement, its acceptance replaces it */
+    cr_assert_eq(ea_keep_from(rows, ea_replay_file_validate, base_or_refused, "refuse", &doc, &err), -1);
+    has(err.msg, "refused by the merger");
+    cr_assert_eq(doc, was);
+    cr_assert_eq(ea_keep_from(rows, ea_replay_file_validate, base_or_refused, NULL, &doc, &err), 0, "%s", err.msg);
+    cr_assert(cJSON_IsArray(doc));
+    cr_assert_eq(merges_made, 2);
+    cJSON_Delete(doc);
 }

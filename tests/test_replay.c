@@ -9,6 +9,7 @@
 #include "device.h"
 #include "helpers.h"
 #include "replay.h"
+#include "target_fixture.h"
 
 #define FIXTURE "tests/fixtures/captures/cumsum-824fbb15db5d-2cfdbbbf0541/capture.json"
 
@@ -198,6 +199,15 @@ Test(replay, cli_checks_plans_then_needs_a_device)
     r = test_cli("replay", "--golden", g, "--scope", "nothing", NULL);
     cr_assert_eq(r.status, 2);
     cr_assert(strstr(r.err, "no capture named nothing"), "%s", r.err);
+    cli_run_free(&r);
+    /* a list selects the captures it names whole: a name's prefix names none */
+    r = test_cli("replay", "--golden", g, "--scope", LF_CUMSUM_SCOPE "," CAT_SCOPE, NULL);
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, "of 2 captures replayable"), "%s", r.err);
+    cli_run_free(&r);
+    r = test_cli("replay", "--golden", g, "--scope", CAT_SCOPE ",cumsum-824fbb15db5d", NULL);
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, "no capture named cumsum-824fbb15db5d in"), "%s", r.err);
     cli_run_free(&r);
 }
 
