@@ -18,7 +18,7 @@
 #define DEFAULT_RETRIES 2
 
 const char ea_usage_gate[] =
-    "usage: extern-audit gate [--baseline FILE] (--against FILE | --run [--cold]) [--scope NAME] [--json]\n"
+    "usage: extern-audit gate [--baseline FILE] (--against FILE | --run [--cold] | --plan) [--scope NAME] [--json]\n"
     "                         [--propose FILE] [--markdown FILE] [--save FILE] [--margin X] [--retries N]\n"
     "                         [--golden DIR] [--target NAME] [--quiet]\n"
     "  --baseline FILE  the stored baselines document (default: the target's, DIR/targets/NAME/baselines.json)\n"
@@ -27,6 +27,9 @@ const char ea_usage_gate[] =
     "                   is timed cold only when its stored result has \"time_cold\"\n"
     "  --cold           --run: time every path cold too, so --propose adds the cold times the stored\n"
     "                   document lacks (ADDED); what recording cold baselines through the gate takes\n"
+    "  --plan           compare each stored result's plan (its \"config\") with what today's code plans for\n"
+    "                   the point (run --plan; no GPU needed, ATen's grids sized for the stored document's\n"
+    "                   sm_count): CONFIG where they differ; --propose takes today's plans (no time moves)\n"
     "  --scope NAME     only these points (as run --scope; default all)\n"
     "  --json           print the report as JSON (docs/schema.md, extern-audit/gate) instead of the table\n"
     "  --propose FILE   write the stored document with only the moved paths, classes and new results\n"
@@ -41,13 +44,14 @@ const char ea_usage_gate[] =
     "                   the only one); with --run a target of another GPU model is refused\n"
     "  --quiet          no progress lines on stderr\n"
     "statuses: SAME, SLOWER (a regression), FASTER (a stale golden), NOISY (too spread to decide), MISSING,\n"
-    "ADDED, CLASS (class changed), FAILED (a check failed), INVALID (a time the rule cannot read)\n"
+    "ADDED, CLASS (class changed), CONFIG (the plan measured is not the stored one), FAILED (a check failed),\n"
+    "INVALID (a time the rule cannot read)\n"
     "exit status: 0 every entry SAME, 1 any other status, 2 bad usage, bad input, another GPU model or no\n"
     "CUDA device\n";
 
 typedef struct {
     const char *baseline, *against, *scope, *propose, *markdown, *save, *golden, *target;
-    int run, cold, json, quiet, retries;
+    int run, cold, plan, json, quiet, retries;
     double margin;
     char command[1024], baseline_file[4200];
 } gate_options;
@@ -56,25 +60,27 @@ static int parse(int argc, char **argv, gate_options *o, int *help)
 {
     ea_cli_options c;
     int rc = ea_cli_parse("gate", "--baseline --against --scope --propose --markdown --save --golden --target "
-                                  "--margin --retries --run --cold --json --quiet", argc, argv, &c, help);
+                                  "--margin --retries --run --cold --plan --json --quiet", argc, argv, &c, help);
     if (rc || *help)
         return rc;
     *o = (gate_options){.baseline = c.baseline, .against = c.against, .scope = c.scope, .propose = c.propose,
                         .markdown = c.markdown, .save = c.save, .golden = c.golden, .target = c.target,
-                        .run = c.run, .cold = c.cold, .json = c.json, .quiet = c.quiet, .retries = DEFAULT_RETRIES};
+                        .run = c.run, .cold = c.cold, .plan = c.plan, .json = c.json, .quiet = c.quiet,
+                        .retries = DEFAULT_RETRIES};
     const char *margin = c.margin, *retries = c.retries;
     char *end;
     if (margin && (o->margin = strtod(margin, &end), *end || end == margin || !(o->margin > 0 && o->margin < 1)))
         return ea_cli_usage_error("gate", "--margin expects a number in (0, 1), got '%s'", margin);
     if (retries && (o->retries = (int)strtol(retries, &end, 10), *end || end == retries || o->retries < 0 || o->retries > 10))
         return ea_cli_usage_error("gate", "--retries expects an integer 0..10, got '%s'", retries);
-    if (!o->against == !o->run)
-        return ea_cli_usage_error("gate", "%s", "give exactly one of --against FILE and --run");
+    if (!!o->against + o->run + o->plan != 1)
+        return ea_cli_usage_error("gate", "%s", "give exactly one of --against FILE, --run and --plan");
     if (o->save && !o->run)
         return ea_cli_usage_error("gate", "%s", "--save needs --run");
     if (o->cold && !o->run)
         return ea_cli_usage_error("gate", "%s", "--cold needs --run");
-    size_t k = (size_t)snprintf(o->command, sizeof o->command, "extern-audit run --mode both (gate");
+    size_t k = (size_t)snprintf(o->command, sizeof o->command, "extern-audit run %s (gate",
+                                o->plan ? "--plan" : "--mode both");
     for (int i = 0; i < argc && k < sizeof o->command; i++)
         k += (size_t)snprintf(o->command + k, sizeof o->command - k, " %s", argv[i]);
     if (k < sizeof o->command)
@@ -86,7 +92,7 @@ static int parse(int argc, char **argv, gate_options *o, int *help)
  * baselines.json is the stored side; comparing two given files needs none. */
 static int target_of(gate_options *o, ea_target *t, ea_error *err)
 {
-    if (o->baseline && !o->run)
+    if (o->baseline && o->against)
         return 0;
     if (ea_target_resolve(o->golden, o->target, o->run, t, err))
         return -1;
@@ -176,6 +182,34 @@ static int run_and_compare(const gate_options *o, const ej_doc *stored, ea_run_p
     return *report ? 0 : -1;
 }
 
+/* --plan: today's plans of the stored document's points, compared with the plans it records. */
+static int plan_and_compare(const gate_options *o, const ej_doc *stored, ea_run_points *pts, cJSON **fresh,
+                            cJSON **report, ea_error *err)
+{
+    const cJSON *sm = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(stored->root, "gpu"), "sm_count");
+    ea_run_opts ro = {.faithful = 1, .fabricated = 1, .log = o->quiet ? NULL : stderr,
+                      .sm_count = cJSON_IsNumber(sm) ? sm->valueint : 0};
+    cJSON *plans = cJSON_CreateArray(), *ids = point_ids(pts);
+    int unsupported;
+    if (ro.sm_count <= 0) {
+        cJSON_Delete(plans);
+        cJSON_Delete(ids);
+        return ea_fail(err, "%s $.gpu.sm_count: expected the multiprocessor count its plans were sized for",
+                       o->baseline);
+    }
+    if (ea_run_plan(&pts->ctx, &ro, pts->refs, pts->n, plans, &unsupported, err) ||
+        !(*report = ea_gate_compare_plans(o->baseline, stored->root, plans, ids, err))) {
+        cJSON_Delete(plans);
+        cJSON_Delete(ids);
+        return -1;
+    }
+    *fresh = cJSON_CreateObject();
+    cJSON_AddStringToObject(*fresh, "command", o->command);
+    cJSON_AddItemToObject(*fresh, "scopes", plans);
+    cJSON_Delete(ids);
+    return 0;
+}
+
 static int write_outputs(const gate_options *o, const ej_doc *stored, const cJSON *fresh, const cJSON *report,
                          ea_error *err)
 {
@@ -210,10 +244,13 @@ int ea_cmd_gate(int argc, char **argv)
     ea_drift_rule rule = ea_drift_default_rule(o.margin);
     ea_target t;
     if (target_of(&o, &t, &err) || load_baselines(o.baseline, &stored, &err) ||
-        ((o.scope || o.run) && ea_run_points_load(o.golden, o.run ? t.dir : NULL, o.scope ? o.scope : "all", &pts, &err))) {
+        ((o.scope || !o.against) &&
+         ea_run_points_load(o.golden, o.against ? NULL : t.dir, o.scope ? o.scope : "all", &pts, &err))) {
         rc = 2;
     } else if (o.run) {
         rc = run_and_compare(&o, &stored, &pts, &fresh, &report, &err) ? 2 : 0;
+    } else if (o.plan) {
+        rc = plan_and_compare(&o, &stored, &pts, &fresh, &report, &err) ? 2 : 0;
     } else if (load_baselines(o.against, &other, &err)) {
         rc = 2;
     } else {

@@ -295,6 +295,17 @@ int ea_run_measure(ea_run_ctx *c, const char *command, const ea_run_opts *ro, co
     return 0;
 }
 
+int ea_run_plan(ea_run_ctx *c, const ea_run_opts *ro, const ea_scope_ref *refs, int n, cJSON *out, int *unsupported,
+                ea_error *err)
+{
+    cJSON *r;
+    if (each_point(c, ro, refs, n, 0, NULL, out, unsupported, err))
+        return -1;
+    cJSON_ArrayForEach(r, out)
+        cJSON_AddNumberToObject(r, "sm_count", ro->sm_count);
+    return 0;
+}
+
 typedef struct {
     ea_run_points *p;
     const char *scope; /* the whole list, for messages */
@@ -413,10 +424,7 @@ int ea_cmd_run(int argc, char **argv)
                     gpu ? "this GPU: " : "an H200's, no usable GPU: ", dev.reason);
         out = cJSON_CreateArray();
         int unsupported;
-        rc = each_point(&pts.ctx, &o.ro, pts.refs, pts.n, 0, NULL, out, &unsupported, &err) ? 2 : 0;
-        cJSON *r;
-        cJSON_ArrayForEach(r, out)
-            cJSON_AddNumberToObject(r, "sm_count", o.ro.sm_count);
+        rc = ea_run_plan(&pts.ctx, &o.ro, pts.refs, pts.n, out, &unsupported, &err) ? 2 : 0;
         if (!rc && o.json)
             ea_cli_print_json(out);
         else if (!rc)

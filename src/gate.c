@@ -160,6 +160,68 @@ static void compare_cold(gate *g, const cJSON *sr, int k, const cJSON *sp, const
     }
 }
 
+/* Where two JSON values first differ: path (starting as the caller's, e.g. "$.config") extended to the
+ * first key or index that differs in document order, *da and *db the values there (NULL on the side that
+ * lacks the key or index); 1 when they differ. */
+static int first_difference(const cJSON *a, const cJSON *b, char *path, size_t n, const cJSON **da, const cJSON **db)
+{
+    size_t len = strlen(path);
+    if (cJSON_Compare(a, b, 1))
+        return 0;
+    if (cJSON_IsObject(a) && cJSON_IsObject(b)) {
+        const cJSON *x;
+        cJSON_ArrayForEach(x, a) {
+            const cJSON *y = cJSON_GetObjectItemCaseSensitive(b, x->string);
+            snprintf(path + len, n - len, ".%s", x->string);
+            if (!y)
+                return *da = x, *db = NULL, 1;
+            if (first_difference(x, y, path, n, da, db))
+                return 1;
+        }
+        cJSON_ArrayForEach(x, b)
+            if (!cJSON_HasObjectItem(a, x->string))
+                return snprintf(path + len, n - len, ".%s", x->string), *da = NULL, *db = x, 1;
+    } else if (cJSON_IsArray(a) && cJSON_IsArray(b)) {
+        int na = cJSON_GetArraySize(a), nb = cJSON_GetArraySize(b);
+        for (int i = 0; i < (na > nb ? na : nb); i++) {
+            const cJSON *x = cJSON_GetArrayItem(a, i), *y = cJSON_GetArrayItem(b, i);
+            snprintf(path + len, n - len, "[%d]", i);
+            if (!x || !y)
+                return *da = x, *db = y, 1;
+            if (first_difference(x, y, path, n, da, db))
+                return 1;
+        }
+    }
+    path[len] = '\0'; /* two scalars, or two kinds of value: the difference is the value itself */
+    return *da = a, *db = b, 1;
+}
+
+/* v as compact JSON, cut to fit buf ("(none)" for a missing value). */
+static const char *shown(const cJSON *v, char *buf, size_t n)
+{
+    char *text = v ? cJSON_PrintUnformatted(v) : NULL;
+    snprintf(buf, n, "%s", text ? text : "(none)");
+    if (text && strlen(text) >= n && n > 4)
+        memcpy(buf + n - 4, "...", 4);
+    cJSON_free(text);
+    return buf;
+}
+
+/* The plan a result measured (its "config": kernels, launches, notes, the capture it replays) is part of
+ * the golden: a run that measured another plan changed what the baseline describes, even where no time
+ * moved. */
+static void compare_config(gate *g, const cJSON *sr, int si, const cJSON *fr, int fi, int k)
+{
+    const cJSON *sc = cJSON_GetObjectItemCaseSensitive(sr, "config"), *fc = cJSON_GetObjectItemCaseSensitive(fr, "config");
+    const cJSON *was, *now;
+    char where[256] = "$.config", a[160], b[160], detail[700];
+    if (!sc || !fc || !first_difference(sc, fc, where, sizeof where, &was, &now))
+        return;
+    snprintf(detail, sizeof detail, "the plan measured is not the stored one, first at %s: %s -> %s", where,
+             shown(was, a, sizeof a), shown(now, b, sizeof b));
+    add_entry(g, "CONFIG", sr, k, NULL, NULL, (const int[]){si, -1, fi, -1}, detail);
+}
+
 static void compare_result(gate *g, const cJSON *sr, int si, const cJSON *fr, int fi, int k)
 {
     const cJSON *sp, *fp;
@@ -178,6 +240,7 @@ static void compare_result(gate *g, const cJSON *sr, int si, const cJSON *fr, in
         snprintf(detail, sizeof detail, "class %s -> %s", ej_text(sr, "class"), ej_text(fr, "class"));
         add_entry(g, "CLASS", sr, k, NULL, NULL, (const int[]){si, -1, fi, -1}, detail);
     }
+    compare_config(g, sr, si, fr, fi, k);
     if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(fr, "passed"))) {
         snprintf(detail, sizeof detail, "the new result failed its checks: %s",
                  *ej_text(fr, "failure") ? ej_text(fr, "failure") : "(no reason recorded)");
@@ -199,14 +262,15 @@ static void compare_result(gate *g, const cJSON *sr, int si, const cJSON *fr, in
                       "a new path with no stored time");
 }
 
-cJSON *ea_gate_compare(const char *stored_file, const cJSON *stored, const char *new_file, const cJSON *fresh,
-                       const ea_drift_rule *rule, const cJSON *points, ea_error *err)
+/* The report's header; g set up on its entries. NULL (err set) for documents of two GPU models. */
+static cJSON *report_for(const char *stored_file, const cJSON *stored, const char *new_file, const char *new_model,
+                         const cJSON *fresh_scopes, const ea_drift_rule *rule, gate *g, ea_error *err)
 {
     const char *ms = ej_text(cJSON_GetObjectItemCaseSensitive(stored, "gpu"), "model");
-    const char *mn = ej_text(cJSON_GetObjectItemCaseSensitive(fresh, "gpu"), "model");
-    if (strcmp(ms, mn))
+    if (strcmp(ms, new_model))
         return ea_fail(err, "%s $.gpu.model is \"%s\" and %s $.gpu.model \"%s\": refused, times compare only on one "
-                       "GPU model (golden/targets/<model>-torch<version>/baselines.json)", stored_file, ms, new_file, mn), NULL;
+                       "GPU model (golden/targets/<model>-torch<version>/baselines.json)", stored_file, ms, new_file,
+                       new_model), NULL;
     cJSON *report = cJSON_CreateObject(), *r = cJSON_AddObjectToObject(report, "rule");
     cJSON_AddStringToObject(report, "schema", EA_GATE_SCHEMA);
     cJSON_AddNumberToObject(report, "schema_version", EA_GATE_VERSION);
@@ -217,8 +281,34 @@ cJSON *ea_gate_compare(const char *stored_file, const cJSON *stored, const char 
     cJSON_AddNumberToObject(r, "notch_k", rule->k);
     cJSON_AddNumberToObject(r, "limit", rule->limit);
     cJSON_AddNumberToObject(r, "min_samples", (double)rule->min_samples);
-    gate g = {cJSON_AddArrayToObject(report, "entries"), stored_file, new_file, rule,
-              cJSON_GetObjectItemCaseSensitive(stored, "scopes"), cJSON_GetObjectItemCaseSensitive(fresh, "scopes")};
+    *g = (gate){cJSON_AddArrayToObject(report, "entries"), stored_file, new_file, rule,
+                cJSON_GetObjectItemCaseSensitive(stored, "scopes"), fresh_scopes};
+    return report;
+}
+
+static cJSON *summarized(cJSON *report, const gate *g)
+{
+    cJSON *summary = cJSON_AddObjectToObject(report, "summary");
+    const cJSON *x;
+    cJSON_ArrayForEach(x, g->entries) {
+        cJSON *c = cJSON_GetObjectItemCaseSensitive(summary, ej_text(x, "status"));
+        if (c)
+            cJSON_SetNumberValue(c, c->valuedouble + 1);
+        else
+            cJSON_AddNumberToObject(summary, ej_text(x, "status"), 1);
+    }
+    return report;
+}
+
+cJSON *ea_gate_compare(const char *stored_file, const cJSON *stored, const char *new_file, const cJSON *fresh,
+                       const ea_drift_rule *rule, const cJSON *points, ea_error *err)
+{
+    gate g;
+    cJSON *report = report_for(stored_file, stored, new_file,
+                               ej_text(cJSON_GetObjectItemCaseSensitive(fresh, "gpu"), "model"),
+                               cJSON_GetObjectItemCaseSensitive(fresh, "scopes"), rule, &g, err);
+    if (!report)
+        return NULL;
     const cJSON *x;
     int i = 0;
     cJSON_ArrayForEach(x, g.stored) {
@@ -238,15 +328,34 @@ cJSON *ea_gate_compare(const char *stored_file, const cJSON *stored, const char 
             add_entry(&g, "ADDED", x, k, NULL, NULL, (const int[]){-1, -1, i, -1}, "a new result with no stored baseline");
         i++;
     }
-    cJSON *summary = cJSON_AddObjectToObject(report, "summary");
-    cJSON_ArrayForEach(x, g.entries) {
-        cJSON *c = cJSON_GetObjectItemCaseSensitive(summary, ej_text(x, "status"));
-        if (c)
-            cJSON_SetNumberValue(c, c->valuedouble + 1);
-        else
-            cJSON_AddNumberToObject(summary, ej_text(x, "status"), 1);
+    return summarized(report, &g);
+}
+
+cJSON *ea_gate_compare_plans(const char *stored_file, const cJSON *stored, const cJSON *plans, const cJSON *points,
+                             ea_error *err)
+{
+    gate g;
+    ea_drift_rule rule = ea_drift_default_rule(0);
+    cJSON *report = report_for(stored_file, stored, "(today's plans)",
+                               ej_text(cJSON_GetObjectItemCaseSensitive(stored, "gpu"), "model"), plans, &rule, &g, err);
+    if (!report)
+        return NULL;
+    const cJSON *x;
+    int i = 0;
+    cJSON_ArrayForEach(x, g.stored) {
+        int k = ordinal(g.stored, x), fi = result_at(plans, ej_text(x, "family"), ej_text(x, "point"), k);
+        const cJSON *f = cJSON_GetArrayItem(plans, fi);
+        int before = cJSON_GetArraySize(g.entries);
+        /* a result or plan missing on one side, or a point refused, is coverage: the gate of two runs
+         * and ea_gate_uncovered judge that */
+        if (in_scope(points, ej_text(x, "point")) && f && !ej_str(x, "unsupported") && !ej_str(f, "unsupported")) {
+            compare_config(&g, x, i, f, fi, k);
+            if (cJSON_GetArraySize(g.entries) == before)
+                add_entry(&g, "SAME", x, k, NULL, NULL, (const int[]){i, -1, fi, -1}, "the plan it measured is today's");
+        }
+        i++;
     }
-    return report;
+    return summarized(report, &g);
 }
 
 int ea_gate_exit(const cJSON *report)
@@ -303,11 +412,17 @@ static int take(cJSON *out, const cJSON *fresh, const cJSON *e)
         const char *key = strstr(ej_text(e, "mode"), "/cold") ? "time_cold" : "time";
         cJSON *t = cJSON_GetObjectItemCaseSensitive(path_item((cJSON *)fresh, fi, fj), key);
         cJSON_ReplaceItemInObjectCaseSensitive(path_item(out, si, sj), key, cJSON_Duplicate(t, 1));
+        /* the fidelity is the current path's warm time against torch's: it follows that time */
+        const cJSON *fid = cJSON_GetObjectItemCaseSensitive(fr, "fidelity");
+        if (!strcmp(key, "time") && !strcmp(ej_text(e, "path"), "current") && fid &&
+            cJSON_HasObjectItem(scope_item(out, si), "fidelity"))
+            cJSON_ReplaceItemInObjectCaseSensitive(scope_item(out, si), "fidelity", cJSON_Duplicate(fid, 1));
     } else if (!strcmp(st, "UNSUPPORTED")) { /* the whole result: one side has no paths to take */
         cJSON_ReplaceItemInArray(cJSON_GetObjectItemCaseSensitive(out, "scopes"), si, cJSON_Duplicate(fr, 1));
-    } else if (!strcmp(st, "CLASS")) {
-        cJSON_ReplaceItemInObjectCaseSensitive(scope_item(out, si), "class",
-                                               cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(fr, "class"), 1));
+    } else if (!strcmp(st, "CLASS") || !strcmp(st, "CONFIG")) {
+        const char *key = !strcmp(st, "CLASS") ? "class" : "config";
+        cJSON_ReplaceItemInObjectCaseSensitive(scope_item(out, si), key,
+                                               cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(fr, key), 1));
     } else if (!strcmp(st, "ADDED") && strstr(ej_text(e, "mode"), "/cold")) { /* beside the stored path's time */
         cJSON *p = path_item(out, si, sj);
         cJSON_DeleteItemFromObjectCaseSensitive(p, "time_cold_note");
@@ -336,7 +451,8 @@ cJSON *ea_gate_propose(const cJSON *stored, const cJSON *fresh, const cJSON *rep
         int si = at(e, "stored_at", 0), took = take(out, fresh, e);
         moved += took;
         /* a time taken into a stored result: what that result derives from its times follows */
-        if (took && si >= 0 && strcmp(ej_text(e, "status"), "CLASS") && strcmp(ej_text(e, "status"), "UNSUPPORTED"))
+        if (took && si >= 0 && strcmp(ej_text(e, "status"), "CLASS") && strcmp(ej_text(e, "status"), "CONFIG") &&
+            strcmp(ej_text(e, "status"), "UNSUPPORTED"))
             ea_result_fractions(scope_item(out, si), l2 > 0 ? (size_t)l2 : 0);
     }
     if (moved) { /* the header says where the new numbers came from */

@@ -5,13 +5,15 @@
  *   "<mode>/cold", when both sides carry it; MISSING or ADDED "<mode>/cold" when one side does) with
  *   the drift rule (drift.h); a path's own "margin"
  *   wins over the rule's. It reports every entry: SAME, SLOWER, FASTER, NOISY, and MISSING / ADDED
- *   (a point or path on one side only), CLASS (the result's class changed), FAILED (the new result
+ *   (a point or path on one side only), CLASS (the result's class changed), CONFIG (the plan it measured,
+ *   its "config", is not the stored one: kernels, launches, notes, capture), FAILED (the new result
  *   or path did not pass its checks), INVALID (a time the rule cannot read; the others still judged).
  *   points (NULL: all) restricts the comparison to those point ids (--scope). Documents of two GPU
  *   models are refused (-1, err says which). Both documents must have passed ea_baseline_validate.
  * - The report is JSON (schema "extern-audit/gate" v1, docs/schema.md); ea_gate_exit is 0 when every
  *   entry is SAME, 2 when one is INVALID, else 1.
- * - ea_gate_propose: the stored document with only what moved replaced (SLOWER/FASTER timings, CLASS,
+ * - ea_gate_propose: the stored document with only what moved replaced (SLOWER/FASTER timings, and the
+ *   fidelity with a current path's warm time, CLASS, CONFIG,
  *   ADDED points, paths and cold times): every other byte of the stored file prints as it was read.
  * - ea_gate_print (terminal table) and ea_gate_markdown (the table a CI job posts; malloc'd).
  * - ea_gate_uncovered: the golden points (docs, ea_occurrences_load) that a baselines document neither
@@ -37,6 +39,12 @@
 
 cJSON *ea_gate_compare(const char *stored_file, const cJSON *stored, const char *new_file, const cJSON *fresh,
                        const ea_drift_rule *rule, const cJSON *points, ea_error *err);
+/* stored's results against plans (ea_run_plan's array: today's code, no GPU): one CONFIG entry per result whose
+ * "config" is not its plan's (the first difference named), SAME for the others; results without a plan, plans
+ * without a result and refused points are not judged here. A report of ea_gate_compare's form, whose
+ * ea_gate_propose (fresh: {"scopes": plans}) takes the CONFIG results' plans. */
+cJSON *ea_gate_compare_plans(const char *stored_file, const cJSON *stored, const cJSON *plans, const cJSON *points,
+                             ea_error *err);
 int ea_gate_exit(const cJSON *report);
 cJSON *ea_gate_propose(const cJSON *stored, const cJSON *fresh, const cJSON *report);
 void ea_gate_print(const cJSON *report, FILE *f);

@@ -29,5 +29,10 @@ void ea_run_points_free(ea_run_points *p);
  * timings the run reads; command: what the document's "command" records. */
 int ea_run_measure(ea_run_ctx *c, const char *command, const ea_run_opts *ro, const ea_scope_ref *refs, int n,
                    cJSON **doc, ea_error *err);
+/* The refs' plans (their families' results without times, ATen's grids sized for ro->sm_count) appended to
+ * out, each with "sm_count"; a point its family refuses is an unsupported result, counted in *unsupported.
+ * Needs no GPU. */
+int ea_run_plan(ea_run_ctx *c, const ea_run_opts *ro, const ea_scope_ref *refs, int n, cJSON *out, int *unsupported,
+                ea_error *err);
 
 #endif

@@ -607,3 +607,77 @@ Test(gate, a_proposal_requotes_the_verdict_of_a_moved_result)
                      "the rest of the sentence kept");
     release(4, p, r, a, b);
 }
+
+static int result_of(const cJSON *doc, const char *family)
+{
+    int i = 0;
+    const cJSON *s;
+    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "scopes")) {
+        if (!strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "family")), family))
+            return i;
+        i++;
+    }
+    cr_assert_fail("no %s result", family);
+    return -1;
+}
+
+static cJSON *config_of(cJSON *doc, int scope)
+{
+    return cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "scopes"), scope),
+                                            "config");
+}
+
+/* A result whose plan changed (a note reworded, a key added) is one CONFIG entry naming where, with both
+ * values; no time moved, yet the gate fails, and the proposal takes the new plan and nothing else. */
+Test(gate, a_changed_plan_is_config_and_the_proposal_takes_it)
+{
+    cJSON *a = golden(), *b = golden();
+    int s = result_of(b, "avgpool_backward");
+    cJSON *notes = cJSON_GetObjectItemCaseSensitive(config_of(b, s), "notes");
+    cJSON_ReplaceItemInArray(notes, 1, cJSON_CreateString("reworded"));
+    cJSON *r = compare(a, b);
+    cr_assert_eq(count(r, "CONFIG"), 1);
+    const char *d = field(first(r, "CONFIG"), "detail");
+    cr_assert(strstr(d, "first at $.config.notes[1]: \"ATen (AdaptiveAveragePooling.cu"), "%s", d);
+    cr_assert(strstr(d, "-> \"reworded\""), "%s", d);
+    cr_assert_eq(ea_gate_exit(r), 1);
+    cJSON *p = ea_gate_propose(a, b, r);
+    cr_assert(cJSON_Compare(config_of(p, s), config_of(b, s), 1));
+    cJSON_DeleteItemFromObjectCaseSensitive(p, "command");
+    cJSON_DeleteItemFromObjectCaseSensitive(b, "command");
+    cr_assert(cJSON_Compare(p, b, 1), "nothing but the plan and the command moved");
+    cJSON_AddNumberToObject(config_of(b, s), "extra", 1); /* a key only the new plan has */
+    cJSON *r2 = compare(a, b);
+    cr_assert(strstr(field(first(r2, "CONFIG"), "detail"), "first at $.config.notes[1]"), "the first in order");
+    cJSON_ReplaceItemInArray(notes, 1, cJSON_Duplicate(cJSON_GetArrayItem(
+        cJSON_GetObjectItemCaseSensitive(config_of(a, s), "notes"), 1), 1));
+    cJSON *r3 = compare(a, b);
+    cr_assert(strstr(field(first(r3, "CONFIG"), "detail"), "first at $.config.extra: (none) -> 1"),
+              "%s", field(first(r3, "CONFIG"), "detail"));
+    cJSON *r4 = compare(b, a);
+    cr_assert(strstr(field(first(r4, "CONFIG"), "detail"), "first at $.config.extra: 1 -> (none)"),
+              "%s", field(first(r4, "CONFIG"), "detail"));
+    release(7, r, r2, r3, r4, p, a, b);
+}
+
+/* The fidelity is the current path's warm time against torch's: taken with that time, kept when only
+ * another path (the oracle) moved. */
+Test(gate, a_taken_current_time_takes_its_fidelity)
+{
+    cJSON *a = golden(), *b = golden();
+    int s = result_of(b, "avgpool_backward");
+    cJSON *rb = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(b, "scopes"), s);
+    cJSON_ReplaceItemInObjectCaseSensitive(rb, "fidelity", cJSON_CreateString("the new run's"));
+    scale(b, s, 1, "time", 1.2); /* the oracle */
+    cJSON *r = compare(a, b), *p = ea_gate_propose(a, b, r);
+    cr_assert_eq(count(r, "SLOWER"), 1);
+    cr_assert_not(cJSON_IsString(cJSON_GetObjectItemCaseSensitive(
+                      cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(p, "scopes"), s), "fidelity")));
+    scale(b, s, 0, "time", 1.2); /* the current path */
+    cJSON *r2 = compare(a, b), *p2 = ea_gate_propose(a, b, r2);
+    cr_assert_eq(count(r2, "SLOWER"), 2);
+    cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+                         cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(p2, "scopes"), s), "fidelity")),
+                     "the new run's");
+    release(6, r, p, r2, p2, a, b);
+}

@@ -76,8 +76,8 @@ Test(gate_cli, usage_errors_exit_2)
         {"gate", "--baseline", H200, "--run", "--against", H200},
         {"gate", "--baseline", H200, "--against", H200, "--margin"},
     };
-    const char *const expect[] = {"exactly one of --against FILE and --run", "exactly one of --against FILE and --run",
-                                  "exactly one of --against FILE and --run", "needs a value"};
+    const char *const expect[] = {"exactly one of --against FILE, --run and --plan", "exactly one of --against FILE, --run and --plan",
+                                  "exactly one of --against FILE, --run and --plan", "needs a value"};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         cli_run r = test_cli(cases[i][0], cases[i][1], cases[i][2], cases[i][3], cases[i][4], cases[i][5], NULL);
         cr_assert_eq(r.status, 2, "case %zu", i);
@@ -191,4 +191,51 @@ Test(gate_cli, inline_values_and_empty_values)
     r = test_cli("gate", "--baseline", H200, "--against", H200, "stray", NULL);
     cr_assert(r.status == 2 && strstr(r.err, "unknown option 'stray'"), "%s", r.err);
     cli_run_free(&r);
+}
+
+/* gate --plan needs no GPU: the committed baselines record today's plans (SAME for each result); a stored
+ * plan that differs is CONFIG, named, and the proposal is today's; a stored document without its
+ * multiprocessor count cannot be planned for. */
+Test(gate_cli, plan_compares_the_stored_plans_with_todays)
+{
+    cli_run r = test_cli("gate", "--plan", "--quiet", NULL);
+    cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+    cr_assert(strstr(r.out, "SAME 90"), "%s", r.out);
+    cli_run_free(&r);
+
+    const char *dir = test_tmpdir();
+    ej_doc d;
+    ea_error err;
+    cr_assert_eq(ej_load(H200, &d, &err), 0, "%s", err.msg);
+    cJSON *cfg = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(d.root, "scopes"), 0), "config");
+    cJSON_AddStringToObject(cfg, "stale", "a plan of older code");
+    char *text = cJSON_Print(d.root), *stale = test_write(dir, "stale.json", text), prop[512];
+    free(text);
+    snprintf(prop, sizeof prop, "%s/proposed.json", dir);
+    r = test_cli("gate", "--plan", "--baseline", stale, "--target", TEST_TARGET, "--propose", prop, "--quiet", NULL);
+    cr_assert_eq(r.status, 1, "%s%s", r.out, r.err);
+    cr_assert(strstr(r.out, "CONFIG 1") && strstr(r.out, "SAME 89"), "%s", r.out);
+    cr_assert(strstr(r.out, "first at $.config.stale: \"a plan of older code\" -> (none)"), "%s", r.out);
+    cli_run_free(&r);
+    r = test_cli("gate", "--plan", "--baseline", prop, "--target", TEST_TARGET, "--quiet", NULL);
+    cr_assert_eq(r.status, 0, "the proposal is today's plan: %s%s", r.out, r.err);
+    cli_run_free(&r);
+
+    cJSON_DeleteItemFromObjectCaseSensitive(cfg, "stale");
+    cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(d.root, "gpu"), "sm_count",
+                                           cJSON_CreateNumber(0));
+    text = cJSON_Print(d.root);
+    char *unsized = test_write(dir, "unsized.json", text);
+    free(text);
+    r = test_cli("gate", "--plan", "--baseline", unsized, "--target", TEST_TARGET, NULL);
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, "unsized.json $.gpu.sm_count: expected the multiprocessor count"), "%s", r.err);
+    cli_run_free(&r);
+    r = test_cli("gate", "--plan", "--against", H200, NULL);
+    cr_assert(r.status == 2 && strstr(r.err, "exactly one of --against FILE, --run and --plan"), "%s", r.err);
+    cli_run_free(&r);
+    ej_free(&d);
+    free(stale);
+    free(unsized);
 }

@@ -70,7 +70,9 @@ typedef struct {
     char scope_ids[CAT_MAX_GROUPS][64];
     int ngroups;
     int64_t occurrences;
-    char capture[512];              /* capture.json of the first group: the current path replays it */
+    char capture[512];              /* the first group's capture (captures/<scope>/capture.json, of the target
+                                     * or the base it inherits from): the current path replays it; relative, so
+                                     * a recorded plan does not change with the golden folder's location */
     int train, pooled;
     ea_dtype dt;                    /* x, the cat, y and the infer parameters: bf16, f16 or f32 */
     int64_t n, c, h, w, hw;

@@ -291,7 +291,7 @@ int cat_scope_parse(const cJSON *point, const char *file, int index, const ea_ca
         canonical_roles(s);
         return 1;
     }
-    snprintf(s->capture, sizeof s->capture, "%s", found->file);
+    snprintf(s->capture, sizeof s->capture, "captures/%s/capture.json", found->scope);
     if (roles(found, s, err))
         return -1;
     *cap = found;

@@ -81,7 +81,7 @@ cJSON *rt_config_json(const rt_scope *s, const rt_capture *c, rt_form f, rt_dist
     /* the capture timed the whole partition on topk_ids seed 0: only that configuration prices the same work */
     cJSON_AddBoolToObject(o, "capture_comparable", c && f == RT_WHOLE && d == RT_UNIFORM);
     if (c) {
-        snprintf(text, sizeof text, "%s run \"%s\"", c->cap->file, c->run->config);
+        snprintf(text, sizeof text, "captures/%s/capture.json run \"%s\"", c->cap->scope, c->run->config);
         cJSON_AddStringToObject(o, "capture", text);
     } else {
         cJSON_AddNullToObject(o, "capture");
