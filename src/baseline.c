@@ -207,15 +207,9 @@ void ea_run_annotate(cJSON *result, const cJSON *point, const ea_run_env *env, c
     char cls[256];
     class_of(ej_text(result, "point"), classification, cls, sizeof cls);
     cJSON_AddStringToObject(result, "class", cls);
-    double bytes = ej_num(cJSON_GetObjectItemCaseSensitive(result, "config"), "floor_bytes");
-    double bw = env->kernel_bytes_per_s > env->memcpy_bytes_per_s ? env->kernel_bytes_per_s : env->memcpy_bytes_per_s;
-    cJSON *fl = cJSON_AddObjectToObject(result, "floor");
-    double transfer = bytes / bw * 1e6, floor_us = transfer + env->launch_us;
-    cJSON_AddNumberToObject(fl, "bytes", bytes);
-    cJSON_AddNumberToObject(fl, "bytes_per_s", bw);
-    cJSON_AddNumberToObject(fl, "transfer_us", transfer);
-    cJSON_AddNumberToObject(fl, "launch_us", env->launch_us);
-    cJSON_AddNumberToObject(fl, "us", floor_us);
+    ea_result_floor(result, env->kernel_bytes_per_s > env->memcpy_bytes_per_s ? env->kernel_bytes_per_s
+                                                                              : env->memcpy_bytes_per_s,
+                    env->launch_us);
     ea_result_fractions(result, env->l2_bytes);
     fidelity(result, point, caps, ops);
 }

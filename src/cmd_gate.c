@@ -1,7 +1,8 @@
 /* cmd_gate.c: extern-audit gate: a baselines document against another (--against) or against a fresh
  * measurement (--run, through run.h), path by path with the drift rule (gate.h); NOISY paths are
- * measured again up to --retries times before the verdict stands. Writes the report (--json), the
- * markdown table (--markdown) and the proposed baselines (--propose). */
+ * measured again up to --retries times before the verdict stands. --plan compares only the plans the
+ * document records with today's (no GPU). Writes the report (--json), the markdown table (--markdown) and
+ * the proposed baselines (--propose). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,14 +33,15 @@ const char ea_usage_gate[] =
     "                   sm_count): CONFIG where they differ; --propose takes today's plans (no time moves)\n"
     "  --scope NAME     only these points (as run --scope; default all)\n"
     "  --json           print the report as JSON (docs/schema.md, extern-audit/gate) instead of the table\n"
-    "  --propose FILE   write the stored document with only the moved paths, classes and new results\n"
-    "                   replaced by the new ones (an unchanged path keeps its bytes)\n"
+    "  --propose FILE   write the stored document with only the moved paths, classes, plans and new results\n"
+    "                   replaced by the new ones (an unchanged path keeps its bytes; the fidelity follows\n"
+    "                   the current path's warm times when all of them moved)\n"
     "  --markdown FILE  write the table a CI job posts\n"
     "  --save FILE      --run: write the fresh measurement's baselines document\n"
     "  --margin X       default relative margin (0 < X < 1; default 0.05); a path's own \"margin\" wins\n"
     "  --retries N      --run: measure the points of NOISY paths again up to N times (default 2)\n"
     "  --golden DIR     golden folder the points come from (default golden)\n"
-    "  --target NAME    DIR/targets/NAME: the stored baselines and, with --run, the captures measured against\n"
+    "  --target NAME    DIR/targets/NAME: the stored baselines and, with --run or --plan, the captures read\n"
     "                   (default: $EXTERN_AUDIT_TARGET, else the target of this GPU's model, else with no GPU\n"
     "                   the only one); with --run a target of another GPU model is refused\n"
     "  --quiet          no progress lines on stderr\n"
@@ -79,6 +81,8 @@ static int parse(int argc, char **argv, gate_options *o, int *help)
         return ea_cli_usage_error("gate", "%s", "--save needs --run");
     if (o->cold && !o->run)
         return ea_cli_usage_error("gate", "%s", "--cold needs --run");
+    if (o->plan && (c.margin || c.retries)) /* a plan has no time to judge */
+        return ea_cli_usage_error("gate", "%s", "--margin and --retries judge times: not with --plan");
     size_t k = (size_t)snprintf(o->command, sizeof o->command, "extern-audit run %s (gate",
                                 o->plan ? "--plan" : "--mode both");
     for (int i = 0; i < argc && k < sizeof o->command; i++)
@@ -88,8 +92,9 @@ static int parse(int argc, char **argv, gate_options *o, int *help)
     return 0;
 }
 
-/* The target a run measures against (another GPU model's is refused) and, without --baseline, whose
- * baselines.json is the stored side; comparing two given files needs none. */
+/* The target a run measures against or a plan reads captures from (with --run another GPU model's is
+ * refused) and, without --baseline, whose baselines.json is the stored side; comparing two given files needs
+ * none. */
 static int target_of(gate_options *o, ea_target *t, ea_error *err)
 {
     if (o->baseline && o->against)

@@ -322,7 +322,9 @@ static int add_points(const char *a, size_t len, void *arg)
     char name[256];
     ea_scope_ref refs[EA_RUN_MAX_REFS];
     int n;
-    if (!len || len >= sizeof name)
+    if (!len)
+        return ea_fail(w->err, "--scope %s: expected names separated by single commas, got an empty name", w->scope);
+    if (len >= sizeof name)
         return ea_fail(w->err, "--scope %s: expected names separated by single commas, each under %zu bytes",
                        w->scope, sizeof name);
     snprintf(name, sizeof name, "%.*s", (int)len, a);

@@ -1,4 +1,4 @@
-/* fractions.h: what a result derives from its paths' times and its floor: speedup (current / oracle,
+/* fractions.h: what a result derives from its paths' times and its plan's floor: speedup (current / oracle,
  * warm), speedup_cold, and the floor and bandwidth fractions with their basis and the floor's note.
  * Contract: ea_result_fractions reads result.floor ("us", "bytes", "bytes_per_s") and the "current"
  * (faithful) and "oracle" (else "oracle_general") paths, and sets those keys, replacing the ones it
@@ -14,5 +14,9 @@
 #include <cjson/cJSON.h>
 
 void ea_result_fractions(cJSON *result, size_t l2_bytes);
+/* result.floor from its config's "floor_bytes" at bytes_per_s plus launch_us: "bytes", "bytes_per_s",
+ * "transfer_us", "launch_us", "us", replaced in place where the floor has them (run writes a result's floor
+ * with it; a proposal that took a new plan rewrites the floor it derives). */
+void ea_result_floor(cJSON *result, double bytes_per_s, double launch_us);
 
 #endif

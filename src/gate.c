@@ -196,15 +196,30 @@ static int first_difference(const cJSON *a, const cJSON *b, char *path, size_t n
     return *da = a, *db = b, 1;
 }
 
-/* v as compact JSON, cut to fit buf ("(none)" for a missing value). */
-static const char *shown(const cJSON *v, char *buf, size_t n)
+/* v as compact JSON from byte from on ("..." marking what is left out), cut to fit buf; "(none)" for a
+ * missing value. */
+static const char *shown(const cJSON *v, size_t from, char *buf, size_t n)
 {
     char *text = v ? cJSON_PrintUnformatted(v) : NULL;
-    snprintf(buf, n, "%s", text ? text : "(none)");
-    if (text && strlen(text) >= n && n > 4)
+    size_t len = text ? strlen(text) : 0;
+    if (from > len)
+        from = len;
+    snprintf(buf, n, "%s%s", from ? "..." : "", text ? text + from : "(none)");
+    if (text && strlen(buf) >= n - 1 && n > 4)
         memcpy(buf + n - 4, "...", 4);
     cJSON_free(text);
     return buf;
+}
+
+/* Where two strings' texts should start being shown so their first difference is in view: a little before it. */
+static size_t window_of(const cJSON *a, const cJSON *b)
+{
+    if (!cJSON_IsString(a) || !cJSON_IsString(b))
+        return 0;
+    size_t i = 0;
+    while (a->valuestring[i] && a->valuestring[i] == b->valuestring[i])
+        i++;
+    return i > 40 ? i - 40 + 1 : 0; /* + 1: the opening quote of the printed string */
 }
 
 /* The plan a result measured (its "config": kernels, launches, notes, the capture it replays) is part of
@@ -217,8 +232,9 @@ static void compare_config(gate *g, const cJSON *sr, int si, const cJSON *fr, in
     char where[256] = "$.config", a[160], b[160], detail[700];
     if (!sc || !fc || !first_difference(sc, fc, where, sizeof where, &was, &now))
         return;
+    size_t from = window_of(was, now);
     snprintf(detail, sizeof detail, "the plan measured is not the stored one, first at %s: %s -> %s", where,
-             shown(was, a, sizeof a), shown(now, b, sizeof b));
+             shown(was, from, a, sizeof a), shown(now, from, b, sizeof b));
     add_entry(g, "CONFIG", sr, k, NULL, NULL, (const int[]){si, -1, fi, -1}, detail);
 }
 
@@ -341,17 +357,24 @@ cJSON *ea_gate_compare_plans(const char *stored_file, const cJSON *stored, const
     if (!report)
         return NULL;
     const cJSON *x;
+    char detail[1100];
     int i = 0;
     cJSON_ArrayForEach(x, g.stored) {
         int k = ordinal(g.stored, x), fi = result_at(plans, ej_text(x, "family"), ej_text(x, "point"), k);
         const cJSON *f = cJSON_GetArrayItem(plans, fi);
+        const int at[4] = {i, -1, fi, -1};
         int before = cJSON_GetArraySize(g.entries);
-        /* a result or plan missing on one side, or a point refused, is coverage: the gate of two runs
-         * and ea_gate_uncovered judge that */
-        if (in_scope(points, ej_text(x, "point")) && f && !ej_str(x, "unsupported") && !ej_str(f, "unsupported")) {
+        if (!in_scope(points, ej_text(x, "point")) || (f && ej_str(x, "unsupported"))) {
+            ; /* a refused point has no plan to compare; whether it still is, the gate of two runs says */
+        } else if (!f) {
+            add_entry(&g, "MISSING", x, k, NULL, NULL, at, "a stored result today's code does not plan");
+        } else if (ej_str(f, "unsupported")) {
+            snprintf(detail, sizeof detail, "today's code refuses the point: %.1000s", ej_str(f, "unsupported"));
+            add_entry(&g, "MISSING", x, k, NULL, NULL, at, detail);
+        } else {
             compare_config(&g, x, i, f, fi, k);
             if (cJSON_GetArraySize(g.entries) == before)
-                add_entry(&g, "SAME", x, k, NULL, NULL, (const int[]){i, -1, fi, -1}, "the plan it measured is today's");
+                add_entry(&g, "SAME", x, k, NULL, NULL, at, "the plan it measured is today's");
         }
         i++;
     }
@@ -402,7 +425,8 @@ static void drop_unmeasured(cJSON *doc, const char *point)
         cJSON_DeleteItemFromObjectCaseSensitive(doc, "unmeasured");
 }
 
-/* One moved entry taken into the copy of the stored document; 1 when it changed something. */
+/* One moved entry taken into the copy of the stored document: 0 nothing changed, 2 a time or the floor the
+ * result derives its fractions from, 1 something else. */
 static int take(cJSON *out, const cJSON *fresh, const cJSON *e)
 {
     const char *st = ej_text(e, "status");
@@ -412,33 +436,54 @@ static int take(cJSON *out, const cJSON *fresh, const cJSON *e)
         const char *key = strstr(ej_text(e, "mode"), "/cold") ? "time_cold" : "time";
         cJSON *t = cJSON_GetObjectItemCaseSensitive(path_item((cJSON *)fresh, fi, fj), key);
         cJSON_ReplaceItemInObjectCaseSensitive(path_item(out, si, sj), key, cJSON_Duplicate(t, 1));
-        /* the fidelity is the current path's warm time against torch's: it follows that time */
-        const cJSON *fid = cJSON_GetObjectItemCaseSensitive(fr, "fidelity");
-        if (!strcmp(key, "time") && !strcmp(ej_text(e, "path"), "current") && fid &&
-            cJSON_HasObjectItem(scope_item(out, si), "fidelity"))
-            cJSON_ReplaceItemInObjectCaseSensitive(scope_item(out, si), "fidelity", cJSON_Duplicate(fid, 1));
+        return 2;
     } else if (!strcmp(st, "UNSUPPORTED")) { /* the whole result: one side has no paths to take */
         cJSON_ReplaceItemInArray(cJSON_GetObjectItemCaseSensitive(out, "scopes"), si, cJSON_Duplicate(fr, 1));
-    } else if (!strcmp(st, "CLASS") || !strcmp(st, "CONFIG")) {
-        const char *key = !strcmp(st, "CLASS") ? "class" : "config";
-        cJSON_ReplaceItemInObjectCaseSensitive(scope_item(out, si), key,
-                                               cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(fr, key), 1));
+    } else if (!strcmp(st, "CLASS")) {
+        cJSON_ReplaceItemInObjectCaseSensitive(scope_item(out, si), "class",
+                                               cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(fr, "class"), 1));
+    } else if (!strcmp(st, "CONFIG")) {
+        cJSON *r = scope_item(out, si), *fl = cJSON_GetObjectItemCaseSensitive(r, "floor");
+        cJSON_ReplaceItemInObjectCaseSensitive(r, "config", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(fr, "config"), 1));
+        /* the floor is the plan's bytes at the stored run's bandwidth: it follows the plan */
+        if (fl && ej_num(fl, "bytes") != ej_num(cJSON_GetObjectItemCaseSensitive(r, "config"), "floor_bytes")) {
+            ea_result_floor(r, ej_num(fl, "bytes_per_s"), ej_num(fl, "launch_us"));
+            return 2;
+        }
     } else if (!strcmp(st, "ADDED") && strstr(ej_text(e, "mode"), "/cold")) { /* beside the stored path's time */
         cJSON *p = path_item(out, si, sj);
         cJSON_DeleteItemFromObjectCaseSensitive(p, "time_cold_note");
         cJSON_AddItemToObject(p, "time_cold",
                               cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(path_item((cJSON *)fresh, fi, fj),
                                                                                "time_cold"), 1));
+        return 2;
     } else if (!strcmp(st, "ADDED") && si < 0) {
         cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(out, "scopes"), cJSON_Duplicate(fr, 1));
         drop_unmeasured(out, ej_text(fr, "point"));
     } else if (!strcmp(st, "ADDED")) {
         cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(scope_item(out, si), "paths"),
                              cJSON_Duplicate(path_item((cJSON *)fresh, fi, fj), 1));
+        return 2;
     } else {
         return 0;
     }
     return 1;
+}
+
+/* Has the report taken every warm time of stored result si's current path, in each of its modes? */
+static int every_current_taken(const cJSON *out, int si, const cJSON *report, int *fi)
+{
+    const cJSON *p, *e;
+    int paths = 0, taken = 0;
+    cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(scope_item((cJSON *)out, si), "paths"))
+        paths += !strcmp(ej_text(p, "name"), "current");
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(report, "entries"))
+        if (at(e, "stored_at", 0) == si && !strcmp(ej_text(e, "path"), "current") && !strstr(ej_text(e, "mode"), "/cold") &&
+            (!strcmp(ej_text(e, "status"), "SLOWER") || !strcmp(ej_text(e, "status"), "FASTER"))) {
+            taken++;
+            *fi = at(e, "new_at", 0);
+        }
+    return paths > 0 && taken == paths;
 }
 
 cJSON *ea_gate_propose(const cJSON *stored, const cJSON *fresh, const cJSON *report)
@@ -449,11 +494,21 @@ cJSON *ea_gate_propose(const cJSON *stored, const cJSON *fresh, const cJSON *rep
     double l2 = ej_num(cJSON_GetObjectItemCaseSensitive(out, "gpu"), "l2_bytes");
     cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(report, "entries")) {
         int si = at(e, "stored_at", 0), took = take(out, fresh, e);
-        moved += took;
-        /* a time taken into a stored result: what that result derives from its times follows */
-        if (took && si >= 0 && strcmp(ej_text(e, "status"), "CLASS") && strcmp(ej_text(e, "status"), "CONFIG") &&
-            strcmp(ej_text(e, "status"), "UNSUPPORTED"))
+        moved += took > 0;
+        /* a time or floor taken into a stored result: what that result derives from them follows */
+        if (took == 2 && si >= 0)
             ea_result_fractions(scope_item(out, si), l2 > 0 ? (size_t)l2 : 0);
+    }
+    /* the fidelity is the current path's warm times against torch's (a ratio per mode): it follows them when
+     * all were taken; with some taken it would quote times the document does not hold */
+    int si = 0, fi = -1;
+    cJSON *r;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(out, "scopes")) {
+        const cJSON *fid = NULL;
+        if (cJSON_HasObjectItem(r, "fidelity") && every_current_taken(out, si, report, &fi) &&
+            (fid = cJSON_GetObjectItemCaseSensitive(scope_item((cJSON *)fresh, fi), "fidelity")) != NULL)
+            cJSON_ReplaceItemInObjectCaseSensitive(r, "fidelity", cJSON_Duplicate(fid, 1));
+        si++;
     }
     if (moved) { /* the header says where the new numbers came from */
         size_t n = strlen(ej_text(stored, "command")) + strlen(ej_text(fresh, "command")) + 64;

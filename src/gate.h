@@ -40,8 +40,9 @@
 cJSON *ea_gate_compare(const char *stored_file, const cJSON *stored, const char *new_file, const cJSON *fresh,
                        const ea_drift_rule *rule, const cJSON *points, ea_error *err);
 /* stored's results against plans (ea_run_plan's array: today's code, no GPU): one CONFIG entry per result whose
- * "config" is not its plan's (the first difference named), SAME for the others; results without a plan, plans
- * without a result and refused points are not judged here. A report of ea_gate_compare's form, whose
+ * "config" is not its plan's (the first difference named), SAME for the others; MISSING for a stored result
+ * today's code does not plan or refuses; a stored refusal is not judged (no plan to compare), nor a plan no
+ * stored result measured (coverage: ea_gate_uncovered). A report of ea_gate_compare's form, whose
  * ea_gate_propose (fresh: {"scopes": plans}) takes the CONFIG results' plans. */
 cJSON *ea_gate_compare_plans(const char *stored_file, const cJSON *stored, const cJSON *plans, const cJSON *points,
                              ea_error *err);

@@ -28,7 +28,7 @@ cJSON *test_family_points(const ea_repro_family *f, const cJSON *point, const ch
     int d = ea_repro_doc(f);
     memset(&c, 0, sizeof c);
     /* the target of the document's golden folder, as run picks it without --target; none: no captures */
-    if (ea_golden_dir_of(file, golden, sizeof golden) == 0 && ea_target_resolve(golden, NULL, 0, &t, err) == 0 &&
+    if (ea_golden_dir_of(file, golden, sizeof golden) == 0 && ea_target_resolve(golden, test_inherited_target(golden), 0, &t, err) == 0 &&
         ea_captures_load_dir(t.dir, &c.caps, err))
         return NULL;
     snprintf(c.golden, sizeof c.golden, "%s", golden);

@@ -99,6 +99,11 @@ char *test_read(const char *path)
     return s;
 }
 
+const char *test_inherited_target(const char *golden)
+{
+    return strcmp(golden, "golden") ? NULL : getenv(TEST_INHERITED_TARGET_ENV);
+}
+
 cli_run test_cli(const char *arg, ...)
 {
     char *argv[32] = {"extern-audit"};

@@ -33,6 +33,11 @@ char *test_read(const char *path);
 /* The committed golden's target, and a target written for a test: dir/targets/<gpu_model>-torch<torch>/
  * target.json (capability given); returns the target folder (the caller frees). */
 #define TEST_TARGET "H200-torch2.11.0+cu130"
+/* ci/gpu-check exports $EXTERN_AUDIT_TARGET for the suite; the runner moves it to this variable before any test
+ * (occurrence_checks.c's PRE_ALL) so that the fixture folders tests build do not inherit it. */
+#define TEST_INHERITED_TARGET_ENV "EA_TEST_TARGET"
+/* The target the suite inherited, for golden when it is the committed folder ("golden"); NULL otherwise. */
+const char *test_inherited_target(const char *golden);
 char *test_target(const char *dir, const char *gpu_model, const char *torch, const char *capability);
 
 /* family_points.c: f's results for point ($.points[index] of file, a document the test loaded) in a run

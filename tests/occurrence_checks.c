@@ -167,12 +167,6 @@ static void skip_without_gpu(const char *w, char *model, size_t n)
         cr_skip_test("no CUDA device: %s", why);
 }
 
-/* ci/gpu-check exports $EXTERN_AUDIT_TARGET for its commands on the committed golden folder. Inherited by every
- * test it would govern the fixture folders the tests build too (each refused: "unknown target"), so the runner
- * moves it aside before any test starts (PRE_ALL below): the tests of the variable set it themselves, and the
- * committed folder's target here is resolved with the moved value. */
-#define INHERITED_TARGET_ENV "EA_OCC_TARGET"
-
 /* The target this machine resolves to (target.h: $EXTERN_AUDIT_TARGET as the suite inherited it, this GPU
  * model's, or the only one), from the cached probe. */
 static const ea_target *target(void)
@@ -183,7 +177,7 @@ static const ea_target *target(void)
     if (t.name[0]) /* resolved before any cached() maker runs: the cache's lock is not reentrant */
         return &t;
     int gpu = device_model("target", model, sizeof model, why, sizeof why);
-    cr_assert_eq(ea_target_select(GOLDEN, NULL, getenv(INHERITED_TARGET_ENV), gpu ? model : NULL, 0, &t, &err), 0, "%s",
+    cr_assert_eq(ea_target_select(GOLDEN, NULL, test_inherited_target(GOLDEN), gpu ? model : NULL, 0, &t, &err), 0, "%s",
                  err.msg);
     return &t;
 }
@@ -405,9 +399,13 @@ ReportHook(PRE_ALL)(struct criterion_test_set *set)
     (void)set;
     if (!getenv("EA_OCC_CACHE") && mkdtemp(cache_dir))
         cache_made = !setenv("EA_OCC_CACHE", cache_dir, 1);
+    /* inherited by every test, $EXTERN_AUDIT_TARGET would govern the fixture folders the tests build too (each
+     * refused: "unknown target"): the tests of the variable set it themselves, the committed folder's helpers
+     * read the moved value (test_inherited_target) */
     const char *target = getenv(EA_TARGET_ENV);
-    if (target && !getenv(INHERITED_TARGET_ENV) && !setenv(INHERITED_TARGET_ENV, target, 1))
-        unsetenv(EA_TARGET_ENV);
+    if (target && !getenv(TEST_INHERITED_TARGET_ENV))
+        setenv(TEST_INHERITED_TARGET_ENV, target, 1);
+    unsetenv(EA_TARGET_ENV);
 }
 
 static void remove_tree(const char *dir)

@@ -660,8 +660,8 @@ Test(gate, a_changed_plan_is_config_and_the_proposal_takes_it)
     release(7, r, r2, r3, r4, p, a, b);
 }
 
-/* The fidelity is the current path's warm time against torch's: taken with that time, kept when only
- * another path (the oracle) moved. */
+/* The fidelity is the current path's warm times against torch's, a ratio per mode: taken when every one of
+ * them was, kept when only another path (the oracle) or one mode of two moved. */
 Test(gate, a_taken_current_time_takes_its_fidelity)
 {
     cJSON *a = golden(), *b = golden();
@@ -680,4 +680,72 @@ Test(gate, a_taken_current_time_takes_its_fidelity)
                          cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(p2, "scopes"), s), "fidelity")),
                      "the new run's");
     release(6, r, p, r2, p2, a, b);
+}
+
+static int path_named(cJSON *doc, int scope, const char *name, const char *mode)
+{
+    int j = 0;
+    const cJSON *p;
+    cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "scopes"),
+                                                                              scope), "paths")) {
+        if (!strcmp(field(p, "name"), name) && !strcmp(field(p, "mode"), mode))
+            return j;
+        j++;
+    }
+    cr_assert_fail("no %s %s path", name, mode);
+    return -1;
+}
+
+Test(gate, one_mode_of_two_moved_keeps_the_fidelity)
+{
+    cJSON *a = golden(), *b = golden();
+    int s = result_of(b, "index_add");
+    cJSON *rb = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(b, "scopes"), s);
+    cJSON_ReplaceItemInObjectCaseSensitive(rb, "fidelity", cJSON_CreateString("the new run's"));
+    scale(b, s, path_named(b, s, "current", "fabricated"), "time", 1.2);
+    cJSON *r = compare(a, b), *p = ea_gate_propose(a, b, r);
+    cr_assert_not(cJSON_IsString(cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(p, "scopes"), s), "fidelity")),
+        "the faithful ratio would quote a time the proposal does not hold");
+    scale(b, s, path_named(b, s, "current", "faithful"), "time", 1.2);
+    cJSON *r2 = compare(a, b), *p2 = ea_gate_propose(a, b, r2);
+    cr_assert(cJSON_IsString(cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(p2, "scopes"), s), "fidelity")));
+    release(6, r, p, r2, p2, a, b);
+}
+
+/* A new plan with other floor bytes brings the floor it derives (at the stored run's bandwidth and launch)
+ * and the fractions against it; a long string's difference past what a detail shows is shown in a window. */
+Test(gate, a_plan_with_other_floor_bytes_rederives_the_floor_and_a_late_difference_is_in_view)
+{
+    cJSON *a = golden(), *b = golden();
+    int s = result_of(b, "avgpool_backward");
+    cJSON *cfg = config_of(b, s), *fl = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(a, "scopes"), s), "floor");
+    double bytes = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cfg, "floor_bytes"));
+    cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(cfg, "floor_bytes"), bytes / 2);
+    cJSON *r = compare(a, b), *p = ea_gate_propose(a, b, r);
+    cJSON *rp = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(p, "scopes"), s);
+    const cJSON *flp = cJSON_GetObjectItemCaseSensitive(rp, "floor");
+    double bw = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(fl, "bytes_per_s"));
+    double launch = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(fl, "launch_us"));
+    cr_assert_float_eq(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(flp, "bytes")), bytes / 2, 1e-9);
+    cr_assert_float_eq(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(flp, "us")), bytes / 2 / bw * 1e6 + launch, 1e-9);
+    cr_assert_neq(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(rp, "floor_fraction")),
+                  cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(
+                      cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(a, "scopes"), s), "floor_fraction")),
+                  "the fraction follows the floor");
+
+    cJSON *b2 = golden(), *note = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(config_of(b2, s), "notes"), 0);
+    size_t n = strlen(note->valuestring);
+    cr_assert_gt(n, 200, "a note longer than a detail shows");
+    char *late = strdup(note->valuestring);
+    late[n - 3] = '#';
+    cJSON_SetValuestring(note, late);
+    free(late);
+    cJSON *r2 = compare(a, b2);
+    const char *d = field(first(r2, "CONFIG"), "detail");
+    cr_assert(strstr(d, "#"), "the differing byte is in view: %s", d);
+    cr_assert(strstr(d, ": \"...") || strstr(d, ": ..."), "what is left out is marked: %s", d);
+    release(6, r, p, r2, a, b, b2);
 }

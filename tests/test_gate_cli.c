@@ -235,6 +235,23 @@ Test(gate_cli, plan_compares_the_stored_plans_with_todays)
     r = test_cli("gate", "--plan", "--against", H200, NULL);
     cr_assert(r.status == 2 && strstr(r.err, "exactly one of --against FILE, --run and --plan"), "%s", r.err);
     cli_run_free(&r);
+    r = test_cli("gate", "--plan", "--margin", "0.1", NULL);
+    cr_assert(r.status == 2 && strstr(r.err, "--margin and --retries judge times: not with --plan"), "%s", r.err);
+    cli_run_free(&r);
+
+    /* a stored result today's code does not plan (a second result of a point that has one) is MISSING */
+    cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(d.root, "gpu"), "sm_count",
+                                           cJSON_CreateNumber(132));
+    cJSON *scopes = cJSON_GetObjectItemCaseSensitive(d.root, "scopes");
+    cJSON_AddItemToArray(scopes, cJSON_Duplicate(cJSON_GetArrayItem(scopes, 0), 1));
+    text = cJSON_Print(d.root);
+    char *extra = test_write(dir, "extra.json", text);
+    free(text);
+    r = test_cli("gate", "--plan", "--baseline", extra, "--target", TEST_TARGET, "--quiet", NULL);
+    cr_assert_eq(r.status, 1, "%s%s", r.out, r.err);
+    cr_assert(strstr(r.out, "MISSING") && strstr(r.out, "a stored result today's code does not plan"), "%s", r.out);
+    cli_run_free(&r);
+    free(extra);
     ej_free(&d);
     free(stale);
     free(unsized);

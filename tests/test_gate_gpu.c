@@ -39,7 +39,7 @@ Test(gate_gpu, fresh_run_is_same_and_an_injected_delay_is_slower, .timeout = 600
     test_skip_without_gpu();
     ea_device_probe(&dev);
     ea_gpu_model(dev.name, model, sizeof model);
-    if (ea_target_resolve("golden", NULL, 1, &target, &err))
+    if (ea_target_resolve("golden", test_inherited_target("golden"), 1, &target, &err))
         cr_skip_test("no target for GPU model %s: %s", model, err.msg);
     snprintf(base, sizeof base, "%s/baselines.json", target.dir);
     if (access(base, F_OK) != 0)

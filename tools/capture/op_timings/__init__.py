@@ -28,16 +28,24 @@ def _check(kind, where):
 
 
 def discover(package=__name__):
-    """The checked KIND of every module of package (a dotted name), in KIND.order, then module
-    name; an op declared twice is refused (a plan's op names the one kind that times it)."""
-    kinds, where_op = [], {}
+    """The checked KIND of every module of package (a dotted name), in KIND.order; a module that does
+    not import, an op or golden file declared twice, or an order taken twice is refused naming the
+    module (a plan's op names the one kind that times it, and the order fixes where a document's
+    points stand)."""
+    kinds, seen = [], {}
     for name in sorted(m.name for m in pkgutil.iter_modules(importlib.import_module(package).__path__)
                        if not m.name.startswith("_")):
         where = f"{package.replace('.', '/')}/{name}.py"
-        kind = getattr(importlib.import_module(f"{package}.{name}"), "KIND", None)
+        try:
+            module = importlib.import_module(f"{package}.{name}")
+        except Exception as e:  # noqa: BLE001 -- any import failure is this module's, named as such
+            raise OpTimingError(f"{where}: does not import: {type(e).__name__}: {e}") from e
+        kind = getattr(module, "KIND", None)
         _check(kind, where)
-        if kind.op in where_op:
-            raise OpTimingError(f"{where}: {kind.op} is timed by {where_op[kind.op]} already")
-        where_op[kind.op] = where
+        for field in ("op", "file", "order"):
+            key = (field, getattr(kind, field))
+            if key in seen:
+                raise OpTimingError(f"{where}: {field} {key[1]!r} is declared by {seen[key]} already")
+            seen[key] = where
         kinds.append(kind)
     return tuple(sorted(kinds, key=lambda k: k.order))

@@ -530,7 +530,13 @@ class TestDiscovery(unittest.TestCase):
              "{0}/broken.py: KIND: expected untimed (a non-empty str), plan (a function), "
              "order (an int)"),
             ({"a": pool, "b": pool + "KIND = KIND._replace(order=3)\n"},
-             "{0}/b.py: aten._adaptive_avg_pool2d_backward.default is timed by {0}/a.py already"),
+             "{0}/b.py: op 'aten._adaptive_avg_pool2d_backward.default' is declared by {0}/a.py already"),
+            ({"a": pool, "b": pool + "KIND = KIND._replace(op='aten.other', order=3)\n"},
+             "{0}/b.py: file 'adaptive_avg_pool2d_backward' is declared by {0}/a.py already"),
+            ({"a": pool, "b": pool + "KIND = KIND._replace(op='aten.other', file='other')\n"},
+             "{0}/b.py: order 2 is declared by {0}/a.py already"),
+            ({"broken": "import no_such_module_here\n"},
+             "{0}/broken.py: does not import: ModuleNotFoundError: No module named 'no_such_module_here'"),
         ]
         for modules, message in cases:
             with self.subTest(modules=list(modules)), self.fake_package(modules) as package:
