@@ -144,16 +144,16 @@ static void torch_op_fidelity(cJSON *fid, const cJSON *result, const ea_torch_op
         cJSON_AddItemToArray(k, cJSON_CreateString(op->kernels[i]));
 }
 
-static void fidelity(cJSON *result, const cJSON *point, const ea_captures *caps, const ea_torch_ops *ops)
+cJSON *ea_result_fidelity(const cJSON *result, const cJSON *point, const ea_captures *caps, const ea_torch_ops *ops)
 {
-    cJSON *f = cJSON_AddObjectToObject(result, "fidelity");
+    cJSON *f = cJSON_CreateObject();
     torch_op_fidelity(f, result, ops);
     const ea_capture *c = capture_of(caps, result, point);
     const ea_capture_run *run = c ? ea_capture_run_named(c, "default") : NULL;
     if (!run) {
         cJSON_AddNullToObject(f, "capture");
         cJSON_AddStringToObject(f, "note", "no capture");
-        return;
+        return f;
     }
     /* Inductor's own kernels are priced against the compiled partition; an ATen replica against the eager
      * op, whose capture's own index decides which replica path it priced. */
@@ -175,7 +175,7 @@ static void fidelity(cJSON *result, const cJSON *point, const ea_captures *caps,
     cJSON_AddNumberToObject(f, inductor ? "torch_compiled_us" : "torch_eager_us", torch_us);
     if (isnan(mine) || torch_us <= 0) {
         cJSON_AddStringToObject(f, "note", "the replica did not run in the capture's mode");
-        return;
+        return f;
     }
     cJSON_AddNumberToObject(f, "replica_us", mine);
     cJSON_AddNumberToObject(f, "ratio", mine / torch_us);
@@ -184,7 +184,7 @@ static void fidelity(cJSON *result, const cJSON *point, const ea_captures *caps,
         cJSON_AddBoolToObject(f, "comparable", 0);
         cJSON_AddStringToObject(f, "note", "another form of the scope or other inputs than the capture's run "
                                            "(config.capture_comparable false): the ratio is no fidelity check");
-        return;
+        return f;
     }
     cJSON *extra = cJSON_CreateArray();
     /* a replay of the captured partition runs what the compiled time priced, whatever its steps */
@@ -194,11 +194,12 @@ static void fidelity(cJSON *result, const cJSON *point, const ea_captures *caps,
     if (same) {
         cJSON_Delete(extra);
         cJSON_AddBoolToObject(f, "within_tolerance", fabs(mine / torch_us - 1) <= EA_CAPTURE_TOLERANCE);
-        return;
+        return f;
     }
     cJSON_AddItemToObject(f, "capture_extra_steps", extra);
     cJSON_AddStringToObject(f, "note", "the capture times a larger partition than the replica (its extra steps "
                                        "are listed): the ratio is no fidelity check");
+    return f;
 }
 
 void ea_run_annotate(cJSON *result, const cJSON *point, const ea_run_env *env, const ea_captures *caps,
@@ -211,7 +212,7 @@ void ea_run_annotate(cJSON *result, const cJSON *point, const ea_run_env *env, c
                                                                               : env->memcpy_bytes_per_s,
                     env->launch_us);
     ea_result_fractions(result, env->l2_bytes);
-    fidelity(result, point, caps, ops);
+    cJSON_AddItemToObject(result, "fidelity", ea_result_fidelity(result, point, caps, ops));
 }
 
 cJSON *ea_baseline_doc(cJSON *results, const ea_run_env *env)

@@ -55,6 +55,10 @@ typedef struct {
  * classification may be NULL. */
 void ea_run_annotate(cJSON *result, const cJSON *point, const ea_run_env *env, const ea_captures *caps,
                      const ea_torch_ops *ops, const cJSON *classification);
+/* The fidelity ea_run_annotate records: result's current path times against torch's op alone (ops) and the
+ * capture covering point (caps); a new object. Derived from recorded times alone, so gate --plan checks a
+ * stored one without a GPU. */
+cJSON *ea_result_fidelity(const cJSON *result, const cJSON *point, const ea_captures *caps, const ea_torch_ops *ops);
 /* Takes ownership of results (an array of annotated results). */
 cJSON *ea_baseline_doc(cJSON *results, const ea_run_env *env);
 int ea_baseline_validate(const char *file, const cJSON *doc, ea_error *err);

@@ -30,7 +30,9 @@ const char ea_usage_gate[] =
     "                   document lacks (ADDED); what recording cold baselines through the gate takes\n"
     "  --plan           compare each stored result's plan (its \"config\") with what today's code plans for\n"
     "                   the point (run --plan; no GPU needed, ATen's grids sized for the stored document's\n"
-    "                   sm_count): CONFIG where they differ; --propose takes today's plans (no time moves)\n"
+    "                   sm_count), CONFIG where they differ, and its fidelity with what its own times give\n"
+    "                   against the target's torch_ops.json and captures, FIDELITY where they differ;\n"
+    "                   --propose takes both (no time moves)\n"
     "  --scope NAME     only these points (as run --scope; default all)\n"
     "  --json           print the report as JSON (docs/schema.md, extern-audit/gate) instead of the table\n"
     "  --propose FILE   write the stored document with only the moved paths, classes, plans and new results\n"
@@ -46,8 +48,8 @@ const char ea_usage_gate[] =
     "                   the only one); with --run a target of another GPU model is refused\n"
     "  --quiet          no progress lines on stderr\n"
     "statuses: SAME, SLOWER (a regression), FASTER (a stale golden), NOISY (too spread to decide), MISSING,\n"
-    "ADDED, CLASS (class changed), CONFIG (the plan measured is not the stored one), FAILED (a check failed),\n"
-    "INVALID (a time the rule cannot read)\n"
+    "ADDED, CLASS (class changed), CONFIG (the plan measured is not the stored one), FIDELITY (--plan: the\n"
+    "recorded fidelity is not what the times give), FAILED (a check failed), INVALID (a time the rule cannot read)\n"
     "exit status: 0 every entry SAME, 1 any other status, 2 bad usage, bad input, another GPU model or no\n"
     "CUDA device\n";
 
@@ -187,31 +189,50 @@ static int run_and_compare(const gate_options *o, const ej_doc *stored, ea_run_p
     return *report ? 0 : -1;
 }
 
-/* --plan: today's plans of the stored document's points, compared with the plans it records. */
+typedef struct {
+    const ea_run_points *pts;
+    const ea_torch_ops *ops;
+} derivation;
+
+/* The fidelity a stored result's own times give against today's torch timings and captures. */
+static cJSON *derive_fidelity(const cJSON *stored_result, void *arg)
+{
+    const derivation *d = arg;
+    for (int i = 0; i < d->pts->n; i++)
+        if (!strcmp(d->pts->refs[i].family->name, ej_text(stored_result, "family")) &&
+            !strcmp(ej_text(d->pts->refs[i].point, "point"), ej_text(stored_result, "point")))
+            return ea_result_fidelity(stored_result, d->pts->refs[i].point, &d->pts->ctx.caps, d->ops);
+    return NULL;
+}
+
+/* --plan: today's plans of the stored document's points, compared with the plans it records, and the
+ * fidelity its times give against the target's torch timings and captures with the one it records. */
 static int plan_and_compare(const gate_options *o, const ej_doc *stored, ea_run_points *pts, cJSON **fresh,
                             cJSON **report, ea_error *err)
 {
-    const cJSON *sm = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(stored->root, "gpu"), "sm_count");
+    const cJSON *gpu = cJSON_GetObjectItemCaseSensitive(stored->root, "gpu");
+    const cJSON *sm = cJSON_GetObjectItemCaseSensitive(gpu, "sm_count");
     ea_run_opts ro = {.faithful = 1, .fabricated = 1, .log = o->quiet ? NULL : stderr,
                       .sm_count = cJSON_IsNumber(sm) ? sm->valueint : 0};
+    ea_torch_ops ops = {0};
+    derivation d = {pts, &ops};
     cJSON *plans = cJSON_CreateArray(), *ids = point_ids(pts);
-    int unsupported;
-    if (ro.sm_count <= 0) {
+    int unsupported, rc = -1;
+    if (ro.sm_count <= 0)
+        ea_fail(err, "%s $.gpu.sm_count: expected the multiprocessor count its plans were sized for", o->baseline);
+    else if (!ea_torch_ops_load_dir(pts->ctx.target_dir, ej_text(gpu, "model"), &ops, err) &&
+             !ea_run_plan(&pts->ctx, &ro, pts->refs, pts->n, plans, &unsupported, err) &&
+             (*report = ea_gate_compare_plans(o->baseline, stored->root, plans, ids, derive_fidelity, &d, err)))
+        rc = 0;
+    ea_torch_ops_free(&ops);
+    cJSON_Delete(ids);
+    if (rc) {
         cJSON_Delete(plans);
-        cJSON_Delete(ids);
-        return ea_fail(err, "%s $.gpu.sm_count: expected the multiprocessor count its plans were sized for",
-                       o->baseline);
-    }
-    if (ea_run_plan(&pts->ctx, &ro, pts->refs, pts->n, plans, &unsupported, err) ||
-        !(*report = ea_gate_compare_plans(o->baseline, stored->root, plans, ids, err))) {
-        cJSON_Delete(plans);
-        cJSON_Delete(ids);
         return -1;
     }
     *fresh = cJSON_CreateObject();
     cJSON_AddStringToObject(*fresh, "command", o->command);
     cJSON_AddItemToObject(*fresh, "scopes", plans);
-    cJSON_Delete(ids);
     return 0;
 }
 

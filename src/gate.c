@@ -347,8 +347,27 @@ cJSON *ea_gate_compare(const char *stored_file, const cJSON *stored, const char 
     return summarized(report, &g);
 }
 
-cJSON *ea_gate_compare_plans(const char *stored_file, const cJSON *stored, const cJSON *plans, const cJSON *points,
-                             ea_error *err)
+/* A stored fidelity against the one derive gives from the same result's times (attached to the plan f, which
+ * the proposal takes it from): FIDELITY where they differ. */
+static void compare_fidelity(gate *g, const cJSON *sr, int si, cJSON *f, int fi, int k, ea_gate_derive_fn *derive,
+                            void *ctx)
+{
+    const cJSON *stored_fid = cJSON_GetObjectItemCaseSensitive(sr, "fidelity"), *was, *now;
+    cJSON *fid = stored_fid && derive ? derive(sr, ctx) : NULL;
+    char where[256] = "$.fidelity", a[160], b[160], detail[700];
+    if (!fid)
+        return;
+    cJSON_AddItemToObject(f, "fidelity", fid);
+    if (!first_difference(stored_fid, fid, where, sizeof where, &was, &now))
+        return;
+    size_t from = window_of(was, now);
+    snprintf(detail, sizeof detail, "the fidelity recorded is not what its times, the torch timings and captures "
+             "give today, first at %s: %s -> %s", where, shown(was, from, a, sizeof a), shown(now, from, b, sizeof b));
+    add_entry(g, "FIDELITY", sr, k, NULL, NULL, (const int[]){si, -1, fi, -1}, detail);
+}
+
+cJSON *ea_gate_compare_plans(const char *stored_file, const cJSON *stored, cJSON *plans, const cJSON *points,
+                             ea_gate_derive_fn *derive, void *ctx, ea_error *err)
 {
     gate g;
     ea_drift_rule rule = ea_drift_default_rule(0);
@@ -361,7 +380,7 @@ cJSON *ea_gate_compare_plans(const char *stored_file, const cJSON *stored, const
     int i = 0;
     cJSON_ArrayForEach(x, g.stored) {
         int k = ordinal(g.stored, x), fi = result_at(plans, ej_text(x, "family"), ej_text(x, "point"), k);
-        const cJSON *f = cJSON_GetArrayItem(plans, fi);
+        cJSON *f = cJSON_GetArrayItem(plans, fi);
         const int at[4] = {i, -1, fi, -1};
         int before = cJSON_GetArraySize(g.entries);
         if (!in_scope(points, ej_text(x, "point")) || (f && ej_str(x, "unsupported"))) {
@@ -373,8 +392,9 @@ cJSON *ea_gate_compare_plans(const char *stored_file, const cJSON *stored, const
             add_entry(&g, "MISSING", x, k, NULL, NULL, at, detail);
         } else {
             compare_config(&g, x, i, f, fi, k);
+            compare_fidelity(&g, x, i, f, fi, k, derive, ctx);
             if (cJSON_GetArraySize(g.entries) == before)
-                add_entry(&g, "SAME", x, k, NULL, NULL, at, "the plan it measured is today's");
+                add_entry(&g, "SAME", x, k, NULL, NULL, at, "the plan it measured is today's, and what it derives");
         }
         i++;
     }
@@ -439,6 +459,9 @@ static int take(cJSON *out, const cJSON *fresh, const cJSON *e)
         return 2;
     } else if (!strcmp(st, "UNSUPPORTED")) { /* the whole result: one side has no paths to take */
         cJSON_ReplaceItemInArray(cJSON_GetObjectItemCaseSensitive(out, "scopes"), si, cJSON_Duplicate(fr, 1));
+    } else if (!strcmp(st, "FIDELITY")) {
+        cJSON_ReplaceItemInObjectCaseSensitive(scope_item(out, si), "fidelity",
+                                               cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(fr, "fidelity"), 1));
     } else if (!strcmp(st, "CLASS")) {
         cJSON_ReplaceItemInObjectCaseSensitive(scope_item(out, si), "class",
                                                cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(fr, "class"), 1));

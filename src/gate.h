@@ -6,14 +6,15 @@
  *   the drift rule (drift.h); a path's own "margin"
  *   wins over the rule's. It reports every entry: SAME, SLOWER, FASTER, NOISY, and MISSING / ADDED
  *   (a point or path on one side only), CLASS (the result's class changed), CONFIG (the plan it measured,
- *   its "config", is not the stored one: kernels, launches, notes, capture), FAILED (the new result
+ *   its "config", is not the stored one: kernels, launches, notes, capture), FIDELITY (gate --plan: the
+ *   recorded fidelity is not what the result's times give), FAILED (the new result
  *   or path did not pass its checks), INVALID (a time the rule cannot read; the others still judged).
  *   points (NULL: all) restricts the comparison to those point ids (--scope). Documents of two GPU
  *   models are refused (-1, err says which). Both documents must have passed ea_baseline_validate.
  * - The report is JSON (schema "extern-audit/gate" v1, docs/schema.md); ea_gate_exit is 0 when every
  *   entry is SAME, 2 when one is INVALID, else 1.
  * - ea_gate_propose: the stored document with only what moved replaced (SLOWER/FASTER timings, and the
- *   fidelity with a current path's warm time, CLASS, CONFIG,
+ *   fidelity when every current warm time was, CLASS, CONFIG, FIDELITY,
  *   ADDED points, paths and cold times): every other byte of the stored file prints as it was read.
  * - ea_gate_print (terminal table) and ea_gate_markdown (the table a CI job posts; malloc'd).
  * - ea_gate_uncovered: the golden points (docs, ea_occurrences_load) that a baselines document neither
@@ -39,13 +40,17 @@
 
 cJSON *ea_gate_compare(const char *stored_file, const cJSON *stored, const char *new_file, const cJSON *fresh,
                        const ea_drift_rule *rule, const cJSON *points, ea_error *err);
-/* stored's results against plans (ea_run_plan's array: today's code, no GPU): one CONFIG entry per result whose
- * "config" is not its plan's (the first difference named), SAME for the others; MISSING for a stored result
+/* The fidelity a stored result's times give today (baseline.h's ea_result_fidelity), a new object; NULL: none. */
+typedef cJSON *ea_gate_derive_fn(const cJSON *stored_result, void *ctx);
+/* stored's results against plans (ea_run_plan's array: today's code, no GPU): CONFIG per result whose "config"
+ * is not its plan's, FIDELITY per result whose recorded fidelity is not what derive (NULL: not judged) gives
+ * from its own times (the first difference named in both), SAME for the others; MISSING for a stored result
  * today's code does not plan or refuses; a stored refusal is not judged (no plan to compare), nor a plan no
- * stored result measured (coverage: ea_gate_uncovered). A report of ea_gate_compare's form, whose
- * ea_gate_propose (fresh: {"scopes": plans}) takes the CONFIG results' plans. */
-cJSON *ea_gate_compare_plans(const char *stored_file, const cJSON *stored, const cJSON *plans, const cJSON *points,
-                             ea_error *err);
+ * stored result measured (coverage: ea_gate_uncovered). Each derived fidelity is attached to its plan. A report
+ * of ea_gate_compare's form, whose ea_gate_propose (fresh: {"scopes": plans}) takes the CONFIG results' plans
+ * and the FIDELITY results' fidelity. */
+cJSON *ea_gate_compare_plans(const char *stored_file, const cJSON *stored, cJSON *plans, const cJSON *points,
+                             ea_gate_derive_fn *derive, void *ctx, ea_error *err);
 int ea_gate_exit(const cJSON *report);
 cJSON *ea_gate_propose(const cJSON *stored, const cJSON *fresh, const cJSON *report);
 void ea_gate_print(const cJSON *report, FILE *f);

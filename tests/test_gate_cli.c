@@ -239,9 +239,29 @@ Test(gate_cli, plan_compares_the_stored_plans_with_todays)
     cr_assert(r.status == 2 && strstr(r.err, "--margin and --retries judge times: not with --plan"), "%s", r.err);
     cli_run_free(&r);
 
-    /* a stored result today's code does not plan (a second result of a point that has one) is MISSING */
+    /* a recorded fidelity its own times do not give (a replica time that is not the current path's) is
+     * FIDELITY, and the proposal derives it again */
+    cJSON *fid = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(d.root, "scopes"), 0), "fidelity"), "torch_op"), "faithful");
+    double replica = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(fid, "replica_us"));
+    cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(fid, "replica_us"), 1.5);
     cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(d.root, "gpu"), "sm_count",
                                            cJSON_CreateNumber(132));
+    text = cJSON_Print(d.root);
+    char *misderived = test_write(dir, "misderived.json", text);
+    free(text);
+    r = test_cli("gate", "--plan", "--baseline", misderived, "--target", TEST_TARGET, "--propose", prop, "--quiet", NULL);
+    cr_assert_eq(r.status, 1, "%s%s", r.out, r.err);
+    cr_assert(strstr(r.out, "FIDELITY 1") && strstr(r.out, "first at $.fidelity.torch_op.faithful.replica_us: 1.5 -> "),
+              "%s", r.out);
+    cli_run_free(&r);
+    r = test_cli("gate", "--plan", "--baseline", prop, "--target", TEST_TARGET, "--quiet", NULL);
+    cr_assert_eq(r.status, 0, "the proposal derives it again: %s%s", r.out, r.err);
+    cli_run_free(&r);
+    cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(fid, "replica_us"), replica);
+    free(misderived);
+
+    /* a stored result today's code does not plan (a second result of a point that has one) is MISSING */
     cJSON *scopes = cJSON_GetObjectItemCaseSensitive(d.root, "scopes");
     cJSON_AddItemToArray(scopes, cJSON_Duplicate(cJSON_GetArrayItem(scopes, 0), 1));
     text = cJSON_Print(d.root);
