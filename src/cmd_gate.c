@@ -43,7 +43,8 @@ const char ea_usage_gate[] =
     "  --margin X       default relative margin (0 < X < 1; default 0.05); a path's own \"margin\" wins\n"
     "  --retries N      --run: measure the points of NOISY paths again up to N times (default 2)\n"
     "  --golden DIR     golden folder the points come from (default golden)\n"
-    "  --target NAME    DIR/targets/NAME: the stored baselines and, with --run or --plan, the captures read\n"
+    "  --target NAME    DIR/targets/NAME: the stored baselines and, with --run or --plan, the captures and\n"
+    "                   torch_ops.json read\n"
     "                   (default: $EXTERN_AUDIT_TARGET, else the target of this GPU's model, else with no GPU\n"
     "                   the only one); with --run a target of another GPU model is refused\n"
     "  --quiet          no progress lines on stderr\n"
@@ -216,7 +217,7 @@ static int plan_and_compare(const gate_options *o, const ej_doc *stored, ea_run_
                       .sm_count = cJSON_IsNumber(sm) ? sm->valueint : 0};
     ea_torch_ops ops = {0};
     derivation d = {pts, &ops};
-    cJSON *plans = cJSON_CreateArray(), *ids = point_ids(pts);
+    cJSON *plans = cJSON_CreateArray(), *ids = o->scope ? point_ids(pts) : NULL; /* all: a stale point is judged */
     int unsupported, rc = -1;
     if (ro.sm_count <= 0)
         ea_fail(err, "%s $.gpu.sm_count: expected the multiprocessor count its plans were sized for", o->baseline);

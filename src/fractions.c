@@ -85,15 +85,6 @@ void ea_result_fractions(cJSON *result, size_t l2_bytes)
     }
 }
 
-static void put(cJSON *o, const char *key, double v)
-{
-    cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
-    if (x)
-        cJSON_SetNumberValue(x, v);
-    else
-        cJSON_AddNumberToObject(o, key, v);
-}
-
 void ea_result_floor(cJSON *result, double bytes_per_s, double launch_us)
 {
     double bytes = ej_num(cJSON_GetObjectItemCaseSensitive(result, "config"), "floor_bytes");
@@ -101,9 +92,9 @@ void ea_result_floor(cJSON *result, double bytes_per_s, double launch_us)
     cJSON *fl = cJSON_GetObjectItemCaseSensitive(result, "floor");
     if (!fl)
         fl = cJSON_AddObjectToObject(result, "floor");
-    put(fl, "bytes", bytes);
-    put(fl, "bytes_per_s", bytes_per_s);
-    put(fl, "transfer_us", transfer);
-    put(fl, "launch_us", launch_us);
-    put(fl, "us", transfer + launch_us);
+    set_number(fl, "bytes", bytes);
+    set_number(fl, "bytes_per_s", bytes_per_s);
+    set_number(fl, "transfer_us", transfer);
+    set_number(fl, "launch_us", launch_us);
+    set_number(fl, "us", transfer + launch_us);
 }

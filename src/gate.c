@@ -160,14 +160,17 @@ static void compare_cold(gate *g, const cJSON *sr, int k, const cJSON *sp, const
     }
 }
 
+/* Two numbers a document prints alike: run derives from its in-memory doubles, a reader from their printed form
+ * (cJSON prints 15 significant digits where they read back within its epsilon), so a derived ratio may differ in
+ * its last bits while nothing it derives from changed. */
+#define SAME_NUMBER_REL 1e-12
+
 /* Where two JSON values first differ: path (starting as the caller's, e.g. "$.config") extended to the
- * first key or index that differs in document order, *da and *db the values there (NULL on the side that
- * lacks the key or index); 1 when they differ. */
+ * first key or index that differs in document order, numbers within SAME_NUMBER_REL of each other equal,
+ * *da and *db the values there (NULL on the side that lacks the key or index); 1 when they differ. */
 static int first_difference(const cJSON *a, const cJSON *b, char *path, size_t n, const cJSON **da, const cJSON **db)
 {
     size_t len = strlen(path);
-    if (cJSON_Compare(a, b, 1))
-        return 0;
     if (cJSON_IsObject(a) && cJSON_IsObject(b)) {
         const cJSON *x;
         cJSON_ArrayForEach(x, a) {
@@ -181,7 +184,10 @@ static int first_difference(const cJSON *a, const cJSON *b, char *path, size_t n
         cJSON_ArrayForEach(x, b)
             if (!cJSON_HasObjectItem(a, x->string))
                 return snprintf(path + len, n - len, ".%s", x->string), *da = NULL, *db = x, 1;
-    } else if (cJSON_IsArray(a) && cJSON_IsArray(b)) {
+        path[len] = '\0';
+        return 0;
+    }
+    if (cJSON_IsArray(a) && cJSON_IsArray(b)) {
         int na = cJSON_GetArraySize(a), nb = cJSON_GetArraySize(b);
         for (int i = 0; i < (na > nb ? na : nb); i++) {
             const cJSON *x = cJSON_GetArrayItem(a, i), *y = cJSON_GetArrayItem(b, i);
@@ -191,35 +197,56 @@ static int first_difference(const cJSON *a, const cJSON *b, char *path, size_t n
             if (first_difference(x, y, path, n, da, db))
                 return 1;
         }
+        path[len] = '\0';
+        return 0;
     }
-    path[len] = '\0'; /* two scalars, or two kinds of value: the difference is the value itself */
-    return *da = a, *db = b, 1;
+    if (cJSON_IsNumber(a) && cJSON_IsNumber(b) &&
+        fabs(a->valuedouble - b->valuedouble) <= SAME_NUMBER_REL * fmax(fabs(a->valuedouble), fabs(b->valuedouble)))
+        return 0;
+    if (!cJSON_IsNumber(a) && cJSON_Compare(a, b, 1))
+        return 0;
+    return *da = a, *db = b, 1; /* two scalars, or two kinds of value: the difference is the value itself */
 }
 
-/* v as compact JSON from byte from on ("..." marking what is left out), cut to fit buf; "(none)" for a
- * missing value. */
-static const char *shown(const cJSON *v, size_t from, char *buf, size_t n)
+/* The compact JSON of v ("(none)" for a missing value); the caller frees it. */
+static char *printed(const cJSON *v)
 {
-    char *text = v ? cJSON_PrintUnformatted(v) : NULL;
+    return v ? cJSON_PrintUnformatted(v) : NULL;
+}
+
+/* text from byte from on ("..." marking what is left out on either side), cut to fit buf. */
+static const char *shown(const char *text, size_t from, char *buf, size_t n)
+{
     size_t len = text ? strlen(text) : 0;
-    if (from > len)
-        from = len;
-    snprintf(buf, n, "%s%s", from ? "..." : "", text ? text + from : "(none)");
-    if (text && strlen(buf) >= n - 1 && n > 4)
+    int w = snprintf(buf, n, "%s%s", from && from < len ? "..." : "", text ? text + (from < len ? from : len) : "(none)");
+    if (w >= 0 && (size_t)w >= n && n > 4)
         memcpy(buf + n - 4, "...", 4);
-    cJSON_free(text);
     return buf;
 }
 
-/* Where two strings' texts should start being shown so their first difference is in view: a little before it. */
-static size_t window_of(const cJSON *a, const cJSON *b)
+/* Where two printed values should start being shown so their first difference is in view: a little before
+ * it, at the start of a character. */
+static size_t window_of(const char *a, const char *b)
 {
-    if (!cJSON_IsString(a) || !cJSON_IsString(b))
-        return 0;
     size_t i = 0;
-    while (a->valuestring[i] && a->valuestring[i] == b->valuestring[i])
+    if (!a || !b)
+        return 0;
+    while (a[i] && a[i] == b[i])
         i++;
-    return i > 40 ? i - 40 + 1 : 0; /* + 1: the opening quote of the printed string */
+    size_t from = i > 40 ? i - 40 : 0;
+    while (from > 0 && ((unsigned char)a[from] & 0xC0) == 0x80) /* not inside a UTF-8 character */
+        from--;
+    return from;
+}
+
+/* "first at <path>: <was> -> <now>" of two differing values, with their difference in view. */
+static void difference_text(const char *where, const cJSON *was, const cJSON *now, char *out, size_t n)
+{
+    char *a = printed(was), *b = printed(now), sa[160], sb[160];
+    size_t from = window_of(a, b);
+    snprintf(out, n, "first at %s: %s -> %s", where, shown(a, from, sa, sizeof sa), shown(b, from, sb, sizeof sb));
+    cJSON_free(a);
+    cJSON_free(b);
 }
 
 /* The plan a result measured (its "config": kernels, launches, notes, the capture it replays) is part of
@@ -229,12 +256,11 @@ static void compare_config(gate *g, const cJSON *sr, int si, const cJSON *fr, in
 {
     const cJSON *sc = cJSON_GetObjectItemCaseSensitive(sr, "config"), *fc = cJSON_GetObjectItemCaseSensitive(fr, "config");
     const cJSON *was, *now;
-    char where[256] = "$.config", a[160], b[160], detail[700];
+    char where[256] = "$.config", diff[600], detail[700];
     if (!sc || !fc || !first_difference(sc, fc, where, sizeof where, &was, &now))
         return;
-    size_t from = window_of(was, now);
-    snprintf(detail, sizeof detail, "the plan measured is not the stored one, first at %s: %s -> %s", where,
-             shown(was, from, a, sizeof a), shown(now, from, b, sizeof b));
+    difference_text(where, was, now, diff, sizeof diff);
+    snprintf(detail, sizeof detail, "the plan measured is not the stored one, %s", diff);
     add_entry(g, "CONFIG", sr, k, NULL, NULL, (const int[]){si, -1, fi, -1}, detail);
 }
 
@@ -278,7 +304,8 @@ static void compare_result(gate *g, const cJSON *sr, int si, const cJSON *fr, in
                       "a new path with no stored time");
 }
 
-/* The report's header; g set up on its entries. NULL (err set) for documents of two GPU models. */
+/* The report's header (rule NULL: no time is judged, no "rule"); g set up on its entries. NULL (err set) for
+ * documents of two GPU models. */
 static cJSON *report_for(const char *stored_file, const cJSON *stored, const char *new_file, const char *new_model,
                          const cJSON *fresh_scopes, const ea_drift_rule *rule, gate *g, ea_error *err)
 {
@@ -287,16 +314,18 @@ static cJSON *report_for(const char *stored_file, const cJSON *stored, const cha
         return ea_fail(err, "%s $.gpu.model is \"%s\" and %s $.gpu.model \"%s\": refused, times compare only on one "
                        "GPU model (golden/targets/<model>-torch<version>/baselines.json)", stored_file, ms, new_file,
                        new_model), NULL;
-    cJSON *report = cJSON_CreateObject(), *r = cJSON_AddObjectToObject(report, "rule");
+    cJSON *report = cJSON_CreateObject(), *r = rule ? cJSON_AddObjectToObject(report, "rule") : NULL;
     cJSON_AddStringToObject(report, "schema", EA_GATE_SCHEMA);
     cJSON_AddNumberToObject(report, "schema_version", EA_GATE_VERSION);
     cJSON_AddStringToObject(report, "stored", stored_file);
     cJSON_AddStringToObject(report, "new", new_file);
     cJSON_AddStringToObject(report, "gpu_model", ms);
-    cJSON_AddNumberToObject(r, "margin", rule->margin);
-    cJSON_AddNumberToObject(r, "notch_k", rule->k);
-    cJSON_AddNumberToObject(r, "limit", rule->limit);
-    cJSON_AddNumberToObject(r, "min_samples", (double)rule->min_samples);
+    if (rule) {
+        cJSON_AddNumberToObject(r, "margin", rule->margin);
+        cJSON_AddNumberToObject(r, "notch_k", rule->k);
+        cJSON_AddNumberToObject(r, "limit", rule->limit);
+        cJSON_AddNumberToObject(r, "min_samples", (double)rule->min_samples);
+    }
     *g = (gate){cJSON_AddArrayToObject(report, "entries"), stored_file, new_file, rule,
                 cJSON_GetObjectItemCaseSensitive(stored, "scopes"), fresh_scopes};
     return report;
@@ -347,32 +376,42 @@ cJSON *ea_gate_compare(const char *stored_file, const cJSON *stored, const char 
     return summarized(report, &g);
 }
 
-/* A stored fidelity against the one derive gives from the same result's times (attached to the plan f, which
- * the proposal takes it from): FIDELITY where they differ. */
-static void compare_fidelity(gate *g, const cJSON *sr, int si, cJSON *f, int fi, int k, ea_gate_derive_fn *derive,
+/* A stored fidelity against the one derive gives from the same result's times under today's plan f (its config
+ * and scope ids, as a fresh run would hold them), attached to f, which the proposal takes it from: FIDELITY where
+ * they differ; 1 when the fidelity was judged. */
+static int compare_fidelity(gate *g, const cJSON *sr, int si, cJSON *f, int fi, int k, ea_gate_derive_fn *derive,
                             void *ctx)
 {
     const cJSON *stored_fid = cJSON_GetObjectItemCaseSensitive(sr, "fidelity"), *was, *now;
-    cJSON *fid = stored_fid && derive ? derive(sr, ctx) : NULL;
-    char where[256] = "$.fidelity", a[160], b[160], detail[700];
+    if (!stored_fid)
+        return 0;
+    cJSON *today = cJSON_Duplicate(sr, 1);
+    const char *const planned[] = {"config", "scope_ids"};
+    for (int i = 0; i < 2; i++)
+        if (cJSON_HasObjectItem(f, planned[i]))
+            cJSON_ReplaceItemInObjectCaseSensitive(today, planned[i],
+                                                   cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(f, planned[i]), 1));
+    cJSON *fid = derive(today, ctx);
+    cJSON_Delete(today);
+    char where[256] = "$.fidelity", diff[600], detail[700];
     if (!fid)
-        return;
+        return 0;
     cJSON_AddItemToObject(f, "fidelity", fid);
-    if (!first_difference(stored_fid, fid, where, sizeof where, &was, &now))
-        return;
-    size_t from = window_of(was, now);
-    snprintf(detail, sizeof detail, "the fidelity recorded is not what its times, the torch timings and captures "
-             "give today, first at %s: %s -> %s", where, shown(was, from, a, sizeof a), shown(now, from, b, sizeof b));
-    add_entry(g, "FIDELITY", sr, k, NULL, NULL, (const int[]){si, -1, fi, -1}, detail);
+    if (first_difference(stored_fid, fid, where, sizeof where, &was, &now)) {
+        difference_text(where, was, now, diff, sizeof diff);
+        snprintf(detail, sizeof detail, "the fidelity recorded is not what its times, the torch timings and captures "
+                 "give today, %s", diff);
+        add_entry(g, "FIDELITY", sr, k, NULL, NULL, (const int[]){si, -1, fi, -1}, detail);
+    }
+    return 1;
 }
 
 cJSON *ea_gate_compare_plans(const char *stored_file, const cJSON *stored, cJSON *plans, const cJSON *points,
                              ea_gate_derive_fn *derive, void *ctx, ea_error *err)
 {
     gate g;
-    ea_drift_rule rule = ea_drift_default_rule(0);
     cJSON *report = report_for(stored_file, stored, "(today's plans)",
-                               ej_text(cJSON_GetObjectItemCaseSensitive(stored, "gpu"), "model"), plans, &rule, &g, err);
+                               ej_text(cJSON_GetObjectItemCaseSensitive(stored, "gpu"), "model"), plans, NULL, &g, err);
     if (!report)
         return NULL;
     const cJSON *x;
@@ -392,9 +431,11 @@ cJSON *ea_gate_compare_plans(const char *stored_file, const cJSON *stored, cJSON
             add_entry(&g, "MISSING", x, k, NULL, NULL, at, detail);
         } else {
             compare_config(&g, x, i, f, fi, k);
-            compare_fidelity(&g, x, i, f, fi, k, derive, ctx);
+            int judged = compare_fidelity(&g, x, i, f, fi, k, derive, ctx);
             if (cJSON_GetArraySize(g.entries) == before)
-                add_entry(&g, "SAME", x, k, NULL, NULL, at, "the plan it measured is today's, and what it derives");
+                add_entry(&g, "SAME", x, k, NULL, NULL, at,
+                          judged ? "the plan it measured is today's, its fidelity what its times give"
+                                 : "the plan it measured is today's");
         }
         i++;
     }
@@ -494,11 +535,11 @@ static int take(cJSON *out, const cJSON *fresh, const cJSON *e)
 }
 
 /* Has the report taken every warm time of stored result si's current path, in each of its modes? */
-static int every_current_taken(const cJSON *out, int si, const cJSON *report, int *fi)
+static int every_current_taken(const cJSON *stored, int si, const cJSON *report, int *fi)
 {
     const cJSON *p, *e;
     int paths = 0, taken = 0;
-    cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(scope_item((cJSON *)out, si), "paths"))
+    cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(scope_item((cJSON *)stored, si), "paths"))
         paths += !strcmp(ej_text(p, "name"), "current");
     cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(report, "entries"))
         if (at(e, "stored_at", 0) == si && !strcmp(ej_text(e, "path"), "current") && !strstr(ej_text(e, "mode"), "/cold") &&
@@ -528,7 +569,7 @@ cJSON *ea_gate_propose(const cJSON *stored, const cJSON *fresh, const cJSON *rep
     cJSON *r;
     cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(out, "scopes")) {
         const cJSON *fid = NULL;
-        if (cJSON_HasObjectItem(r, "fidelity") && every_current_taken(out, si, report, &fi) &&
+        if (cJSON_HasObjectItem(r, "fidelity") && every_current_taken(stored, si, report, &fi) &&
             (fid = cJSON_GetObjectItemCaseSensitive(scope_item((cJSON *)fresh, fi), "fidelity")) != NULL)
             cJSON_ReplaceItemInObjectCaseSensitive(r, "fidelity", cJSON_Duplicate(fid, 1));
         si++;
@@ -562,14 +603,18 @@ void ea_gate_print(const cJSON *report, FILE *f)
 {
     const cJSON *e, *rule = cJSON_GetObjectItemCaseSensitive(report, "rule");
     char sum[512];
-    fprintf(f, "gate: %s against %s (GPU model %s; margin %.1f%%, noise: median notches %.2f x IQR / sqrt(n) + clock step, limit %.1f%%)\n",
-            ej_text(report, "new"), ej_text(report, "stored"), ej_text(report, "gpu_model"),
-            100 * cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(rule, "margin")),
-            cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(rule, "notch_k")),
-            100 * cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(rule, "limit")));
+    if (rule)
+        fprintf(f, "gate: %s against %s (GPU model %s; margin %.1f%%, noise: median notches %.2f x IQR / sqrt(n) + clock step, limit %.1f%%)\n",
+                ej_text(report, "new"), ej_text(report, "stored"), ej_text(report, "gpu_model"),
+                100 * cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(rule, "margin")),
+                cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(rule, "notch_k")),
+                100 * cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(rule, "limit")));
+    else /* gate --plan judges no time */
+        fprintf(f, "gate: %s against %s (GPU model %s; plans and fidelity, no time judged)\n", ej_text(report, "new"),
+                ej_text(report, "stored"), ej_text(report, "gpu_model"));
     cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(report, "entries"))
         if (strcmp(ej_text(e, "status"), "SAME"))
-            fprintf(f, "  %-7s %s %s #%d %s %s: %s (%s)\n", ej_text(e, "status"), ej_text(e, "family"), ej_text(e, "point"),
+            fprintf(f, "  %-8s %s %s #%d %s %s: %s (%s)\n", ej_text(e, "status"), ej_text(e, "family"), ej_text(e, "point"),
                     (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(e, "result")), ej_text(e, "path"),
                     ej_text(e, "mode"), ej_text(e, "detail"), ej_text(e, "where"));
     summary_line(report, sum, sizeof sum);
@@ -598,7 +643,8 @@ char *ea_gate_markdown(const cJSON *report)
                     (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(e, "result")), ej_text(e, "path"),
                     ej_text(e, "mode"), ej_text(e, "detail"));
     if (ea_gate_exit(report) == 0)
-        fprintf(f, "| SAME | every path | | | | | within its tolerance |\n");
+        fprintf(f, "| SAME | every %s | | | | | %s |\n", cJSON_HasObjectItem(report, "rule") ? "path" : "result",
+                cJSON_HasObjectItem(report, "rule") ? "within its tolerance" : "as recorded");
     fclose(f);
     return buf;
 }

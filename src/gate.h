@@ -43,8 +43,9 @@ cJSON *ea_gate_compare(const char *stored_file, const cJSON *stored, const char 
 /* The fidelity a stored result's times give today (baseline.h's ea_result_fidelity), a new object; NULL: none. */
 typedef cJSON *ea_gate_derive_fn(const cJSON *stored_result, void *ctx);
 /* stored's results against plans (ea_run_plan's array: today's code, no GPU): CONFIG per result whose "config"
- * is not its plan's, FIDELITY per result whose recorded fidelity is not what derive (NULL: not judged) gives
- * from its own times (the first difference named in both), SAME for the others; MISSING for a stored result
+ * is not its plan's, FIDELITY per result whose recorded fidelity is not what derive gives from its own times
+ * under today's plan (its config and scope ids), the first difference named in both, numbers equal within a
+ * 1e-12 relative difference (a printed double reads back within cJSON's epsilon, not bit for bit), SAME for the others; MISSING for a stored result
  * today's code does not plan or refuses; a stored refusal is not judged (no plan to compare), nor a plan no
  * stored result measured (coverage: ea_gate_uncovered). Each derived fidelity is attached to its plan. A report
  * of ea_gate_compare's form, whose ea_gate_propose (fresh: {"scopes": plans}) takes the CONFIG results' plans

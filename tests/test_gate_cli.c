@@ -43,7 +43,7 @@ Test(gate_cli, against_a_slower_document_exits_1_and_writes_its_outputs)
     snprintf(prop, sizeof prop, "%s/proposed.json", dir);
     cli_run r = test_cli("gate", "--baseline", H200, "--against", slow, "--markdown", md, "--propose", prop, NULL);
     cr_assert_eq(r.status, 1, "%s%s", r.out, r.err);
-    cr_assert(strstr(r.out, "SLOWER  index_add"), "%s", r.out);
+    cr_assert(strstr(r.out, "SLOWER   index_add"), "%s", r.out);
     cr_assert(access(md, F_OK) == 0 && access(prop, F_OK) == 0);
     cli_run again = test_cli("gate", "--baseline", prop, "--against", slow, "--json", NULL);
     cr_assert_eq(again.status, 0, "the proposal takes the moved path: %s%s", again.out, again.err);
@@ -223,6 +223,8 @@ Test(gate_cli, plan_compares_the_stored_plans_with_todays)
     cli_run_free(&r);
 
     cJSON_DeleteItemFromObjectCaseSensitive(cfg, "stale");
+    double sm_count = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(d.root, "gpu"),
+                                                                            "sm_count"));
     cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(d.root, "gpu"), "sm_count",
                                            cJSON_CreateNumber(0));
     text = cJSON_Print(d.root);
@@ -246,7 +248,7 @@ Test(gate_cli, plan_compares_the_stored_plans_with_todays)
     double replica = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(fid, "replica_us"));
     cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(fid, "replica_us"), 1.5);
     cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(d.root, "gpu"), "sm_count",
-                                           cJSON_CreateNumber(132));
+                                           cJSON_CreateNumber(sm_count));
     text = cJSON_Print(d.root);
     char *misderived = test_write(dir, "misderived.json", text);
     free(text);
@@ -275,4 +277,100 @@ Test(gate_cli, plan_compares_the_stored_plans_with_todays)
     ej_free(&d);
     free(stale);
     free(unsized);
+}
+
+/* The committed baselines with edit applied to result i (-1: appended, a copy of result 0 whose point is
+ * renamed), written to dir/name. */
+static char *edited(const char *dir, const char *name, int i, const char *key, cJSON *value)
+{
+    ej_doc d;
+    ea_error err;
+    cr_assert_eq(ej_load(H200, &d, &err), 0, "%s", err.msg);
+    cJSON *scopes = cJSON_GetObjectItemCaseSensitive(d.root, "scopes");
+    if (i < 0) {
+        cJSON *extra = cJSON_Duplicate(cJSON_GetArrayItem(scopes, 0), 1);
+        cJSON_ReplaceItemInObjectCaseSensitive(extra, "point", cJSON_CreateString("index_add-000000000000"));
+        cJSON_AddItemToArray(scopes, extra);
+        cJSON_Delete(value);
+    } else {
+        cJSON *r = cJSON_GetArrayItem(scopes, i), *at = r;
+        char path[256];
+        snprintf(path, sizeof path, "%s", key); /* a dotted path below the result */
+        for (char *part = strtok(path, "."), *next; part; part = next) {
+            next = strtok(NULL, ".");
+            if (!next)
+                cJSON_ReplaceItemInObjectCaseSensitive(at, part, value);
+            else
+                at = cJSON_GetObjectItemCaseSensitive(at, part);
+        }
+    }
+    char *text = cJSON_Print(d.root), *path = test_write(dir, name, text);
+    free(text);
+    ej_free(&d);
+    return path;
+}
+
+static int first_of(const char *family)
+{
+    ej_doc d;
+    ea_error err;
+    int i = 0, found = -1;
+    const cJSON *r;
+    cr_assert_eq(ej_load(H200, &d, &err), 0, "%s", err.msg);
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(d.root, "scopes")) {
+        if (found < 0 && !strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "family")), family))
+            found = i;
+        i++;
+    }
+    ej_free(&d);
+    cr_assert_geq(found, 0, "no %s result", family);
+    return found;
+}
+
+/* What gate --plan holds a document to, beyond its plans: a derived number read back from print is the same
+ * within 1e-12; the fidelity is derived under today's plan, so a proposal that took a plan is what the next
+ * gate --plan finds (a second pass is SAME); a stored result of a point the golden no longer has is MISSING. */
+Test(gate_cli, plan_derives_under_todays_plan_and_judges_every_stored_result)
+{
+    const char *dir = test_tmpdir();
+    char prop[512];
+    snprintf(prop, sizeof prop, "%s/proposed.json", dir);
+    ej_doc d;
+    ea_error err;
+    cr_assert_eq(ej_load(H200, &d, &err), 0, "%s", err.msg);
+    const cJSON *ratio = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(d.root, "scopes"), 0),
+                                         "fidelity"), "torch_op"), "faithful"), "ratio");
+    double v = cJSON_GetNumberValue(ratio);
+    ej_free(&d);
+
+    char *near = edited(dir, "near.json", 0, "fidelity.torch_op.faithful.ratio", cJSON_CreateNumber(v * (1 + 4e-15)));
+    cli_run r = test_cli("gate", "--plan", "--baseline", near, "--target", TEST_TARGET, "--quiet", NULL);
+    cr_assert_eq(r.status, 0, "a few ulps apart is the same derived number: %s%s", r.out, r.err);
+    cli_run_free(&r);
+    char *far = edited(dir, "far.json", 0, "fidelity.torch_op.faithful.ratio", cJSON_CreateNumber(v * (1 + 1e-9)));
+    r = test_cli("gate", "--plan", "--baseline", far, "--target", TEST_TARGET, "--quiet", NULL);
+    cr_assert_eq(r.status, 1, "%s%s", r.out, r.err);
+    cr_assert(strstr(r.out, "FIDELITY 1") && strstr(r.out, "$.fidelity.torch_op.faithful.ratio"), "%s", r.out);
+    cli_run_free(&r);
+
+    char *stale = edited(dir, "stale.json", first_of("routing_histc"), "config.capture_comparable", cJSON_CreateFalse());
+    r = test_cli("gate", "--plan", "--baseline", stale, "--target", TEST_TARGET, "--propose", prop, "--quiet", NULL);
+    cr_assert_eq(r.status, 1, "%s%s", r.out, r.err);
+    cr_assert(strstr(r.out, "CONFIG 1") && !strstr(r.out, "FIDELITY"), "derived under today's plan: %s", r.out);
+    cli_run_free(&r);
+    r = test_cli("gate", "--plan", "--baseline", prop, "--target", TEST_TARGET, "--quiet", NULL);
+    cr_assert_eq(r.status, 0, "a second pass finds what the first proposed: %s%s", r.out, r.err);
+    cli_run_free(&r);
+
+    char *gone = edited(dir, "gone.json", -1, NULL, NULL);
+    r = test_cli("gate", "--plan", "--baseline", gone, "--target", TEST_TARGET, "--quiet", NULL);
+    cr_assert_eq(r.status, 1, "%s%s", r.out, r.err);
+    cr_assert(strstr(r.out, "MISSING") && strstr(r.out, "index_add-000000000000") &&
+              strstr(r.out, "a stored result today's code does not plan"), "%s", r.out);
+    cli_run_free(&r);
+    free(near);
+    free(far);
+    free(stale);
+    free(gone);
 }
