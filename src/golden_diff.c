@@ -418,10 +418,11 @@ static void diff_timings(differ *d, const ea_drift_rule *rule, cJSON *report)
     {
         const char *status = ej_text(e, "status"), *point = ej_text(e, "point");
         int whole = !*ej_text(e, "path"); /* a result, not a path */
-        if (!strcmp(status, "SAME") || !strcmp(status, "CLASS") ||
+        if (!strcmp(status, "SAME") || !strcmp(status, "CLASS") || !strcmp(status, "CONFIG") ||
             (whole && (!strcmp(status, "ADDED") || !strcmp(status, "MISSING")) &&
              listed(d->points[0], point) != listed(d->points[1], point)))
-            continue; /* classes are the class changes; a point on one side only is its addition or removal */
+            continue; /* classes are the class changes; a plan follows the partition it replays (the partition
+                       * changes); a point on one side only is its addition or removal */
         /* the gate's advice on a FASTER path (propose new baselines) is what accept does here */
         const char *why = ej_text(e, "detail"), *advice = strstr(why, "; a stale golden");
         int len = advice ? (int)(advice - why) : (int)strlen(why);

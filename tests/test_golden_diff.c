@@ -197,6 +197,22 @@ Test(golden_diff, a_path_ten_percent_slower_is_a_timing_change_by_the_drift_rule
     cJSON_Delete(report);
 }
 
+/* A stage's plan differs from the base's where its partition does: the partition changes list that, so the
+ * gate's CONFIG entry is no timing change of its own. */
+Test(golden_diff, a_plan_that_differs_is_no_timing_change)
+{
+    const char *fresh = target_copy("plan");
+    cJSON *doc = target_load(fresh, "baselines.json");
+    cJSON_AddStringToObject(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "scopes"), 0),
+                                                             "config"), "recaptured", "another partition");
+    target_save(fresh, "baselines.json", doc);
+    int rc;
+    cJSON *report = diff_json(fresh, &rc);
+    cr_assert_eq(rc, 0);
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(report, "changes")), 0);
+    cJSON_Delete(report);
+}
+
 Test(golden_diff, timings_of_another_gpu_model_are_not_compared_and_say_why)
 {
     const char *fresh = target_copy("b200");
