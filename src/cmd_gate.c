@@ -1,7 +1,7 @@
 /* cmd_gate.c: extern-audit gate: a baselines document against another (--against) or against a fresh
  * measurement (--run, through run.h), path by path with the drift rule (gate.h); NOISY paths are
- * measured again up to --retries times before the verdict stands. --plan compares only the plans the
- * document records with today's (no GPU). Writes the report (--json), the markdown table (--markdown) and
+ * measured again up to --retries times before the verdict stands. --plan compares what the document records
+ * besides its times (plans, the fidelity its times give) with today's, no GPU. Writes the report (--json), the markdown table (--markdown) and
  * the proposed baselines (--propose). */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
-/* gate.c: the path-by-path comparison of two baselines documents, and what its report becomes: the
- * table, the markdown a CI job posts and the proposed baselines (contract in gate.h). */
+/* gate.c: the path-by-path comparison of two baselines documents (or of one with today's plans), and the
+ * proposed baselines its report makes (contract in gate.h; gate_text.c prints the report). */
 #include "gate.h"
 
 #include <math.h>
@@ -9,6 +9,7 @@
 
 #include "fractions.h"
 #include "json.h"
+#include "json_diff.h"
 #include "path.h"
 
 static int same_point(const cJSON *a, const char *family, const char *point)
@@ -160,106 +161,15 @@ static void compare_cold(gate *g, const cJSON *sr, int k, const cJSON *sp, const
     }
 }
 
-/* Two numbers a document prints alike: run derives from its in-memory doubles, a reader from their printed form
- * (cJSON prints 15 significant digits where they read back within its epsilon), so a derived ratio may differ in
- * its last bits while nothing it derives from changed. */
-#define SAME_NUMBER_REL 1e-12
-
-/* Where two JSON values first differ: path (starting as the caller's, e.g. "$.config") extended to the
- * first key or index that differs in document order, numbers within SAME_NUMBER_REL of each other equal,
- * *da and *db the values there (NULL on the side that lacks the key or index); 1 when they differ. */
-static int first_difference(const cJSON *a, const cJSON *b, char *path, size_t n, const cJSON **da, const cJSON **db)
-{
-    size_t len = strlen(path);
-    if (cJSON_IsObject(a) && cJSON_IsObject(b)) {
-        const cJSON *x;
-        cJSON_ArrayForEach(x, a) {
-            const cJSON *y = cJSON_GetObjectItemCaseSensitive(b, x->string);
-            snprintf(path + len, n - len, ".%s", x->string);
-            if (!y)
-                return *da = x, *db = NULL, 1;
-            if (first_difference(x, y, path, n, da, db))
-                return 1;
-        }
-        cJSON_ArrayForEach(x, b)
-            if (!cJSON_HasObjectItem(a, x->string))
-                return snprintf(path + len, n - len, ".%s", x->string), *da = NULL, *db = x, 1;
-        path[len] = '\0';
-        return 0;
-    }
-    if (cJSON_IsArray(a) && cJSON_IsArray(b)) {
-        int na = cJSON_GetArraySize(a), nb = cJSON_GetArraySize(b);
-        for (int i = 0; i < (na > nb ? na : nb); i++) {
-            const cJSON *x = cJSON_GetArrayItem(a, i), *y = cJSON_GetArrayItem(b, i);
-            snprintf(path + len, n - len, "[%d]", i);
-            if (!x || !y)
-                return *da = x, *db = y, 1;
-            if (first_difference(x, y, path, n, da, db))
-                return 1;
-        }
-        path[len] = '\0';
-        return 0;
-    }
-    if (cJSON_IsNumber(a) && cJSON_IsNumber(b) &&
-        fabs(a->valuedouble - b->valuedouble) <= SAME_NUMBER_REL * fmax(fabs(a->valuedouble), fabs(b->valuedouble)))
-        return 0;
-    if (!cJSON_IsNumber(a) && cJSON_Compare(a, b, 1))
-        return 0;
-    return *da = a, *db = b, 1; /* two scalars, or two kinds of value: the difference is the value itself */
-}
-
-/* The compact JSON of v ("(none)" for a missing value); the caller frees it. */
-static char *printed(const cJSON *v)
-{
-    return v ? cJSON_PrintUnformatted(v) : NULL;
-}
-
-/* text from byte from on ("..." marking what is left out on either side), cut to fit buf. */
-static const char *shown(const char *text, size_t from, char *buf, size_t n)
-{
-    size_t len = text ? strlen(text) : 0;
-    int w = snprintf(buf, n, "%s%s", from && from < len ? "..." : "", text ? text + (from < len ? from : len) : "(none)");
-    if (w >= 0 && (size_t)w >= n && n > 4)
-        memcpy(buf + n - 4, "...", 4);
-    return buf;
-}
-
-/* Where two printed values should start being shown so their first difference is in view: a little before
- * it, at the start of a character. */
-static size_t window_of(const char *a, const char *b)
-{
-    size_t i = 0;
-    if (!a || !b)
-        return 0;
-    while (a[i] && a[i] == b[i])
-        i++;
-    size_t from = i > 40 ? i - 40 : 0;
-    while (from > 0 && ((unsigned char)a[from] & 0xC0) == 0x80) /* not inside a UTF-8 character */
-        from--;
-    return from;
-}
-
-/* "first at <path>: <was> -> <now>" of two differing values, with their difference in view. */
-static void difference_text(const char *where, const cJSON *was, const cJSON *now, char *out, size_t n)
-{
-    char *a = printed(was), *b = printed(now), sa[160], sb[160];
-    size_t from = window_of(a, b);
-    snprintf(out, n, "first at %s: %s -> %s", where, shown(a, from, sa, sizeof sa), shown(b, from, sb, sizeof sb));
-    cJSON_free(a);
-    cJSON_free(b);
-}
-
 /* The plan a result measured (its "config": kernels, launches, notes, the capture it replays) is part of
  * the golden: a run that measured another plan changed what the baseline describes, even where no time
  * moved. */
 static void compare_config(gate *g, const cJSON *sr, int si, const cJSON *fr, int fi, int k)
 {
     const cJSON *sc = cJSON_GetObjectItemCaseSensitive(sr, "config"), *fc = cJSON_GetObjectItemCaseSensitive(fr, "config");
-    const cJSON *was, *now;
-    char where[256] = "$.config", diff[600], detail[700];
-    if (!sc || !fc || !first_difference(sc, fc, where, sizeof where, &was, &now))
+    char diff[600], detail[700];
+    if (!sc || !fc || !ej_first_difference(sc, fc, "$.config", diff, sizeof diff))
         return;
-    difference_text(where, was, now, diff, sizeof diff);
     snprintf(detail, sizeof detail, "the plan measured is not the stored one, %s", diff);
     add_entry(g, "CONFIG", sr, k, NULL, NULL, (const int[]){si, -1, fi, -1}, detail);
 }
@@ -382,7 +292,7 @@ cJSON *ea_gate_compare(const char *stored_file, const cJSON *stored, const char 
 static int compare_fidelity(gate *g, const cJSON *sr, int si, cJSON *f, int fi, int k, ea_gate_derive_fn *derive,
                             void *ctx)
 {
-    const cJSON *stored_fid = cJSON_GetObjectItemCaseSensitive(sr, "fidelity"), *was, *now;
+    const cJSON *stored_fid = cJSON_GetObjectItemCaseSensitive(sr, "fidelity");
     if (!stored_fid)
         return 0;
     cJSON *today = cJSON_Duplicate(sr, 1);
@@ -393,12 +303,11 @@ static int compare_fidelity(gate *g, const cJSON *sr, int si, cJSON *f, int fi, 
                                                    cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(f, planned[i]), 1));
     cJSON *fid = derive(today, ctx);
     cJSON_Delete(today);
-    char where[256] = "$.fidelity", diff[600], detail[700];
+    char diff[600], detail[700];
     if (!fid)
         return 0;
     cJSON_AddItemToObject(f, "fidelity", fid);
-    if (first_difference(stored_fid, fid, where, sizeof where, &was, &now)) {
-        difference_text(where, was, now, diff, sizeof diff);
+    if (ej_first_difference(stored_fid, fid, "$.fidelity", diff, sizeof diff)) {
         snprintf(detail, sizeof detail, "the fidelity recorded is not what its times, the torch timings and captures "
                  "give today, %s", diff);
         add_entry(g, "FIDELITY", sr, k, NULL, NULL, (const int[]){si, -1, fi, -1}, detail);
@@ -585,68 +494,6 @@ cJSON *ea_gate_propose(const cJSON *stored, const cJSON *fresh, const cJSON *rep
         }
     }
     return out;
-}
-
-static void summary_line(const cJSON *report, char *buf, size_t n)
-{
-    const cJSON *c;
-    size_t k = 0;
-    buf[0] = '\0';
-    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(report, "summary"))
-        if (k < n)
-            k += (size_t)snprintf(buf + k, n - k, "%s%s %d", k ? ", " : "", c->string, (int)c->valuedouble);
-    if (!k)
-        snprintf(buf, n, "nothing compared");
-}
-
-void ea_gate_print(const cJSON *report, FILE *f)
-{
-    const cJSON *e, *rule = cJSON_GetObjectItemCaseSensitive(report, "rule");
-    char sum[512];
-    if (rule)
-        fprintf(f, "gate: %s against %s (GPU model %s; margin %.1f%%, noise: median notches %.2f x IQR / sqrt(n) + clock step, limit %.1f%%)\n",
-                ej_text(report, "new"), ej_text(report, "stored"), ej_text(report, "gpu_model"),
-                100 * cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(rule, "margin")),
-                cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(rule, "notch_k")),
-                100 * cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(rule, "limit")));
-    else /* gate --plan judges no time */
-        fprintf(f, "gate: %s against %s (GPU model %s; plans and fidelity, no time judged)\n", ej_text(report, "new"),
-                ej_text(report, "stored"), ej_text(report, "gpu_model"));
-    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(report, "entries"))
-        if (strcmp(ej_text(e, "status"), "SAME"))
-            fprintf(f, "  %-8s %s %s #%d %s %s: %s (%s)\n", ej_text(e, "status"), ej_text(e, "family"), ej_text(e, "point"),
-                    (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(e, "result")), ej_text(e, "path"),
-                    ej_text(e, "mode"), ej_text(e, "detail"), ej_text(e, "where"));
-    summary_line(report, sum, sizeof sum);
-    fprintf(f, "%s\n", sum);
-    const cJSON *again = cJSON_GetObjectItemCaseSensitive(report, "remeasurements");
-    if (cJSON_IsNumber(again) && again->valuedouble > 0)
-        fprintf(f, "the points of NOISY paths were measured again %d time(s); NOISY above is what the last left\n",
-                (int)again->valuedouble);
-}
-
-char *ea_gate_markdown(const cJSON *report)
-{
-    const cJSON *e;
-    char sum[512], *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f)
-        return NULL;
-    summary_line(report, sum, sizeof sum);
-    fprintf(f, "### extern-audit gate: %s\n\n`%s` against `%s`, GPU model %s\n\n", sum, ej_text(report, "new"),
-            ej_text(report, "stored"), ej_text(report, "gpu_model"));
-    fprintf(f, "| status | family | point | result | path | mode | detail |\n| --- | --- | --- | --- | --- | --- | --- |\n");
-    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(report, "entries"))
-        if (strcmp(ej_text(e, "status"), "SAME"))
-            fprintf(f, "| %s | %s | %s | %d | %s | %s | %s |\n", ej_text(e, "status"), ej_text(e, "family"), ej_text(e, "point"),
-                    (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(e, "result")), ej_text(e, "path"),
-                    ej_text(e, "mode"), ej_text(e, "detail"));
-    if (ea_gate_exit(report) == 0)
-        fprintf(f, "| SAME | every %s | | | | | %s |\n", cJSON_HasObjectItem(report, "rule") ? "path" : "result",
-                cJSON_HasObjectItem(report, "rule") ? "within its tolerance" : "as recorded");
-    fclose(f);
-    return buf;
 }
 
 cJSON *ea_gate_uncovered(cJSON *const docs[EA_AUDIT_OPS], const cJSON *baselines)
