@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "cmds.h"
 #include "device.h"
+#include "device_lock.h"
 #include "gate.h"
 #include "json.h"
 #include "run.h"
@@ -162,6 +163,8 @@ static int run_and_compare(const gate_options *o, const ej_doc *stored, ea_run_p
                       .cold_from = o->cold ? NULL : stored->root};
     ea_drift_rule rule = ea_drift_default_rule(o->margin);
     cJSON *ids = point_ids(pts);
+    ea_lock_mark mark;
+    ea_device_lock_mark(&mark);
     if (ea_run_measure(&pts->ctx, o->command, &ro, pts->refs, pts->n, fresh, err)) {
         cJSON_Delete(ids);
         return -1;
@@ -184,8 +187,15 @@ static int run_and_compare(const gate_options *o, const ej_doc *stored, ea_run_p
         cJSON_Delete(*report);
         *report = ea_gate_compare(o->baseline, stored->root, "(this run)", *fresh, &rule, ids, err);
     }
-    if (*report)
+    if (*report) {
+        char note[1024];
         cJSON_AddNumberToObject(*report, "remeasurements", tries);
+        /* whether the device was shared meanwhile, for whoever reads a failed verdict */
+        ea_device_lock_note(&mark, note, sizeof note);
+        cJSON_AddStringToObject(*report, "device_lock", note);
+        if (ro.log && ea_gate_exit(*report))
+            fprintf(ro.log, "gate: device lock: %s\n", note);
+    }
     cJSON_Delete(ids);
     return *report ? 0 : -1;
 }

@@ -9,6 +9,7 @@
 #include <cuda_runtime_api.h>
 
 #include "delay.h"
+#include "device_lock.h"
 #include "path_impl.h"
 
 /* 0 untried, 1 loaded, -1 unavailable: CUPTI is loaded once per process */
@@ -331,8 +332,13 @@ int ea_path_run(const ea_path_steps *s, const char *name, const char *mode, ea_p
     out->json = cJSON_CreateObject();
     cJSON_AddStringToObject(out->json, "name", name);
     cJSON_AddStringToObject(out->json, "mode", mode);
-    if (ea_path_measure(s, out->json, &out->check, &out->again, &out->median_us, err) == 0)
-        return 0;
+    /* the profile's kernel durations are timings too: the whole path holds the device (device_lock.h) */
+    if (ea_device_lock(err) == 0) {
+        int rc = ea_path_measure(s, out->json, &out->check, &out->again, &out->median_us, err);
+        ea_device_unlock();
+        if (rc == 0)
+            return 0;
+    }
     cJSON_Delete(out->json);
     out->json = NULL;
     return -1;

@@ -9,6 +9,7 @@
 #include <cuda_runtime_api.h>
 
 #include "cubin.h"
+#include "device_lock.h"
 #include "gen.h"
 
 /* A named device allocation: an input, an output or a buffer of the run. */
@@ -337,10 +338,9 @@ int ea_replay_run(const ea_capture *c, const ea_capture_run *r, const ea_timer_c
     return ea_replay_run_on(c, r, NULL, tc, how, res, err);
 }
 
-int ea_replay_run_on(const ea_capture *c, const ea_capture_run *r, const void *const *inputs,
+static int replay_on(const ea_capture *c, const ea_capture_run *r, const void *const *inputs,
                      const ea_timer_config *tc, ea_replay_timing how, ea_replay_result *res, ea_error *err)
 {
-    memset(res, 0, sizeof *res);
     res->scope = c->scope;
     res->config = r->config;
     res->torch_compiled_us = r->compiled.median_us;
@@ -374,6 +374,18 @@ int ea_replay_run_on(const ea_capture *c, const ea_capture_run *r, const void *c
     if (rc == 0 && res->timing.samples_us) /* the timed replays must have left the outputs as they were */
         rc = check_outputs(&p, res, err);
     release(&p);
+    return rc;
+}
+
+/* The whole replay holds the device: its CUPTI-recorded first call is a timing too (device_lock.h). */
+int ea_replay_run_on(const ea_capture *c, const ea_capture_run *r, const void *const *inputs,
+                     const ea_timer_config *tc, ea_replay_timing how, ea_replay_result *res, ea_error *err)
+{
+    memset(res, 0, sizeof *res);
+    if (ea_device_lock(err))
+        return -1;
+    int rc = replay_on(c, r, inputs, tc, how, res, err);
+    ea_device_unlock();
     return rc;
 }
 

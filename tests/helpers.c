@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "device.h"
+#include "device_lock.h"
 #include "path.h"
 #include "occurrences.h"
 
@@ -159,8 +160,11 @@ int test_node(const fx_graph *g, const char *name)
 void test_skip_without_gpu(void)
 {
     ea_device_info info;
+    ea_error err;
     if (!ea_device_probe(&info))
         cr_skip_test("no CUDA device: %s", info.reason);
+    /* shared until the test's process ends: its GPU work never runs beside another process's timing */
+    cr_assert_eq(ea_device_share(&err), 0, "%s", err.msg);
 }
 
 void test_golden_docs(cJSON *docs[EA_AUDIT_OPS], const char *files[EA_AUDIT_OPS], char buf[EA_AUDIT_OPS][128])

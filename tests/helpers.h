@@ -21,7 +21,8 @@ const char *test_corpus(void);
 /* golden/occurrences loaded for ea_repro_resolve: docs (the caller deletes each) and their paths, kept in buf. */
 void test_golden_docs(cJSON *docs[EA_AUDIT_OPS], const char *files[EA_AUDIT_OPS], char buf[EA_AUDIT_OPS][128]);
 /* Skips the calling test, "no CUDA device: <reason>", on a machine without one: a GPU test never
- * passes without having run. */
+ * passes without having run. With one, shares the device lock (device_lock.h) for the rest of the test, so
+ * its GPU work never runs beside another process's timing; its own timings take the lock exclusive. */
 void test_skip_without_gpu(void);
 /* A fresh empty folder under /tmp; the path lives until the test process ends. */
 const char *test_tmpdir(void);

@@ -1,9 +1,13 @@
 /* The gate on a GPU: one point's fresh measurement against the committed baselines of this GPU model
- * is SAME, and the same point with a known delay added to one path is SLOWER on that path alone. */
+ * is SAME, the same point with a known delay added to one path is SLOWER on that path alone, and two gates
+ * started at once both see the committed verdict. */
 #include <criterion/criterion.h>
 
+#include <fcntl.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "baseline.h"
@@ -96,4 +100,40 @@ Test(gate_gpu, fresh_run_is_same_and_an_injected_delay_is_slower, .timeout = 600
     cJSON_Delete(ids);
     ea_run_points_free(&pts);
     ej_free(&stored);
+}
+
+/* Two gates started at once on one GPU, as two `make test` or a gate beside a test run would: each times
+ * under the device lock (device_lock.h), so both see the committed verdict. The CLI is the one make built
+ * ($EXTERN_AUDIT_CLI in a GPU bundle); this process takes no lock itself, so it never blocks them. */
+Test(gate_gpu, two_gates_started_at_once_both_get_the_committed_verdict, .timeout = 600)
+{
+    ea_device_info dev;
+    const char *cli = getenv("EXTERN_AUDIT_CLI");
+    if (!ea_device_probe(&dev))
+        cr_skip_test("no CUDA device: %s", dev.reason);
+    cli = cli && *cli ? cli : "build/extern-audit";
+    cr_assert_eq(access(cli, X_OK), 0, "%s: no CLI to run (make builds it; a GPU bundle sets EXTERN_AUDIT_CLI)", cli);
+    const char *dir = test_tmpdir();
+    char out[2][4200];
+    pid_t kids[2];
+    for (int k = 0; k < 2; k++) {
+        snprintf(out[k], sizeof out[k], "%s/gate-%d.txt", dir, k);
+        kids[k] = fork();
+        cr_assert_geq(kids[k], 0);
+        if (kids[k] == 0) {
+            int fd = open(out[k], O_WRONLY | O_CREAT | O_TRUNC, 0644);
+            dup2(fd, 1);
+            dup2(fd, 2);
+            execl(cli, cli, "gate", "--run", "--scope", "routing", (char *)NULL);
+            _exit(127);
+        }
+    }
+    for (int k = 0; k < 2; k++) {
+        int st;
+        cr_assert_eq(waitpid(kids[k], &st, 0), kids[k]);
+        char *text = test_read(out[k]);
+        cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "gate %d of 2 started together is not all SAME (exit %d):\n%s",
+                  k + 1, WIFEXITED(st) ? WEXITSTATUS(st) : -1, text);
+        free(text);
+    }
 }

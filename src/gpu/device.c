@@ -97,6 +97,9 @@ int ea_device_probe(ea_device_info *info)
     info->l2_bytes = prop.l2CacheSize > 0 ? (size_t)prop.l2CacheSize : 0;
     info->global_mem_bytes = prop.totalGlobalMem;
     info->mem_bus_width_bits = prop.memoryBusWidth;
+    int k = snprintf(info->uuid, sizeof info->uuid, "GPU-");
+    for (int i = 0; i < 16; i++)
+        k += snprintf(info->uuid + k, sizeof info->uuid - (size_t)k, "%02x", (unsigned char)prop.uuid.bytes[i]);
     /* CUDA 13 dropped the clock fields from cudaDeviceProp; the attribute query still has them. */
     info->mem_clock_khz = optional_attribute(cudaDevAttrMemoryClockRate);
     /* A prohibited device refuses every context: it exists but cannot run anything. An unknown mode

@@ -33,6 +33,7 @@ typedef struct {
     int runtime_version;     /* same encoding; the statically linked cudart */
     int mem_clock_khz;       /* 0 when the device does not report it */
     int mem_bus_width_bits;  /* 0 when the device does not report it */
+    char uuid[40];           /* "GPU-" and 32 hex digits of cudaDeviceProp.uuid: what names its lock */
 } ea_device_info;
 
 int ea_device_probe(ea_device_info *info);

@@ -2,6 +2,8 @@
  * lives in timer_plan.c; this file only captures, replays and reads events. */
 #include "timer.h"
 
+#include "device_lock.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -280,8 +282,7 @@ static int time_warm(session *s, const ea_timer_config *c, ea_timing *out, ea_er
     return rc;
 }
 
-extern "C" int ea_time_graph(ea_enqueue_fn enqueue, void *ctx, const ea_timer_config *cfg, ea_timing *out,
-                             ea_error *err)
+static int time_graph(ea_enqueue_fn enqueue, void *ctx, const ea_timer_config *cfg, ea_timing *out, ea_error *err)
 {
     ea_timer_config c;
     session s;
@@ -311,5 +312,18 @@ extern "C" int ea_time_graph(ea_enqueue_fn enqueue, void *ctx, const ea_timer_co
     cudaStreamDestroy(s.stream);
     if (rc != 0)
         ea_timing_free(out);
+    return rc;
+}
+
+/* Under the device lock: no other process times on this GPU meanwhile (device_lock.h). */
+extern "C" int ea_time_graph(ea_enqueue_fn enqueue, void *ctx, const ea_timer_config *cfg, ea_timing *out,
+                             ea_error *err)
+{
+    if (ea_device_lock(err) != 0) {
+        memset(out, 0, sizeof *out);
+        return -1;
+    }
+    int rc = time_graph(enqueue, ctx, cfg, out, err);
+    ea_device_unlock();
     return rc;
 }

@@ -1,0 +1,195 @@
+/* The device lock on a machine without a GPU: a test key stands in for the device's UUID. Two processes
+ * started at once never hold it together, nesting holds it to the last unlock, the counter names the
+ * sections other processes took, and a folder that cannot hold the lock is an error naming it. */
+#include <criterion/criterion.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "device_lock.h"
+#include "device_lock_impl.h"
+#include "helpers.h"
+
+static void use_test_lock(void)
+{
+    char key[64];
+    setenv(EA_LOCK_DIR_ENV, test_tmpdir(), 1);
+    snprintf(key, sizeof key, "test-%ld", (long)getpid());
+    ea_device_lock_use_key(key);
+}
+
+typedef struct {
+    volatile int go, inside, overlaps, sharers, shared_beside_timing;
+} shared_state;
+
+/* A timing process: 40 sections of 1 ms, each counting who else is inside. */
+static int time_sections(shared_state *s)
+{
+    ea_error err;
+    while (!s->go)
+        ;
+    for (int i = 0; i < 40; i++) {
+        if (ea_device_lock(&err))
+            return 1;
+        if (__atomic_add_fetch(&s->inside, 1, __ATOMIC_SEQ_CST) > 1)
+            __atomic_add_fetch(&s->overlaps, 1, __ATOMIC_SEQ_CST);
+        usleep(1000);
+        __atomic_sub_fetch(&s->inside, 1, __ATOMIC_SEQ_CST);
+        ea_device_unlock();
+    }
+    return 0;
+}
+
+Test(device_lock, two_timing_processes_started_at_once_never_hold_the_device_together)
+{
+    use_test_lock();
+    shared_state *s = mmap(NULL, sizeof *s, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    cr_assert_neq(s, MAP_FAILED);
+    memset((void *)s, 0, sizeof *s);
+    pid_t kids[2];
+    for (int k = 0; k < 2; k++) {
+        kids[k] = fork();
+        cr_assert_geq(kids[k], 0);
+        if (kids[k] == 0)
+            _exit(time_sections(s));
+    }
+    s->go = 1;
+    for (int k = 0; k < 2; k++) {
+        int st;
+        cr_assert_eq(waitpid(kids[k], &st, 0), kids[k]);
+        cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "a timing process failed to take the lock");
+    }
+    cr_assert_eq(s->overlaps, 0, "two processes held one device's lock at once %d times", s->overlaps);
+    munmap((void *)s, sizeof *s);
+}
+
+/* A GPU test: shares the device, and times 20 sections of 1 ms from inside its shared hold. */
+static int share_and_time(shared_state *s)
+{
+    ea_error err;
+    while (!s->go)
+        ;
+    if (ea_device_share(&err))
+        return 1;
+    for (int i = 0; i < 20; i++) {
+        __atomic_add_fetch(&s->sharers, 1, __ATOMIC_SEQ_CST);
+        if (__atomic_load_n(&s->inside, __ATOMIC_SEQ_CST))
+            __atomic_add_fetch(&s->shared_beside_timing, 1, __ATOMIC_SEQ_CST);
+        usleep(500);
+        __atomic_sub_fetch(&s->sharers, 1, __ATOMIC_SEQ_CST);
+        if (ea_device_lock(&err))
+            return 1;
+        if (__atomic_add_fetch(&s->inside, 1, __ATOMIC_SEQ_CST) > 1 || __atomic_load_n(&s->sharers, __ATOMIC_SEQ_CST))
+            __atomic_add_fetch(&s->overlaps, 1, __ATOMIC_SEQ_CST);
+        usleep(1000);
+        __atomic_sub_fetch(&s->inside, 1, __ATOMIC_SEQ_CST);
+        ea_device_unlock();
+    }
+    ea_device_unshare();
+    return 0;
+}
+
+Test(device_lock, sharers_run_together_but_never_beside_a_timed_section)
+{
+    use_test_lock();
+    shared_state *s = mmap(NULL, sizeof *s, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    cr_assert_neq(s, MAP_FAILED);
+    memset((void *)s, 0, sizeof *s);
+    pid_t kids[4];
+    for (int k = 0; k < 4; k++) { /* three GPU tests that share and time, one process that only times */
+        kids[k] = fork();
+        cr_assert_geq(kids[k], 0);
+        if (kids[k] == 0)
+            _exit(k < 3 ? share_and_time(s) : time_sections(s));
+    }
+    s->go = 1;
+    for (int k = 0; k < 4; k++) {
+        int st;
+        cr_assert_eq(waitpid(kids[k], &st, 0), kids[k]);
+        cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "process %d failed to take the lock", k);
+    }
+    cr_assert_eq(s->overlaps, 0, "a timed section ran beside another or beside a sharer %d times", s->overlaps);
+    cr_assert_eq(s->shared_beside_timing, 0, "a sharer ran beside a timed section %d times", s->shared_beside_timing);
+    munmap((void *)s, sizeof *s);
+}
+
+Test(device_lock, the_counter_names_the_sections_another_process_took)
+{
+    ea_lock_mark m;
+    ea_error err;
+    long pid;
+    use_test_lock();
+    ea_device_lock_mark(&m);
+    cr_assert(m.valid, "a device never locked gives a mark at 0");
+    cr_assert_eq(ea_device_lock(&err), 0, "%s", err.msg); /* this process's own sections do not count */
+    ea_device_unlock();
+    pid_t kid = fork();
+    if (kid == 0) {
+        for (int i = 0; i < 3; i++) {
+            if (ea_device_lock(&err))
+                _exit(1);
+            ea_device_unlock();
+        }
+        _exit(0);
+    }
+    int st;
+    cr_assert_eq(waitpid(kid, &st, 0), kid);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    cr_assert_eq(ea_device_lock_others(&m, &pid), 3);
+    cr_assert_eq(pid, (long)kid);
+    char note[512], want[64];
+    ea_device_lock_note(&m, note, sizeof note);
+    snprintf(want, sizeof want, "the last pid %ld", (long)kid);
+    cr_assert(strstr(note, "3 timed sections of other processes") && strstr(note, want), "%s", note);
+    ea_device_lock_mark(&m);
+    cr_assert_eq(ea_device_lock(&err), 0, "%s", err.msg);
+    ea_device_unlock();
+    cr_assert_eq(ea_device_lock_others(&m, &pid), 0, "only this process locked since the mark");
+    cr_assert_eq(pid, 0);
+    ea_device_lock_note(&m, note, sizeof note);
+    cr_assert(strstr(note, "no other process took"), "%s", note);
+}
+
+/* 1 when another process could take the lock now. */
+static int free_for_another(void)
+{
+    pid_t kid = fork();
+    if (kid == 0) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/test-%ld.lock", getenv(EA_LOCK_DIR_ENV), (long)getppid());
+        int fd = open(path, O_RDWR);
+        _exit(fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0 ? 0 : 1);
+    }
+    int st;
+    waitpid(kid, &st, 0);
+    return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+Test(device_lock, nested_sections_hold_the_device_until_the_last_unlock)
+{
+    ea_error err;
+    use_test_lock();
+    cr_assert_eq(ea_device_lock(&err), 0, "%s", err.msg);
+    cr_assert_eq(ea_device_lock(&err), 0, "%s", err.msg);
+    cr_assert_not(free_for_another());
+    ea_device_unlock();
+    cr_assert_not(free_for_another(), "the inner unlock released the outer section's lock");
+    ea_device_unlock();
+    cr_assert(free_for_another());
+}
+
+Test(device_lock, a_folder_that_cannot_hold_the_lock_is_an_error_naming_it)
+{
+    ea_error err;
+    setenv(EA_LOCK_DIR_ENV, "/proc/self/no-such/locks", 1);
+    ea_device_lock_use_key("test");
+    cr_assert_eq(ea_device_lock(&err), -1);
+    cr_assert(strstr(err.msg, "/proc/self/no-such/locks") && strstr(err.msg, EA_LOCK_DIR_ENV), "%s", err.msg);
+}
