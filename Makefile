@@ -29,51 +29,91 @@ SUITE     := $(BUILD)/test-suite
 # Cubins the loader tests load: one per target, so an sm_100 image can be refused on an sm_90 GPU.
 FIXTURE_CUBINS := $(BUILD)/fixtures/add_one.sm_90.cubin $(BUILD)/fixtures/add_one.sm_100.cubin
 
-DEB_PKGS  := libcriterion-dev libcjson-dev gcovr
-# the rollup's HTML report is tested in a real headless browser; its screenshot is read with libpng
-DEB_PKGS  += chromium libpng-dev clang libclang-rt-14-dev xz-utils
+# Debian packages by need: what the suite builds and runs with; what each other target adds. A target whose
+# packages are missing installs them as root, else prints the apt-get line and stops. The suite's browser test
+# skips, saying so, when chromium is absent (make deps-browser); .ci/run installs everything (make deps).
+DEPS_TEST     := libcriterion-dev libcjson-dev libpng-dev xz-utils
+DEPS_COVERAGE := gcovr
+DEPS_BROWSER  := chromium
+DEPS_FUZZ     := clang libclang-rt-14-dev
+DEB_PKGS      := $(DEPS_TEST) $(DEPS_COVERAGE) $(DEPS_BROWSER) $(DEPS_FUZZ)
 
-.PHONY: all deps test audit coverage clean help readme sanitize fuzz bench-cat-host
+# Quiet by default (the make convention): V=1 shows every compiler command.
+V ?= 0
+Q := $(if $(filter 1,$(V)),,@)
+
+.PHONY: all deps deps-test deps-coverage deps-browser deps-fuzz test checks audit coverage clean help readme \
+        sanitize fuzz bench-cat-host
 
 all: $(CLI) $(SUITE)
 
 help:
-	@echo "make deps      install missing Debian packages ($(DEB_PKGS)) when root, else print the apt-get line"
-	@echo "make test      deps + build + run the Criterion suite (GPU tests skip without a device)"
-	@echo "make audit     build and run extern-audit on the committed golden data"
-	@echo "make readme    rewrite README.md's generated blocks from what the commands print (ci/readme)"
-	@echo "make coverage  instrumented host build, suite, gcovr HTML in $(BUILD)/coverage/ (fails under 80% of src/ lines)"
-	@echo "make sanitize  suite and CLI with ASan+UBSan (leak detection on) in $(BUILD)/sanitize/; any report fails"
-	@echo "make bench-cat-host  the cat family's CPU-side cost per step, no GPU (build/bench-cat-host --help)"
-	@echo "make fuzz      libFuzzer harnesses (fuzz/) on every input reader, FUZZ_SECONDS=N each (default 30)"
+	@echo "make [all]      build the CLI ($(CLI)) and the test suite ($(SUITE)); make -j N builds in parallel"
+	@echo "make test       deps-test + build + the Criterion suite and the checks (GPU tests skip without a device);"
+	@echo "                quiet: V=1 shows the compiler commands; log in $(BUILD)/test.log, JUnit XML in $(BUILD)/test-results/"
+	@echo "make audit      build and run extern-audit audit on the committed golden data"
+	@echo "make readme     rewrite README.md's generated blocks from what the commands print (ci/readme)"
+	@echo "make coverage   instrumented host build, suite, gcovr HTML in $(BUILD)/coverage/ (fails under 80% of src/ lines)"
+	@echo "make sanitize   suite and CLI with ASan+UBSan (leak detection on) in $(BUILD)/sanitize/; any report fails"
+	@echo "make fuzz       libFuzzer harnesses (fuzz/) on every input reader, FUZZ_SECONDS=N each (default 30)"
+	@echo "make bench-cat-host  the cat family's CPU-side cost per step, no GPU ($(BUILD)/bench-cat-host --help)"
+	@echo "make clean      remove $(BUILD)/"
+	@echo "make deps       install every Debian package below (what .ci/run does); by need:"
+	@echo "  deps-test     $(DEPS_TEST) (and nvcc at CUDA_HOME)"
+	@echo "  deps-coverage $(DEPS_COVERAGE)"
+	@echo "  deps-browser  $(DEPS_BROWSER) (the report's browser test skips without it)"
+	@echo "  deps-fuzz     $(DEPS_FUZZ)"
 
-deps:
-	@missing=""; for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
-	if [ -n "$$missing" ]; then \
-	  if [ "$$(id -u)" = 0 ]; then \
-	    echo "deps: installing$$missing"; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq$$missing >/dev/null || exit 1; \
-	  else \
-	    echo "deps: missing$$missing; run: sudo apt-get install -y$$missing"; exit 1; \
-	  fi; \
-	fi; \
-	[ -x "$(NVCC)" ] || { echo "deps: nvcc not found at $(NVCC); install the CUDA toolkit or set CUDA_HOME"; exit 1; }
+# $(call install,PACKAGES): the missing ones installed as root, else the apt-get line printed and a failure.
+define install
+@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+if [ -n "$$missing" ]; then \
+  if [ "$$(id -u)" = 0 ]; then \
+    echo "deps: installing$$missing"; \
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq$$missing >/dev/null || exit 1; \
+  else \
+    echo "deps: missing$$missing; run: sudo apt-get install -y$$missing"; exit 1; \
+  fi; \
+fi
+endef
 
-test: deps
+deps: deps-test deps-coverage deps-browser deps-fuzz
+deps-test:
+	$(call install,$(DEPS_TEST))
+	@[ -x "$(NVCC)" ] || { echo "deps: nvcc not found at $(NVCC); install the CUDA toolkit or set CUDA_HOME"; exit 1; }
+deps-coverage:
+	$(call install,$(DEPS_COVERAGE))
+deps-browser:
+	$(call install,$(DEPS_BROWSER))
+deps-fuzz:
+	$(call install,$(DEPS_FUZZ))
+
+# The build's own lines stay quiet; then the checks that did not run on these inputs yet, and the suite
+# (ci/suite: the summary is what stays on screen).
+test: deps-test
+	@$(MAKE) -q --no-print-directory $(SUITE) $(CLI) 2>/dev/null || \
+	  echo "build: compiling into $(BUILD)/ (V=1 shows the commands)"
 	@$(MAKE) --no-print-directory $(SUITE) $(CLI)
-	ci/suite $(SUITE) $(BUILD)/test.log
-	@# ci/gpu-check exports EXTERN_AUDIT_TARGET to the whole suite: the tests on fixture folders must not inherit it
-	EXTERN_AUDIT_TARGET=$$(ls golden/targets | head -n 1) $(SUITE) --filter '@(bad_input|classify|cli|rollup|run|target)/*' >$(BUILD)/test-env.log 2>&1 || \
-	  { tail -n 30 $(BUILD)/test-env.log; exit 1; }
-	@# exports: none that only its own file uses, test-only ones behind an _impl.h (nm over the objects)
-	ci/check-exports $(BUILD)
-	tests/check_exports.sh
-	@# ci/sanitize-summary's parsing of compute-sanitizer logs (real H200 logs as fixtures)
-	tests/sanitize_summary.sh
-	@# ci/golden-stage-check's comparison of a partial stage's baselines.json with the base's
-	tests/kept_from_base.sh
-	@# the capture tool's pure-Python parts; torch is not needed for them
-	EXTERN_AUDIT_CLI=$(abspath $(CLI)) python3 -m unittest discover -s tools/capture/tests
+	@ci/suite $(SUITE) $(BUILD)
+
+# The checks make test runs beside the suite, each once per change of what it reads: a stamp per check in
+# $(BUILD)/checks/, its output in the stamp's .log, one line printed (ci/checked).
+CHECKS := $(addprefix $(BUILD)/checks/,exports scripts python target-env)
+checks: $(CHECKS)
+# exports: none that only its own file uses, test-only ones behind an _impl.h (nm over the objects)
+$(BUILD)/checks/exports: $(LIB_OBJ) ci/check-exports tests/check_exports.sh
+	$(Q)ci/checked $@ sh -c 'ci/check-exports $(BUILD) && tests/check_exports.sh'
+# the ci/ scripts' own tests: compute-sanitizer log parsing (real H200 logs as fixtures), the partial stage's
+# comparison with its base
+$(BUILD)/checks/scripts: $(wildcard ci/* tests/*.sh) $(shell find tests/fixtures/sanitize tests/fixtures/kept_from_base -type f 2>/dev/null)
+	$(Q)ci/checked $@ sh -c 'tests/sanitize_summary.sh && tests/kept_from_base.sh'
+# the capture tool's pure-Python parts; torch is not needed for them
+$(BUILD)/checks/python: $(CLI) $(shell find tools/capture -name '*.py' 2>/dev/null)
+	$(Q)ci/checked $@ env EXTERN_AUDIT_CLI=$(abspath $(CLI)) python3 -m unittest discover -q -s tools/capture/tests
+# ci/gpu-check exports EXTERN_AUDIT_TARGET to the whole suite: the tests on fixture folders must not inherit it
+$(BUILD)/checks/target-env: $(SUITE) $(shell find golden -type f 2>/dev/null)
+	$(Q)ci/checked $@ env EXTERN_AUDIT_TARGET=$$(ls golden/targets | head -n 1) $(SUITE) \
+	  --filter '@(bad_input|classify|cli|rollup|run|target)/*' --xml=$(BUILD)/test-results/target-env.xml
 
 audit: $(CLI)
 	$(CLI) audit
@@ -84,43 +124,43 @@ readme: $(CLI)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/obj/%.cu.o: %.cu
 	@mkdir -p $(dir $@)
-	$(NVCC) $(NVFLAGS) -Isrc -Isrc/gpu -MMD -MP -c $< -o $@
+	$(Q)$(NVCC) $(NVFLAGS) -Isrc -Isrc/gpu -MMD -MP -c $< -o $@
 
 $(BUILD)/fixtures/%.sm_90.cubin: tests/fixtures/gpu/%.cu
 	@mkdir -p $(dir $@)
-	$(NVCC) -cubin -O2 -arch=sm_90 $< -o $@
+	$(Q)$(NVCC) -cubin -O2 -arch=sm_90 $< -o $@
 
 $(BUILD)/fixtures/%.sm_100.cubin: tests/fixtures/gpu/%.cu
 	@mkdir -p $(dir $@)
-	$(NVCC) -cubin -O2 -arch=sm_100 $< -o $@
+	$(Q)$(NVCC) -cubin -O2 -arch=sm_100 $< -o $@
 
 # The GPU tests look for the cubins where this build put them.
 $(BUILD)/obj/tests/test_gpu.o $(BUILD)/obj/tests/test_gpu_host.o: CPPFLAGS += -DEA_FIXTURE_DIR='"$(BUILD)/fixtures"'
 
 $(BUILD)/libextern-audit.a: $(LIB_OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	$(Q)ar rcs $@ $^
 
 $(CLI): $(BUILD)/obj/tools/extern-audit.o $(BUILD)/libextern-audit.a
-	$(CC) $(CFLAGS) $^ -o $@ $(LDFLAGS) $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDFLAGS) $(LDLIBS)
 
 # Order-only: the cubins are loaded at run time, not linked.
 $(SUITE): $(call obj,$(BUILD),$(TEST_C)) $(BUILD)/libextern-audit.a | $(FIXTURE_CUBINS)
-	$(CC) $(CFLAGS) $^ -o $@ $(LDFLAGS) -lcriterion -lpng $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDFLAGS) -lcriterion -lpng $(LDLIBS)
 
 # One test per golden occurrence and check, generated from golden/occurrences (tests/occurrence_checks.c
 # holds the checks), so an occurrence that extract adds is tested with no C edit.
 OCC_GEN   := $(BUILD)/gen-occurrence-tests
 OCC_TESTS := $(BUILD)/gen/occurrence_tests.c
 $(OCC_GEN): $(BUILD)/obj/tools/gen_occurrence_tests.o $(BUILD)/libextern-audit.a
-	$(CC) $(CFLAGS) $^ -o $@ $(LDFLAGS) $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDFLAGS) $(LDLIBS)
 $(OCC_TESTS): $(OCC_GEN) $(wildcard golden/occurrences/*.json)
 	@mkdir -p $(dir $@)
-	$(OCC_GEN) golden/occurrences $@
+	$(Q)$(OCC_GEN) golden/occurrences $@
 $(call obj,$(BUILD),$(OCC_TESTS)): CPPFLAGS += -Itests
 $(SUITE): $(call obj,$(BUILD),$(OCC_TESTS))
 
@@ -131,7 +171,7 @@ $(BENCH_CAT): $(BUILD)/obj/tools/bench_cat_host.o $(BUILD)/libextern-audit.a
 	$(CC) $(CFLAGS) $^ -o $@ $(LDFLAGS) $(LDLIBS)
 
 # Coverage: a separate instrumented tree so normal objects stay optimised.
-coverage: deps
+coverage: deps-test deps-coverage
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/cov CFLAGS="-O0 -g --coverage -DEA_COVERAGE" LDFLAGS="--coverage" $(BUILD)/cov/test-suite
 	@find $(BUILD)/cov -name '*.gcda' -delete
 	$(BUILD)/cov/test-suite --jobs 1 >/dev/null
@@ -144,7 +184,7 @@ coverage: deps
 # they are (nvcc code is not instrumented). ci/sanitize runs the suite and the CLI and fails on any report.
 SAN_BUILD := $(BUILD)/sanitize
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
-sanitize: deps
+sanitize: deps-test
 	@$(MAKE) --no-print-directory $(BUILD)/libextern-audit.a
 	@$(MAKE) --no-print-directory BUILD=$(SAN_BUILD) CFLAGS="$(SAN_FLAGS) -DEA_SANITIZE" LDFLAGS="$(SAN_FLAGS)" \
 	  LIB_OBJ="$(call obj,$(SAN_BUILD),$(LIB_C)) $(filter %.cu.o,$(LIB_OBJ))" $(SAN_BUILD)/extern-audit $(SAN_BUILD)/test-suite
@@ -157,7 +197,7 @@ FUZZ_BUILD   := $(BUILD)/fuzz
 FUZZ_SECONDS ?= 30
 FUZZ_FLAGS   := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZERS      := $(patsubst fuzz/%.c,%,$(wildcard fuzz/fuzz_*.c))
-fuzz: deps
+fuzz: deps-test deps-fuzz
 	@$(MAKE) --no-print-directory $(BUILD)/libextern-audit.a
 	@$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=clang CFLAGS="$(FUZZ_FLAGS) -fsanitize=fuzzer-no-link" \
 	  LDFLAGS="$(FUZZ_FLAGS) -fsanitize=fuzzer" LIB_OBJ="$(call obj,$(FUZZ_BUILD),$(LIB_C)) $(filter %.cu.o,$(LIB_OBJ))" \

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cmds_impl.h"
+#include "occurrence_cache.h"
 #include "occurrence_checks.h"
 
 #include "baseline.h"
@@ -27,9 +28,7 @@
 #include "target.h"
 #include "target_impl.h"
 
-#define GOLDEN "golden"
-
-static const char *const check_names[] = {"classification", "correctness", "timing"};
+#define GOLDEN OCC_GOLDEN
 
 static void where(const occ_ref *r, char *buf, size_t n)
 {
@@ -37,39 +36,7 @@ static void where(const occ_ref *r, char *buf, size_t n)
              r->point, ea_audit_ops[r->op].short_name, r->p, r->s, r->o);
 }
 
-/* make writes file atomically, once per suite run: under the cache folder's lock, and a failure is kept in
- * <file>.failed so that no other test repeats it. */
-typedef int (*make_fn)(const char *arg, const char *file, ea_error *err);
-
-static int cached(const char *name, make_fn make, const char *arg, char *file, size_t n, ea_error *err)
-{
-    const char *dir = getenv("EA_OCC_CACHE");
-    char lock[4200], failed[4300];
-    if (!dir)
-        return ea_fail(err, "EA_OCC_CACHE is not set (the suite's PRE_ALL hook sets it)");
-    snprintf(lock, sizeof lock, "%s/lock", dir);
-    snprintf(file, n, "%s/%s", dir, name);
-    snprintf(failed, sizeof failed, "%s.failed", file);
-    int fd = open(lock, O_CREAT | O_RDWR, 0644), rc = 0;
-    if (fd < 0 || flock(fd, LOCK_EX))
-        return ea_fail(err, "%s: cannot lock: %s", lock, strerror(errno));
-    FILE *f;
-    if (access(file, F_OK) == 0) {
-        rc = 0;
-    } else if ((f = fopen(failed, "r")) != NULL) {
-        if (!fgets(err->msg, sizeof err->msg, f))
-            snprintf(err->msg, sizeof err->msg, "%s: failed before", name);
-        fclose(f);
-        rc = -1;
-    } else if (make(arg, file, err)) {
-        ea_error ignored;
-        ea_write_file_atomic(failed, err->msg, strlen(err->msg), &ignored);
-        rc = -1;
-    }
-    flock(fd, LOCK_UN);
-    close(fd);
-    return rc;
-}
+static const ea_target *target(void);
 
 static cJSON *load(const char *file, const char *w)
 {
@@ -79,7 +46,6 @@ static cJSON *load(const char *file, const char *w)
     return ej_doc_take_root(&d);
 }
 
-static const ea_target *target(void);
 
 static int make_classification(const char *arg, const char *file, ea_error *err)
 {
@@ -117,45 +83,12 @@ static int make_extraction(const char *corpus, const char *file, ea_error *err)
     return rc;
 }
 
-static int make_measurement(const char *point, const char *file, ea_error *err)
-{
-    ea_run_points pts;
-    ea_run_opts ro = {.faithful = 1, .fabricated = 1};
-    cJSON *doc = NULL;
-    int rc = ea_run_points_load(GOLDEN, target()->dir, point, &pts, err) ||
-             ea_run_measure(&pts.ctx, "extern-audit run --mode both (the occurrence suite)", &ro, pts.refs, pts.n, &doc, err) ||
-             ej_write_atomic(file, doc, err);
-    cJSON_Delete(doc);
-    ea_run_points_free(&pts);
-    return rc ? -1 : 0;
-}
-
-/* {"present", "name", "reason"}: the device probed once per suite run (a probe starts the CUDA runtime,
- * which 380 test processes need not repeat). */
-static int make_device(const char *arg, const char *file, ea_error *err)
-{
-    ea_device_info dev;
-    cJSON *d = cJSON_CreateObject();
-    cJSON_AddBoolToObject(d, "present", ea_device_probe(&dev));
-    cJSON_AddStringToObject(d, "name", dev.name);
-    cJSON_AddStringToObject(d, "reason", dev.reason);
-    int rc = ej_write_atomic(file, d, err);
-    cJSON_Delete(d);
-    return rc;
-}
-
-/* The cached probe: 1 and the GPU model's name when a device is present, else 0 and why not in why. */
+/* The run's device probe (occurrence_cache.c): 1 and the GPU model's name when a device is present. */
 static int device_model(const char *w, char *model, size_t n, char *why, size_t nwhy)
 {
-    char file[4200];
     ea_error err;
-    cr_assert_eq(cached("device.json", make_device, NULL, file, sizeof file, &err), 0, "%s: %s", w, err.msg);
-    cJSON *d = load(file, w);
-    int present = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(d, "present"));
-    if (present)
-        ea_gpu_model(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(d, "name")), model, n);
-    snprintf(why, nwhy, "%s", cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(d, "reason")));
-    cJSON_Delete(d);
+    int present = occ_device(model, n, why, nwhy, &err);
+    cr_assert_geq(present, 0, "%s: %s", w, err.msg);
     return present;
 }
 
@@ -174,7 +107,7 @@ static const ea_target *target(void)
     static ea_target t;
     char model[64], why[512];
     ea_error err;
-    if (t.name[0]) /* resolved before any cached() maker runs: the cache's lock is not reentrant */
+    if (t.name[0])
         return &t;
     int gpu = device_model("target", model, sizeof model, why, sizeof why);
     cr_assert_eq(ea_target_select(GOLDEN, NULL, test_inherited_target(GOLDEN), gpu ? model : NULL, 0, &t, &err), 0, "%s",
@@ -242,7 +175,7 @@ static void reextracted(const occ_ref *r, const char *w, const char *corpus)
 {
     char file[4200], path[4400], gp[512];
     ea_error err;
-    cr_assert_eq(cached("extracted/summary.json", make_extraction, corpus, file, sizeof file, &err), 0,
+    cr_assert_eq(occ_cached("extracted/summary.json", make_extraction, corpus, file, sizeof file, &err), 0,
                  "%s: extracting %s: %s", w, corpus, err.msg);
     snprintf(path, sizeof path, "%.*s/%s.json", (int)(strrchr(file, '/') - file), file, ea_audit_ops[r->op].short_name);
     snprintf(gp, sizeof gp, GOLDEN "/occurrences/%s.json", ea_audit_ops[r->op].short_name);
@@ -272,7 +205,7 @@ void occ_classification(const occ_ref *r)
     ea_error err;
     where(r, w, sizeof w);
     const char *dir = target()->dir;
-    cr_assert_eq(cached("classification.json", make_classification, NULL, file, sizeof file, &err), 0,
+    cr_assert_eq(occ_cached("classification.json", make_classification, NULL, file, sizeof file, &err), 0,
                  "%s: classifying %s/captures: %s", w, dir, err.msg);
     snprintf(path, sizeof path, "%s/classification.json", dir);
     cJSON *now = load(file, w), *stored = load(path, w);
@@ -301,18 +234,16 @@ void occ_classification(const occ_ref *r)
     cJSON_Delete(stored);
 }
 
-/* The measured document holding r's point: $EA_OCC_MEASURED, else this suite run's measurement of the point. */
+/* The measured document holding r's point: the one measurement of this run (occurrence_cache.h). */
 static cJSON *measured(const occ_ref *r, const char *w, char *file, size_t n)
 {
     ea_error err;
-    const char *given = getenv("EA_OCC_MEASURED");
-    char name[256];
-    if (given && *given) {
-        snprintf(file, n, "%s", given);
-    } else {
-        snprintf(name, sizeof name, "measured-%s.json", r->point);
-        target(); /* make_measurement reads it under the cache's lock */
-        cr_assert_eq(cached(name, make_measurement, r->point, file, n, &err), 0, "%s: measuring the point: %s", w, err.msg);
+    char failed[4600];
+    snprintf(file, n, "%s", occ_measured_file());
+    snprintf(failed, sizeof failed, "%s.failed", file);
+    if (access(file, F_OK) != 0 && access(failed, F_OK) == 0) {
+        char *why = test_read(failed);
+        cr_assert_fail("%s: measuring the point: %s", w, why);
     }
     cJSON *doc = load(file, w);
     cr_assert_eq(ea_baseline_validate(file, doc, &err), 0, "%s: %s", w, err.msg);
@@ -383,7 +314,9 @@ void occ_timing(const occ_ref *r)
             if (strcmp(text(e, "status"), "SAME") && k < sizeof msg)
                 k += (size_t)snprintf(msg + k, sizeof msg - k, "\n  %s %s %s: %s (%s)", text(e, "status"), text(e, "path"),
                                       text(e, "mode"), text(e, "detail"), text(e, "where"));
-        cr_assert_fail("%s: timing drifted from %s:%s", w, base, msg);
+        char note[1024];
+        occ_measure_note(note, sizeof note);
+        cr_assert_fail("%s: timing drifted from %s:%s\n  device lock: %s", w, base, msg, note);
     }
     cJSON_Delete(report);
     cJSON_Delete(fresh);
@@ -391,14 +324,8 @@ void occ_timing(const occ_ref *r)
     cJSON_Delete(ids);
 }
 
-static char cache_dir[] = "/tmp/extern-audit-occ-XXXXXX";
-static int cache_made;
-
 ReportHook(PRE_ALL)(struct criterion_test_set *set)
 {
-    (void)set;
-    if (!getenv("EA_OCC_CACHE") && mkdtemp(cache_dir))
-        cache_made = !setenv("EA_OCC_CACHE", cache_dir, 1);
     /* inherited by every test, $EXTERN_AUDIT_TARGET would govern the fixture folders the tests build too (each
      * refused: "unknown target"): the tests of the variable set it themselves, the committed folder's helpers
      * read the moved value (test_inherited_target) */
@@ -406,67 +333,11 @@ ReportHook(PRE_ALL)(struct criterion_test_set *set)
     if (target && !getenv(TEST_INHERITED_TARGET_ENV))
         setenv(TEST_INHERITED_TARGET_ENV, target, 1);
     unsetenv(EA_TARGET_ENV);
-}
-
-static void remove_tree(const char *dir)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    char p[4400];
-    while (d && (e = readdir(d)) != NULL) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-        if (e->d_type == DT_DIR)
-            remove_tree(p);
-        else
-            unlink(p);
-    }
-    if (d)
-        closedir(d);
-    rmdir(dir);
-}
-
-static char summary[1024];
-
-static void print_summary(void)
-{
-    fputs(summary, stdout);
-    fflush(stdout);
-}
-
-/* A skip's reason up to its first colon: "no CUDA device: ..." -> "no CUDA device". */
-static void skip_reason(const struct criterion_suite_stats *s, char *buf, size_t n)
-{
-    const struct criterion_test_stats *t;
-    snprintf(buf, n, "not selected");
-    for (t = s->tests; t; t = t->next)
-        if (t->test_status == CR_STATUS_SKIPPED && t->message) {
-            snprintf(buf, n, "%.*s", (int)strcspn(t->message, ":"), t->message);
-            return;
-        }
+    occ_cache_prepare(set);
 }
 
 ReportHook(POST_ALL)(struct criterion_global_stats *stats)
 {
-    size_t k = 0;
-    for (int c = 0; c < 3; c++)
-        for (const struct criterion_suite_stats *s = stats->suites; s; s = s->next) {
-            if (strcmp(s->suite->name, check_names[c]) || k >= sizeof summary)
-                continue;
-            char why[160];
-            k += (size_t)snprintf(summary + k, sizeof summary - k, "%s %zu/%zu", check_names[c], s->tests_passed, s->nb_tests);
-            if (s->tests_failed + s->tests_crashed && k < sizeof summary)
-                k += (size_t)snprintf(summary + k, sizeof summary - k, " (%zu failed)", s->tests_failed + s->tests_crashed);
-            skip_reason(s, why, sizeof why);
-            if (s->tests_skipped == s->nb_tests && k < sizeof summary)
-                k += (size_t)snprintf(summary + k, sizeof summary - k, " (skipped: %s)", why);
-            else if (s->tests_skipped && k < sizeof summary)
-                k += (size_t)snprintf(summary + k, sizeof summary - k, " (%zu skipped: %s)", s->tests_skipped, why);
-            if (k < sizeof summary)
-                k += (size_t)snprintf(summary + k, sizeof summary - k, "\n");
-        }
-    if (cache_made)
-        remove_tree(cache_dir);
-    atexit(print_summary); /* after Criterion's synthesis, which it prints after this hook */
+    (void)stats;
+    occ_cache_finish();
 }

@@ -11,13 +11,12 @@
  *   the drift rule (gate.h). No file for this GPU model: a skip saying so; a point the file neither
  *   measured nor lists as unmeasured: a failure.
  * - Without a GPU correctness and timing skip with "no CUDA device: <reason>".
- * - What is costly is computed once per run of the suite and shared by every test process through a
- *   cache folder ($EA_OCC_CACHE, made before the tests start), under a lock: the classification, the
- *   corpus extraction, each point's measurement. $EA_OCC_MEASURED may name a baselines document
- *   measured on this GPU in this CI run (ci/gpu-gate passes the gate's) to judge instead.
- * - After Criterion's synthesis, one line per check: "classification 190/190", "correctness 0/190
- *   (skipped: no CUDA device)". A failure names the occurrence id, its point, the golden file and JSON
- *   path, and what differed. */
+ * - What is costly is computed once and shared by every test process (occurrence_cache.h): the
+ *   classification and the corpus extraction while nothing they depend on changes, and one measurement of
+ *   every selected point per run, made before the tests start. A timing failure says whether another
+ *   process took the device's lock meanwhile.
+ * - A failure names the occurrence id, its point, the golden file and JSON path, and what differed; the
+ *   suite's summary (suite_report.c) counts each check. */
 #ifndef EA_OCCURRENCE_CHECKS_H
 #define EA_OCCURRENCE_CHECKS_H
 
@@ -27,6 +26,13 @@ typedef struct {
     const char *point; /* its point id */
     int p, s, o;       /* $.points[p].scopes[s].occurrences[o] of golden/occurrences/<op>.json */
 } occ_ref;
+
+/* The generated table: each occurrence's test name and reference, NULL-terminated. */
+typedef struct {
+    const char *name;
+    occ_ref ref;
+} occ_test;
+extern const occ_test occ_tests[];
 
 void occ_classification(const occ_ref *r);
 void occ_correctness(const occ_ref *r);

@@ -1,0 +1,144 @@
+/* suite_report.c: the summary a person reads at the end of a suite run, from Criterion's own statistics.
+ * After Criterion's synthesis line (at exit): one line per occurrence check ("classification 279/279",
+ * "correctness 0/279 (skipped: no CUDA device)"), one line per skip reason with its count, every failure with
+ * its messages, and last "suite: P passed, F failed, S skipped". $EA_SUITE_SUMMARY, when set, names a file that
+ * receives the same text (ci/suite prints it under the build's own lines). Tests a --filter left out are not
+ * counted. */
+#include <criterion/criterion.h>
+#include <criterion/hooks.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "occurrence_cache.h"
+
+static char *summary;
+static size_t summary_len;
+
+static const char *const checks[] = {"classification", "correctness", "timing"};
+
+typedef struct {
+    char key[128];      /* the reason up to its first ':' */
+    char example[512];  /* the first reason seen of that key */
+    int count;
+} reason;
+
+#define MAX_REASONS 64
+
+static int not_selected(const struct criterion_test_stats *t)
+{
+    return t->test_status == CR_STATUS_SKIPPED && !t->message && !occ_skip_reason(t->test)[0];
+}
+
+static const char *skip_text(const struct criterion_test_stats *t)
+{
+    return t->message ? t->message : occ_skip_reason(t->test);
+}
+
+static void count_reason(reason *r, int *n, const char *why)
+{
+    char key[128];
+    snprintf(key, sizeof key, "%.*s", (int)strcspn(why, ":"), why);
+    for (int i = 0; i < *n; i++)
+        if (!strcmp(r[i].key, key)) {
+            r[i].count++;
+            return;
+        }
+    if (*n == MAX_REASONS)
+        return;
+    snprintf(r[*n].key, sizeof r[*n].key, "%s", key);
+    snprintf(r[*n].example, sizeof r[*n].example, "%s", why);
+    r[(*n)++].count = 1;
+}
+
+/* "classification 279/279", "correctness 0/279 (skipped: no CUDA device)", " (3 failed)". */
+static void check_line(FILE *f, const struct criterion_suite_stats *s)
+{
+    size_t run = 0, passed = 0, failed = 0, skipped = 0;
+    const char *why = NULL;
+    for (const struct criterion_test_stats *t = s->tests; t; t = t->next) {
+        if (not_selected(t))
+            continue;
+        run++;
+        if (t->test_status == CR_STATUS_SKIPPED) {
+            skipped++;
+            why = why ? why : skip_text(t);
+        } else if (t->test_status == CR_STATUS_FAILED || t->crashed || t->timed_out) {
+            failed++;
+        } else {
+            passed++;
+        }
+    }
+    if (!run)
+        return;
+    fprintf(f, "%s %zu/%zu", s->suite->name, passed, run);
+    if (failed)
+        fprintf(f, " (%zu failed)", failed);
+    int key = why ? (int)strcspn(why, ":") : 0;
+    if (skipped == run)
+        fprintf(f, " (skipped: %.*s)", key, why);
+    else if (skipped)
+        fprintf(f, " (%zu skipped: %.*s)", skipped, key, why);
+    fputc('\n', f);
+}
+
+static void failure(FILE *f, const struct criterion_test_stats *t)
+{
+    fprintf(f, "FAILED %s::%s", t->test->category, t->test->name);
+    if (t->crashed)
+        fprintf(f, ": crashed (signal %d)", t->signal);
+    else if (t->timed_out)
+        fprintf(f, ": timed out");
+    fputc('\n', f);
+    for (const struct criterion_assert_stats *a = t->asserts; a; a = a->next)
+        if (!a->passed)
+            fprintf(f, "  %s:%u: %s\n", a->file ? a->file : "?", a->line, a->message ? a->message : "(no message)");
+}
+
+static void print_summary(void)
+{
+    fwrite(summary, 1, summary_len, stdout);
+    fflush(stdout);
+    const char *file = getenv("EA_SUITE_SUMMARY");
+    ea_error err;
+    if (file && *file && ea_write_file_atomic(file, summary, summary_len, &err))
+        fprintf(stderr, "suite summary: %s\n", err.msg);
+}
+
+ReportHook(POST_ALL)(struct criterion_global_stats *stats)
+{
+    reason reasons[MAX_REASONS];
+    int nreasons = 0;
+    size_t passed = 0, failed = 0, skipped = 0;
+    FILE *f = open_memstream(&summary, &summary_len);
+    for (int c = 0; c < 3; c++)
+        for (const struct criterion_suite_stats *s = stats->suites; s; s = s->next)
+            if (!strcmp(s->suite->name, checks[c]))
+                check_line(f, s);
+    for (const struct criterion_suite_stats *s = stats->suites; s; s = s->next)
+        for (const struct criterion_test_stats *t = s->tests; t; t = t->next) {
+            if (not_selected(t))
+                continue;
+            if (t->test_status == CR_STATUS_SKIPPED) {
+                skipped++;
+                count_reason(reasons, &nreasons, skip_text(t));
+            } else if (t->test_status == CR_STATUS_FAILED || t->crashed || t->timed_out) {
+                failed++;
+            } else {
+                passed++;
+            }
+        }
+    for (int i = 0; i < nreasons; i++)
+        fprintf(f, "skipped %d: %.110s%s\n", reasons[i].count, reasons[i].example,
+                strlen(reasons[i].example) > 110 ? "..." : "");
+    for (const struct criterion_suite_stats *s = stats->suites; s; s = s->next)
+        for (const struct criterion_test_stats *t = s->tests; t; t = t->next)
+            if (!not_selected(t) && t->test_status != CR_STATUS_SKIPPED &&
+                (t->test_status == CR_STATUS_FAILED || t->crashed || t->timed_out))
+                failure(f, t);
+    fprintf(f, "suite: %zu passed, %zu failed, %zu skipped\n", passed, failed, skipped);
+    fclose(f);
+    atexit(print_summary); /* after Criterion's synthesis, which it prints after this hook */
+}
