@@ -7,6 +7,7 @@
 
 #include "kernels.h"
 #include "repro.h"
+#include "target_layout.h"
 
 int rt_plan_check(const rt_scope *s, ea_error *err)
 {
@@ -81,7 +82,9 @@ cJSON *rt_config_json(const rt_scope *s, const rt_capture *c, rt_form f, rt_dist
     /* the capture timed the whole partition on topk_ids seed 0: only that configuration prices the same work */
     cJSON_AddBoolToObject(o, "capture_comparable", c && f == RT_WHOLE && d == RT_UNIFORM);
     if (c) {
-        snprintf(text, sizeof text, "captures/%s/capture.json run \"%s\"", c->cap->scope, c->run->config);
+        char rel[200];
+        ea_tf_capture(NULL, c->cap->scope, rel, sizeof rel);
+        snprintf(text, sizeof text, "%s run \"%s\"", rel, c->run->config);
         cJSON_AddStringToObject(o, "capture", text);
     } else {
         cJSON_AddNullToObject(o, "capture");
