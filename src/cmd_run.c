@@ -19,6 +19,7 @@
 #include "device.h"
 #include "json.h"
 #include "keep_from.h"
+#include "kit.h"
 #include "occurrences.h"
 #include "repro.h"
 #include "run.h"
@@ -198,7 +199,7 @@ static cJSON *plan_or_unsupported(ea_run_ctx *c, const ea_scope_ref *r, ea_run_o
         return unsupported(c, r, why.msg, asked->log);
     *partly = why.msg[0] != '\0';
     c->opts = fo;
-    cJSON *arr = r->family->points(c, r, 0, &why);
+    cJSON *arr = ea_repro_points(c, r, 0, &why);
     c->opts = asked;
     return arr ? arr : unsupported(c, r, why.msg, asked->log);
 }
@@ -219,7 +220,7 @@ static int each_point(ea_run_ctx *c, const ea_run_opts *ro, const ea_scope_ref *
         if (measure && !ea_unsupported_reason(cJSON_GetArrayItem(arr, 0))) { /* planned: measure it */
             cJSON_Delete(arr);
             c->opts = &fo;
-            arr = refs[i].family->points(c, &refs[i], 1, err);
+            arr = ea_repro_points(c, &refs[i], 1, err);
             c->opts = ro;
         }
         if (!arr)

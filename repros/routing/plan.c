@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "kernels.h"
-#include "repro.h"
 #include "target_layout.h"
 
 int rt_plan_check(const rt_scope *s, ea_error *err)
@@ -149,13 +148,5 @@ cJSON *rt_config_json(const rt_scope *s, const rt_capture *c, rt_form f, rt_dist
     if (f == RT_NARROW)
         cJSON_AddItemToArray(notes, cJSON_CreateString("current starts from the sorted ids: convert, histc "
                                                        "(zeros + kernel), scan; the sort is outside this form"));
-    return o;
-}
-
-cJSON *rt_header(const rt_scope *s, const char *family)
-{
-    cJSON *ids, *o = ea_repro_header(family, s->point, s->alias, s->occurrences, &ids);
-    for (int g = 0; g < s->ngroups; g++)
-        cJSON_AddItemToArray(ids, cJSON_CreateString(s->scope_ids[g]));
     return o;
 }
