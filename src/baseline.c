@@ -19,6 +19,7 @@
 #include "fractions.h"
 #include "json.h"
 #include "path.h"
+#include "target_layout.h"
 
 /* 1 when name is one of the ", "-separated names in list, compared whole ("lowered" is not
  * "conditional_lowered"). */
@@ -124,7 +125,7 @@ static void torch_op_fidelity(cJSON *fid, const cJSON *result, const ea_torch_op
     if (!ops || !ops->loaded) {
         cJSON_AddNullToObject(o, "file");
         snprintf(note, sizeof note, "no torch measurement: %s absent (tools/capture/op_timing.py writes it)",
-                 ops && ops->file[0] ? ops->file : "golden/targets/<target>/torch_ops.json");
+                 ops && ops->file[0] ? ops->file : "golden/targets/<target>/" EA_TORCH_OPS_NAME);
         cJSON_AddStringToObject(o, "note", note);
         return;
     }
@@ -164,7 +165,7 @@ cJSON *ea_result_fidelity(const cJSON *result, const cJSON *point, const ea_capt
         if (c->inputs[i].values.kind == EA_GEN_RANDINT)
             mode = "fabricated";
     char rel[512];
-    snprintf(rel, sizeof rel, "captures/%s/capture.json", c->scope);
+    ea_tf_capture(NULL, c->scope, rel, sizeof rel);
     cJSON_AddStringToObject(f, "capture", rel);
     const char *torch = ej_str(c->environment, "torch");
     if (torch)

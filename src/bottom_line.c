@@ -12,6 +12,7 @@
 #include "replay_file.h"
 #include "sanitize_record.h"
 #include "target.h"
+#include "target_layout.h"
 
 static void false_externs(const cJSON *classes, FILE *f)
 {
@@ -20,7 +21,7 @@ static void false_externs(const cJSON *classes, FILE *f)
     char ops[512] = "";
     size_t k = 0;
     if (!classes) {
-        fprintf(f, "\nBottom line: not classified yet (no classification.json): which externs are false is unknown\n");
+        fprintf(f, "\nBottom line: not classified yet (no " EA_CLASSIFICATION_NAME "): which externs are false is unknown\n");
         return;
     }
     cJSON_ArrayForEach(op, classes) {
@@ -90,16 +91,16 @@ static void scope_rows(const char *file, const cJSON *doc, FILE *f)
 }
 
 /* <target>/<name> when there, loaded; show prints a document its validator accepted. */
-static int one_json(const ea_target *t, const char *name, int (*validate)(const char *, const cJSON *, ea_error *),
+static int one_json(const ea_target *t, ea_target_file name, int (*validate)(const char *, const cJSON *, ea_error *),
                     void (*show)(const char *, const cJSON *, FILE *), FILE *f, ea_error *err)
 {
     char path[4400];
     ej_doc doc;
-    snprintf(path, sizeof path, "%s/%s", t->dir, name);
+    ea_tf_path(t->dir, name, path, sizeof path);
     int present = t->name[0] ? ea_file_present(path, err) : 0;
     if (present <= 0) {
         if (present == 0)
-            fprintf(f, "\nNo %s yet (%s): a GPU run records it\n", name, t->name[0] ? path : "no target");
+            fprintf(f, "\nNo %s yet (%s): a GPU run records it\n", ea_tf_name(name), t->name[0] ? path : "no target");
         return present;
     }
     if (ej_load(path, &doc, err))
@@ -135,9 +136,9 @@ static void replay_line(const char *file, const cJSON *doc, FILE *f)
 int ea_bottom_line(const ea_target *t, const cJSON *classes, FILE *f, ea_error *err)
 {
     false_externs(classes, f);
-    return one_json(t, "baselines.json", ea_baseline_validate, scope_rows, f, err) ||
-                   one_json(t, "replay.json", replay_valid, replay_line, f, err) ||
-                   one_json(t, "sanitize.json", ea_sanitize_validate, ea_sanitize_show, f, err)
+    return one_json(t, EA_TF_BASELINES, ea_baseline_validate, scope_rows, f, err) ||
+                   one_json(t, EA_TF_REPLAY, replay_valid, replay_line, f, err) ||
+                   one_json(t, EA_TF_SANITIZE, ea_sanitize_validate, ea_sanitize_show, f, err)
                ? -1
                : 0;
 }

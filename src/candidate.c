@@ -13,6 +13,7 @@
 #include "path.h"
 #include "replay_file.h"
 #include "rollup.h"
+#include "target_layout.h"
 
 /* <stage>/replay.json validated into doc, doc->root NULL when the stage has none (a stage stopped before its
  * replay step). */
@@ -21,7 +22,7 @@ static int load_replay(const char *dir, ej_doc *doc, ea_error *err)
     char path[4200];
     FILE *f;
     memset(doc, 0, sizeof *doc);
-    snprintf(path, sizeof path, "%s/replay.json", dir);
+    ea_tf_path(dir, EA_TF_REPLAY, path, sizeof path);
     if (!(f = fopen(path, "r")))
         return 0;
     fclose(f);
@@ -156,7 +157,7 @@ static cJSON *price_scope(const ea_capture *c, const char *lowering, const cJSON
     cJSON_AddNumberToObject(e, "occurrences", c->ncovers);
     cJSON_AddNumberToObject(e, "atomic_kernels", run ? (double)run->ev.atomic_kernels : 0);
     if (!why && !r)
-        why = "no result for the scope in the base target's baselines.json";
+        why = "no result for the scope in the base target's " EA_BASELINES_NAME;
     else if (!why && !isfinite(aten))
         why = "the base result has no faithful current path";
     cJSON *part = cJSON_AddObjectToObject(e, "partition");
@@ -206,7 +207,7 @@ int ea_candidate_price(const char *stage_dir, const ea_target *base, const cJSON
         return -1;
     int rc = 0;
     if (!info.lowering)
-        rc = ea_fail(err, "%s/target.json: expected a candidate lowering's stage (\"lowering\": NAME), got none",
+        rc = ea_fail(err, "%s/" EA_TARGET_NAME ": expected a candidate lowering's stage (\"lowering\": NAME), got none",
                      stage_dir);
     else if (strcmp(info.target.gpu_model, base->gpu_model) || strcmp(info.target.torch, base->torch))
         rc = ea_fail(err, "%s: staged for the %s with torch %s, but the base target %s is the %s with torch %s: "

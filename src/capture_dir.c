@@ -9,18 +9,19 @@
 
 #include "capture_impl.h"
 #include "readfile.h"
+#include "target_layout.h"
 
 static int load_one(const char *root, const char *name, ea_capture *c, ea_error *err)
 {
     char folder[4096 + 260], path[4096 + 280]; /* root, a directory entry name, "/capture.json" */
     struct stat st;
     snprintf(folder, sizeof folder, "%s/%s", root, name);
-    snprintf(path, sizeof path, "%s/capture.json", folder);
+    snprintf(path, sizeof path, "%s/" EA_CAPTURE_NAME, folder);
     if (stat(folder, &st) != 0 || !S_ISDIR(st.st_mode))
         return ea_fail(err, "%s: expected only capture folders under %s, got a file", folder, root);
     int present = ea_file_present(path, err);
     if (present <= 0)
-        return present < 0 ? -1 : ea_fail(err, "%s: expected capture.json in every capture folder, got none", folder);
+        return present < 0 ? -1 : ea_fail(err, "%s: expected " EA_CAPTURE_NAME " in every capture folder, got none", folder);
     if (ea_capture_load(path, c, err) != 0)
         return -1;
     if (!strcmp(c->scope, name))
@@ -44,8 +45,8 @@ int ea_captures_load_with(const char *dir, const char *base_dir, const char *con
 {
     char root[4096], base_root[4096], **names;
     int n, rc = 0;
-    snprintf(root, sizeof root, "%s/captures", dir);
-    snprintf(base_root, sizeof base_root, "%s/captures", base_dir ? base_dir : "");
+    ea_tf_path(dir, EA_TF_CAPTURES, root, sizeof root);
+    ea_tf_path(base_dir ? base_dir : "", EA_TF_CAPTURES, base_root, sizeof base_root);
     out->items = NULL;
     out->n = 0;
     snprintf(out->dir, sizeof out->dir, "%s", dir);

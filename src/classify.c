@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "target_layout.h"
 
 const char *const ea_class_names[EA_CLASSES + 1] = {
     "lowered", "conditional_lowered", "conditional_fallback", "true_fallback", "library_extern", "unclassified",
@@ -326,7 +327,7 @@ static cJSON *entry(const occ *o, const ea_old_rule *rule, int op_captured, int 
                  o->op);
     }
     if (o->capture)
-        snprintf(path, sizeof path, "captures/%s/capture.json", o->capture->scope);
+        ea_tf_capture(NULL, o->capture->scope, path, sizeof path);
     if (no_device_work(o->op)) {
         *cls = EA_CLASS_NO_DEVICE_WORK;
         snprintf(reason, sizeof reason, "%s", no_device_work(o->op));
@@ -578,7 +579,7 @@ int ea_classification_validate(const char *file, const cJSON *doc, ea_error *err
 int ea_classification_load(const char *target_dir, ej_doc *doc, ea_error *err)
 {
     char path[4096];
-    snprintf(path, sizeof path, "%s/classification.json", target_dir);
+    ea_tf_path(target_dir, EA_TF_CLASSIFICATION, path, sizeof path);
     memset(doc, 0, sizeof *doc);
     int present = ea_file_present(path, err);
     if (present <= 0)

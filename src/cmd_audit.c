@@ -14,6 +14,7 @@
 #include "occurrences.h"
 #include "readfile.h"
 #include "target.h"
+#include "target_layout.h"
 
 const char ea_usage_audit[] =
     "usage: extern-audit audit [--golden DIR] [--target NAME] [--json]\n"
@@ -28,7 +29,7 @@ static int measured_points(const ea_target *t, cJSON *points, cJSON *unmeasured,
 {
     char path[4400];
     ej_doc doc;
-    snprintf(path, sizeof path, "%s/baselines.json", t->dir);
+    ea_tf_path(t->dir, EA_TF_BASELINES, path, sizeof path);
     int rc = t->name[0] ? ea_file_present(path, err) : 0;
     if (rc <= 0)
         return rc;
@@ -69,7 +70,7 @@ static void need(cJSON *list, const char *missing, const char *what)
 static cJSON *classification_summary(const ea_target *t, ea_error *err)
 {
     char path[4400];
-    snprintf(path, sizeof path, "%s/classification.json", t->dir);
+    ea_tf_path(t->dir, EA_TF_CLASSIFICATION, path, sizeof path);
     if (!t->name[0])
         return NULL;
     int present = ea_file_present(path, err);
@@ -87,7 +88,7 @@ static cJSON *classification_summary(const ea_target *t, ea_error *err)
 static void print_classes(const cJSON *classes)
 {
     const cJSON *op, *c;
-    printf("\nClasses (classification.json, from the captured compile behaviour):\n");
+    printf("\nClasses (" EA_CLASSIFICATION_NAME ", from the captured compile behaviour):\n");
     cJSON_ArrayForEach(op, classes)
     {
         printf("  %-26s", op->string);
@@ -103,9 +104,9 @@ static cJSON *pending_gpu_work(const char *golden, const ea_target *t, cJSON *co
     cJSON *list = cJSON_CreateArray(), *measured = cJSON_CreateArray(), *unmeasured = cJSON_CreateObject();
     char path[4400];
     if (t->name[0])
-        snprintf(path, sizeof path, "%s/classification.json", t->dir);
+        ea_tf_path(t->dir, EA_TF_CLASSIFICATION, path, sizeof path);
     else
-        snprintf(path, sizeof path, "%s/targets/<gpu model>-torch<version>/classification.json", golden);
+        snprintf(path, sizeof path, "%s/targets/<gpu model>-torch<version>/" EA_CLASSIFICATION_NAME, golden);
     if (!t->name[0] || ea_file_present(path, err) == 0) /* a broken link is refused by classification_summary */
         need(list, path, "classification from actual compile behaviour (tools/capture on a GPU with torch)");
     if (measured_points(t, measured, unmeasured, err) != 0) {
@@ -129,7 +130,7 @@ static cJSON *pending_gpu_work(const char *golden, const ea_target *t, cJSON *co
         }
         if (!missing)
             continue;
-        snprintf(path, sizeof path, "%s/baselines.json: %d of %d %s points unmeasured",
+        snprintf(path, sizeof path, "%s/" EA_BASELINES_NAME ": %d of %d %s points unmeasured",
                  t->name[0] ? t->dir : "(no target)", missing, total, ea_audit_ops[i].short_name);
         need(list, path, reason ? NULL : "current / oracle / floor timings (a repro family and extern-audit run on a GPU)");
         if (reason) /* the file says why: that, not a generic need */

@@ -18,15 +18,16 @@
 #include "oldrule.h"
 #include "readfile.h"
 #include "target.h"
+#include "target_layout.h"
 
 const char ea_usage_classify[] =
     "usage: extern-audit classify [--golden DIR] [--target NAME] [--json] [--update]\n"
     "  --golden DIR   golden folder: occurrences/, old_rule.json, targets/ (default golden)\n"
-    "  --target NAME  DIR/targets/NAME: its captures/ and classification.json (default: $EXTERN_AUDIT_TARGET,\n"
+    "  --target NAME  DIR/targets/NAME: its " EA_CAPTURES_NAME "/ and " EA_CLASSIFICATION_NAME " (default: $EXTERN_AUDIT_TARGET,\n"
     "                 else the target of this machine's GPU model, else with no GPU the only one)\n"
     "  --json         print the classification document instead of the table\n"
-    "  --update       write the target's classification.json (refused while occurrences are unclassified)\n"
-    "exit 1 when a class differs from the target's classification.json, an occurrence is unclassified or the\n"
+    "  --update       write the target's " EA_CLASSIFICATION_NAME " (refused while occurrences are unclassified)\n"
+    "exit 1 when a class differs from the target's " EA_CLASSIFICATION_NAME ", an occurrence is unclassified or the\n"
     "coordinate_descent run disagrees with the default run; 2 on a corrupt capture or golden file\n";
 
 int ea_classify_golden(const char *golden, const char *target_dir, cJSON **doc, ea_error *err)
@@ -168,7 +169,7 @@ static int gate(const cJSON *doc, const char *golden, const ea_target *t, int up
     ea_error err;
     int unclassified, disagree;
     report_open(doc, &unclassified, &disagree);
-    snprintf(path, sizeof path, "%s/classification.json", t->dir);
+    ea_tf_path(t->dir, EA_TF_CLASSIFICATION, path, sizeof path);
     if (update) {
         if (unclassified) {
             fprintf(stderr, "extern-audit classify: %s not written while occurrences are unclassified\n", path);

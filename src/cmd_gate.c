@@ -16,6 +16,7 @@
 #include "json.h"
 #include "run.h"
 #include "target.h"
+#include "target_layout.h"
 
 #define DEFAULT_RETRIES 2
 
@@ -23,7 +24,7 @@ const char ea_usage_gate[] =
     "usage: extern-audit gate [--baseline FILE] (--against FILE | --run [--cold] | --plan) [--scope NAME] [--json]\n"
     "                         [--propose FILE] [--markdown FILE] [--save FILE] [--margin X] [--retries N]\n"
     "                         [--golden DIR] [--target NAME] [--quiet]\n"
-    "  --baseline FILE  the stored baselines document (default: the target's, DIR/targets/NAME/baselines.json)\n"
+    "  --baseline FILE  the stored baselines document (default: the target's, DIR/targets/NAME/" EA_BASELINES_NAME ")\n"
     "  --against FILE   compare with another baselines document (no GPU needed)\n"
     "  --run            measure now (extern-audit run --mode both) and compare; needs a CUDA device; a path\n"
     "                   is timed cold only when its stored result has \"time_cold\"\n"
@@ -32,7 +33,7 @@ const char ea_usage_gate[] =
     "  --plan           compare each stored result's plan (its \"config\") with what today's code plans for\n"
     "                   the point (run --plan; no GPU needed, ATen's grids sized for the stored document's\n"
     "                   sm_count), CONFIG where they differ, and its fidelity with what its own times give\n"
-    "                   against the target's torch_ops.json and captures, FIDELITY where they differ;\n"
+    "                   against the target's " EA_TORCH_OPS_NAME " and captures, FIDELITY where they differ;\n"
     "                   --propose takes both (no time moves)\n"
     "  --scope NAME     only these points (as run --scope; default all)\n"
     "  --json           print the report as JSON (docs/schema.md, extern-audit/gate) instead of the table\n"
@@ -45,7 +46,7 @@ const char ea_usage_gate[] =
     "  --retries N      --run: measure the points of NOISY paths again up to N times (default 2)\n"
     "  --golden DIR     golden folder the points come from (default golden)\n"
     "  --target NAME    DIR/targets/NAME: the stored baselines and, with --run or --plan, the captures and\n"
-    "                   torch_ops.json read\n"
+    "                   " EA_TORCH_OPS_NAME " read\n"
     "                   (default: $EXTERN_AUDIT_TARGET, else the target of this GPU's model, else with no GPU\n"
     "                   the only one); with --run a target of another GPU model is refused\n"
     "  --quiet          no progress lines on stderr\n"
@@ -105,7 +106,7 @@ static int target_of(gate_options *o, ea_target *t, ea_error *err)
         return 0;
     if (ea_target_resolve(o->golden, o->target, o->run, t, err))
         return -1;
-    if (!o->baseline && ea_target_path(t, "baselines.json", o->baseline_file, sizeof o->baseline_file))
+    if (!o->baseline && ea_tf_path(t->dir, EA_TF_BASELINES, o->baseline_file, sizeof o->baseline_file))
         return ea_fail(err, "%s: expected a path under %zu bytes", t->dir, sizeof o->baseline_file);
     o->baseline = o->baseline ? o->baseline : o->baseline_file;
     return 0;
@@ -156,7 +157,7 @@ static int run_and_compare(const gate_options *o, const ej_doc *stored, ea_run_p
     ea_gpu_model(dev.name, model, sizeof model);
     if (strcmp(model, want)) /* before the long measurement */
         return ea_fail(err, "%s $.gpu.model is \"%s\" and this GPU is a %s (%s): refused, times compare only on one "
-                       "GPU model (golden/targets/<model>-torch<version>/baselines.json)", o->baseline, want, model, dev.name);
+                       "GPU model (golden/targets/<model>-torch<version>/" EA_BASELINES_NAME ")", o->baseline, want, model, dev.name);
     /* cold only where the stored document has cold numbers to compare with (nothing else would judge
      * them), unless --cold asks for every cold time, to be proposed */
     ea_run_opts ro = {.faithful = 1, .fabricated = 1, .log = o->quiet ? NULL : stderr,

@@ -16,6 +16,7 @@
 #include "json.h"
 #include "occurrences.h"
 #include "target.h"
+#include "target_layout.h"
 
 const char ea_usage_golden[] =
     "usage: extern-audit golden diff OLD NEW [--golden DIR] [--json] [--markdown FILE]\n"
@@ -25,15 +26,15 @@ const char ea_usage_golden[] =
     "                   class transitions with the old rule's verdict and the false-extern flag, points\n"
     "                   added and removed, partitions whose kernels or launch shapes changed, capture\n"
     "                   boundaries that moved, and timings moved by the gate's drift rule; summaries by op\n"
-    "                   and by model first. A partial stage (target.json \"scopes\") is compared only on its\n"
+    "                   and by model first. A partial stage (" EA_TARGET_NAME " \"scopes\") is compared only on its\n"
     "                   scopes: the rest is \"not staged\", never \"removed\"\n"
     "  accept STAGED    install a complete staged target as <golden>/targets/<name> (copy beside it, then one\n"
     "                   rename; the old folder goes only once the new one is in place). Refused, with every\n"
     "                   reason listed, when an occurrence has no capture (but a view's or host arithmetic's,\n"
     "                   and in a candidate's stage one of an op added since its base: not_captured), a point no\n"
-    "                   baseline, a capture, baseline or torch_ops file is of another GPU model than target.json,\n"
+    "                   baseline, a capture, baseline or torch_ops file is of another GPU model than " EA_TARGET_NAME ",\n"
     "                   the classification\n"
-    "                   is unreadable or not what the captures give, replay.json or torch_ops.json is absent,\n"
+    "                   is unreadable or not what the captures give, " EA_REPLAY_NAME " or " EA_TORCH_OPS_NAME " is absent,\n"
     "                   or the stage is partial. Logs and step markers stay in the stage\n"
     "  price STAGED     a candidate lowering's stage (ci/golden-stage --lowering NAME) priced per scope it\n"
     "                   re-captured: ATen today (faithful, fabricated), the candidate (today's path less the\n"
@@ -128,7 +129,8 @@ static int cmd_accept(int argc, char **argv)
          * then inherits the captures it did not recapture instead of holding a copy */
         char base[200], base_json[4600];
         snprintf(base, sizeof base, "%s-torch%s", info.target.gpu_model, info.target.torch);
-        snprintf(base_json, sizeof base_json, "%s/targets/%s/target.json", o.golden, base);
+        snprintf(dest, sizeof dest, "%s/targets/%s", o.golden, base);
+        ea_tf_path(dest, EA_TF_TARGET, base_json, sizeof base_json);
         int has_base = info.lowering && ea_file_present(base_json, &err) > 0;
         snprintf(dest, sizeof dest, "%s/targets/%s", o.golden, info.target.name);
         fprintf(stderr, "golden accept: complete; installing as %s%s%s\n", dest,

@@ -14,6 +14,7 @@
 #include "replay.h"
 #include "replay_file.h"
 #include "target.h"
+#include "target_layout.h"
 
 const char ea_usage_replay[] =
     "usage: extern-audit replay [--golden DIR] [--target NAME] [--scope SCOPE_ID] [--json] [--record FILE]\n"
@@ -23,8 +24,8 @@ const char ea_usage_replay[] =
     "                   this GPU's model; a target of another GPU model is refused)\n"
     "  --scope ID       only this capture (its folder name); several separated by commas\n"
     "  --json           print JSON instead of the table\n"
-    "  --record FILE    also write the JSON to FILE (atomically; the target's: DIR/targets/NAME/replay.json)\n"
-    "  --keep-from FILE a replay.json (the base target's): --json and --record give FILE's rows with the\n"
+    "  --record FILE    also write the JSON to FILE (atomically; the target's: DIR/targets/NAME/" EA_REPLAY_NAME ")\n"
+    "  --keep-from FILE a " EA_REPLAY_NAME " (the base target's): --json and --record give FILE's rows with the\n"
     "                   replayed captures' rows replaced, every other row kept byte for byte; refused unless\n"
     "                   that leaves one row per capture of the target (ci/golden-stage replays only what a\n"
     "                   lowering recaptured)\n"

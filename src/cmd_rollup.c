@@ -11,6 +11,7 @@
 #include "json.h"
 #include "report.h"
 #include "rollup.h"
+#include "target_layout.h"
 
 #define TOP_MODELS 10
 
@@ -20,7 +21,7 @@ const char ea_usage_rollup[] =
     "  --golden DIR     golden folder (default golden): occurrences/, seed_totals.json, targets/\n"
     "  --corpus DIR     better-benchmark checkout for the corpus's model accounting (default\n"
     "                   $EXTERN_AUDIT_CORPUS or build/corpus/better-benchmark; absent: that column says so)\n"
-    "  --target NAME    the target whose classification.json, baselines.json and torch_ops.json price\n"
+    "  --target NAME    the target whose " EA_CLASSIFICATION_NAME ", " EA_BASELINES_NAME " and " EA_TORCH_OPS_NAME " price\n"
     "                   \"after\" (default: $EXTERN_AUDIT_TARGET, else this GPU model's, else the only one)\n"
     "  --json           print the whole rollup document instead of the tables\n"
     "  --markdown FILE  the tables as markdown (a PR comment, the README's results section)\n"

@@ -20,10 +20,12 @@
 #include "device_lock.h"
 #include "json.h"
 #include "keep_from.h"
+#include "kit.h"
 #include "occurrences.h"
 #include "repro.h"
 #include "run.h"
 #include "run_report.h"
+#include "target_layout.h"
 #include "unsupported.h"
 #include "timer.h"
 #include "target.h"
@@ -45,7 +47,7 @@ const char ea_usage_run[] =
     "                 (only index_add has fabricated); a point with none of the asked ones is unsupported\n"
     "  --json         print the baselines document (docs/schema.md) instead of the table (with --plan the\n"
     "                 plans, with --check-only the check-only document)\n"
-    "  --record FILE  write that document to FILE atomically (the target's: DIR/targets/NAME/baselines.json)\n"
+    "  --record FILE  write that document to FILE atomically (the target's: DIR/targets/NAME/" EA_BASELINES_NAME ")\n"
     "  --keep-from FILE  a baselines document of this GPU model (the base target's): the document is FILE's\n"
     "                 with the measured points' results replaced and every other result kept byte for byte\n"
     "                 (ci/golden-stage measures only what a lowering recaptured); refused when FILE lacks a\n"
@@ -60,7 +62,7 @@ const char ea_usage_run[] =
     "                 compute-sanitizer wraps (ci/gpu-check STEPS=sanitize); not with --record\n"
     "  --quiet        no progress lines on stderr\n"
     "  --list         list the families, aliases and points, with the models each covers ([--golden DIR] [--json])\n"
-    "the replica's fidelity compares the current path with the target's torch_ops.json, the op timed\n"
+    "the replica's fidelity compares the current path with the target's " EA_TORCH_OPS_NAME ", the op timed\n"
     "alone in torch (python3 tools/capture/op_timing.py); without it: \"no torch measurement\"\n"
     "a point its family refuses (a shape, dtype or capture it does not implement) is reported unsupported,\n"
     "with the reason, and the run goes on\n"
@@ -198,7 +200,7 @@ static cJSON *plan_or_unsupported(ea_run_ctx *c, const ea_scope_ref *r, ea_run_o
         return unsupported(c, r, why.msg, asked->log);
     *partly = why.msg[0] != '\0';
     c->opts = fo;
-    cJSON *arr = r->family->points(c, r, 0, &why);
+    cJSON *arr = ea_repro_points(c, r, 0, &why);
     c->opts = asked;
     return arr ? arr : unsupported(c, r, why.msg, asked->log);
 }
@@ -219,12 +221,7 @@ static int each_point(ea_run_ctx *c, const ea_run_opts *ro, const ea_scope_ref *
         if (measure && !ea_unsupported_reason(cJSON_GetArrayItem(arr, 0))) { /* planned: measure it */
             cJSON_Delete(arr);
             c->opts = &fo;
-            /* the point's untimed work (inputs, checks) on the GPU would disturb another process's timing */
-            arr = NULL;
-            if (ea_device_lock(err) == 0) {
-                arr = refs[i].family->points(c, &refs[i], 1, err);
-                ea_device_unlock();
-            }
+            arr = ea_repro_points(c, &refs[i], 1, err);
             c->opts = ro;
         }
         if (!arr)

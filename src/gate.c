@@ -11,6 +11,7 @@
 #include "json.h"
 #include "json_diff.h"
 #include "path.h"
+#include "target_layout.h"
 
 static int same_point(const cJSON *a, const char *family, const char *point)
 {
@@ -222,7 +223,7 @@ static cJSON *report_for(const char *stored_file, const cJSON *stored, const cha
     const char *ms = ej_text(cJSON_GetObjectItemCaseSensitive(stored, "gpu"), "model");
     if (strcmp(ms, new_model))
         return ea_fail(err, "%s $.gpu.model is \"%s\" and %s $.gpu.model \"%s\": refused, times compare only on one "
-                       "GPU model (golden/targets/<model>-torch<version>/baselines.json)", stored_file, ms, new_file,
+                       "GPU model (golden/targets/<model>-torch<version>/" EA_BASELINES_NAME ")", stored_file, ms, new_file,
                        new_model), NULL;
     cJSON *report = cJSON_CreateObject(), *r = rule ? cJSON_AddObjectToObject(report, "rule") : NULL;
     cJSON_AddStringToObject(report, "schema", EA_GATE_SCHEMA);

@@ -14,6 +14,7 @@
 #include "oldrule.h"
 #include "readfile.h"
 #include "replay_file.h"
+#include "target_layout.h"
 #include "torch_ops.h"
 
 typedef struct {
@@ -74,7 +75,7 @@ static void check_captures(checker *c, cJSON *const docs[EA_AUDIT_OPS], const ea
         const char *gpu = ej_text(caps->items[i].environment, "gpu");
         ea_gpu_model(gpu, got, sizeof got);
         if (strcmp(got, model))
-            problem(c, 0, "%s $.environment.gpu: \"%s\" (model %s), target.json's gpu_model is %s", caps->items[i].file,
+            problem(c, 0, "%s $.environment.gpu: \"%s\" (model %s), " EA_TARGET_NAME "'s gpu_model is %s", caps->items[i].file,
                     gpu, got, model);
     }
     for (int i = 0; i < EA_AUDIT_OPS; i++)
@@ -89,7 +90,7 @@ static void check_captures(checker *c, cJSON *const docs[EA_AUDIT_OPS], const ea
                             covered = !strcmp(caps->items[k].covers[j], ej_text(o, "id"));
                     if (!covered && !(cls && (!strcmp(cls, ea_class_names[EA_CLASS_NO_DEVICE_WORK]) ||
                                               (candidate && !strcmp(cls, ea_class_names[EA_CLASS_NOT_CAPTURED])))))
-                        problem(c, 0, "occurrence %s (scope %s) has no capture: no captures/*/capture.json covers it",
+                        problem(c, 0, "occurrence %s (scope %s) has no capture: no " EA_CAPTURES_NAME "/*/" EA_CAPTURE_NAME " covers it",
                                 ej_text(o, "id"), ej_text(g, "scope_id"));
                 }
 }
@@ -104,7 +105,7 @@ static void check_classification(checker *c, const char *staged, const cJSON *fr
         if (rc)
             problem(c, 1, "unreadable classification: %s", err.msg);
         else
-            problem(c, 0, "%s/classification.json: absent (extern-audit classify --update on the stage)", staged);
+            problem(c, 0, "%s/" EA_CLASSIFICATION_NAME ": absent (extern-audit classify --update on the stage)", staged);
         return;
     }
     const cJSON *e, *f;
@@ -116,7 +117,7 @@ static void check_classification(checker *c, const char *staged, const cJSON *fr
         cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(stored.root, "occurrences"))
             found |= !strcmp(ej_text(e, "id"), ej_text(f, "id"));
         if (!found)
-            problem(c, 0, "%s/classification.json $.occurrences: no entry for occurrence %s, which the stage's captures "
+            problem(c, 0, "%s/" EA_CLASSIFICATION_NAME " $.occurrences: no entry for occurrence %s, which the stage's captures "
                     "give \"%s\" (extern-audit classify --update on the stage)", staged, ej_text(f, "id"),
                     ej_text(f, "class"));
     }
@@ -124,7 +125,7 @@ static void check_classification(checker *c, const char *staged, const cJSON *fr
     {
         const char *want = fresh_class(fresh, ej_text(e, "id"));
         if (fresh && (!want || strcmp(want, ej_text(e, "class"))))
-            problem(c, 0, "%s/classification.json $.occurrences[%d].class: \"%s\", the stage's captures give %s%s%s "
+            problem(c, 0, "%s/" EA_CLASSIFICATION_NAME " $.occurrences[%d].class: \"%s\", the stage's captures give %s%s%s "
                     "(extern-audit classify --update on the stage)", staged, i, ej_text(e, "class"), want ? "\"" : "",
                     want ? want : "no entry", want ? "\"" : "");
         i++;
@@ -137,14 +138,14 @@ static void check_baselines(checker *c, const char *staged, cJSON *const docs[EA
     char path[4200];
     ej_doc doc;
     ea_error err;
-    snprintf(path, sizeof path, "%s/baselines.json", staged);
+    ea_tf_path(staged, EA_TF_BASELINES, path, sizeof path);
     if (ea_target_baselines_load(staged, &doc, &err)) {
         problem(c, 1, "%s", err.msg);
         return;
     }
     const char *got = ej_text(cJSON_GetObjectItemCaseSensitive(doc.root, "gpu"), "model");
     if (strcmp(got, model))
-        problem(c, 0, "%s $.gpu.model: \"%s\", target.json's gpu_model is %s: baselines of another GPU", path, got, model);
+        problem(c, 0, "%s $.gpu.model: \"%s\", " EA_TARGET_NAME "'s gpu_model is %s: baselines of another GPU", path, got, model);
     cJSON *missing = ea_gate_uncovered(docs, doc.root);
     const cJSON *p;
     cJSON_ArrayForEach(p, missing)
@@ -162,18 +163,18 @@ static void check_timings_and_replay(checker *c, const char *staged, const char 
     ea_torch_ops ops;
     ej_doc doc;
     ea_error err;
-    snprintf(path, sizeof path, "%s/torch_ops.json", staged);
+    ea_tf_path(staged, EA_TF_TORCH_OPS, path, sizeof path);
     if (ea_torch_ops_load(path, NULL, &ops, &err)) {
         problem(c, 1, "%s", err.msg);
     } else {
         char got[64];
         ea_gpu_model(ops.gpu, got, sizeof got);
         if (strcmp(got, model))
-            problem(c, 0, "%s $.environment.gpu: \"%s\" (model %s), target.json's gpu_model is %s: torch op timings "
+            problem(c, 0, "%s $.environment.gpu: \"%s\" (model %s), " EA_TARGET_NAME "'s gpu_model is %s: torch op timings "
                     "of another GPU", path, ops.gpu, got, model);
         ea_torch_ops_free(&ops);
     }
-    snprintf(path, sizeof path, "%s/replay.json", staged);
+    ea_tf_path(staged, EA_TF_REPLAY, path, sizeof path);
     if (ej_load(path, &doc, &err) || ea_replay_file_validate(path, doc.root, &err)) {
         problem(c, 1, "%s", err.msg);
     } else if (caps && ea_replay_file_covers(path, doc.root, caps, &err)) { /* a capture unreplayed, or a stale row */

@@ -9,6 +9,7 @@
 
 #include "gate.h"
 #include "json.h"
+#include "target_layout.h"
 
 const char *const ea_golden_diff_kinds[] = {"class", "point_added", "point_removed", "partition", "boundary", "timing", NULL};
 
@@ -53,14 +54,6 @@ static occ *add_occ(differ *d, const char *id, const char *op, const char *point
     return o;
 }
 
-/* "captures/<scope>/capture.json" -> <scope> in buf; "" for null. */
-static void capture_scope(const cJSON *entry, char *buf, size_t n)
-{
-    const char *c = ej_str(entry, "capture"), *end = c ? strrchr(c, '/') : NULL;
-    *buf = '\0';
-    if (c && end && !strncmp(c, "captures/", 9) && end > c + 9)
-        snprintf(buf, n, "%.*s", (int)(end - c - 9), c + 9);
-}
 
 static const cJSON *class_entry(const ea_golden_target *t, const char *id)
 {
@@ -102,7 +95,7 @@ static void index_occurrences(differ *d, cJSON *const docs[EA_AUDIT_OPS])
         cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(d->t[s]->classification.root, "occurrences"))
         {
             occ *x = add_occ(d, ej_text(e, "id"), ej_text(e, "op"), ej_text(e, "point"), ej_text(e, "scope"));
-            capture_scope(e, x->capture[s], sizeof x->capture[s]);
+            ea_tf_capture_scope(ej_str(e, "capture"), x->capture[s], sizeof x->capture[s]);
         }
 }
 
@@ -403,8 +396,8 @@ static void diff_timings(differ *d, const ea_drift_rule *rule, cJSON *report)
 {
     char fa[4200], fb[4200];
     ea_error err;
-    snprintf(fa, sizeof fa, "%s/baselines.json", d->t[0]->dir);
-    snprintf(fb, sizeof fb, "%s/baselines.json", d->t[1]->dir);
+    ea_tf_path(d->t[0]->dir, EA_TF_BASELINES, fa, sizeof fa);
+    ea_tf_path(d->t[1]->dir, EA_TF_BASELINES, fb, sizeof fb);
     cJSON *ids = staged_points(d);
     cJSON *gate = ea_gate_compare(fa, d->t[0]->baselines.root, fb, d->t[1]->baselines.root, rule, ids, &err);
     cJSON_Delete(ids);

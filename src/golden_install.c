@@ -14,13 +14,7 @@
 #include "json.h"
 #include "readfile.h"
 #include "target.h"
-
-/* The entries of a target folder, NULL-terminated; captures/ is the one folder. */
-static const char *const ea_target_files[] = {"target.json", "classification.json", "baselines.json", "torch_ops.json",
-                                       "replay.json", "captures", NULL};
-/* Records measured on the target's GPU and torch by their own steps (ci/gpu-check STEPS=sanitize,
- * replica_gap), which a stage need not repeat: the stage's when it has one, else the old target's. */
-static const char *const records[] = {"sanitize.json", "replica_gap.json", NULL};
+#include "target_layout.h"
 
 /* Removes path and everything under it (links are removed, not followed); best effort. */
 static void remove_tree(const char *path)
@@ -101,14 +95,14 @@ static int inherited(const char *staged, const char *base, const char *base_dir,
     int n, rc = 0;
     ej_doc doc;
     *out = NULL;
-    snprintf(root, sizeof root, "%s/target.json", staged);
+    ea_tf_path(staged, EA_TF_TARGET, root, sizeof root);
     if (ej_load(root, &doc, err))
         return -1;
     const cJSON *from = cJSON_GetObjectItemCaseSensitive(doc.root, "captures_from");
     if (from && !strcmp(ej_text(from, "target"), base))
         *out = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(from, "captures"), 1);
     ej_free(&doc);
-    snprintf(root, sizeof root, "%s/captures", staged);
+    ea_tf_path(staged, EA_TF_CAPTURES, root, sizeof root);
     if (ea_list_folder(root, &names, &n, err)) {
         cJSON_Delete(*out);
         *out = NULL;
@@ -116,8 +110,8 @@ static int inherited(const char *staged, const char *base, const char *base_dir,
     }
     for (int i = 0; rc == 0 && i < n; i++) {
         char mine[4600], theirs[4600], a[EA_DIGEST_LEN], b[EA_DIGEST_LEN];
-        snprintf(mine, sizeof mine, "%s/%s/capture.json", root, names[i]);
-        snprintf(theirs, sizeof theirs, "%s/captures/%s/capture.json", base_dir, names[i]);
+        ea_tf_capture(staged, names[i], mine, sizeof mine);
+        ea_tf_capture(base_dir, names[i], theirs, sizeof theirs);
         int there = ea_file_present(theirs, err);
         if (there < 0 || (rc = ea_capture_digest(mine, a, err)) != 0) {
             rc = -1;
@@ -184,25 +178,28 @@ int ea_golden_install(const char *staged, const char *golden, const char *name, 
         return ea_fail(err, "%s: cannot create: %s", tmp, strerror(errno));
     }
     int rc = 0;
-    for (int i = 0; rc == 0 && ea_target_files[i]; i++) {
+    /* every entry a complete target holds (target_layout.h), captures/ the one folder */
+    for (ea_target_file f = 0; rc == 0 && f < EA_TF_FIRST_RECORD; f++) {
         char a[4400], b[4600];
-        snprintf(a, sizeof a, "%s/%s", staged, ea_target_files[i]);
-        snprintf(b, sizeof b, "%s/%s", tmp, ea_target_files[i]);
-        if (inherit && !strcmp(ea_target_files[i], "target.json"))
+        ea_tf_path(staged, f, a, sizeof a);
+        ea_tf_path(tmp, f, b, sizeof b);
+        if (inherit && f == EA_TF_TARGET)
             rc = write_target(a, b, base, inherit, err);
-        else if (inherit && !strcmp(ea_target_files[i], "captures"))
+        else if (inherit && f == EA_TF_CAPTURES)
             rc = copy_captures(a, b, inherit, err);
         else
             rc = copy_tree(a, b, err);
     }
     cJSON_Delete(inherit);
     struct stat st;
-    for (int i = 0; rc == 0 && records[i]; i++) {
+    /* records measured on the target's GPU and torch by their own steps, which a stage need not repeat: the
+     * stage's when it has one, else the old target's */
+    for (ea_target_file f = EA_TF_FIRST_RECORD; rc == 0 && f < EA_TF_COUNT; f++) {
         char a[4500], b[4600];
-        snprintf(a, sizeof a, "%s/%s", staged, records[i]);
+        ea_tf_path(staged, f, a, sizeof a);
         if (lstat(a, &st) != 0)
-            snprintf(a, sizeof a, "%s/%s", dest, records[i]);
-        snprintf(b, sizeof b, "%s/%s", tmp, records[i]);
+            ea_tf_path(dest, f, a, sizeof a);
+        ea_tf_path(tmp, f, b, sizeof b);
         if (lstat(a, &st) == 0)
             rc = copy_tree(a, b, err);
     }

@@ -7,6 +7,7 @@
 #include "baseline.h"
 #include "classify.h"
 #include "readfile.h"
+#include "target_layout.h"
 
 static int plain_name(const char *s)
 {
@@ -53,7 +54,7 @@ int ea_target_info_load(const char *dir, ea_target_info *t, ea_error *err)
     memset(t, 0, sizeof *t);
     if (ea_target_read(dir, &t->target, err))
         return -1;
-    snprintf(t->file, sizeof t->file, "%s/target.json", dir);
+    ea_tf_path(dir, EA_TF_TARGET, t->file, sizeof t->file);
     if (ej_load(t->file, &t->doc, err))
         return -1;
     ej_val root = ej_root(&t->doc), low, scopes, env;
@@ -92,7 +93,7 @@ int ea_target_staged(const ea_target_info *t, const char *scope_id)
 int ea_target_baselines_load(const char *dir, ej_doc *doc, ea_error *err)
 {
     char path[4200];
-    snprintf(path, sizeof path, "%s/baselines.json", dir);
+    ea_tf_path(dir, EA_TF_BASELINES, path, sizeof path);
     int rc = ej_load(path, doc, err) || ea_baseline_validate(path, doc->root, err) ? -1 : 0;
     if (rc)
         ej_free(doc);
@@ -107,7 +108,7 @@ int ea_golden_target_load(const char *dir, ea_golden_target *t, ea_error *err)
         return -1;
     int rc = ea_target_captures_load(dir, &t->caps, err);
     if (rc == 0 && (rc = ea_classification_load(dir, &t->classification, err)) == 0 && !t->classification.root)
-        rc = ea_fail(err, "%s/classification.json: absent (a target needs its classification: extern-audit classify --update)", dir);
+        rc = ea_fail(err, "%s/" EA_CLASSIFICATION_NAME ": absent (a target needs its classification: extern-audit classify --update)", dir);
     if (rc == 0)
         rc = ea_target_baselines_load(dir, &t->baselines, err);
     if (rc)

@@ -9,6 +9,7 @@
 #include "baseline.h"
 #include "json.h"
 #include "readfile.h"
+#include "target_layout.h"
 
 static const char *const verdicts[] = {"ok", EA_REPLAY_OK_TOLERANT, "output mismatch", "kernels differ",
                                        "slower than torch", "faster than torch", EA_REPLAY_NOT_REPLAYABLE, NULL};
@@ -79,7 +80,7 @@ static int row(ej_val r, ea_error *err)
     if (!ea_plain_name(scope)) {
         char got[160];
         snprintf(got, sizeof got, "\"%.100s\"", scope);
-        return ej_bad_field(r, "scope", "a capture's scope id (a folder name under captures/)", got, err);
+        return ej_bad_field(r, "scope", "a capture's scope id (a folder name under " EA_CAPTURES_NAME "/)", got, err);
     }
     if (!strcmp(verdict, EA_REPLAY_NOT_REPLAYABLE)) { /* nothing else was measured: no other key may be there */
         const cJSON *k;
@@ -168,7 +169,7 @@ int ea_replay_file_covers(const char *file, const cJSON *doc, const ea_captures 
         if (!has_capture(caps, ej_str(r.v, "scope"))) {
             char what[4200], got[256];
             snprintf(what, sizeof what, "a capture of %s (held or inherited)", caps->dir);
-            snprintf(got, sizeof got, "\"%.100s\" (no %.40s/capture.json)", ej_str(r.v, "scope"), ej_str(r.v, "scope"));
+            snprintf(got, sizeof got, "\"%.100s\" (no %.40s/" EA_CAPTURE_NAME ")", ej_str(r.v, "scope"), ej_str(r.v, "scope"));
             return ej_bad_field(r, "scope", what, got, err);
         }
     }

@@ -73,17 +73,6 @@ unsigned ea_repro_modes(const ea_repro_family *f, const ea_run_opts *o, ea_run_o
     return runs;
 }
 
-void ea_repro_append(cJSON *into, cJSON *from)
-{
-    cJSON *item = from->child;
-    while (item) {
-        cJSON *next = item->next;
-        cJSON_AddItemToObject(into, item->string, cJSON_DetachItemViaPointer(from, item));
-        item = next;
-    }
-    cJSON_Delete(from);
-}
-
 /* Does point (of doc) match arg by alias, point id or one of its scope ids? */
 /* 1: arg names the point (all, its family, its id or a scope id); 2: arg is its alias; 0: neither. */
 static int matches(const ea_repro_family *f, const cJSON *doc, const cJSON *point, const char *arg)

@@ -9,11 +9,12 @@
  *   occurrence documents and the target's captures are loaded once per run (ea_run_ctx_open); which
  *   capture covers a point is capture.h's ea_capture_of_point on ctx->caps; what a family derives from
  *   its document once per run is kept in the context (ea_run_ctx_memo), freed with it.
- * - points(ctx, ref, measure 0) describes, without a GPU, what would run, and measure 1
- *   measures it on the current device, with the options ctx->opts (the run's, in the modes the family
- *   declares). Both return a JSON array with one object per distinct configuration of the point's scope
- *   groups: family, point, alias, occurrences, scope_ids, config (kernels, launch shapes, floor bytes,
- *   notes), and after a run "paths" and "passed" (docs/schema.md, baselines: "scopes[]").
+ * - A family declares plan and measure (kit.h); the runner, ea_repro_points(ctx, ref, measure 0), describes
+ *   without a GPU what would run, and with measure 1 measures it on the current device, with the options
+ *   ctx->opts (the run's, in the modes the family declares). Both return a JSON array with one object per
+ *   distinct configuration of the point's scope groups: family, point, alias, occurrences, scope_ids, config
+ *   (kernels, launch shapes, floor bytes, notes), and after a run "paths" and "passed" (docs/schema.md,
+ *   baselines: "scopes[]").
  *   Paths are named "current" (mode faithful or fabricated), "oracle" and "oracle_general"; each
  *   carries its check, its per-call time and the kernels CUPTI saw. A failed check is recorded in
  *   the result ("passed": false), not returned as an error; -1/NULL means the run itself broke.
@@ -54,6 +55,8 @@ typedef struct {
 
 typedef struct ea_repro_family ea_repro_family;
 typedef struct ea_run_ctx ea_run_ctx;
+typedef struct ea_kit_plan ea_kit_plan;   /* kit.h */
+typedef struct ea_kit_state ea_kit_state; /* kit.h */
 
 typedef struct {
     const ea_repro_family *family;
@@ -92,8 +95,9 @@ struct ea_repro_family {
     const char *op;   /* "aten.index_add.default": the golden document it reads */
     const char *alias_stem; /* the scope's name for its aliases ("routing"), NULL: the models' (alias.h) */
     ea_alias_tag_fn alias_tag; /* what tells its points of one model apart (alias.h), NULL: the output shape */
-    /* measure 0: the plan, no GPU; 1: the run on the current device (r->family is this family) */
-    cJSON *(*points)(ea_run_ctx *c, const ea_scope_ref *r, int measure, ea_error *err);
+    /* kit.h: the point's configurations and their plans, no GPU; one configuration run on the current device */
+    int (*plan)(ea_run_ctx *c, const ea_scope_ref *r, ea_kit_plan *p, ea_error *err);
+    cJSON *(*measure)(ea_run_ctx *c, const ea_scope_ref *r, const ea_kit_state *st, ea_error *err);
     int (*claims)(const cJSON *point); /* NULL: every point of the document */
     unsigned modes;                    /* the modes it runs: EA_MODE_FAITHFUL, EA_MODE_FABRICATED */
     const char *description;           /* its scope in a few words, for run --list */
@@ -117,8 +121,6 @@ void ea_repro_alias(const ea_run_ctx *c, const ea_scope_ref *ref, char *out, siz
  * *scope_ids receives for the family to fill (a family may time a point's groups apart). */
 cJSON *ea_repro_header(const char *family, const char *point, const char *alias, int64_t occurrences,
                        cJSON **scope_ids);
-/* Moves every field of from after into's own and deletes from: a family's measurement after its header. */
-void ea_repro_append(cJSON *into, cJSON *from);
 
 /* Whether a family times path (name, mode) of point cold as well as warm (ea_path_steps.warm_only,
  * EA_REPLAY_WARM otherwise): always without o->cold_from; else when a result of family and point in

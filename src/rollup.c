@@ -8,6 +8,7 @@
 
 #include "rollup_corpus.h"
 #include "rollup_impl.h"
+#include "target_layout.h"
 
 /* The after-GPU sums an aggregate carries, each a key under "us" (rows' "us" keys, and buckets). */
 static const char *const sums[] = {"after", "fabricated", "oracle", "headroom", "fabricated_over_faithful",
@@ -213,7 +214,7 @@ static cJSON *sources(const ea_rollup_inputs *in)
     char path[4352];
     snprintf(path, sizeof path, "%s/occurrences", in->o.golden);
     cJSON_AddStringToObject(s, "occurrences", path);
-    snprintf(path, sizeof path, "%s/classification.json", in->o.golden);
+    ea_tf_path(in->o.golden, EA_TF_CLASSIFICATION, path, sizeof path);
     cJSON_AddItemToObject(s, "classification", in->classification ? cJSON_CreateString(path) : cJSON_CreateNull());
     cJSON_AddItemToObject(s, "baselines", in->baselines ? cJSON_CreateString(in->baselines_file) : cJSON_CreateNull());
     cJSON_AddItemToObject(s, "baselines_note", in->baselines ? cJSON_CreateNull() : cJSON_CreateString(in->note_baselines));
@@ -244,7 +245,7 @@ static cJSON *gpus(const ea_rollup_inputs *in)
     cJSON_AddItemToObject(g, "cache_policy", in->baselines ? cJSON_CreateString(ej_str(in->baselines, "cache_policy"))
                                                             : cJSON_CreateNull());
     snprintf(note, sizeof note, "not measured on %s: %s has no pipeline timing (tools/capture/op_timing.py on that GPU)",
-             in->gpu_model[0] ? in->gpu_model : "this GPU", in->ops.loaded ? in->ops.rel : "the target's torch_ops.json");
+             in->gpu_model[0] ? in->gpu_model : "this GPU", in->ops.loaded ? in->ops.rel : "the target's " EA_TORCH_OPS_NAME);
     cJSON_AddItemToObject(g, "pipeline_note", pipeline ? cJSON_CreateNull() : cJSON_CreateString(note));
     return g;
 }

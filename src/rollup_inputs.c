@@ -12,6 +12,7 @@
 #include "readfile.h"
 #include "rollup_corpus.h"
 #include "target.h"
+#include "target_layout.h"
 
 /* Loads path and checks it with validate; *out stays NULL when the file is absent. */
 static int optional_doc(const char *path, int (*validate)(const char *, const cJSON *, ea_error *), cJSON **out,
@@ -39,7 +40,7 @@ static int load_baselines(ea_rollup_inputs *in, const ea_target *t, ea_error *er
         return 0;
     }
     snprintf(in->gpu_model, sizeof in->gpu_model, "%s", t->gpu_model);
-    ea_target_path(t, "baselines.json", in->baselines_file, sizeof in->baselines_file);
+    ea_tf_path(t->dir, EA_TF_BASELINES, in->baselines_file, sizeof in->baselines_file);
     if (optional_doc(in->baselines_file, ea_baseline_validate, &in->baselines, err))
         return -1;
     if (!in->baselines)
@@ -60,7 +61,7 @@ int ea_rollup_load(const ea_rollup_opts *o, ea_rollup_inputs *in, ea_error *err)
     ea_target t;
     if (ea_target_find(o->golden, o->target, &t, err))
         goto fail;
-    snprintf(path, sizeof path, "%s/classification.json", t.dir);
+    ea_tf_path(t.dir, EA_TF_CLASSIFICATION, path, sizeof path);
     if ((t.name[0] && optional_doc(path, ea_classification_validate, &in->classification, err)) ||
         load_baselines(in, &t, err) || (t.name[0] && ea_torch_ops_load_dir(t.dir, t.gpu_model, &in->ops, err)) ||
         (in->baselines && !t.lowering[0] && ea_candidates_staged(o->golden, &t, in->baselines, &in->candidates, err)))

@@ -9,6 +9,7 @@
 #include "candidate.h"
 #include "path.h"
 #include "rollup_impl.h"
+#include "target_layout.h"
 
 typedef struct {
     int op;
@@ -144,11 +145,7 @@ static const char *bucket_of(const char *cls)
  * can cover several scopes' occurrences (the gpt-oss routing capture covers the histc and the cumsum points). */
 static const char *candidate_key(const occ *c, char *buf, size_t n)
 {
-    const char *slash;
-    if (!c->capture || strncmp(c->capture, "captures/", 9) || !(slash = strchr(c->capture + 9, '/')))
-        return c->scope;
-    snprintf(buf, n, "%.*s", (int)(slash - c->capture - 9), c->capture + 9);
-    return buf;
+    return ea_tf_capture_scope(c->capture, buf, n) ? buf : c->scope;
 }
 
 /* Per-call figures of the row's scope and the reason it is unpriced, if it is. */

@@ -11,6 +11,7 @@
 #include "occurrences.h"
 #include "readfile.h"
 #include "target_impl.h"
+#include "target_layout.h"
 
 /* ej_bad_field with the string value quoted. */
 static int bad_string(ej_val root, const char *key, const char *what, const char *got, ea_error *err)
@@ -50,7 +51,7 @@ int ea_target_read(const char *dir, ea_target *t, ea_error *err)
     memset(t, 0, sizeof *t);
     if ((size_t)snprintf(t->dir, sizeof t->dir, "%s", dir) >= sizeof t->dir)
         return ea_fail(err, "%.200s...: expected a target folder path under %zu bytes", dir, sizeof t->dir);
-    snprintf(path, sizeof path, "%s/target.json", dir);
+    ea_tf_path(dir, EA_TF_TARGET, path, sizeof path);
     if (ej_load(path, &doc, err))
         return -1;
     ej_val root = ej_root(&doc);
@@ -82,7 +83,7 @@ int ea_target_load(const char *dir, ea_target *t, ea_error *err)
         return -1;
     const char *base = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
     if (strcmp(t->name, base))
-        return ea_fail(err, "%s/target.json $.name: expected the target's folder name \"%s\", got \"%s\"", dir, base,
+        return ea_fail(err, "%s/" EA_TARGET_NAME " $.name: expected the target's folder name \"%s\", got \"%s\"", dir, base,
                        t->name);
     return 0;
 }
@@ -148,7 +149,7 @@ static int pick(const char *golden, const char *name, const char *from, const ch
         return 0;
     }
     if (!n)
-        return ea_fail(err, "%s/targets: expected a target folder (<gpu model>-torch<version>/target.json), got none",
+        return ea_fail(err, "%s/targets: expected a target folder (<gpu model>-torch<version>/" EA_TARGET_NAME "), got none",
                        golden);
     if (!gpu_model)
         return ea_fail(err, "no GPU here and %d targets in %s/targets (%s): name one with --target NAME or %s", n, golden,
@@ -195,9 +196,4 @@ int ea_target_find(const char *golden, const char *name, ea_target *out, ea_erro
     free(ts);
     const char *env = getenv(EA_TARGET_ENV);
     return !n && !name && !(env && *env) ? 0 : ea_target_resolve(golden, name, 0, out, err);
-}
-
-int ea_target_path(const ea_target *t, const char *rel, char *buf, size_t n)
-{
-    return (size_t)snprintf(buf, n, "%s/%s", t->dir, rel) >= n ? -1 : 0;
 }

@@ -19,7 +19,6 @@
  *   command that measures on the GPU passes check_gpu 1; one that only reads files passes 0.
  * - ea_target_find: ea_target_resolve without the GPU check for commands that report what is missing
  *   (audit, rollup): no name asked and no target at all gives 0 with out->name "".
- * - ea_target_path: "<target dir>/<rel>" into buf; -1 when it does not fit.
  * - ea_target_captures_load: the captures of the target in dir, what every command that reads a target's
  *   captures calls: its own captures/ and, when target.json has "captures_from" (a candidate target that golden
  *   accept installed beside its base: docs/schema.md), the captures it inherits from that sibling folder, each
@@ -48,7 +47,6 @@ typedef struct {
 int ea_target_read(const char *dir, ea_target *t, ea_error *err);
 int ea_target_resolve(const char *golden, const char *name, int check_gpu, ea_target *out, ea_error *err);
 int ea_target_find(const char *golden, const char *name, ea_target *out, ea_error *err);
-int ea_target_path(const ea_target *t, const char *rel, char *buf, size_t n);
 
 #define EA_DIGEST_LEN 17 /* 16 hex digits and the NUL */
 int ea_target_captures_load(const char *dir, ea_captures *out, ea_error *err);

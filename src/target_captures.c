@@ -9,6 +9,7 @@
 #include "hash.h"
 #include "json.h"
 #include "readfile.h"
+#include "target_layout.h"
 
 int ea_capture_digest(const char *capture_json, char out[EA_DIGEST_LEN], ea_error *err)
 {
@@ -83,11 +84,11 @@ static int inherited(const char *file, const char *dir, ej_val from, char *base_
             goto bad;
         }
         if (!is_digest(want)) {
-            ea_fail(err, "%s %s: expected 16 lowercase hex digits (fnv1a64 of the capture.json inherited), got \"%.40s\"",
+            ea_fail(err, "%s %s: expected 16 lowercase hex digits (fnv1a64 of the " EA_CAPTURE_NAME " inherited), got \"%.40s\"",
                     file, d.path, want);
             goto bad;
         }
-        snprintf(path, sizeof path, "%s/captures/%s/capture.json", base_dir, scope);
+        ea_tf_capture(base_dir, scope, path, sizeof path);
         if (ea_capture_digest(path, got, err)) { /* which entry asked for it, beside why it cannot be read */
             char why[sizeof err->msg];
             snprintf(why, sizeof why, "%s", err->msg);
@@ -115,7 +116,7 @@ int ea_target_captures_load(const char *dir, ea_captures *out, ea_error *err)
     char file[4200], base_dir[4400];
     ej_doc doc;
     ej_val from;
-    snprintf(file, sizeof file, "%s/target.json", dir);
+    ea_tf_path(dir, EA_TF_TARGET, file, sizeof file);
     int present = ea_file_present(file, err);
     if (present <= 0)
         return present < 0 ? -1 : ea_captures_load_dir(dir, out, err);

@@ -9,6 +9,7 @@
 #include "device.h"
 #include "capture.h"
 #include "readfile.h"
+#include "target_layout.h"
 
 #define MAX_INPUTS 64 /* an op's tensors: index_add has four, DenseNet's cats up to 25 */
 
@@ -205,8 +206,8 @@ int ea_torch_ops_load(const char *path, const char *model, ea_torch_ops *t, ea_e
 
 int ea_torch_ops_load_dir(const char *target_dir, const char *model, ea_torch_ops *t, ea_error *err)
 {
-    char path[4096], rel[256] = "torch_ops.json";
-    snprintf(path, sizeof path, "%s/%s", target_dir, rel);
+    char path[4096], rel[256] = EA_TORCH_OPS_NAME;
+    ea_tf_path(target_dir, EA_TF_TORCH_OPS, path, sizeof path);
     int present = ea_file_present(path, err);
     if (present < 0)
         return -1;

@@ -5,6 +5,7 @@
 
 #include "helpers.h"
 #include "json.h"
+#include "kit.h"
 #include "occurrences_impl.h"
 #include "target.h"
 
@@ -38,7 +39,7 @@ cJSON *test_family_points(const ea_repro_family *f, const cJSON *point, const ch
     }
     c.opts = o;
     const ea_scope_ref ref = {f, point, file, index};
-    cJSON *arr = f->points(&c, &ref, measure, err);
+    cJSON *arr = ea_repro_points(&c, &ref, measure, err);
     ea_error keep = *err;
     ea_run_ctx_close(&c);
     *err = keep;

@@ -16,6 +16,7 @@
 #include "json.h"
 #include "occurrences.h"
 #include "target_impl.h"
+#include "target_layout.h"
 
 #define H200 "golden/targets/H200-torch2.11.0+cu130/baselines.json"
 
@@ -499,7 +500,7 @@ Test(gate, every_golden_point_is_in_every_committed_baselines_file)
     for (int t = 0; t < n; t++) {
         char file[4400];
         ej_doc doc;
-        ea_target_path(&ts[t], "baselines.json", file, sizeof file);
+        ea_tf_path(ts[t].dir, EA_TF_BASELINES, file, sizeof file);
         if (access(file, F_OK) != 0) /* a target not measured yet */
             continue;
         cr_assert_eq(ej_load(file, &doc, &err), 0, "%s", err.msg);

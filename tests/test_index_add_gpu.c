@@ -162,13 +162,20 @@ Test(index_add_gpu, replica_fidelity_against_torch_op, .timeout = 600)
     cr_assert_eq(outside, 0, "replica outside 15%% of torch: %s", report);
 }
 
+/* A synthetic point's configuration as the runner hands it to the family (kit.h). */
+static cJSON *measure_one(const ia_scope *s, const ia_plan *p, const ea_run_opts *o, ea_error *err)
+{
+    const ea_kit_state st = {.alias = s->alias, .opts = o, .family = "index_add", .point = s->point};
+    return ia_measure(s, p, &st, err);
+}
+
 static void measure_synthetic(cJSON *pt, const ea_run_opts *o, int want_paths)
 {
     ia_scope s;
     ia_plan p;
     ea_error err;
     iap_parse_plan(pt, &s, &p);
-    cJSON *r = ia_measure(&s, &p, o, &err);
+    cJSON *r = measure_one(&s, &p, o, &err);
     cr_assert_not_null(r, "%s", err.msg);
     cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(r, "passed")), "%s", cJSON_PrintUnformatted(r));
     cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(r, "paths")), want_paths, "%s", cJSON_PrintUnformatted(r));
@@ -208,7 +215,7 @@ Test(index_add_gpu, slice_variants_on_odd_rows, .timeout = 300)
         ia_plan p;
         ea_error err;
         iap_parse_plan(pts[i], &s, &p);
-        cJSON *r = ia_measure(&s, &p, &faithful, &err), *c;
+        cJSON *r = measure_one(&s, &p, &faithful, &err), *c;
         cr_assert_not_null(r, "%s", err.msg);
         cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(r, "passed")), "%s", cJSON_PrintUnformatted(r));
         const cJSON *orc = test_path(r, "oracle", "faithful");

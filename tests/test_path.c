@@ -143,7 +143,8 @@ static int fake_check(void *ctx, int after_timing, ea_check *c, ea_error *err)
 
 static void expect_broken(fake_path *f, const char *want, const char *or_want)
 {
-    const ea_path_steps steps = {"fake scope current", f, fake_poison, fake_enqueue, fake_check, NULL, 0, 0};
+    const ea_path_steps steps = {.label = "fake scope current", .ctx = f, .poison = fake_poison, .enqueue = fake_enqueue,
+                                 .check = fake_check};
     ea_check first, again;
     double median = -1;
     ea_error err = {{0}};

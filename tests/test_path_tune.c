@@ -46,7 +46,8 @@ static const cJSON *item(const cJSON *o, const char *k)
 
 static int tune(fake_variants *f, int n, ea_path_tuned *r, ea_error *err)
 {
-    const ea_path_tuning t = {"fake scope oracle", f, n, fake_measure, fake_describe};
+    const ea_path_tuning t = {.label = "fake scope oracle", .ctx = f, .n = n, .measure = fake_measure,
+                              .describe = fake_describe};
     return ea_path_tune(&t, r, err);
 }
 
@@ -126,7 +127,7 @@ static int poison_breaks(void *ctx, ea_error *err)
 
 Test(path_tune, run_gives_no_record_when_the_measurement_broke)
 {
-    const ea_path_steps steps = {"fake scope current", NULL, poison_breaks, NULL, NULL, NULL, 0, 1};
+    const ea_path_steps steps = {.label = "fake scope current", .poison = poison_breaks, .warm_only = 1};
     ea_path_outcome out;
     ea_error err = {{0}};
     cr_assert_eq(ea_path_run(&steps, "current", "faithful", &out, &err), -1);

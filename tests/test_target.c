@@ -14,6 +14,7 @@
 #include "json.h"
 #include "target.h"
 #include "target_impl.h"
+#include "target_layout.h"
 
 #define FIXTURE "tests/fixtures/golden_targets"
 #define H200 "H200-torch2.11.0+cu130"
@@ -78,10 +79,8 @@ Test(target, selection_by_name_environment_and_gpu_model)
     cr_assert_str_eq(pick("golden", NULL, NULL, NULL, 1).name, TEST_TARGET);
     ea_target t = pick(FIXTURE, H200, NULL, NULL, 1);
     char path[4400];
-    cr_assert_eq(ea_target_path(&t, "baselines.json", path, sizeof path), 0);
+    cr_assert_eq(ea_tf_path(t.dir, EA_TF_BASELINES, path, sizeof path), 0);
     cr_assert_str_eq(path, FIXTURE "/targets/" H200 "/baselines.json");
-    char small[8];
-    cr_assert_eq(ea_target_path(&t, "baselines.json", small, sizeof small), -1);
 }
 
 Test(target, refusals_name_what_was_asked_and_what_is_there)

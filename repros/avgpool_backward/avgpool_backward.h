@@ -11,7 +11,7 @@
  *   over the input window ATen's START_IND / END_IND give it), host only.
  * - ap_measure: the current path (the fill and ATen's kernel replicated) and the oracle on the current GPU,
  *   each checked against the reference and bit for bit against the grad (an identity pool's backward
- *   is its grad), as the baselines document's paths. */
+ *   is its grad): the result's "paths" and "passed" (kit.h's measure). */
 #ifndef AP_AVGPOOL_BACKWARD_H
 #define AP_AVGPOOL_BACKWARD_H
 
@@ -21,7 +21,7 @@
 
 #include "error.h"
 #include "kernels.h"
-#include "repro.h"
+#include "kit.h"
 #include "tensor.h"
 
 #define AP_MAX_GROUPS 8
@@ -40,6 +40,6 @@ cJSON *ap_config_json(const ap_scope *s);
 /* grad: planes x out_h x out_w values; out: planes x in_h x in_w. */
 void ap_reference(const double *grad, int64_t planes, int64_t in_h, int64_t in_w, int64_t out_h, int64_t out_w,
                   double *out);
-cJSON *ap_measure(const ap_scope *s, const ea_run_opts *o, ea_error *err);
+cJSON *ap_measure(const ap_scope *s, const ea_kit_state *st, ea_error *err);
 
 #endif

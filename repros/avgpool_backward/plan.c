@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "target_layout.h"
 
 /* A bf16 contiguous 4-d tensor at offset 0, from the occurrence document's tensor object at v. */
 static int tensor4(ej_val v, ea_tensor *t, ea_error *err)
@@ -105,7 +106,7 @@ cJSON *ap_config_json(const ap_scope *s)
     cJSON_AddItemToArray(notes, cJSON_CreateString(
         "the current path zeroes with cudaMemsetAsync where ATen launches its fill kernel "
         "(vectorized_elementwise_kernel<8, FillFunctor<c10::BFloat16>>); the run's fidelity line compares the "
-        "path with torch's op alone (the target's torch_ops.json, tools/capture/op_timing.py)"));
+        "path with torch's op alone (the target's " EA_TORCH_OPS_NAME ", tools/capture/op_timing.py)"));
     return c;
 }
 

@@ -83,17 +83,15 @@ static int check(void *ctx, int after_timing, ea_check *c, ea_error *err)
     return 0;
 }
 
-static int run_path(dev *d, int path, const ea_run_opts *o, double current_rel, cJSON *paths, int *ok,
+static int run_path(dev *d, int path, const ea_kit_state *st, double current_rel, cJSON *paths, int *ok,
                     double *rel, ea_error *err)
 {
-    char label[256];
+    const ea_run_opts *o = st->opts;
     const char *name = path == P_ORACLE ? "oracle" : "current";
     ea_path_outcome out;
     d->path = path;
-    snprintf(label, sizeof label, "avgpool_backward %s %s", d->s->alias, name);
-    const ea_path_steps steps = {label, d, poison, enqueue, check, NULL, o->check_only,
-                                 !ea_run_times_cold(o, "avgpool_backward", d->s->point, name, "faithful")};
-    if (ea_path_run(&steps, name, "faithful", &out, err))
+    if (ea_kit_path(st, &(ea_path_steps){.ctx = d, .poison = poison, .enqueue = enqueue, .check = check}, name,
+                    "faithful", &out, err))
         return -1;
     if (o->log)
         fprintf(o->log, "avgpool_backward %s: %s: %.2f us per call, %" PRId64 " elements differ from the grad\n",
@@ -105,7 +103,7 @@ static int run_path(dev *d, int path, const ea_run_opts *o, double current_rel, 
     return 0;
 }
 
-cJSON *ap_measure(const ap_scope *s, const ea_run_opts *o, ea_error *err)
+cJSON *ap_measure(const ap_scope *s, const ea_kit_state *st, ea_error *err)
 {
     static const char grad_gen[] = "{\"generator\": \"uniform\", \"seed\": 0}";
     dev d = {.s = s, .n = ea_tensor_numel(&s->out)};
@@ -129,10 +127,9 @@ cJSON *ap_measure(const ap_scope *s, const ea_run_opts *o, ea_error *err)
         goto done;
     }
     res = cJSON_CreateObject();
-    cJSON_AddItemToObject(res, "config", ap_config_json(s));
     cJSON *paths = cJSON_AddArrayToObject(res, "paths");
     double cur, rel;
-    broke = run_path(&d, P_CURRENT, o, -1, paths, &ok, &cur, err) || run_path(&d, P_ORACLE, o, cur, paths, &ok, &rel, err);
+    broke = run_path(&d, P_CURRENT, st, -1, paths, &ok, &cur, err) || run_path(&d, P_ORACLE, st, cur, paths, &ok, &rel, err);
     cJSON_AddBoolToObject(res, "passed", ok);
 done:
     cudaFree(d.grad);

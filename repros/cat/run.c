@@ -162,16 +162,16 @@ static int check_outputs(void *ctx, int after_timing, ea_check *c, ea_error *err
 }
 
 /* The oracle at layout d->p measured (ea_path_run) and judged; *sums: checksums_json's object. */
-static int oracle_path(dev *d, const ea_capture *cap, const ea_timer_config *tc, const ea_run_opts *o,
+static int oracle_path(dev *d, const ea_capture *cap, const ea_timer_config *tc, const ea_kit_state *st,
                        const cat_check_result *cur, double slack, cJSON **sums, ea_path_outcome *out, ea_error *err)
 {
-    const int check_only = o->check_only;
+    const int check_only = st->opts->check_only;
     char label[256];
     snprintf(label, sizeof label, "cat %s oracle %s unroll %d", d->s->alias, cat_variant_name(d->p), d->p->unroll);
     d->cap = cap, d->sums = NULL, d->y_same = 0;
-    const ea_path_steps steps = {label, d, poison, enqueue, check_outputs, tc, check_only,
-                                 !ea_run_times_cold(o, "cat", d->s->point, "oracle", "faithful")};
-    int rc = ea_path_run(&steps, "oracle", "faithful", out, err);
+    const ea_path_steps steps = {.label = label, .ctx = d, .poison = poison, .enqueue = enqueue,
+                                 .check = check_outputs, .timer = tc};
+    int rc = ea_kit_path(st, &steps, "oracle", "faithful", out, err);
     *sums = d->sums;
     if (rc)
         return -1;
@@ -196,7 +196,7 @@ typedef struct {
     const cat_plan *plans;
     const ea_capture *cap;
     const ea_timer_config *tc;
-    const ea_run_opts *o;
+    const ea_kit_state *st;
     const cat_check_result *emu;
     double slack;
     cJSON *sums[CAT_MAX_VARIANTS];
@@ -206,10 +206,10 @@ static int layout_measure(void *ctx, int v, ea_path_outcome *out, ea_error *err)
 {
     layouts *l = ctx;
     l->d->p = &l->plans[v];
-    if (oracle_path(l->d, l->cap, l->tc, l->o, l->emu, l->slack, &l->sums[v], out, err))
+    if (oracle_path(l->d, l->cap, l->tc, l->st, l->emu, l->slack, &l->sums[v], out, err))
         return -1;
-    if (l->o->log)
-        fprintf(l->o->log, "cat %s: oracle %s unroll %d: %.2f us per call, rel L2 %.2e%s\n", l->d->s->alias,
+    if (l->st->opts->log)
+        fprintf(l->st->opts->log, "cat %s: oracle %s unroll %d: %.2f us per call, rel L2 %.2e%s\n", l->d->s->alias,
                 cat_variant_name(l->d->p), l->d->p->unroll, out->median_us, out->check.rel_l2,
                 out->passed ? "" : ", failed");
     return 0;
@@ -225,14 +225,14 @@ static void layout_describe(void *ctx, int v, cJSON *o, int entry)
 /* The captured Inductor kernels replayed (ea_replay_run_on) as the current path, judged by torch's checksums
  * and the kernels CUPTI saw. */
 static int current_path(const cat_scope *s, const ea_capture *cap, const cat_inputs *in, const ea_timer_config *tc,
-                        const ea_run_opts *o, const cat_check_result *emu, ea_replay_result *res, ea_path_outcome *out,
-                        ea_error *err)
+                        const ea_kit_state *st, const cat_check_result *emu, ea_replay_result *res,
+                        ea_path_outcome *out, ea_error *err)
 {
     const ea_capture_run *run = ea_capture_run_named(cap, "default");
-    const int check_only = o->check_only;
-    const ea_replay_timing how = check_only ? EA_REPLAY_CHECK_ONLY
-                                 : ea_run_times_cold(o, "cat", s->point, "current", "faithful") ? EA_REPLAY_WARM_COLD
-                                                                                                 : EA_REPLAY_WARM;
+    const int check_only = st->opts->check_only;
+    const ea_replay_timing how = check_only                                          ? EA_REPLAY_CHECK_ONLY
+                                 : ea_kit_times_cold(st, "current", "faithful") ? EA_REPLAY_WARM_COLD
+                                                                                     : EA_REPLAY_WARM;
     memset(out, 0, sizeof *out);
     if (ea_replay_run_on(cap, run, (const void *const *)in->data, tc, how, res, err)) /* the oracle's inputs */
         return -1;
@@ -268,18 +268,14 @@ static int current_path(const cat_scope *s, const ea_capture *cap, const cat_inp
     return 0;
 }
 
-cJSON *cat_measure(const cat_scope *s, const ea_capture *cap, const cJSON *block, const ea_run_opts *o, ea_error *err)
+cJSON *cat_measure(const cat_scope *s, const ea_capture *cap, const cJSON *block, const ea_kit_state *st,
+                   ea_error *err)
 {
+    const ea_run_opts *o = st->opts;
     const ea_capture_run *run = ea_capture_run_named(cap, "default");
     /* the capture's own calls per replay: the compiled time it recorded carries the same overhead share */
     ea_timer_config tc = {.calls_per_replay = (int)run->calls_per_replay, .replays = (int)run->replays};
-    cat_plan base;
-    if (cat_plan_make(s, 1, &base, err))
-        return NULL;
     cJSON *res = cJSON_CreateObject(), *paths, *v;
-    char note[1024];
-    cat_view_line(block, note, sizeof note);
-    cJSON_AddItemToObject(res, "config", cat_config_json(s, &base, cap, note));
     paths = cJSON_AddArrayToObject(res, "paths");
     cat_inputs in;
     if (cat_inputs_make(s, cap, &in, err))
@@ -295,7 +291,7 @@ cJSON *cat_measure(const cat_scope *s, const ea_capture *cap, const cJSON *block
     free(ey);
     ea_replay_result rr;
     ea_path_outcome cur;
-    if (current_path(s, cap, &in, &tc, o, &emu, &rr, &cur, err)) {
+    if (current_path(s, cap, &in, &tc, st, &emu, &rr, &cur, err)) {
         ea_replay_result_free(&rr);
         return cat_inputs_free(&in), cJSON_Delete(res), NULL;
     }
@@ -312,10 +308,12 @@ cJSON *cat_measure(const cat_scope *s, const ea_capture *cap, const cJSON *block
     const int nvar = cat_plan_variants(s, plans, err);
     if (nvar < 0)
         return dev_free(&d), cat_inputs_free(&in), cJSON_Delete(res), NULL;
-    layouts lay = {&d, plans, cap, &tc, o, &emu, emu_exact ? CAT_EXACT_SLACK : CAT_EMULATION_SLACK, {NULL}};
+    layouts lay = {.d = &d, .plans = plans, .cap = cap, .tc = &tc, .st = st, .emu = &emu,
+                   .slack = emu_exact ? CAT_EXACT_SLACK : CAT_EMULATION_SLACK};
     char label[256];
     snprintf(label, sizeof label, "cat %s oracle", s->alias);
-    const ea_path_tuning t = {label, &lay, nvar, layout_measure, layout_describe};
+    const ea_path_tuning t = {.label = label, .ctx = &lay, .n = nvar, .measure = layout_measure,
+                              .describe = layout_describe};
     ea_path_tuned tuned;
     int broke = ea_path_tune(&t, &tuned, err);
     cJSON *best = tuned.kept.json, *best_sums = broke ? NULL : lay.sums[tuned.kept_v];

@@ -4,15 +4,16 @@
  * (each layout of cat_plan_variants, the fastest that passed kept) on the same generated inputs:
  * outputs poisoned with 0xFF, one call under CUPTI, cat_check, timed with the same timer settings,
  * checked again. Result object per docs/schema.md ("scopes[]"), with "verdict" and "view" (the
- * block's entry, launches, and per output whether the oracle's checksum equals torch's). "passed" is
- * false when a rule failed; NULL only when the run itself broke (allocation, CUDA error), err says why. */
+ * block's entry, launches, and per output whether the oracle's checksum equals torch's), the fields after
+ * "config" (kit.h's measure). "passed" is false when a rule failed; NULL only when the run itself broke
+ * (allocation, CUDA error), err says why. */
 #ifndef CAT_RUN_H
 #define CAT_RUN_H
 
 #include <cjson/cJSON.h>
 
 #include "cat.h"
-#include "repro.h"
+#include "kit.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -27,7 +28,7 @@ extern "C" {
 #define CAT_EMULATION_SLACK 1.05
 
 /* block: the scope's entry of the document's view (cat_view_block), NULL when none. */
-cJSON *cat_measure(const cat_scope *s, const ea_capture *cap, const cJSON *block, const ea_run_opts *o,
+cJSON *cat_measure(const cat_scope *s, const ea_capture *cap, const cJSON *block, const ea_kit_state *st,
                    ea_error *err);
 
 #ifdef __cplusplus

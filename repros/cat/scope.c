@@ -9,6 +9,7 @@
 
 #include "json.h"
 #include "occurrences.h"
+#include "target_layout.h"
 
 void cat_alias_tag(const cJSON *point, char *buf, size_t n)
 {
@@ -291,7 +292,7 @@ int cat_scope_parse(const cJSON *point, const char *file, int index, const ea_ca
         canonical_roles(s);
         return 1;
     }
-    snprintf(s->capture, sizeof s->capture, "captures/%s/capture.json", found->scope);
+    ea_tf_capture(NULL, found->scope, s->capture, sizeof s->capture);
     if (roles(found, s, err))
         return -1;
     *cap = found;

@@ -1,21 +1,14 @@
-/* family.c: the position-id cumsum family as extern-audit run sees it (repro.h). Each scope group
- * of a point is measured against its own capture (the target's captures/<scope>/, or the capture that
- * covers one of its occurrences), so one result per group. The gpt-oss routing point shares the
- * cumsum document but is the routing family's: claims leaves it out. */
+/* family.c: the position-id cumsum family (kit.h). Each scope group of a point is measured against its own
+ * capture (the target's captures/<scope>/, or the capture that covers one of its occurrences), so one
+ * configuration per group. The gpt-oss routing point shares the cumsum document but is the routing
+ * family's: claims leaves it out. */
 #include <stdio.h>
 #include <string.h>
 
-#include "repro.h"
+#include "kit.h"
 #include "run.h"
 
-static cJSON *header(const cs_scope *s)
-{
-    cJSON *ids, *o = ea_repro_header("cumsum", s->point, s->alias, s->occurrences, &ids);
-    cJSON_AddItemToArray(ids, cJSON_CreateString(s->scope_id));
-    return o;
-}
-
-/* The parsed scope, its capture (outputs checked) and the capture's default run. */
+/* Group g of the point parsed, its capture (outputs checked) and the capture's default run. */
 static int resolve(const ea_scope_ref *r, int g, const ea_captures *caps, cs_scope *s, const ea_capture **c,
                    const ea_capture_run **run, ea_error *err)
 {
@@ -33,35 +26,39 @@ static int resolve(const ea_scope_ref *r, int g, const ea_captures *caps, cs_sco
     return cs_outputs_check(s, *c, err);
 }
 
-static cJSON *each_group(ea_run_ctx *ctx, const ea_scope_ref *r, int measure, ea_error *err)
+static int plan(ea_run_ctx *ctx, const ea_scope_ref *r, ea_kit_plan *p, ea_error *err)
 {
-    cJSON *arr = cJSON_CreateArray();
     int n = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r->point, "scopes"));
     for (int g = 0; g < n; g++) {
         cs_scope s;
-        const ea_capture *c = NULL;
-        const ea_capture_run *run = NULL;
-        cJSON *h, *m;
+        const ea_capture *c;
+        const ea_capture_run *run;
         if (resolve(r, g, &ctx->caps, &s, &c, &run, err))
-            return cJSON_Delete(arr), NULL;
-        ea_repro_alias(ctx, r, s.alias, sizeof s.alias);
-        h = header(&s);
-        if (!measure) {
-            cJSON_AddItemToObject(h, "config", cs_config_json(&s, c, run));
-        } else if ((m = cs_measure(&s, c, run, ctx->opts, err)) != NULL) {
-            ea_repro_append(h, m);
-        } else {
-            cJSON_Delete(h);
-            return cJSON_Delete(arr), NULL;
-        }
-        cJSON_AddItemToArray(arr, h);
+            return -1;
+        const char *id = s.scope_id;
+        ea_kit_add(p, &(ea_kit_config){.index = g, .occurrences = s.occurrences, .scope_ids = &id, .nscope_ids = 1,
+                                       .config = cs_config_json(&s, c, run)});
     }
-    return arr;
+    return 0;
 }
 
+static cJSON *measure(ea_run_ctx *ctx, const ea_scope_ref *r, const ea_kit_state *st, ea_error *err)
+{
+    cs_scope s;
+    const ea_capture *c;
+    const ea_capture_run *run;
+    if (resolve(r, st->index, &ctx->caps, &s, &c, &run, err))
+        return NULL;
+    snprintf(s.alias, sizeof s.alias, "%s", st->alias);
+    return cs_measure(&s, c, run, st, err);
+}
 
 const ea_repro_family ea_family_cumsum = {
-    "cumsum", "aten.cumsum.default", NULL, NULL, each_group, cs_claims,
-    EA_MODE_FAITHFUL, /* the capture's ids */
-    "position ids: cumsum of a padding mask or of constants, replayed from Inductor's scan",
+    .name = "cumsum",
+    .op = "aten.cumsum.default",
+    .plan = plan,
+    .measure = measure,
+    .claims = cs_claims,
+    .modes = EA_MODE_FAITHFUL, /* the capture's ids */
+    .description = "position ids: cumsum of a padding mask or of constants, replayed from Inductor's scan",
 };

@@ -6,6 +6,7 @@
 #include "kernels.h"
 #include "reference.h"
 #include "run.h"
+#include "target_layout.h"
 
 static void literals(cJSON *o, const cs_scope *s)
 {
@@ -121,7 +122,7 @@ cJSON *cs_config_json(const cs_scope *s, const ea_capture *c, const ea_capture_r
     } else {
         cJSON_AddStringToObject(o, "inputs", "none: the graph builds its values");
     }
-    snprintf(text, sizeof text, "captures/%s/capture.json", c->scope);
+    ea_tf_capture(NULL, c->scope, text, sizeof text);
     cJSON_AddStringToObject(o, "capture", text);
     cJSON_AddStringToObject(o, "current_source", "inductor");
     cur = cJSON_AddArrayToObject(o, "current");

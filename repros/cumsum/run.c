@@ -114,16 +114,14 @@ static int check_outputs(void *ctx, int after_timing, ea_check *c, ea_error *err
     return 0;
 }
 
-/* The path measured (ea_path_run) and judged; *sums: the checksums matched the capture's. */
-static int run_path(dev *d, int path, const ea_capture *c, const ea_run_opts *o, int *sums, ea_path_outcome *out,
+/* The path measured (ea_kit_path) and judged; *sums: the checksums matched the capture's. */
+static int run_path(dev *d, int path, const ea_capture *c, const ea_kit_state *st, int *sums, ea_path_outcome *out,
                     ea_error *err)
 {
-    char label[256];
+    const ea_run_opts *o = st->opts;
     d->path = path, d->cap = c;
-    snprintf(label, sizeof label, "cumsum %s %s", d->s->alias, path_names[path]);
-    const ea_path_steps steps = {label, d, poison, enqueue, check_outputs, NULL, o->check_only,
-                                 !ea_run_times_cold(o, "cumsum", d->s->point, path_names[path], "faithful")};
-    if (ea_path_run(&steps, path_names[path], "faithful", out, err))
+    if (ea_kit_path(st, &(ea_path_steps){.ctx = d, .poison = poison, .enqueue = enqueue, .check = check_outputs},
+                    path_names[path], "faithful", out, err))
         return -1;
     *sums = d->sums;
     ea_path_judge_outcome(out, -1, 1, 0);
@@ -288,7 +286,7 @@ const char *cs_verdict(double current_us, double oracle_us)
 typedef struct {
     dev *d;
     const ea_capture *c;
-    const ea_run_opts *o;
+    const ea_kit_state *st;
     int *sums;
 } mask_tuning;
 
@@ -298,7 +296,7 @@ static int mask_measure(void *ctx, int v, ea_path_outcome *out, ea_error *err)
     int sum = 0;
     if (!cs_mask_variant(v, t->d->s->cols, &t->d->shape))
         return 1;
-    if (run_path(t->d, P_ORACLE, t->c, t->o, &sum, out, err))
+    if (run_path(t->d, P_ORACLE, t->c, t->st, &sum, out, err))
         return -1;
     *t->sums &= sum;
     out->passed &= sum;
@@ -321,13 +319,15 @@ static void mask_describe(void *ctx, int v, cJSON *o, int entry)
  * only when none passed, so the failure shows), every variant listed in its "candidates". *sums: every
  * variant's outputs hashed to the capture's checksums; *ok takes every variant's checks. -1 when a run
  * broke. */
-static int tuned_mask(dev *d, const ea_capture *c, const ea_run_opts *o, int *sums, int *ok, ea_path_outcome *out,
+static int tuned_mask(dev *d, const ea_capture *c, const ea_kit_state *st, int *sums, int *ok, ea_path_outcome *out,
                       ea_error *err)
 {
+    const ea_run_opts *o = st->opts;
     char label[256];
-    mask_tuning mt = {d, c, o, sums};
+    mask_tuning mt = {.d = d, .c = c, .st = st, .sums = sums};
     snprintf(label, sizeof label, "cumsum %s mask oracle", d->s->alias);
-    const ea_path_tuning t = {label, &mt, CS_MASK_VARIANTS, mask_measure, mask_describe};
+    const ea_path_tuning t = {.label = label, .ctx = &mt, .n = CS_MASK_VARIANTS, .measure = mask_measure,
+                              .describe = mask_describe};
     ea_path_tuned r;
     *sums = 1;
     if (ea_path_tune(&t, &r, err))
@@ -344,9 +344,10 @@ static int tuned_mask(dev *d, const ea_capture *c, const ea_run_opts *o, int *su
     return 0;
 }
 
-cJSON *cs_measure(const cs_scope *s, const ea_capture *c, const ea_capture_run *run, const ea_run_opts *o,
+cJSON *cs_measure(const cs_scope *s, const ea_capture *c, const ea_capture_run *run, const ea_kit_state *st,
                   ea_error *err)
 {
+    const ea_run_opts *o = st->opts;
     int64_t *ids = NULL;
     dev d;
     int ok = 1, sums[2] = {0, 0};
@@ -354,7 +355,6 @@ cJSON *cs_measure(const cs_scope *s, const ea_capture *c, const ea_capture_run *
         return free(ids), NULL;
     cJSON *res = cJSON_CreateObject(), *paths, *view, *sum;
     ea_path_outcome pj[2];
-    cJSON_AddItemToObject(res, "config", cs_config_json(s, c, run));
     paths = cJSON_AddArrayToObject(res, "paths");
     view = cJSON_CreateObject();
     sum = cJSON_AddObjectToObject(view, "capture_checksums");
@@ -365,8 +365,8 @@ cJSON *cs_measure(const cs_scope *s, const ea_capture *c, const ea_capture_run *
     check_flag(sum, "reference", ref_ok, &ok);
     int broke = 0;
     for (int path = P_CURRENT; path <= P_ORACLE && !broke; path++) {
-        broke = path == P_ORACLE && s->kind == CS_MASK ? tuned_mask(&d, c, o, &sums[path], &ok, &pj[path], err)
-                                                       : run_path(&d, path, c, o, &sums[path], &pj[path], err);
+        broke = path == P_ORACLE && s->kind == CS_MASK ? tuned_mask(&d, c, st, &sums[path], &ok, &pj[path], err)
+                                                       : run_path(&d, path, c, st, &sums[path], &pj[path], err);
         if (!broke) {
             cJSON_AddItemToArray(paths, pj[path].json);
             check_flag(sum, path_names[path], sums[path], &ok);

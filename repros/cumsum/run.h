@@ -10,7 +10,8 @@
  * ea_replay_run replays the capture as `extern-audit replay` does, as a second witness of the
  * current path (its checksums and time go to "view"). The verdict compares the medians:
  * current / oracle <= CS_HEADROOM_RATIO is "measured, no material headroom", more is
- * "headroom: <x>x"; no verdict unless both paths passed. Returns NULL only when the run broke. */
+ * "headroom: <x>x"; no verdict unless both paths passed. Returns the result's fields after "config" (kit.h's
+ * measure), NULL only when the run broke. */
 #ifndef CS_RUN_H
 #define CS_RUN_H
 
@@ -19,13 +20,13 @@
 #include <cjson/cJSON.h>
 
 #include "kernels.h"
-#include "repro.h"
+#include "kit.h"
 #include "scope.h"
 
 /* Within 10% of the current path is no material headroom (issue 5). */
 #define CS_HEADROOM_RATIO 1.10
 
-cJSON *cs_measure(const cs_scope *s, const ea_capture *c, const ea_capture_run *run, const ea_run_opts *o,
+cJSON *cs_measure(const cs_scope *s, const ea_capture *c, const ea_capture_run *run, const ea_kit_state *st,
                   ea_error *err);
 /* Kind, shapes, the graph's literals, outputs, inputs, the captured launches and the oracle's. */
 cJSON *cs_config_json(const cs_scope *s, const ea_capture *c, const ea_capture_run *run);

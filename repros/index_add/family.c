@@ -1,15 +1,12 @@
-/* family.c: the index_add family as extern-audit run sees it (repro.h): plan and run a point. A point's
- * scope groups share one measurement unless their producers differ (a mul folded in one, not in
- * another): each distinct configuration is parsed, planned and measured once. */
+/* family.c: the index_add family (kit.h). A point's scope groups share one measurement unless their producers
+ * differ (a mul folded in one, not in another): each distinct configuration is planned and measured once. */
 #include <stdio.h>
 
-#include <cuda_runtime_api.h>
-
-#include "repro.h"
+#include "kit.h"
 #include "run.h"
 #include "scope.h"
 
-/* Groups of the point with distinct configurations: groups[i] lists the scope groups measured as i. */
+/* Groups of the point with distinct configurations: group_of[g] is the configuration group g is measured as. */
 static int distinct_configs(const cJSON *point, const char *file, int index, ia_scope *scopes, int group_of[],
                             int *n, ea_error *err)
 {
@@ -32,48 +29,45 @@ static int distinct_configs(const cJSON *point, const char *file, int index, ia_
     return 0;
 }
 
-static cJSON *header(const ia_scope *s, int k, const int group_of[])
-{
-    cJSON *ids, *o = ea_repro_header("index_add", s->point, s->alias, s->occurrences, &ids);
-    for (int g = 0; g < s->ngroups; g++)
-        if (group_of[g] == k)
-            cJSON_AddItemToArray(ids, cJSON_CreateString(s->scope_ids[g]));
-    return o;
-}
-
-static cJSON *each_config(ea_run_ctx *ctx, const ea_scope_ref *r, int measure, ea_error *err)
+static int plan(ea_run_ctx *ctx, const ea_scope_ref *r, ea_kit_plan *p, ea_error *err)
 {
     ia_scope scopes[IA_MAX_GROUPS];
-    const ea_run_opts *o = ctx->opts;
-    int group_of[IA_MAX_GROUPS], n, sm = o->sm_count; /* a plan: the caller's count (ia_plan_make wants >= 1) */
+    int group_of[IA_MAX_GROUPS], n;
+    if (distinct_configs(r->point, r->file, r->index, scopes, group_of, &n, err))
+        return -1;
+    for (int k = 0; k < n; k++) {
+        ia_plan pl;
+        const char *ids[IA_MAX_GROUPS];
+        int nids = 0;
+        if (ia_plan_make(&scopes[k], p->sm_count, &pl, err))
+            return -1;
+        for (int g = 0; g < scopes[k].ngroups; g++)
+            if (group_of[g] == k)
+                ids[nids++] = scopes[k].scope_ids[g];
+        ea_kit_add(p, &(ea_kit_config){.index = k, .occurrences = scopes[k].occurrences, .scope_ids = ids,
+                                       .nscope_ids = nids, .config = ia_config_json(&scopes[k], &pl)});
+    }
+    return 0;
+}
+
+static cJSON *measure(ea_run_ctx *ctx, const ea_scope_ref *r, const ea_kit_state *st, ea_error *err)
+{
+    ia_scope scopes[IA_MAX_GROUPS];
+    int group_of[IA_MAX_GROUPS], n;
+    ia_plan pl;
     if (distinct_configs(r->point, r->file, r->index, scopes, group_of, &n, err))
         return NULL;
-    for (int k = 0; k < n; k++)
-        ea_repro_alias(ctx, r, scopes[k].alias, sizeof scopes[k].alias);
-    /* a run: ATen sizes its grids by the device it runs on */
-    if (measure && cudaDeviceGetAttribute(&sm, cudaDevAttrMultiProcessorCount, 0) != cudaSuccess)
-        return ea_fail(err, "index_add: cannot read the multiprocessor count"), NULL;
-    cJSON *arr = cJSON_CreateArray();
-    for (int k = 0; k < n; k++) {
-        ia_plan p;
-        if (ia_plan_make(&scopes[k], sm, &p, err))
-            return cJSON_Delete(arr), NULL;
-        cJSON *h = header(&scopes[k], k, group_of), *m;
-        if (!measure) {
-            cJSON_AddItemToObject(h, "config", ia_config_json(&scopes[k], &p));
-        } else if ((m = ia_measure(&scopes[k], &p, o, err)) != NULL) {
-            ea_repro_append(h, m);
-        } else {
-            cJSON_Delete(h);
-            return cJSON_Delete(arr), NULL;
-        }
-        cJSON_AddItemToArray(arr, h);
-    }
-    return arr;
+    ia_scope *s = &scopes[st->index];
+    snprintf(s->alias, sizeof s->alias, "%s", st->alias);
+    return ia_plan_make(s, st->opts->sm_count, &pl, err) ? NULL : ia_measure(s, &pl, st, err);
 }
 
 const ea_repro_family ea_family_index_add = {
-    "index_add", "aten.index_add.default", NULL, NULL, each_config, NULL,
-    EA_MODE_FAITHFUL | EA_MODE_FABRICATED,
-    "bf16 zeros -> index_add -> reshape (Longformer, XLNet): ATen's fallback replicated, graph-built indices",
+    .name = "index_add",
+    .op = "aten.index_add.default",
+    .plan = plan,
+    .measure = measure,
+    .modes = EA_MODE_FAITHFUL | EA_MODE_FABRICATED,
+    .description = "bf16 zeros -> index_add -> reshape (Longformer, XLNet): ATen's fallback replicated, graph-built "
+                   "indices",
 };

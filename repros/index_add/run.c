@@ -108,16 +108,14 @@ static int check(void *ctx, int after_timing, ea_check *c, ea_error *err)
 /* The path measured (ea_path_run) and judged: on the fabricated index the error is reported, not bounded
  * (100 slots take every add). */
 static int run_path(dev *d, int path, const int64_t *index, const double *ref, const uint16_t *exact,
-                    uint16_t *host, const ea_run_opts *o, double current_rel, ea_path_outcome *out, ea_error *err)
+                    uint16_t *host, const ea_kit_state *st, double current_rel, ea_path_outcome *out, ea_error *err)
 {
-    char label[256];
+    const ea_run_opts *o = st->opts;
     d->path = path, d->index = index, d->ref = ref, d->exact = exact, d->host = host;
     const char *name = path == P_ORACLE ? "oracle" : path == P_GENERAL ? "oracle_general" : "current";
     const char *mode = path == P_FABRICATED || index == d->fab ? "fabricated" : "faithful";
-    snprintf(label, sizeof label, "index_add %s %s", d->s->alias, name);
-    const ea_path_steps steps = {label, d, poison, enqueue, check, NULL, o->check_only,
-                                 !ea_run_times_cold(o, "index_add", d->s->point, name, mode)};
-    if (ea_path_run(&steps, name, mode, out, err))
+    if (ea_kit_path(st, &(ea_path_steps){.ctx = d, .poison = poison, .enqueue = enqueue, .check = check}, name, mode,
+                    out, err))
         return -1;
     if (o->log)
         fprintf(o->log, "index_add %s: %s %s: %.1f us per call, rel L2 %.2e\n", d->s->alias, name, mode,
@@ -153,7 +151,7 @@ typedef struct {
     const double *ref;
     const uint16_t *exact;
     uint16_t *host;
-    const ea_run_opts *o;
+    const ea_kit_state *st;
     double current_rel;
 } slice_tuning;
 
@@ -167,7 +165,7 @@ static int slice_measure(void *ctx, int v, ea_path_outcome *out, ea_error *err)
     tuned.slice.streaming = ia_slice_variants[v].streaming;
     tuned.slice.shfl = ia_slice_variants[v].shfl;
     t->d->p = &tuned;
-    int rc = run_path(t->d, P_ORACLE, t->index, t->ref, t->exact, t->host, t->o, t->current_rel, out, err);
+    int rc = run_path(t->d, P_ORACLE, t->index, t->ref, t->exact, t->host, t->st, t->current_rel, out, err);
     t->d->p = plan;
     return rc;
 }
@@ -181,12 +179,13 @@ static void slice_describe(void *ctx, int v, cJSON *o, int entry)
  * slice oracle is tuned over its launch variants (ia_slice_variants, ea_path_tune): each checked in
  * full, the fastest that passed kept, every variant's median and verdict listed beside it. */
 static int add_path(cJSON *paths, dev *d, int path, const int64_t *index, const double *ref, const uint16_t *exact,
-                    uint16_t *host, const ea_run_opts *o, double current_rel, int *ok, double *first_rel,
+                    uint16_t *host, const ea_kit_state *st, double current_rel, int *ok, double *first_rel,
                     ea_error *err)
 {
+    const ea_run_opts *o = st->opts;
     ea_path_outcome one;
     if (!(path == P_ORACLE && d->p->oracle == IA_ORACLE_SLICE && d->p->slice.vec == 8)) {
-        if (run_path(d, path, index, ref, exact, host, o, current_rel, &one, err))
+        if (run_path(d, path, index, ref, exact, host, st, current_rel, &one, err))
             return -1;
         *ok &= one.passed;
         *first_rel = one.check.rel_l2;
@@ -194,9 +193,11 @@ static int add_path(cJSON *paths, dev *d, int path, const int64_t *index, const 
         return 0;
     }
     char label[256];
-    slice_tuning st = {d, index, ref, exact, host, o, current_rel};
+    slice_tuning tuning = {.d = d, .index = index, .ref = ref, .exact = exact, .host = host, .st = st,
+                           .current_rel = current_rel};
     snprintf(label, sizeof label, "index_add %s oracle", d->s->alias);
-    const ea_path_tuning t = {label, &st, IA_SLICE_VARIANTS, slice_measure, slice_describe};
+    const ea_path_tuning t = {.label = label, .ctx = &tuning, .n = IA_SLICE_VARIANTS, .measure = slice_measure,
+                              .describe = slice_describe};
     ea_path_tuned r;
     if (ea_path_tune(&t, &r, err))
         return -1;
@@ -213,8 +214,9 @@ static int add_path(cJSON *paths, dev *d, int path, const int64_t *index, const 
     return 0;
 }
 
-cJSON *ia_measure(const ia_scope *s, const ia_plan *p, const ea_run_opts *o, ea_error *err)
+cJSON *ia_measure(const ia_scope *s, const ia_plan *p, const ea_kit_state *st, ea_error *err)
 {
+    const ea_run_opts *o = st->opts;
     size_t free_b = 0, total_b = 0;
     int rc = (int)cudaMemGetInfo(&free_b, &total_b), ok = 1, broke = 0;
     if (rc)
@@ -237,25 +239,24 @@ cJSON *ia_measure(const ia_scope *s, const ia_plan *p, const ea_run_opts *o, ea_
         free(host), free(exact), ia_inputs_free(&in), cJSON_Delete(res);
         return NULL;
     }
-    cJSON_AddItemToObject(res, "config", ia_config_json(s, p));
     paths = cJSON_AddArrayToObject(res, "paths");
     if (o->faithful && in.index) {
         double cur = -1, rel;
         broke = ia_reference(s, p, &in, in.index, &ref, err) ||
-                add_path(paths, &d, P_CURRENT, d.idx, ref, NULL, host, o, -1, &ok, &cur, err);
+                add_path(paths, &d, P_CURRENT, d.idx, ref, NULL, host, st, -1, &ok, &cur, err);
         if (!broke && p->general_ok && p->oracle != IA_ORACLE_GENERAL && ia_emulate_oracle(s, p, &in, exact) == 0)
-            broke = add_path(paths, &d, P_ORACLE, d.idx, ref, exact, host, o, cur, &ok, &rel, err);
+            broke = add_path(paths, &d, P_ORACLE, d.idx, ref, exact, host, st, cur, &ok, &rel, err);
         if (!broke && p->general_ok)
-            broke = add_path(paths, &d, P_GENERAL, d.idx, ref, NULL, host, o, -1, &ok, &rel, err);
+            broke = add_path(paths, &d, P_GENERAL, d.idx, ref, NULL, host, st, -1, &ok, &rel, err);
     }
     if (!broke && fab) {
         double rel;
         free(ref);
         ref = NULL;
         broke = ia_reference(s, p, &in, in.fabricated, &ref, err) ||
-                add_path(paths, &d, P_FABRICATED, d.fab, ref, NULL, host, o, -1, &ok, &rel, err);
+                add_path(paths, &d, P_FABRICATED, d.fab, ref, NULL, host, st, -1, &ok, &rel, err);
         if (!broke && !in.index && p->general_ok)
-            broke = add_path(paths, &d, P_GENERAL, d.fab, ref, NULL, host, o, -1, &ok, &rel, err);
+            broke = add_path(paths, &d, P_GENERAL, d.fab, ref, NULL, host, st, -1, &ok, &rel, err);
     }
     if (!broke && ia_contract_check(s, why, sizeof why)) {
         ok = 0;

@@ -4,9 +4,9 @@
  * oracle, current fabricated, as the modes ask): poisons the output with 0xFF, runs one call while
  * CUPTI records the kernels, checks it (ea_path_judge_outcome's rules, the output contract), times it with
  * ea_time_graph (warm cache, automatic calls per replay), and checks the output again after timing.
- * It returns the result object of docs/schema.md (baselines, "scopes[]"), "passed" false when a rule
- * failed; NULL only when the run itself broke (no memory, a CUDA error, buffers larger than the free
- * device memory), with err->msg. */
+ * It returns the result's fields after "config" (docs/schema.md, baselines, "scopes[]"; kit.h's measure),
+ * "passed" false when a rule failed; NULL only when the run itself broke (no memory, a CUDA error, buffers
+ * larger than the free device memory), with err->msg. */
 #ifndef IA_RUN_H
 #define IA_RUN_H
 
@@ -15,8 +15,8 @@
 #include <cjson/cJSON.h>
 
 #include "cupti.h"
+#include "kit.h"
 #include "reference.h"
-#include "repro.h"
 #include "path.h"
 #include "scope.h"
 
@@ -24,7 +24,7 @@
 extern "C" {
 #endif
 
-cJSON *ia_measure(const ia_scope *s, const ia_plan *p, const ea_run_opts *o, ea_error *err);
+cJSON *ia_measure(const ia_scope *s, const ia_plan *p, const ea_kit_state *st, ea_error *err);
 
 
 #ifdef __cplusplus

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "kernels.h"
-#include "repro.h"
+#include "target_layout.h"
 
 int rt_plan_check(const rt_scope *s, ea_error *err)
 {
@@ -81,7 +81,9 @@ cJSON *rt_config_json(const rt_scope *s, const rt_capture *c, rt_form f, rt_dist
     /* the capture timed the whole partition on topk_ids seed 0: only that configuration prices the same work */
     cJSON_AddBoolToObject(o, "capture_comparable", c && f == RT_WHOLE && d == RT_UNIFORM);
     if (c) {
-        snprintf(text, sizeof text, "captures/%s/capture.json run \"%s\"", c->cap->scope, c->run->config);
+        char rel[200];
+        ea_tf_capture(NULL, c->cap->scope, rel, sizeof rel);
+        snprintf(text, sizeof text, "%s run \"%s\"", rel, c->run->config);
         cJSON_AddStringToObject(o, "capture", text);
     } else {
         cJSON_AddNullToObject(o, "capture");
@@ -146,13 +148,5 @@ cJSON *rt_config_json(const rt_scope *s, const rt_capture *c, rt_form f, rt_dist
     if (f == RT_NARROW)
         cJSON_AddItemToArray(notes, cJSON_CreateString("current starts from the sorted ids: convert, histc "
                                                        "(zeros + kernel), scan; the sort is outside this form"));
-    return o;
-}
-
-cJSON *rt_header(const rt_scope *s, const char *family)
-{
-    cJSON *ids, *o = ea_repro_header(family, s->point, s->alias, s->occurrences, &ids);
-    for (int g = 0; g < s->ngroups; g++)
-        cJSON_AddItemToArray(ids, cJSON_CreateString(s->scope_ids[g]));
     return o;
 }

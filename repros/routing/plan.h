@@ -10,7 +10,7 @@
  * whole partition on the uniform ids, so only that configuration prices the same work), "floor_bytes"
  * (ids in; sorted ids, permutation and offsets out; the narrow form: sorted ids in, offsets out) and
  * "notes". c may be NULL (no capture covers the point): "capture" null, the Triton steps named as not
- * captured, capture_comparable false. rt_header is the result's identifying part. */
+ * captured, capture_comparable false. */
 #ifndef RT_PLAN_H
 #define RT_PLAN_H
 
@@ -24,7 +24,6 @@ extern "C" {
 
 int rt_plan_check(const rt_scope *s, ea_error *err);
 cJSON *rt_config_json(const rt_scope *s, const rt_capture *c, rt_form f, rt_dist d, int sms);
-cJSON *rt_header(const rt_scope *s, const char *family);
 
 #ifdef __cplusplus
 }

@@ -35,7 +35,7 @@ typedef struct {
     rt_dist dist;
     int path;
     int sms; /* the device's multiprocessors: ATen's histc grid */
-    const char *family; /* the results': which stored paths say to time cold (ea_run_times_cold) */
+    const ea_kit_state *st; /* the run's policy (check-only, which paths are timed cold) */
     int64_t *ids, *sorted, *perm, *range, *sorted_in;
     int32_t *offsets;
     slot slots[MAX_SLOTS]; /* the capture's buffer names -> device memory */
@@ -239,19 +239,20 @@ static int check_outputs(void *ctx, int after_timing, ea_check *c, ea_error *err
     return 0;
 }
 
-/* The path measured (ea_path_run) and judged: every element right yet a checksum that differs fails too. */
-static int run_path(dev *d, int path, const host_set *ref, host_set *host, cJSON *sums, const ea_run_opts *o,
-                    ea_path_outcome *out, ea_error *err)
+/* The path measured (ea_kit_path) and judged: every element right yet a checksum that differs fails too. */
+static int run_path(dev *d, int path, const host_set *ref, host_set *host, cJSON *sums, ea_path_outcome *out,
+                    ea_error *err)
 {
+    const ea_run_opts *o = d->st->opts;
     ea_timer_config tc = {.calls_per_replay = (int)d->c->run->calls_per_replay}; /* as torch was timed */
     char label[256];
     const char *form = d->form == RT_WHOLE ? "whole" : "narrow", *dist = d->dist == RT_UNIFORM ? "uniform" : "skewed";
     const char *name = path == P_ORACLE ? "oracle" : "current";
     d->path = path, d->ref = ref, d->host = host, d->sums = sums, d->why[0] = '\0';
     snprintf(label, sizeof label, "routing %s %s %s %s", d->s->alias, form, dist, name);
-    const ea_path_steps steps = {label, d, poison, enqueue, check_outputs, &tc, o->check_only,
-                                 !ea_run_times_cold(o, d->family, d->s->point, name, "faithful")};
-    if (ea_path_run(&steps, name, "faithful", out, err))
+    const ea_path_steps steps = {.label = label, .ctx = d, .poison = poison, .enqueue = enqueue,
+                                 .check = check_outputs, .timer = &tc};
+    if (ea_kit_path(d->st, &steps, name, "faithful", out, err))
         return -1;
     if (ea_path_judge_outcome(out, -1, 1, 0) && !d->sums_ok)
         ea_path_verdict(out, d->why);
@@ -289,8 +290,8 @@ static int host_alloc(const rt_scope *s, host_set *h)
     return h->sorted && h->perm && h->offsets ? 0 : -1;
 }
 
-cJSON *rt_measure(const rt_scope *s, const rt_capture *c, rt_form f, rt_dist d, const char *family,
-                  const ea_run_opts *o, ea_error *err)
+cJSON *rt_measure(const rt_scope *s, const rt_capture *c, rt_form f, rt_dist d, const ea_kit_state *st,
+                  ea_error *err)
 {
     host_set ref = {0}, host = {0};
     dev dv;
@@ -304,9 +305,8 @@ cJSON *rt_measure(const rt_scope *s, const rt_capture *c, rt_form f, rt_dist d, 
         host_free(&ref), host_free(&host);
         return NULL;
     }
-    dv.dist = d, dv.sms = o->sm_count, dv.family = family;
-    cJSON *res = rt_header(s, family), *paths, *view, *sums = NULL;
-    cJSON_AddItemToObject(res, "config", rt_config_json(s, c, f, d, o->sm_count));
+    dv.dist = d, dv.sms = st->opts->sm_count, dv.st = st;
+    cJSON *res = cJSON_CreateObject(), *paths, *view, *sums = NULL;
     paths = cJSON_AddArrayToObject(res, "paths");
     view = cJSON_CreateObject();
     cJSON_AddItemToObject(view, "distribution", distribution_view(s, ref.offsets));
@@ -316,7 +316,7 @@ cJSON *rt_measure(const rt_scope *s, const rt_capture *c, rt_form f, rt_dist d, 
     for (int p = P_CURRENT; p <= P_ORACLE && !broke; p++) {
         cJSON *one = sums ? cJSON_AddObjectToObject(sums, p == P_ORACLE ? "oracle" : "current") : NULL;
         ea_path_outcome j;
-        if (run_path(&dv, p, &ref, &host, one, o, &j, err)) {
+        if (run_path(&dv, p, &ref, &host, one, &j, err)) {
             broke = 1;
             break;
         }

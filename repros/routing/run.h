@@ -5,8 +5,8 @@
  * records the kernels, checks every output element against the reference (bit-exact: sorted ids,
  * permutation in the stable order, offsets), times it with ea_time_graph (warm L2, the capture's calls
  * per replay) and checks again after timing. On the uniform distribution (the capture's input) each
- * path's outputs must also match the capture's checksums. It returns the result object of
- * docs/schema.md ("scopes[]": header, config, paths, passed, failure, view); "passed" false when a
+ * path's outputs must also match the capture's checksums. It returns the result's fields after "config"
+ * (docs/schema.md "scopes[]": paths, passed, failure, view; kit.h's measure); "passed" false when a
  * check failed, NULL only when the run itself broke (allocation, module load, launch), with err. */
 #ifndef RT_RUN_H
 #define RT_RUN_H
@@ -14,14 +14,14 @@
 #include <cjson/cJSON.h>
 
 #include "plan.h"
-#include "repro.h"
+#include "kit.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-cJSON *rt_measure(const rt_scope *s, const rt_capture *c, rt_form f, rt_dist d, const char *family,
-                  const ea_run_opts *o, ea_error *err);
+cJSON *rt_measure(const rt_scope *s, const rt_capture *c, rt_form f, rt_dist d, const ea_kit_state *st,
+                  ea_error *err);
 
 #ifdef __cplusplus
 }
