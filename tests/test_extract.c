@@ -145,11 +145,32 @@ static void expect_failure(const char *corpus, const char *needle)
     ea_corpus_free(&c);
 }
 
-Test(extract, bad_graph_line_fails_the_run)
+Test(extract, a_graph_that_does_not_parse_is_listed_and_skipped_and_the_others_extracted)
 {
     char *dir = failing_corpus("        c: \"i64[4][1]cuda:0\" = torch.ops.aten.cumsum.default(x, 0)\n        this is not a node\n"
                                "        return (c,)\n", 1);
-    expect_failure(dir, "full_graph_000.py:4");
+    char text[4096];
+    snprintf(text, sizeof text, "%s        c: \"i64[4][1]cuda:0\" = torch.ops.aten.cumsum.default(x, 0)\n"
+             "        return (c,)\n", graph_head);
+    free(test_write(dir, "repros/models/hf/infer/M/full_graph_001.py", text));
+    char meta[sizeof meta_one_cumsum + 16];
+    snprintf(meta, sizeof meta, "%s", meta_one_cumsum);
+    memcpy(strstr(meta, "full_graph_000.py"), "full_graph_001.py", 17);
+    memcpy(strstr(meta, "full_graph_000.py"), "full_graph_001.py", 17);
+    free(test_write(dir, "repros/models/hf/infer/M/full_graph_001.meta.json", meta));
+    ea_extraction x = test_extract_corpus(dir, 8);
+    cr_assert_eq(by_op(&x, "aten.cumsum.default"), 1, "the graph that parses is extracted");
+    cr_assert_eq(cJSON_GetArraySize(x.skipped), 1);
+    const cJSON *s = cJSON_GetArrayItem(x.skipped, 0);
+    cr_assert(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(s, "graph")), "M/full_graph_000.py"));
+    cr_assert(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(s, "error")), "full_graph_000.py:4: expected"),
+              "%s", cJSON_GetStringValue(cJSON_GetObjectItem(s, "error")));
+    cr_assert(cJSON_Compare(cJSON_GetObjectItem(x.summary, "graphs_skipped"), x.skipped, 1), "the summary lists it");
+    ea_extraction_free(&x);
+    ea_extraction whole = test_extract_corpus(FIXTURE_CORPUS, 8);
+    cr_assert_eq(cJSON_GetArraySize(whole.skipped), 0);
+    cr_assert_null(cJSON_GetObjectItem(whole.summary, "graphs_skipped"), "no key when nothing is skipped");
+    ea_extraction_free(&whole);
     free(dir);
 }
 
