@@ -284,13 +284,18 @@ def dump(args, folder):
     os.environ["TORCHINDUCTOR_FORCE_DISABLE_CACHES"] = "1"  # before torch reads its config
     try:
         import torch
+        import torch._functorch.config
+        import torch._inductor.config
     except ImportError as e:
         raise NoDevice(f"needs torch: {e}") from e
     if not torch.cuda.is_available():
         raise NoDevice("no CUDA device (torch.cuda.is_available() is false)")
     torch.manual_seed(args.seed)
-    torch._inductor.config.fx_graph_cache = False
-    torch._functorch.config.enable_autograd_cache = False
+    # the variable above turns every cache off; these say so again where this torch has the knob
+    for config, knob in ((torch._inductor.config, "force_disable_caches"), (torch._inductor.config, "fx_graph_cache"),
+                         (torch._functorch.config, "enable_autograd_cache")):
+        if hasattr(config, knob):
+            setattr(config, knob, knob == "force_disable_caches")
     model = _build(args, torch)
     kwargs, declared = _inputs(args, model, torch)
     writer = _Writer(folder, corpus_names(args), declared, torch)
