@@ -95,14 +95,16 @@ static void shape_tag(const cJSON *point, char *buf, size_t n)
         }
 }
 
-/* stem[-mode] of point into out. */
-static void key_of(const cJSON *point, const char *stem, unsigned doc_modes, char *out, size_t n)
+/* stem[-mode] of point into out. A family's own tag names a layer of the model ("14x14-k9"), which both
+ * modes have: its aliases carry a one-mode point's mode whatever else the document holds, so a corpus of
+ * one mode names a point as the committed golden of both does (densenet121-train-14x14-k9). */
+static void key_of(const cJSON *point, const char *stem, unsigned doc_modes, int family_tag, char *out, size_t n)
 {
     char base[128];
     unsigned modes = point_stem(point, base, sizeof base);
     if (stem)
         snprintf(out, n, "%s", stem);
-    else if (doc_modes == (MODE_INFER | MODE_TRAIN) && modes != doc_modes)
+    else if ((doc_modes == (MODE_INFER | MODE_TRAIN) || family_tag) && modes != (MODE_INFER | MODE_TRAIN))
         snprintf(out, n, "%s-%s", base, modes == MODE_TRAIN ? "train" : "infer");
     else
         snprintf(out, n, "%s", base);
@@ -117,7 +119,8 @@ void ea_alias_make(const cJSON *doc, const cJSON *point, int (*claims)(const cJS
     cJSON_ArrayForEach(p, points)
         if (!claims || claims(p))
             doc_modes |= point_stem(p, base, sizeof base);
-    key_of(point, stem, doc_modes, key, sizeof key);
+    int family_tag = tag != NULL;
+    key_of(point, stem, doc_modes, family_tag, key, sizeof key);
     tag = tag ? tag : shape_tag;
     int collides = 0, tag_collides = 0;
     tag(point, mine_tag, sizeof mine_tag);
@@ -126,7 +129,7 @@ void ea_alias_make(const cJSON *doc, const cJSON *point, int (*claims)(const cJS
         const char *pid = ej_str(p, "point");
         if ((id && pid && !strcmp(id, pid)) || (claims && !claims(p)))
             continue;
-        key_of(p, stem, doc_modes, other, sizeof other);
+        key_of(p, stem, doc_modes, family_tag, other, sizeof other);
         if (strcmp(key, other))
             continue;
         collides = 1;

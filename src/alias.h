@@ -8,7 +8,8 @@
  *   point's models differ, the first's. A family that names its scope (stem non-NULL: "routing") uses that
  *   name instead of the stem and the mode.
  * - mode: "-infer" or "-train" when every occurrence of the point has that mode and the claimed points of
- *   doc come in both modes.
+ *   doc come in both modes, or the family tags its points (tag non-NULL: a layer of the model, which both
+ *   modes have), so one mode's corpus names them as the committed golden does (densenet121-train-14x14-k9).
  * - tag: only when another claimed point gets the same stem and mode: tag(point) (NULL: the output's
  *   dtype and sizes, "bf16-9437184"); where that still collides, the point id.
  * Aliases are unique among the claimed points of doc (tested on the golden points). */

@@ -315,6 +315,15 @@ static void print_torch_op(const cJSON *o, FILE *f)
         fprintf(f, "\n");
 }
 
+/* The torch time a fidelity ratio divides by: the compiled partition's for Inductor's own kernels, the eager
+ * op's for an ATen replica (ea_result_fidelity records the one it used). */
+static const char *torch_time(const cJSON *fid, double *us)
+{
+    int compiled = cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(fid, "torch_compiled_us"));
+    *us = ej_num(fid, compiled ? "torch_compiled_us" : "torch_eager_us");
+    return compiled ? "compiled" : "eager";
+}
+
 void ea_baseline_print(const cJSON *doc, FILE *f)
 {
     const cJSON *s, *p;
@@ -347,16 +356,16 @@ void ea_baseline_print(const cJSON *doc, FILE *f)
         fprintf(f, ", oracle at %.0f%% of the floor (%.0f%% of copy bandwidth; %s); capture ",
                 100 * ej_num(s, "floor_fraction"), 100 * ej_num(s, "bandwidth_fraction"),
                 ej_str(s, "fraction_basis") && !strcmp(ej_str(s, "fraction_basis"), "time_cold") ? "cold" : "warm");
+        double torch_us;
+        const char *against = torch_time(fid, &torch_us);
         if (ej_str(fid, "note") && !isnan(ej_num(fid, "ratio")))
-            fprintf(f, "replica / torch eager %.2f (%.1f us), not comparable: %s\n", ej_num(fid, "ratio"),
-                    ej_num(fid, "torch_eager_us"), ej_str(fid, "note"));
+            fprintf(f, "replica / torch %s %.2f (%.1f us), not comparable: %s\n", against, ej_num(fid, "ratio"),
+                    torch_us, ej_str(fid, "note"));
         else if (ej_str(fid, "note"))
             fprintf(f, "fidelity: %s\n", ej_str(fid, "note"));
         else
             fprintf(f, "fidelity %.2f (torch %s %s %.1f us, %s)\n", ej_num(fid, "ratio"),
-                    ej_str(fid, "torch") ? ej_str(fid, "torch") : "(version not captured)",
-                    isnan(ej_num(fid, "torch_compiled_us")) ? "eager" : "compiled",
-                    isnan(ej_num(fid, "torch_compiled_us")) ? ej_num(fid, "torch_eager_us") : ej_num(fid, "torch_compiled_us"),
+                    ej_str(fid, "torch") ? ej_str(fid, "torch") : "(version not captured)", against, torch_us,
                     tolerance_text(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(fid, "within_tolerance")), EA_CAPTURE_TOLERANCE, tol,
                                    sizeof tol));
         print_torch_op(cJSON_GetObjectItemCaseSensitive(fid, "torch_op"), f);

@@ -466,6 +466,24 @@ int ea_classify(cJSON *const docs[EA_AUDIT_OPS], const ea_captures *caps, const 
     return 0;
 }
 
+int ea_classification_record_uncaptured(cJSON *doc)
+{
+    int n = 0;
+    cJSON *e, *entries = cJSON_GetObjectItemCaseSensitive(doc, "occurrences");
+    cJSON_ArrayForEach(e, entries) {
+        if (strcmp(field_str(e, "class"), ea_class_names[EA_CLASS_UNCLASSIFIED]))
+            continue;
+        n++;
+        cJSON_ReplaceItemInObjectCaseSensitive(e, "class", cJSON_CreateString(ea_class_names[EA_CLASS_NOT_CAPTURED]));
+        cJSON_ReplaceItemInObjectCaseSensitive(e, "reason",
+                                               cJSON_CreateString("not captured: no capture of this target covers "
+                                                                  "it (run its scope through tools/capture on a GPU)"));
+    }
+    if (n)
+        cJSON_ReplaceItemInObjectCaseSensitive(doc, "summary", summary(entries));
+    return n;
+}
+
 /* ---- reading a stored document back ---- */
 
 /* A required field holding null or what ej_as_string / ej_as_bool accepts. */

@@ -39,6 +39,12 @@ extern const char *const ea_class_names[EA_CLASSES + 1];
 int ea_classify(cJSON *const docs[EA_AUDIT_OPS], const ea_captures *caps, const ea_old_rule *rule, cJSON **out,
                 ea_error *err);
 
+/* What classify --update records for the occurrences no capture covers: each unclassified entry of doc
+ * becomes not_captured with that reason, and the summary follows, so one capture missing does not keep
+ * the others' classes from being written (nor a run from calling every point unclassified). Returns
+ * how many it changed. */
+int ea_classification_record_uncaptured(cJSON *doc);
+
 /* A stored classification document, checked strictly against the schema; file names it in messages. */
 int ea_classification_validate(const char *file, const cJSON *doc, ea_error *err);
 

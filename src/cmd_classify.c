@@ -3,7 +3,7 @@
  * table by op and class and the findings, then either checks the result against the target's
  * classification.json (exit 1
  * on a changed class, an unclassified occurrence or disagreeing configs) or, with --update, writes
- * it. Bad input (a corrupt capture, occurrence, rule or stored classification) exits 2. */
+ * it (an occurrence no capture covers recorded not_captured, exit 1). Bad input (a corrupt capture, occurrence, rule or stored classification) exits 2. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,9 +26,14 @@ const char ea_usage_classify[] =
     "  --target NAME  DIR/targets/NAME: its " EA_CAPTURES_NAME "/ and " EA_CLASSIFICATION_NAME " (default: $EXTERN_AUDIT_TARGET,\n"
     "                 else the target of this machine's GPU model, else with no GPU the only one)\n"
     "  --json         print the classification document instead of the table\n"
-    "  --update       write the target's " EA_CLASSIFICATION_NAME " (refused while occurrences are unclassified)\n"
-    "exit 1 when a class differs from the target's " EA_CLASSIFICATION_NAME ", an occurrence is unclassified or the\n"
-    "coordinate_descent run disagrees with the default run; 2 on a corrupt capture or golden file\n";
+    "  --update       write the target's " EA_CLASSIFICATION_NAME " (an occurrence no capture covers: not_captured)
+"
+    "exit 1 when a class differs from the target's " EA_CLASSIFICATION_NAME ", an occurrence is unclassified (with
+"
+    "--update: recorded not_captured, the others written) or the coordinate_descent run disagrees with the
+"
+    "default run; 2 on a corrupt capture or golden file
+";
 
 int ea_classify_golden(const char *golden, const char *target_dir, cJSON **doc, ea_error *err)
 {
@@ -162,8 +167,9 @@ static void report_open(const cJSON *doc, int *unclassified_out, int *disagree_o
 
 /* The stored classification, read and validated before anything is printed: a corrupt file fails
  * the command at once, not after the whole table. 0 with stored->root NULL: the file is absent. */
-/* --update: write unless occurrences are unclassified. Otherwise check against the stored file. */
-static int gate(const cJSON *doc, const char *golden, const ea_target *t, int update, const cJSON *stored)
+/* --update: write it, an unclassified occurrence recorded not_captured (exit 1). Otherwise check against
+ * the stored file. */
+static int gate(cJSON *doc, const char *golden, const ea_target *t, int update, const cJSON *stored)
 {
     char path[4352];
     ea_error err;
@@ -171,14 +177,15 @@ static int gate(const cJSON *doc, const char *golden, const ea_target *t, int up
     report_open(doc, &unclassified, &disagree);
     ea_tf_path(t->dir, EA_TF_CLASSIFICATION, path, sizeof path);
     if (update) {
-        if (unclassified) {
-            fprintf(stderr, "extern-audit classify: %s not written while occurrences are unclassified\n", path);
-            return 1;
-        }
+        /* the classes the captures give are written; the uncaptured ones are recorded as such, and the exit
+         * still says the target has a gap */
+        if (ea_classification_record_uncaptured(doc))
+            fprintf(stderr, "extern-audit classify: %d occurrence%s recorded not_captured in %s; the others are "
+                            "classified\n", unclassified, unclassified == 1 ? "" : "s", path);
         if (ej_write_atomic(path, doc, &err) != 0)
             return ea_cli_fail(&err);
         fprintf(stderr, "extern-audit classify: wrote %s\n", path);
-        return 0;
+        return unclassified ? 1 : 0;
     }
     if (!stored) {
         fprintf(stderr,

@@ -1,6 +1,7 @@
 /* cmd_extract.c: `extern-audit extract`, every audited occurrence of a better-benchmark corpus
  * (extract.h): the summary table or --json, the golden documents written with --out, or compared with
- * --check (exit 1 when they differ). */
+ * --check (exit 1 when they differ). A graph that does not parse is named on stderr and skipped; the
+ * others are extracted and written, and the command exits 1. */
 #include <stdio.h>
 
 #include "cli.h"
@@ -17,7 +18,9 @@ const char ea_usage_extract[] =
     "  --check DIR   compare with the documents in DIR; exit 1 when they differ\n"
     "  --json        print the summary as JSON instead of the table\n"
     "  --cat-cap N   cats with more than N inputs are audited (default 8, max_pointwise_cat_inputs)\n"
-    "  --quiet       no progress lines on stderr\n";
+    "  --quiet       no progress lines on stderr\n"
+    "exit 1 when a graph does not parse (it is named and skipped, the others are extracted) or --check differs;\n"
+    "2 on any other bad input (nothing is written)\n";
 
 /* 0 when every document in dir equals the extracted one, 1 otherwise (differences on stderr). */
 static int check_against(const ea_extraction *x, const char *dir, ea_error *err)
@@ -50,6 +53,19 @@ static int check_against(const ea_extraction *x, const char *dir, ea_error *err)
     return differ;
 }
 
+/* Each graph that did not parse, and how many: the extraction went on without them. */
+static int report_skipped(const ea_extraction *x, int graphs)
+{
+    const cJSON *s;
+    int n = cJSON_GetArraySize(x->skipped);
+    cJSON_ArrayForEach(s, x->skipped)
+        fprintf(stderr, "extern-audit extract: skipped %s: %s\n", ej_text(s, "graph"), ej_text(s, "error"));
+    if (n)
+        fprintf(stderr, "extern-audit extract: %d of %d graphs skipped (they do not parse); the other %d are extracted\n",
+                n, graphs, graphs - n);
+    return n;
+}
+
 int ea_cmd_extract(int argc, char **argv)
 {
     ea_cli_options o;
@@ -63,9 +79,11 @@ int ea_cmd_extract(int argc, char **argv)
         return ea_cli_fail(&err);
     ea_extract_opts eo = {o.cat_cap, o.quiet ? NULL : stderr};
     rc = ea_extract(&c, &eo, &x, &err);
+    int ngraphs = c.ngraphs;
     ea_corpus_free(&c);
     if (rc != 0)
         return ea_cli_fail(&err);
+    int skipped = report_skipped(&x, ngraphs);
     if (o.out && ea_extraction_write(&x, o.out, &err) != 0)
         rc = ea_cli_fail(&err);
     else if (o.check && (rc = check_against(&x, o.check, &err)) == 2)
@@ -77,5 +95,5 @@ int ea_cmd_extract(int argc, char **argv)
             ea_extraction_print(&x, stdout);
     }
     ea_extraction_free(&x);
-    return rc;
+    return rc ? rc : skipped > 0;
 }

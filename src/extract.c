@@ -84,7 +84,11 @@ static int group_index(const model_group *m, const fx_graph *g)
     return -1;
 }
 
-/* The corpus records how each graph input was generated and what range it was observed in. */
+/* The corpus records how each graph input was generated and what range it was observed in. A range the
+ * corpus declares ("constraint_source": "declared", the corpus tool's: a vocabulary, a position count)
+ * is the input's identity; what one random draw of it happened to hold is not, so its "observed" stays
+ * out of the signature and dumping the model again gives the same points. Other sources keep it: the
+ * better-benchmark corpus's ranges were derived from it, and the committed point ids hash it. */
 static cJSON *input_info(void *vctx, const fx_graph *g, const char *name)
 {
     const model_group *m = vctx;
@@ -95,8 +99,12 @@ static cJSON *input_info(void *vctx, const fx_graph *g, const char *name)
     cJSON *o = cJSON_CreateObject();
     if (t->gen)
         cJSON_AddItemToObject(o, "gen", cJSON_Duplicate(t->gen, 1));
-    if (t->x)
-        cJSON_AddItemToObject(o, "x", cJSON_Duplicate(t->x, 1));
+    if (t->x) {
+        cJSON *x = cJSON_Duplicate(t->x, 1);
+        if (!strcmp(ej_text(x, "constraint_source"), "declared"))
+            cJSON_DeleteItemFromObjectCaseSensitive(x, "observed");
+        cJSON_AddItemToObject(o, "x", x);
+    }
     return o;
 }
 
@@ -291,9 +299,11 @@ static int extract_occurrences(const model_group *m, int gi, const ea_extract_op
     return 0;
 }
 
-/* refs[0..n) share suite/mode/model. Every graph is parsed (a bad one fails the run); metas are
- * read only where an audited op needs them. */
-static int extract_group(const ea_graph_ref *refs, int n, const ea_extract_opts *o, op_points *pts, ea_error *err)
+/* refs[0..n) share suite/mode/model. Every graph is parsed; one that does not parse is listed in skipped
+ * and left empty (no nodes), so its model's other graphs still count. Metas are read only where an
+ * audited op needs them, and not for a skipped graph. */
+static int extract_group(const ea_graph_ref *refs, int n, const ea_extract_opts *o, op_points *pts, cJSON *skipped,
+                         ea_error *err)
 {
     model_group m = {refs, calloc((size_t)n, sizeof(fx_graph)), calloc((size_t)n, sizeof(ea_meta)),
                      calloc((size_t)n, sizeof(int)), 0};
@@ -301,12 +311,17 @@ static int extract_group(const ea_graph_ref *refs, int n, const ea_extract_opts 
     int any = 0;
     for (; rc == 0 && m.n < n; m.n++) {
         if (fx_graph_parse_file(refs[m.n].path, &m.graphs[m.n], err) != 0) {
-            rc = -1;
-            break;
+            cJSON *s = cJSON_CreateObject();
+            cJSON_AddStringToObject(s, "graph", refs[m.n].path);
+            cJSON_AddStringToObject(s, "error", err->msg);
+            cJSON_AddItemToArray(skipped, s);
+            continue;
         }
         any |= graph_has_audit_op(&m.graphs[m.n], o->cat_input_cap);
     }
     for (int i = 0; rc == 0 && any && i < n; i++) {
+        if (!m.graphs[i].arena) /* skipped: its meta would describe nodes nobody reads */
+            continue;
         rc = ea_meta_load(refs[i].meta_path, &m.metas[i], err);
         m.have_meta[i] = rc == 0;
     }
@@ -350,6 +365,7 @@ static cJSON *op_document(int op, const op_points *p, const ea_corpus *c, uint64
 int ea_extract(const ea_corpus *c, const ea_extract_opts *o, ea_extraction *out, ea_error *err)
 {
     memset(out, 0, sizeof *out);
+    out->skipped = cJSON_CreateArray();
     op_points pts[EA_AUDIT_OPS] = {{0}};
     for (int i = 0; i < EA_AUDIT_OPS; i++)
         pts[i].points = cJSON_CreateArray();
@@ -360,7 +376,7 @@ int ea_extract(const ea_corpus *c, const ea_extract_opts *o, ea_extraction *out,
         if (o->progress && (i / 64 != next / 64 || next == c->ngraphs))
             fprintf(o->progress, "extract: graph %d/%d %s/%s/%s\n", next, c->ngraphs, c->graphs[i].suite,
                     c->graphs[i].mode, c->graphs[i].model);
-        rc = extract_group(&c->graphs[i], next - i, o, pts, err);
+        rc = extract_group(&c->graphs[i], next - i, o, pts, out->skipped, err);
     }
     uint64_t digest = 0;
     if (rc == 0)
@@ -374,8 +390,14 @@ int ea_extract(const ea_corpus *c, const ea_extract_opts *o, ea_extraction *out,
         else
             cJSON_Delete(pts[i].points);
     }
-    if (rc == 0)
+    if (rc == 0) {
         out->summary = ea_occurrences_summary(out->docs);
+        if (cJSON_GetArraySize(out->skipped)) /* absent when none, so a whole corpus's summary is unchanged */
+            cJSON_AddItemToObject(out->summary, "graphs_skipped", cJSON_Duplicate(out->skipped, 1));
+    } else {
+        cJSON_Delete(out->skipped);
+        out->skipped = NULL;
+    }
     return rc;
 }
 
@@ -433,5 +455,6 @@ void ea_extraction_free(ea_extraction *x)
     for (int i = 0; i < EA_AUDIT_OPS; i++)
         cJSON_Delete(x->docs[i]);
     cJSON_Delete(x->summary);
+    cJSON_Delete(x->skipped);
     memset(x, 0, sizeof *x);
 }

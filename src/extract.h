@@ -2,8 +2,11 @@
  * Contract: ea_extract parses each graph of the corpus, finds aten.cat.default with more than
  * cat_input_cap inputs, aten.cumsum.default, aten.histc.default and aten.index_add.default, and
  * groups occurrences whose op, argument signature, value properties and scope are identical into
- * points (each occurrence keeps its identity). Any graph that does not parse fails the whole run:
- * nothing is written. Output documents are the golden/occurrences schema (docs/schema.md). */
+ * points (each occurrence keeps its identity). A graph that does not parse is skipped and listed with
+ * its message (skipped, and the summary's "graphs_skipped"); the other graphs are extracted (a backward
+ * graph of a skipped forward then sees its saved tensors as plain inputs). Any other bad input (a
+ * meta.json, a value that overruns its storage) fails the whole run: nothing is written. Output
+ * documents are the golden/occurrences schema (docs/schema.md). */
 #ifndef EA_EXTRACT_H
 #define EA_EXTRACT_H
 
@@ -34,7 +37,8 @@ typedef struct {
 
 typedef struct {
     cJSON *docs[EA_AUDIT_OPS]; /* one occurrences document per audit op */
-    cJSON *summary;            /* occurrences_by_op, points_by_op, by_model */
+    cJSON *summary;            /* occurrences_by_op, points_by_op, by_model (graphs_skipped when any was) */
+    cJSON *skipped;            /* [{"graph": path, "error": message}]: the graphs that did not parse */
 } ea_extraction;
 
 int ea_extract(const ea_corpus *c, const ea_extract_opts *opts, ea_extraction *out, ea_error *err);

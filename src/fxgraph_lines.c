@@ -119,9 +119,14 @@ static int parse_class(reader *r)
     fx_parser *ps = r->ps;
     static const char *const what = "'class GraphModule(torch.nn.Module):'";
     size_t len;
-    if (!fxp_eat(ps, "class ") || (len = fxp_ident_len(ps)) == 0)
+    if (!fxp_eat(ps, "class "))
         return fxp_fail(ps, what);
-    ps->p += len;
+    /* torch prints a module built from a lambda (some MoE and backward graphs) as class <lambda> */
+    if (!fxp_eat(ps, "<lambda>")) {
+        if ((len = fxp_ident_len(ps)) == 0)
+            return fxp_fail(ps, what);
+        ps->p += len;
+    }
     if (!fxp_eat(ps, "(torch.nn.Module):"))
         return fxp_fail(ps, what);
     return expect_eol(ps);

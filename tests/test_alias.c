@@ -59,6 +59,37 @@ Test(alias, a_new_point_gets_a_readable_alias)
     cJSON_Delete(doc);
 }
 
+static void layer_tag(const cJSON *point, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s", cJSON_GetStringValue(cJSON_GetObjectItem(point, "point")));
+}
+
+/* A fresh corpus of DenseNet-121 train alone (its 14x14-k9 cat shared with DenseNet-169) names the point as
+ * the committed golden of both modes does; a point of both modes still has none. */
+Test(alias, a_family_tagged_point_of_one_mode_keeps_its_mode_in_a_one_mode_corpus)
+{
+    const char *train[] = {"14x14-k9:densenet121:train:4,288,14,14", "14x14-k10:densenet121:train:4,320,14,14",
+                           "7x7-k9:densenet121:train,train:4,544,7,7"};
+    cJSON *doc = doc_of(train, 3);
+    char out[128];
+    const cJSON *points = cJSON_GetObjectItem(doc, "points");
+    cJSON *first = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetArrayItem(points, 0), "scopes"), 0);
+    cJSON *shared = cJSON_GetObjectItem(first, "occurrences");
+    cJSON_AddItemToArray(shared, cJSON_Parse("{\"model\": \"densenet169\", \"mode\": \"train\"}"));
+    ea_alias_make(doc, cJSON_GetArrayItem(points, 0), NULL, NULL, layer_tag, out, sizeof out);
+    cr_assert_str_eq(out, "densenet121-train-14x14-k9");
+    ea_alias_make(doc, cJSON_GetArrayItem(points, 1), NULL, NULL, layer_tag, out, sizeof out);
+    cr_assert_str_eq(out, "densenet121-train-14x14-k10");
+    ea_alias_make(doc, cJSON_GetArrayItem(points, 2), NULL, NULL, layer_tag, out, sizeof out);
+    cr_assert_str_eq(out, "densenet121-train-7x7-k9");
+    cJSON_Delete(doc);
+    const char *both[] = {"7x7-k9:densenet121:train,infer:4,544,7,7"};
+    doc = doc_of(both, 1);
+    ea_alias_make(doc, cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "points"), 0), NULL, NULL, layer_tag, out, sizeof out);
+    cr_assert_str_eq(out, "densenet121", "a point of both modes has no mode");
+    cJSON_Delete(doc);
+}
+
 Test(alias, a_family_name_alone_for_its_one_point)
 {
     const char *one[] = {"r0:openai/gpt-oss-20b:infer:32"};

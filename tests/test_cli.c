@@ -116,6 +116,27 @@ Test(cli, extract_writes_then_checks)
     cli_run_free(&r);
 }
 
+/* One graph that does not parse is named and skipped: the others are written, and the exit says so. */
+Test(cli, extract_skips_a_graph_that_does_not_parse_and_exits_1)
+{
+    const char *tmp = test_tmpdir();
+    char cmd[8400], corpus[4200], out[4200];
+    snprintf(corpus, sizeof corpus, "%s/corpus", tmp);
+    snprintf(out, sizeof out, "%s/occurrences", tmp);
+    snprintf(cmd, sizeof cmd, "cp -r %s %s", FIXTURE_CORPUS, corpus);
+    cr_assert_eq(system(cmd), 0);
+    free(test_write(corpus, "repros/models/hf/infer/tiny/moe128/full_graph_000.py", "class GraphModule(nn.Module):\n"));
+    cli_run r = test_cli("extract", "--corpus", corpus, "--out", out, "--quiet", NULL);
+    cr_assert_eq(r.status, 1, "%s", r.err);
+    has(r.err, "extern-audit extract: skipped ");
+    has(r.err, "moe128/full_graph_000.py:1: expected 'class GraphModule(torch.nn.Module):'");
+    has(r.err, "1 of 8 graphs skipped (they do not parse); the other 7 are extracted");
+    has(r.out, "aten.index_add.default");
+    cli_run_free(&r);
+    snprintf(cmd, sizeof cmd, "grep -q graphs_skipped %s/summary.json", out);
+    cr_assert_eq(system(cmd), 0, "the written summary lists the skipped graph");
+}
+
 /* --out creates its folder and the missing parents (mkdir -p); a file in the way is exit 2, named. */
 Test(cli, extract_out_creates_the_folder)
 {

@@ -145,12 +145,66 @@ static void expect_failure(const char *corpus, const char *needle)
     ea_corpus_free(&c);
 }
 
-Test(extract, bad_graph_line_fails_the_run)
+Test(extract, a_graph_that_does_not_parse_is_listed_and_skipped_and_the_others_extracted)
 {
     char *dir = failing_corpus("        c: \"i64[4][1]cuda:0\" = torch.ops.aten.cumsum.default(x, 0)\n        this is not a node\n"
                                "        return (c,)\n", 1);
-    expect_failure(dir, "full_graph_000.py:4");
+    char text[4096];
+    snprintf(text, sizeof text, "%s        c: \"i64[4][1]cuda:0\" = torch.ops.aten.cumsum.default(x, 0)\n"
+             "        return (c,)\n", graph_head);
+    free(test_write(dir, "repros/models/hf/infer/M/full_graph_001.py", text));
+    char meta[sizeof meta_one_cumsum + 16];
+    snprintf(meta, sizeof meta, "%s", meta_one_cumsum);
+    memcpy(strstr(meta, "full_graph_000.py"), "full_graph_001.py", 17);
+    memcpy(strstr(meta, "full_graph_000.py"), "full_graph_001.py", 17);
+    free(test_write(dir, "repros/models/hf/infer/M/full_graph_001.meta.json", meta));
+    ea_extraction x = test_extract_corpus(dir, 8);
+    cr_assert_eq(by_op(&x, "aten.cumsum.default"), 1, "the graph that parses is extracted");
+    cr_assert_eq(cJSON_GetArraySize(x.skipped), 1);
+    const cJSON *s = cJSON_GetArrayItem(x.skipped, 0);
+    cr_assert(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(s, "graph")), "M/full_graph_000.py"));
+    cr_assert(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(s, "error")), "full_graph_000.py:4: expected"),
+              "%s", cJSON_GetStringValue(cJSON_GetObjectItem(s, "error")));
+    cr_assert(cJSON_Compare(cJSON_GetObjectItem(x.summary, "graphs_skipped"), x.skipped, 1), "the summary lists it");
+    ea_extraction_free(&x);
+    ea_extraction whole = test_extract_corpus(FIXTURE_CORPUS, 8);
+    cr_assert_eq(cJSON_GetArraySize(whole.skipped), 0);
+    cr_assert_null(cJSON_GetObjectItem(whole.summary, "graphs_skipped"), "no key when nothing is skipped");
+    ea_extraction_free(&whole);
     free(dir);
+}
+
+/* The point id of a one-cumsum corpus whose input x carries the meta attributes attrs. */
+static char *cumsum_point_with_input(const char *attrs)
+{
+    const char *dir = test_tmpdir();
+    char text[4096], meta[sizeof meta_one_cumsum + 512];
+    snprintf(text, sizeof text, "%s        c: \"i64[4][1]cuda:0\" = torch.ops.aten.cumsum.default(x, 0)\n"
+             "        return (c,)\n", graph_head);
+    free(test_write(dir, "repros/models/hf/infer/M/full_graph_000.py", text));
+    const char *at = strstr(meta_one_cumsum, "{\"n\": \"x\"}");
+    snprintf(meta, sizeof meta, "%.*s{\"n\": \"x\", %s}%s", (int)(at - meta_one_cumsum), meta_one_cumsum, attrs,
+             at + strlen("{\"n\": \"x\"}"));
+    free(test_write(dir, "repros/models/hf/infer/M/full_graph_000.meta.json", meta));
+    ea_extraction x = test_extract_corpus(dir, 8);
+    char *id = strdup(cJSON_GetStringValue(cJSON_GetObjectItem(first_point(&x, 1), "point")));
+    ea_extraction_free(&x);
+    return id;
+}
+
+#define DRAW(src, lo, hi, n) "\"gen\": [\"index\", 0, 1000], \"x\": {\"constraint_source\": \"" src "\", " \
+    "\"observed\": {\"min\": " #lo ", \"max\": " #hi ", \"n_unique\": " #n "}}"
+
+Test(extract, a_declared_range_gives_one_point_whatever_the_random_draw_held)
+{
+    char *a = cumsum_point_with_input(DRAW("declared", 3, 990, 4)), *b = cumsum_point_with_input(DRAW("declared", 0, 512, 3));
+    cr_assert_str_eq(a, b, "two draws of one declared range: one point");
+    char *wider = cumsum_point_with_input("\"gen\": [\"index\", 0, 2000], \"x\": {\"constraint_source\": \"declared\"}");
+    cr_assert_str_neq(a, wider, "the declared range is the input's identity");
+    /* better-benchmark's ranges come from what it observed: that stays in the id (the committed ids hash it) */
+    char *c = cumsum_point_with_input(DRAW("observed", 3, 990, 4)), *d = cumsum_point_with_input(DRAW("observed", 0, 512, 3));
+    cr_assert_str_neq(c, d);
+    free(a), free(b), free(wider), free(c), free(d);
 }
 
 Test(extract, missing_meta_names_the_file)

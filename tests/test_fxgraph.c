@@ -347,6 +347,21 @@ Test(fx_returns, empty_tuple_single_tuple_and_none)
     fx_graph_free(&g);
 }
 
+/* torch prints a graph module built from a lambda (a Longformer backward, MoE inference graphs) so */
+Test(fx_returns, a_lambda_module_header_is_read_like_graph_module)
+{
+    fx_graph g = parse_text_ok("class <lambda>(torch.nn.Module):\n    def forward(self, x: \"f32[2][1]cuda:0\"):\n"
+                               "        return (x,)\n");
+    cr_assert_eq(g.nnodes, 1);
+    cr_assert_eq(g.outputs[0], 0);
+    fx_graph_free(&g);
+    fx_graph bad;
+    ea_error err = {{0}};
+    const char *half = "class <lambda(torch.nn.Module):\n";
+    cr_assert_eq(fx_graph_parse_text("t.py", half, strlen(half), &bad, &err), -1, "an unclosed <lambda is no name");
+    cr_assert_str_eq(err.msg, "t.py:1: expected 'class GraphModule(torch.nn.Module):', got '<lambda(torch.nn.Module):'");
+}
+
 Test(fx_returns, text_need_not_be_terminated)
 {
     const char text[] = "class GraphModule(torch.nn.Module):\n    def forward(self, x):\n        return x)))";

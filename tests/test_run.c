@@ -129,6 +129,22 @@ Test(run, annotate_floor_speedup_fidelity_class)
     cJSON_Delete((cJSON *)cap.environment);
 }
 
+/* A replay of Inductor's kernels in another form than the capture's: the ratio names the compiled time it
+ * divides by, never an eager time the result does not hold (it printed "torch eager 0.93 (nan us)"). */
+Test(run, a_not_comparable_ratio_names_the_torch_time_it_is_against)
+{
+    cJSON *doc = cJSON_Parse(
+        "{\"gpu\": {\"name\": \"H200\"}, \"scopes\": [{\"family\": \"routing\", \"alias\": \"routing\", \"point\": \"p\","
+        " \"occurrences\": 24, \"class\": \"true_fallback\", \"paths\": [], \"floor\": {}, \"speedup\": 2,"
+        " \"fidelity\": {\"capture\": \"captures/s/capture.json\", \"mode\": \"faithful\", \"torch_compiled_us\": 20,"
+        " \"replica_us\": 18.6, \"ratio\": 0.93, \"comparable\": false, \"note\": \"another form of the scope\"}}]}");
+    char *text = test_print_to_string(ea_baseline_print, doc);
+    has(text, "capture replica / torch compiled 0.93 (20.0 us), not comparable: another form of the scope");
+    cr_assert_null(strstr(text, "(nan us)"), "%s", text);
+    free(text);
+    cJSON_Delete(doc);
+}
+
 Test(run, baselines_written_atomically_and_read_strictly)
 {
     ea_run_env env = test_run_env();
