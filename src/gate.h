@@ -53,6 +53,8 @@ typedef cJSON *ea_gate_derive_fn(const cJSON *stored_result, void *ctx);
 cJSON *ea_gate_compare_plans(const char *stored_file, const cJSON *stored, cJSON *plans, const cJSON *points,
                              ea_gate_derive_fn *derive, void *ctx, ea_error *err);
 int ea_gate_exit(const cJSON *report);
+/* The report's "summary" (re)counted from its entries: a count per status; returns report. */
+cJSON *ea_gate_summarize(cJSON *report);
 cJSON *ea_gate_propose(const cJSON *stored, const cJSON *fresh, const cJSON *report);
 void ea_gate_print(const cJSON *report, FILE *f);
 char *ea_gate_markdown(const cJSON *report);
