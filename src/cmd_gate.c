@@ -21,10 +21,11 @@
 
 const char ea_usage_gate[] =
     "usage: extern-audit gate [--baseline FILE] (--against FILE | --run [--cold] | --plan) [--scope NAME] [--json]\n"
-    "                         [--propose FILE] [--markdown FILE] [--save FILE] [--margin X] [--retries N]\n"
+    "                         [--propose FILE] [--markdown FILE] [--junit FILE] [--save FILE] [--margin X] [--retries N]\n"
     "                         [--golden DIR] [--target NAME] [--shard I/N] [--quiet]\n"
     "       extern-audit gate --shard-plan LIST [--baseline FILE] [--scope NAME] [--golden DIR] [--target NAME] [--json]\n"
-    "       extern-audit gate merge [--baseline FILE] [--json] [--markdown FILE] [--propose FILE] [--save FILE] REPORT...\n"
+    "       extern-audit gate merge [--baseline FILE] [--json] [--markdown FILE] [--junit FILE] [--propose FILE]\n"
+    "                               [--save FILE] REPORT...\n"
     "  --baseline FILE  the stored baselines document (default: the target's, DIR/targets/NAME/baselines.json)\n"
     "  --against FILE   compare with another baselines document (no GPU needed)\n"
     "  --run            measure now (extern-audit run --mode both) and compare; needs a CUDA device; a path\n"
@@ -42,6 +43,7 @@ const char ea_usage_gate[] =
     "                   replaced by the new ones (an unchanged path keeps its bytes; the fidelity follows\n"
     "                   the current path's warm times when all of them moved)\n"
     "  --markdown FILE  write the table a CI job posts\n"
+    "  --junit FILE     write the report as JUnit XML: a testcase per entry, failed unless SAME\n"
     "  --save FILE      --run: write the fresh measurement's baselines document\n"
     "  --margin X       default relative margin (0 < X < 1; default 0.05); a path's own \"margin\" wins\n"
     "  --retries N      --run: measure the points of NOISY paths again up to N times (default 2)\n"
@@ -66,7 +68,7 @@ const char ea_usage_gate[] =
     "CUDA device\n";
 
 typedef struct {
-    const char *baseline, *against, *scope, *propose, *markdown, *save, *golden, *target, *shard_plan;
+    const char *baseline, *against, *scope, *propose, *markdown, *junit, *save, *golden, *target, *shard_plan;
     int run, cold, plan, json, quiet, retries, shard, shards; /* shard I of shards, 0 of 0: unsharded */
     double margin;
     char command[1024], baseline_file[4200];
@@ -76,14 +78,14 @@ static int parse(int argc, char **argv, gate_options *o, int *help)
 {
     ea_cli_options c;
     int rc = ea_cli_parse("gate", "--baseline --against --scope --propose --markdown --save --golden --target "
-                                  "--margin --retries --run --cold --plan --json --quiet --shard --shard-plan", argc,
+                                  "--margin --retries --run --cold --plan --json --quiet --shard --shard-plan --junit", argc,
                        argv, &c, help);
     if (rc || *help)
         return rc;
     *o = (gate_options){.baseline = c.baseline, .against = c.against, .scope = c.scope, .propose = c.propose,
                         .markdown = c.markdown, .save = c.save, .golden = c.golden, .target = c.target,
                         .run = c.run, .cold = c.cold, .plan = c.plan, .json = c.json, .quiet = c.quiet,
-                        .retries = DEFAULT_RETRIES, .shard_plan = c.shard_plan};
+                        .retries = DEFAULT_RETRIES, .shard_plan = c.shard_plan, .junit = c.junit};
     const char *margin = c.margin, *retries = c.retries;
     char *end;
     if (margin && (o->margin = strtod(margin, &end), *end || end == margin || !(o->margin > 0 && o->margin < 1)))
@@ -93,8 +95,10 @@ static int parse(int argc, char **argv, gate_options *o, int *help)
     ea_error err;
     if (c.shard && ea_shard_parse(c.shard, &o->shard, &o->shards, &err))
         return ea_cli_usage_error("gate", "%s", err.msg);
-    if (!!o->against + o->run + o->plan + !!o->shard_plan != 1)
-        return ea_cli_usage_error("gate", "%s", "give exactly one of --against FILE, --run, --plan and --shard-plan LIST");
+    if (o->shard_plan && (o->against || o->run || o->plan || o->shard))
+        return ea_cli_usage_error("gate", "%s", "--shard-plan LIST judges nothing: not with --against, --run, --plan or --shard");
+    if (!o->shard_plan && !!o->against + o->run + o->plan != 1)
+        return ea_cli_usage_error("gate", "%s", "give exactly one of --against FILE, --run and --plan");
     if (o->shard && !o->run && !o->against)
         return ea_cli_usage_error("gate", "%s", "--shard needs --run or --against");
     if (o->shard && o->run && !o->save) /* gate merge joins the shards' fresh documents */
@@ -395,13 +399,8 @@ static int shard_plan(const gate_options *o, const ej_doc *stored, const ea_run_
 static int write_outputs(const gate_options *o, const ej_doc *stored, const cJSON *fresh, const cJSON *report,
                          ea_error *err)
 {
-    if (o->markdown) {
-        char *md = ea_gate_markdown(report);
-        int rc = md ? ea_write_file_atomic(o->markdown, md, strlen(md), err) : ea_fail(err, "%s: out of memory", o->markdown);
-        free(md);
-        if (rc)
-            return -1;
-    }
+    if (ea_gate_write_texts(report, o->markdown, o->junit, err))
+        return -1;
     if (o->save && ea_baseline_record(o->save, fresh, err))
         return -1;
     if (o->propose) {

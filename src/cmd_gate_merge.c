@@ -14,7 +14,7 @@
 /* The reports are the operands; the options and their values go to ea_cli_parse. */
 static int split(int argc, char **argv, char **opts, int *nopts, const char **files, int *nfiles)
 {
-    static const char *const valued[] = {"--baseline", "--markdown", "--propose", "--save"};
+    static const char *const valued[] = {"--baseline", "--markdown", "--junit", "--propose", "--save"};
     *nopts = *nfiles = 0;
     for (int i = 0; i < argc; i++) {
         if (strncmp(argv[i], "--", 2) || !strcmp(argv[i], "--")) {
@@ -31,13 +31,8 @@ static int split(int argc, char **argv, char **opts, int *nopts, const char **fi
 
 static int write_merged(const ea_cli_options *c, const ea_gate_merged *m, ea_error *err)
 {
-    if (c->markdown) {
-        char *md = ea_gate_markdown(m->report);
-        int rc = md ? ea_write_file_atomic(c->markdown, md, strlen(md), err) : ea_fail(err, "%s: out of memory", c->markdown);
-        free(md);
-        if (rc)
-            return -1;
-    }
+    if (ea_gate_write_texts(m->report, c->markdown, c->junit, err))
+        return -1;
     if (c->save && ea_baseline_record(c->save, m->fresh, err))
         return -1;
     if (c->propose) {
@@ -63,7 +58,7 @@ int ea_cmd_gate_merge(int argc, char **argv)
         return ea_cli_usage_error("gate merge", "%s", "out of memory");
     }
     split(argc, argv, opts, &nopts, files, &nfiles);
-    rc = ea_cli_parse("gate merge", "--baseline --json --markdown --propose --save --quiet", nopts, opts, &c, &help);
+    rc = ea_cli_parse("gate merge", "--baseline --json --markdown --junit --propose --save --quiet", nopts, opts, &c, &help);
     if (rc || help) {
         if (help)
             fputs(ea_usage_gate, stdout);

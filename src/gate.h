@@ -58,6 +58,11 @@ cJSON *ea_gate_summarize(cJSON *report);
 cJSON *ea_gate_propose(const cJSON *stored, const cJSON *fresh, const cJSON *report);
 void ea_gate_print(const cJSON *report, FILE *f);
 char *ea_gate_markdown(const cJSON *report);
+/* The report as JUnit XML (malloc'd): one testcase per entry, named by point, result, path and mode, a failure
+ * (its status, detail and where) for every entry that is not SAME; what CI test views read. */
+char *ea_gate_junit(const cJSON *report);
+/* The markdown table and the JUnit XML written, each where a file is named (NULL: not written), atomically. */
+int ea_gate_write_texts(const cJSON *report, const char *markdown, const char *junit, ea_error *err);
 cJSON *ea_gate_uncovered(cJSON *const docs[EA_AUDIT_OPS], const cJSON *baselines);
 cJSON *ea_gate_noisy_points(const cJSON *report);
 void ea_gate_splice(cJSON *fresh, cJSON *again);

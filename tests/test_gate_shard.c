@@ -494,7 +494,7 @@ Test(gate_shard, shard_options_are_checked)
     cr_assert(r.status == 2 && strstr(r.err, "--shard-plan expects counts"), "%s", r.err);
     cli_run_free(&r);
     r = test_cli("gate", "--target", TEST_TARGET, "--shard-plan", "2", "--run", NULL);
-    cr_assert(r.status == 2 && strstr(r.err, "exactly one of"), "%s", r.err);
+    cr_assert(r.status == 2 && strstr(r.err, "--shard-plan LIST judges nothing"), "%s", r.err);
     cli_run_free(&r);
 }
 
@@ -553,4 +553,36 @@ Test(gate_shard, point_wall_s_is_validated_and_ignored_by_the_comparison)
     cli_run_free(&r);
     cJSON_Delete(doc);
     free(file);
+}
+
+Test(gate_shard, junit_has_a_testcase_per_entry_and_a_failure_per_entry_not_same)
+{
+    const char *dir = test_tmpdir();
+    char *stored, *fresh, *files[2], xml[512], want[64];
+    pair(dir, &stored, &fresh);
+    shard_reports(dir, stored, fresh, 2, files);
+    snprintf(xml, sizeof xml, "%s/gate.xml", dir);
+    cli_run m = test_cli("gate", "merge", "--json", "--junit", xml, files[0], files[1], NULL);
+    cr_assert_eq(m.status, 1, "%s", m.err);
+    cJSON *report = parsed(&m), *c;
+    int n = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(report, "entries")), same = 0;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(report, "summary"))
+        same += !strcmp(c->string, "SAME") ? (int)c->valuedouble : 0;
+    char *text = test_read(xml);
+    snprintf(want, sizeof want, "tests=\"%d\" failures=\"%d\"", n, n - same);
+    cr_assert(strstr(text, want), "expected %s in %.400s", want, text);
+    int testcases = 0, failures = 0;
+    for (const char *p = text; (p = strstr(p, "<testcase ")) != NULL; p++)
+        testcases++;
+    for (const char *p = text; (p = strstr(p, "<failure message=\"")) != NULL; p++)
+        failures++;
+    cr_assert(testcases == n && failures == n - same, "%d testcases, %d failures for %d entries, %d SAME", testcases,
+              failures, n, same);
+    cr_assert(strstr(text, "<failure message=\"SLOWER\">") && !strstr(text, "->"), "escaped: %.600s", text);
+    free(text);
+    cJSON_Delete(report);
+    cli_run_free(&m);
+    free_all(files, 2);
+    free(stored);
+    free(fresh);
 }
