@@ -29,7 +29,7 @@ static char *save(const char *dir, const char *name, const cJSON *doc)
 {
     char *text = cJSON_Print(doc), *path = test_write(dir, name, text);
     free(text);
-    return strdup(path);
+    return path;
 }
 
 /* A copy of file's document as dir/name. */
@@ -379,7 +379,7 @@ Test(gate_shard, merge_refuses_overlaps_missing_shards_and_mixed_gates_naming_th
     refused(f, 2, "missing: shard 3/3 has no report among the 2 given; its ", "a missing shard");
     char *unsharded[1];
     cli_run u = test_cli("gate", "--baseline", stored, "--against", fresh, "--json", NULL);
-    unsharded[0] = strdup(test_write(dir, "whole.json", u.out));
+    unsharded[0] = test_write(dir, "whole.json", u.out);
     cli_run_free(&u);
     refused(unsharded, 1, "whole.json $.shard: expected the report of gate --shard I/N", "an unsharded report");
     free(unsharded[0]);
