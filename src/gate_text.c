@@ -1,5 +1,6 @@
 /* gate_text.c: a gate report as the terminal table, the markdown a CI job posts and JUnit XML (contract in gate.h). */
 #include "gate.h"
+#include "gate_impl.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,7 +99,8 @@ static void xml_text(FILE *f, const char *s)
         }
 }
 
-char *ea_gate_junit(const cJSON *report)
+/* The report as JUnit XML (malloc'd): what CI test views read. */
+static char *junit_xml(const cJSON *report)
 {
     const cJSON *e;
     char *buf = NULL;
@@ -146,7 +148,7 @@ int ea_gate_write_texts(const cJSON *report, const char *markdown, const char *j
     for (int i = 0; i < 2; i++) {
         if (!file[i])
             continue;
-        char *text = i ? ea_gate_junit(report) : ea_gate_markdown(report);
+        char *text = i ? junit_xml(report) : ea_gate_markdown(report);
         int rc = text ? ea_write_file_atomic(file[i], text, strlen(text), err) : ea_fail(err, "%s: out of memory", file[i]);
         free(text);
         if (rc)
