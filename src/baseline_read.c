@@ -205,12 +205,27 @@ static int validate_unsupported(ej_val s, ea_error *err)
     return b ? ej_bad_field(s, "passed", "false (an unsupported point did not run)", "true", err) : 0;
 }
 
+/* "point_wall_s": the wall seconds run took for the result's point (gate --shard's weight); absent in files
+ * written before it was recorded. */
+static int optional_wall(ej_val s, ea_error *err)
+{
+    ej_val v;
+    double w;
+    char got[32];
+    if (ej_field(s, "point_wall_s", 0, &v, err) || !v.v)
+        return v.v ? -1 : 0;
+    if (ej_as_number(v, &w, err))
+        return -1;
+    snprintf(got, sizeof got, "%g", w);
+    return w >= 0 ? 0 : ej_bad_field(s, "point_wall_s", "seconds >= 0", got, err);
+}
+
 static int validate_scope(ej_val s, ea_error *err)
 {
     static const char *const keys[] = {"family", "point", "alias", "occurrences", "scope_ids", "config", "paths",
                                        "passed", "failure", "class", "floor", "speedup", "floor_fraction",
                                        "bandwidth_fraction", "fidelity", "verdict", "view", "speedup_cold",
-                                       "fraction_basis", NULL};
+                                       "fraction_basis", "point_wall_s", NULL};
     static const char *const floor_keys[] = {"bytes", "bytes_per_s", "transfer_us", "launch_us", "us", NULL};
     static const char *const floor_allowed[] = {"bytes", "bytes_per_s", "transfer_us", "launch_us", "us", "note",
                                                 NULL};
@@ -224,7 +239,7 @@ static int validate_scope(ej_val s, ea_error *err)
         ej_get_string(s, "alias", &x, err) || ej_get_int(s, "occurrences", &occ, err) ||
         ej_field(s, "scope_ids", 1, &ids, err) || strings(ids, err) || ej_field(s, "config", 1, &cfg, err) ||
         config_common(cfg, err) || ej_get_bool(s, "passed", &b, err) || ej_get_string(s, "class", &x, err) ||
-        optional_verdict(s, err) ||
+        optional_verdict(s, err) || optional_wall(s, err) ||
         object_with(s, "floor", floor_allowed, floor_keys, err) || ej_field(s, "fidelity", 1, &fid, err) ||
         ej_object(fid, (const char *const[]){"torch_op", "capture", "torch", "mode", "torch_eager_us",
                                              "torch_compiled_us", "replica_us", "ratio", "comparable",

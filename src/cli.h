@@ -28,6 +28,7 @@ typedef struct {
     const char *keep_from; /* run, replay --keep-from FILE (keep_from.h) */
     const char *baseline, *against, *propose, *markdown, *save, *margin, *retries; /* gate (margin, retries: */
     int run, cold;                                                                  /* as given, it checks) */
+    const char *shard, *shard_plan, *junit; /* gate --shard I/N, --shard-plan LIST (shard.h), --junit FILE */
     const char *args[2]; /* operands (golden diff OLD NEW) */
     int nargs;
 } ea_cli_options;

@@ -39,7 +39,9 @@ int ea_cli_parse(const char *cmd, const char *allowed, int argc, char **argv, op
                    {"--record", &o->record}, {"--mode", &o->mode},     {"--target", &o->target},
                    {"--keep-from", &o->keep_from}, {"--baseline", &o->baseline}, {"--against", &o->against},
                    {"--propose", &o->propose},     {"--markdown", &o->markdown}, {"--save", &o->save},
-                   {"--margin", &o->margin},       {"--retries", &o->retries}};
+                   {"--margin", &o->margin},       {"--retries", &o->retries},
+                   {"--shard", &o->shard},         {"--shard-plan", &o->shard_plan},
+                   {"--junit", &o->junit}};
     const struct {
         const char *name;
         int *flag;

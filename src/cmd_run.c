@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cuda_runtime_api.h>
 
@@ -205,8 +206,17 @@ static cJSON *plan_or_unsupported(ea_run_ctx *c, const ea_scope_ref *r, ea_run_o
     return arr ? arr : unsupported(c, r, why.msg, asked->log);
 }
 
+static double seconds_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + t.tv_nsec * 1e-9;
+}
+
 /* Every ref's results (measure 0: plans, 1: runs) appended to out, annotated when a is given; a point its
- * family refuses to plan (ro->sm_count sizes the plan) is an unsupported result, counted in *unsupported. */
+ * family refuses to plan (ro->sm_count sizes the plan) is an unsupported result, counted in *unsupported.
+ * A measured result records its point's wall seconds, "point_wall_s" (plan, inputs, checks, every timing of
+ * all its results): what gate --shard balances shards by. */
 static int each_point(ea_run_ctx *c, const ea_run_opts *ro, const ea_scope_ref *refs, int n, int measure,
                       const annotations *a, cJSON *out, int *unsupported, ea_error *err)
 {
@@ -216,6 +226,7 @@ static int each_point(ea_run_ctx *c, const ea_run_opts *ro, const ea_scope_ref *
     for (int i = 0; i < n; i++) {
         ea_run_opts fo = *ro;
         int part = 0;
+        double t0 = seconds_now();
         cJSON *arr = plan_or_unsupported(c, &refs[i], &fo, &part), *r;
         partly += part;
         if (measure && !ea_unsupported_reason(cJSON_GetArrayItem(arr, 0))) { /* planned: measure it */
@@ -226,11 +237,14 @@ static int each_point(ea_run_ctx *c, const ea_run_opts *ro, const ea_scope_ref *
         }
         if (!arr)
             return -1;
+        double wall = seconds_now() - t0;
         while ((r = cJSON_DetachItemFromArray(arr, 0)) != NULL) {
-            if (ea_unsupported_reason(r)) /* refused when planned, or by the family when measured */
+            if (ea_unsupported_reason(r)) { /* refused when planned, or by the family when measured */
                 ++*unsupported;
-            else if (a)
+            } else if (a) {
                 ea_run_annotate(r, refs[i].point, a->env, a->caps, a->ops, a->classification);
+                cJSON_AddNumberToObject(r, "point_wall_s", wall);
+            }
             cJSON_AddItemToArray(out, r);
         }
         cJSON_Delete(arr);

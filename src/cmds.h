@@ -26,6 +26,8 @@ extern const char ea_usage_run[];
 
 /* extern-audit gate (cmd_gate.c) and its usage text. */
 int ea_cmd_gate(int argc, char **argv);
+/* extern-audit gate merge (cmd_gate_merge.c): shard reports joined; ea_cmd_gate passes "merge ..." to it. */
+int ea_cmd_gate_merge(int argc, char **argv);
 extern const char ea_usage_gate[];
 
 /* extern-audit rollup (cmd_rollup.c) and its usage text. */

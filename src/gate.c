@@ -242,11 +242,12 @@ static cJSON *report_for(const char *stored_file, const cJSON *stored, const cha
     return report;
 }
 
-static cJSON *summarized(cJSON *report, const gate *g)
+cJSON *ea_gate_summarize(cJSON *report)
 {
+    cJSON_DeleteItemFromObjectCaseSensitive(report, "summary");
     cJSON *summary = cJSON_AddObjectToObject(report, "summary");
     const cJSON *x;
-    cJSON_ArrayForEach(x, g->entries) {
+    cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(report, "entries")) {
         cJSON *c = cJSON_GetObjectItemCaseSensitive(summary, ej_text(x, "status"));
         if (c)
             cJSON_SetNumberValue(c, c->valuedouble + 1);
@@ -284,7 +285,7 @@ cJSON *ea_gate_compare(const char *stored_file, const cJSON *stored, const char 
             add_entry(&g, "ADDED", x, k, NULL, NULL, (const int[]){-1, -1, i, -1}, "a new result with no stored baseline");
         i++;
     }
-    return summarized(report, &g);
+    return ea_gate_summarize(report);
 }
 
 /* A stored fidelity against the one derive gives from the same result's times under today's plan f (its config
@@ -349,7 +350,7 @@ cJSON *ea_gate_compare_plans(const char *stored_file, const cJSON *stored, cJSON
         }
         i++;
     }
-    return summarized(report, &g);
+    return ea_gate_summarize(report);
 }
 
 int ea_gate_exit(const cJSON *report)

@@ -16,7 +16,7 @@
  * - ea_gate_propose: the stored document with only what moved replaced (SLOWER/FASTER timings, and the
  *   fidelity when every current warm time was, CLASS, CONFIG, FIDELITY,
  *   ADDED points, paths and cold times): every other byte of the stored file prints as it was read.
- * - ea_gate_print (terminal table) and ea_gate_markdown (the table a CI job posts; malloc'd).
+ * - ea_gate_print (terminal table); ea_gate_write_texts writes the markdown table a CI job posts and JUnit XML.
  * - ea_gate_uncovered: the golden points (docs, ea_occurrences_load) that a baselines document neither
  *   measured nor lists in "unmeasured" with a reason: a JSON array of point ids, empty when covered.
  * - ea_gate_noisy_points: the point ids of the report's entries NOISY on the new side (the ones a new
@@ -53,9 +53,14 @@ typedef cJSON *ea_gate_derive_fn(const cJSON *stored_result, void *ctx);
 cJSON *ea_gate_compare_plans(const char *stored_file, const cJSON *stored, cJSON *plans, const cJSON *points,
                              ea_gate_derive_fn *derive, void *ctx, ea_error *err);
 int ea_gate_exit(const cJSON *report);
+/* The report's "summary" (re)counted from its entries: a count per status; returns report. */
+cJSON *ea_gate_summarize(cJSON *report);
 cJSON *ea_gate_propose(const cJSON *stored, const cJSON *fresh, const cJSON *report);
 void ea_gate_print(const cJSON *report, FILE *f);
-char *ea_gate_markdown(const cJSON *report);
+/* The markdown table (gate_impl.h's ea_gate_markdown) and the JUnit XML (one testcase per entry, named by point,
+ * result, path and mode, a failure with its status, detail and where for each entry not SAME) written, each where a
+ * file is named (NULL: not written), atomically. */
+int ea_gate_write_texts(const cJSON *report, const char *markdown, const char *junit, ea_error *err);
 cJSON *ea_gate_uncovered(cJSON *const docs[EA_AUDIT_OPS], const cJSON *baselines);
 cJSON *ea_gate_noisy_points(const cJSON *report);
 void ea_gate_splice(cJSON *fresh, cJSON *again);

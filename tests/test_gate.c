@@ -11,6 +11,7 @@
 #include "baseline.h"
 #include "fractions.h"
 #include "gate.h"
+#include "gate_impl.h"
 #include "target.h"
 #include "helpers.h"
 #include "json.h"

@@ -137,3 +137,55 @@ Test(gate_gpu, two_gates_started_at_once_both_get_the_committed_verdict, .timeou
         free(text);
     }
 }
+
+/* Two shards of two cumsum points, run one after the other and merged: every result of both in the merged report,
+ * each measured result with its point's wall seconds, the joined fresh document holding both shards' results. */
+Test(gate_gpu, two_run_shards_merge_into_one_gate_with_recorded_point_seconds, .timeout = 600)
+{
+    ea_error err;
+    ea_target t;
+    test_skip_without_gpu();
+    if (ea_target_resolve("golden", test_inherited_target("golden"), 1, &t, &err))
+        cr_skip_test("no target for this GPU's model: %s", err.msg);
+    ea_run_points pts;
+    cr_assert_eq(ea_run_points_load("golden", t.dir, "cumsum", &pts, &err), 0, "%s", err.msg);
+    char scope[256], files[2][512], fresh[2][512], joined[512];
+    snprintf(scope, sizeof scope, "%s,%s", ej_text(pts.refs[0].point, "point"), ej_text(pts.refs[1].point, "point"));
+    ea_run_points_free(&pts);
+    const char *dir = test_tmpdir();
+    for (int i = 0; i < 2; i++) {
+        char shard[8];
+        snprintf(shard, sizeof shard, "%d/2", i + 1);
+        snprintf(fresh[i], sizeof fresh[i], "%s/fresh-%d.json", dir, i + 1);
+        cli_run r = test_cli("gate", "--run", "--target", t.name, "--scope", scope, "--shard", shard, "--save", fresh[i],
+                             "--json", "--quiet", NULL);
+        cr_assert(r.status == 0 || r.status == 1, "shard %s: exit %d: %s", shard, r.status, r.err);
+        snprintf(files[i], sizeof files[i], "%s/gate-%d.json", dir, i + 1);
+        free(test_write(dir, strrchr(files[i], '/') + 1, r.out));
+        cli_run_free(&r);
+        ej_doc d;
+        cr_assert_eq(ej_load(fresh[i], &d, &err), 0, "%s", err.msg);
+        const cJSON *x;
+        int results = 0;
+        cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(d.root, "scopes")) {
+            cr_assert_gt(ej_num(x, "point_wall_s"), 0.0, "shard %s: a result without its point's wall seconds", shard);
+            results++;
+        }
+        cr_assert_gt(results, 0, "shard %s measured nothing", shard);
+        ej_free(&d);
+    }
+    snprintf(joined, sizeof joined, "%s/joined.json", dir);
+    cli_run m = test_cli("gate", "merge", "--json", "--save", joined, files[0], files[1], NULL);
+    cr_assert(m.status == 0 || m.status == 1, "merge: exit %d: %s", m.status, m.err);
+    cr_assert(!strstr(m.out, "\"MISSING\"") && !strstr(m.out, "\"ADDED\""), "every stored result judged: %s", m.out);
+    ej_doc j;
+    cr_assert_eq(ej_load(joined, &j, &err), 0, "%s", err.msg);
+    const cJSON *x;
+    int points = 0;
+    cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(j.root, "scopes"))
+        points += strstr(scope, ej_text(x, "point")) != NULL;
+    cr_assert_eq(points, cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j.root, "scopes")));
+    cr_assert_geq(points, 2);
+    ej_free(&j);
+    cli_run_free(&m);
+}
