@@ -166,7 +166,7 @@ static cudaError_t fixed_size_sort(int64_t *keys, int64_t *values, unsigned n, c
 
 extern "C" int rt_sort_size(int64_t n)
 {
-    if (n < 129 || n > 4096)
+    if (n < RT_SORT_MIN || n > RT_SORT_MAX)
         return 0;
     int p = 1;
     while (p < n)
