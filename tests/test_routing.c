@@ -257,11 +257,12 @@ Test(routing, malformed_points)
     expect_plan_error(pt, HISTC_FILE, i, at, "expected ids within [0, 31]");
     cJSON_Delete(pt);
 
-    pt = histc_point(&i); /* too few ids for ATen's MediumRadixSort */
-    cJSON_ReplaceItemInObject(derived(pt), "tokens", cJSON_CreateNumber(10));
+    pt = histc_point(&i); /* 32 ids: ATen's unstable bitonic sort (stable=False), not replicated */
+    cJSON_ReplaceItemInObject(derived(pt), "tokens", cJSON_CreateNumber(8));
     snprintf(at, sizeof at, "$.points[%d]", i);
-    expect_plan_error(pt, HISTC_FILE, i, at, "expected 129..2147483647 ids to sort (ATen's MediumRadixSort up to "
-                      "4096, its CUB radix sort above: what the replicas run), got 40 (10 tokens x 4)");
+    expect_plan_error(pt, HISTC_FILE, i, at, "expected 33..2147483647 ids to sort (ATen's WarpMergeSort up to 128, "
+                      "MediumRadixSort up to 4096, its CUB radix sort above: what the replicas run), got 32 (8 tokens "
+                      "x 4)");
     cJSON_Delete(pt);
 
     pt = histc_point(&i); /* more ids than ATen sorts along one dimension (Sort.cpp: INT_MAX) */
@@ -733,4 +734,41 @@ Test(routing, plan_refuses_past_the_oracle_rounds)
     snprintf(at, sizeof at, "%s $.points[%d]: expected at most 65536 ids", HISTC_FILE, i);
     expect_plan_error(pt, HISTC_FILE, i, at, "got 65540 ids and 128 experts");
     cJSON_Delete(pt);
+}
+
+/* 33..128 ids (a decode step's routing: 10 or 32 tokens at top-4): ATen's small-sort path with its
+ * WarpMergeSort<128> kernel, one warp, instead of MediumRadixSort; the slice size table at the bounds. */
+Test(routing, plan_warp_merge_sort_below_129_ids)
+{
+    cr_assert_eq(rt_sort_size(32), 0, "bitonic: not replicated");
+    cr_assert_eq(rt_sort_size(33), 128);
+    cr_assert_eq(rt_sort_size(128), 128);
+    cr_assert_eq(rt_sort_size(129), 1024);
+    cr_assert_eq(rt_sort_size(4097), 0, "the CUB sort");
+    const int tokens[] = {10, 32};
+    for (int t = 0; t < 2; t++) {
+        int i, n = tokens[t] * 4;
+        cJSON *pt = point_with(&i, tokens[t], 32);
+        rt_scope s;
+        ea_error err;
+        cr_assert_eq(rt_scope_parse(pt, HISTC_FILE, i, &s, &err), 0, "%s", err.msg);
+        cr_assert_eq(rt_plan_check(&s, &err), 0, "%s", err.msg);
+        cJSON *cfg = rt_config_json(&s, NULL, RT_WHOLE, RT_UNIFORM, 132), *l;
+        char *text = cJSON_PrintUnformatted(cfg);
+        const cJSON *cur = cJSON_GetObjectItem(cfg, "current");
+        cr_assert_eq(count_named(cur, "radixSortKVInPlace"), 0, "%s", text);
+        cr_assert_eq(count_named(cur, "DeviceRadixSort"), 0, "%s", text);
+        const cJSON *arange = launch_named(cur, "elementwise_kernel_with_index", 0);
+        cr_assert(arange && cJSON_GetObjectItem(arange, "grid")->valueint == (n + 63) / 64, "%s", text);
+        cr_assert_eq(count_named(cur, "cudaMemcpyAsync"), 2, "the small-sort path's copies: %s", text);
+        const cJSON *sort = launch_named(cur, "warpMergeSortKVInPlace<-2, -1, 128, 16, long, long", 0);
+        cr_assert(sort && cJSON_GetObjectItem(sort, "grid")->valueint == 1 &&
+                      cJSON_GetObjectItem(sort, "block")->valueint == 32, "%s", text);
+        cr_assert(strstr(str(cfg, "permutation_order"), "cub::WarpMergeSort::StableSort"), "%s", text);
+        int cited = 0;
+        cJSON_ArrayForEach(l, cJSON_GetObjectItem(cfg, "notes"))
+            cited |= strstr(l->valuestring, "sort_warp.cu cites the reading") != NULL;
+        cr_assert(cited, "%s", text);
+        cJSON_Delete(cfg), free(text), cJSON_Delete(pt);
+    }
 }

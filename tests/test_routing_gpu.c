@@ -212,13 +212,16 @@ Test(routing_gpu, kernels_other_shapes, .timeout = 120)
     test_skip_without_gpu();
     const shape shapes[] = {
         {50, 3, 8, 0},    /* 150 ids: sort size 1024 */
+        {11, 3, 8, 1},    /* 33 ids: ATen's WarpMergeSort<128>, one warp, from 33 ... */
+        {10, 4, 8, 0},
+        {32, 4, 16, 1},   /* ... to 128 ids */
         {333, 4, 64, 1},  /* 1332: sort size 2048, empty experts */
         {512, 8, 96, 0},  /* 4096: every CTA of the cluster full, 96 experts (7 id bits) */
         {1000, 4, 512, 1}, /* the oracle's most experts: one per thread of a CTA */
         {100, 3, 33, 0},  /* odd experts: the last row scan runs in half a warp */
         {1000, 4, 32, 1}, /* the golden shape, skewed */
         {65, 2, 2, 0},    /* two experts */
-        {7, 2, 8, 1},     /* fewer ids than a warp: oracles only */
+        {7, 2, 8, 1},     /* 14 ids: ATen's bitonic sort, not replicated: oracles only */
         {1000, 4, 64, 0}, /* the golden tokens routed over 64, 128 (gpt-oss-120b) and 256 experts: */
         {1000, 4, 128, 0}, /* histc past the old 100-bin threshold, in SHARED mode as torch 2.11 */
         {1000, 4, 128, 1},

@@ -4,8 +4,8 @@
  * cudaError_t as an int (0: success). Pointers are cudaMalloc'd device pointers; ids are int64 in
  * [0, experts) (the point's value properties), counts and offsets int32.
  * - current.cu: what torch 2.11 launches for the scope's two ATen fallbacks. aten.sort.stable on
- *   129..4096 int64 keys (Sort.cpp sort_cuda_kernel -> should_use_small_sort -> Sort.cu
- *   sortKeyValueInplace -> MediumRadixSort): fillSliceWithIndex (arange kernel, then a device copy into
+ *   33..4096 int64 keys (Sort.cpp sort_cuda_kernel -> should_use_small_sort -> Sort.cu
+ *   sortKeyValueInplace -> MediumRadixSort above 128, WarpMergeSort<128> below): fillSliceWithIndex (arange kernel, then a device copy into
  *   the indices), values.copy_(self), then SortUtils.cuh radixSortKVInPlace: one CTA of sort_size / 32
  *   threads, 32 items each, cub::BlockRadixSort<int64, block, 32, int64> over all 64 key bits, padded
  *   with the largest key. aten.histc on int32 (SummaryOps.cu _histc_cuda_template): at::zeros (the fill
@@ -14,6 +14,8 @@
  *   the grid rt_hist_grid gives for the device's multiprocessor count, getBin in int64, shared then
  *   global atomics. A histogram past shared memory (ATen's GLOBAL mode) is not replicated:
  *   cudaErrorInvalidValue. sharedMemPerBlock is 48 KiB on sm_90 and sm_100 (RT_HIST_SHARED_PER_BLOCK).
+ * - sort_warp.cu: the small sort's kernel for 33..128 keys, cub::WarpMergeSort as Sort.cu's WarpMergeSort<128>
+ *   launches it (one warp); the path around it (arange, copies) is MediumRadixSort's.
  * - sort_cub.cu: aten.sort.stable above 4096 int64 keys (Sort.cpp: not the small sort; SortStable.cu
  *   segmented_sort_large_segments): values.copy_(self) (Sorting.cpp sort_stable_out), the
  *   fill_reverse_indices_kernel into a scratch array, then cub::DeviceRadixSort::SortPairs (the toolkit's
@@ -48,7 +50,9 @@ extern "C" {
 #define RT_NARROW_THREADS 256    /* the narrow oracle: one boundary per thread */
 #define RT_ORACLE_ROUNDS 16      /* ... above 4096 ids, up to 16 rounds of one id per thread: */
 #define RT_ORACLE_MAX_IDS (RT_ORACLE_CLUSTER * RT_ORACLE_THREADS * RT_ORACLE_ROUNDS)
-#define RT_SORT_MIN 129          /* Sort.cu sortKeyValueInplace: MediumRadixSort above 128 ids ... */
+#define RT_SORT_MIN 33           /* Sort.cu sortKeyValueInplace: WarpMergeSort<128> from 33 ids (fewer: bitonic) */
+#define RT_WARP_SORT_MAX 128     /* ... up to 128, MediumRadixSort above ... */
+#define RT_WARP_SORT_MAX_Y 16    /* Sort.cu WarpMergeSort::sort: max_block_y, the kernel's launch bound / 32 */
 #define RT_SORT_MAX 4096         /* ... up to Sort.h should_use_small_sort's 4096; beyond, SortStable.cu's CUB sort */
 #define RT_SORT_LARGE_MAX 2147483647 /* Sort.cpp line 62: at most INT_MAX ids along the sorted dimension */
 #define RT_CUB_FILL_THREADS 128  /* KernelUtils.cuh CUDA_NUM_THREADS: fill_reverse_indices_kernel's block */
@@ -63,8 +67,8 @@ typedef struct {
     int histogram_threads, exclusive_sum_threads;
 } rt_cub_sort_plan;
 
-/* ATen's slice size for n keys (nextHighestPowerOf2, 256 and 512 sharing 1024's case); 0 outside 129..4096
- * (RT_SORT_MIN..RT_SORT_MAX). */
+/* ATen's slice size for n keys: 128 for 33..128 (WarpMergeSort<128>), else nextHighestPowerOf2 (256 and 512
+ * sharing 1024's case, MediumRadixSort); 0 outside RT_SORT_MIN..RT_SORT_MAX. */
 int rt_sort_size(int64_t n);
 /* ATen's kernelHistogram1D launch for n values into bins bins on a GPU of sms multiprocessors, SHARED
  * mode: the grid (min of getApplyGrid's ceil(n / 512) and the atomics-balancing optimalGrid) and the
@@ -77,6 +81,8 @@ size_t rt_oracle_shared_bytes(int64_t experts);
 int rt_arange_i64(int64_t *out, int64_t n, void *stream);
 int rt_copy_d2d(void *dst, const void *src, size_t bytes, void *stream);
 int rt_aten_sort_kv(int64_t *keys, int64_t *values, int64_t n, void *stream);
+/* sort_warp.cu: Sort.cu's WarpMergeSort<128> on 33..128 keys in place (what rt_aten_sort_kv runs for them). */
+int rt_aten_warp_sort_kv(int64_t *keys, int64_t *values, int64_t n, void *stream);
 /* 0 with p filled when n is past the single tile and at most RT_SORT_LARGE_MAX; else -1 (p still filled). */
 int rt_cub_sort_shape(int64_t n, rt_cub_sort_plan *p);
 int rt_aten_sort_large_temp_bytes(int64_t n, size_t *bytes);

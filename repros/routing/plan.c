@@ -93,6 +93,20 @@ static void triton(cJSON *arr, const ea_capture_step *st, const char *what)
     launch(arr, name, st->grid[0] * st->grid[1] * st->grid[2], st->block[0] * st->block[1] * st->block[2], st->shared);
 }
 
+/* Why the stable order is torch's too, for the sort ATen runs on n ids. */
+static const char *permutation_order(int64_t n)
+{
+    if (n <= RT_WARP_SORT_MAX)
+        return "ascending id, then ascending flat position (stable); torch's warpMergeSortKVInPlace "
+               "(cub::WarpMergeSort::StableSort) gives the same order, so the permutation is checked bit-exact";
+    if (n <= RT_SORT_MAX)
+        return "ascending id, then ascending flat position (stable); torch's radixSortKVInPlace (cub::BlockRadixSort, "
+               "a stable radix sort) gives the same order, so the permutation is checked bit-exact";
+    return "ascending id, then ascending flat position (stable); torch's cub::DeviceRadixSort::SortPairs of the ids "
+           "with their positions (a stable LSD radix sort) gives the same order, so the permutation is checked "
+           "bit-exact";
+}
+
 cJSON *rt_config_json(const rt_scope *s, const rt_capture *c, rt_form f, rt_dist d, int sms)
 {
     cJSON *o = cJSON_CreateObject(), *cur, *orc, *notes, *h;
@@ -123,9 +137,15 @@ cJSON *rt_config_json(const rt_scope *s, const rt_capture *c, rt_form f, rt_dist
                (s->n + RT_ARANGE_THREADS - 1) / RT_ARANGE_THREADS, RT_ARANGE_THREADS, 0);
         cJSON_AddItemToArray(cur, cJSON_CreateString("cudaMemcpyAsync device-to-device (indices.copy_(arange))"));
         cJSON_AddItemToArray(cur, cJSON_CreateString("cudaMemcpyAsync device-to-device (values.copy_(self))"));
-        snprintf(text, sizeof text, "rt_aten::radixSortKVInPlace<-2, -1, %d, %d, long, long, unsigned int> "
-                 "(MediumRadixSort, sort size %d)", size / RT_SORT_ITEMS, RT_SORT_ITEMS, size);
-        launch(cur, text, 1, size / RT_SORT_ITEMS, 0);
+        if (size == RT_WARP_SORT_MAX) {
+            snprintf(text, sizeof text, "rt_aten::warpMergeSortKVInPlace<-2, -1, %d, %d, long, long, LTOp<long, "
+                     "true>, unsigned int> (WarpMergeSort<%d>, one warp)", size, RT_WARP_SORT_MAX_Y, size);
+            launch(cur, text, 1, 32, 0);
+        } else {
+            snprintf(text, sizeof text, "rt_aten::radixSortKVInPlace<-2, -1, %d, %d, long, long, unsigned int> "
+                     "(MediumRadixSort, sort size %d)", size / RT_SORT_ITEMS, RT_SORT_ITEMS, size);
+            launch(cur, text, 1, size / RT_SORT_ITEMS, 0);
+        }
     } else if (f == RT_WHOLE) {
         cub_sort(cur, s->n, sms);
     }
@@ -151,15 +171,14 @@ cJSON *rt_config_json(const rt_scope *s, const rt_capture *c, rt_form f, rt_dist
         launch(cJSON_AddArrayToObject(orc, "launches"), "rt_oracle::offsets_kernel",
                (s->n + 1 + RT_NARROW_THREADS - 1) / RT_NARROW_THREADS, RT_NARROW_THREADS, 0);
     }
-    cJSON_AddStringToObject(o, "permutation_order", s->n <= RT_SORT_MAX
-        ? "ascending id, then ascending flat position (stable); torch's radixSortKVInPlace (cub::BlockRadixSort, a "
-          "stable radix sort) gives the same order, so the permutation is checked bit-exact"
-        : "ascending id, then ascending flat position (stable); torch's cub::DeviceRadixSort::SortPairs of the ids "
-          "with their positions (a stable LSD radix sort) gives the same order, so the permutation is checked "
-          "bit-exact");
+    cJSON_AddStringToObject(o, "permutation_order", permutation_order(s->n));
     cJSON_AddNumberToObject(o, "floor_bytes", (double)rt_floor_bytes(s, f));
     notes = cJSON_AddArrayToObject(o, "notes");
-    if (s->n <= RT_SORT_MAX)
+    if (s->n <= RT_WARP_SORT_MAX)
+        snprintf(text, sizeof text, "aten.sort.stable(stable=False) on %" PRId64 " int64 ids: should_use_small_sort "
+                 "sends it to sortKeyValueInplace, whose WarpMergeSort<128> sorts 33..128 ids in one warp "
+                 "(repros/routing/sort_warp.cu cites the reading)", s->n);
+    else if (s->n <= RT_SORT_MAX)
         snprintf(text, sizeof text, "aten.sort.stable(stable=False) on %" PRId64 " int64 ids: should_use_small_sort "
                  "(n <= 4096) sends it to sortKeyValueInplace's MediumRadixSort, one CTA, not SortImpl.cu's "
                  "segmented CUB sort", s->n);
