@@ -257,10 +257,17 @@ Test(routing, malformed_points)
     expect_plan_error(pt, HISTC_FILE, i, at, "expected ids within [0, 31]");
     cJSON_Delete(pt);
 
-    pt = histc_point(&i); /* too few ids for ATen's MediumRadixSort */
-    cJSON_ReplaceItemInObject(derived(pt), "tokens", cJSON_CreateNumber(10));
+    pt = histc_point(&i); /* 32 ids: ATen's unstable bitonic sort (stable=False), not replicated */
+    cJSON_ReplaceItemInObject(derived(pt), "tokens", cJSON_CreateNumber(8));
     snprintf(at, sizeof at, "$.points[%d]", i);
-    expect_plan_error(pt, HISTC_FILE, i, at, "expected 129..4096 ids");
+    expect_plan_error(pt, HISTC_FILE, i, at, "expected 33..2147483647 ids to sort (ATen's WarpMergeSort up to 128, "
+                      "MediumRadixSort up to 4096, its CUB radix sort above: what the replicas run), got 32 (8 tokens "
+                      "x 4)");
+    cJSON_Delete(pt);
+
+    pt = histc_point(&i); /* more ids than ATen sorts along one dimension (Sort.cpp: INT_MAX) */
+    cJSON_ReplaceItemInObject(derived(pt), "tokens", cJSON_CreateNumber(1073741824));
+    expect_plan_error(pt, HISTC_FILE, i, at, "got 4294967296 (1073741824 tokens x 4)");
     cJSON_Delete(pt);
 
     pt = histc_point(&i); /* cumsum in int64 */
@@ -419,8 +426,8 @@ Test(routing, histc_grid_as_aten_sizes_it)
     cr_assert_eq(rt_hist_grid(100, 4, 132), 1);
 }
 
-/* The plan check's own bounds, on scopes the parse would not make today (it bounds ids by ATen's small
- * sort and experts by histc's bins): what the oracle's cluster can hold, each refusal naming where. */
+/* The plan check's own bounds: what the oracle's cluster can hold (16 rounds of an id per thread, an expert
+ * per thread), each refusal naming where. */
 Test(routing, plan_check_refuses_past_the_oracle)
 {
     rt_scope s = {.file = "points.json", .path = "$.points[3]", .n = 4000, .experts = 32, .bins = 32};
@@ -428,11 +435,13 @@ Test(routing, plan_check_refuses_past_the_oracle)
     cr_assert_eq(rt_plan_check(&s, &err), 0, "%s", err.msg);
     s.experts = 513;
     cr_assert_eq(rt_plan_check(&s, &err), -1);
-    cr_assert(strstr(err.msg, "points.json $.points[3]: expected at most 4096 ids and 512 experts") &&
+    cr_assert(strstr(err.msg, "points.json $.points[3]: expected at most 65536 ids and 512 experts") &&
                   strstr(err.msg, "got 4000 ids and 513 experts"), "%s", err.msg);
-    s.experts = 32, s.n = 4097;
+    s.experts = 32, s.n = 65536; /* 16 rounds */
+    cr_assert_eq(rt_plan_check(&s, &err), 0, "%s", err.msg);
+    s.n = 65537;
     cr_assert_eq(rt_plan_check(&s, &err), -1);
-    cr_assert(strstr(err.msg, "got 4097 ids and 32 experts"), "%s", err.msg);
+    cr_assert(strstr(err.msg, "got 65537 ids and 32 experts"), "%s", err.msg);
     s.n = 4000, s.experts = s.bins = 512; /* the most experts: 2056 bytes of histogram, SHARED */
     cr_assert_eq(rt_plan_check(&s, &err), 0, "%s", err.msg);
     s.bins = 12286; /* 49152 bytes: not below sharedMemPerBlock, ATen's GLOBAL mode */
@@ -557,4 +566,209 @@ Test(routing, uncaptured_point_plans_and_its_run_is_unsupported)
               "%s", cJSON_PrintUnformatted(arr));
     cJSON_Delete(arr);
     cJSON_Delete(pt);
+}
+
+/* ---- past ATen's small sort: more than 4096 ids ---- */
+
+/* What the toolkit's CUB sorts with on sm_90 for ATen's types (int64 keys, 8-byte values, int64 count), read
+ * from its Policy900 at compile time: a single tile holds 256 x 9 keys, so every size past 4096 takes
+ * onesweep, 8 digit passes of 8 bits, tiles of 384 x 12 keys. */
+Test(routing, cub_sort_shape_from_the_toolkit)
+{
+    rt_cub_sort_plan p;
+    cr_assert_eq(rt_cub_sort_shape(8192, &p), 0);
+    cr_assert_eq(p.single_tile_items, 256 * 9);
+    cr_assert_eq(p.radix_bits, 8);
+    cr_assert_eq(p.passes, 8);
+    cr_assert_eq(p.onesweep_threads, 384);
+    cr_assert_eq(p.onesweep_tile, 384 * 12);
+    cr_assert_eq(p.onesweep_blocks, 2);
+    cr_assert_eq(p.histogram_threads, 128);
+    cr_assert_eq(p.exclusive_sum_threads, 256);
+    cr_assert_eq(rt_cub_sort_shape(16384, &p), 0);
+    cr_assert_eq(p.onesweep_blocks, 4);
+    cr_assert_eq(rt_cub_sort_shape(2304, &p), -1, "a single tile: CUB's other kernel, not replicated");
+    cr_assert_eq(rt_cub_sort_shape(2147483648LL, &p), -1, "past ATen's INT_MAX");
+    /* and the oracle's rounds */
+    cr_assert_eq(rt_oracle_rounds(4096), 1);
+    cr_assert_eq(rt_oracle_rounds(4097), 2);
+    cr_assert_eq(rt_oracle_rounds(8192), 2);
+    cr_assert_eq(rt_oracle_rounds(16384), 4);
+    cr_assert_eq(rt_oracle_rounds(65536), 16);
+}
+
+/* The golden point routing `tokens` tokens at its top-4 over e experts. */
+static cJSON *point_with(int *index, int tokens, int e)
+{
+    cJSON *pt = histc_point(index);
+    with_experts(pt, e);
+    cJSON_ReplaceItemInObject(derived(pt), "tokens", cJSON_CreateNumber(tokens));
+    return pt;
+}
+
+static const cJSON *launch_named(const cJSON *launches, const char *name, int nth)
+{
+    const cJSON *l;
+    cJSON_ArrayForEach(l, launches)
+        if (cJSON_IsObject(l) && strstr(str(l, "kernel"), name) && nth-- == 0)
+            return l;
+    return NULL;
+}
+
+static int count_named(const cJSON *launches, const char *name)
+{
+    int k = 0;
+    const cJSON *l;
+    cJSON_ArrayForEach(l, launches)
+        k += strstr(cJSON_IsString(l) ? l->valuestring : str(l, "kernel"), name) != NULL;
+    return k;
+}
+
+/* 2048 and 4096 tokens at top-4 (8192 and 16384 ids) over 128 and 256 experts: the parse and the plan check
+ * accept them; the whole form's current path is ATen's CUB sort as SortStable.cu runs it (the copy, the fill
+ * of grid ceil(n / 128), onesweep's histogram, exclusive sum and 8 passes of ceil(n / 4608) CTAs), then the
+ * Triton convert, histc and the scan as for any size; the oracle is the cluster in n / 4096 rounds. */
+Test(routing, plan_past_the_small_sort)
+{
+    const int tokens[] = {2048, 4096}, experts[] = {128, 256};
+    for (int t = 0; t < 2; t++)
+        for (int ei = 0; ei < 2; ei++) {
+            int i, n = tokens[t] * 4, e = experts[ei];
+            cJSON *pt = point_with(&i, tokens[t], e);
+            rt_scope s;
+            ea_error err;
+            cr_assert_eq(rt_scope_parse(pt, HISTC_FILE, i, &s, &err), 0, "%s", err.msg);
+            cr_assert_eq(s.n, n);
+            cr_assert_eq(rt_plan_check(&s, &err), 0, "%d ids, %d experts: %s", n, e, err.msg);
+            for (int f = RT_WHOLE; f <= RT_NARROW; f++) {
+                cJSON *cfg = rt_config_json(&s, NULL, (rt_form)f, RT_UNIFORM, 132);
+                char *text = cJSON_PrintUnformatted(cfg);
+                const cJSON *cur = cJSON_GetObjectItem(cfg, "current"), *l;
+                cr_assert_eq(cJSON_GetObjectItem(cfg, "floor_bytes")->valuedouble,
+                             (f == RT_WHOLE ? 3.0 : 1.0) * n * 8 + e * 4, "%s", text);
+                cr_assert_eq(count_named(cur, "radixSortKVInPlace"), 0, "no small sort: %s", text);
+                const cJSON *hist = launch_named(cur, "kernelHistogram1D", 0);
+                cr_assert(hist, "%s", text);
+                cr_assert_eq(cJSON_GetObjectItem(hist, "grid")->valueint, rt_hist_grid(n, e, 132));
+                cr_assert_eq(cJSON_GetObjectItem(hist, "shared_bytes")->valueint, e * 4 + 8);
+                const cJSON *orc = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(cfg, "oracle"),
+                                                                         "launches"), 0);
+                if (f == RT_NARROW) { /* the sort is outside this form */
+                    cr_assert_eq(count_named(cur, "DeviceRadixSort"), 0, "%s", text);
+                    cr_assert_str_eq(str(orc, "kernel"), "rt_oracle::offsets_kernel");
+                    cJSON_Delete(cfg), free(text);
+                    continue;
+                }
+                const cJSON *fill = launch_named(cur, "fill_reverse_indices_kernel", 0);
+                cr_assert(fill && cJSON_GetObjectItem(fill, "grid")->valueint == n / 128 &&
+                              cJSON_GetObjectItem(fill, "block")->valueint == 128, "%s", text);
+                cr_assert_str_eq(cJSON_GetArrayItem(cur, 0)->valuestring,
+                                 "cudaMemcpyAsync device-to-device (values.copy_(self): Sorting.cpp sort_stable_out)");
+                cr_assert_eq(count_named(cur, "DeviceRadixSortHistogramKernel"), 1, "%s", text);
+                const cJSON *scan = launch_named(cur, "DeviceRadixSortExclusiveSumKernel", 0);
+                cr_assert(scan && cJSON_GetObjectItem(scan, "grid")->valueint == 8, "%s", text);
+                cr_assert_eq(count_named(cur, "DeviceRadixSortOnesweepKernel"), 8, "%s", text);
+                cr_assert_eq(count_named(cur, "the pass's lookback"), 8, "%s", text);
+                for (int pass = 0; pass < 8; pass++) {
+                    l = launch_named(cur, "DeviceRadixSortOnesweepKernel", pass);
+                    char bits[32];
+                    snprintf(bits, sizeof bits, "bits %d..%d", pass * 8, pass * 8 + 7);
+                    cr_assert(strstr(str(l, "kernel"), bits), "%s", str(l, "kernel"));
+                    cr_assert_eq(cJSON_GetObjectItem(l, "grid")->valueint, (n + 4607) / 4608);
+                    cr_assert_eq(cJSON_GetObjectItem(l, "block")->valueint, 384);
+                }
+                /* the scope after the sort as at any size: convert (not captured here), zeros, histc, scan */
+                cr_assert_eq(count_named(cur, "not captured for this shape"), 2, "%s", text);
+                cr_assert_str_eq(str(orc, "kernel"), "rt_oracle::route_rounds_kernel");
+                cr_assert_eq(cJSON_GetObjectItem(orc, "grid")->valueint, 8);
+                cr_assert_eq(cJSON_GetObjectItem(orc, "block")->valueint, 512);
+                cr_assert_leq(cJSON_GetObjectItem(orc, "shared_bytes")->valueint, 48 * 1024);
+                cr_assert_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(cfg, "oracle"), "rounds")->valueint, n / 4096);
+                cr_assert(strstr(str(cfg, "permutation_order"), "cub::DeviceRadixSort::SortPairs"), "%s", text);
+                int cited = 0;
+                cJSON_ArrayForEach(l, cJSON_GetObjectItem(cfg, "notes"))
+                    cited |= strstr(l->valuestring, "segmented_sort_large_segments") &&
+                             strstr(l->valuestring, "sort_cub.cu cites the reading");
+                cr_assert(cited, "%s", text);
+                cJSON_Delete(cfg), free(text);
+            }
+            cJSON_Delete(pt);
+        }
+}
+
+/* The same sizes through the family: no capture covers them (Inductor compiles the convert and the scan per
+ * shape), so each plans its four configurations without one, and a run is one unsupported result naming
+ * the occurrence, before any device call. */
+Test(routing, family_past_the_small_sort_plans_without_capture)
+{
+    const char *dir = golden_with_capture(not_covering);
+    char file[512];
+    snprintf(file, sizeof file, "%s/occurrences/histc.json", dir);
+    int i;
+    cJSON *pt = point_with(&i, 4096, 128);
+    ea_error err = {{0}};
+    cJSON *arr = test_family_points(&ea_family_routing_histc, pt, file, i, &plan_opts, 0, &err), *r;
+    cr_assert_not_null(arr, "%s", err.msg);
+    cr_assert_eq(cJSON_GetArraySize(arr), 4);
+    cJSON_ArrayForEach(r, arr) {
+        const cJSON *cfg = cJSON_GetObjectItem(r, "config");
+        cr_assert_str_eq(str(cfg, "ids"), "i64[4096, 4]");
+        cr_assert(cJSON_IsNull(cJSON_GetObjectItem(cfg, "capture")));
+    }
+    cJSON_Delete(arr);
+    const ea_run_opts run_opts = {.faithful = 1};
+    arr = test_family_points(&ea_family_routing_histc, pt, file, i, &run_opts, 1, &err);
+    cr_assert_not_null(arr, "%s", err.msg);
+    cr_assert_eq(cJSON_GetArraySize(arr), 1);
+    cr_assert(cJSON_IsString(cJSON_GetObjectItem(cJSON_GetArrayItem(arr, 0), "unsupported")));
+    cJSON_Delete(arr);
+    cJSON_Delete(pt);
+}
+
+/* Past the oracle's 65536 ids (16 rounds of the cluster), the plan refuses the point, naming it. */
+Test(routing, plan_refuses_past_the_oracle_rounds)
+{
+    int i;
+    cJSON *pt = point_with(&i, 16385, 128);
+    char at[160];
+    snprintf(at, sizeof at, "%s $.points[%d]: expected at most 65536 ids", HISTC_FILE, i);
+    expect_plan_error(pt, HISTC_FILE, i, at, "got 65540 ids and 128 experts");
+    cJSON_Delete(pt);
+}
+
+/* 33..128 ids (a decode step's routing: 10 or 32 tokens at top-4): ATen's small-sort path with its
+ * WarpMergeSort<128> kernel, one warp, instead of MediumRadixSort; the slice size table at the bounds. */
+Test(routing, plan_warp_merge_sort_below_129_ids)
+{
+    cr_assert_eq(rt_sort_size(32), 0, "bitonic: not replicated");
+    cr_assert_eq(rt_sort_size(33), 128);
+    cr_assert_eq(rt_sort_size(128), 128);
+    cr_assert_eq(rt_sort_size(129), 1024);
+    cr_assert_eq(rt_sort_size(4097), 0, "the CUB sort");
+    const int tokens[] = {10, 32};
+    for (int t = 0; t < 2; t++) {
+        int i, n = tokens[t] * 4;
+        cJSON *pt = point_with(&i, tokens[t], 32);
+        rt_scope s;
+        ea_error err;
+        cr_assert_eq(rt_scope_parse(pt, HISTC_FILE, i, &s, &err), 0, "%s", err.msg);
+        cr_assert_eq(rt_plan_check(&s, &err), 0, "%s", err.msg);
+        cJSON *cfg = rt_config_json(&s, NULL, RT_WHOLE, RT_UNIFORM, 132), *l;
+        char *text = cJSON_PrintUnformatted(cfg);
+        const cJSON *cur = cJSON_GetObjectItem(cfg, "current");
+        cr_assert_eq(count_named(cur, "radixSortKVInPlace"), 0, "%s", text);
+        cr_assert_eq(count_named(cur, "DeviceRadixSort"), 0, "%s", text);
+        const cJSON *arange = launch_named(cur, "elementwise_kernel_with_index", 0);
+        cr_assert(arange && cJSON_GetObjectItem(arange, "grid")->valueint == (n + 63) / 64, "%s", text);
+        cr_assert_eq(count_named(cur, "cudaMemcpyAsync"), 2, "the small-sort path's copies: %s", text);
+        const cJSON *sort = launch_named(cur, "warpMergeSortKVInPlace<-2, -1, 128, 16, long, long", 0);
+        cr_assert(sort && cJSON_GetObjectItem(sort, "grid")->valueint == 1 &&
+                      cJSON_GetObjectItem(sort, "block")->valueint == 32, "%s", text);
+        cr_assert(strstr(str(cfg, "permutation_order"), "cub::WarpMergeSort::StableSort"), "%s", text);
+        int cited = 0;
+        cJSON_ArrayForEach(l, cJSON_GetObjectItem(cfg, "notes"))
+            cited |= strstr(l->valuestring, "sort_warp.cu cites the reading") != NULL;
+        cr_assert(cited, "%s", text);
+        cJSON_Delete(cfg), free(text), cJSON_Delete(pt);
+    }
 }

@@ -17,6 +17,8 @@
 #include "helpers.h"
 #include "json.h"
 #include "repro.h"
+#include "cupti.h"
+#include "timer.h"
 
 extern const ea_repro_family ea_family_routing_histc, ea_family_routing_cumsum;
 
@@ -178,8 +180,22 @@ static void one_shape(shape sh)
     cr_assert_arr_eq(got_counts, counts, sh.E * 4, "histc replica counts, n %lld E %lld", (long long)n, (long long)sh.E);
     cudaFree(d_ids32), cudaFree(d_counts);
     free(ids32), free(counts), free(got_counts);
-    /* ATen's sort replica: keys and arange values, in place */
-    if (rt_sort_size(n)) {
+    /* ATen's sort replica: keys and arange values, in place; past 4096 ids the CUB sort from the ids */
+    if (n > RT_SORT_MAX) {
+        size_t bytes;
+        cr_assert_eq(rt_aten_sort_large_temp_bytes(n, &bytes), 0);
+        int64_t *d_scratch = upload(NULL, n * 8);
+        void *d_temp = upload(NULL, bytes);
+        cr_assert_eq(cudaMemset(d_sorted, 0xFF, n * 8), cudaSuccess);
+        cr_assert_eq(cudaMemset(d_perm, 0xFF, n * 8), cudaSuccess);
+        cr_assert_eq(rt_aten_sort_large(d_ids, d_sorted, d_scratch, d_perm, n, d_temp, bytes, NULL), 0);
+        download(got, d_sorted, n * 8), download(got_perm, d_perm, n * 8);
+        cr_assert_arr_eq(got, sorted, n * 8, "CUB replica sorted ids, n %lld", (long long)n);
+        cr_assert_arr_eq(got_perm, perm, n * 8, "CUB replica permutation: the stable order, n %lld", (long long)n);
+        download(got, d_ids, n * 8);
+        cr_assert_arr_eq(got, ids, n * 8, "the ids are read only (keys_in is self)");
+        cudaFree(d_scratch), cudaFree(d_temp);
+    } else if (rt_sort_size(n)) {
         cr_assert_eq(rt_copy_d2d(d_sorted, d_ids, n * 8, NULL), 0);
         cr_assert_eq(rt_arange_i64(d_perm, n, NULL), 0);
         cr_assert_eq(rt_aten_sort_kv(d_sorted, d_perm, n, NULL), 0);
@@ -196,24 +212,37 @@ Test(routing_gpu, kernels_other_shapes, .timeout = 120)
     test_skip_without_gpu();
     const shape shapes[] = {
         {50, 3, 8, 0},    /* 150 ids: sort size 1024 */
+        {11, 3, 8, 1},    /* 33 ids: ATen's WarpMergeSort<128>, one warp, from 33 ... */
+        {10, 4, 8, 0},
+        {32, 4, 16, 1},   /* ... to 128 ids */
         {333, 4, 64, 1},  /* 1332: sort size 2048, empty experts */
         {512, 8, 96, 0},  /* 4096: every CTA of the cluster full, 96 experts (7 id bits) */
         {1000, 4, 512, 1}, /* the oracle's most experts: one per thread of a CTA */
         {100, 3, 33, 0},  /* odd experts: the last row scan runs in half a warp */
         {1000, 4, 32, 1}, /* the golden shape, skewed */
         {65, 2, 2, 0},    /* two experts */
-        {7, 2, 8, 1},     /* fewer ids than a warp: oracles only */
+        {7, 2, 8, 1},     /* 14 ids: ATen's bitonic sort, not replicated: oracles only */
         {1000, 4, 64, 0}, /* the golden tokens routed over 64, 128 (gpt-oss-120b) and 256 experts: */
         {1000, 4, 128, 0}, /* histc past the old 100-bin threshold, in SHARED mode as torch 2.11 */
         {1000, 4, 128, 1},
         {1000, 4, 256, 1},
+        {2048, 4, 128, 0}, /* past ATen's small sort: 8192 and 16384 ids, CUB's onesweep; the oracle in rounds */
+        {2048, 4, 128, 1},
+        {2048, 4, 256, 0},
+        {2048, 4, 256, 1},
+        {4096, 4, 128, 0},
+        {4096, 4, 128, 1},
+        {4096, 4, 256, 0},
+        {4096, 4, 256, 1},
+        {1025, 4, 32, 1},  /* 4100: a second round that is nearly empty */
+        {16384, 4, 512, 1}, /* 65536: the oracle's 16 rounds, its most experts */
     };
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
         one_shape(shapes[i]);
     /* a histogram past a CTA's shared memory (ATen's GLOBAL mode) is not replicated: refused */
     cr_assert_eq(rt_aten_histc_i32(NULL, NULL, 4000, 20000, 0, 19999, sms(), NULL), cudaErrorInvalidValue);
-    /* past the cluster's ids or a CTA's experts: refused before any launch */
-    cr_assert_eq(rt_oracle_route(NULL, 4097, 32, NULL, NULL, NULL, NULL), cudaErrorInvalidValue);
+    /* past the cluster's rounds or a CTA's experts: refused before any launch */
+    cr_assert_eq(rt_oracle_route(NULL, 65537, 32, NULL, NULL, NULL, NULL), cudaErrorInvalidValue);
     cr_assert_eq(rt_oracle_route(NULL, 4000, 513, NULL, NULL, NULL, NULL), cudaErrorInvalidValue);
     cr_assert_eq(rt_oracle_route(NULL, 4000, 1, NULL, NULL, NULL, NULL), cudaErrorInvalidValue);
 }
@@ -268,4 +297,127 @@ Test(routing_gpu, fixture_over_128_experts, .timeout = 60)
     }
     cr_assert(found, "the fixture's 128-expert histc point");
     ea_extraction_free(&x);
+}
+
+/* ---- past ATen's small sort: the CUB replica's launches, and the oracle's lead ---- */
+
+typedef struct {
+    int64_t n, E;
+    int64_t *ids, *sorted, *perm, *scratch;
+    int32_t *ids32, *counts, *offsets;
+    void *temp;
+    size_t temp_bytes;
+    int sms, oracle;
+} large_call;
+
+/* current: ATen's sort (CUB) and histc (zeros + kernel) on the sorted ids as int32, which the Triton convert
+ * made beforehand: the current path without its two Triton steps, which only add time. oracle: the whole
+ * scope. */
+static int large_enqueue(void *ctx, void *stream, ea_error *err)
+{
+    large_call *c = ctx;
+    int rc = c->oracle ? rt_oracle_route(c->ids, c->n, c->E, c->sorted, c->perm, c->offsets, stream)
+                       : rt_aten_sort_large(c->ids, c->sorted, c->scratch, c->perm, c->n, c->temp, c->temp_bytes, stream);
+    if (!rc && !c->oracle && !(rc = rt_fill_zero_i32(c->counts, c->E, stream)))
+        rc = rt_aten_histc_i32(c->counts, c->ids32, c->n, c->E, 0, c->E - 1, c->sms, stream);
+    return rc ? ea_fail(err, "routing: launch failed (%d)", rc) : 0;
+}
+
+static large_call large_setup(int64_t T, int64_t E)
+{
+    large_call c = {.n = T * 4, .E = E, .sms = sms()};
+    int64_t *ids;
+    ea_error err;
+    cr_assert_eq(rt_ids_make(T, 4, E, 0, 0, &ids, &err), 0, "%s", err.msg);
+    int64_t *sorted = malloc(c.n * 8);
+    int32_t *ids32 = malloc(c.n * 4);
+    cr_assert_eq(rt_reference(ids, c.n, E, sorted, NULL, NULL, &err), 0, "%s", err.msg);
+    for (int64_t i = 0; i < c.n; i++)
+        ids32[i] = (int32_t)sorted[i];
+    cr_assert_eq(rt_aten_sort_large_temp_bytes(c.n, &c.temp_bytes), 0);
+    c.ids = upload(ids, c.n * 8), c.ids32 = upload(ids32, c.n * 4);
+    c.sorted = upload(NULL, c.n * 8), c.perm = upload(NULL, c.n * 8), c.scratch = upload(NULL, c.n * 8);
+    c.counts = upload(NULL, E * 4), c.offsets = upload(NULL, E * 4), c.temp = upload(NULL, c.temp_bytes);
+    free(ids), free(sorted), free(ids32);
+    return c;
+}
+
+static void large_free(large_call *c)
+{
+    void *all[] = {c->ids, c->sorted, c->perm, c->scratch, c->ids32, c->counts, c->offsets, c->temp};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        cudaFree(all[i]);
+}
+
+/* What CUPTI sees of one CUB replica call is what the plan prints: the copy, the fill, onesweep's two memsets,
+ * histogram and exclusive sum (a CTA per pass), then per pass a memset and the onesweep kernel on
+ * ceil(n / 4608) CTAs (skipped when CUPTI cannot record). */
+Test(routing_gpu, cub_replica_launches_what_the_plan_says, .timeout = 60)
+{
+    test_skip_without_gpu();
+    for (int64_t T = 2048; T <= 4096; T *= 2) {
+        large_call c = large_setup(T, 128);
+        rt_cub_sort_plan p;
+        cr_assert_eq(rt_cub_sort_shape(c.n, &p), 0);
+        ea_error err;
+        cr_assert_eq(large_enqueue(&c, NULL, &err), 0, "%s", err.msg); /* loads the modules */
+        cr_assert_eq(cudaDeviceSynchronize(), cudaSuccess);
+        if (ea_cupti_begin_copies(&err)) {
+            cr_log_warn("no CUPTI record: %s", err.msg);
+            large_free(&c);
+            return;
+        }
+        cr_assert_eq(rt_aten_sort_large(c.ids, c.sorted, c.scratch, c.perm, c.n, c.temp, c.temp_bytes, NULL), 0);
+        ea_kernel_list list;
+        cr_assert_eq(ea_cupti_end(&list, &err), 0, "%s", err.msg);
+        cr_assert_eq(list.dropped, 0);
+        const char *want[4 + 2 * 8];
+        int nwant = 0;
+        want[nwant++] = "Memcpy DtoD";
+        want[nwant++] = "fill_reverse_indices_kernel";
+        want[nwant++] = "Memset";
+        want[nwant++] = "Memset";
+        want[nwant++] = "DeviceRadixSortHistogramKernel";
+        want[nwant++] = "DeviceRadixSortExclusiveSumKernel";
+        cr_assert_eq(list.count, (size_t)(nwant + 2 * p.passes), "%zu operations", list.count);
+        for (size_t k = 0; k < list.count; k++) {
+            const ea_kernel_record *r = &list.kernels[k];
+            const char *name = k < (size_t)nwant ? want[k] : k % 2 == 0 ? "Memset" : "DeviceRadixSortOnesweepKernel";
+            cr_assert(strstr(r->name, name), "operation %zu: expected %s, got %s", k, name, r->name);
+            if (k == 1)
+                cr_assert(r->grid[0] == c.n / 128 && r->block[0] == 128, "fill %d x %d", r->grid[0], r->block[0]);
+            if (k == 5)
+                cr_assert(r->grid[0] == p.passes && r->block[0] == p.exclusive_sum_threads, "scan %d x %d",
+                          r->grid[0], r->block[0]);
+            if (k >= (size_t)nwant && k % 2 == 1)
+                cr_assert(r->grid[0] == p.onesweep_blocks && r->block[0] == p.onesweep_threads, "onesweep %d x %d",
+                          r->grid[0], r->block[0]);
+        }
+        ea_kernel_list_free(&list);
+        large_free(&c);
+    }
+}
+
+/* The oracle keeps its lead past 4096 ids: at 8192 and 16384 ids over 128 and 256 experts, its time per call
+ * (CUDA-graph replay, warm) is below that of ATen's sort and histc alone (the current path less its Triton
+ * convert and scan); both bit-exact first (kernels_other_shapes checks every output of each). */
+Test(routing_gpu, oracle_leads_past_the_small_sort, .timeout = 120)
+{
+    test_skip_without_gpu();
+    const int64_t tokens[] = {2048, 4096}, experts[] = {128, 256};
+    for (int t = 0; t < 2; t++)
+        for (int e = 0; e < 2; e++) {
+            large_call c = large_setup(tokens[t], experts[e]);
+            ea_timing cur, orc;
+            ea_error err;
+            cr_assert_eq(ea_time_graph(large_enqueue, &c, NULL, &cur, &err), 0, "%s", err.msg);
+            c.oracle = 1;
+            cr_assert_eq(ea_time_graph(large_enqueue, &c, NULL, &orc, &err), 0, "%s", err.msg);
+            cr_log_info("%lld ids, %lld experts: ATen sort + histc %.2f us, oracle %.2f us", (long long)c.n,
+                        (long long)c.E, cur.per_call_us.median, orc.per_call_us.median);
+            cr_assert_lt(orc.per_call_us.median, cur.per_call_us.median, "%lld ids, %lld experts", (long long)c.n,
+                         (long long)c.E);
+            ea_timing_free(&cur), ea_timing_free(&orc);
+            large_free(&c);
+        }
 }

@@ -2,6 +2,7 @@
  * offsets against an independent count, the narrow form against the full one, the permutation as the
  * stable sort, histc's binning at the edges. */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -194,4 +195,22 @@ Test(routing_reference, bad_inputs)
     cr_assert_eq(rt_ids_make(4, 8, 8, 1, 1, &none, &err), -1);
     cr_assert_null(none);
     cr_assert(strstr(err.msg, "topk_ids_skewed"), "%s", err.msg);
+}
+
+/* Past ATen's small sort (more than 4096 ids): 2048 and 4096 tokens at top-4 over gpt-oss-120b's 128 and a
+ * 256-expert router, both distributions: the stable sort, the offsets, the narrow form. */
+Test(routing_reference, past_the_small_sort)
+{
+    const int64_t tokens[] = {2048, 4096}, experts[] = {128, 256};
+    for (int t = 0; t < 2; t++)
+        for (int e = 0; e < 2; e++)
+            for (int skewed = 0; skewed < 2; skewed++) {
+                char what[96];
+                snprintf(what, sizeof what, "%lld ids, %lld experts, %s", (long long)tokens[t] * 4,
+                         (long long)experts[e], skewed ? "skewed" : "uniform");
+                routed r = route(tokens[t], 4, experts[e], 0, skewed);
+                cr_assert_eq(r.n, tokens[t] * 4);
+                check(&r, what);
+                routed_free(&r);
+            }
 }

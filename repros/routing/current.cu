@@ -166,8 +166,10 @@ static cudaError_t fixed_size_sort(int64_t *keys, int64_t *values, unsigned n, c
 
 extern "C" int rt_sort_size(int64_t n)
 {
-    if (n < 129 || n > 4096)
+    if (n < RT_SORT_MIN || n > RT_SORT_MAX)
         return 0;
+    if (n <= RT_WARP_SORT_MAX)
+        return RT_WARP_SORT_MAX;
     int p = 1;
     while (p < n)
         p *= 2;
@@ -194,6 +196,7 @@ extern "C" int rt_aten_sort_kv(int64_t *keys, int64_t *values, int64_t n, void *
     case 4096: return (int)rt_aten::fixed_size_sort<4096>(keys, values, (unsigned)n, s);
     case 2048: return (int)rt_aten::fixed_size_sort<2048>(keys, values, (unsigned)n, s);
     case 1024: return (int)rt_aten::fixed_size_sort<1024>(keys, values, (unsigned)n, s);
+    case RT_WARP_SORT_MAX: return rt_aten_warp_sort_kv(keys, values, n, stream);
     default: return (int)cudaErrorInvalidValue;
     }
 }

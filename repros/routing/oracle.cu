@@ -15,6 +15,10 @@
  *   then ascending position, torch's order too (its radix sort is stable). Sorted ids need no scatter:
  *   position i holds the last id whose run starts at or before i. No CTA leaves before every CTA has
  *   read the counts it holds (the cluster barrier's second half, waited for at the end).
+ *   Above RT_ORACLE_CLUSTER * RT_ORACLE_THREADS ids route_rounds_kernel does the same in rounds of one id
+ *   per thread (up to RT_ORACLE_ROUNDS): a CTA's rounds are consecutive position ranges, each ranked
+ *   after the CTA's equal ids of earlier rounds, so the tables stay those of one round and the order
+ *   stays stable. The two kernels share the cluster exchange (cluster_starts) and the sorted-id search.
  * rt_oracle_offsets: the narrow form, sorted ids -> offsets: boundary i (between positions i and i + 1,
  *   i = -1 .. n - 1) writes i + 1 to offsets[e] for e in [sorted[i], sorted[i + 1]) (0 and experts at the
  *   ends); every expert lies in exactly one such range, so each offset is written once, no atomics. */
@@ -47,6 +51,51 @@ __device__ __forceinline__ unsigned peers_of(int id, int bits)
 
 typedef cub::WarpScan<int, kWarps> row_scan;
 typedef cub::BlockScan<int, RT_ORACLE_THREADS> id_scan;
+
+/* Once every CTA's count[id] holds its count of each id: each id's total over the cluster and its count in
+ * lower-ranked CTAs, a CTA-wide scan of the totals, start[id] (where this CTA's run of the id starts),
+ * first[id] (where the id's run starts; first[experts]: the ids in range) and, from CTA 0, the offsets.
+ * Arrives on the cluster barrier once the others' counts are read: the caller waits on it last. */
+__device__ __forceinline__ void cluster_starts(cg::cluster_group &cluster, int *count, int *start, int *first,
+                                               int experts, int32_t *offsets, typename id_scan::TempStorage &tmp)
+{
+    const int rank = (int)cluster.block_rank(), tid = threadIdx.x;
+    cluster.sync(); /* every CTA's counts written and visible to the cluster */
+    int total = 0, lower = 0;
+    if (tid < experts)
+        for (int r = 0; r < RT_ORACLE_CLUSTER; r++) {
+            int c = cluster.map_shared_rank(count, r)[tid];
+            total += c;
+            lower += r < rank ? c : 0;
+        }
+    cluster.barrier_arrive(); /* done reading the others' counts; they may leave once all have said so */
+    int excl, in_range;
+    id_scan(tmp).ExclusiveSum(total, excl, in_range);
+    if (tid < experts) {
+        start[tid] = excl + lower;
+        first[tid] = excl;
+        if (rank == 0)
+            offsets[tid] = excl + total;
+    }
+    if (tid == 0)
+        first[experts] = in_range;
+    __syncthreads();
+}
+
+/* The id at sorted position pos < first[experts]: the last whose run starts at or before pos (never an empty
+ * one). */
+__device__ __forceinline__ int run_at(const int *first, int experts, int pos)
+{
+    int lo = 0, hi = experts - 1;
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if (first[mid] <= pos)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
 
 __global__ void __cluster_dims__(RT_ORACLE_CLUSTER, 1, 1) __launch_bounds__(RT_ORACLE_THREADS)
 route_kernel(const int64_t *__restrict__ ids, int n, int experts, int64_t *__restrict__ sorted,
@@ -81,38 +130,78 @@ route_kernel(const int64_t *__restrict__ ids, int n, int experts, int64_t *__res
         if (i % kWarps == 0)
             count[i / kWarps] = total;
     }
-    cluster.sync(); /* every CTA's counts written and visible to the cluster */
-    int total = 0, lower = 0;
-    if (tid < experts)
-        for (int r = 0; r < RT_ORACLE_CLUSTER; r++) {
-            int c = cluster.map_shared_rank(count, r)[tid];
-            total += c;
-            lower += r < rank ? c : 0;
-        }
-    cluster.barrier_arrive(); /* done reading the others' counts; they may leave once all have said so */
-    int excl, in_range;
-    id_scan(scan.ids).ExclusiveSum(total, excl, in_range);
-    if (tid < experts) {
-        start[tid] = excl + lower;
-        first[tid] = excl;
-        if (rank == 0)
-            offsets[tid] = excl + total;
-    }
-    if (tid == 0)
-        first[experts] = in_range;
-    __syncthreads();
+    cluster_starts(cluster, count, start, first, experts, offsets, scan.ids);
     if (id >= 0)
         perm[start[id] + cnt[id * kWarps + warp] + __popc(peers & below)] = pos;
-    if (pos < first[experts]) {
-        int lo = 0, hi = experts - 1; /* the last id whose run starts at or before pos: never an empty one */
-        while (lo < hi) {
-            int mid = (lo + hi + 1) / 2;
-            if (first[mid] <= pos)
-                lo = mid;
-            else
-                hi = mid - 1;
+    if (pos < first[experts])
+        sorted[pos] = run_at(first, experts, pos);
+    cluster.barrier_wait();
+}
+
+/* More ids than the cluster has threads: CTA r holds positions [r * R * T, (r + 1) * R * T) for R rounds,
+ * round j the T positions from r * R * T + j * T, one per thread, so (CTA, round, warp, lane) is position
+ * order. Each round groups its warps' ids as route_kernel does, scans the rows, and ranks each id after the
+ * CTA's equal ids of earlier rounds (count[], the running count, stays in shared memory; the ranks in
+ * registers). Then the cluster exchange, the scatter and the sorted ids as route_kernel's. */
+__global__ void __cluster_dims__(RT_ORACLE_CLUSTER, 1, 1) __launch_bounds__(RT_ORACLE_THREADS)
+route_rounds_kernel(const int64_t *__restrict__ ids, int n, int experts, int rounds, int64_t *__restrict__ sorted,
+                    int64_t *__restrict__ perm, int32_t *__restrict__ offsets)
+{
+    extern __shared__ int smem[];
+    int *count = smem;                  /* [experts]: this CTA's running count of each id, then its total */
+    int *start = count + experts;       /* [experts]: the running count before this round; then as route_kernel */
+    int *first = start + experts;       /* [experts + 1] */
+    unsigned short *cnt = reinterpret_cast<unsigned short *>(first + experts + 1); /* [experts][kWarps] */
+    __shared__ union {
+        typename row_scan::TempStorage row[RT_ORACLE_THREADS / kWarps];
+        typename id_scan::TempStorage ids;
+    } scan;
+    cg::cluster_group cluster = cg::this_cluster();
+    const int rank = (int)cluster.block_rank(), tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int bits = 32 - __clz(experts - 1), base = rank * rounds * RT_ORACLE_THREADS + tid;
+    const unsigned below = (1u << lane) - 1;
+    int id[RT_ORACLE_ROUNDS], at[RT_ORACLE_ROUNDS]; /* this thread's ids and their ranks in the CTA */
+#pragma unroll
+    for (int j = 0; j < RT_ORACLE_ROUNDS; j++) { /* every load first */
+        int pos = base + j * RT_ORACLE_THREADS;
+        id[j] = j < rounds && pos < n ? static_cast<int>(ids[pos]) : -1;
+        if (static_cast<unsigned>(id[j]) >= static_cast<unsigned>(experts))
+            id[j] = -1;
+    }
+    for (int i = tid; i < experts; i += RT_ORACLE_THREADS)
+        count[i] = 0;
+#pragma unroll
+    for (int j = 0; j < RT_ORACLE_ROUNDS; j++) {
+        if (j >= rounds)
+            break;
+        for (int i = tid; i < experts * kWarps; i += RT_ORACLE_THREADS)
+            cnt[i] = 0;
+        __syncthreads();
+        const unsigned peers = peers_of(id[j], bits);
+        if (id[j] >= 0 && (peers & below) == 0)
+            cnt[id[j] * kWarps + warp] = static_cast<unsigned short>(__popc(peers));
+        __syncthreads();
+        for (int i = tid; i < experts * kWarps; i += RT_ORACLE_THREADS) {
+            int v = cnt[i], excl, total;
+            row_scan(scan.row[tid / kWarps]).ExclusiveSum(v, excl, total);
+            cnt[i] = static_cast<unsigned short>(excl);
+            if (i % kWarps == 0) {
+                start[i / kWarps] = count[i / kWarps];
+                count[i / kWarps] += total;
+            }
         }
-        sorted[pos] = lo;
+        __syncthreads();
+        at[j] = id[j] >= 0 ? start[id[j]] + cnt[id[j] * kWarps + warp] + __popc(peers & below) : 0;
+        __syncthreads(); /* the ranks read before the next round rewrites cnt and start */
+    }
+    cluster_starts(cluster, count, start, first, experts, offsets, scan.ids);
+#pragma unroll
+    for (int j = 0; j < RT_ORACLE_ROUNDS; j++) {
+        int pos = base + j * RT_ORACLE_THREADS;
+        if (j < rounds && id[j] >= 0)
+            perm[start[id[j]] + at[j]] = pos;
+        if (j < rounds && pos < first[experts])
+            sorted[pos] = run_at(first, experts, pos);
     }
     cluster.barrier_wait();
 }
@@ -139,13 +228,24 @@ extern "C" size_t rt_oracle_shared_bytes(int64_t experts)
     return (size_t)(3 * experts + 1) * sizeof(int) + (size_t)experts * kWarps * sizeof(unsigned short);
 }
 
+extern "C" int rt_oracle_rounds(int64_t n)
+{
+    return (int)((n + kMaxIds - 1) / kMaxIds);
+}
+
 extern "C" int rt_oracle_route(const int64_t *ids, int64_t n, int64_t experts, int64_t *sorted, int64_t *perm,
                                int32_t *offsets, void *stream)
 {
-    if (n > kMaxIds || experts < 2 || experts > RT_ORACLE_THREADS)
+    if (n > RT_ORACLE_MAX_IDS || experts < 2 || experts > RT_ORACLE_THREADS)
         return (int)cudaErrorInvalidValue;
-    route_kernel<<<RT_ORACLE_CLUSTER, RT_ORACLE_THREADS, rt_oracle_shared_bytes(experts), (cudaStream_t)stream>>>(ids, (int)n, (int)experts, sorted, perm,
-                                                                        offsets);
+    cudaStream_t s = (cudaStream_t)stream;
+    size_t shared = rt_oracle_shared_bytes(experts);
+    if (n <= kMaxIds)
+        route_kernel<<<RT_ORACLE_CLUSTER, RT_ORACLE_THREADS, shared, s>>>(ids, (int)n, (int)experts, sorted, perm,
+                                                                         offsets);
+    else
+        route_rounds_kernel<<<RT_ORACLE_CLUSTER, RT_ORACLE_THREADS, shared, s>>>(
+            ids, (int)n, (int)experts, rt_oracle_rounds(n), sorted, perm, offsets);
     return (int)cudaGetLastError();
 }
 

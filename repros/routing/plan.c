@@ -15,10 +15,11 @@ int rt_plan_check(const rt_scope *s, ea_error *err)
                        "%d: ATen's SHARED histogram mode, the one the replica implements), got %" PRId64, s->file,
                        s->path, (RT_HIST_SHARED_PER_BLOCK - 9) / 4, rt_hist_shared_bytes(s->bins),
                        RT_HIST_SHARED_PER_BLOCK, s->bins);
-    if (s->n > RT_ORACLE_CLUSTER * RT_ORACLE_THREADS || s->experts > RT_ORACLE_THREADS)
-        return ea_fail(err, "%s %s: expected at most %d ids and %d experts (the oracle's cluster: an id, and "
-                       "at most an expert, per thread), got %" PRId64 " ids and %" PRId64 " experts", s->file,
-                       s->path, RT_ORACLE_CLUSTER * RT_ORACLE_THREADS, RT_ORACLE_THREADS, s->n, s->experts);
+    if (s->n > RT_ORACLE_MAX_IDS || s->experts > RT_ORACLE_THREADS)
+        return ea_fail(err, "%s %s: expected at most %d ids and %d experts (the oracle's cluster: up to %d rounds of "
+                       "an id per thread, and at most an expert per thread), got %" PRId64 " ids and %" PRId64
+                       " experts", s->file, s->path, RT_ORACLE_MAX_IDS, RT_ORACLE_THREADS, RT_ORACLE_ROUNDS, s->n,
+                       s->experts);
     return 0;
 }
 
@@ -50,6 +51,35 @@ static void launch(cJSON *arr, const char *kernel, int64_t grid, int64_t block, 
     cJSON_AddItemToArray(arr, o);
 }
 
+/* ATen's CUB sort of n ids as the toolkit's CUB runs it on sm_90 (sort_cub.cu): the copy and the fill,
+ * then onesweep: its memsets, the histogram kernel (grid sized by occupancy on the device), the
+ * exclusive sum (a CTA per digit pass), and per pass a lookback memset and the onesweep kernel. */
+static void cub_sort(cJSON *cur, int64_t n, int sms)
+{
+    rt_cub_sort_plan p;
+    char text[320];
+    rt_cub_sort_shape(n, &p);
+    cJSON_AddItemToArray(cur, cJSON_CreateString("cudaMemcpyAsync device-to-device (values.copy_(self): "
+                                                 "Sorting.cpp sort_stable_out)"));
+    launch(cur, "rt_aten::fill_reverse_indices_kernel (SortStable.cu segmented_sort_large_segments: the "
+                "indices to sort with the ids)", (n + RT_CUB_FILL_THREADS - 1) / RT_CUB_FILL_THREADS,
+           RT_CUB_FILL_THREADS, 0);
+    cJSON_AddItemToArray(cur, cJSON_CreateString("cudaMemsetAsync x2 (CUB onesweep: pass counters, digit histograms)"));
+    snprintf(text, sizeof text, "cub DeviceRadixSortHistogramKernel<Policy1000, long, unsigned long long>: block %d, "
+             "grid its blocks per SM (cudaOccupancyMaxActiveBlocksPerMultiprocessor) x %d SMs",
+             p.histogram_threads, sms);
+    cJSON_AddItemToArray(cur, cJSON_CreateString(text));
+    launch(cur, "cub DeviceRadixSortExclusiveSumKernel<Policy1000, unsigned long long> (a CTA per digit pass)",
+           p.passes, p.exclusive_sum_threads, 0);
+    for (int pass = 0; pass < p.passes; pass++) {
+        cJSON_AddItemToArray(cur, cJSON_CreateString("cudaMemsetAsync (CUB onesweep: the pass's lookback)"));
+        snprintf(text, sizeof text, "cub DeviceRadixSortOnesweepKernel<Policy1000, long, OpaqueType8, unsigned long "
+                 "long, int, int> (digit pass %d: bits %d..%d, %d keys a CTA)", pass, pass * p.radix_bits,
+                 pass * p.radix_bits + p.radix_bits - 1, p.onesweep_tile);
+        launch(cur, text, p.onesweep_blocks, p.onesweep_threads, 0);
+    }
+}
+
 /* A captured Triton step's launch; without a capture (c NULL) what it stands for. */
 static void triton(cJSON *arr, const ea_capture_step *st, const char *what)
 {
@@ -61,6 +91,20 @@ static void triton(cJSON *arr, const ea_capture_step *st, const char *what)
     }
     snprintf(name, sizeof name, "%s (captured cubin)", st->function);
     launch(arr, name, st->grid[0] * st->grid[1] * st->grid[2], st->block[0] * st->block[1] * st->block[2], st->shared);
+}
+
+/* Why the stable order is torch's too, for the sort ATen runs on n ids. */
+static const char *permutation_order(int64_t n)
+{
+    if (n <= RT_WARP_SORT_MAX)
+        return "ascending id, then ascending flat position (stable); torch's warpMergeSortKVInPlace "
+               "(cub::WarpMergeSort::StableSort) gives the same order, so the permutation is checked bit-exact";
+    if (n <= RT_SORT_MAX)
+        return "ascending id, then ascending flat position (stable); torch's radixSortKVInPlace (cub::BlockRadixSort, "
+               "a stable radix sort) gives the same order, so the permutation is checked bit-exact";
+    return "ascending id, then ascending flat position (stable); torch's cub::DeviceRadixSort::SortPairs of the ids "
+           "with their positions (a stable LSD radix sort) gives the same order, so the permutation is checked "
+           "bit-exact";
 }
 
 cJSON *rt_config_json(const rt_scope *s, const rt_capture *c, rt_form f, rt_dist d, int sms)
@@ -89,15 +133,23 @@ cJSON *rt_config_json(const rt_scope *s, const rt_capture *c, rt_form f, rt_dist
         cJSON_AddNullToObject(o, "capture");
     }
     cur = cJSON_AddArrayToObject(o, "current");
-    if (f == RT_WHOLE) {
+    if (f == RT_WHOLE && s->n <= RT_SORT_MAX) {
         int size = rt_sort_size(s->n);
         launch(cur, "rt_aten::elementwise_kernel_with_index<int, ArangeOp> (arange: fillSliceWithIndex)",
                (s->n + RT_ARANGE_THREADS - 1) / RT_ARANGE_THREADS, RT_ARANGE_THREADS, 0);
         cJSON_AddItemToArray(cur, cJSON_CreateString("cudaMemcpyAsync device-to-device (indices.copy_(arange))"));
         cJSON_AddItemToArray(cur, cJSON_CreateString("cudaMemcpyAsync device-to-device (values.copy_(self))"));
-        snprintf(text, sizeof text, "rt_aten::radixSortKVInPlace<-2, -1, %d, %d, long, long, unsigned int> "
-                 "(MediumRadixSort, sort size %d)", size / RT_SORT_ITEMS, RT_SORT_ITEMS, size);
-        launch(cur, text, 1, size / RT_SORT_ITEMS, 0);
+        if (size == RT_WARP_SORT_MAX) {
+            snprintf(text, sizeof text, "rt_aten::warpMergeSortKVInPlace<-2, -1, %d, %d, long, long, LTOp<long, "
+                     "true>, unsigned int> (WarpMergeSort<%d>, one warp)", size, RT_WARP_SORT_MAX_Y, size);
+            launch(cur, text, 1, 32, 0);
+        } else {
+            snprintf(text, sizeof text, "rt_aten::radixSortKVInPlace<-2, -1, %d, %d, long, long, unsigned int> "
+                     "(MediumRadixSort, sort size %d)", size / RT_SORT_ITEMS, RT_SORT_ITEMS, size);
+            launch(cur, text, 1, size / RT_SORT_ITEMS, 0);
+        }
+    } else if (f == RT_WHOLE) {
+        cub_sort(cur, s->n, sms);
     }
     triton(cur, c ? c->convert : NULL, "convert (sorted ids to int32)");
     launch(cur, "rt_aten::vectorized_elementwise_kernel<4, FillFunctor<int>> (at::zeros: histc's output)",
@@ -107,25 +159,36 @@ cJSON *rt_config_json(const rt_scope *s, const rt_capture *c, rt_form f, rt_dist
     triton(cur, c ? c->scan : NULL, "cumsum (the offsets)");
     orc = cJSON_AddObjectToObject(o, "oracle");
     if (f == RT_WHOLE) {
+        int rounds = rt_oracle_rounds(s->n);
         cJSON_AddStringToObject(orc, "kind", "stable counting sort in one cluster of CTAs: warp ballot histogram, "
                                              "counts shared over distributed shared memory, scan, scatter");
-        launch(cJSON_AddArrayToObject(orc, "launches"), "rt_oracle::route_kernel", RT_ORACLE_CLUSTER,
-               RT_ORACLE_THREADS, (int64_t)rt_oracle_shared_bytes(s->experts));
+        launch(cJSON_AddArrayToObject(orc, "launches"), rounds > 1 ? "rt_oracle::route_rounds_kernel"
+                                                                   : "rt_oracle::route_kernel",
+               RT_ORACLE_CLUSTER, RT_ORACLE_THREADS, (int64_t)rt_oracle_shared_bytes(s->experts));
         cJSON_AddNumberToObject(orc, "cluster", RT_ORACLE_CLUSTER);
+        if (rounds > 1) /* one id per thread per round, rounds in position order */
+            cJSON_AddNumberToObject(orc, "rounds", rounds);
     } else {
         cJSON_AddStringToObject(orc, "kind", "boundary search: each boundary of the sorted ids writes its offsets");
         launch(cJSON_AddArrayToObject(orc, "launches"), "rt_oracle::offsets_kernel",
                (s->n + 1 + RT_NARROW_THREADS - 1) / RT_NARROW_THREADS, RT_NARROW_THREADS, 0);
     }
-    cJSON_AddStringToObject(o, "permutation_order",
-                            "ascending id, then ascending flat position (stable); torch's radixSortKVInPlace "
-                            "(cub::BlockRadixSort, a stable radix sort) gives the same order, so the permutation "
-                            "is checked bit-exact");
+    cJSON_AddStringToObject(o, "permutation_order", permutation_order(s->n));
     cJSON_AddNumberToObject(o, "floor_bytes", (double)rt_floor_bytes(s, f));
     notes = cJSON_AddArrayToObject(o, "notes");
-    snprintf(text, sizeof text, "aten.sort.stable(stable=False) on %" PRId64 " int64 ids: should_use_small_sort "
-             "(n <= 4096) sends it to sortKeyValueInplace's MediumRadixSort, one CTA, not SortImpl.cu's segmented "
-             "CUB sort", s->n);
+    if (s->n <= RT_WARP_SORT_MAX)
+        snprintf(text, sizeof text, "aten.sort.stable(stable=False) on %" PRId64 " int64 ids: should_use_small_sort "
+                 "sends it to sortKeyValueInplace, whose WarpMergeSort<128> sorts 33..128 ids in one warp "
+                 "(repros/routing/sort_warp.cu cites the reading)", s->n);
+    else if (s->n <= RT_SORT_MAX)
+        snprintf(text, sizeof text, "aten.sort.stable(stable=False) on %" PRId64 " int64 ids: should_use_small_sort "
+                 "(n <= 4096) sends it to sortKeyValueInplace's MediumRadixSort, one CTA, not SortImpl.cu's "
+                 "segmented CUB sort", s->n);
+    else
+        snprintf(text, sizeof text, "aten.sort.stable(stable=False) on %" PRId64 " int64 ids: past "
+                 "should_use_small_sort's 4096, SortStable.cu segmented_sort_large_segments: fill_reverse_indices, "
+                 "cub::DeviceRadixSort::SortPairs on 64 bits, CUB 3.0.1's sm_90 onesweep "
+                 "(repros/routing/sort_cub.cu cites the reading)", s->n);
     cJSON_AddItemToArray(notes, cJSON_CreateString(text));
     snprintf(text, sizeof text, "histc: kernelHistogram1D in SHARED mode (%" PRId64 " bins: %" PRId64 " bytes, below "
              "sharedMemPerBlock; torch 2.11 has no bins threshold), grid min(ceil(n / 512), optimalGrid) for %d "

@@ -38,6 +38,8 @@ typedef struct {
     const ea_kit_state *st; /* the run's policy (check-only, which paths are timed cold) */
     int64_t *ids, *sorted, *perm, *range, *sorted_in;
     int32_t *offsets;
+    void *sort_temp; /* above 4096 ids: CUB's scratch, sized and allocated before any capture */
+    size_t sort_temp_bytes;
     slot slots[MAX_SLOTS]; /* the capture's buffer names -> device memory */
     int nslots;
     void *run_buffers[MAX_SLOTS];
@@ -64,6 +66,20 @@ static void *slot_ptr(void *ctx, const char *name)
     return NULL;
 }
 
+/* aten.sort.stable as torch 2.11 runs it on n ids: MediumRadixSort up to 4096, the CUB sort above (kernels.h). */
+static int sort_replica(const dev *d, void *stream)
+{
+    int64_t n = d->s->n;
+    size_t bytes = (size_t)n * 8;
+    int rc;
+    if (n > RT_SORT_MAX) /* range: the fill's scratch indices */
+        return rt_aten_sort_large(d->ids, d->sorted, d->range, d->perm, n, d->sort_temp, d->sort_temp_bytes, stream);
+    if ((rc = rt_arange_i64(d->range, n, stream)) || (rc = rt_copy_d2d(d->perm, d->range, bytes, stream)) ||
+        (rc = rt_copy_d2d(d->sorted, d->ids, bytes, stream)))
+        return rc;
+    return rt_aten_sort_kv(d->sorted, d->perm, n, stream);
+}
+
 /* One call of the path, capturable. */
 static int enqueue(void *ctx, void *stream, ea_error *err)
 {
@@ -75,11 +91,7 @@ static int enqueue(void *ctx, void *stream, ea_error *err)
                                  : rt_oracle_offsets(d->sorted_in, s->n, s->experts, d->offsets, stream);
         return rc ? ea_cuda_fail(err, "routing", NULL, "oracle launch", rc) : 0;
     }
-    size_t bytes = (size_t)s->n * 8;
-    if (d->form == RT_WHOLE && ((rc = rt_arange_i64(d->range, s->n, stream)) ||
-                                (rc = rt_copy_d2d(d->perm, d->range, bytes, stream)) ||
-                                (rc = rt_copy_d2d(d->sorted, d->ids, bytes, stream)) ||
-                                (rc = rt_aten_sort_kv(d->sorted, d->perm, s->n, stream))))
+    if (d->form == RT_WHOLE && (rc = sort_replica(d, stream)))
         return ea_cuda_fail(err, "routing", NULL, "aten.sort replica", rc);
     if (ea_replay_launch_enqueue(&d->convert, stream, err))
         return -1;
@@ -102,7 +114,7 @@ static void *dev_alloc(size_t bytes, const void *host, int *rc)
 
 static void dev_free(dev *d)
 {
-    void *all[] = {d->ids, d->sorted, d->perm, d->range, d->sorted_in, d->offsets};
+    void *all[] = {d->ids, d->sorted, d->perm, d->range, d->sorted_in, d->offsets, d->sort_temp};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         cudaFree(all[i]);
     for (int i = 0; i < d->c->run->nbuffers && i < MAX_SLOTS; i++)
@@ -126,6 +138,8 @@ static int prepare(dev *d, const rt_scope *s, const rt_capture *c, rt_form f, co
         d->sorted = dev_alloc(bytes, NULL, &rc);
         d->perm = dev_alloc(bytes, NULL, &rc);
         d->range = dev_alloc(bytes, NULL, &rc);
+        if (rc == 0 && s->n > RT_SORT_MAX && !(rc = rt_aten_sort_large_temp_bytes(s->n, &d->sort_temp_bytes)))
+            d->sort_temp = dev_alloc(d->sort_temp_bytes, NULL, &rc);
         d->slots[d->nslots++] = (slot){c->cap->inputs[0].name, d->ids};
         d->slots[d->nslots++] = (slot){c->cap->outputs[0].name, d->sorted};
         d->slots[d->nslots++] = (slot){c->cap->outputs[1].name, d->perm};

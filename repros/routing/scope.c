@@ -161,10 +161,11 @@ int rt_scope_parse(const cJSON *point, const char *file, int index, rt_scope *s,
         return ea_fail(err, "%s %s.scopes[0]: expected histc(bins=%" PRId64 ", min=0, max=%" PRId64 ") (one bin per "
                        "expert: the offsets are the experts' cumulative counts), got bins %" PRId64 ", [%" PRId64
                        ", %" PRId64 "]", p.file, p.path, s->experts, s->experts - 1, s->bins, s->hmin, s->hmax);
-    if (s->n < RT_SORT_MIN || s->n > RT_SORT_MAX)
-        return ea_fail(err, "%s %s: expected %d..%d ids to sort (ATen's MediumRadixSort, what the replica runs), got "
-                       "%" PRId64 " (%" PRId64 " tokens x %" PRId64 ")", p.file, p.path, RT_SORT_MIN, RT_SORT_MAX,
-                       s->n, s->tokens, s->k);
+    if (s->n < RT_SORT_MIN || s->n > RT_SORT_LARGE_MAX)
+        return ea_fail(err, "%s %s: expected %d..%d ids to sort (ATen's WarpMergeSort up to %d, MediumRadixSort up to "
+                       "%d, its CUB radix sort above: what the replicas run), got %" PRId64 " (%" PRId64 " tokens x %"
+                       PRId64 ")", p.file, p.path, RT_SORT_MIN, RT_SORT_LARGE_MAX, RT_WARP_SORT_MAX, RT_SORT_MAX, s->n,
+                       s->tokens, s->k);
     return 0;
 }
 

@@ -4,7 +4,8 @@
  *   cumsum.json (kind "histogram" of "sorted_topk_ids"): tokens, k, experts, and from every scope group's
  *   nodes the sort (ascending), histc(bins, min, max) and cumsum(dtype=int32). What the repro needs is
  *   checked: bins = experts, min = 0, max = experts - 1 (offsets are the experts' cumulative counts), ids
- *   in range, 129..4096 ids (ATen's MediumRadixSort, the replica), the same arguments in every group.
+ *   in range, RT_SORT_MIN..RT_SORT_LARGE_MAX ids (ATen's WarpMergeSort up to 128, MediumRadixSort up to
+ *   4096, its CUB sort above: the replicas), the same arguments in every group.
  *   Bad input fails with "<file> <JSON path>: expected ..., got ...".
  * - rt_scope_capture finds the capture of the point among the run's captures (ea_capture_of_point:
  *   one named by a scope id of the point, else one covering its occurrences), checks its "default" run is
@@ -23,14 +24,13 @@
 
 #include "capture.h"
 #include "error.h"
+#include "kernels.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 #define RT_MAX_GROUPS 8
-#define RT_SORT_MIN 129  /* ATen's sortKeyValueInplace takes MediumRadixSort above 128 ... */
-#define RT_SORT_MAX 4096 /* ... up to should_use_small_sort's 4096; beyond, a segmented CUB sort */
 
 typedef enum { RT_WHOLE, RT_NARROW } rt_form;     /* ids -> everything; sorted ids -> offsets */
 typedef enum { RT_UNIFORM, RT_SKEWED } rt_dist;   /* topk_ids (as captured), topk_ids_skewed */
