@@ -98,7 +98,7 @@ deps-actionlint:
 test: deps-test deps-actionlint
 	@$(MAKE) -q --no-print-directory $(SUITE) $(CLI) 2>/dev/null || \
 	  echo "build: compiling into $(BUILD)/ (V=1 shows the commands)"
-	@$(MAKE) --no-print-directory $(SUITE) $(CLI)
+	@$(MAKE) $(if $(filter 1,$(V)),,-s) --no-print-directory $(SUITE) $(CLI)
 	@ci/suite $(SUITE) $(BUILD)
 
 # The checks make test runs beside the suite, each once per change of what it reads: a stamp per check in

@@ -26,14 +26,10 @@ const char ea_usage_classify[] =
     "  --target NAME  DIR/targets/NAME: its " EA_CAPTURES_NAME "/ and " EA_CLASSIFICATION_NAME " (default: $EXTERN_AUDIT_TARGET,\n"
     "                 else the target of this machine's GPU model, else with no GPU the only one)\n"
     "  --json         print the classification document instead of the table\n"
-    "  --update       write the target's " EA_CLASSIFICATION_NAME " (an occurrence no capture covers: not_captured)
-"
-    "exit 1 when a class differs from the target's " EA_CLASSIFICATION_NAME ", an occurrence is unclassified (with
-"
-    "--update: recorded not_captured, the others written) or the coordinate_descent run disagrees with the
-"
-    "default run; 2 on a corrupt capture or golden file
-";
+    "  --update       write the target's " EA_CLASSIFICATION_NAME " (an occurrence no capture covers: not_captured)\n"
+    "exit 1 when a class differs from the target's " EA_CLASSIFICATION_NAME ", an occurrence is unclassified (with\n"
+    "--update: recorded not_captured, the others written) or the coordinate_descent run disagrees with the\n"
+    "default run; 2 on a corrupt capture or golden file\n";
 
 int ea_classify_golden(const char *golden, const char *target_dir, cJSON **doc, ea_error *err)
 {

@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "device.h"
 #include "device_lock.h"
+#include "device_lock_impl.h"
 #include "path.h"
 #include "occurrences.h"
 

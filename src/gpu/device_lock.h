@@ -5,9 +5,9 @@
  *   /tmp/extern-audit-locks), waiting while another process holds it exclusive or shared. Calls nest within a
  *   process: the lock goes with the last matching ea_device_unlock. -1 with err naming the file when it cannot
  *   be made or locked; no device is not an error (nothing to share; the work fails later with its own message).
- * - ea_device_share(err) / ea_device_unshare: the shared lock, for untimed GPU work (a GPU test's kernels and
- *   checks): sharers run beside each other, never beside a timed section. A sharer that times moves to the
- *   exclusive lock and back; a waiting timer keeps new sharers out, so it is not starved.
+ * - The shared lock (device_lock_impl.h: GPU tests hold it for their untimed kernels and checks): sharers run
+ *   beside each other, never beside a timed section. A sharer that times moves to the exclusive lock and back;
+ *   a waiting timer keeps new sharers out, so it is not starved.
  * - Every acquisition adds one to a counter in the file and writes the holder's pid beside it:
  *   ea_device_lock_mark reads it, and ea_device_lock_note says how many sections other
  *   processes took between a mark and now, so a failed timing judgement can say whether the device was shared
@@ -38,8 +38,6 @@ typedef struct {
 
 int ea_device_lock(ea_error *err);
 void ea_device_unlock(void);
-int ea_device_share(ea_error *err);
-void ea_device_unshare(void);
 void ea_device_lock_mark(ea_lock_mark *m);
 /* One sentence for a timing judgement's message: whether another process took the lock since m, between the
  * sections of this process (never during one), or not at all; "" without a lock file. */
