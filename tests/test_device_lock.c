@@ -193,3 +193,26 @@ Test(device_lock, a_folder_that_cannot_hold_the_lock_is_an_error_naming_it)
     cr_assert_eq(ea_device_lock(&err), -1);
     cr_assert(strstr(err.msg, "/proc/self/no-such/locks") && strstr(err.msg, EA_LOCK_DIR_ENV), "%s", err.msg);
 }
+
+Test(device_lock, sections_others_took_before_this_process_began_are_no_sharing)
+{
+    ea_lock_mark m;
+    ea_error err;
+    long pid;
+    use_test_lock();
+    ea_device_lock_mark(&m); /* as gate --run marks, then waits for the lock while another process times */
+    pid_t kid = fork();
+    if (kid == 0) {
+        for (int i = 0; i < 2; i++) {
+            if (ea_device_lock(&err))
+                _exit(1);
+            ea_device_unlock();
+        }
+        _exit(0);
+    }
+    int st;
+    cr_assert_eq(waitpid(kid, &st, 0), kid);
+    cr_assert_eq(ea_device_lock(&err), 0, "%s", err.msg);
+    ea_device_unlock();
+    cr_assert_eq(ea_device_lock_others(&m, &pid), 0, "the other process's sections came before this one's");
+}

@@ -25,6 +25,8 @@ static struct {
     int fd;         /* open while held, shared or exclusive */
     int ex, sh;     /* nesting of exclusive and shared holds within this process */
     uint64_t own;   /* exclusive sections this process took */
+    uint64_t first; /* the counter just before this process's first section since the last mark */
+    int marked;     /* a mark waits for that first section */
 } lk = {.fd = -1};
 
 void ea_device_lock_use_key(const char *key)
@@ -133,6 +135,8 @@ int ea_device_lock(ea_error *err)
     long pid;
     char rec[RECORD_LEN + 1];
     read_record(lk.fd, &sections, &pid);
+    if (lk.marked) /* sections others took while this one waited came before it: they shared nothing */
+        lk.first = sections, lk.marked = 0;
     snprintf(rec, sizeof rec, RECORD_FMT, sections + 1, (long)getpid());
     if (pwrite(lk.fd, rec, RECORD_LEN, 0) != RECORD_LEN) {
         int e = errno;
@@ -176,33 +180,41 @@ void ea_device_unshare(void)
     release();
 }
 
-void ea_device_lock_mark(ea_lock_mark *m)
+/* The counter now, and this process's own sections. */
+static void read_mark(ea_lock_mark *m)
 {
     long pid;
     ea_error err;
     memset(m, 0, sizeof *m);
     if (resolve(&err) != 0)
         return;
+    m->own = lk.own;
     int fd = open(lk.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0) { /* never locked yet: a valid mark at 0 */
         m->valid = errno == ENOENT;
-        m->own = lk.own;
         return;
     }
     read_record(fd, &m->sections, &pid);
     close(fd);
-    m->own = lk.own;
     m->valid = 1;
+}
+
+void ea_device_lock_mark(ea_lock_mark *m)
+{
+    lk.marked = 1;
+    read_mark(m);
 }
 
 uint64_t ea_device_lock_others(const ea_lock_mark *m, long *pid)
 {
     ea_lock_mark now;
     *pid = 0;
-    ea_device_lock_mark(&now);
+    read_mark(&now);
     if (!m->valid || !now.valid || now.sections < m->sections)
         return 0;
-    uint64_t all = now.sections - m->sections, mine = now.own - m->own;
+    /* counted from this process's first section since m: what others did before it started is no sharing */
+    uint64_t from = now.own > m->own && !lk.marked && lk.first >= m->sections ? lk.first : m->sections;
+    uint64_t all = now.sections - from, mine = now.own - m->own;
     if (all <= mine)
         return 0;
     int fd = open(lk.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
