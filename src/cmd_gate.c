@@ -35,6 +35,7 @@ const char ea_usage_gate[] =
     "                   --propose takes both (no time moves)\n"
     "  --scope NAME     only these points (as run --scope; default all)\n"
     "  --json           print the report as JSON (docs/schema.md, extern-audit/gate) instead of the table\n"
+    "  (a FILE of -: standard output, instead of the table)\n"
     "  --propose FILE   write the stored document with only the moved paths, classes, plans and new results\n"
     "                   replaced by the new ones (an unchanged path keeps its bytes; the fidelity follows\n"
     "                   the current path's warm times when all of them moved)\n"
@@ -56,7 +57,7 @@ const char ea_usage_gate[] =
 
 typedef struct {
     const char *baseline, *against, *scope, *propose, *markdown, *save, *golden, *target;
-    int run, cold, plan, json, quiet, retries;
+    int run, cold, plan, json, quiet, retries, quiet_table;
     double margin;
     char command[1024], baseline_file[4200];
 } gate_options;
@@ -84,6 +85,10 @@ static int parse(int argc, char **argv, gate_options *o, int *help)
         return ea_cli_usage_error("gate", "%s", "--save needs --run");
     if (o->cold && !o->run)
         return ea_cli_usage_error("gate", "%s", "--cold needs --run");
+    int dash;
+    if ((rc = ea_cli_stdout_once("gate", o->json, (const char *const[]){o->markdown, o->propose, o->save}, 3, &dash)))
+        return rc;
+    o->quiet_table = dash; /* "-": stdout carries that output alone */
     if (o->plan && (c.margin || c.retries)) /* a plan has no time to judge */
         return ea_cli_usage_error("gate", "%s", "--margin and --retries judge times: not with --plan");
     size_t k = (size_t)snprintf(o->command, sizeof o->command, "extern-audit run %s (gate",
@@ -242,7 +247,8 @@ static int write_outputs(const gate_options *o, const ej_doc *stored, const cJSO
 {
     if (o->markdown) {
         char *md = ea_gate_markdown(report);
-        int rc = md ? ea_write_file_atomic(o->markdown, md, strlen(md), err) : ea_fail(err, "%s: out of memory", o->markdown);
+        FILE *said = o->quiet_table || o->json ? stderr : stdout; /* stdout carries another output */
+        int rc = ea_cli_write_output("gate", "markdown", o->markdown, md, said, err);
         free(md);
         if (rc)
             return -1;
@@ -289,7 +295,7 @@ int ea_cmd_gate(int argc, char **argv)
     if (!rc) {
         if (o.json)
             ea_cli_print_json(report);
-        else
+        else if (!o.quiet_table)
             ea_gate_print(report, stdout);
         rc = write_outputs(&o, &stored, fresh, report, &err) ? 2 : ea_gate_exit(report) + 10;
     }
