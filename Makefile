@@ -146,6 +146,17 @@ $(BUILD)/fixtures/%.sm_100.cubin: tests/fixtures/gpu/%.cu
 	@mkdir -p $(dir $@)
 	$(Q)$(NVCC) -cubin -O2 -arch=sm_100 $< -o $@
 
+# --version names the commit built: the file changes only when the commit (or a dirty tree) does, so
+# version.o is rebuilt then and only then.
+GIT_COMMIT := $(shell git describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
+$(BUILD)/git-commit: FORCE
+	@mkdir -p $(dir $@)
+	@[ "$$(cat $@ 2>/dev/null)" = "$(GIT_COMMIT)" ] || echo "$(GIT_COMMIT)" >$@
+$(BUILD)/obj/src/version.o: $(BUILD)/git-commit
+$(BUILD)/obj/src/version.o: CPPFLAGS += -DEA_GIT_COMMIT='"$(GIT_COMMIT)"'
+.PHONY: FORCE
+FORCE:
+
 # The GPU tests look for the cubins where this build put them.
 $(BUILD)/obj/tests/test_gpu.o $(BUILD)/obj/tests/test_gpu_host.o: CPPFLAGS += -DEA_FIXTURE_DIR='"$(BUILD)/fixtures"'
 

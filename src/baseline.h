@@ -64,7 +64,8 @@ cJSON *ea_baseline_doc(cJSON *results, const ea_run_env *env);
 int ea_baseline_validate(const char *file, const cJSON *doc, ea_error *err);
 /* The reason a validated baselines document gives for a point it lists "unmeasured", or NULL. */
 const char *ea_baseline_unmeasured_reason(const cJSON *doc, const char *point);
-/* Validates doc (as file), then writes it atomically; a document the reader would reject is not written. */
+/* Validates doc (as file), then writes it atomically (file "-": on standard output); a document the reader would
+ * reject is not written. */
 int ea_baseline_record(const char *file, const cJSON *doc, ea_error *err);
 void ea_baseline_print(const cJSON *doc, FILE *f);
 

@@ -314,5 +314,11 @@ int ea_baseline_record(const char *file, const cJSON *doc, ea_error *err)
     ea_error why;
     if (ea_baseline_validate(file, doc, &why))
         return ea_fail(err, "not written, the document would not read back: %s", why.msg);
+    if (!strcmp(file, "-")) { /* standard output, as every FILE option takes it */
+        char *text = cJSON_Print(doc);
+        int rc = text && printf("%s\n", text) >= 0 ? 0 : ea_fail(err, "standard output: cannot write the document");
+        cJSON_free(text);
+        return rc;
+    }
     return ej_write_atomic(file, doc, err);
 }

@@ -1,13 +1,12 @@
 /* bottom_line.c: the false-extern count and the baselines in one table each (contract in bottom_line.h). */
 #include "bottom_line.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "baseline.h"
+#include "baseline_table.h"
 #include "json.h"
-#include "path.h"
 #include "readfile.h"
 #include "replay_file.h"
 #include "sanitize_record.h"
@@ -41,53 +40,24 @@ static void false_externs(const cJSON *classes, FILE *f)
                "(Inductor lowers them)%s%s\n",
             false_extern, total, k ? ": " : "", ops);
     if (idle)
-        fprintf(f, "  %d of them do no device work (views, host SymInt arithmetic): counted as extern, nothing to price\n",
-                idle);
+        fprintf(f, "  besides them, %d do no device work (views, host SymInt arithmetic): counted as extern, nothing to "
+                   "price\n", idle);
     if (pending) /* their class is unknown, so the count above is a lower bound */
-        fprintf(f, "  %d of them not yet captured on this target (class unknown until STEPS=newops ci/gpu-check)\n",
+        fprintf(f, "  %d more not yet captured on this target (class unknown until STEPS=newops ci/gpu-check)\n",
                 pending);
-}
-
-/* A cold median as the table prints it: "-" for a path timed before cold timing (or without CUPTI). */
-static const char *cold_text(const cJSON *path, char buf[32])
-{
-    double us = ea_path_median_cold(path);
-    if (isnan(us))
-        return "-";
-    snprintf(buf, 32, "%.2f", us);
-    return buf;
 }
 
 static void scope_rows(const char *file, const cJSON *doc, FILE *f)
 {
-    const cJSON *s;
-    char cur_cold[32], orc_cold[32];
     fprintf(f, "\n%s (%s; per call, median us; warm, and cold: L2 flushed before each call, - where not timed "
                "cold; floor%% of the oracle's cold time where it has one, its basis named; one row per measured "
-               "configuration, run --scope ALIAS for its details):\n", file,
+               "configuration, mode and variant saying how rows of one alias differ; a context row, another form or "
+               "distribution of a priced scope, counts no occurrence; run --plan --scope ALIAS shows a row's plan, "
+               "no GPU needed):\n", file,
             cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "gpu"), "name")));
-    fprintf(f, "  %-15s %-22s %5s %10s %9s %9s %9s %9s %8s %7s %s\n", "family", "alias", "occ.", "current", "oracle",
-            "cur cold", "orc cold", "floor", "speedup", "floor%", "of");
-    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "scopes")) {
-        const cJSON *floor = cJSON_GetObjectItemCaseSensitive(s, "floor");
-        if (ej_str(s, "unsupported")) { /* refused by its family: nothing was measured */
-            fprintf(f, "  %-15s %-22s %5.0f  UNSUPPORTED: %s\n", ej_str(s, "family"), ej_str(s, "alias"),
-                    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(s, "occurrences")), ej_str(s, "unsupported"));
-            continue;
-        }
-        const cJSON *cur = ea_path_named(s, "current", "faithful"), *orc = ea_path_named(s, "oracle", NULL);
-        const char *basis = ej_str(s, "fraction_basis");
-        fprintf(f, "  %-15s %-22s %5.0f %10.2f %9.2f %9s %9s %9.2f %7.2fx %6.0f%% %s%s\n",
-                cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "family")),
-                cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "alias")),
-                cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(s, "occurrences")), ea_path_median(cur),
-                ea_path_median(orc), cold_text(cur, cur_cold), cold_text(orc, orc_cold),
-                cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(floor, "us")),
-                cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(s, "speedup")),
-                100 * cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(s, "floor_fraction")),
-                basis && !strcmp(basis, "time_cold") ? "cold" : "warm",
-                cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "passed")) ? "" : "  FAILED");
-    }
+    cJSON *rows = ea_baseline_table(file, doc);
+    ea_baseline_table_print(rows, f);
+    cJSON_Delete(rows);
 }
 
 /* <target>/<name> when there, loaded; show prints a document its validator accepted. */

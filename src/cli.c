@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cmds.h"
+#include "version.h"
 
 static const char usage_main[] =
     "usage: extern-audit <command> [options]\n"
@@ -21,10 +22,13 @@ static const char usage_main[] =
     "  run         repro scopes on a GPU: fabricated / faithful current / oracle / floor, checked and timed\n"
     "  gate        baselines against baselines or a fresh run: SAME, SLOWER, FASTER, NOISY per path\n"
     "  rollup      before and after accounting per model and per op, from the committed data\n"
-    "  golden      diff a staged target against a golden one; accept a complete stage into golden/targets\n"
+    "  golden      diff a staged target against a golden one; accept a complete stage into golden/targets;\n"
+    "              price a candidate lowering's stage\n"
     "  gpu-model   the GPU model that names targets, of a device name or of this machine's GPU\n"
-    "  help CMD    options of one command\n"
+    "  help CMD    options of one command (help help: this page)\n"
     "\n"
+    "options: --opt VALUE and --opt=VALUE alike; a FILE of - is standard output; --version prints the\n"
+    "version, the git commit built and the schema versions\n"
     "exit status: 0 ok, 1 a check found a difference, 2 bad usage or bad input\n";
 
 int ea_main(int argc, char **argv)
@@ -50,6 +54,12 @@ int ea_main(int argc, char **argv)
         return 2;
     }
     const char *cmd = argv[1];
+    if (!strcmp(cmd, "--version")) {
+        ea_version_print(stdout);
+        return 0;
+    }
+    if (argc > 2 && !strcmp(cmd, "help") && !strcmp(argv[2], "help"))
+        return fputs(usage_main, stdout), 0;
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
         for (size_t i = 0; argc > 2 && i < sizeof cmds / sizeof cmds[0]; i++)
             if (!strcmp(argv[2], cmds[i].name))

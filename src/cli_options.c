@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+#include "json.h"
 
 typedef ea_cli_options options;
 
@@ -26,6 +29,15 @@ static int allows(const char *allowed, const char *name)
     return 0;
 }
 
+/* A word of allowed that names a flag here though the option takes a value elsewhere ("--check!": rollup's
+ * --check checks, extract's --check DIR names a folder). */
+static int allows_flag(const char *allowed, const char *name)
+{
+    char word[40];
+    snprintf(word, sizeof word, "%s!", name);
+    return allows(allowed, word);
+}
+
 /* Accepts only the options named in `allowed` (space-separated, e.g. "--corpus --json"). */
 int ea_cli_parse(const char *cmd, const char *allowed, int argc, char **argv, options *o, int *help)
 {
@@ -39,8 +51,8 @@ int ea_cli_parse(const char *cmd, const char *allowed, int argc, char **argv, op
                    {"--record", &o->record}, {"--mode", &o->mode},     {"--target", &o->target},
                    {"--keep-from", &o->keep_from}, {"--baseline", &o->baseline}, {"--against", &o->against},
                    {"--propose", &o->propose},     {"--markdown", &o->markdown}, {"--save", &o->save},
-                   {"--margin", &o->margin},       {"--retries", &o->retries},
-                   {"--shard", &o->shard},         {"--shard-plan", &o->shard_plan},
+                   {"--margin", &o->margin},       {"--retries", &o->retries},   {"--html", &o->html},
+                   {"--v3", &o->v3},               {"--shard", &o->shard},       {"--shard-plan", &o->shard_plan},
                    {"--junit", &o->junit}};
     const struct {
         const char *name;
@@ -68,9 +80,9 @@ int ea_cli_parse(const char *cmd, const char *allowed, int argc, char **argv, op
             o->args[o->nargs++] = a;
             continue;
         }
-        if (strncmp(a, "--", 2) || !allows(allowed, a))
+        if (strncmp(a, "--", 2) || !(allows(allowed, a) || allows_flag(allowed, a)))
             return ea_cli_usage_error(cmd, "unknown option '%s'", a);
-        int known = 0;
+        int known = allows_flag(allowed, a) && (o->check_flag = 1);
         for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++)
             if (!strcmp(a, flags[k].name))
                 known = *flags[k].flag = 1;
@@ -88,6 +100,8 @@ int ea_cli_parse(const char *cmd, const char *allowed, int argc, char **argv, op
                 *strings[k].value = v;
                 known = 1;
             }
+        o->corpus_given |= !strcmp(a, "--corpus");
+        o->golden_given |= !strcmp(a, "--golden");
         if (known)
             continue;
         char *end;
@@ -98,6 +112,10 @@ int ea_cli_parse(const char *cmd, const char *allowed, int argc, char **argv, op
     }
     if (o->out && o->check)
         return ea_cli_usage_error(cmd, "%s", "--out and --check exclude each other");
+    struct stat st; /* a folder named wrong is said in the user's words, before any work */
+    if (o->golden_given && (stat(o->golden, &st) || !S_ISDIR(st.st_mode)))
+        return ea_cli_usage_error(cmd, "--golden %s: not a folder (expected the golden folder, holding occurrences/ and "
+                                       "targets/)", o->golden);
     return 0;
 }
 
@@ -126,4 +144,28 @@ void ea_cli_print_json(const cJSON *j)
     if (s)
         printf("%s\n", s);
     free(s);
+}
+
+int ea_cli_write_output(const char *cmd, const char *what, const char *file, const char *text, FILE *said,
+                        ea_error *err)
+{
+    if (!text)
+        return ea_fail(err, "%s: %s: out of memory", file, what);
+    if (!strcmp(file, "-"))
+        return fputs(text, stdout) < 0 ? ea_fail(err, "standard output: cannot write the %s", what) : 0;
+    if (ea_write_file_atomic(file, text, strlen(text), err))
+        return -1;
+    fprintf(said, "%s: wrote %s (%s, %zu bytes)\n", cmd, file, what, strlen(text));
+    return 0;
+}
+
+int ea_cli_stdout_once(const char *cmd, int json, const char *const *files, int n, int *taken)
+{
+    int dashes = 0;
+    for (int i = 0; i < n; i++)
+        dashes += files[i] && !strcmp(files[i], "-");
+    *taken = dashes > 0;
+    if (dashes + !!json > 1)
+        return ea_cli_usage_error(cmd, "%s", "one output at most on standard output: --json or one FILE of -");
+    return 0;
 }

@@ -2,9 +2,11 @@
  * stored classes, what still needs a GPU (no classification, unmeasured points) and the bottom line
  * (bottom_line.h); --json for the same as one document. Bad golden files exit 2. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "baseline.h"
+#include "baseline_table.h"
 #include "bottom_line.h"
 #include "classify.h"
 #include "cli.h"
@@ -15,6 +17,7 @@
 #include "readfile.h"
 #include "target.h"
 #include "target_layout.h"
+#include "text_table.h"
 
 const char ea_usage_audit[] =
     "usage: extern-audit audit [--golden DIR] [--target NAME] [--json]\n"
@@ -88,18 +91,25 @@ static cJSON *classification_summary(const ea_target *t, ea_error *err)
 static void print_classes(const cJSON *classes)
 {
     const cJSON *op, *c;
+    cJSON *t = cJSON_CreateArray();
     printf("\nClasses (" EA_CLASSIFICATION_NAME ", from the captured compile behaviour):\n");
     cJSON_ArrayForEach(op, classes)
     {
-        printf("  %-26s", op->string);
+        cJSON *r = ea_text_row(t);
+        char b[512] = "";
+        ea_text_cell(r, "%s", op->string);
         cJSON_ArrayForEach(c, op)
-            printf(" %s %d", c->string, c->valueint);
-        printf("\n");
+            snprintf(b + strlen(b), sizeof b - strlen(b), "%s%s %d", b[0] ? " " : "", c->string, c->valueint);
+        ea_text_cell(r, "%s", b);
     }
+    ea_text_table_print(stdout, t, "ll", "  ");
+    cJSON_Delete(t);
 }
 
-/* What the golden folder does not hold yet: the classification, and timings for every point. */
-static cJSON *pending_gpu_work(const char *golden, const ea_target *t, cJSON *const docs[EA_AUDIT_OPS], ea_error *err)
+/* What the golden folder does not hold yet: the classification, and timings for every point; points the
+ * baselines say are never timed, and why, go to not_timed instead (no GPU run would add them). */
+static cJSON *pending_gpu_work(const char *golden, const ea_target *t, cJSON *const docs[EA_AUDIT_OPS], cJSON *not_timed,
+                               ea_error *err)
 {
     cJSON *list = cJSON_CreateArray(), *measured = cJSON_CreateArray(), *unmeasured = cJSON_CreateObject();
     char path[4400];
@@ -116,29 +126,79 @@ static cJSON *pending_gpu_work(const char *golden, const ea_target *t, cJSON *co
         return NULL;
     }
     for (int i = 0; i < EA_AUDIT_OPS; i++) {
-        int total = 0, missing = 0;
+        int total = 0, missing = 0, by_design = 0;
         const cJSON *p;
-        const char *reason = NULL; /* the file's reason for the first missing point, when it gives one */
+        const char *reason = NULL; /* the file's reason for a point never timed */
         cJSON_ArrayForEach(p, cJSON_GetObjectItem(docs[i], "points"))
         {
-            const char *id = cJSON_GetObjectItem(p, "point")->valuestring;
+            const char *id = cJSON_GetObjectItem(p, "point")->valuestring, *why;
             total++;
             if (listed(measured, id))
                 continue;
-            if (!missing++)
-                reason = cJSON_GetStringValue(cJSON_GetObjectItem(unmeasured, id));
+            if ((why = cJSON_GetStringValue(cJSON_GetObjectItem(unmeasured, id))))
+                by_design++, reason = reason ? reason : why;
+            else
+                missing++;
         }
-        if (!missing)
-            continue;
-        snprintf(path, sizeof path, "%s/" EA_BASELINES_NAME ": %d of %d %s points unmeasured",
-                 t->name[0] ? t->dir : "(no target)", missing, total, ea_audit_ops[i].short_name);
-        need(list, path, reason ? NULL : "current / oracle / floor timings (a repro family and extern-audit run on a GPU)");
-        if (reason) /* the file says why: that, not a generic need */
-            cJSON_AddStringToObject(cJSON_GetArrayItem(list, cJSON_GetArraySize(list) - 1), "reason", reason);
+        if (missing) {
+            snprintf(path, sizeof path, "%s/baselines.json: %d of %d %s points unmeasured",
+                     t->name[0] ? t->dir : "(no target)", missing, total, ea_audit_ops[i].short_name);
+            need(list, path, "current / oracle / floor timings (a repro family and extern-audit run on a GPU)");
+        }
+        if (by_design) {
+            cJSON *e = cJSON_CreateObject();
+            cJSON_AddStringToObject(e, "op", ea_audit_ops[i].target);
+            cJSON_AddNumberToObject(e, "points", by_design);
+            cJSON_AddNumberToObject(e, "of", total);
+            cJSON_AddStringToObject(e, "reason", reason);
+            cJSON_AddItemToArray(not_timed, e);
+        }
     }
     cJSON_Delete(measured);
     cJSON_Delete(unmeasured);
     return list;
+}
+
+/* The bottom line as the text says it, line by line, under "bottom_line"; -1 on a bad target file. */
+static int bottom_line_json(cJSON *j, const ea_target *t, const cJSON *classes, ea_error *err)
+{
+    char *text = NULL;
+    size_t len;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return ea_fail(err, "audit: out of memory");
+    int rc = ea_bottom_line(t, classes, f, err);
+    fclose(f);
+    cJSON *lines = cJSON_AddArrayToObject(j, "bottom_line");
+    for (char *line = text, *end; !rc && line && *line; line = end ? end + 1 : NULL) {
+        end = strchr(line, '\n');
+        if (end)
+            *end = '\0';
+        if (*line)
+            cJSON_AddItemToArray(lines, cJSON_CreateString(line));
+    }
+    free(text);
+    return rc;
+}
+
+/* The baselines' rows (baseline_table.h) under "baselines", {"file", "rows"}; null without a baselines file. */
+static int baselines_json(cJSON *j, const ea_target *t, ea_error *err)
+{
+    char path[4400];
+    ej_doc doc;
+    snprintf(path, sizeof path, "%s/baselines.json", t->dir);
+    int present = t->name[0] ? ea_file_present(path, err) : 0;
+    if (present <= 0) {
+        cJSON_AddNullToObject(j, "baselines");
+        return present;
+    }
+    if (ej_load(path, &doc, err))
+        return -1;
+    cJSON *b = cJSON_AddObjectToObject(j, "baselines");
+    cJSON_AddStringToObject(b, "file", path);
+    cJSON_AddItemToObject(b, "rows", ea_baseline_table(path, doc.root));
+    ej_free(&doc);
+    return 0;
 }
 
 int ea_cmd_audit(int argc, char **argv)
@@ -154,11 +214,12 @@ int ea_cmd_audit(int argc, char **argv)
     cJSON *docs[EA_AUDIT_OPS];
     if (ea_target_find(o.golden, o.target, &t, &err) || ea_occurrences_load(dir, docs, &err) != 0)
         return ea_cli_fail(&err);
-    cJSON *summary = ea_occurrences_summary(docs);
-    cJSON *pending = pending_gpu_work(o.golden, &t, docs, &err);
+    cJSON *summary = ea_occurrences_summary(docs), *not_timed = cJSON_CreateArray();
+    cJSON *pending = pending_gpu_work(o.golden, &t, docs, not_timed, &err);
     cJSON *classes = pending ? classification_summary(&t, &err) : NULL;
     if (!pending || classes == (cJSON *)-1) {
         cJSON_Delete(pending);
+        cJSON_Delete(not_timed);
         cJSON_Delete(summary);
         for (int i = 0; i < EA_AUDIT_OPS; i++)
             cJSON_Delete(docs[i]);
@@ -172,10 +233,14 @@ int ea_cmd_audit(int argc, char **argv)
         cJSON_AddItemToObject(j, "occurrences", summary);
         cJSON_AddItemToObject(j, "classes", classes ? classes : cJSON_CreateNull());
         cJSON_AddItemToObject(j, "needs_gpu", pending);
+        cJSON_AddItemToObject(j, "not_timed", not_timed);
         cJSON *d = cJSON_AddObjectToObject(j, "device");
         cJSON_AddBoolToObject(d, "present", have_gpu);
         cJSON_AddStringToObject(d, "detail", have_gpu ? dev.name : dev.reason);
-        ea_cli_print_json(j);
+        if (bottom_line_json(j, &t, classes, &err) || baselines_json(j, &t, &err))
+            rc = ea_cli_fail(&err);
+        else
+            ea_cli_print_json(j);
         cJSON_Delete(j);
     } else {
         printf("Golden occurrences (%s)\n\n", dir);
@@ -189,12 +254,18 @@ int ea_cmd_audit(int argc, char **argv)
                    cJSON_HasObjectItem(p, "reason") ? "unmeasured:" : "needs",
                    cJSON_GetStringValue(cJSON_GetObjectItem(p, cJSON_HasObjectItem(p, "reason") ? "reason" : "needs")));
         if (!cJSON_GetArraySize(pending))
-            printf("  nothing: the classification and a baseline for every point are present\n");
+            printf("  nothing: the classification is present and every point is timed or not timed by design\n");
+        if (cJSON_GetArraySize(not_timed))
+            printf("\nNot timed, by design (baselines.json says why; no GPU run adds them):\n");
+        cJSON_ArrayForEach(p, not_timed)
+            printf("  %s: %d of %d points: %.*s\n", ej_text(p, "op"), (int)ej_num(p, "points"), (int)ej_num(p, "of"),
+                   (int)strcspn(ej_text(p, "reason"), ";"), ej_text(p, "reason"));
         printf("This machine: %s\n", have_gpu ? dev.name : dev.reason);
         if (ea_bottom_line(&t, classes, stdout, &err) != 0)
             rc = ea_cli_fail(&err);
         cJSON_Delete(summary);
         cJSON_Delete(pending);
+        cJSON_Delete(not_timed);
         cJSON_Delete(classes);
     }
     for (int i = 0; i < EA_AUDIT_OPS; i++)

@@ -19,6 +19,7 @@
 #include "readfile.h"
 #include "target.h"
 #include "target_layout.h"
+#include "text_table.h"
 
 const char ea_usage_classify[] =
     "usage: extern-audit classify [--golden DIR] [--target NAME] [--json] [--update]\n"
@@ -80,28 +81,51 @@ static void print_table(const cJSON *doc, FILE *f)
         if (!example[op][k])
             example[op][k] = e;
     }
-    fprintf(f, "%-24s %-21s %11s %13s  %s\n", "op", "class", "occurrences", "false externs", "example reason");
+    cJSON *t = cJSON_CreateArray(), *r = ea_text_row(t);
+    for (const char *const *h = (const char *const[]){"op", "class", "occurrences", "false externs", "example reason", NULL};
+         *h; h++)
+        ea_text_cell(r, "%s", *h);
     for (int op = 0; op < EA_AUDIT_OPS; op++)
         for (int k = 0; k < EA_CLASSES; k++)
-            if (count[op][k])
-                fprintf(f, "%-24s %-21s %11d %13d  %s\n", ea_audit_ops[op].target, ea_class_names[k], count[op][k],
-                        fe[op][k], ej_text(example[op][k], "reason"));
-    fprintf(f, "%-24s %-21s %11d %13d\n\n", "total", "", total, total_fe);
+            if (count[op][k]) {
+                r = ea_text_row(t);
+                ea_text_cell(r, "%s", ea_audit_ops[op].target);
+                ea_text_cell(r, "%s", ea_class_names[k]);
+                ea_text_cell(r, "%d", count[op][k]);
+                ea_text_cell(r, "%d", fe[op][k]);
+                ea_text_cell(r, "%s", ej_text(example[op][k], "reason"));
+            }
+    r = ea_text_row(t);
+    ea_text_cell(r, "total");
+    ea_text_cell(r, "%s", "");
+    ea_text_cell(r, "%d", total);
+    ea_text_cell(r, "%d", total_fe);
+    ea_text_table_print(f, t, "llrrl", "");
+    cJSON_Delete(t);
+    fputc('\n', f);
     const cJSON *findings = cJSON_GetObjectItemCaseSensitive(doc, "findings"), *x, *s;
     if (!cJSON_GetArraySize(findings)) {
         fprintf(f, "findings: none (no other ATen fallback in the audited scopes)\n");
         return;
     }
     fprintf(f, "findings (ATen fallbacks inside audited scopes, outside the audit set):\n");
-    fprintf(f, "%-40s %6s %11s  %s\n", "call", "scopes", "occurrences", "capture scopes");
+    t = cJSON_CreateArray();
+    r = ea_text_row(t);
+    for (const char *const *h = (const char *const[]){"call", "scopes", "occurrences", "capture scopes", NULL}; *h; h++)
+        ea_text_cell(r, "%s", *h);
     cJSON_ArrayForEach(x, findings) {
         const cJSON *scopes = cJSON_GetObjectItemCaseSensitive(x, "scopes");
-        fprintf(f, "%-40s %6d %11d ", ej_text(x, "call"), cJSON_GetArraySize(scopes),
-                cJSON_GetObjectItemCaseSensitive(x, "occurrences")->valueint);
+        char names[1024] = "";
+        r = ea_text_row(t);
+        ea_text_cell(r, "%s", ej_text(x, "call"));
+        ea_text_cell(r, "%d", cJSON_GetArraySize(scopes));
+        ea_text_cell(r, "%d", cJSON_GetObjectItemCaseSensitive(x, "occurrences")->valueint);
         cJSON_ArrayForEach(s, scopes)
-            fprintf(f, " %s", s->valuestring);
-        fputc('\n', f);
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", names[0] ? " " : "", s->valuestring);
+        ea_text_cell(r, "%s", names);
     }
+    ea_text_table_print(f, t, "lrrl", "");
+    cJSON_Delete(t);
 }
 
 static const cJSON *entry_by_id(const cJSON *doc, const char *id)
@@ -180,7 +204,7 @@ static int gate(cJSON *doc, const char *golden, const ea_target *t, int update, 
                             "classified\n", unclassified, unclassified == 1 ? "" : "s", path);
         if (ej_write_atomic(path, doc, &err) != 0)
             return ea_cli_fail(&err);
-        fprintf(stderr, "extern-audit classify: wrote %s\n", path);
+        printf("classify: wrote %s\n", path);
         return unclassified ? 1 : 0;
     }
     if (!stored) {
@@ -217,7 +241,7 @@ int ea_cmd_classify(int argc, char **argv)
     }
     if (o.json) {
         ea_cli_print_json(doc);
-    } else {
+    } else if (!o.update) { /* --update writes a file: its one line says so */
         print_table(doc, stdout);
     }
     rc = gate(doc, o.golden, &t, o.update, stored.root);

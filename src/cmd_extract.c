@@ -3,6 +3,7 @@
  * --check (exit 1 when they differ). A graph that does not parse is named on stderr and skipped; the
  * others are extracted and written, and the command exits 1. */
 #include <stdio.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "cmds.h"
@@ -75,6 +76,10 @@ int ea_cmd_extract(int argc, char **argv)
     ea_error err;
     ea_corpus c;
     ea_extraction x;
+    struct stat st; /* before the corpus walk: a mistyped folder is said at once */
+    if (o.check && (stat(o.check, &st) || !S_ISDIR(st.st_mode)))
+        return fprintf(stderr, "extern-audit extract: --check %s: no such folder (expected the occurrences folder an "
+                               "extract --out wrote, e.g. golden/occurrences)\n", o.check), 2;
     if (ea_corpus_open(o.corpus, &c, &err) != 0)
         return ea_cli_fail(&err);
     ea_extract_opts eo = {o.cat_cap, o.quiet ? NULL : stderr};
@@ -88,12 +93,16 @@ int ea_cmd_extract(int argc, char **argv)
         rc = ea_cli_fail(&err);
     else if (o.check && (rc = check_against(&x, o.check, &err)) == 2)
         ea_cli_fail(&err);
-    if (rc != 2) {
-        if (o.json)
-            ea_cli_print_json(x.summary);
-        else
-            ea_extraction_print(&x, stdout);
-    }
+    int total = cJSON_GetObjectItemCaseSensitive(x.summary, "occurrences_total")->valueint;
+    if (rc != 2 && o.json)
+        ea_cli_print_json(x.summary);
+    else if (rc != 2 && o.out) /* a folder written or checked: one line, not the tables */
+        printf("extract: wrote %s (%d occurrences: one file per audited op and summary.json)\n", o.out, total);
+    else if (rc != 2 && o.check)
+        printf("extract --check: %s %s the corpus extraction (%d occurrences)%s\n", o.check, rc ? "differs from" : "matches",
+               total, rc ? ": what differs is on stderr" : "");
+    else if (rc != 2)
+        ea_extraction_print(&x, stdout);
     ea_extraction_free(&x);
     return rc ? rc : skipped > 0;
 }

@@ -41,6 +41,7 @@ const char ea_usage_gate[] =
     "                   --propose takes both (no time moves)\n"
     "  --scope NAME     only these points (as run --scope; default all)\n"
     "  --json           print the report as JSON (docs/schema.md, extern-audit/gate) instead of the table\n"
+    "  (a FILE of -: standard output, instead of the table)\n"
     "  --propose FILE   write the stored document with only the moved paths, classes, plans and new results\n"
     "                   replaced by the new ones (an unchanged path keeps its bytes; the fidelity follows\n"
     "                   the current path's warm times when all of them moved)\n"
@@ -71,7 +72,7 @@ const char ea_usage_gate[] =
 
 typedef struct {
     const char *baseline, *against, *scope, *propose, *markdown, *junit, *save, *golden, *target, *shard_plan;
-    int run, cold, plan, json, quiet, retries, shard, shards; /* shard I of shards, 0 of 0: unsharded */
+    int run, cold, plan, json, quiet, retries, quiet_table, shard, shards; /* shard I of shards, 0 of 0: unsharded */
     double margin;
     char command[1024], baseline_file[4200];
 } gate_options;
@@ -109,6 +110,10 @@ static int parse(int argc, char **argv, gate_options *o, int *help)
         return ea_cli_usage_error("gate", "%s", "--save needs --run");
     if (o->cold && !o->run)
         return ea_cli_usage_error("gate", "%s", "--cold needs --run");
+    int dash;
+    if ((rc = ea_cli_stdout_once("gate", o->json, (const char *const[]){o->markdown, o->propose, o->save}, 3, &dash)))
+        return rc;
+    o->quiet_table = dash; /* "-": stdout carries that output alone */
     if (o->plan && (c.margin || c.retries)) /* a plan has no time to judge */
         return ea_cli_usage_error("gate", "%s", "--margin and --retries judge times: not with --plan");
     size_t k = (size_t)snprintf(o->command, sizeof o->command, "extern-audit run %s (gate",
@@ -410,7 +415,15 @@ static int shard_plan(const gate_options *o, const ej_doc *stored, const ea_run_
 static int write_outputs(const gate_options *o, const ej_doc *stored, const cJSON *fresh, const cJSON *report,
                          ea_error *err)
 {
-    if (ea_gate_write_texts(report, o->markdown, o->junit, err))
+    if (o->markdown) {
+        char *md = ea_gate_markdown(report);
+        FILE *said = o->quiet_table || o->json ? stderr : stdout; /* stdout carries another output */
+        int rc = ea_cli_write_output("gate", "markdown", o->markdown, md, said, err);
+        free(md);
+        if (rc)
+            return -1;
+    }
+    if (ea_gate_write_texts(report, NULL, o->junit, err))
         return -1;
     if (o->save && ea_baseline_record(o->save, fresh, err))
         return -1;
@@ -474,7 +487,7 @@ int ea_cmd_gate(int argc, char **argv)
     if (!rc) {
         if (o.json)
             ea_cli_print_json(report);
-        else
+        else if (!o.quiet_table)
             ea_gate_print(report, stdout);
         rc = write_outputs(&o, &stored, fresh, report, &err) ? 2 : ea_gate_exit(report) + 10;
     }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "candidate.h"
 #include "cli.h"
@@ -44,7 +45,8 @@ const char ea_usage_golden[] =
     "  --target NAME    price: the base target (default: as rollup picks it; never a candidate's)\n"
     "  --golden DIR     golden folder: shared occurrences and old rule, targets/ (default golden)\n"
     "  --json           print the report (diff: extern-audit/golden-diff; accept: the problems) as JSON\n"
-    "  --markdown FILE  diff: write the report as markdown (what a reviewer reads in a pull request)\n"
+    "  --markdown FILE  diff: write the report as markdown (what a reviewer reads in a pull request; - :\n"
+    "                   standard output, instead of the table)\n"
     "exit status: diff: 0 nothing differs, 1 something does, 2 bad usage or bad input (file and JSON path\n"
     "named); accept: 0 installed, 1 refused (incomplete or inconsistent stage), 2 bad usage, a stage file\n"
     "that does not read, or the install failed (the old target is then left as it was); price: 0 every scope\n"
@@ -66,8 +68,16 @@ static int parse(const char *sub, int want, int argc, char **argv, golden_option
         return rc;
     *o = (golden_options){.golden = c.golden, .markdown = c.markdown, .target = c.target, .json = c.json,
                           .nargs = c.nargs, .args = {c.args[0], c.args[1]}};
+    int dash;
+    if ((rc = ea_cli_stdout_once("golden", o->json, &o->markdown, 1, &dash)))
+        return rc;
     if (o->nargs != want)
         return ea_cli_usage_error("golden", want == 2 ? "%s needs OLD and NEW target folders" : "%s needs the STAGED folder", sub);
+    struct stat st; /* named as given, before any file in them is read */
+    for (int i = 0; i < o->nargs; i++)
+        if (stat(o->args[i], &st) || !S_ISDIR(st.st_mode))
+            return ea_cli_usage_error("golden", "%s: not a folder (expected a target folder, golden/targets/<target> or a "
+                                                "stage, holding target.json)", o->args[i]);
     return 0;
 }
 
@@ -92,12 +102,13 @@ static int cmd_diff(int argc, char **argv)
         cJSON *report = ea_golden_diff(docs, &t[0], &t[1], &rule);
         if (o.json)
             ea_cli_print_json(report);
-        else
+        else if (!o.markdown || strcmp(o.markdown, "-")) /* "-": stdout carries the markdown alone */
             ea_golden_diff_print(report, stdout);
         rc = ea_golden_diff_exit(report);
         char *md = o.markdown ? ea_golden_diff_markdown(report) : NULL;
-        if (o.markdown && (!md || ea_write_file_atomic(o.markdown, md, strlen(md), &err)))
-            rc = md ? ea_cli_fail(&err) : (fprintf(stderr, "extern-audit: %s: out of memory\n", o.markdown), 2);
+        FILE *said = o.json ? stderr : stdout; /* the one line a file written gets: not inside the JSON */
+        if (o.markdown && ea_cli_write_output("golden diff", "markdown", o.markdown, md, said, &err))
+            rc = ea_cli_fail(&err);
         free(md);
         cJSON_Delete(report);
     } else {

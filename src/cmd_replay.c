@@ -24,7 +24,8 @@ const char ea_usage_replay[] =
     "                   this GPU's model; a target of another GPU model is refused)\n"
     "  --scope ID       only this capture (its folder name); several separated by commas\n"
     "  --json           print JSON instead of the table\n"
-    "  --record FILE    also write the JSON to FILE (atomically; the target's: DIR/targets/NAME/" EA_REPLAY_NAME ")\n"
+    "  --record FILE    also write the JSON to FILE (atomically; the target's: DIR/targets/NAME/" EA_REPLAY_NAME ";\n"
+    "                   -: standard output, instead of the table)\n"
     "  --keep-from FILE a " EA_REPLAY_NAME " (the base target's): --json and --record give FILE's rows with the\n"
     "                   replayed captures' rows replaced, every other row kept byte for byte; refused unless\n"
     "                   that leaves one row per capture of the target (ci/golden-stage replays only what a\n"
@@ -139,8 +140,12 @@ int ea_cmd_replay(int argc, char **argv)
     ea_cli_options o;
     int help, rc = ea_cli_parse("replay", "--golden --target --scope --json --record --keep-from", argc, argv, &o,
                                 &help);
+    int record_stdout; /* --record -: stdout carries the rows alone */
+    if (!rc && !help)
+        rc = ea_cli_stdout_once("replay", o.json, &o.record, 1, &record_stdout);
     if (rc || help)
         return rc ? rc : (fputs(ea_usage_replay, stdout), 0);
+    int table = !o.json && !record_stdout;
     ea_error err;
     ea_captures caps;
     ea_target t;
@@ -175,7 +180,7 @@ int ea_cmd_replay(int argc, char **argv)
     }
     cJSON *rows = cJSON_CreateArray();
     int differ = 0;
-    if (rc == 0 && !o.json)
+    if (rc == 0 && table)
         printf("%-42s %-18s %7s %9s %8s %9s %6s %3s\n", "scope", "verdict", "outputs", "replay_us", "iqr_us", "torch_us",
                "ratio", "krn");
     for (int i = 0; rc == 0 && i < caps.n; i++) {
@@ -201,7 +206,7 @@ int ea_cmd_replay(int argc, char **argv)
             row = row_json(c, &res, v);
             ea_replay_result_free(&res);
         }
-        if (!o.json)
+        if (table)
             print_row(row);
         cJSON_AddItemToArray(rows, row);
     }
@@ -211,7 +216,11 @@ int ea_cmd_replay(int argc, char **argv)
     if (rc == 0 && o.json)
         ea_cli_print_json(rows);
     /* only what the golden reader accepts is recorded */
-    if (rc == 0 && o.record && (ea_replay_file_validate(o.record, rows, &err) || ej_write_atomic(o.record, rows, &err)))
+    if (rc == 0 && o.record && ea_replay_file_validate(o.record, rows, &err))
+        rc = ea_cli_fail(&err);
+    else if (rc == 0 && record_stdout)
+        ea_cli_print_json(rows);
+    else if (rc == 0 && o.record && ej_write_atomic(o.record, rows, &err))
         rc = ea_cli_fail(&err);
     cJSON_Delete(rows);
     ea_captures_free(&caps);

@@ -1,10 +1,12 @@
 /* cmd_rollup.c: `extern-audit rollup`, the model rollup (rollup.h) and its reports (report.h).
- * Reads committed data only; writes the terminal table or --json on stdout, and any of --markdown,
- * --html, --v3 to files (atomically; "-" is stdout, which then carries only that). --check makes the
- * seed's completion criterion a gate: exit 1 on any failure listed on stderr. */
+ * Reads committed data only; writes the terminal tables or --json on stdout, and any of --markdown,
+ * --html, --v3 to files (atomically, one line each on stdout; "-" is stdout, which then carries only that).
+ * --check makes the seed's completion criterion a gate: exit 1 on any failure listed on stderr, one line on
+ * stdout. The tables are printed only when no file and no check was asked. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "cmds.h"
@@ -29,101 +31,66 @@ const char ea_usage_rollup[] =
     "  --v3 FILE        PyTorch benchmark-database v3 records (the HUD's format)\n"
     "  --check          exit 1 when a lowered occurrence is counted as extern, a fallback lacks its\n"
     "                   label, or a scope is unpriced without a stated reason\n"
-    "FILE - writes to stdout. Figures of different GPUs (the seed's B200, the baselines' GPU) are never added.\n";
+    "FILE - writes to stdout; a file written or --check prints one line instead of the tables.\n"
+    "Figures of different GPUs (the seed's B200, the baselines' GPU) are never added.\n";
 
 typedef struct {
     const char *markdown, *html, *v3;
     int check;
 } extra;
 
-/* Takes rollup's own options out of argv (the shared parser knows the rest); 2 on a missing value. */
-static int take_extra(int *argc, char **argv, extra *x)
-{
-    const struct {
-        const char *name;
-        const char **value;
-    } opts[] = {{"--markdown", &x->markdown}, {"--html", &x->html}, {"--v3", &x->v3}};
-    int k = 0;
-    memset(x, 0, sizeof *x);
-    for (int i = 0; i < *argc; i++) {
-        int taken = 0;
-        if (!strcmp(argv[i], "--check"))
-            taken = x->check = 1;
-        for (size_t o = 0; o < sizeof opts / sizeof opts[0] && !taken; o++)
-            if (!strcmp(argv[i], opts[o].name)) {
-                if (i + 1 >= *argc)
-                    return ea_cli_usage_error("rollup", "option '%s' needs a value", argv[i]);
-                *opts[o].value = argv[++i];
-                taken = 1;
-            }
-        if (!taken)
-            argv[k++] = argv[i];
-    }
-    *argc = k;
-    return 0;
-}
-
-static int emit(const char *file, const char *text, ea_error *err)
-{
-    if (!text)
-        return ea_fail(err, "rollup: out of memory");
-    if (!strcmp(file, "-")) {
-        fputs(text, stdout);
-        return 0;
-    }
-    if (ea_write_file_atomic(file, text, strlen(text), err))
-        return -1;
-    fprintf(stderr, "rollup: wrote %s\n", file);
-    return 0;
-}
-
-static int outputs(const extra *x, const cJSON *doc, ea_error *err)
+/* said: where the one line a file written gets goes (stderr when stdout carries an output) */
+static int outputs(const extra *x, const cJSON *doc, FILE *said, ea_error *err)
 {
     char *s;
     int rc = 0;
     if (x->markdown) {
-        rc = emit(x->markdown, s = ea_report_markdown(doc), err);
+        rc = ea_cli_write_output("rollup", "markdown", x->markdown, s = ea_report_markdown(doc), said, err);
         free(s);
     }
     if (!rc && x->html) {
-        rc = emit(x->html, s = ea_report_html(doc), err);
+        rc = ea_cli_write_output("rollup", "html", x->html, s = ea_report_html(doc), said, err);
         free(s);
     }
     if (!rc && x->v3) {
         cJSON *v3 = ea_report_v3(doc);
         s = cJSON_Print(v3);
         cJSON_Delete(v3);
-        rc = emit(x->v3, s, err);
+        rc = ea_cli_write_output("rollup", "v3 records", x->v3, s, said, err);
         free(s);
     }
     return rc;
 }
 
-static int to_stdout(const extra *x)
-{
-    return (x->markdown && !strcmp(x->markdown, "-")) || (x->html && !strcmp(x->html, "-")) ||
-           (x->v3 && !strcmp(x->v3, "-"));
-}
-
 int ea_cmd_rollup(int argc, char **argv)
 {
-    extra x;
     ea_cli_options o;
-    int help, rc = take_extra(&argc, argv, &x);
-    if (rc || (rc = ea_cli_parse("rollup", "--golden --corpus --target --json", argc, argv, &o, &help)) || help)
+    int help, rc = ea_cli_parse("rollup", "--golden --corpus --target --json --markdown --html --v3 --check!", argc,
+                                argv, &o, &help);
+    if (rc || help)
         return rc ? rc : (fputs(ea_usage_rollup, stdout), 0);
+    extra x = {o.markdown, o.html, o.v3, o.check_flag};
+    int dash;
+    if ((rc = ea_cli_stdout_once("rollup", o.json, (const char *const[]){x.markdown, x.html, x.v3}, 3, &dash)))
+        return rc;
+    struct stat st;
+    if (o.corpus_given && (stat(o.corpus, &st) || !S_ISDIR(st.st_mode)))
+        return fprintf(stderr, "extern-audit rollup: --corpus %s: no such folder (expected a better-benchmark "
+                               "checkout; leave --corpus out to report without the corpus column)\n", o.corpus), 2;
     ea_rollup_opts ro = {o.golden, o.corpus, o.target};
     ea_error err;
     cJSON *doc;
     if (ea_rollup_run(&ro, &doc, &err))
         return ea_cli_fail(&err);
-    if (outputs(&x, doc, &err)) {
+    FILE *said = dash || o.json ? stderr : stdout;
+    if (outputs(&x, doc, said, &err)) {
         cJSON_Delete(doc);
         return ea_cli_fail(&err);
     }
-    if (o.json && !to_stdout(&x))
+    /* the tables only when nothing else was asked: a file written or a check says so in one line */
+    if (o.json)
         ea_cli_print_json(doc);
-    else if (!to_stdout(&x)) {
+    else if (!x.markdown && !x.html && !x.v3 && !x.check) {
         char *s = ea_report_text(doc, TOP_MODELS);
         fputs(s ? s : "", stdout);
         free(s);
@@ -134,8 +101,8 @@ int ea_cmd_rollup(int argc, char **argv)
             fprintf(stderr, "rollup --check: %s: %s: %s\n", cJSON_GetObjectItemCaseSensitive(f, "kind")->valuestring,
                     cJSON_GetObjectItemCaseSensitive(f, "row")->valuestring,
                     cJSON_GetObjectItemCaseSensitive(f, "why")->valuestring);
-        fprintf(stderr, "rollup --check: %d failure%s\n", cJSON_GetArraySize(failures),
-                cJSON_GetArraySize(failures) == 1 ? "" : "s");
+        fprintf(said, "rollup --check: %d failure%s%s\n", cJSON_GetArraySize(failures),
+               cJSON_GetArraySize(failures) == 1 ? "" : "s", cJSON_GetArraySize(failures) ? " (listed on stderr)" : "");
     }
     rc = x.check && cJSON_GetArraySize(failures) ? 1 : 0;
     cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(doc, "input_errors"))

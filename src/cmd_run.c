@@ -48,7 +48,8 @@ const char ea_usage_run[] =
     "                 (only index_add has fabricated); a point with none of the asked ones is unsupported\n"
     "  --json         print the baselines document (docs/schema.md) instead of the table (with --plan the\n"
     "                 plans, with --check-only the check-only document)\n"
-    "  --record FILE  write that document to FILE atomically (the target's: DIR/targets/NAME/" EA_BASELINES_NAME ")\n"
+    "  --record FILE  write that document to FILE atomically (the target's: DIR/targets/NAME/" EA_BASELINES_NAME ";\n"
+    "                 -: standard output, instead of the table)\n"
     "  --keep-from FILE  a baselines document of this GPU model (the base target's): the document is FILE's\n"
     "                 with the measured points' results replaced and every other result kept byte for byte\n"
     "                 (ci/golden-stage measures only what a lowering recaptured); refused when FILE lacks a\n"
@@ -74,7 +75,7 @@ const char ea_usage_run[] =
 
 typedef struct {
     const char *scope, *record, *golden, *target, *keep_from;
-    int json, plan, quiet;
+    int json, plan, quiet, record_stdout; /* --record -: stdout carries the document alone */
     ea_run_opts ro;
     char command[1024];
 } run_options;
@@ -102,6 +103,8 @@ static int parse(int argc, char **argv, run_options *o, int *help)
     if (c.plan && c.check_only)
         return ea_cli_usage_error("run", "%s", "--plan (no GPU, nothing run) and --check-only (run once, checked) "
                                                "exclude each other");
+    if ((rc = ea_cli_stdout_once("run", c.json, &c.record, 1, &o->record_stdout)))
+        return rc;
     o->scope = c.scope;
     o->record = c.record;
     o->keep_from = c.keep_from;
@@ -193,13 +196,13 @@ static cJSON *unsupported(const ea_run_ctx *c, const ea_scope_ref *r, const char
 /* The point's plan in the modes of c->opts its family declares (ea_repro_modes: *fo becomes those, and
  * c->opts fo), or its refusal as an unsupported result (the family's reason, or the modes it lacks), which the
  * caller reports so that one refused point hides no other. *partly: some asked modes are not run. */
-static cJSON *plan_or_unsupported(ea_run_ctx *c, const ea_scope_ref *r, ea_run_opts *fo, int *partly)
+static cJSON *plan_or_unsupported(ea_run_ctx *c, const ea_scope_ref *r, ea_run_opts *fo, char *partly, size_t n)
 {
     ea_error why;
     const ea_run_opts *asked = c->opts;
     if (!ea_repro_modes(r->family, asked, fo, why.msg, sizeof why.msg))
         return unsupported(c, r, why.msg, asked->log);
-    *partly = why.msg[0] != '\0';
+    snprintf(partly, n, "%s", why.msg);
     c->opts = fo;
     cJSON *arr = ea_repro_points(c, r, 0, &why);
     c->opts = asked;
@@ -221,14 +224,17 @@ static int each_point(ea_run_ctx *c, const ea_run_opts *ro, const ea_scope_ref *
                       const annotations *a, cJSON *out, int *unsupported, ea_error *err)
 {
     int partly = 0;
+    char whys[2048] = ""; /* each family's "has no <mode> mode", once */
     *unsupported = 0;
     c->opts = ro;
     for (int i = 0; i < n; i++) {
         ea_run_opts fo = *ro;
-        int part = 0;
+        char part[sizeof(ea_error){0}.msg];
         double t0 = seconds_now();
-        cJSON *arr = plan_or_unsupported(c, &refs[i], &fo, &part), *r;
-        partly += part;
+        cJSON *arr = plan_or_unsupported(c, &refs[i], &fo, part, sizeof part), *r;
+        partly += part[0] != '\0';
+        if (part[0] && !strstr(whys, part))
+            snprintf(whys + strlen(whys), sizeof whys - strlen(whys), "%s%s", whys[0] ? "; " : "", part);
         if (measure && !ea_unsupported_reason(cJSON_GetArrayItem(arr, 0))) { /* planned: measure it */
             cJSON_Delete(arr);
             c->opts = &fo;
@@ -250,8 +256,9 @@ static int each_point(ea_run_ctx *c, const ea_run_opts *ro, const ea_scope_ref *
         cJSON_Delete(arr);
     }
     if (partly && ro->log)
-        fprintf(ro->log, "run: %d of %d points run in part of the asked modes: their families declare no other\n",
-                partly, n);
+        fprintf(ro->log, "run: %d of %d points ran in only some of the asked modes, as their families declare (expected, "
+                         "not an error; fabricated: the pipeline's randint(0, 100) inputs, measured by the families that "
+                         "declare it): %s\n", partly, n, whys);
     if (*unsupported && ro->log)
         fprintf(ro->log, "run: %d of %d points unsupported (the document lists why)\n", *unsupported, n);
     return 0;
@@ -482,7 +489,7 @@ int ea_cmd_run(int argc, char **argv)
     } else {
         if (o.json)
             ea_cli_print_json(out);
-        else
+        else if (!o.record_stdout)
             ea_baseline_print(out, stdout);
         /* every oracle must be no slower than every committed candidate of its scope, priced on this run */
         int slower = ea_candidates_check(o.golden, &t, out, stderr, &err);

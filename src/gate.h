@@ -57,7 +57,9 @@ int ea_gate_exit(const cJSON *report);
 cJSON *ea_gate_summarize(cJSON *report);
 cJSON *ea_gate_propose(const cJSON *stored, const cJSON *fresh, const cJSON *report);
 void ea_gate_print(const cJSON *report, FILE *f);
-/* The markdown table (gate_impl.h's ea_gate_markdown) and the JUnit XML (one testcase per entry, named by point,
+/* The markdown a CI job posts: the summary, then every entry not SAME (malloc'd). */
+char *ea_gate_markdown(const cJSON *report);
+/* The markdown table (ea_gate_markdown) and the JUnit XML (one testcase per entry, named by point,
  * result, path and mode, a failure with its status, detail and where for each entry not SAME) written, each where a
  * file is named (NULL: not written), atomically. */
 int ea_gate_write_texts(const cJSON *report, const char *markdown, const char *junit, ea_error *err);

@@ -1,6 +1,6 @@
 /* gate_text.c: a gate report as the terminal table, the markdown a CI job posts and JUnit XML (contract in gate.h). */
 #include "gate.h"
-#include "gate_impl.h"
+#include "gate.h"
 
 #include <stdio.h>
 #include <stdlib.h>

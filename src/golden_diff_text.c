@@ -6,6 +6,7 @@
 
 #include "golden_diff.h"
 #include "json.h"
+#include "text_table.h"
 
 /* ea_golden_diff_kinds, shorter */
 static const char *const headers[] = {"class", "added", "removed", "partition", "boundary", "timing", NULL};
@@ -22,27 +23,49 @@ static void side_line(const cJSON *side, FILE *f)
     fprintf(f, ")");
 }
 
+/* The terminal's summary table: columns as wide as their contents. */
+static void text_table(const cJSON *rows, const char *key, const char *title, FILE *f)
+{
+    const cJSON *r;
+    cJSON *t = cJSON_CreateArray(), *row = ea_text_row(t);
+    fprintf(f, "\n%s:\n", title);
+    ea_text_cell(row, "%s", key);
+    for (int k = 0; headers[k]; k++)
+        ea_text_cell(row, "%s", headers[k]);
+    cJSON_ArrayForEach(r, rows)
+    {
+        row = ea_text_row(t);
+        ea_text_cell(row, "%s", ej_text(r, key));
+        for (int k = 0; ea_golden_diff_kinds[k]; k++)
+            ea_text_cell(row, "%d", (int)ej_num(r, ea_golden_diff_kinds[k]));
+    }
+    ea_text_table_print(f, t, "lrrrrrr", "  ");
+    cJSON_Delete(t);
+    if (!cJSON_GetArraySize(rows))
+        fprintf(f, "  (none)\n");
+}
+
 static void table(const cJSON *rows, const char *key, const char *title, int md, FILE *f)
 {
     const cJSON *r;
-    fprintf(f, md ? "\n### %s\n\n| %s |" : "\n%s:\n  %-40s", title, key);
+    if (!md)
+        return text_table(rows, key, title, f);
+    fprintf(f, "\n### %s\n\n| %s |", title, key);
     for (int k = 0; headers[k]; k++)
-        fprintf(f, md ? " %s |" : " %9s", headers[k]);
-    if (md) {
-        fprintf(f, "\n| --- |");
-        for (int k = 0; headers[k]; k++)
-            fprintf(f, " ---: |");
-    }
+        fprintf(f, " %s |", headers[k]);
+    fprintf(f, "\n| --- |");
+    for (int k = 0; headers[k]; k++)
+        fprintf(f, " ---: |");
     fprintf(f, "\n");
     cJSON_ArrayForEach(r, rows)
     {
-        fprintf(f, md ? "| %s |" : "  %-40s", ej_text(r, key));
+        fprintf(f, "| %s |", ej_text(r, key));
         for (int k = 0; ea_golden_diff_kinds[k]; k++)
-            fprintf(f, md ? " %d |" : " %9d", (int)ej_num(r, ea_golden_diff_kinds[k]));
+            fprintf(f, " %d |", (int)ej_num(r, ea_golden_diff_kinds[k]));
         fprintf(f, "\n");
     }
     if (!cJSON_GetArraySize(rows))
-        fprintf(f, md ? "| (none) |\n" : "  (none)\n");
+        fprintf(f, "| (none) |\n");
 }
 
 static void render(const cJSON *report, int md, FILE *f)
@@ -62,12 +85,21 @@ static void render(const cJSON *report, int md, FILE *f)
     if (ej_str(report, "timings_note"))
         fprintf(f, "\nTimings not compared: %s\n", ej_text(report, "timings_note"));
     fprintf(f, md ? "\n### Changes\n\n" : "\nChanges:\n");
+    cJSON *t = cJSON_CreateArray();
     cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(report, "changes"))
     {
         const char *what = ej_str(c, "id") ? ej_text(c, "id") : ej_str(c, "scope") ? ej_text(c, "scope") : ej_text(c, "point");
-        fprintf(f, md ? "- **%s** `%s` %s: %s\n" : "  %-13s %-24s %s: %s\n", ej_text(c, "kind"), ej_text(c, "op"), what,
-                ej_text(c, "detail"));
+        if (md) {
+            fprintf(f, "- **%s** `%s` %s: %s\n", ej_text(c, "kind"), ej_text(c, "op"), what, ej_text(c, "detail"));
+            continue;
+        }
+        cJSON *row = ea_text_row(t);
+        ea_text_cell(row, "%s", ej_text(c, "kind"));
+        ea_text_cell(row, "%s", ej_text(c, "op"));
+        ea_text_cell(row, "%s: %s", what, ej_text(c, "detail"));
     }
+    ea_text_table_print(f, t, "lll", "  ");
+    cJSON_Delete(t);
     int n = (int)ej_num(s, "changes");
     fprintf(f, md ? "\n%d change(s)\n" : "%d change(s)\n", n);
 }

@@ -6,6 +6,7 @@
 
 #include "json.h"
 #include "occurrences_impl.h"
+#include "text_table.h"
 
 static int expect_string(ej_val v, const char *key, const char *want, ea_error *err)
 {
@@ -327,16 +328,38 @@ void ea_occurrences_print(const cJSON *summary, FILE *f)
 {
     const cJSON *by_op = cJSON_GetObjectItem(summary, "occurrences_by_op");
     const cJSON *pts = cJSON_GetObjectItem(summary, "points_by_op"), *o;
-    fprintf(f, "%-26s %11s %7s\n", "op", "occurrences", "points");
+    cJSON *t = cJSON_CreateArray(), *r = ea_text_row(t);
+    for (const char *const *h = (const char *const[]){"op", "occurrences", "points", NULL}; *h; h++)
+        ea_text_cell(r, "%s", *h);
     cJSON_ArrayForEach(o, by_op)
-        fprintf(f, "%-26s %11d %7d\n", o->string, o->valueint, cJSON_GetObjectItem(pts, o->string)->valueint);
-    fprintf(f, "%-26s %11d    (bf16 index_add: %d)\n\n", "total",
-            cJSON_GetObjectItem(summary, "occurrences_total")->valueint,
-            cJSON_GetObjectItem(summary, "bf16_index_add")->valueint);
-    fprintf(f, "%-26s %-10s %-6s %-34s %11s %7s\n", "op", "suite", "mode", "model", "occurrences", "points");
+    {
+        r = ea_text_row(t);
+        ea_text_cell(r, "%s", o->string);
+        ea_text_cell(r, "%d", o->valueint);
+        ea_text_cell(r, "%d", cJSON_GetObjectItem(pts, o->string)->valueint);
+    }
+    r = ea_text_row(t);
+    ea_text_cell(r, "total");
+    ea_text_cell(r, "%d", cJSON_GetObjectItem(summary, "occurrences_total")->valueint);
+    ea_text_cell(r, "%s", "");
+    ea_text_cell(r, "(bf16 index_add: %d)", cJSON_GetObjectItem(summary, "bf16_index_add")->valueint);
+    ea_text_table_print(f, t, "lrrl", "");
+    cJSON_Delete(t);
+    fputc('\n', f);
+    t = cJSON_CreateArray();
+    r = ea_text_row(t);
+    for (const char *const *h = (const char *const[]){"op", "suite", "mode", "model", "occurrences", "points", NULL}; *h; h++)
+        ea_text_cell(r, "%s", *h);
     cJSON_ArrayForEach(o, cJSON_GetObjectItem(summary, "by_model"))
-        fprintf(f, "%-26s %-10s %-6s %-34s %11d %7d\n", ej_text(o, "op"), ej_text(o, "suite"), ej_text(o, "mode"), ej_text(o, "model"),
-                cJSON_GetObjectItem(o, "occurrences")->valueint, cJSON_GetObjectItem(o, "points")->valueint);
+    {
+        r = ea_text_row(t);
+        for (const char *const *k = (const char *const[]){"op", "suite", "mode", "model", NULL}; *k; k++)
+            ea_text_cell(r, "%s", ej_text(o, *k));
+        ea_text_cell(r, "%d", cJSON_GetObjectItem(o, "occurrences")->valueint);
+        ea_text_cell(r, "%d", cJSON_GetObjectItem(o, "points")->valueint);
+    }
+    ea_text_table_print(f, t, "llllrr", "");
+    cJSON_Delete(t);
 }
 
 int ea_golden_dir_of(const char *occurrence_file, char *out, size_t n)

@@ -34,6 +34,31 @@ static void us(cJSON *row, double v)
     figure(row, "%.1f", v); /* microseconds to one decimal */
 }
 
+/* An after-GPU figure of an aggregate: "unpriced" where no row of it has an after price (a library extern,
+ * no device work, no baselines: the notes say which), never 0.0; "-" where a priced aggregate lacks it. */
+static int all_unpriced(const cJSON *agg)
+{
+    return ej_num(agg, "unpriced") > 0 && ej_num(agg, "unpriced") >= ej_num(agg, "occurrences");
+}
+
+static void after_us(cJSON *row, double v, const cJSON *agg)
+{
+    if (all_unpriced(agg)) /* even a bucket of no occurrence: with nothing priced, its 0 says nothing */
+        cell(row, "unpriced");
+    else
+        us(row, v);
+}
+
+/* "12.3 us" into b, or "unpriced" where v is absent or nothing of the aggregate is priced. */
+static const char *us_text(char *b, size_t n, double v, const cJSON *agg)
+{
+    if (!isfinite(v) || all_unpriced(agg))
+        snprintf(b, n, "unpriced");
+    else
+        snprintf(b, n, "%.1f us", v);
+    return b;
+}
+
 static void count(cJSON *row, double v)
 {
     figure(row, "%.0f", v);
@@ -89,6 +114,31 @@ static void gpu_titles(const cJSON *doc, const char *const *what, int n, int nbe
         snprintf(c[i], sizeof c[i], "%s %s us", what[i], short_gpu(ej_str(g, i < nbefore ? "before" : "after")));
 }
 
+/* "unpriced: OP (reason), ...": each op none of whose occurrences has an after price, with its rows' reason
+ * up to its first colon (the rows carry it whole). */
+static void unpriced_note(cJSON *t, const cJSON *doc)
+{
+    char b[2048] = "";
+    size_t k = 0;
+    const cJSON *o, *r;
+    cJSON_ArrayForEach(o, obj(doc, "ops"))
+    {
+        if (!(ej_num(o, "unpriced") > 0 && ej_num(o, "unpriced") >= ej_num(o, "occurrences")))
+            continue;
+        const char *why = "no after price";
+        cJSON_ArrayForEach(r, obj(doc, "rows"))
+            if (!strcmp(ej_str(r, "op"), ej_str(o, "op")) && ej_str(r, "unpriced")) {
+                why = ej_str(r, "unpriced");
+                break;
+            }
+        if (k < sizeof b)
+            k += (size_t)snprintf(b + k, sizeof b - k, "%s%s (%.*s)", k ? "; " : "unpriced, not 0 us: ", ej_str(o, "op"),
+                                  (int)strcspn(why, ":"), why);
+    }
+    if (k)
+        note(t, b);
+}
+
 static void op_table(cJSON *tables, const cJSON *doc)
 {
     static const char *const what[] = {"seed", "pipeline", "fabricated", "faithful", "oracle", "headroom",
@@ -113,12 +163,13 @@ static void op_table(cJSON *tables, const cJSON *doc)
         us(r, ej_num(obj(o, "seed"), "total_us"));
         us(r, ej_num(gap, "pipeline"));
         us(r, ej_num(u, "fabricated") > 0 ? ej_num(u, "fabricated") : NAN);
-        us(r, ej_num(u, "after"));
-        us(r, ej_num(u, "oracle"));
-        us(r, ej_num(u, "headroom"));
+        after_us(r, ej_num(u, "after"), o);
+        after_us(r, ej_num(u, "oracle"), o);
+        after_us(r, ej_num(u, "headroom"), o);
         if (staged)
-            us(r, ej_num(u, "after_candidate"));
+            after_us(r, ej_num(u, "after_candidate"), o);
     }
+    unpriced_note(t, doc);
     note(t, "seed: the seed issue's direct-op totals (golden/seed_totals.json); never added to the other GPU's columns");
     if (staged)
         note(t, "after candidate lowering: faithful, with each scope a committed candidate-lowering target re-captured at "
@@ -129,12 +180,14 @@ static void op_table(cJSON *tables, const cJSON *doc)
     note(t, "fabricated: the in-scope current path on the pipeline's randint(0, 100) index, where the family measures one");
 }
 
-/* Most after time first; ties by name, so the order never depends on qsort. */
+/* Most after time first, unpriced last; ties by name, so the order never depends on qsort. */
 static int by_after(const void *a, const void *b)
 {
     const cJSON *m = *(const cJSON *const *)a, *n = *(const cJSON *const *)b;
     double x = ej_num(obj(m, "us"), "after"), y = ej_num(obj(n, "us"), "after");
-    if (x != y)
+    if (isfinite(x) != isfinite(y)) /* an unpriced model after every priced one */
+        return isfinite(y) - isfinite(x);
+    if (isfinite(x) && x != y)
         return (y > x) - (y < x);
     for (const char *const *k = (const char *const[]){"suite", "mode", "model", NULL}; *k; k++) {
         int c = strcmp(ej_str(m, *k), ej_str(n, *k));
@@ -187,10 +240,10 @@ static void model_table(cJSON *tables, const cJSON *doc, int top)
         cJSON_ArrayForEach(s, obj(v[i], "seed"))
             seed += ej_num(s, "total_us");
         us(r, cJSON_GetArraySize(obj(v[i], "seed")) ? seed : NAN);
-        us(r, ej_num(u, "lowered"));
-        us(r, ej_num(u, "conditional_fallback"));
-        us(r, ej_num(u, "true_fallback"));
-        us(r, ej_num(u, "headroom"));
+        after_us(r, ej_num(u, "lowered"), v[i]);
+        after_us(r, ej_num(u, "conditional_fallback"), v[i]);
+        after_us(r, ej_num(u, "true_fallback"), v[i]);
+        after_us(r, ej_num(u, "headroom"), v[i]);
     }
     free(v);
     note(t, "corpus extern: the corpus's model accounting, extern_total_us over all of the model's externs (mm, conv, ... "
@@ -226,23 +279,39 @@ static void totals_table(cJSON *tables, const cJSON *doc)
     answer(tab, "before", a);
     if (isfinite(ej_num(gap, "pipeline")))
         snprintf(a, sizeof a, "%s: pipeline price %.1f us, faithful %.1f us: lone-op launch %.1f, fabricated contention %.1f, "
-                 "scope %.1f", after, ej_num(gap, "pipeline"), ej_num(u, "after"), ej_num(gap, "lone_op_launch"),
-                 ej_num(gap, "fabricated_contention"), ej_num(gap, "scope"));
-    else
+                 "scope %.1f%s", after, ej_num(gap, "pipeline"), ej_num(u, "after"), ej_num(gap, "lone_op_launch"),
+                 ej_num(gap, "fabricated_contention"), ej_num(gap, "scope"),
+                 ej_num(gap, "lone_op_launch") < 0 || ej_num(gap, "fabricated_contention") < 0 || ej_num(gap, "scope") < 0
+                     ? " (a term below zero: the gap table's notes say why)" : "");
+    else if (isfinite(ej_num(u, "fabricated_over_faithful")))
         snprintf(a, sizeof a, "%s: fabricated index over faithful, in scope: %.1f us; %s", after,
                  ej_num(u, "fabricated_over_faithful"), ej_text(g, "pipeline_note"));
+    else
+        snprintf(a, sizeof a, "%s: not measured; %s", after, ej_text(g, "pipeline_note"));
     answer(tab, "artificial (fabricated over faithful)", a);
-    snprintf(a, sizeof a, "%.0f false externs; %s: %.1f us in Inductor's own kernels; %s: the seed attributed %.1f us "
-             "to ops lowered in every occurrence", ej_num(t, "false_extern"), after, ej_num(u, "lowered"), ej_str(b, "gpu"),
-             ej_num(b, "seed_false_extern_us"));
+    char x[3][48];
+    if (isfinite(ej_num(b, "seed_false_extern_us")))
+        snprintf(x[1], sizeof x[1], "%.1f us", ej_num(b, "seed_false_extern_us"));
+    else
+        snprintf(x[1], sizeof x[1], "no figure (no seed totals)");
+    snprintf(a, sizeof a, "%.0f false externs; %s: %s in Inductor's own kernels; %s: the seed attributed %s to ops "
+             "lowered in every occurrence", ej_num(t, "false_extern"), after, us_text(x[0], 48, ej_num(u, "lowered"), t),
+             ej_str(b, "gpu"), x[1]);
     answer(tab, "leaves the extern bucket", a);
-    snprintf(a, sizeof a, "%s: true fallback %.1f us, conditional fallback %.1f us", after, ej_num(u, "true_fallback"),
-             ej_num(u, "conditional_fallback"));
+    snprintf(a, sizeof a, "%s: true fallback %s, conditional fallback %s", after,
+             us_text(x[0], 48, ej_num(u, "true_fallback"), t), us_text(x[1], 48, ej_num(u, "conditional_fallback"), t));
     answer(tab, "true or conditional fallback", a);
-    snprintf(a, sizeof a, "%s: oracle headroom %.1f us of %.1f us (%.0f%%)", after, ej_num(u, "headroom"), ej_num(u, "after"),
-             ej_num(u, "after") > 0 ? 100 * ej_num(u, "headroom") / ej_num(u, "after") : 0);
+    if (ej_num(u, "after") > 0 && isfinite(ej_num(u, "headroom")))
+        snprintf(a, sizeof a, "%s: oracle headroom %.1f us of %.1f us (%.0f%%)", after, ej_num(u, "headroom"),
+                 ej_num(u, "after"), 100 * ej_num(u, "headroom") / ej_num(u, "after"));
+    else
+        snprintf(a, sizeof a, "%s: unpriced", after);
     answer(tab, "recoverable", a);
-    answer(tab, "staged candidates", ej_str(obj(doc, "candidates"), "note"));
+    const cJSON *line;
+    cJSON_ArrayForEach(line, obj(obj(doc, "candidates"), "lines"))
+        answer(tab, "staged candidate", line->valuestring);
+    if (!cJSON_GetArraySize(obj(obj(doc, "candidates"), "lines")))
+        answer(tab, "staged candidates", ej_str(obj(doc, "candidates"), "note"));
     snprintf(a, sizeof a, "%.0f occurrences unpriced, %d check failures", ej_num(t, "unpriced"),
              cJSON_GetArraySize(obj(doc, "check")));
     answer(tab, "gaps", a);
@@ -271,6 +340,36 @@ char *ea_report_render(const cJSON *doc, int top, const ea_report_style *style)
     return s;
 }
 
+/* A term below zero is no error but reads as one: each says why, with the op's figure. */
+static void negative_notes(cJSON *t, const cJSON *doc)
+{
+    static const struct {
+        const char *term, *why;
+    } terms[] = {
+        {"lone_op_launch", "lone-op launch below zero: back to back, the op ran slower than one call alone (a long op "
+                           "hides its launch and consecutive calls contend), so the pipeline's one-call minimum is "
+                           "under the steady price"},
+        {"fabricated_contention", "fabricated contention below zero: the op ran faster on the pipeline's fabricated "
+                                  "inputs than on faithful ones"},
+        {"scope", "scope below zero: the faithful scope does more than the op the pipeline timed alone (it holds "
+                  "producers or consumers that are fallbacks too, e.g. the routing scope's sort and cumsum around "
+                  "histc), so the scope costs more than the op"},
+    };
+    const cJSON *o;
+    char b[1024];
+    for (size_t i = 0; i < sizeof terms / sizeof terms[0]; i++) {
+        size_t k = 0;
+        cJSON_ArrayForEach(o, obj(doc, "ops"))
+            if (ej_num(obj(o, "gap"), terms[i].term) < 0 && k < sizeof b)
+                k += (size_t)snprintf(b + k, sizeof b - k, "%s%s %.1f us", k ? ", " : "", ej_str(o, "op"),
+                                      ej_num(obj(o, "gap"), terms[i].term));
+        if (k < sizeof b)
+            snprintf(b + k, sizeof b - k, ": %s", terms[i].why);
+        if (k)
+            note(t, b);
+    }
+}
+
 /* The pipeline's price against the faithful one, term by term; only once the pipeline was measured. */
 static void gap_table(cJSON *tables, const cJSON *doc)
 {
@@ -282,10 +381,17 @@ static void gap_table(cJSON *tables, const cJSON *doc)
     gpu_titles(doc, what, 5, 0, c);
     const char *const cols[] = {"op", c[0], c[1], c[2], c[3], c[4], NULL};
     cJSON *t = table(tables, "Gap: the pipeline's price down to the faithful in-scope price", "lrrrrr", cols);
+    char untimed[1024] = "";
+    size_t k = 0;
     cJSON_ArrayForEach(o, obj(doc, "ops"))
     {
-        cJSON *r = row_of(t);
         const cJSON *gap = obj(o, "gap");
+        if (!isfinite(ej_num(gap, "pipeline"))) { /* a row of dashes says nothing: the op is named in a note */
+            if (k < sizeof untimed)
+                k += (size_t)snprintf(untimed + k, sizeof untimed - k, "%s%s", k ? ", " : "", ej_str(o, "op"));
+            continue;
+        }
+        cJSON *r = row_of(t);
         cell(r, ej_str(o, "op"));
         us(r, ej_num(gap, "pipeline"));
         us(r, ej_num(gap, "lone_op_launch"));
@@ -296,6 +402,12 @@ static void gap_table(cJSON *tables, const cJSON *doc)
     note(t, "pipeline = lone-op launch (one call per replay, minimum, against 20 to a replay) + fabricated contention "
             "(the op alone on fabricated against faithful inputs, where a faithful op timing exists; else inside scope) "
             "+ scope (the op alone against its whole scope, fused or shared) + faithful");
+    negative_notes(t, doc);
+    if (k) {
+        char b[1200];
+        snprintf(b, sizeof b, "no pipeline timing, so no gap: %s", untimed);
+        note(t, b);
+    }
 }
 
 static cJSON *ea_report_tables(const cJSON *doc, int top)

@@ -5,8 +5,7 @@
 
 #include "report.h"
 #include "report_impl.h"
-
-#define MAX_COLS 16
+#include "text_table.h"
 
 static const char *cell(const cJSON *row, int i)
 {
@@ -23,29 +22,16 @@ static void head_line(FILE *f, const char *doc_title, const cJSON *doc)
             cJSON_IsString(after) ? after->valuestring : "no GPU (no baselines)");
 }
 
-static void text_line(FILE *f, const cJSON *line, int nc, const int *w, const char *align)
-{
-    for (int i = 0; i < nc && i < MAX_COLS; i++) /* a last left column unpadded: no trailing blanks */
-        fprintf(f, "  %*s", align[i] == 'l' ? (i + 1 < nc ? -w[i] : 0) : w[i], cell(line, i));
-    fprintf(f, "\n");
-}
-
 static void text_table(FILE *f, const cJSON *t)
 {
-    const cJSON *cols = cJSON_GetObjectItemCaseSensitive(t, "columns"), *rows = cJSON_GetObjectItemCaseSensitive(t, "rows"),
-                *r, *n;
-    const char *align = cJSON_GetObjectItemCaseSensitive(t, "align")->valuestring;
-    int nc = cJSON_GetArraySize(cols), w[MAX_COLS] = {0};
-    for (int i = 0; i < nc && i < MAX_COLS; i++)
-        w[i] = (int)strlen(cell(cols, i));
-    cJSON_ArrayForEach(r, rows)
-        for (int i = 0; i < nc && i < MAX_COLS; i++)
-            if ((int)strlen(cell(r, i)) > w[i])
-                w[i] = (int)strlen(cell(r, i));
+    const cJSON *r, *n;
+    cJSON *all = cJSON_CreateArray(); /* the header row, then the rows */
+    cJSON_AddItemToArray(all, cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(t, "columns"), 1));
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(t, "rows"))
+        cJSON_AddItemToArray(all, cJSON_Duplicate(r, 1));
     fprintf(f, "\n%s\n", cJSON_GetObjectItemCaseSensitive(t, "title")->valuestring);
-    text_line(f, cols, nc, w, align);
-    cJSON_ArrayForEach(r, rows)
-        text_line(f, r, nc, w, align);
+    ea_text_table_print(f, all, cJSON_GetObjectItemCaseSensitive(t, "align")->valuestring, "  ");
+    cJSON_Delete(all);
     cJSON_ArrayForEach(n, cJSON_GetObjectItemCaseSensitive(t, "notes"))
         fprintf(f, "  note: %s\n", n->valuestring);
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "path.h"
+#include "text_table.h"
 
 /* point's alias among the points of doc that f claims. */
 static void alias_in(const ea_repro_family *f, const cJSON *doc, const cJSON *point, char *out, size_t n)
@@ -200,21 +201,29 @@ void ea_repro_list_print(const cJSON *list, FILE *f)
         int np = cJSON_GetArraySize(points);
         fprintf(f, "\n%s (%s, %d point%s): %s\n", ej_text(fam, "family"), ej_text(fam, "op"), np, np == 1 ? "" : "s",
                 ej_text(fam, "description"));
-        fprintf(f, "  %-22s %-24s %5s %6s  models\n", "alias", "point", "occ.", "scopes");
+        cJSON *t = cJSON_CreateArray(), *r = ea_text_row(t);
+        for (const char *const *h = (const char *const[]){"alias", "point", "occ.", "scopes", "models", NULL}; *h; h++)
+            ea_text_cell(r, "%s", *h);
         cJSON_ArrayForEach(p, points) {
             const cJSON *alias = cJSON_GetObjectItemCaseSensitive(p, "alias"), *models = cJSON_GetObjectItemCaseSensitive(p, "models");
             int shown = 0, total = cJSON_GetArraySize(models);
-            fprintf(f, "  %-22s %-24s %5d %6d  ", cJSON_IsString(alias) ? alias->valuestring : "-", ej_text(p, "point"),
-                    cJSON_GetObjectItemCaseSensitive(p, "occurrences")->valueint,
-                    cJSON_GetObjectItemCaseSensitive(p, "scopes")->valueint);
+            char names[512] = "";
+            r = ea_text_row(t);
+            ea_text_cell(r, "%s", cJSON_IsString(alias) ? alias->valuestring : "-");
+            ea_text_cell(r, "%s", ej_text(p, "point"));
+            ea_text_cell(r, "%d", cJSON_GetObjectItemCaseSensitive(p, "occurrences")->valueint);
+            ea_text_cell(r, "%d", cJSON_GetObjectItemCaseSensitive(p, "scopes")->valueint);
             cJSON_ArrayForEach(m, models) {
+                size_t k = strlen(names);
                 if (shown == 2) {
-                    fprintf(f, ", and %d more", total - shown);
+                    snprintf(names + k, sizeof names - k, ", and %d more", total - shown);
                     break;
                 }
-                fprintf(f, "%s%s", shown++ ? ", " : "", m->valuestring);
+                snprintf(names + k, sizeof names - k, "%s%s", shown++ ? ", " : "", m->valuestring);
             }
-            fprintf(f, "\n");
+            ea_text_cell(r, "%s", names);
         }
+        ea_text_table_print(f, t, "llrrl", "  ");
+        cJSON_Delete(t);
     }
 }

@@ -16,11 +16,14 @@ static const char *const sums[] = {"after", "fabricated", "oracle", "headroom", 
 static const char *const buckets[] = {"lowered", "conditional_fallback", "true_fallback", NULL};
 static const char *const gap_terms[] = {"pipeline", "lone_op_launch", "fabricated_contention", "scope", NULL};
 
+/* v added to o's key; a key that is null (nothing summed yet) becomes v. */
 static void add(cJSON *o, const char *key, double v)
 {
     cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
     if (!x)
         cJSON_AddNumberToObject(o, key, v);
+    else if (cJSON_IsNull(x))
+        cJSON_ReplaceItemInObjectCaseSensitive(o, key, cJSON_CreateNumber(v));
     else
         cJSON_SetNumberValue(x, x->valuedouble + v);
 }
@@ -32,15 +35,29 @@ static cJSON *new_agg(void)
     for (const char *const *k = counts; *k; k++)
         cJSON_AddNumberToObject(a, *k, 0);
     cJSON_AddObjectToObject(a, "classes");
+    cJSON *b = cJSON_AddObjectToObject(a, "buckets");
     us = cJSON_AddObjectToObject(a, "us");
+    /* null until a row gives the figure: an aggregate none of whose rows is priced is unpriced, not 0 us */
     for (const char *const *k = sums; *k; k++)
-        cJSON_AddNumberToObject(us, *k, 0);
-    for (const char *const *k = buckets; *k; k++)
-        cJSON_AddNumberToObject(us, *k, 0);
+        cJSON_AddNullToObject(us, *k);
+    for (const char *const *k = buckets; *k; k++) {
+        cJSON_AddNumberToObject(b, *k, 0);
+        cJSON_AddNullToObject(us, *k);
+    }
     gap = cJSON_AddObjectToObject(a, "gap");
     for (const char *const *k = gap_terms; *k; k++)
         cJSON_AddNullToObject(gap, *k);
     return a;
+}
+
+/* Once every row is in: a bucket that holds no occurrence is 0 us (nothing there), one whose occurrences
+ * are all unpriced stays null. */
+static void finish(cJSON *a)
+{
+    cJSON *us = cJSON_GetObjectItemCaseSensitive(a, "us");
+    for (const char *const *k = buckets; *k; k++)
+        if (ej_num(cJSON_GetObjectItemCaseSensitive(a, "buckets"), *k) == 0)
+            cJSON_ReplaceItemInObjectCaseSensitive(us, *k, cJSON_CreateNumber(0));
 }
 
 /* A row into an aggregate. A sum a row cannot give (unpriced, not measured) is left out and the row
@@ -60,14 +77,14 @@ static void fold(cJSON *a, const cJSON *row)
         if (isfinite(ej_num(rus, *k)))
             add(us, *k, ej_num(rus, *k));
     for (const char *const *k = buckets; *k; k++)
-        if (!strcmp(ej_str(row, "bucket"), *k) && isfinite(after))
-            add(us, *k, after);
-    for (const char *const *k = gap_terms; *k; k++)
-        if (isfinite(ej_num(rgap, *k))) {
-            if (cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(gap, *k)))
-                cJSON_ReplaceItemInObjectCaseSensitive(gap, *k, cJSON_CreateNumber(0));
-            add(gap, *k, ej_num(rgap, *k));
+        if (!strcmp(ej_str(row, "bucket"), *k)) {
+            add(cJSON_GetObjectItemCaseSensitive(a, "buckets"), *k, n);
+            if (isfinite(after))
+                add(us, *k, after);
         }
+    for (const char *const *k = gap_terms; *k; k++)
+        if (isfinite(ej_num(rgap, *k)))
+            add(gap, *k, ej_num(rgap, *k));
 }
 
 static cJSON *seed_json(const ea_seed_op *s, const char *gpu)
@@ -90,6 +107,7 @@ static cJSON *per_op(const ea_rollup_inputs *in, const cJSON *rows)
         cJSON_ArrayForEach(r, rows)
             if (!strcmp(ej_str(r, "op"), ea_audit_ops[i].target))
                 fold(a, r);
+        finish(a);
         cJSON_AddItemToObject(a, "seed", in->have_seed && in->seed.ops[i].occurrences ? seed_json(&in->seed.ops[i], in->seed.gpu)
                                                                                  : cJSON_CreateNull());
         cJSON_AddItemToArray(ops, a);
@@ -168,6 +186,7 @@ static cJSON *per_model(const ea_rollup_inputs *in, const cJSON *rows, cJSON *er
     }
     cJSON_ArrayForEach(m, models)
     {
+        finish(m);
         cJSON_AddItemToObject(m, "seed", seed_parts(in, m));
         corpus_json(in, m, errors);
     }
@@ -265,22 +284,39 @@ static double executions(const cJSON *rows, const cJSON *scope_entry)
     return n > 0 ? n : ej_num(scope_entry, "occurrences");
 }
 
+/* note[from..to), less the "; " that joins it to the one before, as the next of lines (to past the buffer:
+ * the sentence was cut there). */
+static void line(cJSON *lines, const char *note, size_t from, size_t to)
+{
+    size_t len = strlen(note);
+    from += from ? 2 : 0;
+    to = to < len ? to : len;
+    if (to > from) {
+        char b[2048];
+        snprintf(b, sizeof b, "%.*s", (int)(to - from), note + from);
+        cJSON_AddItemToArray(lines, cJSON_CreateString(b));
+    }
+}
+
 /* The committed candidate targets priced, and one sentence on them for the totals (rows: the rollup's). */
 static cJSON *candidates(const ea_rollup_inputs *in, const cJSON *rows)
 {
     cJSON *c = cJSON_CreateObject(), *staged = in->candidates ? cJSON_Duplicate(in->candidates, 1) : cJSON_CreateArray();
     const cJSON *doc, *e;
     char note[2048] = "";
-    size_t k = 0;
+    size_t k = 0, was;
+    cJSON *lines = cJSON_CreateArray(); /* one sentence a candidate: the note cut at its "; " */
     cJSON_AddItemToObject(c, "staged", staged);
     cJSON_ArrayForEach(doc, staged)
     {
         double aten = 0, cand = 0, oracle = 0;
         int priced = 0, unprofitable = 0, n = 0;
+        was = k;
         if (ej_str(doc, "unreadable")) {
             if (k < sizeof note)
                 k += (size_t)snprintf(note + k, sizeof note - k, "%s%s: cannot be priced (%s)", k ? "; " : "",
                                       ej_str(doc, "lowering"), ej_str(doc, "unreadable"));
+            line(lines, note, was, k);
             continue;
         }
         cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(doc, "scopes"))
@@ -302,8 +338,10 @@ static cJSON *candidates(const ea_rollup_inputs *in, const cJSON *rows)
                                   "%.0f%% of the oracle's headroom recovered; %d measured, not profitable",
                                   k ? "; " : "", ej_str(doc, "lowering"), priced, n, aten, cand, oracle,
                                   aten > oracle ? 100 * (aten - cand) / (aten - oracle) : 0, unprofitable);
+        line(lines, note, was, k);
     }
     cJSON_AddStringToObject(c, "note", k ? note : "no staged candidate-lowering targets in the golden folder");
+    cJSON_AddItemToObject(c, "lines", lines);
     return c;
 }
 
@@ -323,6 +361,7 @@ static int ea_rollup_build(const ea_rollup_inputs *in, cJSON **doc, ea_error *er
     const cJSON *r;
     cJSON_ArrayForEach(r, rows)
         fold(t, r);
+    finish(t);
     d = cJSON_CreateObject();
     cJSON_AddStringToObject(d, "schema", EA_ROLLUP_SCHEMA);
     cJSON_AddNumberToObject(d, "schema_version", EA_ROLLUP_VERSION);

@@ -288,7 +288,7 @@ Test(candidate, golden_price_cli)
     cli_run_free(&run);
     run = test_cli("golden", "price", "tests/fixtures/nosuch", NULL);
     cr_expect_eq(run.status, 2);
-    cr_expect(strstr(run.err, "tests/fixtures/nosuch/target.json") != NULL, "%s", run.err);
+    cr_expect(strstr(run.err, "tests/fixtures/nosuch: not a folder (expected a target folder") != NULL, "%s", run.err);
     cli_run_free(&run);
     run = test_cli("golden", "price", STAGE, "--target", "nosuch", NULL);
     cr_expect_eq(run.status, 2);

@@ -239,11 +239,11 @@ Test(cold, floor_fraction_against_the_cold_time)
     FILE *f = open_memstream(&table, &len);
     cr_assert_eq(ea_bottom_line(&t, NULL, f, &err), 0, "%s", err.msg);
     fclose(f);
-    has(table, "current    oracle  cur cold  orc cold     floor  speedup  floor% of\n");
-    has(table, "     90.00      6.00    120.00     10.00 ");
-    has(table, "% cold\n");
-    has(table, "     90.00      6.00         -         - ");
-    has(table, "% warm\n");
+    has(table, "current  oracle  cur cold  orc cold  floor  speedup  floor%  of\n");
+    has(table, "    90.00    6.00    120.00     10.00 ");
+    has(table, "%  cold\n");
+    has(table, "    90.00    6.00         -         - ");
+    has(table, "%  warm\n");
     free(table);
     free(json);
     cJSON_Delete(doc);

@@ -11,7 +11,7 @@
 #include "baseline.h"
 #include "fractions.h"
 #include "gate.h"
-#include "gate_impl.h"
+#include "gate.h"
 #include "target.h"
 #include "helpers.h"
 #include "json.h"

@@ -91,7 +91,8 @@ Test(run_modes, both_runs_the_declared_mode_and_says_so)
         cr_assert_null(cJSON_GetObjectItem(o, "unsupported"));
         cr_assert_not_null(cJSON_GetObjectItem(o, "config"));
     }
-    has(r.err, "run: 11 of 11 points run in part of the asked modes: their families declare no other");
+    has(r.err, "run: 11 of 11 points ran in only some of the asked modes, as their families declare (expected, not an error");
+    has(r.err, "family cumsum has no fabricated mode (it declares: faithful)");
     cJSON_Delete(j);
     cli_run_free(&r);
 
