@@ -1,5 +1,6 @@
 /* baseline_table.c: the baselines' rows with what tells them apart (baseline_table.h). */
 #include "baseline_table.h"
+#include "target_layout.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -77,7 +78,7 @@ cJSON *ea_baseline_table(const char *file, const cJSON *doc)
     ea_error err;
     const char *slash = strrchr(file, '/');
     snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - file) : 1, slash ? file : ".");
-    snprintf(path, sizeof path, "%s/classification.json", dir);
+    ea_tf_path(dir, EA_TF_CLASSIFICATION, path, sizeof path);
     int have_cls = ej_load(path, &cls, &err) == 0; /* audit validated it before; absent: modes unknown */
     cJSON_ArrayForEach(s, scopes)
     {

@@ -141,7 +141,7 @@ static cJSON *pending_gpu_work(const char *golden, const ea_target *t, cJSON *co
                 missing++;
         }
         if (missing) {
-            snprintf(path, sizeof path, "%s/baselines.json: %d of %d %s points unmeasured",
+            snprintf(path, sizeof path, "%s/" EA_BASELINES_NAME ": %d of %d %s points unmeasured",
                      t->name[0] ? t->dir : "(no target)", missing, total, ea_audit_ops[i].short_name);
             need(list, path, "current / oracle / floor timings (a repro family and extern-audit run on a GPU)");
         }
@@ -186,7 +186,7 @@ static int baselines_json(cJSON *j, const ea_target *t, ea_error *err)
 {
     char path[4400];
     ej_doc doc;
-    snprintf(path, sizeof path, "%s/baselines.json", t->dir);
+    ea_tf_path(t->dir, EA_TF_BASELINES, path, sizeof path);
     int present = t->name[0] ? ea_file_present(path, err) : 0;
     if (present <= 0) {
         cJSON_AddNullToObject(j, "baselines");
@@ -256,7 +256,7 @@ int ea_cmd_audit(int argc, char **argv)
         if (!cJSON_GetArraySize(pending))
             printf("  nothing: the classification is present and every point is timed or not timed by design\n");
         if (cJSON_GetArraySize(not_timed))
-            printf("\nNot timed, by design (baselines.json says why; no GPU run adds them):\n");
+            printf("\nNot timed, by design (" EA_BASELINES_NAME " says why; no GPU run adds them):\n");
         cJSON_ArrayForEach(p, not_timed)
             printf("  %s: %d of %d points: %.*s\n", ej_text(p, "op"), (int)ej_num(p, "points"), (int)ej_num(p, "of"),
                    (int)strcspn(ej_text(p, "reason"), ";"), ej_text(p, "reason"));

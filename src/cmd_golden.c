@@ -77,7 +77,7 @@ static int parse(const char *sub, int want, int argc, char **argv, golden_option
     for (int i = 0; i < o->nargs; i++)
         if (stat(o->args[i], &st) || !S_ISDIR(st.st_mode))
             return ea_cli_usage_error("golden", "%s: not a folder (expected a target folder, golden/targets/<target> or a "
-                                                "stage, holding target.json)", o->args[i]);
+                                                "stage, holding " EA_TARGET_NAME ")", o->args[i]);
     return 0;
 }
 
