@@ -30,7 +30,9 @@ const char ea_usage_rollup[] =
     "  --html FILE      one self-contained page with SVG charts and the tables\n"
     "  --v3 FILE        PyTorch benchmark-database v3 records (the HUD's format)\n"
     "  --check          exit 1 when a lowered occurrence is counted as extern, a fallback lacks its\n"
-    "                   label, or a scope is unpriced without a stated reason\n"
+    "                   label, a scope is unpriced without a stated reason, or an implementation beats\n"
+    "                   the oracle beyond noise (warm or cold) where golden/oracle_allowlist.json does\n"
+    "                   not list it (known breaches are printed; a listed one gone or worse fails too)\n"
     "FILE - writes to stdout; a file written or --check prints one line instead of the tables.\n"
     "Figures of different GPUs (the seed's B200, the baselines' GPU) are never added.\n";
 
@@ -60,6 +62,29 @@ static int outputs(const extra *x, const cJSON *doc, FILE *said, ea_error *err)
         free(s);
     }
     return rc;
+}
+
+/* The oracle's known breaches (oracle_rule.h): reported by --check, failing only when the allowlist does not
+ * hold them (then they are in the failures). */
+static void print_allowed(const cJSON *rule)
+{
+    const cJSON *b;
+    int n = 0;
+    cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(rule, "breaches"))
+    {
+        const cJSON *a = cJSON_GetObjectItemCaseSensitive(b, "allowed");
+        if (!a)
+            continue;
+        n++;
+        fprintf(stderr, "rollup --check: oracle beaten, allowed (issue %d): %s %s #%d %s (%s): %s %.3f us, oracle %.3f us: "
+                "%.2fx\n", (int)ej_num(a, "issue"), ej_text(b, "family"), ej_text(b, "point"), (int)ej_num(b, "result"),
+                ej_text(b, "mode"), ej_text(b, "alias"), ej_text(b, "winner"), ej_num(b, "winner_us"),
+                ej_num(b, "oracle_us"), ej_num(b, "ratio"));
+    }
+    if (rule)
+        fprintf(stderr, "rollup --check: oracle rule: %d pairs judged, %d too noisy to judge, %d breaches (%d allowed by "
+                "%s)\n", (int)ej_num(rule, "judged"), (int)ej_num(rule, "unjudged"),
+                cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(rule, "breaches")), n, ej_text(rule, "allowlist"));
 }
 
 int ea_cmd_rollup(int argc, char **argv)
@@ -101,6 +126,7 @@ int ea_cmd_rollup(int argc, char **argv)
             fprintf(stderr, "rollup --check: %s: %s: %s\n", cJSON_GetObjectItemCaseSensitive(f, "kind")->valuestring,
                     cJSON_GetObjectItemCaseSensitive(f, "row")->valuestring,
                     cJSON_GetObjectItemCaseSensitive(f, "why")->valuestring);
+        print_allowed(cJSON_GetObjectItemCaseSensitive(doc, "oracle_rule"));
         fprintf(said, "rollup --check: %d failure%s%s\n", cJSON_GetArraySize(failures),
                cJSON_GetArraySize(failures) == 1 ? "" : "s", cJSON_GetArraySize(failures) ? " (listed on stderr)" : "");
     }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "oracle_rule.h"
 #include "rollup_corpus.h"
 #include "rollup_impl.h"
 #include "target_layout.h"
@@ -375,6 +376,12 @@ static int ea_rollup_build(const ea_rollup_inputs *in, cJSON **doc, ea_error *er
     cJSON_AddItemToObject(d, "input_errors", errors);
     cJSON *failures = cJSON_CreateArray();
     ea_rollup_check(d, failures);
+    if (in->oracle_rule) {
+        cJSON *rule = cJSON_Duplicate(in->oracle_rule, 1);
+        cJSON_AddStringToObject(rule, "allowlist", in->oracle_allowlist);
+        ea_oracle_rule_apply(rule, in->oracle_allowed, in->target_name, in->oracle_allowlist, failures);
+        cJSON_AddItemToObject(d, "oracle_rule", rule);
+    }
     cJSON_AddItemToObject(d, "check", failures);
     *doc = d;
     return 0;

@@ -42,6 +42,8 @@ typedef struct {
     char baselines_file[4096], gpu_model[64];
     ea_torch_ops ops;                      /* loaded 0 when absent */
     cJSON *candidates;                     /* candidate.h's ea_candidates_staged; NULL without baselines */
+    cJSON *oracle_rule, *oracle_allowed;   /* oracle_rule.h's breaches (NULL without baselines), its allowlist */
+    char target_name[128], oracle_allowlist[4352];
     ea_seed_totals seed;
     int have_seed;
     char seed_file[4096], note_baselines[4352], note_corpus[4352];

@@ -8,6 +8,7 @@
 #include "candidate.h"
 #include "classify.h"
 #include "occurrences.h"
+#include "oracle_rule.h"
 #include "rollup.h"
 #include "readfile.h"
 #include "rollup_corpus.h"
@@ -49,6 +50,22 @@ static int load_baselines(ea_rollup_inputs *in, const ea_target *t, ea_error *er
     return 0;
 }
 
+/* The oracle's rule on the target's baselines, with its captures (torch.compile's times, the lowering's scopes). */
+static int load_oracle_rule(ea_rollup_inputs *in, const ea_target *t, ea_error *err)
+{
+    ea_captures caps;
+    if (ea_oracle_allowlist_load(in->o.golden, &in->oracle_allowed, in->oracle_allowlist, sizeof in->oracle_allowlist,
+                                 err))
+        return -1;
+    if (!in->baselines)
+        return 0;
+    if (ea_target_captures_load(t->dir, &caps, err))
+        return -1;
+    int rc = ea_oracle_rule_breaches(t, in->baselines_file, in->baselines, &caps, &in->oracle_rule, err);
+    ea_captures_free(&caps);
+    return rc;
+}
+
 int ea_rollup_load(const ea_rollup_opts *o, ea_rollup_inputs *in, ea_error *err)
 {
     char path[4352];
@@ -64,8 +81,10 @@ int ea_rollup_load(const ea_rollup_opts *o, ea_rollup_inputs *in, ea_error *err)
     ea_tf_path(t.dir, EA_TF_CLASSIFICATION, path, sizeof path);
     if ((t.name[0] && optional_doc(path, ea_classification_validate, &in->classification, err)) ||
         load_baselines(in, &t, err) || (t.name[0] && ea_torch_ops_load_dir(t.dir, t.gpu_model, &in->ops, err)) ||
-        (in->baselines && !t.lowering[0] && ea_candidates_staged(o->golden, &t, in->baselines, &in->candidates, err)))
+        (in->baselines && !t.lowering[0] && ea_candidates_staged(o->golden, &t, in->baselines, &in->candidates, err)) ||
+        load_oracle_rule(in, &t, err))
         goto fail;
+    snprintf(in->target_name, sizeof in->target_name, "%s", t.name);
     snprintf(in->seed_file, sizeof in->seed_file, "%s/seed_totals.json", o->golden);
     int seed = ea_file_present(in->seed_file, err);
     if (seed < 0)
@@ -95,7 +114,9 @@ void ea_rollup_free(ea_rollup_inputs *in)
     cJSON_Delete(in->classification);
     cJSON_Delete(in->baselines);
     cJSON_Delete(in->candidates);
-    in->classification = in->baselines = in->candidates = NULL;
+    cJSON_Delete(in->oracle_rule);
+    cJSON_Delete(in->oracle_allowed);
+    in->classification = in->baselines = in->candidates = in->oracle_rule = in->oracle_allowed = NULL;
     ea_torch_ops_free(&in->ops);
     if (in->have_seed)
         ea_seed_totals_free(&in->seed);

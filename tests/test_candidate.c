@@ -308,13 +308,13 @@ Test(candidate, golden_price_cli)
 static const char *golden_with_candidate(void)
 {
     const char *golden = test_tmpdir();
-    char cmd[16384], cwd[4096];
+    char cmd[40960], cwd[4096];
     cr_assert(getcwd(cwd, sizeof cwd));
     stage_copy(golden);
     snprintf(cmd, sizeof cmd,
              "ln -s '%s/golden/occurrences' '%s/occurrences' && ln -s '%s/golden/seed_totals.json' '%s/' && "
-             "ln -s '%s/golden/targets/" TEST_TARGET "' '%s/targets/'",
-             cwd, golden, cwd, golden, cwd, golden);
+             "ln -s '%s/golden/targets/" TEST_TARGET "' '%s/targets/' && ln -s '%s/golden/oracle_allowlist.json' '%s/'",
+             cwd, golden, cwd, golden, cwd, golden, cwd, golden);
     cr_assert_eq(system(cmd), 0, "%s", cmd);
     return golden;
 }

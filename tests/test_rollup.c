@@ -37,13 +37,21 @@ static void put(const char *dir, const char *name, const cJSON *doc)
 static const char *golden_copy(const cJSON *classification, const cJSON *baselines, const cJSON *torch_ops, int seed)
 {
     const char *dir = test_tmpdir();
-    char cwd[PATH_MAX], src[PATH_MAX + 32], dst[PATH_MAX];
+    char cwd[PATH_MAX], src[PATH_MAX + 64], dst[PATH_MAX];
     cr_assert(getcwd(cwd, sizeof cwd));
     snprintf(src, sizeof src, "%s/golden/occurrences", cwd);
     snprintf(dst, sizeof dst, "%s/occurrences", dir);
     cr_assert_eq(symlink(src, dst), 0);
+    /* the oracle's known breaches on the committed baselines (oracle_rule.h) */
+    snprintf(src, sizeof src, "%s/golden/oracle_allowlist.json", cwd);
+    snprintf(dst, sizeof dst, "%s/oracle_allowlist.json", dir);
+    cr_assert_eq(symlink(src, dst), 0);
     cJSON *c = classification ? cJSON_Duplicate(classification, 1) : load("golden/targets/" TEST_TARGET "/classification.json");
     free(test_target(dir, "H200", "2.11.0+cu130", "9.0"));
+    /* torch.compile's times the rule judges the oracle against are the captures' */
+    snprintf(src, sizeof src, "%s/golden/targets/" TEST_TARGET "/captures", cwd);
+    snprintf(dst, sizeof dst, "%s/targets/" TEST_TARGET "/captures", dir);
+    cr_assert_eq(symlink(src, dst), 0);
     put(dir, "targets/" TEST_TARGET "/classification.json", c);
     cJSON_Delete(c);
     if (baselines)
