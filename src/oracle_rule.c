@@ -1,6 +1,7 @@
 /* oracle_rule.c: the oracle against every implementation measured beside it, and the allowlist (contract in
  * oracle_rule.h). */
 #include "oracle_rule.h"
+#include "target_layout.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -18,16 +19,12 @@ static const ea_capture *capture_named(const ea_captures *caps, const char *scop
     return NULL;
 }
 
-/* The capture a fidelity's "capture" ("captures/<scope>/capture.json") names, or NULL. */
+/* The capture a fidelity's "capture" (the relative captures/<scope>/capture.json) names, or NULL. */
 static const ea_capture *fidelity_capture(const ea_captures *caps, const cJSON *fidelity)
 {
-    const char *rel = ej_str(fidelity, "capture"), *pre = "captures/", *suf = "/capture.json";
-    size_t n = rel ? strlen(rel) : 0, np = strlen(pre), ns = strlen(suf);
+    const char *rel = ej_str(fidelity, "capture");
     char scope[256];
-    if (n <= np + ns || n - np - ns >= sizeof scope || strncmp(rel, pre, np) || strcmp(rel + n - ns, suf))
-        return NULL;
-    snprintf(scope, sizeof scope, "%.*s", (int)(n - np - ns), rel + np);
-    return capture_named(caps, scope);
+    return ea_tf_capture_scope(rel, scope, sizeof scope) ? capture_named(caps, scope) : NULL;
 }
 
 /* A candidate target's own result: one of its scopes was captured under the lowering. */
