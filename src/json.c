@@ -1,7 +1,9 @@
 #include "json.h"
 #include "json_impl.h"
+#include "landing.h"
 #include "readfile.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -436,7 +438,36 @@ static int cannot_write(const char *path, int errnum, ea_error *err)
     return ea_fail(err, "%s: cannot write: %s", path, strerror(errnum));
 }
 
-/* head then tail (the JSON writer's trailing newline) into path.tmp.<pid>, fsync, rename over path. */
+/* The temporary files of path (path.tmp.<pid>) whose writer no longer runs: a killed write's debris. */
+static void remove_dead_temps(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char dir[4096], prefix[512], stale[4700];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1, slash ? path : ".");
+    snprintf(prefix, sizeof prefix, "%s.tmp.", slash ? slash + 1 : path);
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        if (ea_stale_pid_name(e->d_name, prefix)) {
+            snprintf(stale, sizeof stale, "%s/%s", dir, e->d_name);
+            unlink(stale);
+        }
+    if (d)
+        closedir(d);
+}
+
+/* A new file at tmp, never an existing one and never through a link: a name planted there (a link to a file
+ * elsewhere, a dead writer's file of our pid) is removed, not written through. */
+static int open_exclusive(const char *tmp)
+{
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd < 0 && errno == EEXIST && unlink(tmp) == 0)
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    return fd;
+}
+
+/* head then tail (the JSON writer's trailing newline) into path.tmp.<pid> (created exclusively), fsync, rename
+ * over path (which replaces a link at path, never writes through it). */
 static int write_atomic(const char *path, const char *head, size_t hlen, const char *tail, ea_error *err)
 {
     size_t tlen = strlen(path) + 32;
@@ -445,8 +476,9 @@ static int write_atomic(const char *path, const char *head, size_t hlen, const c
     if (!tmp)
         return cannot_write(path, ENOMEM, err);
     snprintf(tmp, tlen, "%s.tmp.%ld", path, (long)getpid());
+    remove_dead_temps(path);
     /* Parent directories are not created: a missing one means a wrong path, which is worth reporting. */
-    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    fd = open_exclusive(tmp);
     if (fd < 0) {
         const char *slash = strrchr(path, '/');
         saved = errno;

@@ -86,7 +86,9 @@ void ej_add_number_or_null(cJSON *obj, const char *key, double v);
 /* Reorder an array's items by cmp (qsort semantics over the items). */
 void ej_sort(cJSON *arr, int (*cmp)(const cJSON *a, const cJSON *b));
 
-/* Print root (formatted) to path atomically: path.tmp.<pid>, fsync, rename. */
+/* Print root (formatted) to path atomically: path.tmp.<pid> created exclusively (O_EXCL|O_NOFOLLOW: a link
+ * or file planted at that name is removed, never written through), fsync, rename; path.tmp.<pid> files of
+ * writers that no longer run are removed first. */
 int ej_write_atomic(const char *path, const cJSON *root, ea_error *err);
 /* Same for text already produced (tables, markdown). */
 int ea_write_file_atomic(const char *path, const char *text, size_t len, ea_error *err);

@@ -1,6 +1,6 @@
 /* test_bad_input.c: inputs that once crashed, hung or were accepted (issue 13): special files in place
  * of inputs, deep nesting, NUL bytes, sizes beyond 2^53, link cycles in the corpus, a graph missing
- * beside its meta.json, and a golden write that fails midway. */
+ * beside its meta.json; a golden write that fails midway is test_landing.c's. */
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <stdio.h>
@@ -220,65 +220,6 @@ Test(bad_input, graph_missing_beside_its_meta_is_an_error)
     cr_assert_eq(rmdir(py), 0);
     cr_assert_eq(symlink("nowhere.py", py), 0);
     corpus_fails(dir, "/TinyXL/full_graph_001.py: a graph file that is a dangling link");
-}
-
-static char *slurp(const char *path)
-{
-    char *text;
-    size_t len;
-    ea_error err;
-    cr_assert_eq(ea_read_file(path, &text, &len, &err), 0, "%s", err.msg);
-    return text;
-}
-
-Test(bad_input, extract_write_failing_midway_keeps_the_old_set)
-{
-    ea_corpus c;
-    ea_extraction x;
-    ea_error err;
-    ea_extract_opts eo = {8, NULL};
-    cr_assert_eq(ea_corpus_open(FIXTURE_CORPUS, &c, &err), 0, "%s", err.msg);
-    cr_assert_eq(ea_extract(&c, &eo, &x, &err), 0, "%s", err.msg);
-    ea_corpus_free(&c);
-    const char *dir = test_tmpdir();
-    static const char *const names[] = {"cat.json", "cumsum.json", "histc.json", "index_add.json", "summary.json"};
-    for (int i = 0; i < 5; i++)
-        if (i != 2)
-            free(test_write(dir, names[i], "old\n"));
-    /* histc.json is a folder that is not empty: its rename fails after cat and cumsum were replaced */
-    free(test_write(dir, "histc.json/keep", "x"));
-    cr_assert_eq(ea_extraction_write(&x, dir, &err), -1);
-    cr_assert(strstr(err.msg, "histc.json: cannot keep the old document while replacing it: "), "%s", err.msg);
-    for (int i = 0; i < 5; i++) {
-        if (i == 2)
-            continue;
-        char *t = slurp(join(dir, names[i]));
-        cr_assert_str_eq(t, "old\n", "%s was replaced", names[i]);
-        free(t);
-    }
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    int n = 0;
-    while ((e = readdir(d)))
-        n += e->d_name[0] != '.';
-    closedir(d);
-    cr_assert_eq(n, 5, "a .staged or .previous file was left behind");
-
-    /* a failure while staging (summary.json.staged cannot be written) leaves nothing behind either */
-    char cmd[4200];
-    snprintf(cmd, sizeof cmd, "rm -r '%s/histc.json' && mkdir -p '%s/summary.json.staged/x'", dir, dir);
-    cr_assert_eq(system(cmd), 0);
-    cr_assert_eq(ea_extraction_write(&x, dir, &err), -1);
-    d = opendir(dir);
-    n = 0;
-    while ((e = readdir(d)))
-        n += e->d_name[0] != '.' && strstr(e->d_name, ".staged") && strcmp(e->d_name, "summary.json.staged");
-    closedir(d);
-    cr_assert_eq(n, 0, "staged files were left behind");
-    char *t = slurp(join(dir, "cat.json"));
-    cr_assert_str_eq(t, "old\n");
-    free(t);
-    ea_extraction_free(&x);
 }
 
 #define has(s, needle) cr_assert(strstr((s), (needle)), "expected '%s' in:\n%s", (needle), (s))
