@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "target.h"
 
 const char *const ea_class_names[EA_CLASSES + 1] = {
     "lowered", "conditional_lowered", "conditional_fallback", "true_fallback", "library_extern", "unclassified",
@@ -438,6 +439,18 @@ static cJSON *findings(const ea_captures *caps)
         }
     }
     return list;
+}
+
+int ea_target_captures_check(const char *target_dir, cJSON *const docs[EA_AUDIT_OPS], ea_error *err)
+{
+    occ_list l = {0};
+    ea_captures caps;
+    if (ea_target_captures_load(target_dir, &caps, err))
+        return -1;
+    int rc = collect(docs, &l, err) || attach(&l, &caps, err) || same_environment(&caps, err) ? -1 : 0;
+    free(l.v);
+    ea_captures_free(&caps);
+    return rc;
 }
 
 int ea_classify(cJSON *const docs[EA_AUDIT_OPS], const ea_captures *caps, const ea_old_rule *rule, cJSON **out,

@@ -62,39 +62,38 @@ static int take_extra(int *argc, char **argv, extra *x)
     return 0;
 }
 
-static int emit(const char *file, const char *text, ea_error *err)
-{
-    if (!text)
-        return ea_fail(err, "rollup: out of memory");
-    if (!strcmp(file, "-")) {
-        fputs(text, stdout);
-        return 0;
-    }
-    if (ea_write_file_atomic(file, text, strlen(text), err))
-        return -1;
-    fprintf(stderr, "rollup: wrote %s\n", file);
-    return 0;
-}
-
+/* The reports asked for: "-" to stdout, the files written as one set (json.h), so two reports never disagree. */
 static int outputs(const extra *x, const cJSON *doc, ea_error *err)
 {
-    char *s;
-    int rc = 0;
-    if (x->markdown) {
-        rc = emit(x->markdown, s = ea_report_markdown(doc), err);
-        free(s);
-    }
-    if (!rc && x->html) {
-        rc = emit(x->html, s = ea_report_html(doc), err);
-        free(s);
-    }
-    if (!rc && x->v3) {
+    const char *files[3] = {x->markdown, x->html, x->v3}, *paths[3];
+    char *texts[3] = {NULL, NULL, NULL};
+    const char *to_write[3];
+    int n = 0, rc = 0;
+    if (x->markdown)
+        texts[0] = ea_report_markdown(doc);
+    if (x->html)
+        texts[1] = ea_report_html(doc);
+    if (x->v3) {
         cJSON *v3 = ea_report_v3(doc);
-        s = cJSON_Print(v3);
+        texts[2] = cJSON_Print(v3);
         cJSON_Delete(v3);
-        rc = emit(x->v3, s, err);
-        free(s);
     }
+    for (int i = 0; i < 3 && rc == 0; i++) {
+        if (files[i] && !texts[i])
+            rc = ea_fail(err, "rollup: out of memory");
+        else if (files[i] && !strcmp(files[i], "-"))
+            fputs(texts[i], stdout);
+        else if (files[i]) {
+            paths[n] = files[i];
+            to_write[n++] = texts[i];
+        }
+    }
+    if (rc == 0 && n)
+        rc = ea_write_files_atomic(paths, to_write, n, err);
+    for (int i = 0; rc == 0 && i < n; i++)
+        fprintf(stderr, "rollup: wrote %s\n", paths[i]);
+    for (int i = 0; i < 3; i++)
+        free(texts[i]);
     return rc;
 }
 

@@ -92,6 +92,9 @@ void ej_sort(cJSON *arr, int (*cmp)(const cJSON *a, const cJSON *b));
 int ej_write_atomic(const char *path, const cJSON *root, ea_error *err);
 /* Same for text already produced (tables, markdown). */
 int ea_write_file_atomic(const char *path, const char *text, size_t len, ea_error *err);
+/* n texts to n paths as one set: every temporary file written and synced before any path is replaced, so a write
+ * that fails (a full disk) replaces none and leaves no temporary file. */
+int ea_write_files_atomic(const char *const *paths, const char *const *texts, int n, ea_error *err);
 /* mkdir -p: dir and its missing parents (0777 before the umask); an existing folder is fine. Fails
  * naming the first component that cannot be made or is not a folder. */
 int ea_make_dirs(const char *dir, ea_error *err);

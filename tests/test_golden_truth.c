@@ -9,6 +9,7 @@
 #include "classify.h"
 #include "helpers.h"
 #include "json.h"
+#include "json_impl.h"
 #include "readfile.h"
 
 #define TARGET "targets/" TEST_TARGET
@@ -137,4 +138,139 @@ Test(golden_truth, a_capture_path_outside_the_target_folder_is_refused)
                                     "target folder), got \"%s\"", outside[i]);
         audit_refuses("\"capture\":\t\"captures/cumsum-bbbc239b67b8-008242e3eb1a/capture.json\"", to, want);
     }
+}
+
+/* ej_parse refuses text with want in its message. */
+static void parse_refused(const char *text, const char *want)
+{
+    ej_doc doc;
+    ea_error err = {{0}};
+    cr_expect_eq(ej_parse("t.json", text, &doc, &err), -1, "accepted: %s", text);
+    cr_expect(strstr(err.msg, want), "expected '%s' in: %s", want, err.msg);
+    cr_expect_null(doc.root);
+}
+
+static void parse_accepted(const char *text)
+{
+    ej_doc doc;
+    ea_error err = {{0}};
+    cr_expect_eq(ej_parse("t.json", text, &doc, &err), 0, "%s: %s", text, err.msg);
+    ej_free(&doc);
+}
+
+Test(golden_truth, a_key_repeated_anywhere_in_a_document_is_refused)
+{
+    /* cJSON reads the first, Python's json the last: one file, two GPUs */
+    parse_refused("{\"gpu_model\": \"H200\", \"gpu_model\": \"B200\"}",
+                  "t.json $: expected unique keys, got duplicate key 'gpu_model'");
+    parse_refused("{\"a\": {\"b\": [1, {\"x\": 1, \"y\": 2, \"x\": 3}]}}",
+                  "t.json $.a.b[1]: expected unique keys, got duplicate key 'x'");
+    parse_refused("{\"aten.cat.default\": {\"lowered\": 1, \"lowered\": 2}}",
+                  "t.json $[\"aten.cat.default\"]: expected unique keys, got duplicate key 'lowered'");
+    parse_accepted("{\"a\": {\"x\": 1}, \"b\": {\"x\": 1}, \"c\": [{\"x\": 1}, {\"x\": 2}]}");
+}
+
+Test(golden_truth, raw_control_characters_in_a_string_are_refused)
+{
+    parse_refused("{\"note\": \"a\tb\"}", "t.json:1:12: invalid JSON: raw control character 0x09 in a string");
+    parse_refused("{\n\"note\": \"a\x01\"}", "t.json:2:11: invalid JSON: raw control character 0x01 in a string");
+    parse_accepted("{\"note\": \"a\\tb\\u0001\\\"\\\\\"}\t\r\n"); /* escaped, and whitespace outside strings */
+    parse_refused("{\"n\": \"\\t\t\"}", "t.json:1:10: invalid JSON: raw control"); /* columns count an escape's two */
+}
+
+Test(golden_truth, bytes_that_are_not_utf8_are_refused)
+{
+    parse_refused("{\"note\": \"\xff\"}", "t.json:1:11: invalid JSON: byte 0xff is not UTF-8");
+    parse_refused("{\"note\": \"\xc0\x80\"}", "byte 0xc0 is not UTF-8"); /* overlong NUL */
+    parse_refused("{\"note\": \"\xed\xa0\x80\"}", "byte 0xed is not UTF-8"); /* a surrogate */
+    parse_refused("{\"note\": \"\xe2\x82\"}", "byte 0xe2 is not UTF-8"); /* cut short */
+    parse_refused("{\"note\": \"\xf4\x90\x80\x80\"}", "byte 0xf4 is not UTF-8"); /* beyond U+10FFFF */
+    parse_accepted("{\"note\": \"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"}");
+}
+
+Test(golden_truth, a_duplicate_key_in_a_target_json_is_refused_by_audit)
+{
+    const char *g = golden_with_classification(NULL, NULL);
+    char path[4400];
+    snprintf(path, sizeof path, "%s/" TARGET "/target.json", g);
+    char *text = test_read(path), *at = strstr(text, "\"gpu_model\"");
+    cr_assert_not_null(at);
+    size_t n = strlen(text) + 64;
+    char *out = malloc(n);
+    snprintf(out, n, "%.*s\"gpu_model\": \"B200\", %s", (int)(at - text), text, at);
+    cr_assert_eq(unlink(path), 0); /* the link to the committed file */
+    free(test_write(g, TARGET "/target.json", out));
+    cli_run r = test_cli("audit", "--golden", g, NULL);
+    cr_expect_eq(r.status, 2, "accepted:\n%s", r.out);
+    has(r.err, "target.json $: expected unique keys, got duplicate key 'gpu_model'");
+    cli_run_free(&r);
+    free(out);
+    free(text);
+}
+
+/* A golden folder linking the committed occurrences, old rule and seed, with the committed targets under names
+ * given as a symlinked tree (cp -rs), so one file can be replaced by an edited copy. */
+static const char *golden_tree(void)
+{
+    const char *dir = test_tmpdir();
+    char cmd[9000], cwd[2048];
+    cr_assert_not_null(getcwd(cwd, sizeof cwd));
+    snprintf(cmd, sizeof cmd,
+             "ln -s '%s/golden/occurrences' '%s/occurrences' && ln -s '%s/golden/old_rule.json' '%s/old_rule.json' && "
+             "ln -s '%s/golden/seed_totals.json' '%s/seed_totals.json' && cp -rs '%s/golden/targets' '%s/targets'",
+             cwd, dir, cwd, dir, cwd, dir, cwd, dir);
+    cr_assert_eq(system(cmd), 0);
+    return dir;
+}
+
+/* golden/rel replaced by a copy of the committed file with its first from replaced by to. */
+static void edit(const char *golden, const char *rel, const char *from, const char *to)
+{
+    char src[4400];
+    snprintf(src, sizeof src, "golden/%s", rel);
+    char *text = test_read(src), *at = strstr(text, from);
+    cr_assert_not_null(at, "%s lacks '%s'", src, from);
+    size_t n = strlen(text) + strlen(to) + 1;
+    char *out = malloc(n);
+    snprintf(out, n, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+    cr_assert_eq(unlink(join(golden, rel)), 0);
+    free(test_write(golden, rel, out));
+    free(out);
+    free(text);
+}
+
+static void refused_by(const char *golden, const char *target, const char *cmd, const char *want)
+{
+    cli_run r = !strcmp(cmd, "rollup") ? test_cli("rollup", "--golden", golden, "--target", target, "--check", NULL)
+                                       : test_cli(cmd, "--golden", golden, "--target", target, NULL);
+    cr_expect_eq(r.status, 2, "%s accepted it (exit %d):\n%s", cmd, r.status, r.err);
+    cr_expect(strstr(r.err, want), "%s: expected '%s' in:\n%s", cmd, want, r.err);
+    cli_run_free(&r);
+}
+
+#define CAT_CAPTURE "targets/" TEST_TARGET "/captures/cat-045eee571676-5dbbb59b601c/capture.json"
+#define CANDIDATE TEST_TARGET "-histc_scatter"
+
+Test(golden_truth, a_capture_covering_a_model_the_corpus_lacks_is_refused_by_audit_and_rollup)
+{
+    const char *g = golden_tree();
+    edit(g, CAT_CAPTURE, "torchbench/infer/densenet121/full_graph_000:cat_38",
+         "torchbench/infer/no_such_model/full_graph_000:cat_38");
+    const char *want = "cat-045eee571676-5dbbb59b601c/capture.json $.covers[0]: expected an id of the golden "
+                       "occurrences, got \"torchbench/infer/no_such_model/full_graph_000:cat_38\"";
+    refused_by(g, TEST_TARGET, "audit", want);
+    refused_by(g, TEST_TARGET, "rollup", want);
+}
+
+Test(golden_truth, rollup_check_refuses_an_inherited_capture_recaptured_since)
+{
+    const char *g = golden_tree();
+    cli_run r = test_cli("rollup", "--golden", g, "--target", CANDIDATE, "--check", NULL);
+    cr_assert_neq(r.status, 2, "the tree as committed: %s", r.err);
+    cli_run_free(&r);
+    /* the base's capture changes under the candidate that inherits it (its digest was recorded at accept) */
+    edit(g, CAT_CAPTURE, "\"covers\": [", "\"covers\":  [");
+    const char *want = "$.captures_from.captures[\"cat-045eee571676-5dbbb59b601c\"]: expected ";
+    refused_by(g, CANDIDATE, "audit", want);
+    refused_by(g, CANDIDATE, "rollup", want);
 }

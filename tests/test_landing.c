@@ -334,3 +334,47 @@ Test(landing, a_set_of_two_extractions_is_refused_by_its_reader)
     cJSON_Delete(h);
     ea_extraction_free(&x);
 }
+
+Test(landing, rollup_reports_land_together_or_not_at_all)
+{
+    const char *dir = test_tmpdir();
+    char md[4400], html[4400], blocked[4400];
+    snprintf(md, sizeof md, "%s/a.md", dir);
+    snprintf(html, sizeof html, "%s/b.html", dir);
+    snprintf(blocked, sizeof blocked, "%s/missing/b.html", dir);
+    free(test_write(dir, "a.md", "old\n"));
+    /* B cannot be written: A stays as it was (the review's full disk replaced A, then failed on B) */
+    cli_run r = test_cli("rollup", "--markdown", md, "--html", blocked, NULL);
+    cr_assert_eq(r.status, 2, "%s", r.err);
+    has(r.err, "/missing/b.html: cannot write: No such file or directory");
+    char *t = test_read(md);
+    cr_assert_str_eq(t, "old\n", "a.md was replaced though b.html was not");
+    free(t);
+    cr_assert_str_eq(listing(dir), "a.md\n", "left: %s", listing(dir));
+    cli_run_free(&r);
+    /* a disk that fills partway through the set: neither replaced */
+    fflush(NULL);
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        struct rlimit lim = {16 << 10, 16 << 10}; /* the markdown (8 KB) fits, the html (30 KB) does not */
+        signal(SIGXFSZ, SIG_IGN);
+        setrlimit(RLIMIT_FSIZE, &lim);
+        cli_run c = test_cli("rollup", "--markdown", md, "--html", html, NULL);
+        _exit(c.status == 2 && strstr(c.err, "b.html: cannot write: File too large") ? 0 : 1);
+    }
+    int status;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the html write did not fail as a full disk makes it");
+    t = test_read(md);
+    cr_assert_str_eq(t, "old\n", "a.md was replaced though b.html was not");
+    free(t);
+    cr_assert_str_eq(listing(dir), "a.md\n", "left: %s", listing(dir));
+    /* both written when both can be */
+    r = test_cli("rollup", "--markdown", md, "--html", html, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_run_free(&r);
+    t = test_read(md);
+    cr_assert_neq(strcmp(t, "old\n"), 0);
+    free(t);
+}
