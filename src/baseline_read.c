@@ -94,6 +94,31 @@ static int optional_cold_and_launches(ej_val p, ea_error *err)
     return 0;
 }
 
+/* "candidates": [{"variant", "median_us", "passed", and the variant's own knobs}], the variants a tuned path timed:
+ * each median a positive time below EJ_MAX_TIME_US. */
+static int optional_candidates(ej_val p, ea_error *err)
+{
+    ej_val c, e;
+    const char *s;
+    double us;
+    int n, b;
+    char got[32];
+    if (ej_field(p, "candidates", 0, &c, err) || !c.v)
+        return c.v ? -1 : 0;
+    if (ej_array(c, &n, err))
+        return -1;
+    for (int i = 0; i < n; i++) {
+        e = ej_index(c, i);
+        if (ej_get_string(e, "variant", &s, err) || ej_get_number(e, "median_us", &us, err) ||
+            ej_get_bool(e, "passed", &b, err))
+            return -1;
+        snprintf(got, sizeof got, "%g", us);
+        if (!(us > 0 && us < EJ_MAX_TIME_US))
+            return ej_bad_field(e, "median_us", "a positive time below 1e9 us", got, err);
+    }
+    return 0;
+}
+
 /* "margin": the gate's relative margin for this path (drift.h), set by a reviewer; in (0, 1). */
 static int optional_margin(ej_val p, ea_error *err)
 {
@@ -125,7 +150,7 @@ static int validate_path(ej_val p, ea_error *err)
                    time_object(p, "time", err) || optional_cold_and_launches(p, err) ||
                    object_with(p, "check", check_keys, check_nums, err) ||
                    object_with(p, "check_after_timing", check_keys, check_nums, err) || optional_counts(p, err) ||
-                   ej_get_bool(p, "passed", &b, err) || optional_margin(p, err)
+                   ej_get_bool(p, "passed", &b, err) || optional_margin(p, err) || optional_candidates(p, err)
                ? -1
                : 0;
 }
@@ -235,7 +260,10 @@ static int validate_scope(ej_val s, ea_error *err)
     for (int i = 0; i < n; i++)
         if (validate_path(ej_index(paths, i), err))
             return -1;
-    return 0;
+    ej_val fl, bytes;
+    int64_t nbytes;
+    ej_field(s, "floor", 1, &fl, err);
+    return ej_field(fl, "bytes", 1, &bytes, err) || ej_get_int_min(fl, "bytes", 0, &nbytes, err) ? -1 : 0;
 }
 
 const char *ea_baseline_unmeasured_reason(const cJSON *doc, const char *point)
@@ -287,6 +315,10 @@ int ea_baseline_validate(const char *file, const cJSON *doc, ea_error *err)
         ej_get_string(root, "cache_policy", &s, err) || object_with(root, "copy_bandwidth", bw_allowed, bw_keys, err) ||
         ej_get_number(root, "launch_us", &launch, err) || ej_get_bool(root, "passed", &b, err) ||
         ej_field(root, "scopes", 1, &scopes, err) || ej_array(scopes, &n, err) || optional_unmeasured(root, err))
+        return -1;
+    ej_val bw;
+    int64_t bytes;
+    if (ej_field(root, "copy_bandwidth", 1, &bw, err) || ej_get_int_min(bw, "bytes", 1, &bytes, err))
         return -1;
     for (int i = 0; i < n; i++)
         if (validate_scope(ej_index(scopes, i), err))

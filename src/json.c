@@ -405,8 +405,8 @@ int ej_as_int(ej_val v, int64_t *out, ea_error *err)
     d = v.v->valuedouble;
     if (floor(d) != d)
         return expected(v, "integer", err);
-    if (fabs(d) > EJ_MAX_EXACT_INT)
-        return expected(v, "integer of magnitude at most 2^53", err);
+    if (fabs(d) >= EJ_MAX_EXACT_INT) /* 2^53 itself is also what 2^53+1 reads as */
+        return expected(v, "integer of magnitude below 2^53", err);
     *out = (int64_t)d;
     return 0;
 }

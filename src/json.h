@@ -48,7 +48,7 @@ ej_val ej_member(ej_val map, int i, const char **key);
 
 /* Typed reads of v itself. */
 int ej_as_string(ej_val v, const char **out, ea_error *err);
-int ej_as_int(ej_val v, int64_t *out, ea_error *err);      /* a JSON number with no fraction */
+int ej_as_int(ej_val v, int64_t *out, ea_error *err);      /* a JSON number with no fraction, below 2^53 */
 int ej_as_number(ej_val v, double *out, ea_error *err);
 int ej_as_bool(ej_val v, int *out, ea_error *err);
 
@@ -60,6 +60,9 @@ int ej_get_bool(ej_val obj, const char *key, int *out, ea_error *err);
 /* ej_get_string, and one of allowed (NULL-terminated): "<file> <path>.<key>: expected <what>, got \"...\"". */
 int ej_get_one_of(ej_val obj, const char *key, const char *const *allowed, const char *what, const char **out,
                   ea_error *err);
+/* The bound of a measured time in microseconds, which every reader of one applies besides its positivity: a call of
+ * 1000 s is no measurement, 2^63 no time. */
+#define EJ_MAX_TIME_US 1e9
 /* ej_get_int, and at least min: "<file> <path>.<key>: expected an integer >= <min>, got <n>". */
 int ej_get_int_min(ej_val obj, const char *key, int64_t min, int64_t *out, ea_error *err);
 

@@ -81,8 +81,8 @@ Test(golden_truth, a_summary_count_its_entries_do_not_give_is_refused)
                   "$.occurrences of that op and class), got -5");
     audit_refuses("\"aten.histc.default\":\t{\n\t\t\t\"true_fallback\":\t24,",
                   "\"aten.histc.default\":\t{\n\t\t\t\"true_fallback\":\t9007199254740993,",
-                  "true_fallback: expected 24 (the count of its $.occurrences of that op and class), got "
-                  "9007199254740992"); /* 2^53+1 reads as the nearest double */
+                  "$.summary[\"aten.histc.default\"].true_fallback: expected integer of magnitude below 2^53, got "
+                  "number 9007199254740992"); /* 2^53+1 reads as 2^53 */
     audit_refuses("\"aten.histc.default\":\t{\n\t\t\t\"true_fallback\":\t24,",
                   "\"aten.histc.default\":\t{\n\t\t\t\"true_fallback\":\t4503599627370496,",
                   "expected 24 (the count of its $.occurrences of that op and class), got 4503599627370496");
@@ -273,4 +273,64 @@ Test(golden_truth, rollup_check_refuses_an_inherited_capture_recaptured_since)
     const char *want = "$.captures_from.captures[\"cat-045eee571676-5dbbb59b601c\"]: expected ";
     refused_by(g, CANDIDATE, "audit", want);
     refused_by(g, CANDIDATE, "rollup", want);
+}
+
+/* One schema layer (finding 6): each number or shape the review slipped through, edited into a copy of the committed
+ * target, is refused by the command that reads it, naming the file and JSON path. */
+static void schema_refuses(const char *rel, const char *from, const char *to, const char *cmd, const char *want)
+{
+    const char *g = golden_tree();
+    edit(g, rel, from, to);
+    refused_by(g, TEST_TARGET, cmd, want);
+}
+
+#define BASELINES "targets/" TEST_TARGET "/baselines.json"
+#define REPLAY "targets/" TEST_TARGET "/replay.json"
+#define SANITIZE "targets/" TEST_TARGET "/sanitize.json"
+#define TORCH_OPS "targets/" TEST_TARGET "/torch_ops.json"
+
+Test(golden_truth, baselines_times_counts_and_sizes_out_of_range_are_refused)
+{
+    schema_refuses(BASELINES, "\"median_us\":\t188.63466382026672", "\"median_us\":\t-188.6", "audit",
+                   "$.scopes[0].paths[0].time.median_us: expected a positive finite time, got -188.6");
+    schema_refuses(BASELINES, "\"median_us\":\t165.84456818444389", "\"median_us\":\t-5", "audit",
+                   "$.scopes[2].paths[1].candidates[6].median_us: expected a positive time below 1e9 us, got -5");
+    schema_refuses(BASELINES, "\"samples\":\t30", "\"samples\":\t-30", "audit",
+                   "$.scopes[0].paths[0].time.samples: expected an integer >= 1, got -30");
+    schema_refuses(BASELINES, "\"calls_per_replay\":\t6", "\"calls_per_replay\":\t-20", "audit",
+                   "$.scopes[0].paths[0].time.calls_per_replay: expected an integer >= 1, got -20");
+    schema_refuses(BASELINES, "\"bytes\":\t56623104", "\"bytes\":\t1e308", "rollup",
+                   "$.scopes[0].floor.bytes: expected integer of magnitude below 2^53");
+    schema_refuses(BASELINES, "\"bytes\":\t1073741824", "\"bytes\":\t1e308", "audit",
+                   "$.copy_bandwidth.bytes: expected integer of magnitude below 2^53");
+}
+
+Test(golden_truth, replay_sanitize_and_capture_numbers_beyond_range_are_refused)
+{
+    schema_refuses(REPLAY, "\"q3\":\t30.2619993686676", "\"q3\":\t9223372036854775808", "audit",
+                   "replay.json $[0].replay_us.q3: expected a time below 1e9 us, got 9.22337e+18");
+    schema_refuses(SANITIZE, "\"errors\": 0}", "\"errors\": 9007199254740993}", "audit",
+                   "sanitize.json $.totals[0].errors: expected integer of magnitude below 2^53");
+    schema_refuses(CAT_CAPTURE, "\"name\": \"out0\",\n   \"dtype\": \"bf16\",\n   \"sizes\": [\n    64,",
+                   "\"name\": \"out0\",\n   \"dtype\": \"bf16\",\n   \"sizes\": [\n    9007199254740993,", "audit",
+                   "capture.json $.outputs[0].sizes[0]: expected integer of magnitude below 2^53");
+}
+
+Test(golden_truth, torch_ops_sizes_dtypes_and_counts_out_of_range_are_refused)
+{
+    static const char *const sizes[] = {"2147483648", "4294967296"};
+    for (int i = 0; i < 2; i++) {
+        char to[64];
+        snprintf(to, sizeof to, "%s\n     ]", sizes[i]);
+        schema_refuses(TORCH_OPS, "18874368\n     ]", to, "rollup",
+                       "torch_ops.json $.points[0].inputs[0].sizes: expected 18874368 elements");
+    }
+    schema_refuses(TORCH_OPS, "18874368\n     ]", "-5\n     ]", "rollup",
+                   "torch_ops.json $.points[0].inputs[0].sizes[0]: expected an integer >= 0, got -5");
+    schema_refuses(TORCH_OPS, "18874368\n     ]", "1e999\n     ]", "rollup",
+                   "torch_ops.json $.points[0].inputs[0].sizes[0]: expected integer, got number inf");
+    schema_refuses(TORCH_OPS, "\"dtype\": \"i64\"", "\"dtype\": 7", "rollup",
+                   "torch_ops.json $.points[0].inputs[0].dtype: expected string, got number 7");
+    schema_refuses(TORCH_OPS, "\"calls_per_replay\": 20", "\"calls_per_replay\": -20", "rollup",
+                   "torch_ops.json $.timing.calls_per_replay: expected an integer >= 1, got -20");
 }
