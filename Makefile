@@ -33,7 +33,7 @@ DEB_PKGS  := libcriterion-dev libcjson-dev gcovr
 # the rollup's HTML report is tested in a real headless browser; its screenshot is read with libpng
 DEB_PKGS  += chromium libpng-dev clang libclang-rt-14-dev xz-utils
 
-.PHONY: all deps test audit coverage clean help readme sanitize fuzz bench-cat-host
+.PHONY: all deps test audit coverage clean help readme sanitize fuzz bench-cat-host campaign
 
 all: $(CLI) $(SUITE)
 
@@ -46,6 +46,7 @@ help:
 	@echo "make sanitize  suite and CLI with ASan+UBSan (leak detection on) in $(BUILD)/sanitize/; any report fails"
 	@echo "make bench-cat-host  the cat family's CPU-side cost per step, no GPU (build/bench-cat-host --help)"
 	@echo "make fuzz      libFuzzer harnesses (fuzz/) on every input reader, FUZZ_SECONDS=N each (default 30)"
+	@echo "make campaign  golden mutations and extract kill loops (ci/campaign), CAMPAIGN_RUNS=N (default 300)"
 
 deps:
 	@missing=""; for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -166,6 +167,10 @@ fuzz: deps
 
 $(BUILD)/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz.h $(BUILD)/libextern-audit.a
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(filter %.c %.a,$^) -o $@ $(LDFLAGS) $(LDLIBS)
+
+CAMPAIGN_RUNS ?= 300
+campaign: $(CLI)
+	ci/campaign $(CAMPAIGN_RUNS)
 
 clean:
 	rm -rf $(BUILD)

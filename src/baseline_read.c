@@ -230,6 +230,23 @@ static int validate_unsupported(ej_val s, ea_error *err)
     return b ? ej_bad_field(s, "passed", "false (an unsupported point did not run)", "true", err) : 0;
 }
 
+/* The fidelity's times, where given (null: not measured): positive and below EJ_MAX_TIME_US. */
+static int fidelity_times(ej_val fid, ea_error *err)
+{
+    static const char *const keys[] = {"torch_eager_us", "torch_compiled_us", "replica_us"};
+    for (int i = 0; i < 3; i++) {
+        ej_val v;
+        double us;
+        char got[32];
+        if (ej_field(fid, keys[i], 0, &v, err) || (v.v && !cJSON_IsNull(v.v) && ej_as_number(v, &us, err)))
+            return -1;
+        snprintf(got, sizeof got, "%g", us = v.v && cJSON_IsNumber(v.v) ? v.v->valuedouble : 1);
+        if (!(us > 0 && us < EJ_MAX_TIME_US))
+            return ej_bad_field(fid, keys[i], "null or a positive time below 1e9 us", got, err);
+    }
+    return 0;
+}
+
 static int validate_scope(ej_val s, ea_error *err)
 {
     static const char *const keys[] = {"family", "point", "alias", "occurrences", "scope_ids", "config", "paths",
@@ -255,7 +272,8 @@ static int validate_scope(ej_val s, ea_error *err)
                                              "torch_compiled_us", "replica_us", "ratio", "comparable",
                                              "capture_extra_steps", "within_tolerance", "note", NULL},
                   err) ||
-        validate_torch_op(fid, err) || ej_field(s, "paths", 1, &paths, err) || ej_array(paths, &n, err))
+        validate_torch_op(fid, err) || fidelity_times(fid, err) || ej_field(s, "paths", 1, &paths, err) ||
+        ej_array(paths, &n, err))
         return -1;
     for (int i = 0; i < n; i++)
         if (validate_path(ej_index(paths, i), err))

@@ -113,8 +113,8 @@ static int read_pipeline(ej_val point, ea_torch_pipeline *t, ea_error *err)
     if (t->replays < 2)
         return ej_bad_field(v, "replays", "at least 2 replays", got, err);
     snprintf(got, sizeof got, "min %g, steady %g", t->min_us, t->steady_us);
-    if (!(t->min_us > 0 && t->steady_us > 0))
-        return ej_bad_field(v, "min_us", "positive min_us and steady_us", got, err);
+    if (!(t->min_us > 0 && t->steady_us > 0 && t->min_us < EJ_MAX_TIME_US && t->steady_us < EJ_MAX_TIME_US))
+        return ej_bad_field(v, "min_us", "positive min_us and steady_us below 1e9 us", got, err);
     t->timed = 1;
     return 0;
 }

@@ -334,3 +334,14 @@ Test(golden_truth, torch_ops_sizes_dtypes_and_counts_out_of_range_are_refused)
     schema_refuses(TORCH_OPS, "\"calls_per_replay\": 20", "\"calls_per_replay\": -20", "rollup",
                    "torch_ops.json $.timing.calls_per_replay: expected an integer >= 1, got -20");
 }
+
+/* What the repository's campaign (ci/campaign) still found accepted after the rules above: each now refused. */
+Test(golden_truth, times_the_campaign_found_unbounded_are_refused)
+{
+    schema_refuses(TORCH_OPS, "\"steady_us\": 6771.622", "\"steady_us\": 9007199254740993", "rollup",
+                   "torch_ops.json $.points[0].pipeline.min_us: expected positive min_us and steady_us below 1e9 us");
+    schema_refuses(CAT_CAPTURE, "\"q3_us\": 30.961", "\"q3_us\": 9223372036854775808", "audit",
+                   ".q3_us: expected a time below 1e9 us, got 9.22337e+18");
+    schema_refuses(BASELINES, "\"torch_compiled_us\":\t30.845,", "\"torch_compiled_us\":\t1e308,", "audit",
+                   ".fidelity.torch_compiled_us: expected null or a positive time below 1e9 us, got 1e+308");
+}
