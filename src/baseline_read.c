@@ -94,6 +94,31 @@ static int optional_cold_and_launches(ej_val p, ea_error *err)
     return 0;
 }
 
+/* "candidates": [{"variant", "median_us", "passed", and the variant's own knobs}], the variants a tuned path timed:
+ * each median a positive time below EJ_MAX_TIME_US. */
+static int optional_candidates(ej_val p, ea_error *err)
+{
+    ej_val c, e;
+    const char *s;
+    double us;
+    int n, b;
+    char got[32];
+    if (ej_field(p, "candidates", 0, &c, err) || !c.v)
+        return c.v ? -1 : 0;
+    if (ej_array(c, &n, err))
+        return -1;
+    for (int i = 0; i < n; i++) {
+        e = ej_index(c, i);
+        if (ej_get_string(e, "variant", &s, err) || ej_get_number(e, "median_us", &us, err) ||
+            ej_get_bool(e, "passed", &b, err))
+            return -1;
+        snprintf(got, sizeof got, "%g", us);
+        if (!(us > 0 && us < EJ_MAX_TIME_US))
+            return ej_bad_field(e, "median_us", "a positive time below 1e9 us", got, err);
+    }
+    return 0;
+}
+
 /* "margin": the gate's relative margin for this path (drift.h), set by a reviewer; in (0, 1). */
 static int optional_margin(ej_val p, ea_error *err)
 {
@@ -125,7 +150,7 @@ static int validate_path(ej_val p, ea_error *err)
                    time_object(p, "time", err) || optional_cold_and_launches(p, err) ||
                    object_with(p, "check", check_keys, check_nums, err) ||
                    object_with(p, "check_after_timing", check_keys, check_nums, err) || optional_counts(p, err) ||
-                   ej_get_bool(p, "passed", &b, err) || optional_margin(p, err)
+                   ej_get_bool(p, "passed", &b, err) || optional_margin(p, err) || optional_candidates(p, err)
                ? -1
                : 0;
 }
@@ -220,6 +245,23 @@ static int optional_wall(ej_val s, ea_error *err)
     return w >= 0 ? 0 : ej_bad_field(s, "point_wall_s", "seconds >= 0", got, err);
 }
 
+/* The fidelity's times, where given (null: not measured): positive and below EJ_MAX_TIME_US. */
+static int fidelity_times(ej_val fid, ea_error *err)
+{
+    static const char *const keys[] = {"torch_eager_us", "torch_compiled_us", "replica_us"};
+    for (int i = 0; i < 3; i++) {
+        ej_val v;
+        double us;
+        char got[32];
+        if (ej_field(fid, keys[i], 0, &v, err) || (v.v && !cJSON_IsNull(v.v) && ej_as_number(v, &us, err)))
+            return -1;
+        snprintf(got, sizeof got, "%g", us = v.v && cJSON_IsNumber(v.v) ? v.v->valuedouble : 1);
+        if (!(us > 0 && us < EJ_MAX_TIME_US))
+            return ej_bad_field(fid, keys[i], "null or a positive time below 1e9 us", got, err);
+    }
+    return 0;
+}
+
 static int validate_scope(ej_val s, ea_error *err)
 {
     static const char *const keys[] = {"family", "point", "alias", "occurrences", "scope_ids", "config", "paths",
@@ -245,12 +287,16 @@ static int validate_scope(ej_val s, ea_error *err)
                                              "torch_compiled_us", "replica_us", "ratio", "comparable",
                                              "capture_extra_steps", "within_tolerance", "note", NULL},
                   err) ||
-        validate_torch_op(fid, err) || ej_field(s, "paths", 1, &paths, err) || ej_array(paths, &n, err))
+        validate_torch_op(fid, err) || fidelity_times(fid, err) || ej_field(s, "paths", 1, &paths, err) ||
+        ej_array(paths, &n, err))
         return -1;
     for (int i = 0; i < n; i++)
         if (validate_path(ej_index(paths, i), err))
             return -1;
-    return 0;
+    ej_val fl, bytes;
+    int64_t nbytes;
+    ej_field(s, "floor", 1, &fl, err);
+    return ej_field(fl, "bytes", 1, &bytes, err) || ej_get_int_min(fl, "bytes", 0, &nbytes, err) ? -1 : 0;
 }
 
 const char *ea_baseline_unmeasured_reason(const cJSON *doc, const char *point)
@@ -302,6 +348,10 @@ int ea_baseline_validate(const char *file, const cJSON *doc, ea_error *err)
         ej_get_string(root, "cache_policy", &s, err) || object_with(root, "copy_bandwidth", bw_allowed, bw_keys, err) ||
         ej_get_number(root, "launch_us", &launch, err) || ej_get_bool(root, "passed", &b, err) ||
         ej_field(root, "scopes", 1, &scopes, err) || ej_array(scopes, &n, err) || optional_unmeasured(root, err))
+        return -1;
+    ej_val bw;
+    int64_t bytes;
+    if (ej_field(root, "copy_bandwidth", 1, &bw, err) || ej_get_int_min(bw, "bytes", 1, &bytes, err))
         return -1;
     for (int i = 0; i < n; i++)
         if (validate_scope(ej_index(scopes, i), err))

@@ -1,6 +1,7 @@
 /* bottom_line.c: the false-extern count and the baselines in one table each (contract in bottom_line.h). */
 #include "bottom_line.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,7 +17,7 @@
 static void false_externs(const cJSON *classes, FILE *f)
 {
     const cJSON *op, *c;
-    int total = 0, false_extern = 0, pending = 0, idle = 0;
+    int64_t total = 0, false_extern = 0, pending = 0, idle = 0; /* counts of a validated summary: 64-bit sums */
     char ops[512] = "";
     size_t k = 0;
     if (!classes) {
@@ -25,25 +26,26 @@ static void false_externs(const cJSON *classes, FILE *f)
     }
     cJSON_ArrayForEach(op, classes) {
         cJSON_ArrayForEach(c, op) {
-            pending += !strcmp(c->string, "not_captured") ? c->valueint : 0;
-            idle += !strcmp(c->string, "no_device_work") ? c->valueint : 0;
+            int64_t n = (int64_t)c->valuedouble;
+            pending += !strcmp(c->string, "not_captured") ? n : 0;
+            idle += !strcmp(c->string, "no_device_work") ? n : 0;
             if (strcmp(c->string, "false_extern"))
-                total += c->valueint;
-            else if (c->valueint > 0) {
-                false_extern += c->valueint;
+                total += n;
+            else if (n > 0) {
+                false_extern += n;
                 if (k < sizeof ops)
-                    k += (size_t)snprintf(ops + k, sizeof ops - k, "%s%s %d", k ? ", " : "", op->string, c->valueint);
+                    k += (size_t)snprintf(ops + k, sizeof ops - k, "%s%s %" PRId64, k ? ", " : "", op->string, n);
             }
         }
     }
-    fprintf(f, "\nBottom line: %d of the %d occurrences the old rule files under \"extern\" are false externs "
-               "(Inductor lowers them)%s%s\n",
+    fprintf(f, "\nBottom line: %" PRId64 " of the %" PRId64
+               " occurrences the old rule files under \"extern\" are false externs (Inductor lowers them)%s%s\n",
             false_extern, total, k ? ": " : "", ops);
     if (idle)
-        fprintf(f, "  besides them, %d do no device work (views, host SymInt arithmetic): counted as extern, nothing to "
-                   "price\n", idle);
+        fprintf(f, "  besides them, %" PRId64 " do no device work (views, host SymInt arithmetic): counted as extern, "
+                   "nothing to price\n", idle);
     if (pending) /* their class is unknown, so the count above is a lower bound */
-        fprintf(f, "  %d more not yet captured on this target (class unknown until STEPS=newops ci/gpu-check)\n",
+        fprintf(f, "  %" PRId64 " more not yet captured on this target (class unknown until STEPS=newops ci/gpu-check)\n",
                 pending);
 }
 

@@ -276,7 +276,7 @@ static int view_fills_tensor(ej_val v, const ea_capture_tensor *t, ea_error *err
     if (want >= 0 && want == have)
         return 0;
     if (want < 0)
-        snprintf(what, sizeof what, "a values.size of at most 2^53 elements");
+        snprintf(what, sizeof what, "a values.size below 2^53 elements");
     else
         snprintf(what, sizeof what, "%" PRId64 " elements (values.size has %d dimensions)", want, t->values.ndim);
     snprintf(got, sizeof got, "%d dimensions, %" PRId64 " elements", t->t.ndim, have);

@@ -274,8 +274,12 @@ int cap_read_stats(ej_val timing, const char *key, ea_capture_stats *s, ea_error
         ej_get_number(v, "median_us", &s->median_us, err) || ej_get_number(v, "q1_us", &s->q1_us, err) ||
         ej_get_number(v, "q3_us", &s->q3_us, err) || ej_get_int_min(v, "samples", 1, &s->samples, err))
         return -1;
-    if (0 <= s->q1_us && s->q1_us <= s->median_us && s->median_us <= s->q3_us)
+    if (0 <= s->q1_us && s->q1_us <= s->median_us && s->median_us <= s->q3_us && s->q3_us < EJ_MAX_TIME_US)
         return 0;
+    char got[32];
+    snprintf(got, sizeof got, "%g", s->q3_us);
+    if (!(s->q3_us < EJ_MAX_TIME_US))
+        return ej_bad_field(v, "q3_us", "a time below 1e9 us", got, err);
     return ej_bad_field(v, "median_us", "0 <= q1_us <= median_us <= q3_us", "quartiles out of order", err);
 }
 

@@ -1,8 +1,10 @@
 #include "classify.h"
+#include "classify_impl.h"
 
 #include "readfile.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +12,7 @@
 
 #include "json.h"
 #include "target_layout.h"
+#include "target.h"
 
 const char *const ea_class_names[EA_CLASSES + 1] = {
     "lowered", "conditional_lowered", "conditional_fallback", "true_fallback", "library_extern", "unclassified",
@@ -352,17 +355,19 @@ static cJSON *entry(const occ *o, const ea_old_rule *rule, int op_captured, int 
     return e;
 }
 
+/* op's index in ea_audit_ops, -1 when it is none of them. */
 static int audit_index(const char *op)
 {
-    int i = 0;
-    while (i < EA_AUDIT_OPS - 1 && strcmp(ea_audit_ops[i].target, op))
-        i++;
-    return i;
+    for (int i = 0; i < EA_AUDIT_OPS; i++)
+        if (!strcmp(ea_audit_ops[i].target, op))
+            return i;
+    return -1;
 }
 
-static cJSON *summary(const cJSON *entries)
+/* The summary of entries (each of a known op and class): what classify writes and what a stored one must say. */
+cJSON *ea_classification_summary(const cJSON *entries)
 {
-    int counts[EA_AUDIT_OPS][EA_CLASSES] = {{0}}, false_externs[EA_AUDIT_OPS] = {0};
+    int64_t counts[EA_AUDIT_OPS][EA_CLASSES] = {{0}}, false_externs[EA_AUDIT_OPS] = {0};
     const cJSON *e;
     cJSON_ArrayForEach(e, entries) {
         int op = audit_index(field_str(e, "op")), cls = 0;
@@ -376,8 +381,8 @@ static cJSON *summary(const cJSON *entries)
         cJSON *op = cJSON_AddObjectToObject(s, ea_audit_ops[i].target);
         for (int k = 0; k < EA_CLASSES; k++)
             if (counts[i][k])
-                cJSON_AddNumberToObject(op, ea_class_names[k], counts[i][k]);
-        cJSON_AddNumberToObject(op, "false_extern", false_externs[i]);
+                cJSON_AddNumberToObject(op, ea_class_names[k], (double)counts[i][k]);
+        cJSON_AddNumberToObject(op, "false_extern", (double)false_externs[i]);
     }
     return s;
 }
@@ -437,6 +442,18 @@ static cJSON *findings(const ea_captures *caps)
     return list;
 }
 
+int ea_target_captures_check(const char *target_dir, cJSON *const docs[EA_AUDIT_OPS], ea_error *err)
+{
+    occ_list l = {0};
+    ea_captures caps;
+    if (ea_target_captures_load(target_dir, &caps, err))
+        return -1;
+    int rc = collect(docs, &l, err) || attach(&l, &caps, err) || same_environment(&caps, err) ? -1 : 0;
+    free(l.v);
+    ea_captures_free(&caps);
+    return rc;
+}
+
 int ea_classify(cJSON *const docs[EA_AUDIT_OPS], const ea_captures *caps, const ea_old_rule *rule, cJSON **out,
                 ea_error *err)
 {
@@ -459,7 +476,7 @@ int ea_classify(cJSON *const docs[EA_AUDIT_OPS], const ea_captures *caps, const 
         ea_class cls;
         cJSON_AddItemToArray(entries, entry(&l.v[i], rule, captured[l.v[i].op_index], any, &cls));
     }
-    cJSON_AddItemToObject(doc, "summary", summary(entries));
+    cJSON_AddItemToObject(doc, "summary", ea_classification_summary(entries));
     cJSON_AddItemToObject(doc, "findings", findings(caps));
     free(l.v);
     *out = doc;
@@ -499,6 +516,26 @@ static int nullable(ej_val obj, const char *key, int boolean, ea_error *err)
     return boolean ? ej_as_bool(v, &b, err) : ej_as_string(v, &s, err);
 }
 
+/* A capture named as classify names it, captures/<scope>/capture.json inside the target folder: no other path
+ * (absolute, "..", a hidden or nested name) may point a reader outside it. */
+static int capture_inside(ej_val e, ea_error *err)
+{
+    const char *c = ej_str(e.v, "capture"), *end;
+    char scope[256];
+    if (!c)
+        return 0;
+    end = strncmp(c, "captures/", 9) ? NULL : strchr(c + 9, '/');
+    if (end && (size_t)(end - c - 9) < sizeof scope && !strcmp(end, "/capture.json")) {
+        snprintf(scope, sizeof scope, "%.*s", (int)(end - c - 9), c + 9);
+        if (ea_plain_name(scope))
+            return 0;
+    }
+    char got[300];
+    snprintf(got, sizeof got, "\"%.280s\"", c);
+    return ej_bad_field(e, "capture", "null or captures/<scope>/capture.json (a capture of the target folder)", got,
+                        err);
+}
+
 static int check_entry(ej_val e, ea_error *err)
 {
     static const char *const keys[] = {"id", "op", "point", "scope", "class", "reason", "old_rule", "false_extern",
@@ -521,10 +558,21 @@ static int check_entry(ej_val e, ea_error *err)
                        "library_extern, unclassified or not_captured, got \"%s\"",
                        c.file, c.path, c.v->valuestring);
     }
-    return nullable(e, "old_rule", 0, err) || ej_get_bool(e, "false_extern", &b, err) ||
-                   nullable(e, "capture", 0, err) || nullable(e, "configs_agree", 1, err)
-               ? -1
-               : 0;
+    if (audit_index(field_str(e.v, "op")) < 0)
+        return ej_bad_field(e, "op", "an op of the audit set (aten.cat.default, ...)", field_str(e.v, "op"), err);
+    if (nullable(e, "old_rule", 0, err) || ej_get_bool(e, "false_extern", &b, err) ||
+        nullable(e, "capture", 0, err) || nullable(e, "configs_agree", 1, err))
+        return -1;
+    /* derived: the old rule files it under extern and Inductor lowers it */
+    const char *cls = field_str(e.v, "class");
+    int want = cJSON_IsString(cJSON_GetObjectItemCaseSensitive(e.v, "old_rule")) &&
+               (!strcmp(cls, "lowered") || !strcmp(cls, "conditional_lowered"));
+    if (b != want)
+        return ej_bad_field(e, "false_extern",
+                            want ? "true (an old_rule verdict and a lowered class)"
+                                 : "false (true only with an old_rule verdict and a lowered class)",
+                            b ? "true" : "false", err);
+    return capture_inside(e, err);
 }
 
 static int check_finding(ej_val f, ea_error *err)
@@ -557,6 +605,18 @@ static int each(ej_val obj, const char *key, int map, int (*check)(ej_val, ea_er
     return 0;
 }
 
+/* "<file> $.summary[op].cls: expected N (the count of its $.occurrences ...), got M" */
+static int mismatch(ej_val stored, const char *op, const char *cls, double want, const cJSON *got, ea_error *err)
+{
+    char what[160], found[64];
+    ej_val at;
+    ej_field(stored, op, 0, &at, err);
+    snprintf(what, sizeof what, "%.0f (the count of its $.occurrences%s)", want,
+             strcmp(cls, "false_extern") ? " of that op and class" : " of that op with false_extern true");
+    snprintf(found, sizeof found, got ? "%.17g" : "nothing", got ? got->valuedouble : 0);
+    return at.v ? ej_bad_field(at, cls, what, found, err) : ej_bad_field(stored, op, "an object of counts", found, err);
+}
+
 /* {class: count, ..., "false_extern": n} */
 static int check_op_summary(ej_val v, ea_error *err)
 {
@@ -569,6 +629,72 @@ static int check_op_summary(ej_val v, ea_error *err)
         if (ej_as_int(ej_member(v, i, &k), &count, err) != 0)
             return -1;
     return 0;
+}
+
+static int by_string(const void *a, const void *b)
+{
+    return strcmp((*(const cJSON *const *)a)->valuestring, (*(const cJSON *const *)b)->valuestring);
+}
+
+/* Each occurrence listed once: a second entry would count twice in the summary. */
+static int unique_ids(ej_val root, ea_error *err)
+{
+    const cJSON *entries = cJSON_GetObjectItemCaseSensitive(root.v, "occurrences"), *e;
+    int n = cJSON_GetArraySize(entries), k = 0, rc = 0;
+    const cJSON **ids = malloc(sizeof *ids * (size_t)(n ? n : 1));
+    if (!ids)
+        return ea_fail(err, "%s: out of memory", root.file);
+    cJSON_ArrayForEach(e, entries)
+        ids[k++] = cJSON_GetObjectItemCaseSensitive(e, "id");
+    qsort(ids, (size_t)n, sizeof *ids, by_string);
+    for (int i = 1; rc == 0 && i < n; i++)
+        if (!strcmp(ids[i - 1]->valuestring, ids[i]->valuestring))
+            rc = ea_fail(err, "%s $.occurrences: expected each occurrence once, got \"%s\" twice", root.file,
+                         ids[i]->valuestring);
+    free(ids);
+    return rc;
+}
+
+static int summary_key(const char *k)
+{
+    const char *const *name = ea_class_names;
+    while (*name && strcmp(*name, k))
+        name++;
+    return *name || !strcmp(k, "false_extern");
+}
+
+/* $.summary must be what its entries give (a count is derived, never trusted): every count equal, none missing,
+ * no op outside the audit set, no key but a class or false_extern. */
+static int summary_agrees(ej_val root, ea_error *err)
+{
+    ej_val stored, in;
+    cJSON *want = ea_classification_summary(cJSON_GetObjectItemCaseSensitive(root.v, "occurrences"));
+    const cJSON *op, *c;
+    int rc = 0;
+    ej_field(root, "summary", 1, &stored, err);
+    cJSON_ArrayForEach(op, stored.v) {
+        const cJSON *w = cJSON_GetObjectItemCaseSensitive(want, op->string);
+        ej_field(stored, op->string, 1, &in, err);
+        if (rc == 0 && !w)
+            rc = ea_fail(err, "%s %s: expected an op of the audit set, got \"%s\"", in.file, in.path, op->string);
+        cJSON_ArrayForEach(c, op) {
+            double n = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(w, c->string));
+            if (rc == 0 && !summary_key(c->string))
+                rc = ea_fail(err, "%s %s: unknown key '%s' (expected a class or false_extern)", in.file, in.path,
+                             c->string);
+            if (rc == 0 && c->valuedouble != (isnan(n) ? 0 : n))
+                rc = mismatch(stored, op->string, c->string, isnan(n) ? 0 : n, c, err);
+        }
+    }
+    cJSON_ArrayForEach(op, want)
+        cJSON_ArrayForEach(c, op) {
+            const cJSON *s = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(stored.v, op->string),
+                                                              c->string);
+            if (rc == 0 && !s && c->valuedouble != 0)
+                rc = mismatch(stored, op->string, c->string, c->valuedouble, NULL, err);
+        }
+    cJSON_Delete(want);
+    return rc;
 }
 
 static int check_env_value(ej_val v, ea_error *err)
@@ -591,7 +717,7 @@ int ea_classification_validate(const char *file, const cJSON *doc, ea_error *err
         ej_get_string(root, "rule_recorded_for", &s, err) || each(root, "occurrences", 0, check_entry, err) ||
         each(root, "summary", 1, check_op_summary, err) || each(root, "findings", 0, check_finding, err))
         return -1;
-    return 0;
+    return unique_ids(root, err) || summary_agrees(root, err) ? -1 : 0;
 }
 
 int ea_classification_load(const char *target_dir, ej_doc *doc, ea_error *err)

@@ -45,6 +45,12 @@ int ea_classify(cJSON *const docs[EA_AUDIT_OPS], const ea_captures *caps, const 
  * how many it changed. */
 int ea_classification_record_uncaptured(cJSON *doc);
 
+/* The captures of the target in target_dir (target.h: inherited ones checked against their digests) agree with the
+ * golden occurrences as ea_classify needs them to, without classifying: each covered id is a golden occurrence (a
+ * covers naming a model the corpus has not fails), covered once, all captures of one environment. What audit and
+ * rollup check of a target's captures. */
+int ea_target_captures_check(const char *target_dir, cJSON *const docs[EA_AUDIT_OPS], ea_error *err);
+
 /* A stored classification document, checked strictly against the schema; file names it in messages. */
 int ea_classification_validate(const char *file, const cJSON *doc, ea_error *err);
 

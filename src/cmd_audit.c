@@ -214,6 +214,11 @@ int ea_cmd_audit(int argc, char **argv)
     cJSON *docs[EA_AUDIT_OPS];
     if (ea_target_find(o.golden, o.target, &t, &err) || ea_occurrences_load(dir, docs, &err) != 0)
         return ea_cli_fail(&err);
+    if (t.name[0] && ea_target_captures_check(t.dir, docs, &err)) {
+        for (int i = 0; i < EA_AUDIT_OPS; i++)
+            cJSON_Delete(docs[i]);
+        return ea_cli_fail(&err);
+    }
     cJSON *summary = ea_occurrences_summary(docs), *not_timed = cJSON_CreateArray();
     cJSON *pending = pending_gpu_work(o.golden, &t, docs, not_timed, &err);
     cJSON *classes = pending ? classification_summary(&t, &err) : NULL;

@@ -41,26 +41,41 @@ typedef struct {
     int check;
 } extra;
 
-/* said: where the one line a file written gets goes (stderr when stdout carries an output) */
+/* The reports asked for: "-" to stdout, the files written as one set (json.h), so two reports never disagree;
+ * said: where the one line each written file gets goes (stderr when stdout carries an output). */
 static int outputs(const extra *x, const cJSON *doc, FILE *said, ea_error *err)
 {
-    char *s;
-    int rc = 0;
-    if (x->markdown) {
-        rc = ea_cli_write_output("rollup", "markdown", x->markdown, s = ea_report_markdown(doc), said, err);
-        free(s);
-    }
-    if (!rc && x->html) {
-        rc = ea_cli_write_output("rollup", "html", x->html, s = ea_report_html(doc), said, err);
-        free(s);
-    }
-    if (!rc && x->v3) {
+    static const char *const what[3] = {"markdown", "html", "v3 records"};
+    const char *files[3] = {x->markdown, x->html, x->v3}, *paths[3];
+    char *texts[3] = {NULL, NULL, NULL};
+    const char *to_write[3];
+    int n = 0, rc = 0, at[3];
+    if (x->markdown)
+        texts[0] = ea_report_markdown(doc);
+    if (x->html)
+        texts[1] = ea_report_html(doc);
+    if (x->v3) {
         cJSON *v3 = ea_report_v3(doc);
-        s = cJSON_Print(v3);
+        texts[2] = cJSON_Print(v3);
         cJSON_Delete(v3);
-        rc = ea_cli_write_output("rollup", "v3 records", x->v3, s, said, err);
-        free(s);
     }
+    for (int i = 0; i < 3 && rc == 0; i++) {
+        if (files[i] && !texts[i])
+            rc = ea_fail(err, "rollup: out of memory");
+        else if (files[i] && !strcmp(files[i], "-"))
+            fputs(texts[i], stdout);
+        else if (files[i]) {
+            at[n] = i;
+            paths[n] = files[i];
+            to_write[n++] = texts[i];
+        }
+    }
+    if (rc == 0 && n)
+        rc = ea_write_files_atomic(paths, to_write, n, err);
+    for (int i = 0; rc == 0 && i < n; i++)
+        fprintf(said, "rollup: wrote %s (%s, %zu bytes)\n", paths[i], what[at[i]], strlen(to_write[i]));
+    for (int i = 0; i < 3; i++)
+        free(texts[i]);
     return rc;
 }
 

@@ -46,13 +46,16 @@ ea_drift ea_drift_judge(const ea_drift_time *stored, const ea_drift_time *fresh,
 
 int ea_drift_time_read(ej_val time, ea_drift_time *t, ea_error *err)
 {
+    int64_t calls;
     if (ej_get_number(time, "median_us", &t->median, err) || ej_get_number(time, "q1_us", &t->q1, err) ||
         ej_get_number(time, "q3_us", &t->q3, err) || ej_get_number(time, "iqr_us", &t->iqr, err) ||
-        ej_get_int(time, "samples", &t->samples, err))
+        ej_get_int_min(time, "samples", 1, &t->samples, err))
         return -1;
     ej_val res;
     t->resolution = 0;
-    if (ej_field(time, "resolution_us", 0, &res, err) || (res.v && ej_as_number(res, &t->resolution, err)))
+    if (ej_field(time, "resolution_us", 0, &res, err) || (res.v && ej_as_number(res, &t->resolution, err)) ||
+        ej_field(time, "calls_per_replay", 0, &res, err) ||
+        (res.v && ej_get_int_min(time, "calls_per_replay", 1, &calls, err)))
         return -1;
     char got[64];
     snprintf(got, sizeof got, "%.6g", t->median);
@@ -61,6 +64,9 @@ int ea_drift_time_read(ej_val time, ea_drift_time *t, ea_error *err)
     snprintf(got, sizeof got, "%.6g <= %.6g <= %.6g", t->q1, t->median, t->q3);
     if (!(t->q1 <= t->median && t->median <= t->q3))
         return ej_bad_field(time, "q1_us", "q1_us <= median_us <= q3_us", got, err);
+    snprintf(got, sizeof got, "%.6g", t->q3);
+    if (!(t->q3 < EJ_MAX_TIME_US))
+        return ej_bad_field(time, "q3_us", "a time below 1e9 us", got, err);
     snprintf(got, sizeof got, "%.6g", t->iqr);
     if (!(t->iqr >= 0) || !isfinite(t->iqr))
         return ej_bad_field(time, "iqr_us", "a finite IQR >= 0", got, err);

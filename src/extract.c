@@ -1,5 +1,7 @@
 #include "extract.h"
+#include "landing.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -11,6 +13,7 @@
 #include "json.h"
 #include "meta.h"
 #include "occurrences.h"
+#include "readfile.h"
 #include "scope.h"
 #include "values.h"
 
@@ -401,47 +404,65 @@ int ea_extract(const ea_corpus *c, const ea_extract_opts *o, ea_extraction *out,
     return rc;
 }
 
-/* The five documents are one set: each is written beside its target first (.staged); only when all
- * are written do they replace the old ones, each old one kept under a second name (.previous) until
- * the last is in place, so a failure at any step puts the old set back whole. */
+/* What dir may hold besides the set: the debris of older writers (X.staged, X.previous, X.tmp.<pid>), which the
+ * swap removes with the old folder; anything else would be lost with it, so it is refused. */
+static int set_member(const char *name)
+{
+    char json[64];
+    for (int i = 0; i <= EA_AUDIT_OPS; i++) {
+        snprintf(json, sizeof json, "%s.json", i < EA_AUDIT_OPS ? ea_audit_ops[i].short_name : "summary");
+        size_t k = strlen(json);
+        if (!strncmp(name, json, k) && (!name[k] || !strcmp(name + k, ".staged") || !strcmp(name + k, ".previous") ||
+                                        !strncmp(name + k, ".tmp.", 5) || !strncmp(name + k, ".staged.tmp.", 12)))
+            return 1;
+    }
+    return 0;
+}
+
+static int only_the_set(const char *dir, ea_error *err)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int rc = 0;
+    if (!d)
+        return errno == ENOENT ? 0 : ea_fail(err, "%s: cannot read the folder: %s", dir, strerror(errno));
+    while (rc == 0 && (e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && !set_member(e->d_name))
+            rc = ea_fail(err, "%s: holds %s, which is no part of an extraction: extract --out replaces the whole "
+                              "folder; move it away or write elsewhere (nothing was written)", dir, e->d_name);
+    closedir(d);
+    return rc;
+}
+
+/* The ten documents are one set: written into a work folder beside dir, then swapped in with one rename under
+ * the lock of dir's parent (landing.h), so a reader sees the old set or the new one, never a mix. */
 int ea_extraction_write(const ea_extraction *x, const char *dir, ea_error *err)
 {
-    enum { N = EA_AUDIT_OPS + 1 };
-    char final[N][4096], staged[N][4112], previous[N][4112];
-    int had[N] = {0}, written = 0, replaced = 0, rc = ea_make_dirs(dir, err);
-    for (; rc == 0 && written < N; written++) {
-        snprintf(final[written], sizeof final[written], "%s/%s.json", dir,
-                 written < EA_AUDIT_OPS ? ea_audit_ops[written].short_name : "summary");
-        snprintf(staged[written], sizeof staged[written], "%s.staged", final[written]);
-        snprintf(previous[written], sizeof previous[written], "%s.previous", final[written]);
-        if ((rc = ej_write_atomic(staged[written], written < EA_AUDIT_OPS ? x->docs[written] : x->summary, err)))
-            break;
-    }
-    for (; rc == 0 && replaced < N; replaced++) {
-        remove(previous[replaced]); /* left by a run that was killed */
-        had[replaced] = link(final[replaced], previous[replaced]) == 0;
-        if (!had[replaced] && errno != ENOENT)
-            rc = ea_fail(err, "%s: cannot keep the old document while replacing it: %s", final[replaced],
-                         strerror(errno));
-        else if (rename(staged[replaced], final[replaced]) != 0)
-            rc = ea_fail(err, "%s: cannot replace: %s; the old set is kept", final[replaced], strerror(errno));
-        if (rc)
-            break;
-    }
-    char cause[sizeof err->msg];
-    snprintf(cause, sizeof cause, "%s", rc ? err->msg : "");
-    for (int i = 0; rc != 0 && i < replaced; i++)
-        if (had[i] ? rename(previous[i], final[i]) : remove(final[i])) {
-            rc = ea_fail(err, "%s: cannot restore the old document after a failed write (%s); it is in %s; the write "
-                         "failed first: %.200s", final[i], strerror(errno), had[i] ? previous[i] : "no other file", cause);
-            had[i] = 0; /* so the copy below survives */
+    char parent[4096], name[256], work[4400], path[4700];
+    size_t len = strlen(dir);
+    while (len > 1 && dir[len - 1] == '/')
+        len--;
+    const char *slash = NULL;
+    for (size_t i = 0; i < len; i++)
+        slash = dir[i] == '/' ? dir + i : slash;
+    snprintf(name, sizeof name, "%.*s", (int)(len - (slash ? (size_t)(slash + 1 - dir) : 0)), slash ? slash + 1 : dir);
+    snprintf(parent, sizeof parent, "%.*s", slash ? (int)(slash - dir) + (slash == dir) : 1, slash ? dir : ".");
+    if (!ea_plain_name(name) || len >= sizeof parent)
+        return ea_fail(err, "%s: expected a folder to write the set into, named plainly (not . or .., not hidden)",
+                       dir);
+    ea_lock lock = {.fd = -1};
+    int rc = ea_make_dirs(parent, err) || ea_landing_lock(parent, name, &lock, err) ? -1 : 0;
+    snprintf(path, sizeof path, "%s/%s", parent, name);
+    if (rc == 0 && (rc = only_the_set(path, err)) == 0 &&
+        (rc = ea_landing_work(parent, name, "extract", work, sizeof work, err)) == 0) {
+        for (int i = 0; rc == 0 && i <= EA_AUDIT_OPS; i++) {
+            char file[4800];
+            snprintf(file, sizeof file, "%s/%s.json", work, i < EA_AUDIT_OPS ? ea_audit_ops[i].short_name : "summary");
+            rc = ej_write_atomic(file, i < EA_AUDIT_OPS ? x->docs[i] : x->summary, err);
         }
-    for (int i = 0; i < N; i++) {
-        if (i < written)
-            remove(staged[i]);
-        if (had[i])
-            remove(previous[i]);
+        rc = rc ? (ea_remove_tree(work), -1) : ea_landing_swap(work, path, err);
     }
+    ea_landing_unlock(&lock);
     return rc;
 }
 

@@ -42,8 +42,10 @@ typedef struct {
 } ea_extraction;
 
 int ea_extract(const ea_corpus *c, const ea_extract_opts *opts, ea_extraction *out, ea_error *err);
-/* Writes <dir>/<short>.json for each op and <dir>/summary.json as one set, creating dir and its missing
- * parents first: on any failure the old set is left whole and no .staged or .previous file stays behind. */
+/* Writes <dir>/<short>.json for each op and <dir>/summary.json as one set (landing.h): built in
+ * <parent>/.<dir name>.extract-<pid>, then swapped in with one rename under the lock of dir's parent (created
+ * with its missing parents), so dir holds the old set or the new one whole; a second writer is refused while
+ * one runs. A dir holding anything but the set (and older writers' debris) is refused, nothing written. */
 int ea_extraction_write(const ea_extraction *x, const char *dir, ea_error *err);
 /* Human table: occurrences and points by op, then by op/suite/mode/model. */
 void ea_extraction_print(const ea_extraction *x, FILE *f);

@@ -1,5 +1,4 @@
 /* golden_install.c: copy a target beside its destination, then rename it in (contract in golden_install.h). */
-#define _GNU_SOURCE /* renameat2, RENAME_EXCHANGE */
 #include "golden_install.h"
 
 #include <dirent.h>
@@ -12,30 +11,10 @@
 #include <unistd.h>
 
 #include "json.h"
+#include "landing.h"
 #include "readfile.h"
 #include "target.h"
 #include "target_layout.h"
-
-/* Removes path and everything under it (links are removed, not followed); best effort. */
-static void remove_tree(const char *path)
-{
-    struct stat st;
-    if (lstat(path, &st) != 0)
-        return;
-    DIR *d = S_ISDIR(st.st_mode) ? opendir(path) : NULL;
-    struct dirent *e;
-    while (d && (e = readdir(d))) {
-        char sub[4200];
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-            snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
-            remove_tree(sub);
-        }
-    }
-    if (d)
-        closedir(d);
-    if (S_ISDIR(st.st_mode) ? rmdir(path) : unlink(path))
-        fprintf(stderr, "extern-audit: warning: cannot remove %s: %s\n", path, strerror(errno));
-}
 
 static int copy_file(const char *from, const char *to, ea_error *err)
 {
@@ -43,7 +22,7 @@ static int copy_file(const char *from, const char *to, ea_error *err)
     size_t len, done = 0;
     if (ea_read_file(from, &text, &len, err))
         return -1;
-    int fd = open(to, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    int fd = open(to, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     while (fd >= 0 && done < len) {
         ssize_t w = write(fd, text + done, len - done);
         if (w < 0 && errno == EINTR)
@@ -59,12 +38,18 @@ static int copy_file(const char *from, const char *to, ea_error *err)
     return rc;
 }
 
-/* from (a file or a folder, links followed) to to, which must not exist. */
+/* from (a file or a folder) to to, which must not exist. A link is refused, never followed: golden data is the
+ * bytes of the stage, not of whatever a link points to (outside the tree, /etc, ...). */
 static int copy_tree(const char *from, const char *to, ea_error *err)
 {
     struct stat st;
-    if (stat(from, &st) != 0)
+    if (lstat(from, &st) != 0)
         return ea_fail(err, "%s: cannot read: %s", from, strerror(errno));
+    if (S_ISLNK(st.st_mode))
+        return ea_fail(err, "%s: a link, refused (golden accept installs files and folders, never follows a link: "
+                            "replace it with what it points to)", from);
+    if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode))
+        return ea_fail(err, "%s: not a regular file or folder, refused", from);
     if (!S_ISDIR(st.st_mode))
         return copy_file(from, to, err);
     if (mkdir(to, 0755) != 0)
@@ -163,20 +148,10 @@ static int write_target(const char *from, const char *to, const char *base, cons
     return rc;
 }
 
-int ea_golden_install(const char *staged, const char *golden, const char *name, const char *base, ea_error *err)
+/* The stage's files (target.json with what it inherits from base, if any) and the records into the work folder. */
+static int install_into(const char *tmp, const char *staged, const char *dest, const char *base, const cJSON *inherit,
+                        ea_error *err)
 {
-    char targets[4096], tmp[4400], dest[4400], base_dir[4400];
-    cJSON *inherit = NULL;
-    snprintf(targets, sizeof targets, "%s/targets", golden);
-    snprintf(tmp, sizeof tmp, "%s/.%s.accept-%ld", targets, name, (long)getpid());
-    snprintf(dest, sizeof dest, "%s/%s", targets, name);
-    snprintf(base_dir, sizeof base_dir, "%s/%s", targets, base ? base : "");
-    if (ea_make_dirs(targets, err) || (base && inherited(staged, base, base_dir, &inherit, err)))
-        return -1;
-    if (mkdir(tmp, 0755) != 0) {
-        cJSON_Delete(inherit);
-        return ea_fail(err, "%s: cannot create: %s", tmp, strerror(errno));
-    }
     int rc = 0;
     /* every entry a complete target holds (target_layout.h), captures/ the one folder */
     for (ea_target_file f = 0; rc == 0 && f < EA_TF_FIRST_RECORD; f++) {
@@ -190,7 +165,6 @@ int ea_golden_install(const char *staged, const char *golden, const char *name, 
         else
             rc = copy_tree(a, b, err);
     }
-    cJSON_Delete(inherit);
     struct stat st;
     /* records measured on the target's GPU and torch by their own steps, which a stage need not repeat: the
      * stage's when it has one, else the old target's */
@@ -203,10 +177,29 @@ int ea_golden_install(const char *staged, const char *golden, const char *name, 
         if (lstat(a, &st) == 0)
             rc = copy_tree(a, b, err);
     }
-    int exists = lstat(dest, &st) == 0;
-    if (rc == 0 && (exists ? renameat2(AT_FDCWD, tmp, AT_FDCWD, dest, RENAME_EXCHANGE) : rename(tmp, dest)) != 0)
-        rc = ea_fail(err, "%s: cannot %s %s: %s", dest, exists ? "swap in" : "rename in", tmp, strerror(errno));
-    if (rc != 0 || exists) /* the failed copy, or the old target now at tmp */
-        remove_tree(tmp);
+    return rc;
+}
+
+int ea_golden_install(const char *staged, const char *golden, const char *name, const char *base, ea_error *err)
+{
+    char targets[4096], tmp[4400] = "", dest[4400], base_dir[4400];
+    cJSON *inherit = NULL;
+    ea_lock lock = {.fd = -1};
+    int rc;
+    snprintf(targets, sizeof targets, "%s/targets", golden);
+    snprintf(dest, sizeof dest, "%s/%s", targets, name);
+    snprintf(base_dir, sizeof base_dir, "%s/%s", targets, base ? base : "");
+    if (ea_make_dirs(targets, err) || ea_landing_lock(targets, name, &lock, err))
+        return -1;
+    rc = (base && inherited(staged, base, base_dir, &inherit, err)) ||
+                 ea_landing_work(targets, name, "accept", tmp, sizeof tmp, err)
+             ? -1
+             : install_into(tmp, staged, dest, base, inherit, err);
+    if (rc == 0)
+        rc = ea_landing_swap(tmp, dest, err);
+    else if (tmp[0])
+        ea_remove_tree(tmp);
+    cJSON_Delete(inherit);
+    ea_landing_unlock(&lock);
     return rc;
 }

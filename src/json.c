@@ -1,7 +1,9 @@
 #include "json.h"
 #include "json_impl.h"
+#include "landing.h"
 #include "readfile.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -57,6 +59,8 @@ static int expected(ej_val v, const char *what, ea_error *err)
 }
 
 /* ---- parsing ---- */
+
+static ej_val child(ej_val parent, const cJSON *v, const char *key, int index);
 
 /* A few bytes of the offending line around pos, printable only, so the message stays one line. */
 static void excerpt(const char *text, size_t len, size_t pos, char *buf, size_t n)
@@ -116,6 +120,81 @@ static int invalid_json(const char *label, const char *text, size_t len, size_t 
     return ea_fail(err, "%s:%d:%d: invalid JSON near '%s'%s", label, line, col, near, why);
 }
 
+/* Length of the well-formed UTF-8 sequence at p (no overlong form, no surrogate, at most U+10FFFF), 0 if none. */
+static size_t utf8_length(const unsigned char *p, size_t left)
+{
+    size_t n = p[0] < 0x80 ? 1 : p[0] >= 0xc2 && p[0] <= 0xdf ? 2 : p[0] >= 0xe0 && p[0] <= 0xef ? 3
+                               : p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : 0;
+    if (n == 0 || n > left)
+        return 0;
+    for (size_t i = 1; i < n; i++)
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+    if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0) || (p[0] == 0xf0 && p[1] < 0x90) ||
+        (p[0] == 0xf4 && p[1] >= 0x90))
+        return 0;
+    return n;
+}
+
+/* What cJSON lets through and JSON (RFC 8259) and Python's json refuse: a raw control character inside a string,
+ * bytes that are not UTF-8. */
+static int text_rules(const char *label, const char *text, size_t len, ea_error *err)
+{
+    const unsigned char *t = (const unsigned char *)text;
+    int in_string = 0, line = 1, col = 1;
+    for (size_t i = 0, n; i < len; i += n, col++) {
+        n = utf8_length(t + i, len - i);
+        if (n == 0)
+            return ea_fail(err, "%s:%d:%d: invalid JSON: byte 0x%02x is not UTF-8", label, line, col, t[i]);
+        if (in_string && t[i] < 0x20)
+            return ea_fail(err, "%s:%d:%d: invalid JSON: raw control character 0x%02x in a string (JSON escapes it, "
+                                "\\u%04x)", label, line, col, t[i], t[i]);
+        if (in_string && t[i] == '\\')
+            n = i + 1 < len ? 2 : 1, col += (int)n - 1; /* and the escaped character (ASCII: the document parsed) */
+        else if (t[i] == '"')
+            in_string = !in_string;
+        else if (t[i] == '\n')
+            line++, col = 0;
+    }
+    return 0;
+}
+
+/* Keys are unique in every object of the document: cJSON keeps both copies of a repeated key and its lookups see the
+ * first, where Python's json (tools/capture) takes the last, so one file would say two things. */
+static int by_key(const void *a, const void *b)
+{
+    return strcmp((*(const cJSON *const *)a)->string, (*(const cJSON *const *)b)->string);
+}
+
+static int unique_keys(ej_val v, ea_error *err)
+{
+    const cJSON *item;
+    int n = 0, rc = 0, i = 0;
+    if (!cJSON_IsObject(v.v) && !cJSON_IsArray(v.v))
+        return 0;
+    cJSON_ArrayForEach(item, v.v)
+        n++;
+    if (cJSON_IsObject(v.v) && n > 1) {
+        const cJSON **keys = malloc(sizeof *keys * (size_t)n);
+        if (!keys)
+            return ea_fail(err, "%s: out of memory", v.file);
+        cJSON_ArrayForEach(item, v.v)
+            keys[i++] = item;
+        qsort(keys, (size_t)n, sizeof *keys, by_key);
+        for (i = 1; rc == 0 && i < n; i++)
+            if (!strcmp(keys[i - 1]->string, keys[i]->string))
+                rc = ea_fail(err, "%s %s: expected unique keys, got duplicate key '%s'", v.file, v.path, keys[i]->string);
+        free(keys);
+    }
+    i = 0;
+    cJSON_ArrayForEach(item, v.v) {
+        if (rc)
+            break;
+        rc = unique_keys(child(v, item, cJSON_IsObject(v.v) ? item->string : NULL, i++), err);
+    }
+    return rc;
+}
+
 /* text[len] must be '\0'; an earlier NUL would otherwise end the document silently. */
 static int parse_buffer(const char *label, const char *text, size_t len, ej_doc *doc, ea_error *err)
 {
@@ -128,6 +207,12 @@ static int parse_buffer(const char *label, const char *text, size_t len, ej_doc 
     doc->root = cJSON_ParseWithLengthOpts(text, len + 1, &end, 1);
     if (!doc->root)
         return invalid_json(label, text, len, end ? (size_t)(end - text) : 0, err);
+    ej_val root = {.file = label, .v = doc->root, .path = "$"};
+    if (text_rules(label, text, len, err) || unique_keys(root, err)) {
+        cJSON_Delete(doc->root);
+        doc->root = NULL;
+        return -1;
+    }
     doc->file = strdup(label);
     if (!doc->file) {
         cJSON_Delete(doc->root);
@@ -320,8 +405,8 @@ int ej_as_int(ej_val v, int64_t *out, ea_error *err)
     d = v.v->valuedouble;
     if (floor(d) != d)
         return expected(v, "integer", err);
-    if (fabs(d) > EJ_MAX_EXACT_INT)
-        return expected(v, "integer of magnitude at most 2^53", err);
+    if (fabs(d) >= EJ_MAX_EXACT_INT) /* 2^53 itself is also what 2^53+1 reads as */
+        return expected(v, "integer of magnitude below 2^53", err);
     *out = (int64_t)d;
     return 0;
 }
@@ -436,17 +521,48 @@ static int cannot_write(const char *path, int errnum, ea_error *err)
     return ea_fail(err, "%s: cannot write: %s", path, strerror(errnum));
 }
 
-/* head then tail (the JSON writer's trailing newline) into path.tmp.<pid>, fsync, rename over path. */
-static int write_atomic(const char *path, const char *head, size_t hlen, const char *tail, ea_error *err)
+/* The temporary files of path (path.tmp.<pid>) whose writer no longer runs: a killed write's debris. */
+static void remove_dead_temps(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char dir[4096], prefix[512], stale[4700];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1, slash ? path : ".");
+    snprintf(prefix, sizeof prefix, "%s.tmp.", slash ? slash + 1 : path);
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        if (ea_stale_pid_name(e->d_name, prefix)) {
+            snprintf(stale, sizeof stale, "%s/%s", dir, e->d_name);
+            unlink(stale);
+        }
+    if (d)
+        closedir(d);
+}
+
+/* A new file at tmp, never an existing one and never through a link: a name planted there (a link to a file
+ * elsewhere, a dead writer's file of our pid) is removed, not written through. */
+static int open_exclusive(const char *tmp)
+{
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd < 0 && errno == EEXIST && unlink(tmp) == 0)
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    return fd;
+}
+
+/* head then tail (the JSON writer's trailing newline) into path.tmp.<pid> (created exclusively), fsync: *tmp (malloc'd)
+ * holds it, ready to be renamed over path (which replaces a link at path, never writes through it). */
+static int stage_file(const char *path, const char *head, size_t hlen, const char *tail, char **tmp_out, ea_error *err)
 {
     size_t tlen = strlen(path) + 32;
     char *tmp = malloc(tlen);
     int fd, saved;
+    *tmp_out = NULL;
     if (!tmp)
         return cannot_write(path, ENOMEM, err);
     snprintf(tmp, tlen, "%s.tmp.%ld", path, (long)getpid());
+    remove_dead_temps(path);
     /* Parent directories are not created: a missing one means a wrong path, which is worth reporting. */
-    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    fd = open_exclusive(tmp);
     if (fd < 0) {
         const char *slash = strrchr(path, '/');
         saved = errno;
@@ -461,16 +577,53 @@ static int write_atomic(const char *path, const char *head, size_t hlen, const c
         close(fd);
         goto fail;
     }
-    if (close(fd) < 0 || rename(tmp, path) < 0) {
+    if (close(fd) < 0) {
         saved = errno;
         goto fail;
     }
-    free(tmp);
+    *tmp_out = tmp;
     return 0;
 fail:
     unlink(tmp);
     free(tmp);
     return cannot_write(path, saved, err);
+}
+
+static int write_atomic(const char *path, const char *head, size_t hlen, const char *tail, ea_error *err)
+{
+    char *tmp;
+    if (stage_file(path, head, hlen, tail, &tmp, err))
+        return -1;
+    int rc = rename(tmp, path) ? cannot_write(path, errno, err) : 0;
+    if (rc)
+        unlink(tmp);
+    free(tmp);
+    return rc;
+}
+
+int ea_write_files_atomic(const char *const *paths, const char *const *texts, int n, ea_error *err)
+{
+    char **tmp = calloc((size_t)(n ? n : 1), sizeof *tmp);
+    int staged = 0, rc = tmp ? 0 : ea_fail(err, "%s: cannot write: out of memory", n ? paths[0] : "");
+    for (int i = 0; rc == 0 && i < n; i++)
+        for (int k = 0; rc == 0 && k < i; k++)
+            if (!strcmp(paths[i], paths[k]))
+                rc = ea_fail(err, "%s: cannot write: named twice among the files of one set", paths[i]);
+    for (; rc == 0 && staged < n; staged++)
+        if ((rc = stage_file(paths[staged], texts[staged], strlen(texts[staged]), "", &tmp[staged], err)))
+            break;
+    /* every file's bytes are on disk before the first is replaced; a rename in its own folder needs no space */
+    for (int i = 0; rc == 0 && i < n; i++)
+        if (rename(tmp[i], paths[i]))
+            rc = ea_fail(err, "%s: cannot replace: %s (%d of the %d files before it replaced)", paths[i],
+                         strerror(errno), i, n);
+    for (int i = 0; tmp && i < n; i++) {
+        if (rc && tmp[i])
+            unlink(tmp[i]);
+        free(tmp[i]);
+    }
+    free(tmp);
+    return rc;
 }
 
 int ea_write_file_atomic(const char *path, const char *text, size_t len, ea_error *err)

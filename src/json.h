@@ -48,7 +48,7 @@ ej_val ej_member(ej_val map, int i, const char **key);
 
 /* Typed reads of v itself. */
 int ej_as_string(ej_val v, const char **out, ea_error *err);
-int ej_as_int(ej_val v, int64_t *out, ea_error *err);      /* a JSON number with no fraction */
+int ej_as_int(ej_val v, int64_t *out, ea_error *err);      /* a JSON number with no fraction, below 2^53 */
 int ej_as_number(ej_val v, double *out, ea_error *err);
 int ej_as_bool(ej_val v, int *out, ea_error *err);
 
@@ -60,6 +60,9 @@ int ej_get_bool(ej_val obj, const char *key, int *out, ea_error *err);
 /* ej_get_string, and one of allowed (NULL-terminated): "<file> <path>.<key>: expected <what>, got \"...\"". */
 int ej_get_one_of(ej_val obj, const char *key, const char *const *allowed, const char *what, const char **out,
                   ea_error *err);
+/* The bound of a measured time in microseconds, which every reader of one applies besides its positivity: a call of
+ * 1000 s is no measurement, 2^63 no time. */
+#define EJ_MAX_TIME_US 1e9
 /* ej_get_int, and at least min: "<file> <path>.<key>: expected an integer >= <min>, got <n>". */
 int ej_get_int_min(ej_val obj, const char *key, int64_t min, int64_t *out, ea_error *err);
 
@@ -86,10 +89,15 @@ void ej_add_number_or_null(cJSON *obj, const char *key, double v);
 /* Reorder an array's items by cmp (qsort semantics over the items). */
 void ej_sort(cJSON *arr, int (*cmp)(const cJSON *a, const cJSON *b));
 
-/* Print root (formatted) to path atomically: path.tmp.<pid>, fsync, rename. */
+/* Print root (formatted) to path atomically: path.tmp.<pid> created exclusively (O_EXCL|O_NOFOLLOW: a link
+ * or file planted at that name is removed, never written through), fsync, rename; path.tmp.<pid> files of
+ * writers that no longer run are removed first. */
 int ej_write_atomic(const char *path, const cJSON *root, ea_error *err);
 /* Same for text already produced (tables, markdown). */
 int ea_write_file_atomic(const char *path, const char *text, size_t len, ea_error *err);
+/* n texts to n paths as one set: every temporary file written and synced before any path is replaced, so a write
+ * that fails (a full disk) replaces none and leaves no temporary file. */
+int ea_write_files_atomic(const char *const *paths, const char *const *texts, int n, ea_error *err);
 /* mkdir -p: dir and its missing parents (0777 before the umask); an existing folder is fine. Fails
  * naming the first component that cannot be made or is not a folder. */
 int ea_make_dirs(const char *dir, ea_error *err);

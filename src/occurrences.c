@@ -203,6 +203,25 @@ int ea_occurrences_validate(const char *file, const cJSON *doc, const char *expe
     return 0;
 }
 
+/* docs[i] is of docs[0]'s extraction: the same corpus (digest, graphs) and cat cap. Files of two runs (a writer
+ * killed between renames, or two writers at once) would give occurrences of two corpora as one set. */
+static int one_set(const char *dir, cJSON *const docs[EA_AUDIT_OPS], int i, ea_error *err)
+{
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(docs[0], "corpus"),
+                *b = cJSON_GetObjectItemCaseSensitive(docs[i], "corpus");
+    const char *what = strcmp(ej_text(a, "digest"), ej_text(b, "digest")) ? "digest"
+                       : ej_num(a, "graphs") != ej_num(b, "graphs")      ? "graphs"
+                                                                          : NULL;
+    if (what)
+        return ea_fail(err, "%s/%s.json $.corpus.%s: expected %s/%s.json's (one extraction's set), got another: the "
+                            "folder mixes two extractions; extract --out it again",
+                       dir, ea_audit_ops[i].short_name, what, dir, ea_audit_ops[0].short_name);
+    if (ej_num(docs[0], "cat_input_cap") != ej_num(docs[i], "cat_input_cap"))
+        return ea_fail(err, "%s/%s.json $.cat_input_cap: expected %s/%s.json's (one extraction's set), got another",
+                       dir, ea_audit_ops[i].short_name, dir, ea_audit_ops[0].short_name);
+    return 0;
+}
+
 int ea_occurrences_load(const char *dir, cJSON *docs[EA_AUDIT_OPS], ea_error *err)
 {
     memset(docs, 0, sizeof(cJSON *) * EA_AUDIT_OPS);
@@ -217,6 +236,8 @@ int ea_occurrences_load(const char *dir, cJSON *docs[EA_AUDIT_OPS], ea_error *er
             goto fail;
         }
         docs[i] = ej_doc_take_root(&d); /* the tree moves to the caller; the rest of d is freed */
+        if (i > 0 && one_set(dir, docs, i, err))
+            goto fail;
     }
     return 0;
 fail:

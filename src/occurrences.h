@@ -14,7 +14,9 @@
 #include "error.h"
 #include "extract.h"
 
-/* Loads and validates <dir>/<short>.json for every audit op; docs[i] owned by the caller. */
+/* Loads and validates <dir>/<short>.json for every audit op; docs[i] owned by the caller. The documents must be
+ * one extraction's set (the same corpus digest, graph count and cat cap), else it fails naming the first that
+ * differs. */
 int ea_occurrences_load(const char *dir, cJSON *docs[EA_AUDIT_OPS], ea_error *err);
 
 /* {"schema","schema_version","occurrences_total","occurrences_by_op","points_by_op",

@@ -32,6 +32,10 @@ static int timing(ej_val row, double *ratio, ea_error *err)
         snprintf(got, sizeof got, "q1 %g, median %g, q3 %g", q1, median, q3);
         return ej_bad_field(t, "median", "a positive median between q1 and q3", got, err);
     }
+    if (!(q3 < EJ_MAX_TIME_US)) {
+        snprintf(got, sizeof got, "%g", q3);
+        return ej_bad_field(t, "q3", "a time below 1e9 us", got, err);
+    }
     if (!*policy)
         return ej_bad_field(t, "policy", "the timer's cache policy sentence", "\"\"", err);
     if (!(torch > 0)) {

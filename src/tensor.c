@@ -174,7 +174,7 @@ static int parse_dim(cursor *c, const char *kind, int64_t *out, int *symbolic)
     c->p = q;
     if (parse_decimal(start, last, out) == 0)
         return *out < 0 ? fail(c, start, "non-negative %s", kind)
-               : *out > EA_TENSOR_MAX ? fail(c, start, "%s of at most 2^53", kind) : 0;
+               : *out > EA_TENSOR_MAX ? fail(c, start, "%s below 2^53", kind) : 0;
     if (span_within(start, last, "-0123456789")) /* digits only, yet no int64: an overflow */
         return fail(c, start, "%s within int64", kind);
     *out = -1;
@@ -237,12 +237,12 @@ static int within_bounds(cursor *c, const char *text, const ea_tensor *t)
         if (t->sizes[d] == 0)
             return 0;
         if (numel > EA_TENSOR_MAX / t->sizes[d])
-            return fail(c, text, "a numel of at most 2^53");
+            return fail(c, text, "a numel below 2^53");
         numel *= t->sizes[d];
     }
     for (int d = 0; d < t->ndim; d++) {
         if (t->sizes[d] > 1 && t->strides[d] > (EA_TENSOR_MAX - last) / (t->sizes[d] - 1))
-            return fail(c, text, "a storage extent of at most 2^53 elements");
+            return fail(c, text, "a storage extent below 2^53 elements");
         last += (t->sizes[d] - 1) * t->strides[d];
     }
     return 0;

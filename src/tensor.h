@@ -30,9 +30,10 @@ ea_dtype ea_dtype_from_torch(const char *s, size_t len);
 int ea_dtype_is_float(ea_dtype dt);
 
 #define EA_MAX_DIMS 8
-/* Sizes, strides, numel and extent beyond 2^53 are refused by ea_tensor_parse: no real tensor is that
- * large, and a JSON number holds integers exactly only up to there. */
-#define EA_TENSOR_MAX ((int64_t)1 << 53)
+/* Sizes, strides, numel and extent from 2^53 on are refused by ea_tensor_parse: no real tensor is that
+ * large, and a JSON number holds integers exactly only below there (2^53+1 reads as 2^53, so the JSON
+ * reader refuses 2^53 itself: ej_as_int). */
+#define EA_TENSOR_MAX (((int64_t)1 << 53) - 1)
 #define EA_SYM_LEN 48
 
 typedef struct {

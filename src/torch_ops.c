@@ -55,6 +55,9 @@ static int read_time(ej_val point, const char *mode, ea_torch_time *t, ea_error 
         snprintf(got, sizeof got, "q1 %g, median %g, q3 %g", t->q1_us, t->median_us, t->q3_us);
         return ej_bad_field(v, "median_us", "a positive median between q1_us and q3_us", got, err);
     }
+    snprintf(got, sizeof got, "%g", t->q3_us);
+    if (!(t->q3_us < EJ_MAX_TIME_US))
+        return ej_bad_field(v, "q3_us", "a time below 1e9 us", got, err);
     if (t->samples < 2) {
         snprintf(got, sizeof got, "%" PRId64, t->samples);
         return ej_bad_field(v, "samples", "at least 2 samples", got, err);
@@ -111,8 +114,8 @@ static int read_pipeline(ej_val point, ea_torch_pipeline *t, ea_error *err)
     if (t->replays < 2)
         return ej_bad_field(v, "replays", "at least 2 replays", got, err);
     snprintf(got, sizeof got, "min %g, steady %g", t->min_us, t->steady_us);
-    if (!(t->min_us > 0 && t->steady_us > 0))
-        return ej_bad_field(v, "min_us", "positive min_us and steady_us", got, err);
+    if (!(t->min_us > 0 && t->steady_us > 0 && t->min_us < EJ_MAX_TIME_US && t->steady_us < EJ_MAX_TIME_US))
+        return ej_bad_field(v, "min_us", "positive min_us and steady_us below 1e9 us", got, err);
     t->timed = 1;
     return 0;
 }

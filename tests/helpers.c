@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "classify_impl.h"
 #include "cli.h"
 #include "device.h"
 #include "device_lock.h"
@@ -229,4 +230,11 @@ char *test_print_to_string(void (*print)(const cJSON *obj, FILE *f), const cJSON
     print(obj, f);
     fclose(f);
     return text;
+}
+
+void test_resummarize(cJSON *classification)
+{
+    cJSON_ReplaceItemInObjectCaseSensitive(
+        classification, "summary",
+        ea_classification_summary(cJSON_GetObjectItemCaseSensitive(classification, "occurrences")));
 }

@@ -79,6 +79,10 @@ char *test_print_to_string(void (*print)(const cJSON *obj, FILE *f), const cJSON
 /* A repro result's path named name (of mode, unless NULL); asserts there is one. */
 const cJSON *test_path(const cJSON *result, const char *name, const char *mode);
 
+/* A classification document's $.summary recomputed from its occurrences entries, as classify writes it: what a
+ * test that edits the entries calls before saving (a stored summary must agree with its entries). */
+void test_resummarize(cJSON *classification);
+
 /* Parse a graph given as text; asserts success. */
 void test_parse(const char *text, fx_graph *g);
 /* Index of the node named name; asserts it exists. */

@@ -52,6 +52,7 @@ void target_set_class(const char *dir, const char *id, const char *cls, int fe)
             found = 1;
         }
     cr_assert(found, "no classification entry %s", id);
+    test_resummarize(doc);
     target_save(dir, "classification.json", doc);
 }
 

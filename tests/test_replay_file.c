@@ -199,7 +199,7 @@ Test(replay_file, audit_refuses_a_replay_without_every_capture)
     char golden[512], cmd[2400];
     snprintf(golden, sizeof golden, "%s/golden", test_tmpdir());
     char *target = test_target(golden, "H200", "2.11.0+cu130", "9.0");
-    snprintf(cmd, sizeof cmd, "cp -r golden/occurrences '%s/' && mkdir '%s/captures' && cp -rL " FIXTURE_TARGET "/captures/"
+    snprintf(cmd, sizeof cmd, "cp -r " FIXTURE_GOLDEN "/occurrences '%s/' && mkdir '%s/captures' && cp -rL " FIXTURE_TARGET "/captures/"
              CAT_SCOPE " " FIXTURE_TARGET "/captures/" LF_CUMSUM_SCOPE " '%s/captures/'", golden, target, target);
     cr_assert_eq(system(cmd), 0, "%s", cmd);
     free(test_write(target, "replay.json", mutated("\"cat-a\"", "\"" CAT_SCOPE "\"")));

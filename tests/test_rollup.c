@@ -195,9 +195,8 @@ Test(rollup, a_captured_op_listed_unmeasured_is_unpriced_with_its_reason)
             cJSON_ReplaceItemInObjectCaseSensitive(e, "class", cJSON_CreateString("true_fallback"));
             n++;
         }
-    cJSON *sum = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cls, "summary"), "aten._fft_c2c.default");
-    cJSON_DeleteItemFromObjectCaseSensitive(sum, "not_captured");
-    cJSON_AddNumberToObject(sum, "true_fallback", n);
+    cr_assert_gt(n, 0);
+    test_resummarize(cls);
     cJSON *base = load("golden/targets/H200-torch2.11.0+cu130/baselines.json");
     cJSON *doc = build(golden_copy(cls, base, NULL, 1), NULL);
     const cJSON *row;
@@ -222,11 +221,7 @@ Test(rollup, check_finds_an_unclassified_occurrence)
     cJSON_ReplaceItemInObjectCaseSensitive(e, "false_extern", cJSON_CreateFalse());
     cJSON_ReplaceItemInObjectCaseSensitive(e, "capture", cJSON_CreateNull());
     cJSON_ReplaceItemInObjectCaseSensitive(e, "configs_agree", cJSON_CreateNull());
-    /* the summary must agree with the entries for the reader to take the file */
-    cJSON *sum = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cls, "summary"), "aten.cat.default");
-    cJSON_ReplaceItemInObjectCaseSensitive(sum, "lowered", cJSON_CreateNumber(61));
-    cJSON_ReplaceItemInObjectCaseSensitive(sum, "false_extern", cJSON_CreateNumber(61));
-    cJSON_AddNumberToObject(sum, "unclassified", 1);
+    test_resummarize(cls); /* the summary must agree with the entries for the reader to take the file */
     check_fails(golden_copy(cls, base, NULL, 1), "fallback_unlabelled");
     cJSON_Delete(cls);
     cJSON_Delete(base);

@@ -1,0 +1,347 @@
+/* test_golden_truth.c: golden data that cannot say something false with exit 0 (issue 26): derived counts
+ * checked against what they derive from, paths confined to the target folder. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "classify.h"
+#include "helpers.h"
+#include "json.h"
+#include "json_impl.h"
+#include "readfile.h"
+
+#define TARGET "targets/" TEST_TARGET
+#define CLASSIFICATION "golden/" TARGET "/classification.json"
+
+static char *join(const char *dir, const char *name)
+{
+    static char buf[4][4096];
+    static int k;
+    char *p = buf[k++ % 4];
+    snprintf(p, sizeof buf[0], "%s/%s", dir, name);
+    return p;
+}
+
+static void has(const char *text, const char *needle)
+{
+    cr_assert(strstr(text, needle), "expected '%s' in:\n%s", needle, text);
+}
+
+/* A golden folder linking the committed one's files, with the committed classification.json's first `from`
+ * replaced by `to` (from NULL: the file as committed). */
+static const char *golden_with_classification(const char *from, const char *to)
+{
+    static const char *const parts[] = {"occurrences", "old_rule.json", TARGET "/target.json", TARGET "/captures",
+                                        TARGET "/baselines.json", TARGET "/torch_ops.json"};
+    const char *dir = test_tmpdir();
+    char cwd[2048], target[4096];
+    cr_assert_not_null(getcwd(cwd, sizeof cwd));
+    cr_assert_eq(ea_make_dirs(join(dir, TARGET), &(ea_error){{0}}), 0);
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        snprintf(target, sizeof target, "%s/golden/%s", cwd, parts[i]);
+        cr_assert_eq(symlink(target, join(dir, parts[i])), 0);
+    }
+    char *text = test_read(CLASSIFICATION), *at = from ? strstr(text, from) : text;
+    cr_assert_not_null(at, "%s lacks '%s'", CLASSIFICATION, from);
+    size_t n = strlen(text) + (to ? strlen(to) : 0) + 1;
+    char *out = malloc(n);
+    snprintf(out, n, "%.*s%s%s", (int)(at - text), text, from ? to : "", from ? at + strlen(from) : text);
+    free(test_write(dir, TARGET "/classification.json", out));
+    free(out);
+    free(text);
+    return dir;
+}
+
+/* audit on the classification with from replaced by to: refused (exit 2) with want in its message. */
+static void audit_refuses(const char *from, const char *to, const char *want)
+{
+    cli_run r = test_cli("audit", "--golden", golden_with_classification(from, to), NULL);
+    cr_expect_eq(r.status, 2, "accepted %s -> %s:\n%s", from, to, r.out);
+    cr_expect(strstr(r.err, want), "expected '%s' in:\n%s", want, r.err);
+    cr_expect_eq(strstr(r.out, "Bottom line"), NULL, "a bottom line was printed from a false summary");
+    cli_run_free(&r);
+}
+
+Test(golden_truth, the_committed_classification_passes_as_committed)
+{
+    cli_run r = test_cli("audit", "--golden", golden_with_classification(NULL, NULL), NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    has(r.out, "Bottom line: 106 of the 279 occurrences");
+    cli_run_free(&r);
+}
+
+Test(golden_truth, a_summary_count_its_entries_do_not_give_is_refused)
+{
+    /* the review's -5 (it printed "106 of the 250") and 2^53+1 (int overflow in the bottom line) */
+    audit_refuses("\"aten.histc.default\":\t{\n\t\t\t\"true_fallback\":\t24,",
+                  "\"aten.histc.default\":\t{\n\t\t\t\"true_fallback\":\t-5,",
+                  "classification.json $.summary[\"aten.histc.default\"].true_fallback: expected 24 (the count of its "
+                  "$.occurrences of that op and class), got -5");
+    audit_refuses("\"aten.histc.default\":\t{\n\t\t\t\"true_fallback\":\t24,",
+                  "\"aten.histc.default\":\t{\n\t\t\t\"true_fallback\":\t9007199254740993,",
+                  "$.summary[\"aten.histc.default\"].true_fallback: expected integer of magnitude below 2^53, got "
+                  "number 9007199254740992"); /* 2^53+1 reads as 2^53 */
+    audit_refuses("\"aten.histc.default\":\t{\n\t\t\t\"true_fallback\":\t24,",
+                  "\"aten.histc.default\":\t{\n\t\t\t\"true_fallback\":\t4503599627370496,",
+                  "expected 24 (the count of its $.occurrences of that op and class), got 4503599627370496");
+    audit_refuses("\"lowered\":\t62,\n\t\t\t\"false_extern\":\t62", "\"lowered\":\t62,\n\t\t\t\"false_extern\":\t61",
+                  "$.summary[\"aten.cat.default\"].false_extern: expected 62 (the count of its $.occurrences of that "
+                  "op with false_extern true), got 61");
+    /* a count left out, an extra class, an op outside the audit set */
+    audit_refuses("\"lowered\":\t62,\n", "",
+                  "$.summary[\"aten.cat.default\"].lowered: expected 62 (the count of its $.occurrences of that op "
+                  "and class), got nothing");
+    audit_refuses("\"lowered\":\t62,\n", "\"lowered\":\t62,\n\"true_fallback\":\t1,\n",
+                  "$.summary[\"aten.cat.default\"].true_fallback: expected 0");
+    audit_refuses("\"lowered\":\t62,\n", "\"lowered\":\t62,\n\"sideways\":\t0,\n",
+                  "$.summary[\"aten.cat.default\"]: unknown key 'sideways' (expected a class or false_extern)");
+    audit_refuses("\"summary\":\t{\n", "\"summary\":\t{\n\"aten.nothing.default\": {},\n",
+                  "$.summary[\"aten.nothing.default\"]: expected an op of the audit set, got \"aten.nothing.default\"");
+}
+
+Test(golden_truth, an_entry_false_extern_that_its_class_and_verdict_do_not_give_is_refused)
+{
+    audit_refuses("\"false_extern\":\ttrue", "\"false_extern\":\tfalse",
+                  "].false_extern: expected true (an old_rule verdict and a lowered class), got false");
+}
+
+Test(golden_truth, an_occurrence_listed_twice_is_refused)
+{
+    char *text = test_read(CLASSIFICATION);
+    const char *first = strstr(text, "\"occurrences\":\t[{");
+    cr_assert_not_null(first);
+    const char *open = strchr(first, '{'), *close = strstr(open, "\n\t\t}");
+    char entry[8192];
+    snprintf(entry, sizeof entry, "\"occurrences\":\t[%.*s, {", (int)(close + 4 - open), open);
+    audit_refuses("\"occurrences\":\t[{", entry, "classification.json $.occurrences: expected each occurrence "
+                                                    "once, got \"");
+    free(text);
+}
+
+Test(golden_truth, an_op_outside_the_audit_set_is_refused)
+{
+    audit_refuses("\"op\":\t\"aten.cat.default\"", "\"op\":\t\"aten.bogus.default\"",
+                  "].op: expected an op of the audit set (aten.cat.default, ...), got aten.bogus.default");
+}
+
+Test(golden_truth, a_capture_path_outside_the_target_folder_is_refused)
+{
+    static const char *const outside[] = {"/etc/passwd", "captures/../../../etc/passwd", "captures/.x/capture.json",
+                                          "captures/a/b/capture.json", "captures//capture.json",
+                                          "captures/cumsum-bbbc239b67b8-008242e3eb1a/other.json"};
+    for (size_t i = 0; i < sizeof outside / sizeof outside[0]; i++) {
+        char to[200], want[300];
+        snprintf(to, sizeof to, "\"capture\":\t\"%s\"", outside[i]);
+        snprintf(want, sizeof want, ".capture: expected null or captures/<scope>/capture.json (a capture of the "
+                                    "target folder), got \"%s\"", outside[i]);
+        audit_refuses("\"capture\":\t\"captures/cumsum-bbbc239b67b8-008242e3eb1a/capture.json\"", to, want);
+    }
+}
+
+/* ej_parse refuses text with want in its message. */
+static void parse_refused(const char *text, const char *want)
+{
+    ej_doc doc;
+    ea_error err = {{0}};
+    cr_expect_eq(ej_parse("t.json", text, &doc, &err), -1, "accepted: %s", text);
+    cr_expect(strstr(err.msg, want), "expected '%s' in: %s", want, err.msg);
+    cr_expect_null(doc.root);
+}
+
+static void parse_accepted(const char *text)
+{
+    ej_doc doc;
+    ea_error err = {{0}};
+    cr_expect_eq(ej_parse("t.json", text, &doc, &err), 0, "%s: %s", text, err.msg);
+    ej_free(&doc);
+}
+
+Test(golden_truth, a_key_repeated_anywhere_in_a_document_is_refused)
+{
+    /* cJSON reads the first, Python's json the last: one file, two GPUs */
+    parse_refused("{\"gpu_model\": \"H200\", \"gpu_model\": \"B200\"}",
+                  "t.json $: expected unique keys, got duplicate key 'gpu_model'");
+    parse_refused("{\"a\": {\"b\": [1, {\"x\": 1, \"y\": 2, \"x\": 3}]}}",
+                  "t.json $.a.b[1]: expected unique keys, got duplicate key 'x'");
+    parse_refused("{\"aten.cat.default\": {\"lowered\": 1, \"lowered\": 2}}",
+                  "t.json $[\"aten.cat.default\"]: expected unique keys, got duplicate key 'lowered'");
+    parse_accepted("{\"a\": {\"x\": 1}, \"b\": {\"x\": 1}, \"c\": [{\"x\": 1}, {\"x\": 2}]}");
+}
+
+Test(golden_truth, raw_control_characters_in_a_string_are_refused)
+{
+    parse_refused("{\"note\": \"a\tb\"}", "t.json:1:12: invalid JSON: raw control character 0x09 in a string");
+    parse_refused("{\n\"note\": \"a\x01\"}", "t.json:2:11: invalid JSON: raw control character 0x01 in a string");
+    parse_accepted("{\"note\": \"a\\tb\\u0001\\\"\\\\\"}\t\r\n"); /* escaped, and whitespace outside strings */
+    parse_refused("{\"n\": \"\\t\t\"}", "t.json:1:10: invalid JSON: raw control"); /* columns count an escape's two */
+}
+
+Test(golden_truth, bytes_that_are_not_utf8_are_refused)
+{
+    parse_refused("{\"note\": \"\xff\"}", "t.json:1:11: invalid JSON: byte 0xff is not UTF-8");
+    parse_refused("{\"note\": \"\xc0\x80\"}", "byte 0xc0 is not UTF-8"); /* overlong NUL */
+    parse_refused("{\"note\": \"\xed\xa0\x80\"}", "byte 0xed is not UTF-8"); /* a surrogate */
+    parse_refused("{\"note\": \"\xe2\x82\"}", "byte 0xe2 is not UTF-8"); /* cut short */
+    parse_refused("{\"note\": \"\xf4\x90\x80\x80\"}", "byte 0xf4 is not UTF-8"); /* beyond U+10FFFF */
+    parse_accepted("{\"note\": \"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"}");
+}
+
+Test(golden_truth, a_duplicate_key_in_a_target_json_is_refused_by_audit)
+{
+    const char *g = golden_with_classification(NULL, NULL);
+    char path[4400];
+    snprintf(path, sizeof path, "%s/" TARGET "/target.json", g);
+    char *text = test_read(path), *at = strstr(text, "\"gpu_model\"");
+    cr_assert_not_null(at);
+    size_t n = strlen(text) + 64;
+    char *out = malloc(n);
+    snprintf(out, n, "%.*s\"gpu_model\": \"B200\", %s", (int)(at - text), text, at);
+    cr_assert_eq(unlink(path), 0); /* the link to the committed file */
+    free(test_write(g, TARGET "/target.json", out));
+    cli_run r = test_cli("audit", "--golden", g, NULL);
+    cr_expect_eq(r.status, 2, "accepted:\n%s", r.out);
+    has(r.err, "target.json $: expected unique keys, got duplicate key 'gpu_model'");
+    cli_run_free(&r);
+    free(out);
+    free(text);
+}
+
+/* A golden folder linking the committed occurrences, old rule and seed, with the committed targets under names
+ * given as a symlinked tree (cp -rs), so one file can be replaced by an edited copy. */
+static const char *golden_tree(void)
+{
+    const char *dir = test_tmpdir();
+    char cmd[9000], cwd[2048];
+    cr_assert_not_null(getcwd(cwd, sizeof cwd));
+    snprintf(cmd, sizeof cmd,
+             "ln -s '%s/golden/occurrences' '%s/occurrences' && ln -s '%s/golden/old_rule.json' '%s/old_rule.json' && "
+             "ln -s '%s/golden/seed_totals.json' '%s/seed_totals.json' && cp -rs '%s/golden/targets' '%s/targets'",
+             cwd, dir, cwd, dir, cwd, dir, cwd, dir);
+    cr_assert_eq(system(cmd), 0);
+    return dir;
+}
+
+/* golden/rel replaced by a copy of the committed file with its first from replaced by to. */
+static void edit(const char *golden, const char *rel, const char *from, const char *to)
+{
+    char src[4400];
+    snprintf(src, sizeof src, "golden/%s", rel);
+    char *text = test_read(src), *at = strstr(text, from);
+    cr_assert_not_null(at, "%s lacks '%s'", src, from);
+    size_t n = strlen(text) + strlen(to) + 1;
+    char *out = malloc(n);
+    snprintf(out, n, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+    cr_assert_eq(unlink(join(golden, rel)), 0);
+    free(test_write(golden, rel, out));
+    free(out);
+    free(text);
+}
+
+static void refused_by(const char *golden, const char *target, const char *cmd, const char *want)
+{
+    cli_run r = !strcmp(cmd, "rollup") ? test_cli("rollup", "--golden", golden, "--target", target, "--check", NULL)
+                                       : test_cli(cmd, "--golden", golden, "--target", target, NULL);
+    cr_expect_eq(r.status, 2, "%s accepted it (exit %d):\n%s", cmd, r.status, r.err);
+    cr_expect(strstr(r.err, want), "%s: expected '%s' in:\n%s", cmd, want, r.err);
+    cli_run_free(&r);
+}
+
+#define CAT_CAPTURE "targets/" TEST_TARGET "/captures/cat-045eee571676-5dbbb59b601c/capture.json"
+#define CANDIDATE TEST_TARGET "-histc_scatter"
+
+Test(golden_truth, a_capture_covering_a_model_the_corpus_lacks_is_refused_by_audit_and_rollup)
+{
+    const char *g = golden_tree();
+    edit(g, CAT_CAPTURE, "torchbench/infer/densenet121/full_graph_000:cat_38",
+         "torchbench/infer/no_such_model/full_graph_000:cat_38");
+    const char *want = "cat-045eee571676-5dbbb59b601c/capture.json $.covers[0]: expected an id of the golden "
+                       "occurrences, got \"torchbench/infer/no_such_model/full_graph_000:cat_38\"";
+    refused_by(g, TEST_TARGET, "audit", want);
+    refused_by(g, TEST_TARGET, "rollup", want);
+}
+
+Test(golden_truth, rollup_check_refuses_an_inherited_capture_recaptured_since)
+{
+    const char *g = golden_tree();
+    cli_run r = test_cli("rollup", "--golden", g, "--target", CANDIDATE, "--check", NULL);
+    cr_assert_neq(r.status, 2, "the tree as committed: %s", r.err);
+    cli_run_free(&r);
+    /* the base's capture changes under the candidate that inherits it (its digest was recorded at accept) */
+    edit(g, CAT_CAPTURE, "\"covers\": [", "\"covers\":  [");
+    const char *want = "$.captures_from.captures[\"cat-045eee571676-5dbbb59b601c\"]: expected ";
+    refused_by(g, CANDIDATE, "audit", want);
+    refused_by(g, CANDIDATE, "rollup", want);
+}
+
+/* One schema layer (finding 6): each number or shape the review slipped through, edited into a copy of the committed
+ * target, is refused by the command that reads it, naming the file and JSON path. */
+static void schema_refuses(const char *rel, const char *from, const char *to, const char *cmd, const char *want)
+{
+    const char *g = golden_tree();
+    edit(g, rel, from, to);
+    refused_by(g, TEST_TARGET, cmd, want);
+}
+
+#define BASELINES "targets/" TEST_TARGET "/baselines.json"
+#define REPLAY "targets/" TEST_TARGET "/replay.json"
+#define SANITIZE "targets/" TEST_TARGET "/sanitize.json"
+#define TORCH_OPS "targets/" TEST_TARGET "/torch_ops.json"
+
+Test(golden_truth, baselines_times_counts_and_sizes_out_of_range_are_refused)
+{
+    schema_refuses(BASELINES, "\"median_us\":\t188.63466382026672", "\"median_us\":\t-188.6", "audit",
+                   "$.scopes[0].paths[0].time.median_us: expected a positive finite time, got -188.6");
+    schema_refuses(BASELINES, "\"median_us\":\t165.84456818444389", "\"median_us\":\t-5", "audit",
+                   "$.scopes[2].paths[1].candidates[6].median_us: expected a positive time below 1e9 us, got -5");
+    schema_refuses(BASELINES, "\"samples\":\t30", "\"samples\":\t-30", "audit",
+                   "$.scopes[0].paths[0].time.samples: expected an integer >= 1, got -30");
+    schema_refuses(BASELINES, "\"calls_per_replay\":\t6", "\"calls_per_replay\":\t-20", "audit",
+                   "$.scopes[0].paths[0].time.calls_per_replay: expected an integer >= 1, got -20");
+    schema_refuses(BASELINES, "\"bytes\":\t56623104", "\"bytes\":\t1e308", "rollup",
+                   "$.scopes[0].floor.bytes: expected integer of magnitude below 2^53");
+    schema_refuses(BASELINES, "\"bytes\":\t1073741824", "\"bytes\":\t1e308", "audit",
+                   "$.copy_bandwidth.bytes: expected integer of magnitude below 2^53");
+}
+
+Test(golden_truth, replay_sanitize_and_capture_numbers_beyond_range_are_refused)
+{
+    schema_refuses(REPLAY, "\"q3\":\t30.2619993686676", "\"q3\":\t9223372036854775808", "audit",
+                   "replay.json $[0].replay_us.q3: expected a time below 1e9 us, got 9.22337e+18");
+    schema_refuses(SANITIZE, "\"errors\": 0}", "\"errors\": 9007199254740993}", "audit",
+                   "sanitize.json $.totals[0].errors: expected integer of magnitude below 2^53");
+    schema_refuses(CAT_CAPTURE, "\"name\": \"out0\",\n   \"dtype\": \"bf16\",\n   \"sizes\": [\n    64,",
+                   "\"name\": \"out0\",\n   \"dtype\": \"bf16\",\n   \"sizes\": [\n    9007199254740993,", "audit",
+                   "capture.json $.outputs[0].sizes[0]: expected integer of magnitude below 2^53");
+}
+
+Test(golden_truth, torch_ops_sizes_dtypes_and_counts_out_of_range_are_refused)
+{
+    static const char *const sizes[] = {"2147483648", "4294967296"};
+    for (int i = 0; i < 2; i++) {
+        char to[64];
+        snprintf(to, sizeof to, "%s\n     ]", sizes[i]);
+        schema_refuses(TORCH_OPS, "18874368\n     ]", to, "rollup",
+                       "torch_ops.json $.points[0].inputs[0].sizes: expected 18874368 elements");
+    }
+    schema_refuses(TORCH_OPS, "18874368\n     ]", "-5\n     ]", "rollup",
+                   "torch_ops.json $.points[0].inputs[0].sizes[0]: expected an integer >= 0, got -5");
+    schema_refuses(TORCH_OPS, "18874368\n     ]", "1e999\n     ]", "rollup",
+                   "torch_ops.json $.points[0].inputs[0].sizes[0]: expected integer, got number inf");
+    schema_refuses(TORCH_OPS, "\"dtype\": \"i64\"", "\"dtype\": 7", "rollup",
+                   "torch_ops.json $.points[0].inputs[0].dtype: expected string, got number 7");
+    schema_refuses(TORCH_OPS, "\"calls_per_replay\": 20", "\"calls_per_replay\": -20", "rollup",
+                   "torch_ops.json $.timing.calls_per_replay: expected an integer >= 1, got -20");
+}
+
+/* What the repository's campaign (ci/campaign) still found accepted after the rules above: each now refused. */
+Test(golden_truth, times_the_campaign_found_unbounded_are_refused)
+{
+    schema_refuses(TORCH_OPS, "\"steady_us\": 6771.622", "\"steady_us\": 9007199254740993", "rollup",
+                   "torch_ops.json $.points[0].pipeline.min_us: expected positive min_us and steady_us below 1e9 us");
+    schema_refuses(CAT_CAPTURE, "\"q3_us\": 30.961", "\"q3_us\": 9223372036854775808", "audit",
+                   ".q3_us: expected a time below 1e9 us, got 9.22337e+18");
+    schema_refuses(BASELINES, "\"torch_compiled_us\":\t30.845,", "\"torch_compiled_us\":\t1e308,", "audit",
+                   ".fidelity.torch_compiled_us: expected null or a positive time below 1e9 us, got 1e+308");
+}
