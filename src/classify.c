@@ -497,7 +497,7 @@ int ea_classification_record_uncaptured(cJSON *doc)
                                                                   "it (run its scope through tools/capture on a GPU)"));
     }
     if (n)
-        cJSON_ReplaceItemInObjectCaseSensitive(doc, "summary", summary(entries));
+        cJSON_ReplaceItemInObjectCaseSensitive(doc, "summary", ea_classification_summary(entries));
     return n;
 }
 
@@ -520,20 +520,18 @@ static int nullable(ej_val obj, const char *key, int boolean, ea_error *err)
  * (absolute, "..", a hidden or nested name) may point a reader outside it. */
 static int capture_inside(ej_val e, ea_error *err)
 {
-    const char *c = ej_str(e.v, "capture"), *end;
-    char scope[256];
+    const char *c = ej_str(e.v, "capture");
+    char scope[256], want[4096];
     if (!c)
         return 0;
-    end = strncmp(c, "captures/", 9) ? NULL : strchr(c + 9, '/');
-    if (end && (size_t)(end - c - 9) < sizeof scope && !strcmp(end, "/capture.json")) {
-        snprintf(scope, sizeof scope, "%.*s", (int)(end - c - 9), c + 9);
-        if (ea_plain_name(scope))
-            return 0;
-    }
+    /* the scope read back, then the path rebuilt from it: equal only for the one form classify writes */
+    if (ea_tf_capture_scope(c, scope, sizeof scope) && ea_plain_name(scope) &&
+        ea_tf_capture(NULL, scope, want, sizeof want) == 0 && !strcmp(want, c))
+        return 0;
     char got[300];
     snprintf(got, sizeof got, "\"%.280s\"", c);
-    return ej_bad_field(e, "capture", "null or captures/<scope>/capture.json (a capture of the target folder)", got,
-                        err);
+    return ej_bad_field(e, "capture", "null or " EA_CAPTURES_NAME "/<scope>/" EA_CAPTURE_NAME
+                        " (a capture of the target folder)", got, err);
 }
 
 static int check_entry(ej_val e, ea_error *err)
