@@ -52,6 +52,8 @@ int ea_classification_record_uncaptured(cJSON *doc);
 int ea_target_captures_check(const char *target_dir, cJSON *const docs[EA_AUDIT_OPS], ea_error *err);
 
 /* A stored classification document, checked strictly against the schema; file names it in messages. */
+/* The index in ea_audit_ops of op ("aten.cat.default"), -1 when it is not an audited op. */
+int ea_classify_op_index(const char *op);
 int ea_classification_validate(const char *file, const cJSON *doc, ea_error *err);
 
 /* <target_dir>/classification.json, validated, into doc; absent (nothing at the path): 0 with doc->root NULL.
