@@ -47,25 +47,40 @@ static int time_sections(shared_state *s)
     return 0;
 }
 
-Test(device_lock, two_timing_processes_started_at_once_never_hold_the_device_together)
+/* n processes started at once (released together through s->go), process k running body(k, s); asserts each
+ * exited 0. The caller reads s and unmaps it. */
+static shared_state *run_at_once(int n, int (*body)(int k, shared_state *s))
 {
-    use_test_lock();
     shared_state *s = mmap(NULL, sizeof *s, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    pid_t kids[8];
     cr_assert_neq(s, MAP_FAILED);
+    cr_assert_leq(n, 8);
     memset((void *)s, 0, sizeof *s);
-    pid_t kids[2];
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < n; k++) {
         kids[k] = fork();
         cr_assert_geq(kids[k], 0);
         if (kids[k] == 0)
-            _exit(time_sections(s));
+            _exit(body(k, s));
     }
     s->go = 1;
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < n; k++) {
         int st;
         cr_assert_eq(waitpid(kids[k], &st, 0), kids[k]);
-        cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "a timing process failed to take the lock");
+        cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "process %d of %d failed to take the lock", k + 1, n);
     }
+    return s;
+}
+
+static int timer_only(int k, shared_state *s)
+{
+    (void)k;
+    return time_sections(s);
+}
+
+Test(device_lock, two_timing_processes_started_at_once_never_hold_the_device_together)
+{
+    use_test_lock();
+    shared_state *s = run_at_once(2, timer_only);
     cr_assert_eq(s->overlaps, 0, "two processes held one device's lock at once %d times", s->overlaps);
     munmap((void *)s, sizeof *s);
 }
@@ -96,25 +111,16 @@ static int share_and_time(shared_state *s)
     return 0;
 }
 
+/* three GPU tests that share and time, one process that only times */
+static int three_sharers_one_timer(int k, shared_state *s)
+{
+    return k < 3 ? share_and_time(s) : time_sections(s);
+}
+
 Test(device_lock, sharers_run_together_but_never_beside_a_timed_section)
 {
     use_test_lock();
-    shared_state *s = mmap(NULL, sizeof *s, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    cr_assert_neq(s, MAP_FAILED);
-    memset((void *)s, 0, sizeof *s);
-    pid_t kids[4];
-    for (int k = 0; k < 4; k++) { /* three GPU tests that share and time, one process that only times */
-        kids[k] = fork();
-        cr_assert_geq(kids[k], 0);
-        if (kids[k] == 0)
-            _exit(k < 3 ? share_and_time(s) : time_sections(s));
-    }
-    s->go = 1;
-    for (int k = 0; k < 4; k++) {
-        int st;
-        cr_assert_eq(waitpid(kids[k], &st, 0), kids[k]);
-        cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "process %d failed to take the lock", k);
-    }
+    shared_state *s = run_at_once(4, three_sharers_one_timer);
     cr_assert_eq(s->overlaps, 0, "a timed section ran beside another or beside a sharer %d times", s->overlaps);
     cr_assert_eq(s->shared_beside_timing, 0, "a sharer ran beside a timed section %d times", s->shared_beside_timing);
     munmap((void *)s, sizeof *s);
