@@ -155,7 +155,7 @@ Test(gate_gpu, two_run_shards_merge_into_one_gate_with_recorded_point_seconds, .
     ea_run_points_free(&pts);
     const char *dir = test_tmpdir();
     for (int i = 0; i < 2; i++) {
-        char shard[8];
+        char shard[16];
         snprintf(shard, sizeof shard, "%d/2", i + 1);
         snprintf(fresh[i], sizeof fresh[i], "%s/fresh-%d.json", dir, i + 1);
         cli_run r = test_cli("gate", "--run", "--target", t.name, "--scope", scope, "--shard", shard, "--save", fresh[i],
