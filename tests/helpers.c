@@ -238,3 +238,12 @@ void test_resummarize(cJSON *classification)
         classification, "summary",
         ea_classification_summary(cJSON_GetObjectItemCaseSensitive(classification, "occurrences")));
 }
+
+char *test_join(const char *dir, const char *name)
+{
+    static char buf[8][4400];
+    static int k;
+    char *p = buf[k++ % 8];
+    snprintf(p, sizeof buf[0], "%.4000s/%.390s", dir, name);
+    return p;
+}

@@ -24,6 +24,8 @@ void test_golden_docs(cJSON *docs[EA_AUDIT_OPS], const char *files[EA_AUDIT_OPS]
  * passes without having run. With one, shares the device lock (device_lock.h) for the rest of the test, so
  * its GPU work never runs beside another process's timing; its own timings take the lock exclusive. */
 void test_skip_without_gpu(void);
+/* "<dir>/<name>" in one of eight rotating buffers: eight may be held at once. */
+char *test_join(const char *dir, const char *name);
 /* A fresh empty folder under /tmp; the path lives until the test process ends. */
 const char *test_tmpdir(void);
 /* Write text to dir/name (creating parent folders); returns the path (static buffer per call site

@@ -25,15 +25,6 @@
 #include "torch_ops.h"
 #include "capture.h"
 
-static char *join(const char *dir, const char *name)
-{
-    static char buf[4][4096];
-    static int k;
-    char *p = buf[k++ % 4];
-    snprintf(p, sizeof buf[0], "%s/%s", dir, name);
-    return p;
-}
-
 static void read_fails(const char *path, const char *want)
 {
     char *text = (char *)1, msg[4096];
@@ -49,7 +40,7 @@ static void read_fails(const char *path, const char *want)
 Test(bad_input, only_regular_files_are_read)
 {
     const char *dir = test_tmpdir();
-    char *fifo = join(dir, "meta.json"), *zero = join(dir, "zero.json"), *big = join(dir, "big.json");
+    char *fifo = test_join(dir, "meta.json"), *zero = test_join(dir, "zero.json"), *big = test_join(dir, "big.json");
     cr_assert_eq(mkfifo(fifo, 0600), 0);
     cr_assert_eq(symlink("/dev/zero", zero), 0);
     read_fails(fifo, "not a regular file (a FIFO)"); /* returns at once: no writer needed */
@@ -60,7 +51,7 @@ Test(bad_input, only_regular_files_are_read)
     cr_assert_eq(ftruncate(fileno(f), (off_t)EA_READ_MAX + 1), 0); /* sparse: no disk used */
     fclose(f);
     read_fails(big, "larger than the 64 MiB limit on input files (67108865 bytes)");
-    read_fails(join(dir, "none.json"), "cannot read: No such file or directory");
+    read_fails(test_join(dir, "none.json"), "cannot read: No such file or directory");
 
     /* every reader goes through it: JSON documents, graph dumps */
     ej_doc doc;
@@ -85,9 +76,9 @@ Test(bad_input, present_absent_or_broken)
 {
     const char *dir = test_tmpdir();
     ea_error err = {{0}};
-    char *dangling = join(dir, "classification.json"), *loop = join(dir, "loop.json");
-    cr_assert_eq(ea_file_present(join(dir, "absent.json"), &err), 0);
-    cr_assert_eq(ea_file_present(join(dir, "no/such/folder.json"), &err), 0);
+    char *dangling = test_join(dir, "classification.json"), *loop = test_join(dir, "loop.json");
+    cr_assert_eq(ea_file_present(test_join(dir, "absent.json"), &err), 0);
+    cr_assert_eq(ea_file_present(test_join(dir, "no/such/folder.json"), &err), 0);
     cr_assert_eq(symlink("nowhere.json", dangling), 0);
     cr_assert_eq(ea_file_present(dangling, &err), -1);
     cr_assert(strstr(err.msg, "a link to nothing (dangling link)"), "%s", err.msg);
@@ -268,10 +259,10 @@ static const char *golden_links(void)
     const char *dir = test_tmpdir();
     char cwd[2048], target[4096];
     cr_assert_not_null(getcwd(cwd, sizeof cwd));
-    cr_assert_eq(ea_make_dirs(join(dir, TARGET), &(ea_error){{0}}), 0);
+    cr_assert_eq(ea_make_dirs(test_join(dir, TARGET), &(ea_error){{0}}), 0);
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
         snprintf(target, sizeof target, "%s/golden/%s", cwd, parts[i]);
-        cr_assert_eq(symlink(target, join(dir, parts[i])), 0);
+        cr_assert_eq(symlink(target, test_join(dir, parts[i])), 0);
     }
     return dir;
 }
@@ -290,7 +281,7 @@ Test(bad_input, classify_refuses_a_corrupt_stored_file_before_printing)
 Test(bad_input, a_broken_link_is_not_an_absent_file)
 {
     const char *g = golden_links();
-    cr_assert_eq(symlink("nowhere.json", join(g, TARGET "/classification.json")), 0);
+    cr_assert_eq(symlink("nowhere.json", test_join(g, TARGET "/classification.json")), 0);
     const char *cmds[][2] = {{"classify", NULL}, {"audit", NULL}};
     for (size_t i = 0; i < 2; i++) {
         cli_run r = test_cli(cmds[i][0], "--golden", g, NULL);
@@ -298,8 +289,8 @@ Test(bad_input, a_broken_link_is_not_an_absent_file)
         has(r.err, "classification.json: a link to nothing (dangling link)");
         cli_run_free(&r);
     }
-    cr_assert_eq(unlink(join(g, TARGET "/classification.json")), 0);
-    cr_assert_eq(symlink("classification.json", join(g, TARGET "/classification.json")), 0);
+    cr_assert_eq(unlink(test_join(g, TARGET "/classification.json")), 0);
+    cr_assert_eq(symlink("classification.json", test_join(g, TARGET "/classification.json")), 0);
     cli_run r = test_cli("audit", "--golden", g, NULL);
     cr_assert_eq(r.status, 2);
     has(r.err, "classification.json: cannot read: Too many levels of symbolic links");
@@ -309,7 +300,7 @@ Test(bad_input, a_broken_link_is_not_an_absent_file)
     ea_torch_ops ops;
     ea_error err;
     const char *t = test_tmpdir();
-    cr_assert_eq(symlink("gone.json", join(t, "torch_ops.json")), 0);
+    cr_assert_eq(symlink("gone.json", test_join(t, "torch_ops.json")), 0);
     cr_assert_eq(ea_torch_ops_load_dir(t, "H200", &ops, &err), -1);
     has(err.msg, "torch_ops.json: a link to nothing (dangling link)");
 }
@@ -319,12 +310,12 @@ Test(bad_input, capture_folder_without_a_readable_capture_json_says_why)
     const char *g = test_tmpdir();
     ea_captures caps;
     ea_error err;
-    cr_assert_eq(mkdir(join(g, "captures"), 0755), 0);
-    cr_assert_eq(mkdir(join(g, "captures/cat-x"), 0755), 0);
-    cr_assert_eq(symlink("elsewhere", join(g, "captures/cat-x/capture.json")), 0);
+    cr_assert_eq(mkdir(test_join(g, "captures"), 0755), 0);
+    cr_assert_eq(mkdir(test_join(g, "captures/cat-x"), 0755), 0);
+    cr_assert_eq(symlink("elsewhere", test_join(g, "captures/cat-x/capture.json")), 0);
     cr_assert_eq(ea_captures_load_dir(g, &caps, &err), -1);
     has(err.msg, "captures/cat-x/capture.json: a link to nothing (dangling link)");
-    cr_assert_eq(unlink(join(g, "captures/cat-x/capture.json")), 0);
+    cr_assert_eq(unlink(test_join(g, "captures/cat-x/capture.json")), 0);
     cr_assert_eq(ea_captures_load_dir(g, &caps, &err), -1);
     has(err.msg, "captures/cat-x: expected capture.json in every capture folder, got none");
 }
@@ -428,7 +419,7 @@ Test(bad_input, index_add_arguments_are_checked_when_planned)
     const char *g = test_tmpdir();
     char cwd[2048], target[4096];
     cr_assert_not_null(getcwd(cwd, sizeof cwd));
-    cr_assert_eq(mkdir(join(g, "occurrences"), 0755), 0);
+    cr_assert_eq(mkdir(test_join(g, "occurrences"), 0755), 0);
     for (int i = 0; i <= EA_AUDIT_OPS; i++) { /* every document but index_add's, and summary.json */
         const char *name = i < EA_AUDIT_OPS ? ea_audit_ops[i].short_name : "summary";
         if (!strcmp(name, "index_add"))
@@ -436,7 +427,7 @@ Test(bad_input, index_add_arguments_are_checked_when_planned)
         snprintf(target, sizeof target, "%s/golden/occurrences/%s.json", cwd, name);
         char link_name[256];
         snprintf(link_name, sizeof link_name, "occurrences/%s.json", name);
-        cr_assert_eq(symlink(target, join(g, link_name)), 0);
+        cr_assert_eq(symlink(target, test_join(g, link_name)), 0);
     }
     static const char *const bad[][3] = {
         {"}, 0, {", "}, 99, {", "$.points[0].signature.args[1]: expected dim in [0, 1)"},

@@ -126,6 +126,25 @@ Test(device_lock, sharers_run_together_but_never_beside_a_timed_section)
     munmap((void *)s, sizeof *s);
 }
 
+/* Another process takes the device lock n times and ends; its pid. */
+static pid_t sections_in_another_process(int n)
+{
+    ea_error err;
+    pid_t kid = fork();
+    if (kid == 0) {
+        for (int i = 0; i < n; i++) {
+            if (ea_device_lock(&err))
+                _exit(1);
+            ea_device_unlock();
+        }
+        _exit(0);
+    }
+    int st;
+    cr_assert_eq(waitpid(kid, &st, 0), kid);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the other process failed to take the lock");
+    return kid;
+}
+
 Test(device_lock, the_counter_names_the_sections_another_process_took)
 {
     ea_lock_mark m;
@@ -136,18 +155,7 @@ Test(device_lock, the_counter_names_the_sections_another_process_took)
     cr_assert(m.valid, "a device never locked gives a mark at 0");
     cr_assert_eq(ea_device_lock(&err), 0, "%s", err.msg); /* this process's own sections do not count */
     ea_device_unlock();
-    pid_t kid = fork();
-    if (kid == 0) {
-        for (int i = 0; i < 3; i++) {
-            if (ea_device_lock(&err))
-                _exit(1);
-            ea_device_unlock();
-        }
-        _exit(0);
-    }
-    int st;
-    cr_assert_eq(waitpid(kid, &st, 0), kid);
-    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    pid_t kid = sections_in_another_process(3);
     cr_assert_eq(ea_device_lock_others(&m, &pid), 3);
     cr_assert_eq(pid, (long)kid);
     char note[512], want[64];
@@ -207,17 +215,7 @@ Test(device_lock, sections_others_took_before_this_process_began_are_no_sharing)
     long pid;
     use_test_lock();
     ea_device_lock_mark(&m); /* as gate --run marks, then waits for the lock while another process times */
-    pid_t kid = fork();
-    if (kid == 0) {
-        for (int i = 0; i < 2; i++) {
-            if (ea_device_lock(&err))
-                _exit(1);
-            ea_device_unlock();
-        }
-        _exit(0);
-    }
-    int st;
-    cr_assert_eq(waitpid(kid, &st, 0), kid);
+    sections_in_another_process(2);
     cr_assert_eq(ea_device_lock(&err), 0, "%s", err.msg);
     ea_device_unlock();
     cr_assert_eq(ea_device_lock_others(&m, &pid), 0, "the other process's sections came before this one's");

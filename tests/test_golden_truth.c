@@ -15,15 +15,6 @@
 #define TARGET "targets/" TEST_TARGET
 #define CLASSIFICATION "golden/" TARGET "/classification.json"
 
-static char *join(const char *dir, const char *name)
-{
-    static char buf[4][4096];
-    static int k;
-    char *p = buf[k++ % 4];
-    snprintf(p, sizeof buf[0], "%s/%s", dir, name);
-    return p;
-}
-
 static void has(const char *text, const char *needle)
 {
     cr_assert(strstr(text, needle), "expected '%s' in:\n%s", needle, text);
@@ -38,10 +29,10 @@ static const char *golden_with_classification(const char *from, const char *to)
     const char *dir = test_tmpdir();
     char cwd[2048], target[4096];
     cr_assert_not_null(getcwd(cwd, sizeof cwd));
-    cr_assert_eq(ea_make_dirs(join(dir, TARGET), &(ea_error){{0}}), 0);
+    cr_assert_eq(ea_make_dirs(test_join(dir, TARGET), &(ea_error){{0}}), 0);
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
         snprintf(target, sizeof target, "%s/golden/%s", cwd, parts[i]);
-        cr_assert_eq(symlink(target, join(dir, parts[i])), 0);
+        cr_assert_eq(symlink(target, test_join(dir, parts[i])), 0);
     }
     char *text = test_read(CLASSIFICATION), *at = from ? strstr(text, from) : text;
     cr_assert_not_null(at, "%s lacks '%s'", CLASSIFICATION, from);
@@ -233,7 +224,7 @@ static void edit(const char *golden, const char *rel, const char *from, const ch
     size_t n = strlen(text) + strlen(to) + 1;
     char *out = malloc(n);
     snprintf(out, n, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
-    cr_assert_eq(unlink(join(golden, rel)), 0);
+    cr_assert_eq(unlink(test_join(golden, rel)), 0);
     free(test_write(golden, rel, out));
     free(out);
     free(text);

@@ -25,15 +25,6 @@
 #define has(s, needle) cr_assert(strstr((s), (needle)), "expected '%s' in:\n%s", (needle), (s))
 #define TARGET_DIR "targets/H200-torch2.11.0+cu130"
 
-static char *join(const char *dir, const char *name)
-{
-    static char buf[8][4400];
-    static int k;
-    char *p = buf[k++ % 8];
-    snprintf(p, sizeof buf[0], "%.4000s/%.390s", dir, name);
-    return p;
-}
-
 static int exists(const char *path)
 {
     struct stat st;
@@ -60,8 +51,8 @@ static char *listing(const char *dir)
 static const char *golden_with_old_target(void)
 {
     const char *golden = target_golden();
-    cr_assert_eq(mkdir(join(golden, TARGET_DIR), 0755), 0);
-    free(test_write(join(golden, TARGET_DIR), "old-marker", "the old target\n"));
+    cr_assert_eq(mkdir(test_join(golden, TARGET_DIR), 0755), 0);
+    free(test_write(test_join(golden, TARGET_DIR), "old-marker", "the old target\n"));
     return golden;
 }
 
@@ -72,8 +63,8 @@ static void accept_refused(const char *stage, const char *golden, const char *wa
     cli_run r = test_cli("golden", "accept", stage, "--golden", golden, NULL);
     cr_assert_eq(r.status, 2, "exit %d:\n%s", r.status, r.err);
     has(r.err, want);
-    cr_assert(exists(join(golden, TARGET_DIR "/old-marker")), "the old target was replaced");
-    const char *left = listing(join(golden, "targets"));
+    cr_assert(exists(test_join(golden, TARGET_DIR "/old-marker")), "the old target was replaced");
+    const char *left = listing(test_join(golden, "targets"));
     cr_assert(!strcmp(left, "H200-torch2.11.0+cu130\n") ||
                   !strcmp(left, "H200-torch2.11.0+cu130\n.H200-torch2.11.0+cu130.lock\n") ||
                   !strcmp(left, ".H200-torch2.11.0+cu130.lock\nH200-torch2.11.0+cu130\n"),
@@ -98,9 +89,9 @@ Test(landing, accept_refuses_a_link_to_a_file_outside_the_stage)
 {
     const char *golden = golden_with_old_target(), *stage = target_copy("linked_file");
     /* the same bytes, outside: the check passes (reading may follow), the install must not */
-    const char *outside = outside_copy(join(stage, "replay.json"), "replay.json");
-    cr_assert_eq(unlink(join(stage, "replay.json")), 0);
-    cr_assert_eq(symlink(outside, join(stage, "replay.json")), 0);
+    const char *outside = outside_copy(test_join(stage, "replay.json"), "replay.json");
+    cr_assert_eq(unlink(test_join(stage, "replay.json")), 0);
+    cr_assert_eq(symlink(outside, test_join(stage, "replay.json")), 0);
     char want[4600];
     snprintf(want, sizeof want, "%s/replay.json: a link, refused (golden accept installs files and folders, never "
                                 "follows a link", stage);
@@ -124,14 +115,14 @@ Test(landing, accept_refuses_a_linked_folder_and_a_link_inside_captures)
     cr_assert_eq(system(cmd), 0);
     snprintf(cmd, sizeof cmd, "rm -r '%s/captures'", stage);
     cr_assert_eq(system(cmd), 0);
-    cr_assert_eq(symlink(join(away, "captures"), join(stage, "captures")), 0);
+    cr_assert_eq(symlink(test_join(away, "captures"), test_join(stage, "captures")), 0);
     accept_refused(stage, golden, "/captures: a link, refused");
 }
 
 Test(landing, a_second_accept_is_refused_while_the_first_holds_the_lock)
 {
     const char *golden = golden_with_old_target(), *stage = target_copy("second");
-    int fd = open(join(golden, "targets/.H200-torch2.11.0+cu130.lock"), O_RDWR | O_CREAT, 0644);
+    int fd = open(test_join(golden, "targets/.H200-torch2.11.0+cu130.lock"), O_RDWR | O_CREAT, 0644);
     cr_assert_geq(fd, 0);
     cr_assert_eq(flock(fd, LOCK_EX | LOCK_NB), 0); /* as a running accept holds it */
     accept_refused(stage, golden, "/targets/H200-torch2.11.0+cu130: another extern-audit is writing it (it holds "
@@ -139,22 +130,22 @@ Test(landing, a_second_accept_is_refused_while_the_first_holds_the_lock)
     close(fd);
     cli_run r = test_cli("golden", "accept", stage, "--golden", golden, NULL);
     cr_assert_eq(r.status, 0, "once the lock is free: %s", r.err);
-    cr_assert_str_eq(listing(join(golden, "targets")), "H200-torch2.11.0+cu130\n", "the lock file stayed");
+    cr_assert_str_eq(listing(test_join(golden, "targets")), "H200-torch2.11.0+cu130\n", "the lock file stayed");
     cli_run_free(&r);
 }
 
 Test(landing, work_folders_of_killed_accepts_are_removed_at_the_next)
 {
     const char *golden = golden_with_old_target(), *stage = target_copy("after_kill");
-    const char *left = join(golden, "targets/.H200-torch2.11.0+cu130.accept-999999999");
+    const char *left = test_join(golden, "targets/.H200-torch2.11.0+cu130.accept-999999999");
     cr_assert_eq(mkdir(left, 0755), 0);
     free(test_write(left, "captures/x/capture.json", "half a copy\n"));
-    cr_assert_eq(mkdir(join(golden, "targets/.other.accept-123"), 0755), 0); /* another target's: left alone */
+    cr_assert_eq(mkdir(test_join(golden, "targets/.other.accept-123"), 0755), 0); /* another target's: left alone */
     cli_run r = test_cli("golden", "accept", stage, "--golden", golden, NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
     has(r.err, ".H200-torch2.11.0+cu130.accept-999999999, left by a writer that did not finish");
     cr_assert(!exists(left));
-    cr_assert(exists(join(golden, "targets/.other.accept-123")));
+    cr_assert(exists(test_join(golden, "targets/.other.accept-123")));
     cli_run_free(&r);
 }
 
@@ -175,7 +166,7 @@ Test(landing, a_link_planted_at_the_temporary_name_is_never_written_through)
 {
     const char *dir = test_tmpdir(), *victim = outside_copy("golden/old_rule.json", "victim.json");
     char *before = test_read(victim), tmp[4400];
-    const char *path = join(dir, "classification.json");
+    const char *path = test_join(dir, "classification.json");
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
     cr_assert_eq(symlink(victim, tmp), 0); /* the review's: classify --update overwrote the link's target */
     cJSON *doc = cJSON_Parse("{\"a\": 1}");
@@ -204,10 +195,10 @@ Test(landing, temporary_files_of_dead_writers_are_removed_at_the_next_write)
     free(test_write(dir, "y.json.tmp.999999999", "{")); /* another file's: its own write removes it */
     cJSON *doc = cJSON_Parse("[]");
     ea_error err;
-    cr_assert_eq(ej_write_atomic(join(dir, "x.json"), doc, &err), 0, "%s", err.msg);
-    cr_assert(!exists(join(dir, "x.json.tmp.999999999")));
-    cr_assert(exists(join(dir, live)));
-    cr_assert(exists(join(dir, "y.json.tmp.999999999")));
+    cr_assert_eq(ej_write_atomic(test_join(dir, "x.json"), doc, &err), 0, "%s", err.msg);
+    cr_assert(!exists(test_join(dir, "x.json.tmp.999999999")));
+    cr_assert(exists(test_join(dir, live)));
+    cr_assert(exists(test_join(dir, "y.json.tmp.999999999")));
     cJSON_Delete(doc);
 }
 
@@ -222,7 +213,7 @@ static const char *const set_names[] = {"cat.json", "cumsum.json", "histc.json",
 /* dir/<name>/ holding "old\n" in each of the set's files named above; returns the set's folder. */
 static const char *old_set(const char *dir, const char *name)
 {
-    const char *occ = join(dir, name);
+    const char *occ = test_join(dir, name);
     static char keep[4][4400];
     static int k;
     char *p = keep[k++ % 4];
@@ -235,7 +226,7 @@ static const char *old_set(const char *dir, const char *name)
 static void still_old(const char *occ)
 {
     for (size_t i = 0; i < sizeof set_names / sizeof set_names[0]; i++) {
-        char *t = test_read(join(occ, set_names[i]));
+        char *t = test_read(test_join(occ, set_names[i]));
         cr_assert_str_eq(t, "old\n", "%s was replaced", set_names[i]);
         free(t);
     }
@@ -279,7 +270,7 @@ Test(landing, a_second_extract_is_refused_while_the_first_holds_the_lock)
 {
     ea_extraction x = fixture_extraction();
     const char *dir = test_tmpdir(), *occ = old_set(dir, "occ");
-    int fd = open(join(dir, ".occ.lock"), O_RDWR | O_CREAT, 0644);
+    int fd = open(test_join(dir, ".occ.lock"), O_RDWR | O_CREAT, 0644);
     cr_assert_eq(flock(fd, LOCK_EX | LOCK_NB), 0);
     ea_error err;
     cr_assert_eq(ea_extraction_write(&x, occ, &err), -1);
@@ -326,7 +317,7 @@ Test(landing, a_set_of_two_extractions_is_refused_by_its_reader)
     cJSON *h = cJSON_Duplicate(test_extraction_doc(&x, "aten.histc.default"), 1);
     cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(h, "corpus"), "digest",
                                            cJSON_CreateString("fnv1a64:0123456789abcdef"));
-    cr_assert_eq(ej_write_atomic(join(occ, "histc.json"), h, &err), 0, "%s", err.msg);
+    cr_assert_eq(ej_write_atomic(test_join(occ, "histc.json"), h, &err), 0, "%s", err.msg);
     cJSON *docs[EA_AUDIT_OPS];
     cr_assert_eq(ea_occurrences_load(occ, docs, &err), -1);
     has(err.msg, "/occ/histc.json $.corpus.digest: expected ");
