@@ -247,3 +247,21 @@ char *test_join(const char *dir, const char *name)
     snprintf(p, sizeof buf[0], "%.4000s/%.390s", dir, name);
     return p;
 }
+
+const char *test_golden_links(void)
+{
+    static const char *const parts[] = {"occurrences", "old_rule.json", TEST_TARGET "/target.json",
+                                        TEST_TARGET "/captures", TEST_TARGET "/baselines.json",
+                                        TEST_TARGET "/torch_ops.json"};
+    const char *dir = test_tmpdir();
+    char cwd[2048], target[4096];
+    cr_assert_not_null(getcwd(cwd, sizeof cwd));
+    cr_assert_eq(ea_make_dirs(test_join(dir, "targets/" TEST_TARGET), &(ea_error){{0}}), 0);
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        char rel[512];
+        snprintf(rel, sizeof rel, "%s%s", i < 2 ? "" : "targets/", parts[i]);
+        snprintf(target, sizeof target, "%s/golden/%s", cwd, rel);
+        cr_assert_eq(symlink(target, test_join(dir, rel)), 0);
+    }
+    return dir;
+}

@@ -252,24 +252,9 @@ Test(bad_input, cli_options_a_new_user_tries)
 /* A golden folder whose parts link to the committed ones, so one file can be broken alone: the shared
  * files, and in its target (TARGET) the target.json, captures, baselines and torch timings. */
 #define TARGET "targets/H200-torch2.11.0+cu130"
-static const char *golden_links(void)
-{
-    static const char *const parts[] = {"occurrences", "old_rule.json", TARGET "/target.json", TARGET "/captures",
-                                        TARGET "/baselines.json", TARGET "/torch_ops.json"};
-    const char *dir = test_tmpdir();
-    char cwd[2048], target[4096];
-    cr_assert_not_null(getcwd(cwd, sizeof cwd));
-    cr_assert_eq(ea_make_dirs(test_join(dir, TARGET), &(ea_error){{0}}), 0);
-    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
-        snprintf(target, sizeof target, "%s/golden/%s", cwd, parts[i]);
-        cr_assert_eq(symlink(target, test_join(dir, parts[i])), 0);
-    }
-    return dir;
-}
-
 Test(bad_input, classify_refuses_a_corrupt_stored_file_before_printing)
 {
-    const char *g = golden_links();
+    const char *g = test_golden_links();
     free(test_write(g, TARGET "/classification.json", "{\"schema\": \"extern-audit/classification\", \"schema_version\": 1,"));
     cli_run r = test_cli("classify", "--golden", g, NULL);
     cr_assert_eq(r.status, 2);
@@ -280,7 +265,7 @@ Test(bad_input, classify_refuses_a_corrupt_stored_file_before_printing)
 
 Test(bad_input, a_broken_link_is_not_an_absent_file)
 {
-    const char *g = golden_links();
+    const char *g = test_golden_links();
     cr_assert_eq(symlink("nowhere.json", test_join(g, TARGET "/classification.json")), 0);
     const char *cmds[][2] = {{"classify", NULL}, {"audit", NULL}};
     for (size_t i = 0; i < 2; i++) {
@@ -471,7 +456,7 @@ Test(bad_input, audit_states_the_bottom_line)
     has(r.out, "\ngolden/targets/H200-torch2.11.0+cu130/baselines.json (NVIDIA H200; per call, median us;");
     has(r.out, "  index_add         xlnet                        train  -                                         24 ");
     cli_run_free(&r);
-    const char *g = golden_links(); /* no classification.json; baselines linked */
+    const char *g = test_golden_links(); /* no classification.json; baselines linked */
     r = test_cli("audit", "--golden", g, NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
     has(r.out, "Bottom line: not classified yet (no classification.json)");
@@ -480,7 +465,7 @@ Test(bad_input, audit_states_the_bottom_line)
 
 static void replay_refused(const char *from, const char *to, const char *want)
 {
-    const char *g = golden_links();
+    const char *g = test_golden_links();
     tampered("golden/" TARGET "/replay.json", from, to, g, TARGET "/replay.json");
     cli_run r = test_cli("audit", "--golden", g, NULL);
     cr_assert_eq(r.status, 2, "accepted %s", to);

@@ -24,16 +24,7 @@ static void has(const char *text, const char *needle)
  * replaced by `to` (from NULL: the file as committed). */
 static const char *golden_with_classification(const char *from, const char *to)
 {
-    static const char *const parts[] = {"occurrences", "old_rule.json", TARGET "/target.json", TARGET "/captures",
-                                        TARGET "/baselines.json", TARGET "/torch_ops.json"};
-    const char *dir = test_tmpdir();
-    char cwd[2048], target[4096];
-    cr_assert_not_null(getcwd(cwd, sizeof cwd));
-    cr_assert_eq(ea_make_dirs(test_join(dir, TARGET), &(ea_error){{0}}), 0);
-    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
-        snprintf(target, sizeof target, "%s/golden/%s", cwd, parts[i]);
-        cr_assert_eq(symlink(target, test_join(dir, parts[i])), 0);
-    }
+    const char *dir = test_golden_links();
     char *text = test_read(CLASSIFICATION), *at = from ? strstr(text, from) : text;
     cr_assert_not_null(at, "%s lacks '%s'", CLASSIFICATION, from);
     size_t n = strlen(text) + (to ? strlen(to) : 0) + 1;
