@@ -1,6 +1,6 @@
 /* cmd_gate.c: extern-audit gate: a baselines document against another (--against) or against a fresh
- * measurement (--run, through run.h), path by path with the drift rule (gate.h); NOISY paths are
- * measured again up to --retries times before the verdict stands. --plan compares what the document records
+ * measurement (--run, through run.h), path by path with the drift rule (gate.h); the points of NOISY,
+ * SLOWER and FASTER paths are measured again up to --retries times before the verdict stands (gate_run.h). --plan compares what the document records
  * besides its times (plans, the fidelity its times give) with today's, no GPU. Writes the report (--json), the markdown table (--markdown) and
  * the proposed baselines (--propose). */
 #include <stdio.h>
@@ -13,6 +13,7 @@
 #include "device.h"
 #include "device_lock.h"
 #include "gate.h"
+#include "gate_run.h"
 #include "json.h"
 #include "run.h"
 #include "shard.h"
@@ -49,7 +50,8 @@ const char ea_usage_gate[] =
     "  --junit FILE     write the report as JUnit XML: a testcase per entry, failed unless SAME\n"
     "  --save FILE      --run: write the fresh measurement's baselines document\n"
     "  --margin X       default relative margin (0 < X < 1; default 0.05); a path's own \"margin\" wins\n"
-    "  --retries N      --run: measure the points of NOISY paths again up to N times (default 2)\n"
+    "  --retries N      --run: measure the points of NOISY, SLOWER or FASTER paths again up to N times (default 2;\n"
+    "                   the last measurement stands: a move is reported only when it is measured again)\n"
     "  --golden DIR     golden folder the points come from (default golden)\n"
     "  --target NAME    DIR/targets/NAME: the stored baselines and, with --run or --plan, the captures and\n"
     "                   " EA_TORCH_OPS_NAME " read\n"
@@ -147,32 +149,7 @@ static int load_baselines(const char *file, ej_doc *doc, ea_error *err)
     return ea_baseline_validate(file, doc->root, err);
 }
 
-static cJSON *point_ids(const ea_run_points *p)
-{
-    cJSON *ids = cJSON_CreateArray();
-    for (int i = 0; i < p->n; i++)
-        cJSON_AddItemToArray(ids, cJSON_CreateString(cJSON_GetStringValue(
-                                      cJSON_GetObjectItemCaseSensitive(p->refs[i].point, "point"))));
-    return ids;
-}
-
-/* The refs of the points the report has NOISY on the new side. */
-static int noisy_refs(const cJSON *report, const ea_run_points *p, ea_scope_ref *out)
-{
-    cJSON *ids = ea_gate_noisy_points(report);
-    const cJSON *id;
-    int n = 0;
-    for (int i = 0; i < p->n; i++)
-        cJSON_ArrayForEach(id, ids)
-            if (!strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p->refs[i].point, "point")), id->valuestring)) {
-                out[n++] = p->refs[i];
-                break;
-            }
-    cJSON_Delete(ids);
-    return n;
-}
-
-/* --run: measure, compare, and measure the NOISY points again up to o->retries times. */
+/* --run: measure, compare, and measure the unsettled points again up to o->retries times (gate_run.h). */
 static int run_and_compare(const gate_options *o, const ej_doc *stored, ea_run_points *pts,
                            cJSON **fresh, cJSON **report, ea_error *err)
 {
@@ -191,42 +168,7 @@ static int run_and_compare(const gate_options *o, const ej_doc *stored, ea_run_p
     ea_run_opts ro = {.faithful = 1, .fabricated = 1, .log = o->quiet ? NULL : stderr,
                       .cold_from = o->cold ? NULL : stored->root};
     ea_drift_rule rule = ea_drift_default_rule(o->margin);
-    cJSON *ids = point_ids(pts);
-    ea_lock_mark mark;
-    ea_device_lock_mark(&mark);
-    if (ea_run_measure(&pts->ctx, o->command, &ro, pts->refs, pts->n, fresh, err)) {
-        cJSON_Delete(ids);
-        return -1;
-    }
-    *report = ea_gate_compare(o->baseline, stored->root, "(this run)", *fresh, &rule, ids, err);
-    ea_scope_ref again[EA_RUN_MAX_REFS];
-    int n, tries = 0;
-    while (*report && tries < o->retries && (n = noisy_refs(*report, pts, again)) > 0) {
-        cJSON *doc = NULL;
-        tries++;
-        if (ro.log)
-            fprintf(ro.log, "gate: %d point(s) with NOISY paths, measuring them again (%d of %d)\n", n, tries, o->retries);
-        if (ea_run_measure(&pts->ctx, o->command, &ro, again, n, &doc, err)) {
-            cJSON_Delete(*report);
-            *report = NULL;
-            break;
-        }
-        ea_gate_splice(*fresh, doc);
-        cJSON_Delete(doc);
-        cJSON_Delete(*report);
-        *report = ea_gate_compare(o->baseline, stored->root, "(this run)", *fresh, &rule, ids, err);
-    }
-    if (*report) {
-        char note[1024];
-        cJSON_AddNumberToObject(*report, "remeasurements", tries);
-        /* whether the device was shared meanwhile, for whoever reads a failed verdict */
-        ea_device_lock_note(&mark, note, sizeof note);
-        cJSON_AddStringToObject(*report, "device_lock", note);
-        if (ro.log && ea_gate_exit(*report))
-            fprintf(ro.log, "gate: device lock: %s\n", note);
-    }
-    cJSON_Delete(ids);
-    return *report ? 0 : -1;
+    return ea_gate_run(o->baseline, stored->root, pts, &ro, &rule, o->retries, o->command, fresh, report, err);
 }
 
 typedef struct {
@@ -256,7 +198,7 @@ static int plan_and_compare(const gate_options *o, const ej_doc *stored, ea_run_
                       .sm_count = cJSON_IsNumber(sm) ? sm->valueint : 0};
     ea_torch_ops ops = {0};
     derivation d = {pts, &ops};
-    cJSON *plans = cJSON_CreateArray(), *ids = o->scope ? point_ids(pts) : NULL; /* all: a stale point is judged */
+    cJSON *plans = cJSON_CreateArray(), *ids = o->scope ? ea_gate_point_ids(pts) : NULL; /* all: a stale point is judged */
     int unsupported, rc = -1;
     if (ro.sm_count <= 0)
         ea_fail(err, "%s $.gpu.sm_count: expected the multiprocessor count its plans were sized for", o->baseline);
@@ -281,7 +223,7 @@ static int plan_and_compare(const gate_options *o, const ej_doc *stored, ea_run_
 static cJSON *against_points(const gate_options *o, const ea_run_points *pts, const cJSON *stored, const cJSON *other)
 {
     if (o->scope)
-        return point_ids(pts);
+        return ea_gate_point_ids(pts);
     cJSON *ids = cJSON_CreateArray();
     const cJSON *doc[2] = {stored, other}, *r, *id;
     for (int d = 0; d < 2; d++)
@@ -351,7 +293,7 @@ static void add_shard(cJSON *report, const gate_options *o, cJSON *plan, const c
 /* --shard-plan LIST: the plan of each count, as the gate of those points would shard them. */
 static int shard_plan(const gate_options *o, const ej_doc *stored, const ea_run_points *pts, ea_error *err)
 {
-    cJSON *out = cJSON_CreateObject(), *preds = NULL, *ids = point_ids(pts);
+    cJSON *out = cJSON_CreateObject(), *preds = NULL, *ids = ea_gate_point_ids(pts);
     const char *a = o->shard_plan;
     int rc = 0;
     cJSON_AddStringToObject(out, "schema", "extern-audit/shard-plan");
@@ -459,7 +401,7 @@ int ea_cmd_gate(int argc, char **argv)
     } else if (o.run) {
         int all = pts.n;
         if (o.shard)
-            take_share(&o, &stored, point_ids(&pts), &pts, &plan);
+            take_share(&o, &stored, ea_gate_point_ids(&pts), &pts, &plan);
         if (!pts.n) { /* a run of nothing has no document to save or merge */
             ea_fail(&err, "--shard %d/%d: no point falls to this shard (%d points over %d shards)", o.shard, o.shards,
                     all, o.shards);
@@ -475,7 +417,7 @@ int ea_cmd_gate(int argc, char **argv)
         if (o.shard)
             ids = cJSON_Duplicate(take_share(&o, &stored, against_points(&o, &pts, stored.root, other.root), &pts, &plan), 1);
         else
-            ids = o.scope ? point_ids(&pts) : NULL;
+            ids = o.scope ? ea_gate_point_ids(&pts) : NULL;
         report = ea_gate_compare(o.baseline, stored.root, o.against, other.root, &rule, ids, &err);
         fresh = other.root;
         rc = report ? 0 : 2;

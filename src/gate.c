@@ -516,16 +516,20 @@ cJSON *ea_gate_uncovered(cJSON *const docs[EA_AUDIT_OPS], const cJSON *baselines
     return out;
 }
 
-cJSON *ea_gate_noisy_points(const cJSON *report)
+cJSON *ea_gate_unsettled_points(const cJSON *report)
 {
     cJSON *ids = cJSON_CreateArray();
     const cJSON *e, *id;
     cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(report, "entries")) {
         const char *noisy = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "noisy"));
+        const char *status = ej_text(e, "status");
         int seen = 0;
         cJSON_ArrayForEach(id, ids)
             seen |= !strcmp(id->valuestring, ej_text(e, "point"));
-        if (noisy && strcmp(noisy, "stored") && strcmp(noisy, "step") && !seen) /* measuring again can help */
+        /* measuring again can decide a spread on the new side, and confirms or clears a move; the stored
+         * side's spread stays what it is */
+        int moved = !strcmp(status, "SLOWER") || !strcmp(status, "FASTER");
+        if (!seen && (moved || (noisy && strcmp(noisy, "stored"))))
             cJSON_AddItemToArray(ids, cJSON_CreateString(ej_text(e, "point")));
     }
     return ids;

@@ -19,8 +19,9 @@
  * - ea_gate_print (terminal table); ea_gate_write_texts writes the markdown table a CI job posts and JUnit XML.
  * - ea_gate_uncovered: the golden points (docs, ea_occurrences_load) that a baselines document neither
  *   measured nor lists in "unmeasured" with a reason: a JSON array of point ids, empty when covered.
- * - ea_gate_noisy_points: the point ids of the report's entries NOISY on the new side (the ones a new
- *   measurement may decide); ea_gate_splice puts a re-measurement's results (again, emptied) in place of
+ * - ea_gate_unsettled_points: the point ids of the report's entries a new measurement may settle: NOISY on
+ *   the new side (a new-side clock step included), SLOWER and FASTER (a move stands only when the last
+ *   measurement shows it too); ea_gate_splice puts a re-measurement's results (again, emptied) in place of
  *   fresh's results of the same family and point, in order: a point's extra result after its last one, a
  *   point fresh lacks at the end, and a result of a re-measured point left without a new one dropped
  *   (run --keep-from merges a partial run into a whole document with it). */
@@ -64,7 +65,7 @@ char *ea_gate_markdown(const cJSON *report);
  * file is named (NULL: not written), atomically. */
 int ea_gate_write_texts(const cJSON *report, const char *markdown, const char *junit, ea_error *err);
 cJSON *ea_gate_uncovered(cJSON *const docs[EA_AUDIT_OPS], const cJSON *baselines);
-cJSON *ea_gate_noisy_points(const cJSON *report);
+cJSON *ea_gate_unsettled_points(const cJSON *report);
 void ea_gate_splice(cJSON *fresh, cJSON *again);
 
 #endif

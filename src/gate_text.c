@@ -56,7 +56,7 @@ void ea_gate_print(const cJSON *report, FILE *f)
     fprintf(f, "%s\n", sum);
     const cJSON *again = cJSON_GetObjectItemCaseSensitive(report, "remeasurements");
     if (cJSON_IsNumber(again) && again->valuedouble > 0)
-        fprintf(f, "the points of NOISY paths were measured again %d time(s); NOISY above is what the last left\n",
+        fprintf(f, "the points of NOISY, SLOWER or FASTER paths were measured again %d time(s); the statuses above are the last measurement's\n",
                 (int)again->valuedouble);
 }
 

@@ -14,8 +14,11 @@
  * - occ_cached(name, make, arg, file): file is name in the cache, made by make(arg, file) under a lock on that
  *   file alone, once; a failure is kept beside it for the run, so no other test repeats it.
  * - occ_device: the run's probe: 1 and the GPU model when a device is present, else 0 and why not.
- * - occ_measured_file: the run's measurement (or $EA_OCC_MEASURED); occ_measure_note says whether another
- *   process took the device's lock while it was measured (device_lock.h), for a timing failure's message. */
+ * - occ_measured_file: the run's measurement (or $EA_OCC_MEASURED); occ_measured_doc loads and validates it (a
+ *   failed measurement fails the caller, who names itself in the message); occ_measure_note says whether another
+ *   process took the device's lock while it was measured (device_lock.h), for a timing failure's message.
+ * - occ_shared_results(op): for a family GPU test listed in occurrence_cache.c's consumers (the runner then
+ *   measures every point of op): the measurement's results for op's points, a new array the caller deletes. */
 #ifndef EA_OCCURRENCE_CACHE_H
 #define EA_OCCURRENCE_CACHE_H
 
@@ -24,6 +27,7 @@
 #include <criterion/criterion.h>
 
 #include "error.h"
+#include "json.h"
 
 #define OCC_GOLDEN "golden"
 
@@ -34,6 +38,8 @@ void occ_cache_finish(void);
 int occ_cached(const char *name, occ_make_fn make, const char *arg, char *file, size_t n, ea_error *err);
 int occ_device(char *model, size_t n, char *why, size_t nwhy, ea_error *err);
 const char *occ_measured_file(void);
+cJSON *occ_measured_doc(const char *who);
+cJSON *occ_shared_results(const char *op);
 void occ_measure_note(char *buf, size_t n);
 /* Why a disabled check did not run ("" when it ran or was not selected). */
 const char *occ_skip_reason(const struct criterion_test *t);

@@ -1,34 +1,16 @@
-/* The cat scopes on a GPU (skipped without one): golden points through the family's run: the current
- * path replayed against torch's checksums, the oracle's cat bit-exact, its BN outputs within tolerance
- * and no less accurate than the current path, the same after timing, one launch; the infer oracle's
- * share of the copy bandwidth measured in this process. */
+/* The cat scopes on a GPU (skipped without one): the golden points as the run's one measurement holds them
+ * (occurrence_cache.h): the current path replayed against torch's checksums, the oracle's cat bit-exact, its
+ * BN outputs within tolerance and no less accurate than the current path, the same after timing, one launch;
+ * the infer oracle's share of the copy bandwidth measured beside it. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../repros/cat/cat.h"
-#include "../repros/cat/cat_impl.h"
-#include "bandwidth.h"
-#include "baseline.h"
 #include "helpers.h"
 #include "json.h"
-#include "repro.h"
-#include "timer.h"
-
-#define CAT_FILE "golden/occurrences/cat.json"
-
-static const ea_run_opts faithful = {1, 0, 0, NULL, 0, NULL};
-
-static const ea_repro_family *family(void)
-{
-    for (const ea_repro_family *const *f = ea_repro_families; *f; f++)
-        if (!strcmp((*f)->name, "cat"))
-            return *f;
-    cr_assert_fail("the cat family is registered");
-    return NULL;
-}
+#include "occurrence_cache.h"
 
 static double num(const cJSON *o, const char *a, const char *b)
 {
@@ -41,35 +23,6 @@ static double opt(const cJSON *r, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItem(r, key);
     return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
-
-/* The golden point of alias measured and annotated (env NULL: no annotation). */
-static cJSON *measure(const char *alias, const ea_run_env *env)
-{
-    ej_doc d;
-    ea_error err;
-    cr_assert_eq(ej_load(CAT_FILE, &d, &err), 0, "%s", err.msg);
-    const cJSON *pt;
-    int i = 0;
-    cJSON_ArrayForEach(pt, cJSON_GetObjectItem(d.root, "points")) {
-        const char *a = test_alias_of("cat", cJSON_GetObjectItem(pt, "point")->valuestring);
-        if (a && !strcmp(a, alias))
-            break;
-        i++;
-    }
-    cr_assert_not_null(pt, "%s", alias);
-    cJSON *arr = test_family_points(family(), pt, CAT_FILE, i, &faithful, 1, &err);
-    cr_assert_not_null(arr, "%s", err.msg);
-    cr_assert_eq(cJSON_GetArraySize(arr), 1);
-    cJSON *r = cJSON_DetachItemFromArray(arr, 0);
-    if (env)
-        ea_run_annotate(r, pt, env, NULL, NULL, NULL);
-    cJSON_Delete(arr);
-    ej_free(&d);
-    char *text = cJSON_PrintUnformatted(r);
-    cr_log_info("%s", text);
-    free(text);
-    return r;
 }
 
 /* Every rule of the family, read back from the result; non-fatal, so a sweep reports every point. */
@@ -99,69 +52,61 @@ static int judged(const cJSON *r, const char *alias)
     return ok;
 }
 
-static void env_of(ea_run_env *env)
+/* The run's measurement of the golden cat point of alias (occurrence_cache.h). */
+static cJSON *shared(cJSON *all, const char *alias)
 {
-    ea_bandwidth bw;
-    ea_timing t;
-    ea_error err;
-    memset(env, 0, sizeof *env);
-    cr_assert_eq(ea_copy_bandwidth(0, NULL, &bw, &err), 0, "%s", err.msg);
-    env->kernel_bytes_per_s = bw.kernel_bytes_per_s, env->memcpy_bytes_per_s = bw.memcpy_bytes_per_s;
-    ea_bandwidth_free(&bw);
-    cr_assert_eq(ea_time_graph(ea_enqueue_empty_kernel, NULL, NULL, &t, &err), 0, "%s", err.msg);
-    env->launch_us = t.per_call_us.median;
-    ea_timing_free(&t);
-    snprintf(env->gpu, sizeof env->gpu, "test");
-    snprintf(env->model, sizeof env->model, "test");
+    cJSON *r;
+    cJSON_ArrayForEach(r, all) {
+        const char *a = test_alias_of("cat", cJSON_GetObjectItem(r, "point")->valuestring);
+        if (a && !strcmp(a, alias))
+            return r;
+    }
+    cr_assert_fail("the shared measurement holds no result for %s", alias);
+    return NULL;
+}
+
+/* The copy bandwidth the measurement ran beside (its document's copy_bandwidth). */
+static double copy_bandwidth(void)
+{
+    cJSON *doc = occ_measured_doc("cat_gpu");
+    const cJSON *bw = cJSON_GetObjectItem(doc, "copy_bandwidth");
+    double b = fmax(num(doc, "copy_bandwidth", "kernel_bytes_per_s"), num(doc, "copy_bandwidth", "memcpy_bytes_per_s"));
+    cr_assert(bw && b > 0, "the measurement records its copy bandwidth");
+    cJSON_Delete(doc);
+    return b;
 }
 
 Test(cat_gpu, infer_k25_at_copy_bandwidth, .timeout = 300)
 {
     test_skip_without_gpu();
-    ea_run_env env;
-    env_of(&env);
-    cJSON *r = measure("densenet121-infer-14x14-k25", &env);
+    cJSON *all = occ_shared_results("cat"), *r = shared(all, "densenet121-infer-14x14-k25");
     cr_assert(judged(r, "k25"));
     const cJSON *y = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "view"), "oracle_checksums_equal_torch"), "y");
     cr_assert(cJSON_IsTrue(y), "Inductor's arithmetic: y bit-identical to torch's");
     /* judged warm, as this bound was set; the annotation's fraction is the cold one (logged) */
     double warm_us = num(test_path(r, "oracle", NULL), "time", "median_us");
-    double bw = fmax(env.kernel_bytes_per_s, env.memcpy_bytes_per_s);
+    double bw = copy_bandwidth();
     double frac = num(r, "floor", "bytes") / (warm_us * 1e-6) / bw;
     cr_log_info("k25: oracle %.2f us warm, %.1f%% of copy bandwidth (%.2f TB/s); cold %.1f%% (%s); current %.2f us",
                 warm_us, 100 * frac, bw / 1e12, 100 * opt(r, "bandwidth_fraction"),
                 cJSON_GetObjectItem(r, "fraction_basis")->valuestring,
                 num(test_path(r, "current", NULL), "time", "median_us"));
     cr_assert_geq(frac, 0.85, "oracle at %.1f%% of the copy bandwidth", 100 * frac);
-    cJSON_Delete(r);
+    cJSON_Delete(all);
 }
 
 /* Every golden point, each judged (non-fatal: all are reported) and its oracle no slower than the
- * current path, one line each for the log; the results form a baselines document the strict reader
- * accepts. */
+ * current path, one line each for the log; the measurement is a baselines document the strict reader
+ * accepts (occ_shared_results). */
 Test(cat_gpu, every_golden_point, .timeout = 600)
 {
     test_skip_without_gpu();
-    ea_run_env env;
-    env_of(&env);
-    ej_doc d;
-    ea_error err;
-    cr_assert_eq(ej_load(CAT_FILE, &d, &err), 0, "%s", err.msg);
-    cJSON *results = cJSON_CreateArray();
-    const cJSON *pt;
+    cJSON *all = occ_shared_results("cat"), *r;
     int i = 0, ok = 0;
-    cJSON_ArrayForEach(pt, cJSON_GetObjectItem(d.root, "points")) {
-        cJSON *arr = test_family_points(family(), pt, CAT_FILE, i++, &faithful, 1, &err);
-        cr_expect_not_null(arr, "%s", err.msg);
-        if (!arr) {
-            fprintf(stderr, "CAT %s ERROR %s\n", cJSON_GetObjectItem(pt, "point")->valuestring, err.msg);
-            continue;
-        }
-        cJSON *r = cJSON_DetachItemFromArray(arr, 0);
-        cJSON_Delete(arr);
-        ea_run_annotate(r, pt, &env, NULL, NULL, NULL);
+    cJSON_ArrayForEach(r, all) {
         const char *alias = cJSON_GetObjectItem(r, "alias")->valuestring;
         int good = judged(r, alias);
+        i++;
         /* the oracle is the fused design: one launch, and no slower than Inductor's two or three */
         cr_expect_geq(opt(r, "speedup"), 1.0, "%s: oracle slower than the current path", alias);
         good &= opt(r, "speedup") >= 1.0;
@@ -178,12 +123,9 @@ Test(cat_gpu, every_golden_point, .timeout = 600)
                     cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(v, "current_emulated"), "y_bit_exact_with_torch")),
                     good ? "ok" : "FAILED");
         fflush(stderr);
-        cJSON_AddItemToArray(results, r);
     }
-    ej_free(&d);
     fprintf(stderr, "CAT %d of %d points passed\n", ok, i);
-    cJSON *doc = ea_baseline_doc(results, &env);
-    cr_expect_eq(ea_baseline_validate("cat sweep", doc, &err), 0, "%s", err.msg);
-    cJSON_Delete(doc);
+    cJSON_Delete(all);
+    cr_assert_eq(i, 62, "every golden cat point measured");
     cr_assert_eq(ok, 62);
 }

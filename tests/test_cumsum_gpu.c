@@ -1,5 +1,5 @@
-/* The position-id cumsum scopes on a GPU (skipped without one): every claimed golden point measured
- * through the family: the replayed Inductor kernels and the oracle bit-exact against the CPU reference
+/* The position-id cumsum scopes on a GPU (skipped without one): every claimed golden point as the run's one
+ * measurement holds it (occurrence_cache.h): the replayed Inductor kernels and the oracle bit-exact against the CPU reference
  * and the capture's checksums, on the capture's inputs and (mask scopes) on a padded batch, and the
  * verdict following from the two medians the run measured. */
 #include <criterion/criterion.h>
@@ -16,6 +16,7 @@
 #include "gen.h"
 #include "helpers.h"
 #include "json.h"
+#include "occurrence_cache.h"
 
 #define GOLDEN "golden/occurrences/cumsum.json"
 
@@ -67,47 +68,54 @@ static void mask_variants(const cJSON *r, const cJSON *orc, const char *alias)
     cr_assert_eq(num(cJSON_GetObjectItem(r, "view"), "padded", "oracle_variants_checked"), n, "%s", alias);
 }
 
-/* Every claimed point of kind k, measured. */
+/* The golden point of a result (its "point"), from the family's document. */
+static const cJSON *golden_point(const cJSON *doc, const cJSON *r)
+{
+    const cJSON *p;
+    cJSON_ArrayForEach(p, cJSON_GetObjectItem(doc, "points"))
+        if (!strcmp(cJSON_GetObjectItem(p, "point")->valuestring, cJSON_GetObjectItem(r, "point")->valuestring))
+            return p;
+    cr_assert_fail("%s: not a point of %s", cJSON_GetObjectItem(r, "point")->valuestring, GOLDEN);
+    return NULL;
+}
+
+/* Every claimed point of kind k, as the run's one measurement holds it (occurrence_cache.h). */
 static void measure_kind(cs_kind k)
 {
     test_skip_without_gpu();
     ej_doc d;
     ea_error err;
     cr_assert_eq(ej_load(GOLDEN, &d, &err), 0, "%s", err.msg);
-    const cJSON *p;
-    int index = 0, measured = 0;
-    ea_run_opts o = {1, 0, 0, stderr, 0, NULL};
-    cJSON_ArrayForEach(p, cJSON_GetObjectItem(d.root, "points")) {
-        if (!ea_family_cumsum.claims(p) || cs_kind_of(cJSON_GetArrayItem(cJSON_GetObjectItem(p, "scopes"), 0)) != k) {
-            index++;
+    cJSON *all = occ_shared_results("cumsum"), *r;
+    int measured = 0;
+    cJSON_ArrayForEach(r, all) {
+        const cJSON *p = golden_point(d.root, r);
+        if (strcmp(cJSON_GetObjectItem(r, "family")->valuestring, ea_family_cumsum.name) ||
+            cs_kind_of(cJSON_GetArrayItem(cJSON_GetObjectItem(p, "scopes"), 0)) != k)
             continue;
+        const char *alias = cJSON_GetObjectItem(r, "alias")->valuestring;
+        const cJSON *view = cJSON_GetObjectItem(r, "view"), *cur = test_path(r, "current", "faithful"),
+                    *orc = test_path(r, "oracle", "faithful");
+        exact(cur, alias);
+        exact(orc, alias);
+        cr_assert(flag(view, "capture_checksums", "reference"), "%s: reference vs torch", alias);
+        cr_assert(flag(view, "capture_checksums", "current"), "%s: current vs torch", alias);
+        cr_assert(flag(view, "capture_checksums", "oracle"), "%s: oracle vs torch", alias);
+        cr_assert_eq(num(view, "replay", "outputs_matching"), num(view, "replay", "outputs"), "%s: replay", alias);
+        if (k == CS_MASK) {
+            cr_assert(flag(view, "padded", "current_exact"), "%s: current on the padded batch", alias);
+            cr_assert(flag(view, "padded", "oracle_exact"), "%s: oracle on the padded batch", alias);
+            cr_assert(num(view, "padded", "rows_padded") > 0);
+            mask_variants(r, orc, alias);
         }
-        cJSON *arr = test_family_points(&ea_family_cumsum, p, GOLDEN, index++, &o, 1, &err), *r;
-        cr_assert_not_null(arr, "%s", err.msg);
-        cJSON_ArrayForEach(r, arr) {
-            const char *alias = cJSON_GetObjectItem(r, "alias")->valuestring;
-            const cJSON *view = cJSON_GetObjectItem(r, "view"), *cur = test_path(r, "current", NULL), *orc = test_path(r, "oracle", NULL);
-            exact(cur, alias);
-            exact(orc, alias);
-            cr_assert(flag(view, "capture_checksums", "reference"), "%s: reference vs torch", alias);
-            cr_assert(flag(view, "capture_checksums", "current"), "%s: current vs torch", alias);
-            cr_assert(flag(view, "capture_checksums", "oracle"), "%s: oracle vs torch", alias);
-            cr_assert_eq(num(view, "replay", "outputs_matching"), num(view, "replay", "outputs"), "%s: replay", alias);
-            if (k == CS_MASK) {
-                cr_assert(flag(view, "padded", "current_exact"), "%s: current on the padded batch", alias);
-                cr_assert(flag(view, "padded", "oracle_exact"), "%s: oracle on the padded batch", alias);
-                cr_assert(num(view, "padded", "rows_padded") > 0);
-                mask_variants(r, orc, alias);
-            }
-            cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(r, "passed")), "%s failed", alias);
-            const char *want = cs_verdict(num(cur, "time", "median_us"), num(orc, "time", "median_us"));
-            cr_assert_not_null(want);
-            cr_assert_str_eq(cJSON_GetObjectItem(r, "verdict")->valuestring, want, "%s", alias);
-            measured++;
-        }
-        cJSON_Delete(arr);
+        cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(r, "passed")), "%s failed", alias);
+        const char *want = cs_verdict(num(cur, "time", "median_us"), num(orc, "time", "median_us"));
+        cr_assert_not_null(want);
+        cr_assert_str_eq(cJSON_GetObjectItem(r, "verdict")->valuestring, want, "%s", alias);
+        measured++;
     }
     cr_assert_eq(measured, k == CS_MASK ? 6 : k == CS_PACKED ? 8 : 1);
+    cJSON_Delete(all);
     ej_free(&d);
 }
 

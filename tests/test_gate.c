@@ -549,6 +549,32 @@ Test(gate, uncovered_points_are_named_and_an_unmeasured_reason_covers_them)
         cJSON_Delete(docs[i]);
 }
 
+/* A move is measured again before it stands: a SLOWER and a FASTER path name their points, a SAME
+ * document names none. */
+Test(gate, moved_paths_are_measured_again_before_their_verdict_stands)
+{
+    cJSON *a = golden(), *b = golden();
+    cJSON *same = compare(a, b), *none = ea_gate_unsettled_points(same);
+    cr_assert_eq(cJSON_GetArraySize(none), 0, "nothing moved, nothing to measure again");
+    const int moved[2] = {0, 5};
+    const double factor[2] = {1.3, 0.7};
+    for (int i = 0; i < 2; i++) {
+        cJSON *t = cJSON_GetObjectItemCaseSensitive(path_of(b, moved[i], 0), "time");
+        for (const char *const *k = (const char *const[]){"median_us", "q1_us", "q3_us", "iqr_us", NULL}; *k; k++) {
+            cJSON *v = cJSON_GetObjectItemCaseSensitive(t, *k);
+            cJSON_SetNumberValue(v, v->valuedouble * factor[i]);
+        }
+    }
+    cJSON *r = compare(a, b), *ids = ea_gate_unsettled_points(r);
+    cr_assert_eq(cJSON_GetArraySize(ids), 2, "%s", cJSON_PrintUnformatted(ids));
+    for (int i = 0; i < 2; i++) {
+        const char *point = cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(b, "scopes"), moved[i]), "point")->valuestring;
+        cr_assert_str_eq(cJSON_GetArrayItem(ids, i)->valuestring, point);
+    }
+    release(6, same, none, r, ids, a, b);
+}
+
 /* --run's re-measurement on the CPU: the NOISY point's results replaced, in order, by a clean measurement. */
 Test(gate, a_remeasured_noisy_point_takes_its_new_results_in_order)
 {
@@ -567,11 +593,11 @@ Test(gate, a_remeasured_noisy_point_takes_its_new_results_in_order)
     cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "q1_us"), m * 0.8);
     cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "q3_us"), m * 1.2);
     cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "iqr_us"), m * 0.4);
-    cJSON *r = compare(a, b), *ids = ea_gate_noisy_points(r);
+    cJSON *r = compare(a, b), *ids = ea_gate_unsettled_points(r);
     cr_assert_eq(cJSON_GetArraySize(ids), 1);
     const char *point = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(scopes, third), "point")->valuestring;
     cr_assert_str_eq(cJSON_GetArrayItem(ids, 0)->valuestring, point);
-    cJSON *noisy_stored = compare(b, a), *none = ea_gate_noisy_points(noisy_stored); /* stored side: no re-measuring */
+    cJSON *noisy_stored = compare(b, a), *none = ea_gate_unsettled_points(noisy_stored); /* stored side: no re-measuring */
     cr_assert_eq(cJSON_GetArraySize(none), 0);
     /* the new measurement of that point: the committed results, in their order */
     cJSON *res = cJSON_AddArrayToObject(again, "scopes");

@@ -1,70 +1,43 @@
-/* The index_add scopes on a GPU (skipped without one): full-size correctness of the current replica and
- * the oracles, the oracle's fraction of the floor measured in this process, replica fidelity against
- * the op timed alone in torch (the target's torch_ops.json; skipped without it), and other
- * configurations through the same code. */
+/* The index_add scopes on a GPU (skipped without one): the golden points as the run's one measurement holds
+ * them (occurrence_cache.h): full-size correctness of the current replica and the oracles, the oracle's
+ * fraction of the floor, replica fidelity against the op timed alone in torch (the target's torch_ops.json;
+ * skipped without it); and other configurations through the same code, checked untimed. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../repros/index_add/run.h"
-#include "bandwidth.h"
-#include "baseline.h"
-#include "device.h"
 #include "helpers.h"
 #include "index_add_points.h"
-#include "timer.h"
+#include "occurrence_cache.h"
 
-static const ea_run_opts faithful = {1, 0, 0, NULL, 0, NULL}, both = {1, 1, 0, NULL, 0, NULL};
+/* untimed: these judge correctness off the golden shapes; timing is the golden points' (shared) measurement */
+static const ea_run_opts faithful = {.faithful = 1, .check_only = 1}, both = {.faithful = 1, .fabricated = 1, .check_only = 1};
 
 static double check_of(const cJSON *path, const char *key)
 {
     return cJSON_GetObjectItem(cJSON_GetObjectItem(path, "check"), key)->valuedouble;
 }
 
-static void env_of(const ea_device_info *info, ea_run_env *env)
+/* The run's measurement of the golden point of alias (occurrence_cache.h): its one result (one configuration
+ * for the point's scope groups), detached from all. */
+static const cJSON *shared(const cJSON *all, const char *alias)
 {
-    ea_bandwidth bw;
-    ea_timing t;
-    ea_error err;
-    memset(env, 0, sizeof *env);
-    cr_assert_eq(ea_copy_bandwidth(0, NULL, &bw, &err), 0, "%s", err.msg);
-    env->kernel_bytes_per_s = bw.kernel_bytes_per_s;
-    env->memcpy_bytes_per_s = bw.memcpy_bytes_per_s;
-    ea_bandwidth_free(&bw);
-    cr_assert_eq(ea_time_graph(ea_enqueue_empty_kernel, NULL, NULL, &t, &err), 0, "%s", err.msg);
-    env->launch_us = t.per_call_us.median;
-    ea_timing_free(&t);
-    snprintf(env->gpu, sizeof env->gpu, "%s", info->name);
+    const cJSON *r, *found = NULL;
+    int n = 0;
+    cJSON_ArrayForEach(r, all)
+        if (!strcmp(cJSON_GetObjectItem(r, "point")->valuestring, test_point_id("index_add", alias)))
+            found = r, n++;
+    cr_assert_eq(n, 1, "%s: one result for the point's scope groups, not %d", alias, n);
+    return found;
 }
 
-/* The golden point of alias, measured through its family; every result checked and annotated. */
-static cJSON *measure_golden(const char *alias, const ea_run_opts *o, const ea_run_env *env, const ea_torch_ops *ops)
+static void full_scope(const char *alias)
 {
-    cJSON *doc = iap_golden(), *pt;
-    int i = 0;
-    cJSON_ArrayForEach(pt, cJSON_GetObjectItem(doc, "points")) {
-        if (!strcmp(cJSON_GetObjectItem(pt, "point")->valuestring, test_point_id("index_add", alias)))
-            break;
-        i++;
-    }
-    cr_assert_not_null(pt);
-    ea_error err;
-    cJSON *arr = test_family_points(ea_repro_families[0], pt, IAP_FILE, i, o, 1, &err), *r;
-    cr_assert_not_null(arr, "%s", err.msg);
-    cJSON_ArrayForEach(r, arr)
-        ea_run_annotate(r, pt, env, NULL, ops, NULL);
-    cJSON_Delete(doc);
-    return arr;
-}
-
-static void full_scope(const char *alias, const ea_device_info *info)
-{
-    ea_run_env env;
-    env_of(info, &env);
-    cJSON *arr = measure_golden(alias, &faithful, &env, NULL), *r;
-    cr_assert_eq(cJSON_GetArraySize(arr), 1, "one configuration for the point's scope groups");
-    r = cJSON_GetArrayItem(arr, 0);
+    test_skip_without_gpu();
+    cJSON *all = occ_shared_results("index_add");
+    const cJSON *r = shared(all, alias);
     char *text = cJSON_Print(r);
     cr_log_info("%s", text);
     free(text);
@@ -79,68 +52,47 @@ static void full_scope(const char *alias, const ea_device_info *info)
     /* judged warm, as this bound was set; the annotation's fractions are the cold ones (logged) */
     double frac = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "floor"), "us")->valuedouble /
                   cJSON_GetObjectItem(cJSON_GetObjectItem(orc, "time"), "median_us")->valuedouble;
-    cr_log_info("%s: oracle at %.1f%% of the floor warm; %.1f%% of the floor and %.1f%% of the copy bandwidth (%.2f "
-                "TB/s) against its %s", alias, 100 * frac, 100 * cJSON_GetObjectItem(r, "floor_fraction")->valuedouble,
+    cr_log_info("%s: oracle at %.1f%% of the floor warm; %.1f%% of the floor and %.1f%% of the copy bandwidth "
+                "against its %s", alias, 100 * frac, 100 * cJSON_GetObjectItem(r, "floor_fraction")->valuedouble,
                 100 * cJSON_GetObjectItem(r, "bandwidth_fraction")->valuedouble,
-                fmax(env.kernel_bytes_per_s, env.memcpy_bytes_per_s) / 1e12,
                 cJSON_GetObjectItem(r, "fraction_basis")->valuestring);
     cr_assert_geq(frac, 0.85, "%s oracle at %.1f%% of the floor", alias, 100 * frac);
-    cJSON_Delete(arr);
+    cJSON_Delete(all);
 }
 
 Test(index_add_gpu, xlnet_full_scope, .timeout = 300)
 {
-    ea_device_info info;
-    if (!ea_device_probe(&info))
-        cr_skip_test("no CUDA device: %s", info.reason);
-    full_scope("xlnet", &info);
+    full_scope("xlnet");
 }
 
 Test(index_add_gpu, longformer_a_full_scope, .timeout = 300)
 {
-    ea_device_info info;
-    if (!ea_device_probe(&info))
-        cr_skip_test("no CUDA device: %s", info.reason);
-    full_scope("longformer-bf16-9437184", &info);
+    full_scope("longformer-bf16-9437184");
 }
 
 Test(index_add_gpu, longformer_b_full_scope, .timeout = 300)
 {
-    ea_device_info info;
-    if (!ea_device_probe(&info))
-        cr_skip_test("no CUDA device: %s", info.reason);
-    full_scope("longformer-bf16-6291456", &info);
+    full_scope("longformer-bf16-6291456");
 }
 
 /* The issue's fidelity: the current replica against the same op timed alone in torch on this GPU model
  * (the target's torch_ops.json), faithful and fabricated index each within 15%. */
 Test(index_add_gpu, replica_fidelity_against_torch_op, .timeout = 600)
 {
-    ea_device_info info;
-    if (!ea_device_probe(&info))
-        cr_skip_test("no CUDA device: %s", info.reason);
-    char model[64], report[2048] = "";
+    test_skip_without_gpu();
+    char report[2048] = "";
     size_t k = 0;
-    ea_torch_ops ops;
-    ea_error err;
-    ea_gpu_model(info.name, model, sizeof model);
-    cr_assert_eq(ea_torch_ops_load_dir("golden/targets/H200-torch2.11.0+cu130", model, &ops, &err), 0, "%s", err.msg);
-    if (!ops.loaded)
-        cr_skip_test("no torch measurement: %s absent (python3 tools/capture/op_timing.py --golden golden --out %s)",
-                     ops.file, ops.file);
-    ea_run_env env;
     int checked = 0, outside = 0;
+    cJSON *all = occ_shared_results("index_add");
     const char *aliases[] = {"longformer-bf16-9437184", "longformer-bf16-6291456", "xlnet"};
     for (int a = 0; a < 3; a++) {
-        if (!ea_torch_ops_find(&ops, test_point_id("index_add", aliases[a]))) {
+        const cJSON *t = cJSON_GetObjectItem(cJSON_GetObjectItem(shared(all, aliases[a]), "fidelity"), "torch_op");
+        if (!t) {
             if (k < sizeof report)
-                k += (size_t)snprintf(report + k, sizeof report - k, "%s: not in %s; ", aliases[a], ops.rel);
+                k += (size_t)snprintf(report + k, sizeof report - k, "%s: no torch measurement; ", aliases[a]);
             continue;
         }
-        if (!checked++)
-            env_of(&info, &env);
-        cJSON *arr = measure_golden(aliases[a], &both, &env, &ops);
-        const cJSON *t = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetArrayItem(arr, 0), "fidelity"), "torch_op");
+        checked++;
         for (int i = 0; i < 2; i++) { /* every ratio reported before the verdict */
             const char *mode = i ? "fabricated" : "faithful";
             const cJSON *m = cJSON_GetObjectItem(t, mode);
@@ -153,11 +105,11 @@ Test(index_add_gpu, replica_fidelity_against_torch_op, .timeout = 600)
                                       cJSON_GetNumberValue(cJSON_GetObjectItem(m, "replica_us")),
                                       cJSON_GetNumberValue(cJSON_GetObjectItem(m, "torch_us")), ok ? "" : " OUTSIDE 15%");
         }
-        cJSON_Delete(arr);
     }
-    ea_torch_ops_free(&ops);
+    cJSON_Delete(all);
     if (!checked)
-        cr_skip_test("no golden point has a torch measurement: %s", report);
+        cr_skip_test("no golden point has a torch measurement (the target's torch_ops.json; python3 "
+                     "tools/capture/op_timing.py): %s", report);
     cr_log_info("fidelity against the torch op: %s", report);
     cr_assert_eq(outside, 0, "replica outside 15%% of torch: %s", report);
 }
@@ -185,9 +137,7 @@ static void measure_synthetic(cJSON *pt, const ea_run_opts *o, int want_paths)
 
 Test(index_add_gpu, other_configurations, .timeout = 300)
 {
-    ea_device_info info;
-    if (!ea_device_probe(&info))
-        cr_skip_test("no CUDA device: %s", info.reason);
+    test_skip_without_gpu();
     measure_synthetic(iap_longformer_a(48, 4, 256, 64), &both, 4);  /* Longformer at batch 4 */
     measure_synthetic(iap_longformer_a(24, 8, 128, 64), &faithful, 3); /* another window */
     measure_synthetic(iap_longformer_b(7, 3, 40, 6), &faithful, 3);   /* the scalar oracle path */
@@ -205,9 +155,7 @@ Test(index_add_gpu, other_configurations, .timeout = 300)
  * fp32 path; 0.125: the bf16x2 fma path), passes the full checks. */
 Test(index_add_gpu, slice_variants_on_odd_rows, .timeout = 300)
 {
-    ea_device_info info;
-    if (!ea_device_probe(&info))
-        cr_skip_test("no CUDA device: %s", info.reason);
+    test_skip_without_gpu();
     cJSON *pts[] = {iap_xlnet(1, 3, 8, 4, 0.3, 0), iap_xlnet(2, 2, 8, 256, 0.125, 1),
                     iap_xlnet(1, 4, 40, 512, 0.125, 0)};
     for (int i = 0; i < 3; i++) {

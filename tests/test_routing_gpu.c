@@ -1,4 +1,5 @@
-/* The routing scope on a GPU (skipped without one): both golden points through their families (every
+/* The routing scope on a GPU (skipped without one): both golden points as the run's one measurement holds
+ * them (every
  * configuration bit-exact before and after timing, the capture's checksums on its own input, the kernels
  * CUPTI saw, the oracle faster than the current path), and the replica and oracle kernels on other
  * shapes against the CPU reference. */
@@ -16,13 +17,12 @@
 #include "extract.h"
 #include "helpers.h"
 #include "json.h"
+#include "occurrence_cache.h"
 #include "repro.h"
 #include "cupti.h"
 #include "timer.h"
 
 extern const ea_repro_family ea_family_routing_histc, ea_family_routing_cumsum;
-
-static const ea_run_opts faithful = {1, 0, 0, NULL, 0, NULL};
 
 static double num(const cJSON *o, const char *a, const char *b)
 {
@@ -44,22 +44,16 @@ static void kernels_in_order(const cJSON *path, const char *const *names, int n)
     cr_assert_eq(at, n, "expected %s (in order) among %s", names[at < n ? at : 0], cJSON_PrintUnformatted(k));
 }
 
-static void run_golden(const ea_repro_family *f, const char *file, const char *alias)
+/* The golden point of alias as the run's one measurement holds it (occurrence_cache.h): its four
+ * configurations, whole and narrow scope, uniform and skewed routing, in that order. */
+static void run_golden(const ea_repro_family *f, const char *op, const char *alias)
 {
-    ej_doc d;
-    ea_error err;
-    cr_assert_eq(ej_load(file, &d, &err), 0, "%s", err.msg);
-    cJSON *pt;
-    int i = 0;
-    cJSON_ArrayForEach(pt, cJSON_GetObjectItem(d.root, "points")) {
-        if (!strcmp(cJSON_GetObjectItem(pt, "point")->valuestring, test_point_id(f->name, alias)))
-            break;
-        i++;
-    }
-    cr_assert_not_null(pt);
-    cJSON *arr = test_family_points(f, pt, file, i, &faithful, 1, &err), *r;
-    cr_assert_not_null(arr, "%s", err.msg);
-    cr_assert_eq(cJSON_GetArraySize(arr), 4);
+    cJSON *all = occ_shared_results(op), *r, *arr = cJSON_CreateArray();
+    const char *id = test_point_id(f->name, alias);
+    cJSON_ArrayForEach(r, all)
+        if (!strcmp(cJSON_GetObjectItem(r, "point")->valuestring, id))
+            cJSON_AddItemReferenceToArray(arr, r);
+    cr_assert_eq(cJSON_GetArraySize(arr), 4, "%s: four configurations measured", id);
     ea_device_info info;
     const int h200 = ea_device_probe(&info) && strstr(info.name, "H200") != NULL;
     int k = 0;
@@ -99,19 +93,19 @@ static void run_golden(const ea_repro_family *f, const char *file, const char *a
         k++;
     }
     cJSON_Delete(arr);
-    ej_free(&d);
+    cJSON_Delete(all);
 }
 
 Test(routing_gpu, histc_point_all_configurations, .timeout = 300)
 {
     test_skip_without_gpu();
-    run_golden(&ea_family_routing_histc, "golden/occurrences/histc.json", "routing");
+    run_golden(&ea_family_routing_histc, "histc", "routing");
 }
 
 Test(routing_gpu, cumsum_point_all_configurations, .timeout = 300)
 {
     test_skip_without_gpu();
-    run_golden(&ea_family_routing_cumsum, "golden/occurrences/cumsum.json", "routing-cumsum");
+    run_golden(&ea_family_routing_cumsum, "cumsum", "routing-cumsum");
 }
 
 /* ---- the kernels alone, on shapes the golden point does not have ---- */
