@@ -259,15 +259,14 @@ static char *render_and_check(const char *browser, const cJSON *doc, const char 
     snprintf(log, sizeof log, "%s/%s.chromium.log", dir, name);
     ea_error err;
     cr_assert_eq(ea_write_file_atomic(path, html, strlen(html), &err), 0, "%s", err.msg);
-    cr_assert_eq(browse(browser, path, "--dump-dom", out, log), 0, "chromium failed; log in %s", log);
+    /* the screenshot is kept as the test's artefact, for a person to look at; one launch gives both */
+    cr_assert_eq(system("mkdir -p " ARTEFACTS), 0);
+    snprintf(keep, sizeof keep, ARTEFACTS "/%s.png", name);
+    snprintf(shot, sizeof shot, "--dump-dom --screenshot=%s", keep);
+    cr_assert_eq(browse(browser, path, shot, out, log), 0, "chromium failed; log in %s", log);
     no_console(log);
     char *dom = test_read(out);
     svg_checks(dom, doc);
-    /* kept as the test's artefacts, for a person to look at */
-    cr_assert_eq(system("mkdir -p " ARTEFACTS), 0);
-    snprintf(keep, sizeof keep, ARTEFACTS "/%s.png", name);
-    snprintf(shot, sizeof shot, "--screenshot=%s", keep);
-    cr_assert_eq(browse(browser, path, shot, out, log), 0, "chromium failed; log in %s", log);
     cr_assert_gt(colours(keep), 4, "the screenshot is (nearly) blank");
     snprintf(keep, sizeof keep, ARTEFACTS "/%s.html", name);
     cr_assert_eq(ea_write_file_atomic(keep, html, strlen(html), &err), 0, "%s", err.msg);
