@@ -6,7 +6,7 @@ CC        ?= cc
 NVCC      ?= $(CUDA_HOME)/bin/nvcc
 BUILD     ?= build
 
-CPPFLAGS  += -Isrc -Isrc/gpu -I$(CUDA_HOME)/include -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
+CPPFLAGS  += -Isrc -I$(CUDA_HOME)/include -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 CFLAGS    ?= -O2 -g
 # override: the coverage build sets CFLAGS on the command line and must keep the language and warnings
 override CFLAGS += -std=c11 -Wall -Wextra -Wshadow -Wno-unused-parameter
@@ -17,7 +17,7 @@ NVFLAGS   ?= -O2 -g -std=c++17 \
 # cudart is linked statically: it reaches libcuda through dlopen, so binaries start on CPU-only hosts.
 LDLIBS    += -lcjson -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lpthread -lrt -lm -lstdc++
 
-LIB_C     := $(sort $(wildcard src/*.c src/gpu/*.c repros/*.c repros/*/*.c))
+LIB_C     := $(filter-out src/cli/main.c,$(sort $(wildcard src/*/*.c repros/*.c repros/*/*.c)))
 LIB_CU    := $(sort $(wildcard src/gpu/*.cu repros/*/*.cu))
 TEST_C    := $(sort $(wildcard tests/*.c))
 
@@ -137,7 +137,7 @@ $(BUILD)/obj/%.o: %.c
 
 $(BUILD)/obj/%.cu.o: %.cu
 	@mkdir -p $(dir $@)
-	$(Q)$(NVCC) $(NVFLAGS) -Isrc -Isrc/gpu -MMD -MP -c $< -o $@
+	$(Q)$(NVCC) $(NVFLAGS) -Isrc -MMD -MP -c $< -o $@
 
 $(BUILD)/fixtures/%.sm_90.cubin: tests/fixtures/gpu/%.cu
 	@mkdir -p $(dir $@)
@@ -153,8 +153,8 @@ GIT_COMMIT := $(shell git describe --always --dirty --abbrev=12 2>/dev/null || e
 $(BUILD)/git-commit: FORCE
 	@mkdir -p $(dir $@)
 	@[ "$$(cat $@ 2>/dev/null)" = "$(GIT_COMMIT)" ] || echo "$(GIT_COMMIT)" >$@
-$(BUILD)/obj/src/version.o: $(BUILD)/git-commit
-$(BUILD)/obj/src/version.o: CPPFLAGS += -DEA_GIT_COMMIT='"$(GIT_COMMIT)"'
+$(BUILD)/obj/src/cli/version.o: $(BUILD)/git-commit
+$(BUILD)/obj/src/cli/version.o: CPPFLAGS += -DEA_GIT_COMMIT='"$(GIT_COMMIT)"'
 .PHONY: FORCE
 FORCE:
 
@@ -165,7 +165,7 @@ $(BUILD)/libextern-audit.a: $(LIB_OBJ)
 	@rm -f $@
 	$(Q)ar rcs $@ $^
 
-$(CLI): $(BUILD)/obj/tools/extern-audit.o $(BUILD)/libextern-audit.a
+$(CLI): $(BUILD)/obj/src/cli/main.o $(BUILD)/libextern-audit.a
 	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDFLAGS) $(LDLIBS)
 
 # Order-only: the cubins are loaded at run time, not linked.

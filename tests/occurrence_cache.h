@@ -23,7 +23,7 @@
 
 #include <criterion/criterion.h>
 
-#include "error.h"
+#include "base/error.h"
 
 #define OCC_GOLDEN "golden"
 

@@ -7,17 +7,17 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "candidate.h"
-#include "capture_impl.h"
-#include "capture.h"
-#include "golden_target.h"
+#include "golden/candidate.h"
+#include "target/capture_impl.h"
+#include "target/capture.h"
+#include "golden/golden_target.h"
 #include "helpers.h"
-#include "json.h"
-#include "path.h"
-#include "report.h"
-#include "rollup_impl.h"
+#include "base/json.h"
+#include "measure/path.h"
+#include "report/report.h"
+#include "report/rollup_impl.h"
 #include "target_fixture.h"
-#include "target_impl.h"
+#include "target/target_impl.h"
 
 #define STAGE "tests/fixtures/candidates/" TEST_TARGET "-index_add_bf16_atomic"
 #define XL "index_add-a8e741bae3fe-d86ebce10336"

@@ -10,12 +10,12 @@
 
 #include "../repros/cat/cat.h"
 #include "../repros/cat/cat_impl.h"
-#include "bandwidth.h"
-#include "baseline.h"
+#include "gpu/bandwidth.h"
+#include "measure/baseline.h"
 #include "helpers.h"
-#include "json.h"
-#include "repro.h"
-#include "timer.h"
+#include "base/json.h"
+#include "measure/repro.h"
+#include "gpu/timer.h"
 
 #define CAT_FILE "golden/occurrences/cat.json"
 

@@ -10,15 +10,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "baseline.h"
-#include "device.h"
-#include "gate.h"
+#include "measure/baseline.h"
+#include "gpu/device.h"
+#include "gate/gate.h"
 #include "helpers.h"
-#include "json.h"
-#include "path.h"
-#include "path_impl.h"
-#include "run.h"
-#include "target.h"
+#include "base/json.h"
+#include "measure/path.h"
+#include "measure/path_impl.h"
+#include "measure/run.h"
+#include "target/target.h"
 
 #define ALIAS "longformer-bf16-6291456"
 #define LABEL "index_add longformer-bf16-6291456 current" /* the faithful and fabricated current paths */

@@ -8,12 +8,12 @@
 #include <string.h>
 
 #include "../repros/index_add/run.h"
-#include "bandwidth.h"
-#include "baseline.h"
-#include "device.h"
+#include "gpu/bandwidth.h"
+#include "measure/baseline.h"
+#include "gpu/device.h"
 #include "helpers.h"
 #include "index_add_points.h"
-#include "timer.h"
+#include "gpu/timer.h"
 
 static const ea_run_opts faithful = {1, 0, 0, NULL, 0, NULL}, both = {1, 1, 0, NULL, 0, NULL};
 

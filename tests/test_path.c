@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "path.h"
-#include "path_impl.h"
+#include "measure/path.h"
+#include "measure/path_impl.h"
 
 /* A path's checks as the families write them, judged by the shared rules. */
 static cJSON *path_with(const ea_check *first, const ea_check *after)

@@ -8,9 +8,9 @@
 #ifndef CS_CURRENT_H
 #define CS_CURRENT_H
 
-#include "capture.h"
-#include "error.h"
-#include "replay.h"
+#include "target/capture.h"
+#include "base/error.h"
+#include "target/replay.h"
 
 typedef struct {
     ea_replay_launch *steps;

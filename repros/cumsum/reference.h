@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-#include "path.h" /* ea_check: the check record every family reports */
+#include "measure/path.h" /* ea_check: the check record every family reports */
 #include "scope.h"
 
 #ifdef __cplusplus

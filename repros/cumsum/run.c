@@ -1,5 +1,5 @@
 /* run.c: a position-id scope measured on the current GPU (contract in run.h). */
-#include "device.h"
+#include "gpu/device.h"
 #include "run.h"
 
 #include <inttypes.h>
@@ -10,14 +10,14 @@
 
 #include <cuda_runtime_api.h>
 
-#include "path.h"
+#include "measure/path.h"
 #include "current.h"
-#include "gen.h"
+#include "target/gen.h"
 #include "kernels.h"
 #include "reference.h"
-#include "replay.h"
+#include "target/replay.h"
 #include "run_impl.h"
-#include "timer.h"
+#include "gpu/timer.h"
 
 enum { P_CURRENT, P_ORACLE };
 static const char *const path_names[] = {"current", "oracle"};

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gen.h"
+#include "target/gen.h"
 #include "reference_impl.h"
 
 float ia_bf16_to_f32(uint16_t b)

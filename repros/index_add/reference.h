@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#include "path.h"
+#include "measure/path.h"
 #include "scope.h"
 
 #ifdef __cplusplus

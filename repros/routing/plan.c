@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "kernels.h"
-#include "target_layout.h"
+#include "target/target_layout.h"
 
 int rt_plan_check(const rt_scope *s, ea_error *err)
 {

@@ -5,7 +5,7 @@
 #ifndef EA_DELAY_H
 #define EA_DELAY_H
 
-#include "error.h"
+#include "base/error.h"
 
 #ifdef __cplusplus
 extern "C" {

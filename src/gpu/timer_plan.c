@@ -1,6 +1,6 @@
 /* The host half of timer.cu: configuration, the choice of K, samples to statistics, the policy
  * sentence. Kept out of the .cu so it is tested and counted on machines without a GPU. */
-#include "timer.h"
+#include "gpu/timer.h"
 
 #include <math.h>
 #include <stdio.h>
