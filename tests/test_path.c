@@ -1,4 +1,4 @@
-/* The measured path record every repro family writes (src/path.c): the judgement rules, the kernel
+/* The measured path record every repro family writes (src/measure/path.c): the judgement rules, the kernel
  * names or why there are none, the timing block, CUPTI recording where CUPTI is missing. */
 #include <criterion/criterion.h>
 #include <math.h>

@@ -249,7 +249,7 @@ static int padded(dev *d, const int64_t *ids, cJSON *view, int *ok, ea_error *er
     return 0;
 }
 
-/* The capture replayed by src/replay.c on its own inputs: checksums and time, a second witness. */
+/* The capture replayed by src/target/replay.c on its own inputs: checksums and time, a second witness. */
 static int replay_witness(const ea_capture *c, const ea_capture_run *run, const ea_run_opts *o, cJSON *view, int *ok,
                           ea_error *err)
 {
