@@ -11,8 +11,8 @@
 #include "golden/golden_target.h"
 #include "base/json.h"
 #include "measure/path.h"
+#include "measure/result.h"
 #include "target/replay_file.h"
-#include "report/rollup.h"
 #include "target/target_layout.h"
 
 /* <stage>/replay.json validated into doc, doc->root NULL when the stage has none (a stage stopped before its
@@ -139,13 +139,13 @@ static cJSON *price_scope(const ea_capture *c, const char *lowering, const cJSON
                           cJSON *failures)
 {
     cJSON *e = cJSON_CreateObject();
-    const cJSON *r = ea_rollup_result_for(baselines, c->scope);
+    const cJSON *r = ea_result_for(baselines, c->scope);
     const ea_capture_run *run = ea_capture_run_named(c, "default");
     double with, without;
     const char *why = partition_times(c, &with, &without);
     double aten = r ? ea_path_median(ea_path_named(r, "current", "faithful")) : NAN;
     double fab = r ? ea_path_median(ea_path_named(r, "current", "fabricated")) : NAN;
-    double oracle = r ? ea_rollup_oracle_us(r) : NAN;
+    double oracle = r ? ea_result_oracle_us(r) : NAN;
     double floor_us = r ? ej_num(cJSON_GetObjectItemCaseSensitive(r, "floor"), "us") : NAN;
     double saving = without - with, cand = aten - saving, recovered = saving / (aten - oracle);
     /* the price is a sum of three medians (aten - without + with): its half-width the sum of their notches */

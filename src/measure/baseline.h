@@ -25,16 +25,7 @@
  * (STEPS=replica_ncu); before, 0.86-0.90, which 5 rejects. */
 #define EA_FIDELITY_TOLERANCE_PCT 5
 #define EA_FIDELITY_TOLERANCE (EA_FIDELITY_TOLERANCE_PCT / 100.0)
-/* The capture tolerance, |ours / torch's compiled time - 1| in percent: a replayed partition (replay)
- * or a family's path compared with the captured compiled time (run's "capture" fidelity). Why 15 and
- * not 5: torch timed the compiled graph in another process and session, and partitions of ~2 us
- * replayed at 1.19-1.25 of it in one H200 device call and within 15% in four others. */
-#define EA_CAPTURE_TOLERANCE_PCT 15
-#define EA_CAPTURE_TOLERANCE (EA_CAPTURE_TOLERANCE_PCT / 100.0)
-#define EA_STRINGIFY_(x) #x
-#define EA_STRINGIFY(x) EA_STRINGIFY_(x)
 #define EA_FIDELITY_TOLERANCE_TEXT EA_STRINGIFY(EA_FIDELITY_TOLERANCE_PCT) "%" /* "5%", for usage texts */
-#define EA_CAPTURE_TOLERANCE_TEXT EA_STRINGIFY(EA_CAPTURE_TOLERANCE_PCT) "%"
 
 typedef struct {
     char command[1024];

@@ -57,10 +57,4 @@ void ea_rollup_free(ea_rollup_inputs *in);
  * "input_errors" (the CLI prints them and exits 2). */
 int ea_rollup_run(const ea_rollup_opts *o, cJSON **doc, ea_error *err);
 
-/* Also the candidate pricing's (candidate.c): the baselines result a scope is priced from (one whose
- * scope_ids hold it and whose configuration is the capture's, preferring one that passed), or NULL; its
- * fastest faithful oracle that passed, or NaN. */
-const cJSON *ea_rollup_result_for(const cJSON *baselines, const char *scope);
-double ea_rollup_oracle_us(const cJSON *result);
-
 #endif

@@ -8,6 +8,7 @@
 #include "measure/baseline.h"
 #include "golden/candidate.h"
 #include "measure/path.h"
+#include "measure/result.h"
 #include "report/rollup_impl.h"
 #include "target/target_layout.h"
 
@@ -94,42 +95,6 @@ static void mark_shared(occ *v, int n)
     }
 }
 
-/* The baselines result that prices scope: the measurement of the captured workload (a configuration
- * not marked capture_comparable false), preferring one that passed. */
-const cJSON *ea_rollup_result_for(const cJSON *baselines, const char *scope)
-{
-    const cJSON *r, *best = NULL, *id;
-    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(baselines, "scopes"))
-    {
-        const cJSON *cc = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(r, "config"),
-                                                           "capture_comparable");
-        if (cJSON_IsFalse(cc))
-            continue;
-        cJSON_ArrayForEach(id, cJSON_GetObjectItemCaseSensitive(r, "scope_ids"))
-            if (cJSON_IsString(id) && !strcmp(id->valuestring, scope) &&
-                (!best || (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "passed")) &&
-                           !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(best, "passed")))))
-                best = r;
-    }
-    return best;
-}
-
-/* The fastest faithful oracle that passed, NaN when none did. */
-double ea_rollup_oracle_us(const cJSON *r)
-{
-    double best = NAN;
-    const cJSON *p;
-    cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(r, "paths"))
-    {
-        const char *name = ej_str(p, "name"), *mode = ej_str(p, "mode");
-        double t = ea_path_median(p);
-        if (name && !strncmp(name, "oracle", 6) && mode && !strcmp(mode, "faithful") &&
-            cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "passed")) && (isnan(best) || t < best))
-            best = t;
-    }
-    return best;
-}
-
 static const char *bucket_of(const char *cls)
 {
     if (ea_rollup_lowered_class(cls))
@@ -154,13 +119,13 @@ static void price(const ea_rollup_inputs *in, const occ *c, cJSON *row)
     cJSON *pc = cJSON_AddObjectToObject(row, "per_call");
     const char *bucket = ej_str(row, "bucket"), *why = NULL;
     char buf[512];
-    const cJSON *r = in->baselines ? ea_rollup_result_for(in->baselines, c->scope) : NULL;
+    const cJSON *r = in->baselines ? ea_result_for(in->baselines, c->scope) : NULL;
     const ea_torch_op *t = ea_torch_ops_find(&in->ops, c->point);
     double cur = r ? ea_path_median(ea_path_named(r, "current", "faithful")) : NAN;
     double fab = r ? ea_path_median(ea_path_named(r, "current", "fabricated")) : NAN;
     ej_add_number_or_null(pc, "current_us", cur);
     ej_add_number_or_null(pc, "fabricated_us", fab);
-    ej_add_number_or_null(pc, "oracle_us", r ? ea_rollup_oracle_us(r) : NAN);
+    ej_add_number_or_null(pc, "oracle_us", r ? ea_result_oracle_us(r) : NAN);
     const char *lowering = NULL;
     char buf_key[256];
     const char *key = candidate_key(c, buf_key, sizeof buf_key);

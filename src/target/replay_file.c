@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "measure/baseline.h"
 #include "base/json.h"
 #include "base/readfile.h"
 #include "target/target_layout.h"

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "measure/baseline.h"
 #include "gpu/device.h"
 #include "base/json.h"
 #include "corpus/occurrences.h"
