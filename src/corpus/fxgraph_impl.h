@@ -1,6 +1,6 @@
 /* fxgraph_impl.h: internals shared by the graph-dump reader's pieces; not part of the contract.
- * fxgraph.c owns the arena, the name index and the public calls; fxgraph_lines.c reads the dump
- * line by line; fxgraph_scan.c reads argument values. All of them report through fxp_fail so every
+ * fxgraph_arena.c owns the arena and the name index; fxgraph.c the public calls; fxgraph_lines.c reads the
+ * dump line by line; fxgraph_scan.c reads argument values. All of them report through fxp_fail so every
  * message has the "<file>:<line>: expected ..., got '...'" shape. */
 #ifndef EA_FXGRAPH_IMPL_H
 #define EA_FXGRAPH_IMPL_H
@@ -13,6 +13,9 @@
  * messages; text need not be NUL-terminated. */
 int fx_graph_parse_text(const char *label, const char *text, size_t len, fx_graph *g, ea_error *err);
 
+/* An empty arena (NULL when out of memory) and its release with every block it gave out. */
+fx_arena *fx_arena_new(void);
+void fx_arena_free(fx_arena *a);
 /* Zeroed memory that lives until fx_graph_free; NULL when out of memory. */
 void *fx_arena_alloc(fx_arena *a, size_t size, size_t align);
 

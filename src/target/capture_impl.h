@@ -1,6 +1,7 @@
-/* capture_impl.h: internals shared by the capture reader's three files; not part of the contract.
- * capture.c owns allocation, the typed-field helpers, inputs/outputs and the document; capture_run.c reads
- * the runs and owns the scalar-type table; capture_dir.c walks a target's captures folder. Every failure goes through these
+/* capture_impl.h: internals shared by the capture reader's four files; not part of the contract.
+ * capture_fields.c owns allocation and the typed-field helpers; capture_run.c reads the runs and owns the
+ * scalar-type and launch-kind tables; capture.c reads inputs/outputs and the document over both;
+ * capture_dir.c walks a target's captures folder. Every failure goes through these
  * helpers or json.h's (ej_bad_field), so each message has the "<file> <JSON path>: expected <what>,
  * got <what>" shape. */
 #ifndef EA_CAPTURE_IMPL_H
@@ -12,6 +13,8 @@
 int ea_capture_load(const char *path, ea_capture *c, ea_error *err);
 void ea_capture_free(ea_capture *c);
 
+/* Zeroed n * size bytes freed with the capture; NULL when out of memory. */
+void *cap_take(ea_capture *c, size_t n, size_t size);
 /* "<dir>/<name>", freed with the capture. */
 char *cap_join(ea_capture *c, const char *dir, const char *name);
 int cap_oom(const char *file, ea_error *err);

@@ -11,6 +11,8 @@
 /* The dynamic shared memory a block may opt into on sm_90 and sm_100: 227 KiB. */
 #define EA_MAX_SHARED_BYTES 232448
 
+const char *const ea_launch_kinds[EA_LAUNCH_KINDS + 1] = {"poi", "red", "per", "spl", "for", "tem", NULL};
+
 /* ---- scalar argument types ---- */
 
 /* Integers: the low bytes of the value truncated toward zero, so -1 is all ones at every width; values
@@ -367,4 +369,12 @@ int cap_read_runs(ea_capture *c, ej_val root, ea_error *err)
         if (!ea_capture_run_named(c, required[i]))
             return ea_fail(err, "%s $.runs: expected a run with config \"%s\", got none", c->file, required[i]);
     return 0;
+}
+
+const ea_capture_run *ea_capture_run_named(const ea_capture *c, const char *config)
+{
+    for (int i = 0; i < c->nruns; i++)
+        if (!strcmp(c->runs[i].config, config))
+            return &c->runs[i];
+    return NULL;
 }
