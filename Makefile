@@ -19,7 +19,7 @@ LDLIBS    += -lcjson -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lpthread -lrt -l
 
 LIB_C     := $(filter-out src/cli/main.c,$(sort $(wildcard src/*/*.c repros/*.c repros/*/*.c)))
 LIB_CU    := $(sort $(wildcard src/gpu/*.cu repros/*/*.cu))
-TEST_C    := $(sort $(wildcard tests/*.c))
+TEST_C    := $(sort $(wildcard tests/*.c tests/*.cu))
 
 obj = $(patsubst %.c,$(1)/obj/%.o,$(filter %.c,$(2))) $(patsubst %.cu,$(1)/obj/%.cu.o,$(filter %.cu,$(2)))
 

@@ -13,6 +13,7 @@
 #include "measure/baseline.h"
 #include "gpu/device.h"
 #include "gate/gate.h"
+#include "delay.h"
 #include "helpers.h"
 #include "base/json.h"
 #include "measure/path.h"
@@ -78,9 +79,9 @@ Test(gate_gpu, fresh_run_is_same_and_an_injected_delay_is_slower, .timeout = 600
                 timed += p ? 1 + cJSON_HasObjectItem(p, "time_cold") : 0;
             }
     cr_assert_gt(us, 1.0);
-    ea_path_inject_delay(LABEL, us);
+    ea_path_inject(LABEL, ea_enqueue_delay, &us);
     fresh = measure(&pts, stored.root);
-    ea_path_inject_delay(NULL, 0);
+    ea_path_inject(NULL, NULL, NULL);
     report = ea_gate_compare(base, stored.root, "fresh+delay", fresh, &rule, ids, &err);
     cr_assert_not_null(report, "%s", err.msg);
     text = cJSON_Print(report);

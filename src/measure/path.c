@@ -8,7 +8,6 @@
 
 #include <cuda_runtime_api.h>
 
-#include "gpu/delay.h"
 #include "gpu/device_lock.h"
 #include "measure/path_impl.h"
 
@@ -240,19 +239,21 @@ int ea_path_replaces(const cJSON *candidate, int passed, const cJSON *best, int 
 
 static struct {
     const char *label;
-    double us;
+    ea_enqueue_fn extra;
+    void *ctx;
 } injected;
 
-void ea_path_inject_delay(const char *label, double us)
+void ea_path_inject(const char *label, ea_enqueue_fn extra, void *ctx)
 {
     injected.label = label;
-    injected.us = us;
+    injected.extra = extra;
+    injected.ctx = ctx;
 }
 
 static int enqueue_delayed(void *ctx, void *stream, ea_error *err)
 {
     const ea_path_steps *s = ctx;
-    return s->enqueue(s->ctx, stream, err) || ea_enqueue_delay(&injected.us, stream, err) ? -1 : 0;
+    return s->enqueue(s->ctx, stream, err) || injected.extra(injected.ctx, stream, err) ? -1 : 0;
 }
 
 /* EA_PATH_PROFILE_CALLS more calls under CUPTI, copies and memsets recorded too: "kernel_launches"

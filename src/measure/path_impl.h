@@ -4,16 +4,15 @@
  * candidate is kept, on records.
  * ea_path_recorder: CUPTI around one checked call (path.c starts and stops it); ea_path_record_json
  * writes what it saw, or why there is nothing, through ea_path_kernels_json, and frees it.
- * ea_path_inject_delay(label, us): from now on ea_path_measure appends a delay kernel of us
- * microseconds (delay.h) to every call of the path whose steps' label is label ("index_add xlnet
- * current"), checked and timed alike; NULL stops it. The gate's GPU test uses it to make one path
- * slower by a known amount. */
+ * ea_path_inject(label, extra, ctx): from now on ea_path_measure appends extra(ctx) to every call of the
+ * path whose steps' label is label ("index_add xlnet current"), checked and timed alike; NULL stops it.
+ * The gate's GPU test appends a delay kernel (tests/delay.h) to make one path slower by a known amount. */
 #ifndef EA_PATH_IMPL_H
 #define EA_PATH_IMPL_H
 
 #include "measure/path.h"
 
-void ea_path_inject_delay(const char *label, double us);
+void ea_path_inject(const char *label, ea_enqueue_fn extra, void *ctx);
 
 int ea_path_judge(cJSON *path, double current_rel, int exact, int bound, char *why, size_t n);
 /* Runs s's sequence into path; first and again receive the checks, *median_us the warm median per call

@@ -1,7 +1,7 @@
 /* delay.cu: the waiting kernel (contract in delay.h). */
 #include <cuda_runtime.h>
 
-#include "gpu/delay.h"
+#include "delay.h"
 
 static __device__ unsigned long long now_ns(void)
 {
