@@ -14,21 +14,12 @@
 
 #include <cjson/cJSON.h>
 
+#include "corpus/audit_ops.h"
 #include "corpus/corpus.h"
 #include "base/error.h"
 
-#define EA_AUDIT_OPS 9
 #define EA_OCCURRENCES_SCHEMA "extern-audit/occurrences"
 #define EA_OCCURRENCES_VERSION 1
-
-typedef struct {
-    const char *target; /* "aten.cat.default" */
-    const char *short_name; /* "cat": file golden/occurrences/cat.json */
-    int added;              /* 1: joined the audit set after the H200 target was captured: a target none of
-                             * whose captures covers the op reports it not_captured, not unclassified */
-} ea_audit_op;
-
-extern const ea_audit_op ea_audit_ops[EA_AUDIT_OPS]; /* repros/registry.c, beside the families */
 
 typedef struct {
     int cat_input_cap; /* is_fusible_node's max_pointwise_cat_inputs (8) */
