@@ -104,11 +104,14 @@ test: deps-test deps-actionlint
 
 # The checks make test runs beside the suite, each once per change of what it reads: a stamp per check in
 # $(BUILD)/checks/, its output in the stamp's .log, one line printed (ci/checked).
-CHECKS := $(addprefix $(BUILD)/checks/,exports scripts actionlint python target-env)
+CHECKS := $(addprefix $(BUILD)/checks/,exports rooms scripts actionlint python target-env)
 checks: $(CHECKS)
 # exports: none that only its own file uses, test-only ones behind an _impl.h (nm over the objects)
 $(BUILD)/checks/exports: $(LIB_OBJ) ci/check-exports tests/check_exports.sh
 	$(Q)ci/checked $@ sh -c 'ci/check-exports $(BUILD) && tests/check_exports.sh'
+# rooms: every include in src/ and repros/ runs down a floor (ci/check-rooms), and the check shown to catch one
+$(BUILD)/checks/rooms: $(shell find src repros -type f 2>/dev/null) ci/check-rooms tests/check_rooms.sh
+	$(Q)ci/checked $@ sh -c 'ci/check-rooms && tests/check_rooms.sh'
 # the ci/ scripts' own tests: compute-sanitizer log parsing (real H200 logs as fixtures), the partial stage's
 # comparison with its base
 $(BUILD)/checks/scripts: $(wildcard ci/* tests/*.sh) $(shell find tests/fixtures/sanitize tests/fixtures/kept_from_base -type f 2>/dev/null)
