@@ -6,7 +6,7 @@ CC        ?= cc
 NVCC      ?= $(CUDA_HOME)/bin/nvcc
 BUILD     ?= build
 
-CPPFLAGS  += -Isrc -Isrc/gpu -I$(CUDA_HOME)/include -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
+CPPFLAGS  += -Isrc -I$(CUDA_HOME)/include -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 CFLAGS    ?= -O2 -g
 # override: the coverage build sets CFLAGS on the command line and must keep the language and warnings
 override CFLAGS += -std=c11 -Wall -Wextra -Wshadow -Wno-unused-parameter
@@ -17,9 +17,9 @@ NVFLAGS   ?= -O2 -g -std=c++17 \
 # cudart is linked statically: it reaches libcuda through dlopen, so binaries start on CPU-only hosts.
 LDLIBS    += -lcjson -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lpthread -lrt -lm -lstdc++
 
-LIB_C     := $(sort $(wildcard src/*.c src/gpu/*.c repros/*.c repros/*/*.c))
+LIB_C     := $(filter-out src/cli/main.c,$(sort $(wildcard src/*/*.c repros/*.c repros/*/*.c)))
 LIB_CU    := $(sort $(wildcard src/gpu/*.cu repros/*/*.cu))
-TEST_C    := $(sort $(wildcard tests/*.c))
+TEST_C    := $(sort $(wildcard tests/*.c tests/*.cu))
 
 obj = $(patsubst %.c,$(1)/obj/%.o,$(filter %.c,$(2))) $(patsubst %.cu,$(1)/obj/%.cu.o,$(filter %.cu,$(2)))
 
@@ -104,11 +104,14 @@ test: deps-test deps-actionlint
 
 # The checks make test runs beside the suite, each once per change of what it reads: a stamp per check in
 # $(BUILD)/checks/, its output in the stamp's .log, one line printed (ci/checked).
-CHECKS := $(addprefix $(BUILD)/checks/,exports scripts actionlint python target-env)
+CHECKS := $(addprefix $(BUILD)/checks/,exports rooms scripts actionlint python target-env)
 checks: $(CHECKS)
 # exports: none that only its own file uses, test-only ones behind an _impl.h (nm over the objects)
 $(BUILD)/checks/exports: $(LIB_OBJ) ci/check-exports tests/check_exports.sh
 	$(Q)ci/checked $@ sh -c 'ci/check-exports $(BUILD) && tests/check_exports.sh'
+# rooms: every include in src/ and repros/ runs down a floor (ci/check-rooms), and the check shown to catch one
+$(BUILD)/checks/rooms: $(shell find src repros -type f 2>/dev/null) ci/check-rooms tests/check_rooms.sh
+	$(Q)ci/checked $@ sh -c 'ci/check-rooms && tests/check_rooms.sh'
 # the ci/ scripts' own tests: compute-sanitizer log parsing (real H200 logs as fixtures), the partial stage's
 # comparison with its base
 $(BUILD)/checks/scripts: $(wildcard ci/* tests/*.sh) $(shell find tests/fixtures/sanitize tests/fixtures/kept_from_base -type f 2>/dev/null)
@@ -137,7 +140,7 @@ $(BUILD)/obj/%.o: %.c
 
 $(BUILD)/obj/%.cu.o: %.cu
 	@mkdir -p $(dir $@)
-	$(Q)$(NVCC) $(NVFLAGS) -Isrc -Isrc/gpu -MMD -MP -c $< -o $@
+	$(Q)$(NVCC) $(NVFLAGS) -Isrc -MMD -MP -c $< -o $@
 
 $(BUILD)/fixtures/%.sm_90.cubin: tests/fixtures/gpu/%.cu
 	@mkdir -p $(dir $@)
@@ -153,8 +156,8 @@ GIT_COMMIT := $(shell git describe --always --dirty --abbrev=12 2>/dev/null || e
 $(BUILD)/git-commit: FORCE
 	@mkdir -p $(dir $@)
 	@[ "$$(cat $@ 2>/dev/null)" = "$(GIT_COMMIT)" ] || echo "$(GIT_COMMIT)" >$@
-$(BUILD)/obj/src/version.o: $(BUILD)/git-commit
-$(BUILD)/obj/src/version.o: CPPFLAGS += -DEA_GIT_COMMIT='"$(GIT_COMMIT)"'
+$(BUILD)/obj/src/cli/version.o: $(BUILD)/git-commit
+$(BUILD)/obj/src/cli/version.o: CPPFLAGS += -DEA_GIT_COMMIT='"$(GIT_COMMIT)"'
 .PHONY: FORCE
 FORCE:
 
@@ -165,7 +168,7 @@ $(BUILD)/libextern-audit.a: $(LIB_OBJ)
 	@rm -f $@
 	$(Q)ar rcs $@ $^
 
-$(CLI): $(BUILD)/obj/tools/extern-audit.o $(BUILD)/libextern-audit.a
+$(CLI): $(BUILD)/obj/src/cli/main.o $(BUILD)/libextern-audit.a
 	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDFLAGS) $(LDLIBS)
 
 # Order-only: the cubins are loaded at run time, not linked.

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "error.h"
+#include "base/error.h"
 
 /* The data as <private dir>/<name>; the path stays valid until the next call. */
 static inline const char *fuzz_file(const char *name, const uint8_t *data, size_t size)

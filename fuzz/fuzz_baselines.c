@@ -1,8 +1,8 @@
 /* fuzz_baselines.c: the golden baselines reader (baseline_read.c). */
-#include "baseline.h"
+#include "measure/baseline.h"
 #include "fuzz.h"
-#include "json.h"
-#include "json_impl.h"
+#include "base/json.h"
+#include "base/json_impl.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,6 +1,6 @@
 /* fuzz_capture.c: the capture reader (capture.c, capture_run.c) on a capture.json. */
-#include "capture.h"
-#include "capture_impl.h"
+#include "target/capture.h"
+#include "target/capture_impl.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

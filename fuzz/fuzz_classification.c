@@ -1,8 +1,8 @@
 /* fuzz_classification.c: the golden classification validator (classify.c). */
-#include "classify.h"
+#include "target/classify.h"
 #include "fuzz.h"
-#include "json.h"
-#include "json_impl.h"
+#include "base/json.h"
+#include "base/json_impl.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

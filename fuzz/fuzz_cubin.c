@@ -1,6 +1,6 @@
 /* fuzz_cubin.c: the cubin header check (cubin.c) that runs before any driver call. */
-#include "cubin.h"
-#include "cubin_impl.h"
+#include "gpu/cubin.h"
+#include "gpu/cubin_impl.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -1,7 +1,7 @@
 /* fuzz_graph.c: the FX graph-dump reader (fxgraph*.c, tensor annotations included) on arbitrary text. */
 #include "fuzz.h"
-#include "fxgraph.h"
-#include "fxgraph_impl.h"
+#include "corpus/fxgraph.h"
+#include "corpus/fxgraph_impl.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

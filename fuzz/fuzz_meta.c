@@ -1,6 +1,6 @@
 /* fuzz_meta.c: a graph's meta.json reader (meta.c). */
 #include "fuzz.h"
-#include "meta.h"
+#include "corpus/meta.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

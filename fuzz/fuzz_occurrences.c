@@ -1,11 +1,11 @@
 /* fuzz_occurrences.c: the golden occurrences validator (occurrences.c), against each audited op, and
  * the summary built from a document it accepted. */
-#include "extract.h"
+#include "corpus/extract.h"
 #include "fuzz.h"
-#include "json.h"
-#include "json_impl.h"
-#include "occurrences.h"
-#include "occurrences_impl.h"
+#include "base/json.h"
+#include "base/json_impl.h"
+#include "corpus/occurrences.h"
+#include "corpus/occurrences_impl.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

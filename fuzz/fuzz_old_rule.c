@@ -1,6 +1,6 @@
 /* fuzz_old_rule.c: the old rule's data reader (oldrule.c). */
 #include "fuzz.h"
-#include "oldrule.h"
+#include "corpus/oldrule.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -3,7 +3,7 @@
 #include <cjson/cJSON.h>
 
 #include "fuzz.h"
-#include "oracle_rule.h"
+#include "report/oracle_rule.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

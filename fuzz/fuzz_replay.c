@@ -1,8 +1,8 @@
 /* fuzz_replay.c: the golden replay file reader (replay_file.c). */
 #include "fuzz.h"
-#include "json.h"
-#include "json_impl.h"
-#include "replay_file.h"
+#include "base/json.h"
+#include "base/json_impl.h"
+#include "target/replay_file.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

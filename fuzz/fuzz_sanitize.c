@@ -1,8 +1,8 @@
 /* fuzz_sanitize.c: the golden sanitize record reader (sanitize_record.c), validate then show. */
 #include "fuzz.h"
-#include "json.h"
-#include "json_impl.h"
-#include "sanitize_record.h"
+#include "base/json.h"
+#include "base/json_impl.h"
+#include "target/sanitize_record.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,7 +1,7 @@
 /* fuzz_target.c: the golden target reader (target.c): target.json in a folder named as a target. */
 #include "fuzz.h"
-#include "target.h"
-#include "target_impl.h"
+#include "target/target.h"
+#include "target/target_impl.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

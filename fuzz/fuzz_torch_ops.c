@@ -1,6 +1,6 @@
 /* fuzz_torch_ops.c: the golden torch op-timing reader (torch_ops.c). */
 #include "fuzz.h"
-#include "torch_ops.h"
+#include "target/torch_ops.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -4,8 +4,8 @@
  * .description: kit.h, docs/families.md) and one line below; a new op is also one line of ea_audit_ops
  * (EA_AUDIT_OPS in extract.h counts them) and its golden document golden/occurrences/<short name>.json
  * (extern-audit extract writes it). */
-#include "extract.h"
-#include "repro.h"
+#include "corpus/extract.h"
+#include "measure/repro.h"
 
 /* One line per audited op: its golden document is golden/occurrences/<short name>.json. */
 const ea_audit_op ea_audit_ops[EA_AUDIT_OPS] = {

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "../repros/cat/stream_block.h"
-#include "gen.h"
-#include "gen_impl.h"
+#include "target/gen.h"
+#include "target/gen_impl.h"
 
 /* m->s's inputs from gen.h's uniform stream (input 1 negated), its parameters (train: f32), each in the
  * role order a capture has, and buffers for the outputs it keeps. */

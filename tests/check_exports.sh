@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # ci/check-exports against small builds made here: a library object whose export nobody else uses, and
-# one whose export only a test uses while a public header (src/stats.h) declares it, must fail naming
+# one whose export only a test uses while a public header (src/base/stats.h) declares it, must fail naming
 # the symbol; the same objects with a user outside the tests must pass. Run by make test.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -37,7 +37,7 @@ case_ own 1 "ea_fake_own \(.*/obj/src/o0.o\): used only in its own file; make it
 # ea_stats_compute stands for a test-only entry point that a public header declares
 build public "src:int ea_stats_compute(void) { return 0; }" \
     "tests:int ea_stats_compute(void); int main(void) { return ea_stats_compute(); }"
-case_ public 1 "ea_stats_compute .*only the tests use it, but src/stats.h declares it; move it to an _impl.h"
+case_ public 1 "ea_stats_compute .*only the tests use it, but src/base/stats.h declares it; move it to an _impl.h"
 
 build clean "src:int ea_stats_compute(void) { return 0; }" \
     "tests:int ea_stats_compute(void); int t(void) { return ea_stats_compute(); }" \

@@ -4,10 +4,10 @@
 #include <string.h>
 
 #include "helpers.h"
-#include "json.h"
-#include "kit.h"
-#include "occurrences_impl.h"
-#include "target.h"
+#include "base/json.h"
+#include "measure/kit.h"
+#include "corpus/occurrences_impl.h"
+#include "target/target.h"
 
 const ea_captures *test_golden_captures(void)
 {

@@ -1,4 +1,4 @@
-#include "fxgraph_impl.h"
+#include "corpus/fxgraph_impl.h"
 #include "helpers.h"
 
 #include <criterion/criterion.h>
@@ -9,13 +9,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "classify_impl.h"
-#include "cli.h"
-#include "device.h"
-#include "device_lock.h"
-#include "device_lock_impl.h"
-#include "path.h"
-#include "occurrences.h"
+#include "target/classify_impl.h"
+#include "cli/cli.h"
+#include "gpu/device.h"
+#include "gpu/device_lock.h"
+#include "gpu/device_lock_impl.h"
+#include "measure/path.h"
+#include "corpus/occurrences.h"
 
 const char *test_corpus(void)
 {

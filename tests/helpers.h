@@ -8,10 +8,10 @@
 
 #include <cjson/cJSON.h>
 
-#include "baseline.h"
-#include "extract.h"
-#include "fxgraph.h"
-#include "repro.h"
+#include "measure/baseline.h"
+#include "corpus/extract.h"
+#include "corpus/fxgraph.h"
+#include "measure/repro.h"
 
 #define FIXTURE_CORPUS "tests/fixtures/corpus"
 

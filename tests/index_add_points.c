@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "json.h"
-#include "values.h"
-#include "values_impl.h"
+#include "base/json.h"
+#include "corpus/values.h"
+#include "corpus/values_impl.h"
 
 static cJSON *ints(int n, const int64_t *v)
 {

@@ -12,18 +12,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "baseline.h"
-#include "device.h"
-#include "device_lock.h"
-#include "gate_run.h"
-#include "hash.h"
+#include "measure/baseline.h"
+#include "gpu/device.h"
+#include "gpu/device_lock.h"
+#include "gate/gate_run.h"
+#include "base/hash.h"
 #include "helpers.h"
-#include "json.h"
+#include "base/json.h"
 #include "occurrence_checks.h"
-#include "repro.h"
-#include "run.h"
-#include "target.h"
-#include "target_impl.h"
+#include "measure/repro.h"
+#include "measure/run.h"
+#include "target/target.h"
+#include "target/target_impl.h"
 
 #define KEYED_ENV "EA_OCC_KEYED" /* the folders, as the runner made them, for the test processes */
 #define RUN_ENV "EA_OCC_RUN"

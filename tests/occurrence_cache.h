@@ -26,8 +26,8 @@
 
 #include <criterion/criterion.h>
 
-#include "error.h"
-#include "json.h"
+#include "base/error.h"
+#include "base/json.h"
 
 #define OCC_GOLDEN "golden"
 

@@ -12,21 +12,21 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cmds_impl.h"
+#include "cli/cmds_impl.h"
 #include "occurrence_cache.h"
 #include "occurrence_checks.h"
 
-#include "baseline.h"
-#include "classify.h"
-#include "corpus.h"
-#include "device.h"
-#include "extract.h"
-#include "gate.h"
+#include "measure/baseline.h"
+#include "target/classify.h"
+#include "corpus/corpus.h"
+#include "gpu/device.h"
+#include "corpus/extract.h"
+#include "gate/gate.h"
 #include "helpers.h"
-#include "json.h"
-#include "run.h"
-#include "target.h"
-#include "target_impl.h"
+#include "base/json.h"
+#include "measure/run.h"
+#include "target/target.h"
+#include "target/target_impl.h"
 
 #define GOLDEN OCC_GOLDEN
 

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "helpers.h"
-#include "json.h"
+#include "base/json.h"
 
 const char *target_copy(const char *name)
 {

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "alias.h"
+#include "corpus/alias.h"
 #include "helpers.h"
 
 /* A document of points, each "<point id>:<model>:<mode>[,<mode>]:<output sizes>" */

@@ -8,7 +8,7 @@
 
 #include "../repros/avgpool_backward/avgpool_backward.h"
 #include "helpers.h"
-#include "json.h"
+#include "base/json.h"
 
 #define OP "aten._adaptive_avg_pool2d_backward.default"
 

@@ -9,21 +9,21 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "capture_impl.h"
-#include "corpus.h"
-#include "extract.h"
-#include "fxgraph.h"
-#include "fxgraph_impl.h"
+#include "target/capture_impl.h"
+#include "corpus/corpus.h"
+#include "corpus/extract.h"
+#include "corpus/fxgraph.h"
+#include "corpus/fxgraph_impl.h"
 #include "helpers.h"
-#include "json.h"
-#include "json_impl.h"
-#include "meta.h"
-#include "occurrences.h"
-#include "occurrences_impl.h"
-#include "readfile.h"
-#include "tensor.h"
-#include "torch_ops.h"
-#include "capture.h"
+#include "base/json.h"
+#include "base/json_impl.h"
+#include "corpus/meta.h"
+#include "corpus/occurrences.h"
+#include "corpus/occurrences_impl.h"
+#include "base/readfile.h"
+#include "base/tensor.h"
+#include "target/torch_ops.h"
+#include "target/capture.h"
 
 static void read_fails(const char *path, const char *want)
 {

@@ -7,17 +7,18 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "candidate.h"
-#include "capture_impl.h"
-#include "capture.h"
-#include "golden_target.h"
+#include "golden/candidate.h"
+#include "target/capture_impl.h"
+#include "target/capture.h"
+#include "golden/golden_target.h"
 #include "helpers.h"
-#include "json.h"
-#include "path.h"
-#include "report.h"
-#include "rollup_impl.h"
+#include "base/json.h"
+#include "measure/path.h"
+#include "measure/result.h"
+#include "report/report.h"
+#include "report/rollup_impl.h"
 #include "target_fixture.h"
-#include "target_impl.h"
+#include "target/target_impl.h"
 
 #define STAGE "tests/fixtures/candidates/" TEST_TARGET "-index_add_bf16_atomic"
 #define XL "index_add-a8e741bae3fe-d86ebce10336"
@@ -82,8 +83,8 @@ Test(candidate, prices_the_staged_scope_from_both_partitions_and_the_base_paths)
     cr_assert_eq(ea_capture_load(STAGE "/captures/" XL "/capture.json", &c, &err), 0, "%s", err.msg);
     double with = ea_capture_run_named(&c, "default")->compiled.median_us;
     double without = ea_capture_run_named(&c, "without_lowering")->compiled.median_us;
-    const cJSON *r = ea_rollup_result_for(baselines.root, XL);
-    double aten = ea_path_median(ea_path_named(r, "current", "faithful")), oracle = ea_rollup_oracle_us(r);
+    const cJSON *r = ea_result_for(baselines.root, XL);
+    double aten = ea_path_median(ea_path_named(r, "current", "faithful")), oracle = ea_result_oracle_us(r);
     cJSON *doc = price(STAGE, baselines.root);
     const cJSON *e = scope_entry(doc, XL);
     cr_expect_str_eq(ej_str(doc, "lowering"), "index_add_bf16_atomic");
@@ -115,7 +116,7 @@ Test(candidate, the_price_carries_the_notches_of_its_three_medians)
     const ea_capture_stats *w = &ea_capture_run_named(&c, "default")->compiled,
                            *wo = &ea_capture_run_named(&c, "without_lowering")->compiled;
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(
-        ea_path_named(ea_rollup_result_for(baselines.root, XL), "current", "faithful"), "time");
+        ea_path_named(ea_result_for(baselines.root, XL), "current", "faithful"), "time");
     double n_with = 1.57 * (w->q3_us - w->q1_us) / sqrt((double)w->samples),
            n_without = 1.57 * (wo->q3_us - wo->q1_us) / sqrt((double)wo->samples),
            n_aten = 1.57 * (ej_num(t, "q3_us") - ej_num(t, "q1_us")) / sqrt(ej_num(t, "samples"));
@@ -139,7 +140,7 @@ Test(candidate, the_price_carries_the_notches_of_its_three_medians)
 Test(candidate, an_oracle_slower_than_the_candidate_fails_naming_scope_candidate_and_times)
 {
     cJSON *b = cJSON_Duplicate(baselines.root, 1), *p;
-    cJSON *r = (cJSON *)ea_rollup_result_for(b, XL);
+    cJSON *r = (cJSON *)ea_result_for(b, XL);
     double slow = ea_path_median(ea_path_named(r, "current", "faithful")) + 1; /* no headroom left */
     cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(r, "paths"))
         if (!strncmp(ej_str(p, "name"), "oracle", 6))
@@ -379,8 +380,8 @@ Test(candidate, runs_check_names_an_oracle_slower_than_a_committed_candidate)
     FILE *log = open_memstream(&text, &len);
     cr_assert_eq(ea_candidates_check(golden, &base, baselines.root, log, &err), 0, "the committed oracles: %s", err.msg);
     cJSON *fresh = cJSON_Duplicate(baselines.root, 1), *p;
-    double slow = ea_path_median(ea_path_named(ea_rollup_result_for(fresh, XL), "current", "faithful")) + 1;
-    cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive((cJSON *)ea_rollup_result_for(fresh, XL), "paths"))
+    double slow = ea_path_median(ea_path_named(ea_result_for(fresh, XL), "current", "faithful")) + 1;
+    cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive((cJSON *)ea_result_for(fresh, XL), "paths"))
         if (!strncmp(ej_str(p, "name"), "oracle", 6))
             cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(p, "time"), "median_us",
                                                    cJSON_CreateNumber(slow));
@@ -469,7 +470,7 @@ static const char *stage_with(const char *fab_error, double e_eager, double e_ru
  * fp64 errors are the worst floating output's. */
 Test(candidate, fabricated_price_and_fp64_errors_from_the_capture)
 {
-    const cJSON *r = ea_rollup_result_for(baselines.root, XL);
+    const cJSON *r = ea_result_for(baselines.root, XL);
     const cJSON *fab_path = ea_path_named(r, "current", "fabricated");
     double fab = ea_path_median(fab_path);
     cJSON *doc = price(stage_with(NULL, 1.5e-3, 2.5e-3), baselines.root);

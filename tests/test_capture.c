@@ -11,9 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "capture.h"
-#include "capture_impl.h"
-#include "gen.h"
+#include "target/capture.h"
+#include "target/capture_impl.h"
+#include "target/gen.h"
 #include "helpers.h"
 
 #define CAPTURES "tests/fixtures/captures"

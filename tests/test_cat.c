@@ -11,9 +11,9 @@
 #include "../repros/cat/cat_impl.h"
 #include "../repros/cat/stream_block.h"
 #include "cat_small.h"
-#include "gen.h"
+#include "target/gen.h"
 #include "helpers.h"
-#include "json.h"
+#include "base/json.h"
 
 #define CAT_FILE "golden/occurrences/cat.json"
 

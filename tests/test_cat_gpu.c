@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "helpers.h"
-#include "json.h"
+#include "base/json.h"
 #include "occurrence_cache.h"
 
 static double num(const cJSON *o, const char *a, const char *b)

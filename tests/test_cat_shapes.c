@@ -10,7 +10,7 @@
 #include "../repros/cat/cat_impl.h"
 #include "../repros/cat/kernels.h"
 #include "cat_small.h"
-#include "extract.h"
+#include "corpus/extract.h"
 #include "helpers.h"
 
 /* |a[e] - b[e]| in units in the last place of the dtype (es bytes an element): the kernel divides with

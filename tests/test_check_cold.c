@@ -7,15 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "baseline.h"
-#include "bottom_line.h"
-#include "target.h"
-#include "device.h"
+#include "measure/baseline.h"
+#include "report/bottom_line.h"
+#include "target/target.h"
+#include "gpu/device.h"
 #include "helpers.h"
-#include "path_impl.h"
-#include "path.h"
-#include "run_report.h"
-#include "timer.h"
+#include "measure/path_impl.h"
+#include "measure/path.h"
+#include "measure/run_report.h"
+#include "gpu/timer.h"
 
 #define has(s, needle) cr_assert(strstr((s), (needle)), "expected '%s' in:\n%s", (needle), (s))
 

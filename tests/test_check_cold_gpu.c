@@ -5,11 +5,11 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "baseline.h"
+#include "measure/baseline.h"
 #include "helpers.h"
 #include "index_add_points.h"
-#include "path.h"
-#include "repro.h"
+#include "measure/path.h"
+#include "measure/repro.h"
 
 /* Longformer B through the family (ea_repro_families[0] is index_add), its one result, which passed;
  * skips without a device. The caller deletes the array. */

@@ -10,9 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "classify.h"
+#include "target/classify.h"
 #include "helpers.h"
-#include "oldrule.h"
+#include "corpus/oldrule.h"
 
 #define SMALL "tests/fixtures/golden_small"
 #define CAPTURES "tests/fixtures/captures"

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "classify.h"
+#include "target/classify.h"
 #include "helpers.h"
 
 /* The nine occurrence documents, empty but for one occurrence "id" of op with a 1-d f32 argument. */

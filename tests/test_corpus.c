@@ -5,10 +5,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "extract.h"
+#include "corpus/extract.h"
 #include "helpers.h"
-#include "inventory.h"
-#include "occurrences.h"
+#include "corpus/inventory.h"
+#include "corpus/occurrences.h"
 
 static ea_extraction x;
 static double seconds;

@@ -13,9 +13,9 @@
 #include "../repros/cumsum/run.h"
 #include "../repros/cumsum/run_impl.h"
 #include "../repros/cumsum/scope_impl.h"
-#include "gen.h"
+#include "target/gen.h"
 #include "helpers.h"
-#include "json.h"
+#include "base/json.h"
 #include "occurrence_cache.h"
 
 #define GOLDEN "golden/occurrences/cumsum.json"

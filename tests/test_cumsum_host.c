@@ -9,10 +9,10 @@
 #include "../repros/cumsum/run.h"
 #include "../repros/cumsum/run_impl.h"
 #include "../repros/cumsum/scope_impl.h"
-#include "gen.h"
+#include "target/gen.h"
 #include "helpers.h"
-#include "json.h"
-#include "occurrences.h"
+#include "base/json.h"
+#include "corpus/occurrences.h"
 
 #define GOLDEN "golden/occurrences/cumsum.json"
 #define ROUTING_POINT "cumsum-bbbc239b67b8"

@@ -2,8 +2,8 @@
 
 #include <string.h>
 
-#include "device.h"
-#include "device_impl.h"
+#include "gpu/device.h"
+#include "gpu/device_impl.h"
 
 /* Host tests run everywhere; GPU tests skip (never pass) when the probe finds no usable device. */
 

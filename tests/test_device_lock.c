@@ -13,8 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "device_lock.h"
-#include "device_lock_impl.h"
+#include "gpu/device_lock.h"
+#include "gpu/device_lock_impl.h"
 #include "helpers.h"
 
 static void use_test_lock(void)

@@ -3,8 +3,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "drift.h"
-#include "json_impl.h"
+#include "measure/drift.h"
+#include "base/json_impl.h"
 
 /* A time with median m and relative IQR r, 30 samples, no clock step recorded. */
 static ea_drift_time t(double m, double r)

@@ -3,10 +3,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "extract.h"
+#include "corpus/extract.h"
 #include "helpers.h"
-#include "occurrences.h"
-#include "occurrences_impl.h"
+#include "corpus/occurrences.h"
+#include "corpus/occurrences_impl.h"
 
 static ea_extraction run(const char *corpus, int cap)
 {

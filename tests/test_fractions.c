@@ -1,10 +1,10 @@
 /* What a result derives from its times (fractions.h), with values worked out by hand. */
 #include <criterion/criterion.h>
 
-#include "fractions.h"
+#include "measure/fractions.h"
 #include <string.h>
 
-#include "json.h"
+#include "base/json.h"
 
 /* A result: floor 10 us of 40 MB at 4e12 B/s, current 100 us, oracle 20 us; cold times when asked. */
 static cJSON *result(int cold)

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "fxgraph.h"
-#include "fxgraph_impl.h"
+#include "corpus/fxgraph.h"
+#include "corpus/fxgraph_impl.h"
 
 #define FIXTURES "tests/fixtures/"
 

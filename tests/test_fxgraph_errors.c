@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fxgraph.h"
-#include "fxgraph_impl.h"
+#include "corpus/fxgraph.h"
+#include "corpus/fxgraph_impl.h"
 
 #define FIXTURES "tests/fixtures/"
 

@@ -8,16 +8,16 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "baseline.h"
-#include "fractions.h"
-#include "gate.h"
-#include "gate.h"
-#include "target.h"
+#include "measure/baseline.h"
+#include "measure/fractions.h"
+#include "gate/gate.h"
+#include "gate/gate.h"
+#include "target/target.h"
 #include "helpers.h"
-#include "json.h"
-#include "occurrences.h"
-#include "target_impl.h"
-#include "target_layout.h"
+#include "base/json.h"
+#include "corpus/occurrences.h"
+#include "target/target_impl.h"
+#include "target/target_layout.h"
 
 #define H200 "golden/targets/H200-torch2.11.0+cu130/baselines.json"
 

@@ -6,10 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "device.h"
+#include "gpu/device.h"
 #include "helpers.h"
-#include "json.h"
-#include "json_impl.h"
+#include "base/json.h"
+#include "base/json_impl.h"
 
 #define H200 "golden/targets/H200-torch2.11.0+cu130/baselines.json"
 

@@ -10,15 +10,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "baseline.h"
-#include "device.h"
-#include "gate.h"
+#include "measure/baseline.h"
+#include "gpu/device.h"
+#include "gate/gate.h"
+#include "delay.h"
 #include "helpers.h"
-#include "json.h"
-#include "path.h"
-#include "path_impl.h"
-#include "run.h"
-#include "target.h"
+#include "base/json.h"
+#include "measure/path.h"
+#include "measure/path_impl.h"
+#include "measure/run.h"
+#include "target/target.h"
 
 #define ALIAS "longformer-bf16-6291456"
 #define LABEL "index_add longformer-bf16-6291456 current" /* the faithful and fabricated current paths */
@@ -78,9 +79,9 @@ Test(gate_gpu, fresh_run_is_same_and_an_injected_delay_is_slower, .timeout = 600
                 timed += p ? 1 + cJSON_HasObjectItem(p, "time_cold") : 0;
             }
     cr_assert_gt(us, 1.0);
-    ea_path_inject_delay(LABEL, us);
+    ea_path_inject(LABEL, ea_enqueue_delay, &us);
     fresh = measure(&pts, stored.root);
-    ea_path_inject_delay(NULL, 0);
+    ea_path_inject(NULL, NULL, NULL);
     report = ea_gate_compare(base, stored.root, "fresh+delay", fresh, &rule, ids, &err);
     cr_assert_not_null(report, "%s", err.msg);
     text = cJSON_Print(report);

@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "baseline.h"
-#include "gate.h"
+#include "measure/baseline.h"
+#include "gate/gate.h"
 #include "helpers.h"
-#include "json.h"
-#include "json_impl.h"
-#include "shard.h"
+#include "base/json.h"
+#include "base/json_impl.h"
+#include "gate/shard.h"
 
 #define H200 "golden/targets/H200-torch2.11.0+cu130/baselines.json"
 #define OTHER "golden/targets/H200-torch2.11.0+cu130-index_add_iota_gather/baselines.json"

@@ -2,8 +2,8 @@
 #include <string.h>
 #include <stdlib.h>
 
-#include "gen.h"
-#include "gen_impl.h"
+#include "target/gen.h"
+#include "target/gen_impl.h"
 
 /* Vectors computed from the definitions in docs/schema.md with plain Python integers. */
 Test(gen, hash_and_uniform_vectors)

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gen.h"
+#include "target/gen.h"
 
 static int64_t *skewed(int seed, int64_t experts, int64_t tokens, int64_t k)
 {

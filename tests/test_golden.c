@@ -4,9 +4,9 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "capture.h"
+#include "target/capture.h"
 #include "helpers.h"
-#include "replay.h"
+#include "target/replay.h"
 
 Test(golden, classification_matches_the_captures)
 {

@@ -12,13 +12,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "capture.h"
-#include "classify.h"
+#include "target/capture.h"
+#include "target/classify.h"
 #include "helpers.h"
-#include "json.h"
-#include "occurrences.h"
-#include "oldrule.h"
-#include "target.h"
+#include "base/json.h"
+#include "corpus/occurrences.h"
+#include "corpus/oldrule.h"
+#include "target/target.h"
 #include "target_fixture.h"
 
 #define has(s, needle) cr_assert(strstr((s), (needle)), "expected '%s' in:\n%s", (needle), (s))

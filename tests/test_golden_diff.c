@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "golden_diff.h"
+#include "golden/golden_diff.h"
 #include "helpers.h"
-#include "json.h"
+#include "base/json.h"
 #include "target_fixture.h"
 
 #define has(s, needle) cr_assert(strstr((s), (needle)), "expected '%s' in:\n%s", (needle), (s))

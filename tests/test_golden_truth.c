@@ -6,11 +6,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "classify.h"
+#include "target/classify.h"
 #include "helpers.h"
-#include "json.h"
-#include "json_impl.h"
-#include "readfile.h"
+#include "base/json.h"
+#include "base/json_impl.h"
+#include "base/readfile.h"
 
 #define TARGET "targets/" TEST_TARGET
 #define CLASSIFICATION "golden/" TARGET "/classification.json"

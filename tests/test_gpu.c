@@ -9,13 +9,13 @@
 
 #include <cuda_runtime_api.h>
 
-#include "bandwidth.h"
-#include "cubin.h"
-#include "cubin_impl.h"
-#include "cupti.h"
-#include "device.h"
-#include "drift.h"
-#include "timer.h"
+#include "gpu/bandwidth.h"
+#include "gpu/cubin.h"
+#include "gpu/cubin_impl.h"
+#include "gpu/cupti.h"
+#include "gpu/device.h"
+#include "measure/drift.h"
+#include "gpu/timer.h"
 
 /* GPU tests of the measurement layer. Each skips (never passes) without a usable device; the host
  * halves of the same files are tested in test_gpu_host.c. Numbers are logged with cr_log_info. */

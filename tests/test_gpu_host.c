@@ -4,12 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cubin.h"
-#include "cubin_impl.h"
-#include "cupti.h"
-#include "device.h"
+#include "gpu/cubin.h"
+#include "gpu/cubin_impl.h"
+#include "gpu/cupti.h"
+#include "gpu/device.h"
 #include "helpers.h"
-#include "timer.h"
+#include "gpu/timer.h"
 
 /* Host-side tests of the GPU measurement layer: the cubin loader's checks and error paths, CUPTI's
  * lookup, and the timer's planning arithmetic. They run everywhere; the GPU half is test_gpu.c. */

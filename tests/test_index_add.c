@@ -5,8 +5,8 @@
 
 #include "../repros/index_add/run.h"
 #include "../repros/index_add/scope_impl.h"
-#include "gen.h"
-#include "gen_impl.h"
+#include "target/gen.h"
+#include "target/gen_impl.h"
 #include "helpers.h"
 #include "index_add_points.h"
 

@@ -9,7 +9,7 @@
 #include "../repros/index_add/reference.h"
 #include "../repros/index_add/reference_impl.h"
 #include "../repros/index_add/run.h"
-#include "gen.h"
+#include "target/gen.h"
 #include "index_add_points.h"
 
 typedef struct {

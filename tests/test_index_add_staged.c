@@ -11,8 +11,8 @@
 #include "../repros/index_add/reference_impl.h"
 #include "../repros/index_add/scope_impl.h"
 #include "../repros/index_add/slice_staged.h"
-#include "gen.h"
-#include "gen_impl.h"
+#include "target/gen.h"
+#include "target/gen_impl.h"
 #include "helpers.h"
 #include "index_add_points.h"
 

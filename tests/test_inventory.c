@@ -2,8 +2,8 @@
 #include <string.h>
 
 #include "helpers.h"
-#include "inventory.h"
-#include "oldrule.h"
+#include "corpus/inventory.h"
+#include "corpus/oldrule.h"
 
 #define RULE "golden/old_rule.json"
 

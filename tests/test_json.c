@@ -7,8 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "json.h"
-#include "json_impl.h"
+#include "base/json.h"
+#include "base/json_impl.h"
 
 #define SAMPLE "tests/fixtures/json/sample.json"
 

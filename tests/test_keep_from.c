@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "baseline.h"
+#include "measure/baseline.h"
 #include "helpers.h"
-#include "json.h"
-#include "keep_from.h"
-#include "occurrences.h"
-#include "replay_file.h"
+#include "base/json.h"
+#include "gate/keep_from.h"
+#include "corpus/occurrences.h"
+#include "target/replay_file.h"
 #include "target_fixture.h"
 
 #define has(s, needle) cr_assert(strstr((s), (needle)), "expected '%s' in:\n%s", (needle), (s))

@@ -5,11 +5,11 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "device.h"
-#include "json.h"
-#include "kit.h"
-#include "kit_impl.h"
-#include "unsupported.h"
+#include "gpu/device.h"
+#include "base/json.h"
+#include "measure/kit.h"
+#include "measure/kit_impl.h"
+#include "measure/unsupported.h"
 
 static const char point_json[] =
     "{\"point\": \"fake-1\", \"count\": 5, \"scopes\": [{\"scope_id\": \"s0\"}, {\"scope_id\": \"s1\"}]}";

@@ -15,11 +15,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "extract.h"
+#include "corpus/extract.h"
 #include "helpers.h"
-#include "json.h"
-#include "landing.h"
-#include "occurrences.h"
+#include "base/json.h"
+#include "base/landing.h"
+#include "corpus/occurrences.h"
 #include "target_fixture.h"
 
 #define has(s, needle) cr_assert(strstr((s), (needle)), "expected '%s' in:\n%s", (needle), (s))

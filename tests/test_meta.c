@@ -7,8 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "meta.h"
-#include "meta_impl.h"
+#include "corpus/meta.h"
+#include "corpus/meta_impl.h"
 
 #define GOOD "tests/fixtures/meta/good.meta.json"
 

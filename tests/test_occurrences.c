@@ -2,10 +2,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "extract.h"
+#include "corpus/extract.h"
 #include "helpers.h"
-#include "occurrences.h"
-#include "occurrences_impl.h"
+#include "corpus/occurrences.h"
+#include "corpus/occurrences_impl.h"
 
 /* A valid histc document from the fixture corpus, to break one field at a time. */
 static cJSON *valid_doc(void)

@@ -8,9 +8,9 @@
 #include <sys/stat.h>
 
 #include "helpers.h"
-#include "json.h"
-#include "oracle_rule.h"
-#include "rollup.h"
+#include "base/json.h"
+#include "report/oracle_rule.h"
+#include "report/rollup.h"
 
 /* A time object: median, an IQR of iqr around it, n samples. */
 static cJSON *time_of(double median, double iqr, int n)

@@ -1,12 +1,12 @@
-/* The measured path record every repro family writes (src/path.c): the judgement rules, the kernel
+/* The measured path record every repro family writes (src/measure/path.c): the judgement rules, the kernel
  * names or why there are none, the timing block, CUPTI recording where CUPTI is missing. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "path.h"
-#include "path_impl.h"
+#include "measure/path.h"
+#include "measure/path_impl.h"
 
 /* A path's checks as the families write them, judged by the shared rules. */
 static cJSON *path_with(const ea_check *first, const ea_check *after)

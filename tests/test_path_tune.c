@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "path.h"
+#include "measure/path.h"
 
 /* Variant v runs in us[v] microseconds and passes when pass[v]; skip[v]: it does not apply; broke_at:
  * the variant whose run breaks (-1 none). */

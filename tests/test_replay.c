@@ -4,11 +4,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "capture.h"
-#include "capture_impl.h"
-#include "device.h"
+#include "target/capture.h"
+#include "target/capture_impl.h"
+#include "gpu/device.h"
 #include "helpers.h"
-#include "replay.h"
+#include "target/replay.h"
 #include "target_fixture.h"
 
 #define FIXTURE "tests/fixtures/captures/cumsum-824fbb15db5d-2cfdbbbf0541/capture.json"

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "helpers.h"
-#include "json.h"
-#include "replay_file.h"
+#include "base/json.h"
+#include "target/replay_file.h"
 #include "target_fixture.h"
 
 #define has(s, needle) cr_assert(strstr((s), (needle)), "expected '%s' in:\n%s", (needle), (s))

@@ -6,12 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture.h"
-#include "capture_impl.h"
-#include "gen.h"
+#include "target/capture.h"
+#include "target/capture_impl.h"
+#include "target/gen.h"
 #include "helpers.h"
-#include "json.h"
-#include "replay_file.h"
+#include "base/json.h"
+#include "target/replay_file.h"
 #include "target_fixture.h"
 
 #define STAGE_CAPTURE "tests/fixtures/candidates/H200-torch2.11.0+cu130-index_add_bf16_atomic/captures/" \

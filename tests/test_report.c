@@ -9,9 +9,9 @@
 #include <unistd.h>
 
 #include "helpers.h"
-#include "json.h"
-#include "report.h"
-#include "rollup.h"
+#include "base/json.h"
+#include "report/report.h"
+#include "report/rollup.h"
 
 #define has(s, needle) cr_assert(strstr((s), (needle)), "expected '%s' in:\n%.3000s", (needle), (s))
 

@@ -10,10 +10,10 @@
 #include <unistd.h>
 
 #include "helpers.h"
-#include "json.h"
-#include "report.h"
-#include "rollup.h"
-#include "target.h"
+#include "base/json.h"
+#include "report/report.h"
+#include "report/rollup.h"
+#include "target/target.h"
 
 #define has(s, needle) cr_assert(strstr((s), (needle)), "expected '%s' in:\n%s", (needle), (s))
 

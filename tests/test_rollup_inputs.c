@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "helpers.h"
-#include "rollup_corpus.h"
-#include "seed_totals.h"
-#include "torch_ops.h"
+#include "report/rollup_corpus.h"
+#include "report/seed_totals.h"
+#include "target/torch_ops.h"
 
 #define has(s, needle) cr_assert(strstr((s), (needle)), "expected '%s' in:\n%s", (needle), (s))
 

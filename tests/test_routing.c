@@ -10,12 +10,12 @@
 #include "../repros/routing/kernels.h"
 #include "../repros/routing/plan.h"
 #include "../repros/routing/reference.h"
-#include "capture_impl.h"
-#include "gen.h"
+#include "target/capture_impl.h"
+#include "target/gen.h"
 #include "helpers.h"
-#include "json.h"
-#include "occurrences.h"
-#include "repro.h"
+#include "base/json.h"
+#include "corpus/occurrences.h"
+#include "measure/repro.h"
 
 extern const ea_repro_family ea_family_routing_histc, ea_family_routing_cumsum;
 

@@ -13,14 +13,14 @@
 #include "../repros/routing/plan.h"
 #include "../repros/routing/reference.h"
 #include "../repros/routing/reference_impl.h"
-#include "device.h"
-#include "extract.h"
+#include "gpu/device.h"
+#include "corpus/extract.h"
 #include "helpers.h"
-#include "json.h"
+#include "base/json.h"
 #include "occurrence_cache.h"
-#include "repro.h"
-#include "cupti.h"
-#include "timer.h"
+#include "measure/repro.h"
+#include "gpu/cupti.h"
+#include "gpu/timer.h"
 
 extern const ea_repro_family ea_family_routing_histc, ea_family_routing_cumsum;
 

@@ -7,11 +7,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "baseline.h"
-#include "device.h"
+#include "measure/baseline.h"
+#include "gpu/device.h"
 #include "helpers.h"
-#include "repro.h"
-#include "json.h"
+#include "measure/repro.h"
+#include "base/json.h"
 
 #define has(s, needle) cr_assert(strstr((s), (needle)), "expected '%s' in:\n%s", (needle), (s))
 

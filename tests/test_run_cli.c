@@ -6,11 +6,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "device.h"
+#include "gpu/device.h"
 #include "helpers.h"
-#include "json.h"
-#include "occurrences.h"
-#include "repro.h"
+#include "base/json.h"
+#include "corpus/occurrences.h"
+#include "measure/repro.h"
 #include "../repros/index_add/scope.h"
 
 #define has(s, needle) cr_assert(strstr((s), (needle)), "expected '%s' in:\n%s", (needle), (s))

@@ -3,9 +3,9 @@
  * committed golden/targets/H200-torch2.11.0+cu130/baselines.json (no cold numbers) asks for no cold timing at all. */
 #include <criterion/criterion.h>
 
-#include "json.h"
-#include "path.h"
-#include "repro.h"
+#include "base/json.h"
+#include "measure/path.h"
+#include "measure/repro.h"
 
 static const char stored[] =
     "{\"scopes\": ["

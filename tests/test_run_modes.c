@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "helpers.h"
-#include "repro.h"
+#include "measure/repro.h"
 
 #define has(s, needle) cr_assert(strstr((s), (needle)), "expected '%s' in:\n%s", (needle), (s))
 

@@ -6,12 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bottom_line.h"
-#include "json_impl.h"
-#include "target.h"
+#include "report/bottom_line.h"
+#include "base/json_impl.h"
+#include "target/target.h"
 #include "helpers.h"
-#include "json.h"
-#include "sanitize_record.h"
+#include "base/json.h"
+#include "target/sanitize_record.h"
 
 #define FIXTURE "tests/fixtures/sanitize/H200.json"
 

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "helpers.h"
-#include "scope.h"
+#include "corpus/scope.h"
 
 static fx_graph load(const char *rel)
 {

@@ -9,11 +9,11 @@
 
 #include "../repros/routing/kernels.h"
 #include "../repros/routing/plan.h"
-#include "baseline.h"
-#include "device.h"
-#include "extract.h"
+#include "measure/baseline.h"
+#include "gpu/device.h"
+#include "corpus/extract.h"
 #include "helpers.h"
-#include "json.h"
+#include "base/json.h"
 
 #define has(s, needle) cr_assert(strstr((s), (needle)), "expected '%s' in:\n%s", (needle), (s))
 

@@ -3,8 +3,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "stats.h"
-#include "stats_impl.h"
+#include "base/stats.h"
+#include "base/stats_impl.h"
 
 /* Expected values are numpy.percentile(x, [25, 50, 75]) (linear, Hyndman & Fan type 7). */
 

@@ -8,13 +8,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "baseline.h"
-#include "device.h"
+#include "measure/baseline.h"
+#include "gpu/device.h"
 #include "helpers.h"
-#include "json.h"
-#include "target.h"
-#include "target_impl.h"
-#include "target_layout.h"
+#include "base/json.h"
+#include "target/target.h"
+#include "target/target_impl.h"
+#include "target/target_layout.h"
 
 #define FIXTURE "tests/fixtures/golden_targets"
 #define H200 "H200-torch2.11.0+cu130"

@@ -10,10 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "capture.h"
+#include "target/capture.h"
 #include "helpers.h"
-#include "json.h"
-#include "target.h"
+#include "base/json.h"
+#include "target/target.h"
 #include "target_fixture.h"
 
 #define BASE TEST_TARGET

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "readfile.h"
-#include "target_layout.h"
+#include "base/readfile.h"
+#include "target/target_layout.h"
 
 Test(target_layout, paths_are_the_folder_and_the_entry_name)
 {

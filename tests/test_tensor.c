@@ -2,8 +2,8 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "tensor.h"
-#include "tensor_impl.h"
+#include "base/tensor.h"
+#include "base/tensor_impl.h"
 
 static ea_tensor parse_ok(const char *text)
 {

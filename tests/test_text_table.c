@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "helpers.h"
-#include "text_table.h"
+#include "base/text_table.h"
 
 static char *render(const cJSON *t, const char *align)
 {

@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "path.h"
-#include "timer.h"
+#include "measure/path.h"
+#include "gpu/timer.h"
 
 #define FLUSH EA_COLD_FLUSH_KERNEL
 

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "helpers.h"
-#include "torch_ops.h"
+#include "target/torch_ops.h"
 
 #define FIXTURE "tests/fixtures/torch_ops/H200.json"
 #define has(s, needle) cr_assert(strstr((s), (needle)), "expected '%s' in:\n%s", (needle), (s))

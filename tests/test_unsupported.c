@@ -6,12 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "baseline.h"
-#include "bottom_line.h"
-#include "run_report.h"
-#include "device.h"
+#include "measure/baseline.h"
+#include "report/bottom_line.h"
+#include "measure/run_report.h"
+#include "gpu/device.h"
 #include "helpers.h"
-#include "json.h"
+#include "base/json.h"
 
 #define has(s, needle) cr_assert(strstr((s), (needle)), "expected '%s' in:\n%s", (needle), (s))
 

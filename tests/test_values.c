@@ -2,8 +2,8 @@
 #include <string.h>
 
 #include "helpers.h"
-#include "values.h"
-#include "values_impl.h"
+#include "corpus/values.h"
+#include "corpus/values_impl.h"
 
 /* Longformer A's window structure scaled down: windows of 12 positions every 4, so interior
  * positions are read by 1, 2 or 3 windows, as in the real as_strided [96,4,768,64]. */

@@ -14,9 +14,9 @@
 #include <time.h>
 
 #include "../repros/cat/cat.h"
-#include "gen.h"
-#include "json.h"
-#include "target.h"
+#include "target/gen.h"
+#include "base/json.h"
+#include "target/target.h"
 
 enum { T_INPUTS, T_EMULATE, T_CHECKS, T_SUMS, T_N };
 static const char *const step_names[T_N] = {"inputs", "emulate", "checks", "checksums"};

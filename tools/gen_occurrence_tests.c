@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
-#include "occurrences.h"
+#include "base/json.h"
+#include "corpus/occurrences.h"
 
 static const char *const checks[] = {"classification", "correctness", "timing"};
 

@@ -19,10 +19,10 @@
 
 #include <cjson/cJSON.h>
 
-#include "error.h"
+#include "base/error.h"
 #include "kernels.h"
-#include "kit.h"
-#include "tensor.h"
+#include "measure/kit.h"
+#include "base/tensor.h"
 
 #define AP_MAX_GROUPS 8
 

@@ -1,7 +1,7 @@
 /* family.c: the avgpool_backward family (kit.h): each point one configuration covering all its scope groups
  * (their scopes differ only in producers that run before the op). */
 #include "avgpool_backward.h"
-#include "kit.h"
+#include "measure/kit.h"
 
 static int plan(ea_run_ctx *ctx, const ea_scope_ref *r, ea_kit_plan *p, ea_error *err)
 {

@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "json.h"
-#include "target_layout.h"
+#include "base/json.h"
+#include "target/target_layout.h"
 
 /* A bf16 contiguous 4-d tensor at offset 0, from the occurrence document's tensor object at v. */
 static int tensor4(ej_val v, ea_tensor *t, ea_error *err)

@@ -1,5 +1,5 @@
 /* run.c: an avgpool_backward point measured on the current GPU (ap_measure, avgpool_backward.h). */
-#include "device.h"
+#include "gpu/device.h"
 #include "avgpool_backward.h"
 
 #include <inttypes.h>
@@ -9,8 +9,8 @@
 
 #include <cuda_runtime_api.h>
 
-#include "gen.h"
-#include "path.h"
+#include "target/gen.h"
+#include "measure/path.h"
 
 enum { P_CURRENT, P_ORACLE };
 

@@ -29,9 +29,9 @@
 
 #include <cjson/cJSON.h>
 
-#include "alias.h"
-#include "capture.h"
-#include "error.h"
+#include "corpus/alias.h"
+#include "target/capture.h"
+#include "base/error.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -3,7 +3,7 @@
 #include <stdio.h>
 
 #include "cat.h"
-#include "kit.h"
+#include "measure/kit.h"
 #include "run.h"
 
 /* The point parsed with its capture and the document's view block (derived once per run): 0, 1 when no

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gen.h"
+#include "target/gen.h"
 #include "stream_block.h"
 
 int cat_inputs_make(const cat_scope *s, const ea_capture *cap, cat_inputs *in, ea_error *err)

@@ -1,5 +1,5 @@
 /* run.c: one cat scope measured on the current GPU (contract in run.h). */
-#include "device.h"
+#include "gpu/device.h"
 #include "run.h"
 
 #include <inttypes.h>
@@ -9,11 +9,11 @@
 
 #include <cuda_runtime_api.h>
 
-#include "gen.h"
+#include "target/gen.h"
 #include "kernels.h"
-#include "path.h"
-#include "replay.h"
-#include "timer.h"
+#include "measure/path.h"
+#include "target/replay.h"
+#include "gpu/timer.h"
 
 static const char *const out_names[CAT_NOUTS] = {"cat", "mean", "rstd", "running_var", "y"};
 

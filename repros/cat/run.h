@@ -13,7 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "cat.h"
-#include "kit.h"
+#include "measure/kit.h"
 
 #ifdef __cplusplus
 extern "C" {

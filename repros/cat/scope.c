@@ -7,9 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "json.h"
-#include "occurrences.h"
-#include "target_layout.h"
+#include "base/json.h"
+#include "corpus/occurrences.h"
+#include "target/target_layout.h"
 
 void cat_alias_tag(const cJSON *point, char *buf, size_t n)
 {

@@ -27,7 +27,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "gen.h"
+#include "target/gen.h"
 #define CAT_FN static inline
 #endif
 

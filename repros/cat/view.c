@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "json.h"
+#include "base/json.h"
 
 typedef struct {
     char name[128], model[64], mode[16];

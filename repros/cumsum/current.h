@@ -1,5 +1,5 @@
 /* current.h: the captured Inductor partition of a scope, launched on the caller's device buffers.
- * Contract: ea_replay_run (src/replay.c) replays a capture on the capture's own generated inputs
+ * Contract: ea_replay_run (src/target/replay.c) replays a capture on the capture's own generated inputs
  * and checks checksums; the family also needs the same launches on other inputs (the padded
  * batches) and its outputs element by element, so cs_current_bind binds each captured step through
  * ea_replay_bind_step to buffers the caller owns: bufs[i] is the device pointer of the capture's
@@ -8,9 +8,9 @@
 #ifndef CS_CURRENT_H
 #define CS_CURRENT_H
 
-#include "capture.h"
-#include "error.h"
-#include "replay.h"
+#include "target/capture.h"
+#include "base/error.h"
+#include "target/replay.h"
 
 typedef struct {
     ea_replay_launch *steps;

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kit.h"
+#include "measure/kit.h"
 #include "run.h"
 
 /* Group g of the point parsed, its capture (outputs checked) and the capture's default run. */

@@ -2,11 +2,11 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "json.h"
+#include "base/json.h"
 #include "kernels.h"
 #include "reference.h"
 #include "run.h"
-#include "target_layout.h"
+#include "target/target_layout.h"
 
 static void literals(cJSON *o, const cs_scope *s)
 {

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gen.h"
+#include "target/gen.h"
 
 int cs_inputs_make(const cs_scope *s, const ea_capture *c, int64_t **ids, ea_error *err)
 {

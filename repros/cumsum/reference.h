@@ -1,6 +1,6 @@
 /* reference.h: the host side of a position-id cumsum scope: inputs, the CPU reference, comparisons.
  * Contract: cs_inputs_make fills the token ids of a CS_MASK scope from its capture's generator
- * (src/gen.c, bit-exact with the capture), so the reference's outputs hash to the capture's
+ * (src/target/gen.c, bit-exact with the capture), so the reference's outputs hash to the capture's
  * checksums; CS_PACKED and CS_CONST scopes have no inputs. cs_pad_tails turns those ids into a
  * padded batch (below). cs_reference computes every output of the scope exactly as the graph does
  * (integer arithmetic with the graph's widths; the f32 scan sequentially). Outputs are dense
@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-#include "path.h" /* ea_check: the check record every family reports */
+#include "measure/path.h" /* ea_check: the check record every family reports */
 #include "scope.h"
 
 #ifdef __cplusplus

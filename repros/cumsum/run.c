@@ -1,5 +1,5 @@
 /* run.c: a position-id scope measured on the current GPU (contract in run.h). */
-#include "device.h"
+#include "gpu/device.h"
 #include "run.h"
 
 #include <inttypes.h>
@@ -10,14 +10,14 @@
 
 #include <cuda_runtime_api.h>
 
-#include "path.h"
+#include "measure/path.h"
 #include "current.h"
-#include "gen.h"
+#include "target/gen.h"
 #include "kernels.h"
 #include "reference.h"
-#include "replay.h"
+#include "target/replay.h"
 #include "run_impl.h"
-#include "timer.h"
+#include "gpu/timer.h"
 
 enum { P_CURRENT, P_ORACLE };
 static const char *const path_names[] = {"current", "oracle"};
@@ -249,7 +249,7 @@ static int padded(dev *d, const int64_t *ids, cJSON *view, int *ok, ea_error *er
     return 0;
 }
 
-/* The capture replayed by src/replay.c on its own inputs: checksums and time, a second witness. */
+/* The capture replayed by src/target/replay.c on its own inputs: checksums and time, a second witness. */
 static int replay_witness(const ea_capture *c, const ea_capture_run *run, const ea_run_opts *o, cJSON *view, int *ok,
                           ea_error *err)
 {

@@ -20,7 +20,7 @@
 #include <cjson/cJSON.h>
 
 #include "kernels.h"
-#include "kit.h"
+#include "measure/kit.h"
 #include "scope.h"
 
 /* Within 10% of the current path is no material headroom (issue 5). */

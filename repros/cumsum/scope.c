@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "json.h"
+#include "base/json.h"
 #include "scope_impl.h"
 
 const char *cs_kind_name(cs_kind k)

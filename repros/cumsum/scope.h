@@ -15,10 +15,10 @@
 
 #include <cjson/cJSON.h>
 
-#include "alias.h"
-#include "capture.h"
-#include "error.h"
-#include "tensor.h"
+#include "corpus/alias.h"
+#include "target/capture.h"
+#include "base/error.h"
+#include "base/tensor.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -2,7 +2,7 @@
  * differ (a mul folded in one, not in another): each distinct configuration is planned and measured once. */
 #include <stdio.h>
 
-#include "kit.h"
+#include "measure/kit.h"
 #include "run.h"
 #include "scope.h"
 

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gen.h"
+#include "target/gen.h"
 #include "scope_impl.h"
 
 const ia_slice_variant ia_slice_variants[IA_SLICE_VARIANTS] = {

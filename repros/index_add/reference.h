@@ -1,5 +1,5 @@
 /* reference.h: the host side of an index_add scope run: inputs, fp64 reference, CPU emulations, checks.
- * Contract: inputs are generated reproducibly from the point (src/gen.c); ia_reference is the scope in
+ * Contract: inputs are generated reproducibly from the point (src/target/gen.c); ia_reference is the scope in
  * fp64; the emulations reproduce the current path's and the structured oracle's bf16 results; ia_compare
  * counts unwritten (poison), non-finite and mismatched elements and the relative L2 error of the rest. */
 #ifndef IA_REFERENCE_H
@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#include "path.h"
+#include "measure/path.h"
 #include "scope.h"
 
 #ifdef __cplusplus

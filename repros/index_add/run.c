@@ -1,5 +1,5 @@
 /* run.c: one index_add scope configuration measured on the current GPU (contract in run.h). */
-#include "device.h"
+#include "gpu/device.h"
 #include "run.h"
 
 #include <inttypes.h>
@@ -9,11 +9,11 @@
 
 #include <cuda_runtime_api.h>
 
-#include "cupti.h"
-#include "gen.h"
+#include "gpu/cupti.h"
+#include "target/gen.h"
 #include "kernels.h"
 #include "reference.h"
-#include "timer.h"
+#include "gpu/timer.h"
 
 enum { P_CURRENT, P_FABRICATED, P_ORACLE, P_GENERAL };
 

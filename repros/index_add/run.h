@@ -14,10 +14,10 @@
 
 #include <cjson/cJSON.h>
 
-#include "cupti.h"
-#include "kit.h"
+#include "gpu/cupti.h"
+#include "measure/kit.h"
 #include "reference.h"
-#include "path.h"
+#include "measure/path.h"
 #include "scope.h"
 
 #ifdef __cplusplus

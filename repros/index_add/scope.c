@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gen.h"
-#include "json.h"
+#include "target/gen.h"
+#include "base/json.h"
 #include "scope_impl.h"
 
 static void add_note(ia_scope *s, const char *text)

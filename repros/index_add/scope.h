@@ -18,10 +18,10 @@
 
 #include <cjson/cJSON.h>
 
-#include "alias.h"
-#include "error.h"
-#include "tensor.h"
-#include "values.h"
+#include "corpus/alias.h"
+#include "base/error.h"
+#include "base/tensor.h"
+#include "corpus/values.h"
 
 #ifdef __cplusplus
 extern "C" {

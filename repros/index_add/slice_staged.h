@@ -17,7 +17,7 @@
 #else
 #include <string.h>
 
-#include "gen.h"
+#include "target/gen.h"
 #include "reference_impl.h"
 #define IA_ST_FN static inline
 #define IA_ST_UNROLL

@@ -5,7 +5,7 @@
  * without one; its run is one unsupported result. */
 #include <stdio.h>
 
-#include "kit.h"
+#include "measure/kit.h"
 #include "plan.h"
 #include "run.h"
 

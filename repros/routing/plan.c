@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "kernels.h"
-#include "target_layout.h"
+#include "target/target_layout.h"
 
 int rt_plan_check(const rt_scope *s, ea_error *err)
 {
@@ -29,7 +29,7 @@ static int64_t rt_floor_bytes(const rt_scope *s, rt_form f)
     return (f == RT_WHOLE ? 3 : 1) * s->n * 8 + s->experts * 4;
 }
 
-/* The generator object of a distribution: {"generator", "seed", "experts", "k"} (src/gen.c). */
+/* The generator object of a distribution: {"generator", "seed", "experts", "k"} (src/target/gen.c). */
 static cJSON *rt_generator_json(const rt_scope *s, rt_dist d)
 {
     cJSON *g = cJSON_CreateObject();

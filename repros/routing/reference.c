@@ -15,9 +15,9 @@
 
 #include <cjson/cJSON.h>
 
-#include "gen.h"
+#include "target/gen.h"
 #include "reference_impl.h"
-#include "tensor.h"
+#include "base/tensor.h"
 
 /* sorted[i] = ids[perm[i]] for n ids in [0, E); -1 with err naming the first id out of range. */
 static int rt_sort_stable(const int64_t *ids, int64_t n, int64_t E, int64_t *sorted, int64_t *perm, ea_error *err)

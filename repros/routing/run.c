@@ -1,7 +1,7 @@
 /* run.c: one routing configuration measured on the current GPU (contract in run.h). The captured Triton
  * steps are bound and launched by replay.h's binder; the path pieces of a result (check and kernels
  * JSON, the pass rules) are index_add's (its run.h), shared, not copied. */
-#include "device.h"
+#include "gpu/device.h"
 #include "run.h"
 
 #include <inttypes.h>
@@ -12,13 +12,13 @@
 
 #include <cuda_runtime_api.h>
 
-#include "path.h"
-#include "cupti.h"
-#include "gen.h"
+#include "measure/path.h"
+#include "gpu/cupti.h"
+#include "target/gen.h"
 #include "kernels.h"
 #include "reference.h"
-#include "replay.h"
-#include "timer.h"
+#include "target/replay.h"
+#include "gpu/timer.h"
 
 enum { P_CURRENT, P_ORACLE };
 #define MAX_SLOTS 8

@@ -14,7 +14,7 @@
 #include <cjson/cJSON.h>
 
 #include "plan.h"
-#include "kit.h"
+#include "measure/kit.h"
 
 #ifdef __cplusplus
 extern "C" {

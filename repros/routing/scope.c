@@ -8,10 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "json.h"
-#include "target.h"
-#include "occurrences.h"
-#include "replay.h"
+#include "base/json.h"
+#include "target/target.h"
+#include "corpus/occurrences.h"
+#include "target/replay.h"
 
 static const char *const ops[] = {"aten.sort.default", "aten.histc.default", "aten.cumsum.default"};
 enum { N_SORT, N_HISTC, N_CUMSUM };

@@ -22,8 +22,8 @@
 
 #include <cjson/cJSON.h>
 
-#include "capture.h"
-#include "error.h"
+#include "target/capture.h"
+#include "base/error.h"
 #include "kernels.h"
 
 #ifdef __cplusplus

@@ -1,5 +1,5 @@
 /* bandwidth.cu: the copy probe (contract in bandwidth.h). */
-#include "bandwidth.h"
+#include "gpu/bandwidth.h"
 
 #include <stdio.h>
 #include <string.h>

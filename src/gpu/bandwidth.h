@@ -13,8 +13,8 @@
 
 #include <stddef.h>
 
-#include "error.h"
-#include "timer.h"
+#include "base/error.h"
+#include "gpu/timer.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,4 +1,4 @@
-#include "cubin.h"
+#include "gpu/cubin.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -9,9 +9,9 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
-#include "cubin_impl.h"
-#include "device.h"
-#include "readfile.h"
+#include "gpu/cubin_impl.h"
+#include "gpu/device.h"
+#include "base/readfile.h"
 
 /* ELF constants, spelled here so the check needs no <elf.h> of a particular vintage. */
 enum {

@@ -16,7 +16,7 @@
 
 #include <stddef.h>
 
-#include "error.h"
+#include "base/error.h"
 
 #ifdef __cplusplus
 extern "C" {

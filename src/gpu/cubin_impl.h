@@ -7,7 +7,7 @@
 #ifndef EA_CUBIN_IMPL_H
 #define EA_CUBIN_IMPL_H
 
-#include "cubin.h"
+#include "gpu/cubin.h"
 
 int ea_cubin_arch(const void *bytes, size_t len, const char *name, int *sm, ea_error *err);
 int ea_cubin_runs_on(int cubin_sm, int device_sm);

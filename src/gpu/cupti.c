@@ -1,4 +1,4 @@
-#include "cupti.h"
+#include "gpu/cupti.h"
 
 #include <dlfcn.h>
 #include <pthread.h>

@@ -1,4 +1,4 @@
-#include "device.h"
+#include "gpu/device.h"
 
 #include <ctype.h>
 #include <stdio.h>

@@ -19,7 +19,7 @@
 extern "C" {
 #endif
 
-#include "error.h"
+#include "base/error.h"
 
 typedef struct {
     char reason[512];

@@ -4,7 +4,7 @@
 #ifndef EA_DEVICE_IMPL_H
 #define EA_DEVICE_IMPL_H
 
-#include "error.h"
+#include "base/error.h"
 
 #ifdef __cplusplus
 extern "C" {

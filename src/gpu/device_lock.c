@@ -1,6 +1,6 @@
 /* device_lock.c: one lock per GPU, shared by untimed work and exclusive for timed work (device_lock.h). */
-#include "device_lock.h"
-#include "device_lock_impl.h"
+#include "gpu/device_lock.h"
+#include "gpu/device_lock_impl.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "device.h"
+#include "gpu/device.h"
 
 /* "<sections> <pid>\n" at the file's start, fixed width so that a rewrite never leaves a longer old tail. */
 #define RECORD_FMT "%20" PRIu64 " %10ld\n"

@@ -14,7 +14,7 @@ extern "C" {
 
 #include <stdint.h>
 
-#include "device_lock.h"
+#include "gpu/device_lock.h"
 
 void ea_device_lock_use_key(const char *key);
 int ea_device_share(ea_error *err);

@@ -1,5 +1,5 @@
-#include "device.h"
-#include "device_impl.h"
+#include "gpu/device.h"
+#include "gpu/device_impl.h"
 
 #include <string.h>
 

@@ -1,8 +1,8 @@
 /* timer.cu: the device half of the graph-replay timer (contract in timer.h). The host arithmetic
  * lives in timer_plan.c; this file only captures, replays and reads events. */
-#include "timer.h"
+#include "gpu/timer.h"
 
-#include "device_lock.h"
+#include "gpu/device_lock.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -33,9 +33,9 @@
 
 #include <stddef.h>
 
-#include "cupti.h"
-#include "error.h"
-#include "stats.h"
+#include "gpu/cupti.h"
+#include "base/error.h"
+#include "base/stats.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,6 +1,6 @@
 /* The host half of the cold policy (timer.h): CUPTI's records of a cold timing into per-call samples.
  * Pure: tested with synthetic records on machines without a GPU. */
-#include "timer.h"
+#include "gpu/timer.h"
 
 #include <stdlib.h>
 #include <string.h>

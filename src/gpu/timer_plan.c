@@ -1,6 +1,6 @@
 /* The host half of timer.cu: configuration, the choice of K, samples to statistics, the policy
  * sentence. Kept out of the .cu so it is tested and counted on machines without a GPU. */
-#include "timer.h"
+#include "gpu/timer.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -93,24 +93,6 @@ int ea_timer_flush_plan(size_t l2_bytes, int sm_count, size_t *bytes, int *grid,
     *bytes = 2 * l2_bytes;
     *grid = sm_count * 8;
     return 0;
-}
-
-int ea_time_warm_cold(ea_enqueue_fn enqueue, void *ctx, const ea_timer_config *cfg, ea_timing *warm, ea_timing *cold,
-                      ea_error *err)
-{
-    ea_timer_config c = {0};
-    if (cfg)
-        c = *cfg;
-    c.cache = EA_CACHE_WARM;
-    memset(cold, 0, sizeof *cold);
-    if (ea_time_graph(enqueue, ctx, &c, warm, err))
-        return -1;
-    c.cache = EA_CACHE_COLD;
-    /* Cold samples are CUPTI's timestamps: when it cannot record, no cold number exists (cold->note). */
-    if (ea_time_graph(enqueue, ctx, &c, cold, err) == 0 || cold->note[0])
-        return 0;
-    ea_timing_free(warm);
-    return -1;
 }
 
 void ea_timer_describe(ea_timing *out)

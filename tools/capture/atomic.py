@@ -1,7 +1,7 @@
 """Atomic writes of a JSON file and of a whole folder (standard library only, no torch).
 
 Everything is first written under a hidden temporary name beside its target (so on the same
-filesystem, and skipped by src/capture.c, which ignores names starting with "."), flushed to disk
+filesystem, and skipped by src/target/capture.c, which ignores names starting with "."), flushed to disk
 with fsync, and only then renamed into place. A failure at any point before the rename leaves the
 target as it was and removes the temporary.
 

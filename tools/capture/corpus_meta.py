@@ -1,4 +1,4 @@
-"""The corpus format of a model's graphs, as better-benchmark writes it and src/meta.c reads it
+"""The corpus format of a model's graphs, as better-benchmark writes it and src/corpus/meta.c reads it
 (standard library only, no torch: corpus.py hands it plain values taken from the graph).
 
     repros/models/<suite>/<mode>/<model>/full_graph_NNN.py         the graph, print_readable's text
@@ -8,7 +8,7 @@
 meta.json (schema_version 2): each input is [sizes, dtype, {"n", "st"?, "off"?, "gen"?, "x"?}] ("st"
 only when not contiguous, "off" only when not 0) or ["sym", value]; an integer input that is one
 the tool generated carries its declared range, ["index", lo, hi] with x.constraint_source
-"declared" (the point id keeps the range, not what the random draw held: src/extract.c); an
+"declared" (the point id keeps the range, not what the random draw held: src/corpus/extract.c); an
 integer input the tool cannot trace to one it made has neither, so no range is claimed for it.
 node_accounting puts every call_function in one bucket the way the attribution pipeline does:
 fusible_in_partition (in a partition of supported nodes with real compute), fusible_unpartitioned
@@ -22,7 +22,7 @@ import os
 SCHEMA_VERSION = 2
 BUCKETS = ("fusible_in_partition", "fusible_unpartitioned", "non_fusible")
 
-# torch dtype names -> the short names of graph annotations (src/tensor.c's list)
+# torch dtype names -> the short names of graph annotations (src/base/tensor.c's list)
 DTYPES = {
     "torch.bfloat16": "bf16", "torch.float16": "f16", "torch.float32": "f32", "torch.float64": "f64",
     "torch.int8": "i8", "torch.int16": "i16", "torch.int32": "i32", "torch.int64": "i64",
@@ -61,7 +61,7 @@ def dtype_name(torch_dtype):
 
 
 def contiguous_strides(sizes):
-    """Row-major strides; a dimension of size 0 or 1 steps like size 1 (as torch and src/meta.c do)."""
+    """Row-major strides; a dimension of size 0 or 1 steps like size 1 (as torch and src/corpus/meta.c do)."""
     strides, step = [], 1
     for size in reversed(sizes):
         strides.append(step)

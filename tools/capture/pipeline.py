@@ -121,7 +121,7 @@ def merge(records, plans, timed):
 
 
 def record(call, min_us, steady_us, replays):
-    """The point's "pipeline" object (src/torch_ops.c reads it)."""
+    """The point's "pipeline" object (src/target/torch_ops.c reads it)."""
     if not (min_us > 0 and steady_us > 0) or replays < 2:
         raise PipelineError(f"{call}: expected positive times over at least 2 replays, got "
                             f"min {min_us}, steady {steady_us}, {replays} replays")

@@ -1,4 +1,4 @@
-"""The golden target of a GPU and a torch build (src/target.h, docs/schema.md "target").
+"""The golden target of a GPU and a torch build (src/target/target.h, docs/schema.md "target").
 
 What depends on both (captures, classification, torch op timings, replay, baselines) lives in
 golden/targets/<gpu model>-torch<torch version>/, described by its target.json. This module names the
@@ -23,7 +23,7 @@ import atomic
 SCHEMA = "extern-audit/target"
 VERSION = 1
 KEYS = ("schema", "schema_version", "name", "gpu_model", "torch", "capability", "note")
-# a stage's (ci/golden-stage) and an accepted candidate's: src/golden_target.c and src/target_captures.c read them
+# a stage's (ci/golden-stage) and an accepted candidate's: src/golden/golden_target.c and src/target/target_captures.c read them
 OPTIONAL = ("lowering", "scopes", "environment", "captures_from")
 
 
@@ -66,7 +66,7 @@ def folder(golden, name):
 
 
 def load(path):
-    """A target.json read as strictly as src/target.c reads it (the same checks, the same order)."""
+    """A target.json read as strictly as src/target/target.c reads it (the same checks, the same order)."""
     try:
         with open(path) as f:
             doc = json.load(f)

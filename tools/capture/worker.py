@@ -6,7 +6,7 @@ For the scope: generate its inputs, run it eagerly, then per configuration compi
 torch.compile(fullgraph=True, dynamic=False), keep the wrapper and its evidence, record one call's
 launches and allocations into a replay plan, check the outputs against eager, and time eager and
 compiled. index_add scopes get a probe run: the same scope with bf16 made f32, which shows
-whether the op lowers for another dtype (captured like the others: src/capture.c reads every run
+whether the op lowers for another dtype (captured like the others: src/target/capture.c reads every run
 the same way).
 
     python3 tools/capture/worker.py --golden golden --out DIR --scope SCOPE_ID --command CMD

@@ -41,7 +41,7 @@ def tensor(desc, dtype, where, what):
 
 
 def is_contiguous(t):
-    """Row-major dense, size-1 dims ignored (src/tensor.c's ea_tensor_is_contiguous)."""
+    """Row-major dense, size-1 dims ignored (src/base/tensor.c's ea_tensor_is_contiguous)."""
     step = 1
     for size, stride in zip(reversed(t["sizes"]), reversed(t["strides"])):
         if size == 0:

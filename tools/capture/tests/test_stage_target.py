@@ -1,4 +1,4 @@
-"""stage_target.py's target.json: the fields the C reader (src/golden_target.c) requires, the default
+"""stage_target.py's target.json: the fields the C reader (src/golden/golden_target.c) requires, the default
 name, a partial stage's scopes, and a name that would escape golden/targets refused."""
 
 import os

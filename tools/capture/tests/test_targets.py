@@ -1,4 +1,4 @@
-"""targets.py: a machine's target named and its folder made as src/target.c reads it; the committed and
+"""targets.py: a machine's target named and its folder made as src/target/target.c reads it; the committed and
 the fixture target.json files read back; a folder whose target.json disagrees with the machine refused."""
 
 import json

@@ -1,0 +1,376 @@
+/* baseline.c: annotating run results, the baselines document, its strict reader and the table.
+ * - ea_run_annotate adds to one result (repro.h) what needs the whole run: the class (from the golden
+ *   classification, "unclassified" without it), the floor (floor bytes / the copy bandwidth measured
+ *   in this run, plus one launch), the speedup of the oracle over the faithful current path, the
+ *   oracle's fraction of the floor and of the copy bandwidth, and the replica's fidelity. That is,
+ *   under "torch_op", the current path against the same op timed alone in torch on this GPU model
+ *   (torch_ops.h), per index mode: faithful against faithful, fabricated against fabricated, each
+ *   within EA_FIDELITY_TOLERANCE or not ("no torch measurement" when the file or the point is absent);
+ *   and, as context, the ratio to the torch eager time of a capture of the point ("no capture" without
+ *   one), judged only when that capture prices the same work (ea_fidelity_comparable), else with a note.
+ * The strict reader and ea_baseline_record are baseline_read.c's. */
+#include "measure/baseline.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "measure/fractions.h"
+#include "base/json.h"
+#include "measure/path.h"
+#include "target/target_layout.h"
+
+/* 1 when name is one of the ", "-separated names in list, compared whole ("lowered" is not
+ * "conditional_lowered"). */
+static int named_in(const char *list, const char *name)
+{
+    size_t len = strlen(name);
+    for (const char *p = list; p; p = strstr(p, ", ") ? strstr(p, ", ") + 2 : NULL)
+        if (!strncmp(p, name, len) && (p[len] == '\0' || !strncmp(p + len, ", ", 2)))
+            return 1;
+    return 0;
+}
+
+/* The classes of the point's occurrences: one name, or "mixed: a, b" when they disagree. */
+static void class_of(const char *point, const cJSON *classification, char *out, size_t n)
+{
+    const cJSON *e;
+    char names[256] = "";
+    int found = 0;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(classification, "occurrences")) {
+        const char *p = ej_str(e, "point"), *c = ej_str(e, "class");
+        if (!p || !c || strcmp(p, point) || named_in(names, c))
+            continue;
+        size_t k = strlen(names);
+        snprintf(names + k, sizeof names - k, "%s%s", found++ ? ", " : "", c);
+    }
+    snprintf(out, n, "%s%s", found > 1 ? "mixed: " : "", found ? names : "unclassified");
+}
+
+/* A result's capture: that of the first of its scope groups one covers, else of any group of its point. */
+static const ea_capture *capture_of(const ea_captures *caps, const cJSON *result, const cJSON *point)
+{
+    const cJSON *v, *g;
+    cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(result, "scope_ids")) {
+        int i = 0;
+        cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(point, "scopes")) {
+            const char *id = ej_str(g, "scope_id");
+            const ea_capture *c = cJSON_IsString(v) && id && !strcmp(id, v->valuestring)
+                                      ? ea_capture_of_point(caps, point, i, NULL)
+                                      : NULL;
+            if (c)
+                return c;
+            i++;
+        }
+    }
+    return ea_capture_of_point(caps, point, -1, NULL);
+}
+
+/* The capture's run prices what the replica runs only when its other steps are fills: a captured
+ * partition that also builds the index or runs consumers (iota, clone, sum) is a bigger workload. */
+static int ea_fidelity_comparable(const ea_capture_run *run, const char *op, cJSON *extra)
+{
+    char call[256];
+    snprintf(call, sizeof call, "torch.ops.%s", op ? op : "");
+    for (int i = 0; i < run->nsteps; i++) {
+        const ea_capture_step *st = &run->steps[i];
+        const char *name = st->triton ? st->kernel : st->call;
+        if (st->triton ? !strstr(name, "_full_") : strcmp(name, call) != 0)
+            cJSON_AddItemToArray(extra, cJSON_CreateString(name ? name : "?"));
+    }
+    return cJSON_GetArraySize(extra) == 0;
+}
+
+/* "within 5%" or "OUTSIDE 5%": tolerance EA_FIDELITY_TOLERANCE (torch's op) or EA_CAPTURE_TOLERANCE. */
+static const char *tolerance_text(int within, double tolerance, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s %g%%", within ? "within" : "OUTSIDE", tolerance * 100);
+    return buf;
+}
+
+/* One index mode of the current path against torch's time of the op alone; counts what it judged. */
+static void op_mode(cJSON *o, const char *mode, const ea_torch_time *t, const cJSON *result, int *compared,
+                    int *within)
+{
+    cJSON *m = cJSON_AddObjectToObject(o, mode);
+    double mine = ea_path_median(ea_path_named(result, "current", mode));
+    if (!t->timed) {
+        cJSON_AddStringToObject(m, "note", "no torch measurement in this mode");
+        return;
+    }
+    cJSON_AddNumberToObject(m, "torch_us", t->median_us);
+    cJSON_AddNumberToObject(m, "torch_q1_us", t->q1_us);
+    cJSON_AddNumberToObject(m, "torch_q3_us", t->q3_us);
+    if (isnan(mine)) {
+        cJSON_AddStringToObject(m, "note", "the replica did not run in this mode (see --mode)");
+        return;
+    }
+    int ok = fabs(mine / t->median_us - 1) <= EA_FIDELITY_TOLERANCE;
+    cJSON_AddNumberToObject(m, "replica_us", mine);
+    cJSON_AddNumberToObject(m, "ratio", mine / t->median_us);
+    cJSON_AddBoolToObject(m, "within_tolerance", ok);
+    ++*compared;
+    *within &= ok;
+}
+
+/* The fidelity the replica is held to: the same op, inputs and index mode timed alone in torch on this
+ * GPU model (the captures time larger partitions, so they cannot judge a replica of one op). */
+static void torch_op_fidelity(cJSON *fid, const cJSON *result, const ea_torch_ops *ops)
+{
+    cJSON *o = cJSON_AddObjectToObject(fid, "torch_op");
+    const ea_torch_op *op = ea_torch_ops_find(ops, ej_text(result, "point"));
+    char note[4400];
+    int compared = 0, within = 1;
+    if (!ops || !ops->loaded) {
+        cJSON_AddNullToObject(o, "file");
+        snprintf(note, sizeof note, "no torch measurement: %s absent (tools/capture/op_timing.py writes it)",
+                 ops && ops->file[0] ? ops->file : "golden/targets/<target>/" EA_TORCH_OPS_NAME);
+        cJSON_AddStringToObject(o, "note", note);
+        return;
+    }
+    cJSON_AddStringToObject(o, "file", ops->rel);
+    cJSON_AddStringToObject(o, "torch", ops->torch);
+    if (!op) {
+        snprintf(note, sizeof note, "no torch measurement: %s has no entry for this point", ops->rel);
+        cJSON_AddStringToObject(o, "note", note);
+        return;
+    }
+    op_mode(o, "faithful", &op->faithful, result, &compared, &within);
+    op_mode(o, "fabricated", &op->fabricated, result, &compared, &within);
+    if (compared)
+        cJSON_AddBoolToObject(o, "within_tolerance", within);
+    cJSON *k = cJSON_AddArrayToObject(o, "kernels");
+    for (int i = 0; i < op->nkernels; i++)
+        cJSON_AddItemToArray(k, cJSON_CreateString(op->kernels[i]));
+}
+
+cJSON *ea_result_fidelity(const cJSON *result, const cJSON *point, const ea_captures *caps, const ea_torch_ops *ops)
+{
+    cJSON *f = cJSON_CreateObject();
+    torch_op_fidelity(f, result, ops);
+    const ea_capture *c = capture_of(caps, result, point);
+    const ea_capture_run *run = c ? ea_capture_run_named(c, "default") : NULL;
+    if (!run) {
+        cJSON_AddNullToObject(f, "capture");
+        cJSON_AddStringToObject(f, "note", "no capture");
+        return f;
+    }
+    /* Inductor's own kernels are priced against the compiled partition; an ATen replica against the eager
+     * op, whose capture's own index decides which replica path it priced. */
+    const char *source = ej_str(cJSON_GetObjectItemCaseSensitive(result, "config"), "current_source");
+    int inductor = source && !strcmp(source, "inductor");
+    const char *mode = "faithful";
+    for (int i = 0; i < c->ninputs && !inductor; i++)
+        if (c->inputs[i].values.kind == EA_GEN_RANDINT)
+            mode = "fabricated";
+    char rel[512];
+    ea_tf_capture(NULL, c->scope, rel, sizeof rel);
+    cJSON_AddStringToObject(f, "capture", rel);
+    const char *torch = ej_str(c->environment, "torch");
+    if (torch)
+        cJSON_AddStringToObject(f, "torch", torch);
+    cJSON_AddStringToObject(f, "mode", mode);
+    double torch_us = inductor ? run->compiled.median_us : run->eager.median_us;
+    double mine = ea_path_median(ea_path_named(result, "current", mode));
+    cJSON_AddNumberToObject(f, inductor ? "torch_compiled_us" : "torch_eager_us", torch_us);
+    if (isnan(mine) || torch_us <= 0) {
+        cJSON_AddStringToObject(f, "note", "the replica did not run in the capture's mode");
+        return f;
+    }
+    cJSON_AddNumberToObject(f, "replica_us", mine);
+    cJSON_AddNumberToObject(f, "ratio", mine / torch_us);
+    if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(result, "config"),
+                                                      "capture_comparable"))) {
+        cJSON_AddBoolToObject(f, "comparable", 0);
+        cJSON_AddStringToObject(f, "note", "another form of the scope or other inputs than the capture's run "
+                                           "(config.capture_comparable false): the ratio is no fidelity check");
+        return f;
+    }
+    cJSON *extra = cJSON_CreateArray();
+    /* a replay of the captured partition runs what the compiled time priced, whatever its steps */
+    int same = inductor ||
+               ea_fidelity_comparable(run, ej_str(cJSON_GetObjectItemCaseSensitive(point, "signature"), "op"), extra);
+    cJSON_AddBoolToObject(f, "comparable", same);
+    if (same) {
+        cJSON_Delete(extra);
+        cJSON_AddBoolToObject(f, "within_tolerance", fabs(mine / torch_us - 1) <= EA_CAPTURE_TOLERANCE);
+        return f;
+    }
+    cJSON_AddItemToObject(f, "capture_extra_steps", extra);
+    cJSON_AddStringToObject(f, "note", "the capture times a larger partition than the replica (its extra steps "
+                                       "are listed): the ratio is no fidelity check");
+    return f;
+}
+
+void ea_run_annotate(cJSON *result, const cJSON *point, const ea_run_env *env, const ea_captures *caps,
+                     const ea_torch_ops *ops, const cJSON *classification)
+{
+    char cls[256];
+    class_of(ej_text(result, "point"), classification, cls, sizeof cls);
+    cJSON_AddStringToObject(result, "class", cls);
+    ea_result_floor(result, env->kernel_bytes_per_s > env->memcpy_bytes_per_s ? env->kernel_bytes_per_s
+                                                                              : env->memcpy_bytes_per_s,
+                    env->launch_us);
+    ea_result_fractions(result, env->l2_bytes);
+    cJSON_AddItemToObject(result, "fidelity", ea_result_fidelity(result, point, caps, ops));
+}
+
+cJSON *ea_baseline_doc(cJSON *results, const ea_run_env *env)
+{
+    cJSON *d = cJSON_CreateObject(), *g, *bw, *r;
+    const char *torch = NULL;
+    int passed = 1;
+    cJSON_ArrayForEach(r, results) {
+        passed &= cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "passed"));
+        const cJSON *fid = cJSON_GetObjectItemCaseSensitive(r, "fidelity");
+        const char *t = ej_str(cJSON_GetObjectItemCaseSensitive(fid, "torch_op"), "torch"); /* the judged one first */
+        torch = torch ? torch : t ? t : ej_str(fid, "torch");
+    }
+    cJSON_AddStringToObject(d, "schema", EA_BASELINES_SCHEMA);
+    cJSON_AddNumberToObject(d, "schema_version", EA_BASELINES_VERSION);
+    cJSON_AddStringToObject(d, "command", env->command);
+    g = cJSON_AddObjectToObject(d, "gpu");
+    cJSON_AddStringToObject(g, "name", env->gpu);
+    cJSON_AddStringToObject(g, "model", env->model);
+    cJSON_AddStringToObject(g, "capability", env->capability);
+    cJSON_AddNumberToObject(g, "sm_count", env->sm_count);
+    cJSON_AddNumberToObject(g, "l2_bytes", (double)env->l2_bytes);
+    cJSON_AddNumberToObject(g, "memory_bytes", (double)env->memory_bytes);
+    cJSON_AddStringToObject(d, "driver", env->driver);
+    cJSON_AddStringToObject(d, "toolkit", env->toolkit);
+    if (torch)
+        cJSON_AddStringToObject(d, "torch", torch);
+    else
+        cJSON_AddNullToObject(d, "torch");
+    cJSON_AddStringToObject(d, "cache_policy", env->cache_policy);
+    bw = cJSON_AddObjectToObject(d, "copy_bandwidth");
+    cJSON_AddNumberToObject(bw, "bytes", (double)env->copy_bytes);
+    cJSON_AddNumberToObject(bw, "kernel_bytes_per_s", env->kernel_bytes_per_s);
+    cJSON_AddNumberToObject(bw, "memcpy_bytes_per_s", env->memcpy_bytes_per_s);
+    if (env->copy_kernel[0]) {
+        cJSON_AddStringToObject(bw, "kernel", env->copy_kernel);
+        cJSON_AddNumberToObject(bw, "strided_kernel_bytes_per_s", env->strided_bytes_per_s);
+    }
+    cJSON_AddNumberToObject(d, "launch_us", env->launch_us);
+    cJSON_AddItemToObject(d, "scopes", results);
+    cJSON_AddBoolToObject(d, "passed", passed);
+    return d;
+}
+
+/* ---- the table ---- */
+
+static void print_path(const cJSON *p, FILE *f)
+{
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(p, "time"), *c = cJSON_GetObjectItemCaseSensitive(p, "check");
+    const cJSON *u = cJSON_GetObjectItemCaseSensitive(p, "unroll");
+    char label[96];
+    int k = snprintf(label, sizeof label, "%s %s", ej_str(p, "name"), ej_str(p, "mode"));
+    if (ej_str(p, "variant") && cJSON_IsNumber(u)) /* the launch variant a tuned path kept */
+        snprintf(label + k, sizeof label - (size_t)k, " [%.16s u%d]", ej_str(p, "variant"), u->valueint);
+    else if (ej_str(p, "variant"))
+        snprintf(label + k, sizeof label - (size_t)k, " [%.16s]", ej_str(p, "variant"));
+    double cold = ej_num(cJSON_GetObjectItemCaseSensitive(p, "time_cold"), "median_us");
+    char cold_text[32] = "-"; /* recorded before cold timing */
+    if (!isnan(cold))
+        snprintf(cold_text, sizeof cold_text, "%.1f", cold);
+    fprintf(f, "  %-28s %10.1f %8.1f %10s   rel L2 %.2e, %s%s%s\n", label, ej_num(t, "median_us"), ej_num(t, "iqr_us"),
+            cold_text, ej_num(c, "rel_l2"), ej_num(c, "unwritten") > 0 ? "UNWRITTEN elements" : "all written",
+            cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "passed")) ? "" : ": FAILED ",
+            ej_text(p, "failure"));
+}
+
+/* "fidelity vs torch 2.11.0+cu130, the op alone (torch_ops/H200.json): faithful 1.02 (...)", and the
+ * kernels torch ran; nothing for a result recorded before the comparison existed. */
+static void print_torch_op(const cJSON *o, FILE *f)
+{
+    const cJSON *k;
+    const char *sep = "";
+    char tol[32];
+    if (!o)
+        return;
+    if (ej_str(o, "note")) {
+        fprintf(f, "  fidelity vs torch op: %s\n", ej_str(o, "note"));
+        return;
+    }
+    fprintf(f, "  fidelity vs torch %s, the op alone (%s):", ej_str(o, "torch"), ej_str(o, "file"));
+    for (int i = 0; i < 2; i++, sep = ";") {
+        const char *mode = i ? "fabricated" : "faithful";
+        const cJSON *m = cJSON_GetObjectItemCaseSensitive(o, mode);
+        if (ej_str(m, "note"))
+            fprintf(f, "%s %s: %s", sep, mode, ej_str(m, "note"));
+        else
+            fprintf(f, "%s %s %.2f (replica %.1f us, torch %.1f us, %s)", sep, mode, ej_num(m, "ratio"),
+                    ej_num(m, "replica_us"), ej_num(m, "torch_us"),
+                    tolerance_text(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "within_tolerance")), EA_FIDELITY_TOLERANCE, tol,
+                                   sizeof tol));
+    }
+    fprintf(f, "\n");
+    sep = "  torch kernels: ";
+    cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(o, "kernels")) {
+        fprintf(f, "%s%s", sep, cJSON_IsString(k) ? k->valuestring : "?");
+        sep = "; ";
+    }
+    if (strcmp(sep, "; ") == 0)
+        fprintf(f, "\n");
+}
+
+/* The torch time a fidelity ratio divides by: the compiled partition's for Inductor's own kernels, the eager
+ * op's for an ATen replica (ea_result_fidelity records the one it used). */
+static const char *torch_time(const cJSON *fid, double *us)
+{
+    int compiled = cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(fid, "torch_compiled_us"));
+    *us = ej_num(fid, compiled ? "torch_compiled_us" : "torch_eager_us");
+    return compiled ? "compiled" : "eager";
+}
+
+void ea_baseline_print(const cJSON *doc, FILE *f)
+{
+    const cJSON *s, *p;
+    char tol[32];
+    const cJSON *g = cJSON_GetObjectItemCaseSensitive(doc, "gpu");
+    fprintf(f, "%s, driver %s, toolkit %s; copy bandwidth %.2f TB/s, launch %.1f us; %s\n", ej_str(g, "name"),
+            ej_str(doc, "driver"), ej_str(doc, "toolkit"),
+            fmax(ej_num(cJSON_GetObjectItemCaseSensitive(doc, "copy_bandwidth"), "kernel_bytes_per_s"),
+                 ej_num(cJSON_GetObjectItemCaseSensitive(doc, "copy_bandwidth"), "memcpy_bytes_per_s")) / 1e12,
+            ej_num(doc, "launch_us"), ej_str(doc, "cache_policy"));
+    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "scopes")) {
+        const cJSON *fl = cJSON_GetObjectItemCaseSensitive(s, "floor"), *fid = cJSON_GetObjectItemCaseSensitive(s, "fidelity");
+        if (ej_str(s, "unsupported")) { /* refused by its family: nothing ran */
+            fprintf(f, "\n%s %s (%s, %.0f occurrences)\n  UNSUPPORTED: %s\n", ej_str(s, "family"), ej_str(s, "alias"),
+                    ej_str(s, "point"), ej_num(s, "occurrences"), ej_str(s, "unsupported"));
+            continue;
+        }
+        fprintf(f, "\n%s %s (%s, %.0f occurrences, class %s)\n", ej_str(s, "family"), ej_str(s, "alias"), ej_str(s, "point"),
+                ej_num(s, "occurrences"), ej_str(s, "class"));
+        fprintf(f, "  %-28s %10s %8s %10s\n", "path", "median us", "IQR us", "cold us");
+        cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(s, "paths"))
+            print_path(p, f);
+        fprintf(f, "  %-28s %10.1f %8s %10s   %.1f MB at %.2f TB/s + %.1f us launch\n", "floor", ej_num(fl, "us"), "", "",
+                ej_num(fl, "bytes") / 1e6, ej_num(fl, "bytes_per_s") / 1e12, ej_num(fl, "launch_us"));
+        if (ej_str(fl, "note"))
+            fprintf(f, "  floor: %s\n", ej_str(fl, "note"));
+        fprintf(f, "  speedup %.2fx", ej_num(s, "speedup"));
+        if (!isnan(ej_num(s, "speedup_cold")))
+            fprintf(f, " (cold %.2fx)", ej_num(s, "speedup_cold"));
+        fprintf(f, ", oracle at %.0f%% of the floor (%.0f%% of copy bandwidth; %s); capture ",
+                100 * ej_num(s, "floor_fraction"), 100 * ej_num(s, "bandwidth_fraction"),
+                ej_str(s, "fraction_basis") && !strcmp(ej_str(s, "fraction_basis"), "time_cold") ? "cold" : "warm");
+        double torch_us;
+        const char *against = torch_time(fid, &torch_us);
+        if (ej_str(fid, "note") && !isnan(ej_num(fid, "ratio")))
+            fprintf(f, "replica / torch %s %.2f (%.1f us), not comparable: %s\n", against, ej_num(fid, "ratio"),
+                    torch_us, ej_str(fid, "note"));
+        else if (ej_str(fid, "note"))
+            fprintf(f, "fidelity: %s\n", ej_str(fid, "note"));
+        else
+            fprintf(f, "fidelity %.2f (torch %s %s %.1f us, %s)\n", ej_num(fid, "ratio"),
+                    ej_str(fid, "torch") ? ej_str(fid, "torch") : "(version not captured)", against, torch_us,
+                    tolerance_text(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(fid, "within_tolerance")), EA_CAPTURE_TOLERANCE, tol,
+                                   sizeof tol));
+        print_torch_op(cJSON_GetObjectItemCaseSensitive(fid, "torch_op"), f);
+        if (ej_str(s, "verdict"))
+            fprintf(f, "  verdict: %s\n", ej_str(s, "verdict"));
+        fprintf(f, "  %s\n", cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "passed")) ? "passed" : "FAILED");
+    }
+}

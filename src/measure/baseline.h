@@ -1,0 +1,63 @@
+/* baseline.h: what `extern-audit run` makes of the families' results, and golden/targets/<target>/baselines.json.
+ * Contract: ea_run_annotate adds the class, floor, speedup and the replica's fidelity to a result;
+ * ea_baseline_doc wraps results into the "extern-audit/baselines" v1 document (docs/schema.md),
+ * ea_baseline_validate reads one strictly, ea_baseline_record writes only a document that reads back,
+ * ea_baseline_print is the table. Host arithmetic on JSON: no GPU. */
+#ifndef EA_BASELINE_H
+#define EA_BASELINE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
+
+#include "target/capture.h"
+#include "base/error.h"
+#include "target/torch_ops.h"
+
+#define EA_BASELINES_SCHEMA "extern-audit/baselines"
+#define EA_BASELINES_VERSION 1
+/* The fidelity tolerance, |replica / torch's op alone - 1| in percent (run: each family's current path
+ * against the target's torch_ops.json). Why 5: the index_add replica, once it took ATen's fill launch
+ * and device assert (docs/replica_gap.md), ran at 0.990-1.000 of torch's op time on the H200 in all six
+ * point-modes (ci/gpu-check STEPS="cold run", this session's run against the committed torch_ops.json),
+ * and ncu saw the same registers, instructions and duration for both index kernels
+ * (STEPS=replica_ncu); before, 0.86-0.90, which 5 rejects. */
+#define EA_FIDELITY_TOLERANCE_PCT 5
+#define EA_FIDELITY_TOLERANCE (EA_FIDELITY_TOLERANCE_PCT / 100.0)
+#define EA_FIDELITY_TOLERANCE_TEXT EA_STRINGIFY(EA_FIDELITY_TOLERANCE_PCT) "%" /* "5%", for usage texts */
+
+typedef struct {
+    char command[1024];
+    char gpu[256], model[64], capability[16];
+    int sm_count;
+    size_t l2_bytes, memory_bytes;
+    char driver[64], toolkit[32];
+    size_t copy_bytes;                      /* per call of the copy probe */
+    double kernel_bytes_per_s, memcpy_bytes_per_s; /* read + written; the kernel figure is the faster copy's */
+    char copy_kernel[64];                   /* which copy kernel that was, when known */
+    double strided_bytes_per_s;             /* the grid-stride copy kernel's, 0 when unknown */
+    double launch_us;                       /* an empty kernel's per-call time in a graph */
+    char cache_policy[640];
+} ea_run_env;
+
+
+/* point: the golden point the result measured (its occurrence ids find the capture); caps, ops and
+ * classification may be NULL. */
+void ea_run_annotate(cJSON *result, const cJSON *point, const ea_run_env *env, const ea_captures *caps,
+                     const ea_torch_ops *ops, const cJSON *classification);
+/* The fidelity ea_run_annotate records: result's current path times against torch's op alone (ops) and the
+ * capture covering point (caps); a new object. Derived from recorded times alone, so gate --plan checks a
+ * stored one without a GPU. */
+cJSON *ea_result_fidelity(const cJSON *result, const cJSON *point, const ea_captures *caps, const ea_torch_ops *ops);
+/* Takes ownership of results (an array of annotated results). */
+cJSON *ea_baseline_doc(cJSON *results, const ea_run_env *env);
+int ea_baseline_validate(const char *file, const cJSON *doc, ea_error *err);
+/* The reason a validated baselines document gives for a point it lists "unmeasured", or NULL. */
+const char *ea_baseline_unmeasured_reason(const cJSON *doc, const char *point);
+/* Validates doc (as file), then writes it atomically (file "-": on standard output); a document the reader would
+ * reject is not written. */
+int ea_baseline_record(const char *file, const cJSON *doc, ea_error *err);
+void ea_baseline_print(const cJSON *doc, FILE *f);
+
+#endif

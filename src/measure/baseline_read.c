@@ -1,0 +1,374 @@
+/* baseline_read.c: the baselines document read back strictly (contract in baseline.h): unknown keys,
+ * wrong types, non-finite numbers, another schema or version fail with the file and JSON path named.
+ * ea_baseline_record runs it before writing, so --record never leaves a file the reader (or a later
+ * run) rejects. A family's configuration block is its own; only what the table reads is checked. */
+#include "measure/baseline.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "measure/drift.h"
+#include "base/json.h"
+
+static int numbers(ej_val o, const char *const *keys, ea_error *err)
+{
+    double v;
+    for (; *keys; keys++)
+        if (ej_get_number(o, *keys, &v, err))
+            return -1;
+    return 0;
+}
+
+static int object_with(ej_val parent, const char *key, const char *const *allowed, const char *const *nums,
+                       ea_error *err)
+{
+    ej_val o;
+    return ej_field(parent, key, 1, &o, err) || ej_object(o, allowed, err) || numbers(o, nums, err) ? -1 : 0;
+}
+
+static int strings(ej_val arr, ea_error *err)
+{
+    int n;
+    const char *s;
+    if (ej_array(arr, &n, err))
+        return -1;
+    for (int i = 0; i < n; i++)
+        if (ej_as_string(ej_index(arr, i), &s, err))
+            return -1;
+    return 0;
+}
+
+/* check.nonfinite and check_after_timing.nonfinite: a finite number when present. */
+static int optional_counts(ej_val p, ea_error *err)
+{
+    ej_val c, v;
+    double x;
+    for (int i = 0; i < 2; i++)
+        if (ej_field(p, i ? "check_after_timing" : "check", 1, &c, err) || ej_field(c, "nonfinite", 0, &v, err) ||
+            (v.v && ej_get_number(c, "nonfinite", &x, err)))
+            return -1;
+    return 0;
+}
+
+static const char *const time_keys[] = {"median_us", "q1_us", "q3_us", "iqr_us", "samples", "calls_per_replay",
+                                        "resolution_us", "cache_policy", NULL};
+
+/* A "time" or "time_cold" object: its keys, then its numbers as the drift rule reads them. */
+static int time_object(ej_val parent, const char *key, ea_error *err)
+{
+    ej_val o;
+    ea_drift_time t;
+    return ej_field(parent, key, 1, &o, err) || ej_object(o, time_keys, err) || ea_drift_time_read(o, &t, err) ? -1 : 0;
+}
+
+/* time_cold (the same fields as time) and kernel_launches: absent in files written before cold timing
+ * and per-kernel durations existed; time_cold_note: why a path has no cold time (no CUPTI). */
+static int optional_cold_and_launches(ej_val p, ea_error *err)
+{
+    static const char *const launch_keys[] = {"name", "grid", "block", "shared_bytes", "median_us", "min_us",
+                                              "max_us", "calls", "bytes", NULL}; /* bytes: a copy's, a memset's */
+    static const char *const launch_nums[] = {"shared_bytes", "median_us", "min_us", "max_us", "calls", NULL};
+    ej_val v, l, d;
+    const char *s;
+    int n, m;
+    if (ej_field(p, "time_cold", 0, &v, err) || (v.v && time_object(p, "time_cold", err)) ||
+        ej_field(p, "time_cold_note", 0, &v, err) || (v.v && ej_as_string(v, &s, err)) ||
+        ej_field(p, "kernel_launches_note", 0, &v, err) || (v.v && ej_as_string(v, &s, err)) ||
+        ej_field(p, "kernel_launches", 0, &v, err) || (v.v && ej_array(v, &n, err)))
+        return -1;
+    for (int i = 0; v.v && i < n; i++) {
+        l = ej_index(v, i);
+        double bytes;
+        if (ej_object(l, launch_keys, err) || ej_get_string(l, "name", &s, err) || numbers(l, launch_nums, err) ||
+            ej_field(l, "bytes", 0, &d, err) || (d.v && ej_as_number(d, &bytes, err)))
+            return -1;
+        for (int k = 0; k < 2; k++) {
+            int64_t x;
+            if (ej_field(l, k ? "block" : "grid", 1, &d, err) || ej_array(d, &m, err))
+                return -1;
+            for (int j = 0; j < m; j++)
+                if (ej_as_int(ej_index(d, j), &x, err))
+                    return -1;
+        }
+    }
+    return 0;
+}
+
+/* "candidates": [{"variant", "median_us", "passed", and the variant's own knobs}], the variants a tuned path timed:
+ * each median a positive time below EJ_MAX_TIME_US. */
+static int optional_candidates(ej_val p, ea_error *err)
+{
+    ej_val c, e;
+    const char *s;
+    double us;
+    int n, b;
+    char got[32];
+    if (ej_field(p, "candidates", 0, &c, err) || !c.v)
+        return c.v ? -1 : 0;
+    if (ej_array(c, &n, err))
+        return -1;
+    for (int i = 0; i < n; i++) {
+        e = ej_index(c, i);
+        if (ej_get_string(e, "variant", &s, err) || ej_get_number(e, "median_us", &us, err) ||
+            ej_get_bool(e, "passed", &b, err))
+            return -1;
+        snprintf(got, sizeof got, "%g", us);
+        if (!(us > 0 && us < EJ_MAX_TIME_US))
+            return ej_bad_field(e, "median_us", "a positive time below 1e9 us", got, err);
+    }
+    return 0;
+}
+
+/* "margin": the gate's relative margin for this path (drift.h), set by a reviewer; in (0, 1). */
+static int optional_margin(ej_val p, ea_error *err)
+{
+    ej_val v;
+    double m;
+    char got[32];
+    if (ej_field(p, "margin", 0, &v, err) || !v.v)
+        return v.v ? -1 : 0;
+    if (ej_as_number(v, &m, err))
+        return -1;
+    snprintf(got, sizeof got, "%g", m);
+    return m > 0 && m < 1 ? 0 : ej_bad_field(p, "margin", "a relative margin in (0, 1)", got, err);
+}
+
+static int validate_path(ej_val p, ea_error *err)
+{
+    static const char *const keys[] = {"name", "mode", "kernels", "kernels_note", "time", "check",
+                                       "check_after_timing", "passed", "failure", "variant", "unroll",
+                                       "candidates", "margin", "time_cold", "kernel_launches", "kernel_launches_note",
+                                       "time_cold_note", NULL};
+    /* nonfinite: optional, absent in files written before it was counted */
+    static const char *const check_keys[] = {"rel_l2", "max_abs", "unwritten", "mismatched", "nonfinite", NULL};
+    static const char *const check_nums[] = {"rel_l2", "max_abs", "unwritten", "mismatched", NULL};
+    const char *s;
+    int b;
+    ej_val k;
+    return ej_object(p, keys, err) || ej_get_string(p, "name", &s, err) || ej_get_string(p, "mode", &s, err) ||
+                   ej_field(p, "kernels", 1, &k, err) || strings(k, err) ||
+                   time_object(p, "time", err) || optional_cold_and_launches(p, err) ||
+                   object_with(p, "check", check_keys, check_nums, err) ||
+                   object_with(p, "check_after_timing", check_keys, check_nums, err) || optional_counts(p, err) ||
+                   ej_get_bool(p, "passed", &b, err) || optional_margin(p, err) || optional_candidates(p, err)
+               ? -1
+               : 0;
+}
+
+/* fidelity.torch_op; absent in files written before the torch-op comparison existed. */
+static int validate_torch_op(ej_val fid, ea_error *err)
+{
+    static const char *const keys[] = {"file", "torch", "faithful", "fabricated", "within_tolerance", "kernels",
+                                       "note", NULL};
+    static const char *const mode_keys[] = {"torch_us", "torch_q1_us", "torch_q3_us", "replica_us", "ratio",
+                                            "within_tolerance", "note", NULL};
+    ej_val o, file, v;
+    const char *s;
+    if (ej_field(fid, "torch_op", 0, &o, err) || !o.v)
+        return o.v ? -1 : 0;
+    if (ej_object(o, keys, err) || ej_field(o, "file", 1, &file, err) ||
+        (!cJSON_IsNull(file.v) && ej_as_string(file, &s, err)))
+        return -1;
+    for (int i = 0; i < 2; i++)
+        if (ej_field(o, i ? "fabricated" : "faithful", 0, &v, err) || (v.v && ej_object(v, mode_keys, err)))
+            return -1;
+    return ej_field(o, "kernels", 0, &v, err) || (v.v && strings(v, err)) ? -1 : 0;
+}
+
+/* A family's configuration block is its own (docs/schema.md); what the table and the annotation read is
+ * common: the floor's bytes, the notes and where the current path comes from. */
+static int config_common(ej_val cfg, ea_error *err)
+{
+    ej_val notes, v;
+    const char *src;
+    double bytes;
+    int n;
+    if (ej_map(cfg, &n, err) || ej_get_number(cfg, "floor_bytes", &bytes, err) || ej_field(cfg, "notes", 1, &notes, err) ||
+        ej_array(notes, &n, err) || strings(notes, err) || ej_field(cfg, "capture_comparable", 0, &v, err) ||
+        (v.v && ej_as_bool(v, &n, err)) || ej_field(cfg, "current_source", 0, &v, err))
+        return -1;
+    if (!v.v)
+        return 0;
+    if (ej_as_string(v, &src, err))
+        return -1;
+    return strcmp(src, "inductor") && strcmp(src, "aten")
+               ? ej_bad_field(cfg, "current_source", "\"inductor\" or \"aten\"", src, err)
+               : 0;
+}
+
+/* verdict and view; speedup_cold and fraction_basis, absent in files written before cold timing. */
+static int optional_verdict(ej_val s, ea_error *err)
+{
+    ej_val v;
+    const char *x;
+    double d;
+    int n;
+    if (ej_field(s, "speedup_cold", 0, &v, err) || (v.v && ej_as_number(v, &d, err)) ||
+        ej_field(s, "fraction_basis", 0, &v, err) || (v.v && ej_as_string(v, &x, err)))
+        return -1;
+    if (v.v && strcmp(x, "time") && strcmp(x, "time_cold"))
+        return ej_bad_field(s, "fraction_basis", "\"time\" or \"time_cold\"", x, err);
+    if (ej_field(s, "verdict", 0, &v, err) || (v.v && ej_as_string(v, &x, err)) || ej_field(s, "view", 0, &v, err))
+        return -1;
+    return v.v ? ej_map(v, &n, err) : 0;
+}
+
+/* A point its family refused (unsupported.h): who, why, and passed false. */
+static int validate_unsupported(ej_val s, ea_error *err)
+{
+    static const char *const keys[] = {"family", "point", "alias", "occurrences", "scope_ids", "unsupported",
+                                       "passed", NULL};
+    const char *x;
+    int64_t occ;
+    int b;
+    ej_val ids;
+    if (ej_object(s, keys, err) || ej_get_string(s, "family", &x, err) || ej_get_string(s, "point", &x, err) ||
+        ej_get_string(s, "alias", &x, err) || ej_get_int(s, "occurrences", &occ, err) ||
+        ej_field(s, "scope_ids", 1, &ids, err) || strings(ids, err) || ej_get_string(s, "unsupported", &x, err) ||
+        ej_get_bool(s, "passed", &b, err))
+        return -1;
+    return b ? ej_bad_field(s, "passed", "false (an unsupported point did not run)", "true", err) : 0;
+}
+
+/* "point_wall_s": the wall seconds run took for the result's point (gate --shard's weight); absent in files
+ * written before it was recorded. */
+static int optional_wall(ej_val s, ea_error *err)
+{
+    ej_val v;
+    double w;
+    char got[32];
+    if (ej_field(s, "point_wall_s", 0, &v, err) || !v.v)
+        return v.v ? -1 : 0;
+    if (ej_as_number(v, &w, err))
+        return -1;
+    snprintf(got, sizeof got, "%g", w);
+    return w >= 0 ? 0 : ej_bad_field(s, "point_wall_s", "seconds >= 0", got, err);
+}
+
+/* The fidelity's times, where given (null: not measured): positive and below EJ_MAX_TIME_US. */
+static int fidelity_times(ej_val fid, ea_error *err)
+{
+    static const char *const keys[] = {"torch_eager_us", "torch_compiled_us", "replica_us"};
+    for (int i = 0; i < 3; i++) {
+        ej_val v;
+        double us;
+        char got[32];
+        if (ej_field(fid, keys[i], 0, &v, err) || (v.v && !cJSON_IsNull(v.v) && ej_as_number(v, &us, err)))
+            return -1;
+        snprintf(got, sizeof got, "%g", us = v.v && cJSON_IsNumber(v.v) ? v.v->valuedouble : 1);
+        if (!(us > 0 && us < EJ_MAX_TIME_US))
+            return ej_bad_field(fid, keys[i], "null or a positive time below 1e9 us", got, err);
+    }
+    return 0;
+}
+
+static int validate_scope(ej_val s, ea_error *err)
+{
+    static const char *const keys[] = {"family", "point", "alias", "occurrences", "scope_ids", "config", "paths",
+                                       "passed", "failure", "class", "floor", "speedup", "floor_fraction",
+                                       "bandwidth_fraction", "fidelity", "verdict", "view", "speedup_cold",
+                                       "fraction_basis", "point_wall_s", NULL};
+    static const char *const floor_keys[] = {"bytes", "bytes_per_s", "transfer_us", "launch_us", "us", NULL};
+    static const char *const floor_allowed[] = {"bytes", "bytes_per_s", "transfer_us", "launch_us", "us", "note",
+                                                NULL};
+    const char *x;
+    int64_t occ;
+    int b, n;
+    ej_val ids, cfg, paths, fid;
+    if (cJSON_GetObjectItemCaseSensitive(s.v, "unsupported"))
+        return validate_unsupported(s, err);
+    if (ej_object(s, keys, err) || ej_get_string(s, "family", &x, err) || ej_get_string(s, "point", &x, err) ||
+        ej_get_string(s, "alias", &x, err) || ej_get_int(s, "occurrences", &occ, err) ||
+        ej_field(s, "scope_ids", 1, &ids, err) || strings(ids, err) || ej_field(s, "config", 1, &cfg, err) ||
+        config_common(cfg, err) || ej_get_bool(s, "passed", &b, err) || ej_get_string(s, "class", &x, err) ||
+        optional_verdict(s, err) || optional_wall(s, err) ||
+        object_with(s, "floor", floor_allowed, floor_keys, err) || ej_field(s, "fidelity", 1, &fid, err) ||
+        ej_object(fid, (const char *const[]){"torch_op", "capture", "torch", "mode", "torch_eager_us",
+                                             "torch_compiled_us", "replica_us", "ratio", "comparable",
+                                             "capture_extra_steps", "within_tolerance", "note", NULL},
+                  err) ||
+        validate_torch_op(fid, err) || fidelity_times(fid, err) || ej_field(s, "paths", 1, &paths, err) ||
+        ej_array(paths, &n, err))
+        return -1;
+    for (int i = 0; i < n; i++)
+        if (validate_path(ej_index(paths, i), err))
+            return -1;
+    ej_val fl, bytes;
+    int64_t nbytes;
+    ej_field(s, "floor", 1, &fl, err);
+    return ej_field(fl, "bytes", 1, &bytes, err) || ej_get_int_min(fl, "bytes", 0, &nbytes, err) ? -1 : 0;
+}
+
+const char *ea_baseline_unmeasured_reason(const cJSON *doc, const char *point)
+{
+    const cJSON *u;
+    cJSON_ArrayForEach(u, cJSON_GetObjectItemCaseSensitive(doc, "unmeasured"))
+        if (!strcmp(ej_str(u, "point"), point))
+            return ej_str(u, "reason");
+    return NULL;
+}
+
+/* "unmeasured": [{"point", "reason"}], the golden points a document holds no result for, and why. */
+static int optional_unmeasured(ej_val root, ea_error *err)
+{
+    static const char *const keys[] = {"point", "reason", NULL};
+    ej_val u, e;
+    const char *s;
+    int n;
+    if (ej_field(root, "unmeasured", 0, &u, err) || !u.v)
+        return u.v ? -1 : 0;
+    if (ej_array(u, &n, err))
+        return -1;
+    for (int i = 0; i < n; i++)
+        if (e = ej_index(u, i), ej_object(e, keys, err) || ej_get_string(e, "point", &s, err) ||
+                                    ej_get_string(e, "reason", &s, err))
+            return -1;
+    return 0;
+}
+
+int ea_baseline_validate(const char *file, const cJSON *doc, ea_error *err)
+{
+    static const char *const keys[] = {"schema", "schema_version", "command", "gpu", "driver", "toolkit", "torch",
+                                       "cache_policy", "copy_bandwidth", "launch_us", "scopes", "passed", "unmeasured",
+                                       NULL};
+    static const char *const gpu_keys[] = {"name", "model", "capability", "sm_count", "l2_bytes", "memory_bytes",
+                                           NULL};
+    static const char *const bw_keys[] = {"bytes", "kernel_bytes_per_s", "memcpy_bytes_per_s", NULL,
+                                          "kernel", "strided_kernel_bytes_per_s", NULL};
+    static const char *const bw_allowed[] = {"bytes", "kernel_bytes_per_s", "memcpy_bytes_per_s", "kernel",
+                                             "strided_kernel_bytes_per_s", NULL};
+    ej_val root = {file, doc, "$"}, scopes, torch;
+    const char *s;
+    double launch;
+    int n, b;
+    if (ej_object(root, keys, err) || ej_expect_schema(root, EA_BASELINES_SCHEMA, EA_BASELINES_VERSION, err) ||
+        ej_get_string(root, "command", &s, err) || object_with(root, "gpu", gpu_keys, gpu_keys + 3, err) ||
+        ej_get_string(root, "driver", &s, err) || ej_get_string(root, "toolkit", &s, err) ||
+        ej_field(root, "torch", 1, &torch, err) || (!cJSON_IsNull(torch.v) && ej_as_string(torch, &s, err)) ||
+        ej_get_string(root, "cache_policy", &s, err) || object_with(root, "copy_bandwidth", bw_allowed, bw_keys, err) ||
+        ej_get_number(root, "launch_us", &launch, err) || ej_get_bool(root, "passed", &b, err) ||
+        ej_field(root, "scopes", 1, &scopes, err) || ej_array(scopes, &n, err) || optional_unmeasured(root, err))
+        return -1;
+    ej_val bw;
+    int64_t bytes;
+    if (ej_field(root, "copy_bandwidth", 1, &bw, err) || ej_get_int_min(bw, "bytes", 1, &bytes, err))
+        return -1;
+    for (int i = 0; i < n; i++)
+        if (validate_scope(ej_index(scopes, i), err))
+            return -1;
+    return 0;
+}
+
+int ea_baseline_record(const char *file, const cJSON *doc, ea_error *err)
+{
+    ea_error why;
+    if (ea_baseline_validate(file, doc, &why))
+        return ea_fail(err, "not written, the document would not read back: %s", why.msg);
+    if (!strcmp(file, "-")) { /* standard output, as every FILE option takes it */
+        char *text = cJSON_Print(doc);
+        int rc = text && printf("%s\n", text) >= 0 ? 0 : ea_fail(err, "standard output: cannot write the document");
+        cJSON_free(text);
+        return rc;
+    }
+    return ej_write_atomic(file, doc, err);
+}

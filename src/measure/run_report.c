@@ -1,0 +1,166 @@
+/* run_report.c: the plan table and the check-only document of `extern-audit run` (contract in
+ * run_report.h). */
+#include "measure/run_report.h"
+
+#include "base/json.h"
+
+#include <string.h>
+
+static const cJSON *get(const cJSON *o, const char *key)
+{
+    return cJSON_GetObjectItemCaseSensitive(o, key);
+}
+
+/* A grid or block: 128, or [8, 4] as "8x4". */
+static void dims(const cJSON *d, FILE *f)
+{
+    const cJSON *e;
+    const char *sep = "";
+    if (cJSON_IsNumber(d)) {
+        fprintf(f, "%d", d->valueint);
+        return;
+    }
+    cJSON_ArrayForEach(e, d) {
+        fprintf(f, "%s%d", sep, e->valueint);
+        sep = "x";
+    }
+}
+
+/* "kernel <<<grid, block>>>", a plain step's text, or a variant "row u2 <<<...>>>". */
+static void launch(const cJSON *l, FILE *f)
+{
+    const cJSON *u = get(l, "unroll");
+    if (cJSON_IsString(l)) {
+        fputs(l->valuestring, f);
+        return;
+    }
+    if (ej_str(l, "variant"))
+        fprintf(f, "%s", ej_str(l, "variant"));
+    if (ej_str(l, "variant") && cJSON_IsNumber(u))
+        fprintf(f, " u%d", u->valueint);
+    if (ej_str(l, "kernel"))
+        fprintf(f, "%s%s", ej_str(l, "variant") ? ": " : "", ej_str(l, "kernel"));
+    if (get(l, "grid") && get(l, "block")) {
+        fputs(" <<<", f);
+        dims(get(l, "grid"), f);
+        fputs(", ", f);
+        dims(get(l, "block"), f);
+        fputs(">>>", f);
+    }
+}
+
+static void launches(const char *label, const cJSON *arr, FILE *f)
+{
+    const cJSON *l;
+    const char *sep = "";
+    if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) == 0)
+        return;
+    fprintf(f, "  %s: ", label);
+    cJSON_ArrayForEach(l, arr) {
+        fputs(sep, f);
+        launch(l, f);
+        sep = "; ";
+    }
+    fputc('\n', f);
+}
+
+void ea_run_plan_print(const cJSON *plans, FILE *f)
+{
+    const cJSON *r, *n;
+    cJSON_ArrayForEach(r, plans) {
+        if (ej_str(r, "unsupported")) { /* refused by its family: nothing would run */
+            fprintf(f, "%s %s (%s): UNSUPPORTED: %s\n", ej_str(r, "family"), ej_str(r, "alias"), ej_str(r, "point"),
+                    ej_str(r, "unsupported"));
+            continue;
+        }
+        const cJSON *cfg = get(r, "config"), *orc = get(cfg, "oracle");
+        fprintf(f, "%s %s (%s, %d occurrences): floor %.3f MB; ATen grids for %d multiprocessors\n", ej_str(r, "family"),
+                ej_str(r, "alias"), ej_str(r, "point"), get(r, "occurrences") ? get(r, "occurrences")->valueint : 0,
+                cJSON_IsNumber(get(cfg, "floor_bytes")) ? get(cfg, "floor_bytes")->valuedouble / 1e6 : 0.0,
+                get(r, "sm_count") ? get(r, "sm_count")->valueint : 0);
+        /* what tells a point's configurations apart (routing's form and ids, cat's mode, cumsum's kind) */
+        const char *form[] = {ej_str(cfg, "form"), ej_str(get(cfg, "distribution"), "generator"), ej_str(cfg, "mode"),
+                              ej_str(cfg, "kind")};
+        for (size_t i = 0; i < sizeof form / sizeof form[0]; i++)
+            if (form[i])
+                fprintf(f, "  %s\n", form[i]);
+        char label[64];
+        snprintf(label, sizeof label, "current (%s)", ej_str(cfg, "current_source") ? ej_str(cfg, "current_source") : "?");
+        launches(label, get(cfg, "current"), f);
+        if (ej_str(orc, "kind") || ej_str(orc, "kernel"))
+            fprintf(f, "  oracle: %s\n", ej_str(orc, "kind") ? ej_str(orc, "kind") : ej_str(orc, "kernel"));
+        if (get(orc, "launch")) {
+            fputs("  oracle launch: ", f);
+            launch(get(orc, "launch"), f);
+            fputc('\n', f);
+        }
+        launches("oracle launches", get(orc, "launches"), f);
+        launches("oracle variants", get(orc, "variants"), f);
+        cJSON_ArrayForEach(n, get(cfg, "notes"))
+            if (cJSON_IsString(n))
+                fprintf(f, "  note: %s\n", n->valuestring);
+    }
+}
+
+cJSON *ea_run_check_doc(cJSON *results, const char *command, const char *gpu)
+{
+    cJSON *d = cJSON_CreateObject(), *t;
+    const cJSON *r, *p;
+    int paths = 0, failed = 0, kernels = 0, without = 0, passed = 1;
+    cJSON_ArrayForEach(r, results) {
+        passed &= cJSON_IsTrue(get(r, "passed"));
+        cJSON_ArrayForEach(p, get(r, "paths")) {
+            int k = cJSON_GetArraySize(get(p, "kernels"));
+            paths++;
+            failed += !cJSON_IsTrue(get(p, "passed"));
+            kernels += k;
+            without += k == 0;
+        }
+    }
+    cJSON_AddStringToObject(d, "command", command);
+    cJSON_AddStringToObject(d, "gpu", gpu);
+    cJSON_AddBoolToObject(d, "check_only", 1);
+    cJSON_AddItemToObject(d, "results", results);
+    t = cJSON_AddObjectToObject(d, "totals");
+    cJSON_AddNumberToObject(t, "results", cJSON_GetArraySize(results));
+    cJSON_AddNumberToObject(t, "paths", paths);
+    cJSON_AddNumberToObject(t, "failed_paths", failed);
+    cJSON_AddNumberToObject(t, "kernels", kernels);
+    cJSON_AddNumberToObject(t, "paths_without_kernels", without);
+    cJSON_AddBoolToObject(d, "passed", passed);
+    return d;
+}
+
+static int total(const cJSON *doc, const char *key)
+{
+    const cJSON *v = get(get(doc, "totals"), key);
+    return cJSON_IsNumber(v) ? v->valueint : 0;
+}
+
+void ea_run_check_print(const cJSON *doc, FILE *f)
+{
+    const cJSON *r, *p;
+    fprintf(f, "check only (%s): every path once on its inputs, checked, not timed\n", ej_str(doc, "gpu"));
+    cJSON_ArrayForEach(r, get(doc, "results")) {
+        if (ej_str(r, "unsupported")) {
+            fprintf(f, "%s %s (%s): UNSUPPORTED: %s\n", ej_str(r, "family"), ej_str(r, "alias"), ej_str(r, "point"),
+                    ej_str(r, "unsupported"));
+            continue;
+        }
+        fprintf(f, "%s %s (%s): %s\n", ej_str(r, "family"), ej_str(r, "alias"), ej_str(r, "point"),
+                cJSON_IsTrue(get(r, "passed")) ? "passed" : "FAILED");
+        cJSON_ArrayForEach(p, get(r, "paths")) {
+            int k = cJSON_GetArraySize(get(p, "kernels"));
+            const char *note = k == 0 ? ej_str(p, "kernels_note") : NULL;
+            fprintf(f, "  %-16s %-10s %3d kernels", ej_str(p, "name"), ej_str(p, "mode"), k);
+            if (note)
+                fprintf(f, " (%s)", note);
+            if (!cJSON_IsTrue(get(p, "passed")))
+                fprintf(f, ", FAILED: %s", ej_str(p, "failure") ? ej_str(p, "failure") : "no verdict");
+            fputc('\n', f);
+        }
+    }
+    fprintf(f, "%d results, %d paths, %d failed; %d kernels in the checked calls (%d paths without a CUPTI list)\n",
+            total(doc, "results"), total(doc, "paths"), total(doc, "failed_paths"), total(doc, "kernels"),
+            total(doc, "paths_without_kernels"));
+}

@@ -1,0 +1,126 @@
+/* rollup_inputs.c: what the rollup reads, each file validated by its own strict reader (rollup.h). */
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "measure/baseline.h"
+#include "golden/candidate.h"
+#include "target/classify.h"
+#include "corpus/occurrences.h"
+#include "report/oracle_rule.h"
+#include "report/rollup.h"
+#include "base/readfile.h"
+#include "report/rollup_corpus.h"
+#include "target/target.h"
+#include "target/target_layout.h"
+
+/* Loads path and checks it with validate; *out stays NULL when the file is absent. */
+static int optional_doc(const char *path, int (*validate)(const char *, const cJSON *, ea_error *), cJSON **out,
+                        ea_error *err)
+{
+    ej_doc d;
+    *out = NULL;
+    int present = ea_file_present(path, err); /* a dangling link is an error, not an absent file */
+    if (present <= 0)
+        return present;
+    if (ej_load(path, &d, err) || validate(path, d.root, err)) {
+        ej_free(&d);
+        return -1;
+    }
+    *out = ej_doc_take_root(&d);
+    return 0;
+}
+
+/* The target's baselines.json, and its GPU model for the torch timings; none: a note says so. */
+static int load_baselines(ea_rollup_inputs *in, const ea_target *t, ea_error *err)
+{
+    if (!t->name[0]) {
+        snprintf(in->note_baselines, sizeof in->note_baselines, "no baselines: %s/targets holds no target",
+                 in->o.golden);
+        return 0;
+    }
+    snprintf(in->gpu_model, sizeof in->gpu_model, "%s", t->gpu_model);
+    ea_tf_path(t->dir, EA_TF_BASELINES, in->baselines_file, sizeof in->baselines_file);
+    if (optional_doc(in->baselines_file, ea_baseline_validate, &in->baselines, err))
+        return -1;
+    if (!in->baselines)
+        snprintf(in->note_baselines, sizeof in->note_baselines, "no baselines for %s: %s absent", t->name,
+                 in->baselines_file);
+    return 0;
+}
+
+/* The oracle's rule on the target's baselines, with its captures (torch.compile's times, the lowering's scopes). */
+static int load_oracle_rule(ea_rollup_inputs *in, const ea_target *t, ea_error *err)
+{
+    ea_captures caps;
+    if (ea_oracle_allowlist_load(in->o.golden, &in->oracle_allowed, in->oracle_allowlist, sizeof in->oracle_allowlist,
+                                 err))
+        return -1;
+    if (!in->baselines)
+        return 0;
+    if (ea_target_captures_load(t->dir, &caps, err))
+        return -1;
+    int rc = ea_oracle_rule_breaches(t, in->baselines_file, in->baselines, &caps, &in->oracle_rule, err);
+    ea_captures_free(&caps);
+    return rc;
+}
+
+int ea_rollup_load(const ea_rollup_opts *o, ea_rollup_inputs *in, ea_error *err)
+{
+    char path[4352];
+    struct stat st;
+    memset(in, 0, sizeof *in);
+    in->o = *o;
+    snprintf(path, sizeof path, "%s/occurrences", o->golden);
+    if (ea_occurrences_load(path, in->docs, err))
+        return -1;
+    ea_target t;
+    if (ea_target_find(o->golden, o->target, &t, err))
+        goto fail;
+    ea_tf_path(t.dir, EA_TF_CLASSIFICATION, path, sizeof path);
+    /* its captures as audit and golden price check them, so --check passes nothing they refuse */
+    if ((t.name[0] && ea_target_captures_check(t.dir, in->docs, err)) ||
+        (t.name[0] && optional_doc(path, ea_classification_validate, &in->classification, err)) ||
+        load_baselines(in, &t, err) || (t.name[0] && ea_torch_ops_load_dir(t.dir, t.gpu_model, &in->ops, err)) ||
+        (in->baselines && !t.lowering[0] && ea_candidates_staged(o->golden, &t, in->baselines, &in->candidates, err)) ||
+        load_oracle_rule(in, &t, err))
+        goto fail;
+    snprintf(in->target_name, sizeof in->target_name, "%s", t.name);
+    snprintf(in->seed_file, sizeof in->seed_file, "%s/seed_totals.json", o->golden);
+    int seed = ea_file_present(in->seed_file, err);
+    if (seed < 0)
+        goto fail;
+    if (seed) {
+        if (ea_seed_totals_load(in->seed_file, &in->seed, err))
+            goto fail;
+        in->have_seed = 1;
+    }
+    in->have_corpus = o->corpus && stat(o->corpus, &st) == 0 && S_ISDIR(st.st_mode);
+    if (!in->have_corpus)
+        snprintf(in->note_corpus, sizeof in->note_corpus,
+                 "corpus before column unavailable: no corpus at %.4000s (pass --corpus DIR or set EXTERN_AUDIT_CORPUS)",
+                 o->corpus ? o->corpus : "(none given)");
+    return 0;
+fail:
+    ea_rollup_free(in);
+    return -1;
+}
+
+void ea_rollup_free(ea_rollup_inputs *in)
+{
+    for (int i = 0; i < EA_AUDIT_OPS; i++) {
+        cJSON_Delete(in->docs[i]);
+        in->docs[i] = NULL;
+    }
+    cJSON_Delete(in->classification);
+    cJSON_Delete(in->baselines);
+    cJSON_Delete(in->candidates);
+    cJSON_Delete(in->oracle_rule);
+    cJSON_Delete(in->oracle_allowed);
+    in->classification = in->baselines = in->candidates = in->oracle_rule = in->oracle_allowed = NULL;
+    ea_torch_ops_free(&in->ops);
+    if (in->have_seed)
+        ea_seed_totals_free(&in->seed);
+    in->have_seed = 0;
+}

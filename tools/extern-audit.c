@@ -1,6 +1,0 @@
-#include "cli.h"
-
-int main(int argc, char **argv)
-{
-    return ea_main(argc, argv);
-}
