@@ -20,12 +20,14 @@ static void extract_corpus(void)
         return;
     ea_corpus c;
     ea_error err;
+    /* CPU seconds of this process's threads: the suite runs other tests beside it, which stretch its wall
+     * time (13.3 s of wall for 4.4 s of CPU on a loaded 2-core machine) but not its own work */
     struct timespec a, b;
-    clock_gettime(CLOCK_MONOTONIC, &a);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
     cr_assert_eq(ea_corpus_open(dir, &c, &err), 0, "%s", err.msg);
     ea_extract_opts o = {8, NULL};
     cr_assert_eq(ea_extract(&c, &o, &x, &err), 0, "%s", err.msg);
-    clock_gettime(CLOCK_MONOTONIC, &b);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
     seconds = (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
     ea_corpus_free(&c);
 }
@@ -234,11 +236,11 @@ Test(corpus, golden_is_this_corpus_extraction, .init = extract_corpus, .fini = d
 }
 
 #if !defined(EA_COVERAGE) && !defined(EA_SANITIZE) /* instrumented builds are slower */
-Test(corpus, extraction_under_10_seconds, .init = extract_corpus, .fini = done)
+Test(corpus, extraction_under_10_cpu_seconds, .init = extract_corpus, .fini = done)
 {
     NEED_CORPUS();
-    cr_log_info("whole-corpus extraction: %.2f s", seconds);
-    cr_assert_lt(seconds, 10.0, "extraction took %.2f s", seconds);
+    cr_log_info("whole-corpus extraction: %.2f s of CPU", seconds);
+    cr_assert_lt(seconds, 10.0, "extraction took %.2f s of CPU", seconds);
 }
 #endif
 
