@@ -1,5 +1,5 @@
 /* sanitize_record.h: golden/targets/<target>/sanitize.json, what ci/gpu-sanitize (ci/sanitize-summary)
- * records: every kernel of every scope under compute-sanitizer's tools (docs/schema.md "sanitize").
+ * records: every kernel of every scope under compute-sanitizer's tools (docs/reference/schema.md "sanitize").
  * Contract: ea_sanitize_validate checks a parsed document strictly ("<file> <JSON path>: expected
  * ..."; -1); ea_sanitize_show prints a validated one for `audit`'s bottom line (and so the README):
  * the GPU, driver, sanitizer and command, the kernels the plain runs launched, and per tool its
