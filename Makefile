@@ -52,7 +52,7 @@ help:
 	@echo "make test       deps-test + build + the Criterion suite and the checks (GPU tests skip without a device);"
 	@echo "                quiet: V=1 shows the compiler commands; log in $(BUILD)/test.log, JUnit XML in $(BUILD)/test-results/"
 	@echo "make audit      build and run extern-audit audit on the committed golden data"
-	@echo "make readme     rewrite README.md's generated blocks from what the commands print (ci/readme)"
+	@echo "make readme     rewrite the generated blocks of docs/results.md and docs/reference/cli.md (ci/readme)"
 	@echo "make coverage   instrumented host build, suite, gcovr HTML in $(BUILD)/coverage/ (fails under 80% of src/ lines)"
 	@echo "make sanitize   suite and CLI with ASan+UBSan (leak detection on) in $(BUILD)/sanitize/; any report fails"
 	@echo "make fuzz       libFuzzer harnesses (fuzz/) on every input reader, FUZZ_SECONDS=N each (default 30)"
@@ -127,10 +127,18 @@ $(BUILD)/checks/target-env: $(SUITE) $(shell find golden -type f 2>/dev/null)
 	$(Q)ci/checked $@ env EXTERN_AUDIT_TARGET=$$(ls golden/targets | head -n 1) $(SUITE) \
 	  --filter '@(bad_input|classify|cli|rollup|run|target)/*' --xml=$(BUILD)/test-results/target-env.xml
 
+# the docs' generated blocks (docs/results.md, docs/reference/cli.md) against what the CLI prints, and ci/readme's
+# own tests (a stale block fails the check)
+checks: $(BUILD)/checks/docs
+$(BUILD)/checks/docs: $(CLI) ci/readme tests/readme.sh tests/expect.sh $(wildcard docs/*.md docs/reference/*.md) \
+                      $(shell find golden -type f 2>/dev/null)
+	$(Q)ci/checked $@ env EXTERN_AUDIT_CLI=$(abspath $(CLI)) sh -c 'ci/readme --check && tests/readme.sh'
+
 audit: $(CLI)
 	$(CLI) audit
 
-# README.md's generated blocks (the rollup tables, the audit sample) rewritten from what the commands print
+# the docs' generated blocks (docs/results.md: the audit sample, the rollup tables; docs/reference/cli.md: every
+# command's help) rewritten from what the commands print
 readme: $(CLI)
 	ci/readme
 

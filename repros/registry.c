@@ -1,7 +1,7 @@
 /* registry.c: the audited ops and the families that measure their points: what the CLI lists (run
  * --list, run --scope, extract's documents) comes from these two tables. Adding a family is a folder
  * repros/<name>/ whose family.c defines ea_family_<name> (.name, .op, .plan, .measure, .modes,
- * .description: kit.h, docs/families.md) and one line below; a new op is also one line of ea_audit_ops
+ * .description: kit.h, docs/reference/families.md) and one line below; a new op is also one line of ea_audit_ops
  * (EA_AUDIT_OPS in extract.h counts them) and its golden document golden/occurrences/<short name>.json
  * (extern-audit extract writes it). */
 #include "corpus/extract.h"

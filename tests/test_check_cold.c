@@ -230,7 +230,7 @@ Test(cold, floor_fraction_against_the_cold_time)
     has(text, "of copy bandwidth; cold)");
     has(text, "of copy bandwidth; warm)");
     free(text);
-    /* audit's table (the README's): warm and cold side by side, the floor fraction's basis named */
+    /* audit's table (docs/results.md's): warm and cold side by side, the floor fraction's basis named */
     ea_target t = {.name = "H200-torch2.11.0+cu130"};
     snprintf(t.dir, sizeof t.dir, "%s", test_tmpdir());
     char *json = cJSON_Print(doc), *table = NULL;

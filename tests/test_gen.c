@@ -5,7 +5,7 @@
 #include "target/gen.h"
 #include "target/gen_impl.h"
 
-/* Vectors computed from the definitions in docs/schema.md with plain Python integers. */
+/* Vectors computed from the definitions in docs/reference/schema.md with plain Python integers. */
 Test(gen, hash_and_uniform_vectors)
 {
     const uint64_t h[] = {0x1fdd7128f310c389ULL, 0x6d65027660c4cdc5ULL, 0x288f7d14aa891bf6ULL, 0x84f9854797775b8bULL};

@@ -1,4 +1,4 @@
-/* topk_ids_skewed (docs/schema.md): the test vectors shared with tools/capture/gen.py, and the
+/* topk_ids_skewed (docs/reference/schema.md): the test vectors shared with tools/capture/gen.py, and the
  * distribution the routing scope's skewed golden input relies on. */
 #include <criterion/criterion.h>
 #include <stdio.h>

@@ -147,7 +147,7 @@ Test(index_add_reference, fabricated_index_is_the_replays_randint)
         cr_assert(f.in.fabricated[i] >= 0 && f.in.fabricated[i] < IA_FABRICATED_HIGH);
         seen[f.in.fabricated[i]]++;
         uint64_t h = ea_gen_hash(IA_SEED_FABRICATED, (uint64_t)i);
-        cr_assert_eq(f.in.fabricated[i], (int64_t)((h >> 1) % IA_FABRICATED_HIGH), "docs/schema.md randint");
+        cr_assert_eq(f.in.fabricated[i], (int64_t)((h >> 1) % IA_FABRICATED_HIGH), "docs/reference/schema.md randint");
     }
     int distinct = 0;
     for (int v = 0; v < IA_FABRICATED_HIGH; v++)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Session 9 diagnostic, run on the H200 through the device tool after `ci/gpu-bundle` (from .dev/; only its cd changed here): torch's
 # adaptive_avg_pool2d_backward kernels against the replica's under ncu, and both kernels' register counts.
-# Its output: docs/evidence/avgpool-ncu-H200.log (the replica then had the 32-bit END_IND; docs/newops.md).
+# Its output: docs/evidence/avgpool-ncu-H200.log (the replica then had the 32-bit END_IND; docs/evidence/newops.md).
 set -u
 cd "$(dirname "$0")/../.."
 tar xJf build/gpu-bundle.tar.xz -C build

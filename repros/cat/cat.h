@@ -136,7 +136,7 @@ int cat_plan_make(const cat_scope *s, int unroll, cat_plan *p, ea_error *err);
 int cat_plan_variants(const cat_scope *s, cat_plan v[CAT_MAX_VARIANTS], ea_error *err);
 /* The variant's name in results ("stream", "channel", "channel-warp", "channel-regs", "rows"). */
 const char *cat_variant_name(const cat_plan *p);
-/* The configuration block (docs/schema.md: floor_bytes, notes, current_source "inductor"); cap NULL for a
+/* The configuration block (docs/reference/schema.md: floor_bytes, notes, current_source "inductor"); cap NULL for a
  * point no capture covers: "capture" null, no current launches, a note saying why. block_note (cat_view_line
  * of the scope's block; NULL or "": none) is its first note. */
 cJSON *cat_config_json(const cat_scope *s, const cat_plan *p, const ea_capture *cap, const char *block_note);

@@ -3,7 +3,7 @@
  * checksums, CUPTI names, ea_time_graph at the capture's calls per replay), then runs the oracle
  * (each layout of cat_plan_variants, the fastest that passed kept) on the same generated inputs:
  * outputs poisoned with 0xFF, one call under CUPTI, cat_check, timed with the same timer settings,
- * checked again. Result object per docs/schema.md ("scopes[]"), with "verdict" and "view" (the
+ * checked again. Result object per docs/reference/schema.md ("scopes[]"), with "verdict" and "view" (the
  * block's entry, launches, and per output whether the oracle's checksum equals torch's), the fields after
  * "config" (kit.h's measure). "passed" is false when a rule failed; NULL only when the run itself broke
  * (allocation, CUDA error), err says why. */

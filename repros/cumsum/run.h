@@ -31,7 +31,7 @@ cJSON *cs_measure(const cs_scope *s, const ea_capture *c, const ea_capture_run *
 /* Kind, shapes, the graph's literals, outputs, inputs, the captured launches and the oracle's. */
 cJSON *cs_config_json(const cs_scope *s, const ea_capture *c, const ea_capture_run *run);
 /* A mask oracle variant's "variant" (its name) and "unroll" (its pairs: 16-byte chunks a lane), the keys a
- * tuned path has (docs/schema.md), added to o; launch: also "warps", "grid" [rows, split] and "block". */
+ * tuned path has (docs/reference/schema.md), added to o; launch: also "warps", "grid" [rows, split] and "block". */
 void cs_mask_shape_json(cJSON *o, const cs_mask_shape *sh, int64_t rows, int launch);
 /* " (row: 2 pairs, 8 warps, 1 segment)", for logs. */
 void cs_mask_shape_text(const cs_mask_shape *sh, char *text, size_t n);

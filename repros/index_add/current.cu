@@ -12,7 +12,7 @@
  *   AtomicAdd.h fastSpecializedAtomicAdd<BFloat16> (the bf16x2 pairing below).
  * - Macros.h CUDA_KERNEL_ASSERT (CUDA, not ROCm): `if (C10_UNLIKELY(!(cond))) __assert_fail(#cond,
  *   __FILE__, __LINE__, __func__);`, kept in release builds: a call to the device-side assert, not a
- *   trap (an earlier replica used __trap(): 16 registers against torch's 32, see docs/replica_gap.md).
+ *   trap (an earlier replica used __trap(): 16 registers against torch's 32, see docs/evidence/replica_gap.md).
  * - CUDALoops.cuh launch_vectorized_kernel: the zero fill of self is vectorized_elementwise_kernel<8,
  *   FillFunctor<BFloat16>> over 128 threads (num_threads()), 8 elements a thread (elems_per_thread<2>),
  *   grid ceil(N / 1024), __launch_bounds__(128); a full block stores one 16-byte vector a thread, the

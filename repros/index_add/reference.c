@@ -1,5 +1,5 @@
 /* reference.c: inputs, the fp64 reference and exact CPU emulations of the index_add scope.
- * - ia_inputs_make generates every input with src/target/gen.c (docs/schema.md generators): the source (or
+ * - ia_inputs_make generates every input with src/target/gen.c (docs/reference/schema.md generators): the source (or
  *   the mul's input x, then source = bf16(x * scale) as the graph's mul rounds it) uniform with seed
  *   IA_SEED_SOURCE, the faithful index rebuilt exactly from its value properties, the fabricated index
  *   from randint(0, 100) with seed IA_SEED_FABRICATED, as the attribution pipeline's replay draws it.

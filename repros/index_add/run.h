@@ -4,7 +4,7 @@
  * oracle, current fabricated, as the modes ask): poisons the output with 0xFF, runs one call while
  * CUPTI records the kernels, checks it (ea_path_judge_outcome's rules, the output contract), times it with
  * ea_time_graph (warm cache, automatic calls per replay), and checks the output again after timing.
- * It returns the result's fields after "config" (docs/schema.md, baselines, "scopes[]"; kit.h's measure),
+ * It returns the result's fields after "config" (docs/reference/schema.md, baselines, "scopes[]"; kit.h's measure),
  * "passed" false when a rule failed; NULL only when the run itself broke (no memory, a CUDA error, buffers
  * larger than the free device memory), with err->msg. */
 #ifndef IA_RUN_H

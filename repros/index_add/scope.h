@@ -27,7 +27,7 @@
 extern "C" {
 #endif
 
-/* Input seeds (docs/schema.md generators): one per argument position, so inputs are reproducible. */
+/* Input seeds (docs/reference/schema.md generators): one per argument position, so inputs are reproducible. */
 #define IA_SEED_SELF 1
 #define IA_SEED_FABRICATED 2   /* randint(0, IA_FABRICATED_HIGH) for the index, as the replay does */
 #define IA_SEED_SOURCE 3

@@ -6,7 +6,7 @@
  * permutation in the stable order, offsets), times it with ea_time_graph (warm L2, the capture's calls
  * per replay) and checks again after timing. On the uniform distribution (the capture's input) each
  * path's outputs must also match the capture's checksums. It returns the result's fields after "config"
- * (docs/schema.md "scopes[]": paths, passed, failure, view; kit.h's measure); "passed" false when a
+ * (docs/reference/schema.md "scopes[]": paths, passed, failure, view; kit.h's measure); "passed" false when a
  * check failed, NULL only when the run itself broke (allocation, module load, launch), with err. */
 #ifndef RT_RUN_H
 #define RT_RUN_H

@@ -41,7 +41,7 @@ const char ea_usage_gate[] =
     "                   against the target's " EA_TORCH_OPS_NAME " and captures, FIDELITY where they differ;\n"
     "                   --propose takes both (no time moves)\n"
     "  --scope NAME     only these points (as run --scope; default all)\n"
-    "  --json           print the report as JSON (docs/schema.md, extern-audit/gate) instead of the table\n"
+    "  --json           print the report as JSON (docs/reference/schema.md, extern-audit/gate) instead of the table\n"
     "  (a FILE of -: standard output, instead of the table)\n"
     "  --propose FILE   write the stored document with only the moved paths, classes, plans and new results\n"
     "                   replaced by the new ones (an unchanged path keeps its bytes; the fidelity follows\n"
@@ -263,7 +263,7 @@ static const cJSON *take_share(const gate_options *o, const ej_doc *stored, cJSO
     return share;
 }
 
-/* The report's "shard" (docs/schema.md): its share, the plan, and what gate merge checks the shards share. */
+/* The report's "shard" (docs/reference/schema.md): its share, the plan, and what gate merge checks the shards share. */
 static void add_shard(cJSON *report, const gate_options *o, cJSON *plan, const cJSON *stored, const cJSON *other,
                       const ea_target *t)
 {

@@ -26,7 +26,7 @@ const char ea_usage_rollup[] =
     "  --target NAME    the target whose " EA_CLASSIFICATION_NAME ", " EA_BASELINES_NAME " and " EA_TORCH_OPS_NAME " price\n"
     "                   \"after\" (default: $EXTERN_AUDIT_TARGET, else this GPU model's, else the only one)\n"
     "  --json           print the whole rollup document instead of the tables\n"
-    "  --markdown FILE  the tables as markdown (a PR comment, the README's results section)\n"
+    "  --markdown FILE  the tables as markdown (a PR comment, docs/results.md's rollup)\n"
     "  --html FILE      one self-contained page with SVG charts and the tables\n"
     "  --v3 FILE        PyTorch benchmark-database v3 records (the HUD's format)\n"
     "  --check          exit 1 when a lowered occurrence is counted as extern, a fallback lacks its\n"

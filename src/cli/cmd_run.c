@@ -46,7 +46,7 @@ const char ea_usage_run[] =
     "  --mode M       faithful (default): the indices the graphs build; fabricated: randint(0, 100) as the\n"
     "                 attribution pipeline's replay draws them; both. A family runs the modes it declares\n"
     "                 (only index_add has fabricated); a point with none of the asked ones is unsupported\n"
-    "  --json         print the baselines document (docs/schema.md) instead of the table (with --plan the\n"
+    "  --json         print the baselines document (docs/reference/schema.md) instead of the table (with --plan the\n"
     "                 plans, with --check-only the check-only document)\n"
     "  --record FILE  write that document to FILE atomically (the target's: DIR/targets/NAME/" EA_BASELINES_NAME ";\n"
     "                 -: standard output, instead of the table)\n"

@@ -6,7 +6,7 @@
  * its message (skipped, and the summary's "graphs_skipped"); the other graphs are extracted (a backward
  * graph of a skipped forward then sees its saved tensors as plain inputs). Any other bad input (a
  * meta.json, a value that overruns its storage) fails the whole run: nothing is written. Output
- * documents are the golden/occurrences schema (docs/schema.md). */
+ * documents are the golden/occurrences schema (docs/reference/schema.md). */
 #ifndef EA_EXTRACT_H
 #define EA_EXTRACT_H
 

@@ -107,7 +107,7 @@ static int validate_refs(ej_val v, int node, ea_error *err)
     return 0;
 }
 
-/* docs/schema.md "scope": nodes in graph order, each with a known role; args refer back by index. */
+/* docs/reference/schema.md "scope": nodes in graph order, each with a known role; args refer back by index. */
 static int validate_scope(ej_val scope, ea_error *err)
 {
     static const char *const keys[] = {"nodes", "boundary_consumers", "truncated", NULL};

@@ -1,6 +1,6 @@
 /* occurrences.h: the golden occurrence documents (golden/occurrences/<op>.json), read back strictly.
  * Contract: ea_occurrences_load (occurrences_impl.h's ea_occurrences_validate for one document)
- * accepts exactly the schema in docs/schema.md (version 1): unknown
+ * accepts exactly the schema in docs/reference/schema.md (version 1): unknown
  * keys, wrong types, counts that disagree with the listed occurrences, an op other than the file's,
  * or an id that does not match its identity fields fail with the file and JSON path named.
  * The summary is derived from the documents alone, so `extract` and `audit` print the same table. */

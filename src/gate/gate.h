@@ -11,7 +11,7 @@
  *   or path did not pass its checks), INVALID (a time the rule cannot read; the others still judged).
  *   points (NULL: all) restricts the comparison to those point ids (--scope). Documents of two GPU
  *   models are refused (-1, err says which). Both documents must have passed ea_baseline_validate.
- * - The report is JSON (schema "extern-audit/gate" v1, docs/schema.md); ea_gate_exit is 0 when every
+ * - The report is JSON (schema "extern-audit/gate" v1, docs/reference/schema.md); ea_gate_exit is 0 when every
  *   entry is SAME, 2 when one is INVALID, else 1.
  * - ea_gate_propose: the stored document with only what moved replaced (SLOWER/FASTER timings, and the
  *   fidelity when every current warm time was, CLASS, CONFIG, FIDELITY,

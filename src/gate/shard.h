@@ -7,7 +7,7 @@
  *   warm-up plus replays x calls per replay x median; a cold one is one replay); a point with no measured
  *   result weighs the median of the others ("assumed", counted), 1 s when none has a weight. Longest first
  *   (ties by id), each point goes to the least loaded shard (ties: the lowest): deterministic, every point in
- *   exactly one shard. The plan (a new object, docs/schema.md "gate --shard"): {"count", "basis", "assumed",
+ *   exactly one shard. The plan (a new object, docs/reference/schema.md "gate --shard"): {"count", "basis", "assumed",
  *   "shards": [{"points": [ids, in the order of ids], "seconds": predicted}]}.
  * - ea_shard_digest: a 16-hex-digit FNV-1a digest of a document's unformatted print (what merge compares). */
 #ifndef EA_SHARD_H

@@ -31,7 +31,7 @@
 
 #define EA_CANDIDATE_PROFITABLE 0.25 /* share of the oracle's headroom a candidate must recover */
 
-/* {"target", "lowering", "stands_for", "base", "scopes": [...], "failures": [...]} (docs/schema.md) */
+/* {"target", "lowering", "stands_for", "base", "scopes": [...], "failures": [...]} (docs/reference/schema.md) */
 int ea_candidate_price(const char *stage_dir, const ea_target *base, const cJSON *base_baselines, cJSON **out,
                        ea_error *err);
 /* An array of ea_candidate_price documents; a candidate that cannot be priced (its captures no longer read: a base

@@ -25,7 +25,7 @@
  *   record (not found, not loadable, held by another profiler) it fails with timing->note set to
  *   "no cold time: <why>".
  * - ea_time_warm_cold: the same work timed warm, then cold, with cfg's other settings (a path's
- *   "time" and "time_cold", docs/schema.md). Without a CUPTI that records there is no cold time:
+ *   "time" and "time_cold", docs/reference/schema.md). Without a CUPTI that records there is no cold time:
  *   0 with cold->samples_us NULL and cold->note saying why; never a number measured otherwise.
  * - Everything runs on the current device; the result owns samples_us: ea_timing_free. */
 #ifndef EA_TIMER_H

@@ -1,6 +1,6 @@
 /* baseline.h: what `extern-audit run` makes of the families' results, and golden/targets/<target>/baselines.json.
  * Contract: ea_run_annotate adds the class, floor, speedup and the replica's fidelity to a result;
- * ea_baseline_doc wraps results into the "extern-audit/baselines" v1 document (docs/schema.md),
+ * ea_baseline_doc wraps results into the "extern-audit/baselines" v1 document (docs/reference/schema.md),
  * ea_baseline_validate reads one strictly, ea_baseline_record writes only a document that reads back,
  * ea_baseline_print is the table. Host arithmetic on JSON: no GPU. */
 #ifndef EA_BASELINE_H
@@ -19,7 +19,7 @@
 #define EA_BASELINES_VERSION 1
 /* The fidelity tolerance, |replica / torch's op alone - 1| in percent (run: each family's current path
  * against the target's torch_ops.json). Why 5: the index_add replica, once it took ATen's fill launch
- * and device assert (docs/replica_gap.md), ran at 0.990-1.000 of torch's op time on the H200 in all six
+ * and device assert (docs/evidence/replica_gap.md), ran at 0.990-1.000 of torch's op time on the H200 in all six
  * point-modes (ci/gpu-check STEPS="cold run", this session's run against the committed torch_ops.json),
  * and ncu saw the same registers, instructions and duration for both index kernels
  * (STEPS=replica_ncu); before, 0.86-0.90, which 5 rejects. */

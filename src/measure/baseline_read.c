@@ -175,7 +175,7 @@ static int validate_torch_op(ej_val fid, ea_error *err)
     return ej_field(o, "kernels", 0, &v, err) || (v.v && strings(v, err)) ? -1 : 0;
 }
 
-/* A family's configuration block is its own (docs/schema.md); what the table and the annotation read is
+/* A family's configuration block is its own (docs/reference/schema.md); what the table and the annotation read is
  * common: the floor's bytes, the notes and where the current path comes from. */
 static int config_common(ej_val cfg, ea_error *err)
 {

@@ -1,5 +1,5 @@
 /* drift.h: the noise-aware drift rule that judges one stored per-call time against a new one.
- * Contract (docs/schema.md, "The drift rule"):
+ * Contract (docs/reference/schema.md, "The drift rule"):
  * - change = new median / stored median - 1; noise = the uncertainty of that change: each side's
  *   median notch, k * (iqr / median) / sqrt(samples), summed, plus the coarser side's clock step
  *   (resolution / median: a median of stamped samples is known no closer than a step);

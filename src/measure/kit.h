@@ -11,7 +11,7 @@
  *   (alias.h), p->sm_count the multiprocessor count ATen's grids are sized by (the run's option on a plan, the
  *   device's on a run). -1 (err set) refuses the point.
  * - measure(ctx, ref, st, err) runs configuration st->index on the current device and returns its fields after
- *   "config" ("paths", "passed", and what else it records, docs/schema.md); NULL when the run itself broke.
+ *   "config" ("paths", "passed", and what else it records, docs/reference/schema.md); NULL when the run itself broke.
  * - ea_repro_points is the runner: the plan, then per configuration a result {family, point, alias,
  *   occurrences, scope_ids, config} and, on a run, measure's fields after it.
  * - ea_kit_path runs one path (ea_path_run) under the runner's policy: the label "<family> <alias> <name>"

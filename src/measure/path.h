@@ -1,4 +1,4 @@
-/* path.h: one measured path of a scope (docs/schema.md "path"), the record every repro family writes.
+/* path.h: one measured path of a scope (docs/reference/schema.md "path"), the record every repro family writes.
  * Contract:
  * - ea_check: what a family's comparison of an output found; ea_path_check_json writes it under key.
  * - ea_path_kernels_json: the demangled kernel names (template arguments kept, parameter lists
@@ -23,7 +23,7 @@
  *   then sets: passed, failure), so a family decides from numbers, not by reading its JSON back.
  * - ea_path_tune: the candidates loop every family shares: measure each variant of a path, keep the
  *   fastest that passed (ea_path_replaces' rule), list every variant under the kept path's
- *   "candidates" (docs/schema.md). */
+ *   "candidates" (docs/reference/schema.md). */
 #ifndef EA_PATH_H
 #define EA_PATH_H
 

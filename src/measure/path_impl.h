@@ -21,7 +21,7 @@ int ea_path_judge(cJSON *path, double current_rel, int exact, int bound, char *w
 int ea_path_measure(const ea_path_steps *s, cJSON *path, ea_check *first, ea_check *again, double *median_us,
                     ea_error *err);
 /* Whether candidate (passed or not) takes the place of best (best_passed; NULL: none yet): the fastest
- * of the candidates that passed is kept, a failed one only while none passed (docs/schema.md). */
+ * of the candidates that passed is kept, a failed one only while none passed (docs/reference/schema.md). */
 int ea_path_replaces(const cJSON *candidate, int passed, const cJSON *best, int best_passed);
 
 typedef struct {

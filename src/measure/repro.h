@@ -13,7 +13,7 @@
  *   without a GPU what would run, and with measure 1 measures it on the current device, with the options
  *   ctx->opts (the run's, in the modes the family declares). Both return a JSON array with one object per
  *   distinct configuration of the point's scope groups: family, point, alias, occurrences, scope_ids, config
- *   (kernels, launch shapes, floor bytes, notes), and after a run "paths" and "passed" (docs/schema.md,
+ *   (kernels, launch shapes, floor bytes, notes), and after a run "paths" and "passed" (docs/reference/schema.md,
  *   baselines: "scopes[]").
  *   Paths are named "current" (mode faithful or fabricated), "oracle" and "oracle_general"; each
  *   carries its check, its per-call time and the kernels CUPTI saw. A failed check is recorded in

@@ -1,5 +1,5 @@
 /* rollup.h: the model rollup: every golden occurrence accounted before and after, per scope row,
- * per op, per model and in total (docs/schema.md, "extern-audit/rollup" v1), from committed data only.
+ * per op, per model and in total (docs/reference/schema.md, "extern-audit/rollup" v1), from committed data only.
  * Contract:
  * - ea_rollup_load reads the inputs: golden/occurrences (required), the target's (ea_target_find:
  *   --target, else the one this machine resolves to; none at all: "no baselines") classification.json,

@@ -4,7 +4,7 @@
 
 #include "report/rollup.h"
 
-/* One row per scope group, model, class and sharing (docs/schema.md "rollup row"); NULL on no memory. */
+/* One row per scope group, model, class and sharing (docs/reference/schema.md "rollup row"); NULL on no memory. */
 cJSON *ea_rollup_rows(const ea_rollup_inputs *in);
 int ea_rollup_fallback_class(const char *cls); /* conditional_fallback, true_fallback */
 int ea_rollup_lowered_class(const char *cls);  /* lowered, conditional_lowered */

@@ -1,5 +1,5 @@
 /* rollup_rows.c: the rollup's rows, one per scope group and model: each golden occurrence in its class
- * bucket, priced from the baselines' measurement of its scope (rollup.h, docs/schema.md). */
+ * bucket, priced from the baselines' measurement of its scope (rollup.h, docs/reference/schema.md). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

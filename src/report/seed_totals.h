@@ -1,6 +1,6 @@
 /* seed_totals.h: golden/seed_totals.json, the seed issue's per-op direct-op totals (B200, PyTorch
  * fef6016c), the "before" figures the rollup sets beside the corpus accounting and our own GPU's.
- * Contract: ea_seed_totals_load accepts exactly the schema in docs/schema.md (extern-audit/seed-totals
+ * Contract: ea_seed_totals_load accepts exactly the schema in docs/reference/schema.md (extern-audit/seed-totals
  * v1): audit ops at most once (an op the seed did not price is absent: occurrences 0), positive totals and counts, parts that name a suite/mode/model and whose
  * occurrences and totals do not exceed the op's; an op without a total (null) must be covered by its
  * parts' occurrences, and its total is then their sum. Anything else fails with the file and JSON path.

@@ -77,7 +77,7 @@ static int read_generator(ej_val v, ea_dtype dt, ea_capture_gen *g, ea_error *er
             return -1;
         if (cJSON_IsBool(val.v))
             return ej_as_bool(val, &b, err) ? -1 : (g->value = b, 0);
-        /* occurrences spell non-finite fills as strings (docs/schema.md, "arg") */
+        /* occurrences spell non-finite fills as strings (docs/reference/schema.md, "arg") */
         const char *s = cJSON_IsString(val.v) ? val.v->valuestring : "";
         if (!strcmp(s, "inf") || !strcmp(s, "-inf") || !strcmp(s, "nan")) {
             g->value = s[0] == 'n' ? NAN : s[0] == '-' ? -INFINITY : INFINITY;

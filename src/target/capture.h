@@ -1,5 +1,5 @@
 /* capture.h: golden/targets/<target>/captures/<scope>/capture.json (written by tools/capture on a GPU), read strictly.
- * Contract: ea_capture_load accepts exactly the schema in docs/schema.md (extern-audit/capture v1).
+ * Contract: ea_capture_load accepts exactly the schema in docs/reference/schema.md (extern-audit/capture v1).
  * An unknown key, a wrong type, a missing field, another schema or version, runs without "default"
  * and "coordinate_descent", a Triton step whose cubin is not a file in the capture's folder, or a
  * step argument naming a buffer that is neither an input, an output nor a buffer of its run fails
@@ -34,7 +34,7 @@ typedef enum {
     EA_GEN_IOTA, EA_GEN_AS_STRIDED_IOTA, EA_GEN_TOPK_IDS
 } ea_gen_kind;
 
-/* How an input's values are generated (docs/schema.md, "Deterministic inputs"). */
+/* How an input's values are generated (docs/reference/schema.md, "Deterministic inputs"). */
 typedef struct {
     ea_gen_kind kind;
     int64_t seed;                     /* uniform, randint, bool, topk_ids */

@@ -248,8 +248,8 @@ static const char *library_of(const char *op)
 }
 
 /* Ops that do no device work whatever Inductor makes of them, so their class needs no capture: views of a
- * tensor's bytes and host arithmetic on SymInts (docs/newops.md reads each from the graphs). An extern count of
- * them is a count of nothing to price. */
+ * tensor's bytes and host arithmetic on SymInts (docs/evidence/newops.md reads each from the graphs). An
+ * extern count of them is a count of nothing to price. */
 static const char *no_device_work(const char *op)
 {
     static const char *const ops[][2] = {

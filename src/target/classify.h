@@ -5,9 +5,9 @@
  * library's, the FFT's cuFFT), a flop-counted op with extern kernels is a library extern, anything else is lowered (conditional when a probe run falls back). The
  * coordinate_descent run must reach the same class. No capture: "unclassified", or "not_captured" for an op
  * added to the audit set since (ea_audit_op.added) that no capture covers at all. The result is the
- * golden/targets/<target>/classification.json document (docs/schema.md); inconsistent inputs (two captures covering
- * one id, a covered id that is no golden occurrence, captures from different environments) fail
- * with the file and JSON path named. */
+ * golden/targets/<target>/classification.json document (docs/reference/schema.md); inconsistent inputs
+ * (two captures covering one id, a covered id that is no golden occurrence, captures from different
+ * environments) fail with the file and JSON path named. */
 #ifndef EA_CLASSIFY_H
 #define EA_CLASSIFY_H
 

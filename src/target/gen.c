@@ -219,7 +219,7 @@ static int topk_values(const cJSON *g, const ea_tensor *t, int64_t *out, const c
     return 0;
 }
 
-/* topk_ids_skewed (docs/schema.md): per-expert integer weights from a seeded rank shuffle (rank r weighs
+/* topk_ids_skewed (docs/reference/schema.md): per-expert integer weights from a seeded rank shuffle (rank r weighs
  * 2^20 / (3r + 2), the last E / 8 ranks 0), then per token k draws without replacement, each the first
  * expert by id whose running weight sum exceeds h % (remaining total). */
 static int topk_skewed_values(const cJSON *g, const ea_tensor *t, int64_t *out, const char *where, ea_error *err)

@@ -1,5 +1,5 @@
 /* gen.h: deterministic scope inputs and output checksums, bit-exact with tools/capture/gen.py.
- * Contract (docs/schema.md, "Deterministic inputs"): element i of an input with seed s hashes
+ * Contract (docs/reference/schema.md, "Deterministic inputs"): element i of an input with seed s hashes
  * splitmix64((s << 40) ^ i); "uniform" gives 0.5 + (h >> 41) * 2^-23 in f32, rounded to nearest even
  * for bf16/f16; "randint" lo + (h >> 1) % (hi - lo); "bool" h >> 63; "constant", "iota",
  * "as_strided_iota", "topk_ids" and "topk_ids_skewed" reproduce their definitions. Buffers are

@@ -1,4 +1,4 @@
-/* replay_file.h: the strict reader of golden/targets/<target>/replay.json (docs/schema.md), which only
+/* replay_file.h: the strict reader of golden/targets/<target>/replay.json (docs/reference/schema.md), which only
  * `replay --record` writes. Contract: ea_replay_file_validate accepts an array of one object per
  * capture: scope, verdict (one of the replay's verdicts); a replayed capture also has outputs >= 1,
  * outputs_matching in [0, outputs], outputs_within_tolerance (optional, >= 1: outputs whose checksum

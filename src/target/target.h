@@ -2,7 +2,7 @@
  * whose values depend on both (captures, classification.json, torch_ops.json, replay.json,
  * baselines.json); occurrences/, old_rule.json and seed_totals.json stay shared in the golden folder.
  * Contract:
- * - ea_target_read reads <dir>/target.json strictly (docs/schema.md, extern-audit/target v1): name
+ * - ea_target_read reads <dir>/target.json strictly (docs/reference/schema.md, extern-audit/target v1): name
  *   "<gpu_model>-torch<torch>" (with "-<lowering>" when a stage's "lowering" is there), capability
  *   "<major>.<minor>"; a stage's optional keys are golden_target.h's to read. ea_target_load adds that
  *   name is the folder's name (a target under golden/targets).
@@ -21,9 +21,9 @@
  *   (audit, rollup): no name asked and no target at all gives 0 with out->name "".
  * - ea_target_captures_load: the captures of the target in dir, what every command that reads a target's
  *   captures calls: its own captures/ and, when target.json has "captures_from" (a candidate target that golden
- *   accept installed beside its base: docs/schema.md), the captures it inherits from that sibling folder, each
- *   checked against the digest recorded when it was accepted (a base recaptured since is an error naming both
- *   files). No target.json (a bare captures folder's parent): its own captures alone.
+ *   accept installed beside its base: docs/reference/schema.md), the captures it inherits from that sibling
+ *   folder, each checked against the digest recorded when it was accepted (a base recaptured since is an
+ *   error naming both files). No target.json (a bare captures folder's parent): its own captures alone.
  * - ea_capture_digest: fnv1a64 of a file's bytes as 16 lowercase hex digits, the digest "captures_from" records.
  * ea_target_load and ea_target_select are test-only entry points (target_impl.h). */
 #ifndef EA_TARGET_H

@@ -1,4 +1,4 @@
-/* target_layout.h: the one owner of a target folder's layout, golden/targets/<name>/ (docs/schema.md): the
+/* target_layout.h: the one owner of a target folder's layout, golden/targets/<name>/ (docs/reference/schema.md): the
  * only file that spells its entries' names; every other file builds their paths here.
  * Contract:
  * - ea_tf_name(f): entry f's name inside the folder ("baselines.json"; "captures" for the folder of captures).

@@ -1,7 +1,7 @@
 /* torch_ops.h: golden/targets/<target>/torch_ops.json, the audited ops timed alone in eager torch
  * (tools/capture/op_timing.py on a GPU): what the C replicas' fidelity is measured against.
  * Contract:
- * - ea_torch_ops_load accepts exactly the schema in docs/schema.md (extern-audit/torch-ops v1): an
+ * - ea_torch_ops_load accepts exactly the schema in docs/reference/schema.md (extern-audit/torch-ops v1): an
  *   unknown key, a wrong type, a missing field, another schema or version, a point listed twice, an
  *   input named twice, a timing that is not a positive median inside its quartiles, or (model not
  *   NULL) an environment GPU of another model than the file is named for, or a "pipeline" timing that

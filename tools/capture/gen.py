@@ -1,4 +1,4 @@
-"""Deterministic scope inputs and output checksums (docs/schema.md, "Deterministic inputs").
+"""Deterministic scope inputs and output checksums (docs/reference/schema.md, "Deterministic inputs").
 
 Inputs are never stored: the C side regenerates them from the generator objects written into
 capture.json, so every function here must be bit-exact with the C implementation. Each function
@@ -107,7 +107,7 @@ SKEW_ONE = 1 << 20
 
 
 def skewed_weights(seed, experts):
-    """topk_ids_skewed's per-expert integer weights (docs/schema.md): experts ranked by a seeded
+    """topk_ids_skewed's per-expert integer weights (docs/reference/schema.md): experts ranked by a seeded
     Fisher-Yates shuffle driven by splitmix64(splitmix64((seed << 40) ^ j)); rank r weighs
     2^20 // (3r + 2), except the last experts // 8 ranks, which weigh 0 and stay empty."""
     perm = list(range(experts))

@@ -1,5 +1,5 @@
 """Times each audited op alone, as eager torch runs it: what the C replicas' fidelity is measured
-against (golden/targets/<target>/torch_ops.json, schema extern-audit/torch-ops in docs/schema.md).
+against (golden/targets/<target>/torch_ops.json, schema extern-audit/torch-ops in docs/reference/schema.md).
 
 The captures time whole partitions (the index built, consumers run), so a replica of one op cannot
 be compared with them. This times exactly what `extern-audit run` replicates, on the inputs the C

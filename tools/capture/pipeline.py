@@ -1,5 +1,5 @@
 """The attribution pipeline's own price of an audited op, reproduced on this GPU (the "pipeline"
-timing of golden/targets/<target>/torch_ops.json, docs/schema.md): the op alone in eager torch on
+timing of golden/targets/<target>/torch_ops.json, docs/reference/schema.md): the op alone in eager torch on
 fabricated inputs, as better-benchmark's extern replay prices it. Floating tensors get uniform
 values, booleans random bits, and integer tensors -- whose meaning the pipeline does not infer --
 randint(0, 100); literals stay as the graph wrote them. One call per CUDA-graph replay, the minimum

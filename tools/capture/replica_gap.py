@@ -2,7 +2,7 @@
 current.cu): per device operation (the fill, the device-to-device copy of result.copy_(self), ATen's
 index kernel), torch.profiler's durations and launch configurations against the replica's own,
 which `extern-audit run` records from CUPTI as each path's "kernel_launches" (median of 5 eager
-calls, copies included; docs/schema.md). One GPU session measures both sides:
+calls, copies included; docs/reference/schema.md). One GPU session measures both sides:
 
     build/extern-audit run --scope index_add --mode both --json > OUT/index_add_run.json
     python3 tools/capture/replica_gap.py --golden golden --replica OUT/index_add_run.json \\

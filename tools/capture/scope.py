@@ -216,7 +216,7 @@ def value_facts(nodes, value_properties):
 
 
 def choose_generator(tensor, seed, derived, corpus_input, experts=None, topk_index=None):
-    """The generator object for one input (docs/schema.md): exact reproduction for the op's
+    """The generator object for one input (docs/reference/schema.md): exact reproduction for the op's
     own arguments with constant/iota/as_strided_iota values; routing ids for a topk's indices;
     otherwise hashed values by dtype, integers in the corpus's recorded index range when known."""
     if derived is not None and derived.get("kind") in EXACT_DERIVED:

@@ -1,4 +1,4 @@
-"""target.json of a staged target (ci/golden-stage), as docs/schema.md's extern-audit/target v1:
+"""target.json of a staged target (ci/golden-stage), as docs/reference/schema.md's extern-audit/target v1:
 its name, GPU model, torch and capability, the environment the stage ran in (worker.environment(),
 as capture.json records it), the candidate lowering when there is one, and "scopes" when only those
 scopes were captured (a partial stage, which `extern-audit golden diff` compares on those scopes only

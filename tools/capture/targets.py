@@ -1,4 +1,4 @@
-"""The golden target of a GPU and a torch build (src/target/target.h, docs/schema.md "target").
+"""The golden target of a GPU and a torch build (src/target/target.h, docs/reference/schema.md "target").
 
 What depends on both (captures, classification, torch op timings, replay, baselines) lives in
 golden/targets/<gpu model>-torch<torch version>/, described by its target.json. This module names the

@@ -76,7 +76,7 @@ def short_dtype(dtype):
 
 
 def tensor_checksum(t):
-    """docs/schema.md's output checksum over t's row-major logical elements."""
+    """docs/reference/schema.md's output checksum over t's row-major logical elements."""
     import numpy as np
     import torch
     size = t.element_size()
@@ -246,7 +246,7 @@ def sample_stride(numel, samples=REFERENCE_SAMPLES):
 
 
 def reference_samples(t):
-    """Eager output t's row-major elements 0, s, 2s, ... as floats (docs/schema.md, capture "reference"),
+    """Eager output t's row-major elements 0, s, 2s, ... as floats (docs/reference/schema.md, capture "reference"),
     or None when t is not floating or holds a non-finite sample (JSON has no NaN)."""
     import torch
     if not t.dtype.is_floating_point:

@@ -1,5 +1,5 @@
 """What every op timing shares: the OpKind it declares, its error, and the readers of a golden
-point's signature (docs/schema.md, golden/occurrences) that its planner checks a point with."""
+point's signature (docs/reference/schema.md, golden/occurrences) that its planner checks a point with."""
 
 import collections
 

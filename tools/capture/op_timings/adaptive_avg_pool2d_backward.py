@@ -10,7 +10,7 @@ from ._common import OpKind, OpTimingError, is_contiguous, nothing, tensor
 OP = "aten._adaptive_avg_pool2d_backward.default"
 WHAT = "the bf16 pool backward the replica reproduces"
 SEED_GRAD = 0  # repros/avgpool_backward/run.c's grad_gen: {"generator": "uniform", "seed": 0}
-SEED_SELF = 1  # any seed would do (ATen reads only self's sizes); docs/schema.md names this one
+SEED_SELF = 1  # any seed would do (ATen reads only self's sizes); docs/reference/schema.md names this one
 
 
 # ---- the pure half: which tensors, which call ----

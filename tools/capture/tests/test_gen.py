@@ -1,4 +1,4 @@
-"""Generators and checksum against docs/schema.md's test vectors (bit-exactness with C)."""
+"""Generators and checksum against docs/reference/schema.md's test vectors (bit-exactness with C)."""
 
 import unittest
 

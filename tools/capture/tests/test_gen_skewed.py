@@ -1,4 +1,4 @@
-"""topk_ids_skewed against docs/schema.md's test vectors and its distribution properties."""
+"""topk_ids_skewed against docs/reference/schema.md's test vectors and its distribution properties."""
 
 import unittest
 from collections import Counter
