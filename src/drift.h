@@ -11,8 +11,8 @@
  *   unless a path's own margin is wider (a reviewer's choice);
  *   else SAME when |change| <= tolerance, SLOWER above it, FASTER below -tolerance.
  * - ea_drift_judge is pure arithmetic; ea_drift_time_read takes a "time" object of a baselines path
- *   and refuses a median that is not positive and finite, quartiles that do not bracket it, an iqr_us
- *   that is not q3_us - q1_us (within 1e-12 of q3_us), or a resolution_us (optional, 0 when absent) below 0. */
+ *   and refuses a median that is not positive and finite, quartiles that do not bracket it, or a
+ *   resolution_us (optional, 0 when absent) below 0. */
 #ifndef EA_DRIFT_H
 #define EA_DRIFT_H
 
