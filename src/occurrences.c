@@ -149,10 +149,11 @@ static int validate_tensor(ej_val t, ea_error *err)
                : 0;
 }
 
-/* The tensors among a node's arguments: an object with a dtype and more (a dtype literal is {"dtype"} alone), in
- * lists and keyword maps at any depth; devices, enums and literals are the graph's as parsed. */
+/* The objects among a node's arguments, in lists and keyword maps at any depth: a dtype, device or enum literal
+ * ({"dtype"}, {"device"} or {"enum"} alone, values.c's ea_arg_json) or a tensor descriptor. */
 static int validate_arg_tensors(ej_val v, ea_error *err)
 {
+    static const char *const literals[] = {"dtype", "device", "enum"};
     int n;
     if (cJSON_IsArray(v.v)) {
         ej_array(v, &n, err);
@@ -163,11 +164,12 @@ static int validate_arg_tensors(ej_val v, ea_error *err)
     }
     if (!cJSON_IsObject(v.v))
         return 0;
-    if (cJSON_GetObjectItemCaseSensitive(v.v, "dtype") && cJSON_GetArraySize(v.v) > 1)
-        return validate_tensor(v, err);
-    if (cJSON_GetObjectItemCaseSensitive(v.v, "ann"))
-        return validate_tensor(v, err);
-    return 0;
+    for (int i = 0; i < 3 && cJSON_GetArraySize(v.v) == 1; i++)
+        if (cJSON_GetObjectItemCaseSensitive(v.v, literals[i])) {
+            const char *s;
+            return ej_get_string(v, literals[i], &s, err);
+        }
+    return validate_tensor(v, err);
 }
 
 static int validate_signature(ej_val sig, const char *op, ea_error *err)
