@@ -263,9 +263,11 @@ Test(gate_cli, plan_compares_the_stored_plans_with_todays)
     cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(fid, "replica_us"), replica);
     free(misderived);
 
-    /* a stored result today's code does not plan (a second result of a point that has one) is MISSING */
-    cJSON *scopes = cJSON_GetObjectItemCaseSensitive(d.root, "scopes");
-    cJSON_AddItemToArray(scopes, cJSON_Duplicate(cJSON_GetArrayItem(scopes, 0), 1));
+    /* a stored result today's code does not plan (a second result of a point that has one, of another plan: a
+     * document holds each result once) is MISSING */
+    cJSON *scopes = cJSON_GetObjectItemCaseSensitive(d.root, "scopes"), *second = cJSON_Duplicate(cJSON_GetArrayItem(scopes, 0), 1);
+    cJSON_AddNumberToObject(cJSON_GetObjectItemCaseSensitive(second, "config"), "unroll", 3);
+    cJSON_AddItemToArray(scopes, second);
     text = cJSON_Print(d.root);
     char *extra = test_write(dir, "extra.json", text);
     free(text);

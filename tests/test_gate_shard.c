@@ -57,7 +57,9 @@ static cJSON *path_of(cJSON *doc, int s, int p)
 static void pair(const char *dir, char **stored, char **fresh)
 {
     cJSON *s = load(H200), *n = load(H200);
-    cJSON_DeleteItemFromArray(scopes(s), 5);
+    /* results of points with one result each: a point's results pair by order, and a shifted order would pair
+     * other plans (CONFIG) and leave a proposal holding one result twice, which no document may */
+    cJSON_DeleteItemFromArray(scopes(s), 11);
     cJSON_DeleteItemFromObjectCaseSensitive(path_of(s, 2, 0), "time_cold");
     cJSON *t = cJSON_GetObjectItemCaseSensitive(path_of(n, 0, 0), "time");
     const char *const keys[] = {"median_us", "q1_us", "q3_us", "iqr_us"};
@@ -65,7 +67,7 @@ static void pair(const char *dir, char **stored, char **fresh)
         cJSON *v = cJSON_GetObjectItemCaseSensitive(t, keys[i]);
         cJSON_SetNumberValue(v, v->valuedouble * 1.1);
     }
-    cJSON_DeleteItemFromArray(scopes(n), 7);
+    cJSON_DeleteItemFromArray(scopes(n), 20);
     *stored = save(dir, "stored.json", s);
     *fresh = save(dir, "new.json", n);
     cJSON_Delete(s);
@@ -376,7 +378,7 @@ Test(gate_shard, merge_refuses_overlaps_missing_shards_and_mixed_gates_naming_th
     shard_reports(sub, stored, fresh, 3, f);
     char *two[2] = {f[0], f[0]};
     refused(two, 2, "overlap: ", "one shard twice");
-    refused(f, 2, "missing: shard 3/3 has no report among the 2 given; its ", "a missing shard");
+    refused(f, 2, "missing: shard 3/3 has no report among the 2 given (", "a missing shard");
     char *unsharded[1];
     cli_run u = test_cli("gate", "--baseline", stored, "--against", fresh, "--json", NULL);
     unsharded[0] = test_write(dir, "whole.json", u.out);

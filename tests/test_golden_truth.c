@@ -190,7 +190,7 @@ Test(golden_truth, a_duplicate_key_in_a_target_json_is_refused_by_audit)
     free(text);
 }
 
-/* A golden folder linking the committed occurrences, old rule and seed, with the committed targets under names
+/* A golden folder linking the committed old rule and seed, with the committed occurrences and targets under names
  * given as a symlinked tree (cp -rs), so one file can be replaced by an edited copy. */
 static const char *golden_tree(void)
 {
@@ -198,7 +198,7 @@ static const char *golden_tree(void)
     char cmd[9000], cwd[2048];
     cr_assert_not_null(getcwd(cwd, sizeof cwd));
     snprintf(cmd, sizeof cmd,
-             "ln -s '%s/golden/occurrences' '%s/occurrences' && ln -s '%s/golden/old_rule.json' '%s/old_rule.json' && "
+             "cp -rs '%s/golden/occurrences' '%s/occurrences' && ln -s '%s/golden/old_rule.json' '%s/old_rule.json' && "
              "ln -s '%s/golden/seed_totals.json' '%s/seed_totals.json' && cp -rs '%s/golden/targets' '%s/targets'",
              cwd, dir, cwd, dir, cwd, dir, cwd, dir);
     cr_assert_eq(system(cmd), 0);
@@ -271,59 +271,277 @@ static void schema_refuses(const char *rel, const char *from, const char *to, co
 #define SANITIZE "targets/" TEST_TARGET "/sanitize.json"
 #define TORCH_OPS "targets/" TEST_TARGET "/torch_ops.json"
 
+/* One schema_refuses per row: the file, its first from replaced by to, the command that reads it, the message. */
+typedef struct {
+    const char *rel, *from, *to, *cmd, *want;
+} refusal;
+
+static void refuse_each(const refusal *rows, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        schema_refuses(rows[i].rel, rows[i].from, rows[i].to, rows[i].cmd, rows[i].want);
+}
+
+#define REFUSE_EACH(rows) refuse_each(rows, sizeof rows / sizeof rows[0])
+
 Test(golden_truth, baselines_times_counts_and_sizes_out_of_range_are_refused)
 {
-    schema_refuses(BASELINES, "\"median_us\":\t188.63466382026672", "\"median_us\":\t-188.6", "audit",
-                   "$.scopes[0].paths[0].time.median_us: expected a positive finite time, got -188.6");
-    schema_refuses(BASELINES, "\"median_us\":\t165.84456818444389", "\"median_us\":\t-5", "audit",
-                   "$.scopes[2].paths[1].candidates[6].median_us: expected a positive time below 1e9 us, got -5");
-    schema_refuses(BASELINES, "\"samples\":\t30", "\"samples\":\t-30", "audit",
-                   "$.scopes[0].paths[0].time.samples: expected an integer >= 1, got -30");
-    schema_refuses(BASELINES, "\"calls_per_replay\":\t6", "\"calls_per_replay\":\t-20", "audit",
-                   "$.scopes[0].paths[0].time.calls_per_replay: expected an integer >= 1, got -20");
-    schema_refuses(BASELINES, "\"bytes\":\t56623104", "\"bytes\":\t1e308", "rollup",
-                   "$.scopes[0].floor.bytes: expected integer of magnitude below 2^53");
-    schema_refuses(BASELINES, "\"bytes\":\t1073741824", "\"bytes\":\t1e308", "audit",
-                   "$.copy_bandwidth.bytes: expected integer of magnitude below 2^53");
+    static const refusal rows[] = {
+        {BASELINES, "\"median_us\":\t188.63466382026672", "\"median_us\":\t-188.6", "audit",
+         "$.scopes[0].paths[0].time.median_us: expected a positive finite time, got -188.6"},
+        {BASELINES, "\"median_us\":\t165.84456818444389", "\"median_us\":\t-5", "audit",
+         "$.scopes[2].paths[1].candidates[6].median_us: expected a positive time below 1e9 us, got -5"},
+        {BASELINES, "\"samples\":\t30", "\"samples\":\t-30", "audit",
+         "$.scopes[0].paths[0].time.samples: expected an integer >= 1, got -30"},
+        {BASELINES, "\"calls_per_replay\":\t6", "\"calls_per_replay\":\t-20", "audit",
+         "$.scopes[0].paths[0].time.calls_per_replay: expected an integer >= 1, got -20"},
+        {BASELINES, "\"bytes\":\t56623104", "\"bytes\":\t1e308", "rollup",
+         "$.scopes[0].floor.bytes: expected integer of magnitude below 2^53"},
+        {BASELINES, "\"bytes\":\t1073741824", "\"bytes\":\t1e308", "audit",
+         "$.copy_bandwidth.bytes: expected integer of magnitude below 2^53"},
+    };
+    REFUSE_EACH(rows);
 }
 
 Test(golden_truth, replay_sanitize_and_capture_numbers_beyond_range_are_refused)
 {
-    schema_refuses(REPLAY, "\"q3\":\t30.2619993686676", "\"q3\":\t9223372036854775808", "audit",
-                   "replay.json $[0].replay_us.q3: expected a time below 1e9 us, got 9.22337e+18");
-    schema_refuses(SANITIZE, "\"errors\": 0}", "\"errors\": 9007199254740993}", "audit",
-                   "sanitize.json $.totals[0].errors: expected integer of magnitude below 2^53");
-    schema_refuses(CAT_CAPTURE, "\"name\": \"out0\",\n   \"dtype\": \"bf16\",\n   \"sizes\": [\n    64,",
-                   "\"name\": \"out0\",\n   \"dtype\": \"bf16\",\n   \"sizes\": [\n    9007199254740993,", "audit",
-                   "capture.json $.outputs[0].sizes[0]: expected integer of magnitude below 2^53");
+    static const refusal rows[] = {
+        {REPLAY, "\"q3\":\t30.2619993686676", "\"q3\":\t9223372036854775808", "audit",
+         "replay.json $[0].replay_us.q3: expected a time below 1e9 us, got 9.22337e+18"},
+        {SANITIZE, "\"errors\": 0}", "\"errors\": 9007199254740993}", "audit",
+         "sanitize.json $.totals[0].errors: expected integer of magnitude below 2^53"},
+        {CAT_CAPTURE, "\"name\": \"out0\",\n   \"dtype\": \"bf16\",\n   \"sizes\": [\n    64,",
+         "\"name\": \"out0\",\n   \"dtype\": \"bf16\",\n   \"sizes\": [\n    9007199254740993,", "audit",
+         "capture.json $.outputs[0].sizes[0]: expected integer of magnitude below 2^53"},
+    };
+    REFUSE_EACH(rows);
 }
 
 Test(golden_truth, torch_ops_sizes_dtypes_and_counts_out_of_range_are_refused)
 {
-    static const char *const sizes[] = {"2147483648", "4294967296"};
-    for (int i = 0; i < 2; i++) {
-        char to[64];
-        snprintf(to, sizeof to, "%s\n     ]", sizes[i]);
-        schema_refuses(TORCH_OPS, "18874368\n     ]", to, "rollup",
-                       "torch_ops.json $.points[0].inputs[0].sizes: expected 18874368 elements");
-    }
-    schema_refuses(TORCH_OPS, "18874368\n     ]", "-5\n     ]", "rollup",
-                   "torch_ops.json $.points[0].inputs[0].sizes[0]: expected an integer >= 0, got -5");
-    schema_refuses(TORCH_OPS, "18874368\n     ]", "1e999\n     ]", "rollup",
-                   "torch_ops.json $.points[0].inputs[0].sizes[0]: expected integer, got number inf");
-    schema_refuses(TORCH_OPS, "\"dtype\": \"i64\"", "\"dtype\": 7", "rollup",
-                   "torch_ops.json $.points[0].inputs[0].dtype: expected string, got number 7");
-    schema_refuses(TORCH_OPS, "\"calls_per_replay\": 20", "\"calls_per_replay\": -20", "rollup",
-                   "torch_ops.json $.timing.calls_per_replay: expected an integer >= 1, got -20");
+    static const refusal rows[] = {
+        {TORCH_OPS, "18874368\n     ]", "2147483648\n     ]", "rollup",
+         "torch_ops.json $.points[0].inputs[0].sizes: expected 18874368 elements"},
+        {TORCH_OPS, "18874368\n     ]", "4294967296\n     ]", "rollup",
+         "torch_ops.json $.points[0].inputs[0].sizes: expected 18874368 elements"},
+        {TORCH_OPS, "18874368\n     ]", "-5\n     ]", "rollup",
+         "torch_ops.json $.points[0].inputs[0].sizes[0]: expected an integer >= 0, got -5"},
+        {TORCH_OPS, "18874368\n     ]", "1e999\n     ]", "rollup",
+         "torch_ops.json $.points[0].inputs[0].sizes[0]: expected integer, got number inf"},
+        {TORCH_OPS, "\"dtype\": \"i64\"", "\"dtype\": 7", "rollup",
+         "torch_ops.json $.points[0].inputs[0].dtype: expected string, got number 7"},
+        {TORCH_OPS, "\"calls_per_replay\": 20", "\"calls_per_replay\": -20", "rollup",
+         "torch_ops.json $.timing.calls_per_replay: expected an integer >= 1, got -20"},
+    };
+    REFUSE_EACH(rows);
 }
 
 /* What the repository's campaign (ci/campaign) still found accepted after the rules above: each now refused. */
 Test(golden_truth, times_the_campaign_found_unbounded_are_refused)
 {
-    schema_refuses(TORCH_OPS, "\"steady_us\": 6771.622", "\"steady_us\": 9007199254740993", "rollup",
-                   "torch_ops.json $.points[0].pipeline.min_us: expected positive min_us and steady_us below 1e9 us");
-    schema_refuses(CAT_CAPTURE, "\"q3_us\": 30.961", "\"q3_us\": 9223372036854775808", "audit",
-                   ".q3_us: expected a time below 1e9 us, got 9.22337e+18");
-    schema_refuses(BASELINES, "\"torch_compiled_us\":\t30.845,", "\"torch_compiled_us\":\t1e308,", "audit",
-                   ".fidelity.torch_compiled_us: expected null or a positive time below 1e9 us, got 1e+308");
+    static const refusal rows[] = {
+        {TORCH_OPS, "\"steady_us\": 6771.622", "\"steady_us\": 9007199254740993", "rollup",
+         "torch_ops.json $.points[0].pipeline.min_us: expected positive min_us and steady_us below 1e9 us"},
+        {CAT_CAPTURE, "\"q3_us\": 30.961", "\"q3_us\": 9223372036854775808", "audit",
+         ".q3_us: expected a time below 1e9 us, got 9.22337e+18"},
+        {BASELINES, "\"torch_compiled_us\":\t30.845,", "\"torch_compiled_us\":\t1e308,", "audit",
+         ".fidelity.torch_compiled_us: expected null or a positive time below 1e9 us, got 1e+308"},
+    };
+    REFUSE_EACH(rows);
+}
+
+/* golden/rel replaced by the committed document as change leaves its parsed tree. */
+static void edit_doc(const char *golden, const char *rel, void (*change)(cJSON *doc))
+{
+    char src[4400];
+    snprintf(src, sizeof src, "golden/%s", rel);
+    char *text = test_read(src);
+    cJSON *doc = cJSON_Parse(text);
+    cr_assert_not_null(doc, "%s does not parse", src);
+    change(doc);
+    char *out = cJSON_Print(doc);
+    cr_assert_eq(unlink(test_join(golden, rel)), 0);
+    free(test_write(golden, rel, out));
+    cJSON_free(out);
+    cJSON_Delete(doc);
+    free(text);
+}
+
+/* schema_refuses for a change made on the parsed document. */
+static void doc_refuses(const char *rel, void (*change)(cJSON *doc), const char *cmd, const char *want)
+{
+    const char *g = golden_tree();
+    edit_doc(g, rel, change);
+    refused_by(g, TEST_TARGET, cmd, want);
+}
+
+/* One doc_refuses per row. */
+typedef struct {
+    const char *rel;
+    void (*change)(cJSON *doc);
+    const char *cmd, *want;
+} doc_refusal;
+
+static void doc_refuse_each(const doc_refusal *rows, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        doc_refuses(rows[i].rel, rows[i].change, rows[i].cmd, rows[i].want);
+}
+
+#define DOC_REFUSE_EACH(rows) doc_refuse_each(rows, sizeof rows / sizeof rows[0])
+
+static cJSON *at(cJSON *doc, const char *key, int i)
+{
+    cJSON *x = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, key), i);
+    cr_assert_not_null(x, "no %s[%d]", key, i);
+    return x;
+}
+
+/* list[i] once more, right after itself (the items after it moved back; this cJSON's InsertItemInArray refuses) */
+static void repeat(cJSON *list, int i)
+{
+    cJSON *rest = cJSON_CreateArray(), *x;
+    while (cJSON_GetArraySize(list) > i + 1)
+        cJSON_AddItemToArray(rest, cJSON_DetachItemFromArray(list, i + 1));
+    cJSON_AddItemToArray(list, cJSON_Duplicate(cJSON_GetArrayItem(list, i), 1));
+    while ((x = cJSON_DetachItemFromArray(rest, 0)) != NULL)
+        cJSON_AddItemToArray(list, x);
+    cJSON_Delete(rest);
+}
+
+static void result_twice(cJSON *d) { repeat(cJSON_GetObjectItemCaseSensitive(d, "scopes"), 0); }
+static void path_twice(cJSON *d) { repeat(cJSON_GetObjectItemCaseSensitive(at(d, "scopes", 0), "paths"), 0); }
+static void unmeasured_twice(cJSON *d) { repeat(cJSON_GetObjectItemCaseSensitive(d, "unmeasured"), 0); }
+
+Test(golden_truth, a_result_a_path_or_an_unmeasured_point_listed_twice_in_baselines_is_refused)
+{
+    static const doc_refusal rows[] = {
+        /* the review's "a scope listed twice in baselines.json": audit said exit 0 and counted it twice */
+        {BASELINES, result_twice, "audit",
+         "baselines.json $.scopes[1]: expected each result once (its family, point and config), got a repeat of "
+         "$.scopes[0]"},
+        {BASELINES, result_twice, "rollup", "baselines.json $.scopes[1]: expected each result once"},
+        {BASELINES, path_twice, "audit",
+         "baselines.json $.scopes[0].paths[1]: expected each path once (its name and mode), got a repeat of "
+         "$.scopes[0].paths[0]"},
+        {BASELINES, unmeasured_twice, "audit",
+         "baselines.json $.unmeasured[1]: expected each unmeasured point once, got a repeat of $.unmeasured[0]"},
+    };
+    DOC_REFUSE_EACH(rows);
+}
+
+static cJSON *first_time(cJSON *d)
+{
+    return cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(at(d, "scopes", 0),
+                                                                                                "paths"), 0), "time");
+}
+
+static void scale(cJSON *o, const char *key, double k)
+{
+    cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    cr_assert(cJSON_IsNumber(v), "no number %s", key);
+    cJSON_SetNumberValue(v, v->valuedouble * k);
+}
+
+static void iqr_doubled(cJSON *d) { scale(first_time(d), "iqr_us", 2); }
+static void speedup_doubled(cJSON *d) { scale(at(d, "scopes", 0), "speedup", 2); }
+static void floor_us_doubled(cJSON *d)
+{
+    scale(cJSON_GetObjectItemCaseSensitive(at(d, "scopes", 0), "floor"), "us", 2);
+}
+static void fraction_halved(cJSON *d) { scale(at(d, "scopes", 0), "floor_fraction", 0.5); }
+static void l2_huge(cJSON *d) { scale(cJSON_GetObjectItemCaseSensitive(d, "gpu"), "l2_bytes", 1e300); }
+
+Test(golden_truth, a_derived_baselines_number_that_its_sources_do_not_give_is_refused)
+{
+    static const doc_refusal rows[] = {
+        /* the drift rule's notch is judged on iqr_us: it must be q3_us - q1_us */
+        {BASELINES, iqr_doubled, "audit", "baselines.json $.scopes[0].paths[0].time.iqr_us: expected q3_us - q1_us = "},
+        /* the reports quote speedups, floors and fractions as stored: each is recomputed from the times and floor */
+        {BASELINES, speedup_doubled, "rollup",
+         "baselines.json $.scopes[0]: expected the floor, speedups and fractions its times and floor give "
+         "(stored -> derived), first at $.scopes[0].speedup: "},
+        {BASELINES, floor_us_doubled, "audit", "first at $.scopes[0].floor.us: "},
+        {BASELINES, fraction_halved, "audit", "first at $.scopes[0].floor_fraction: "},
+        {BASELINES, l2_huge, "audit", "baselines.json $.gpu.l2_bytes: expected integer of magnitude below 2^53"},
+    };
+    DOC_REFUSE_EACH(rows);
+}
+
+#define CUMSUM_OCC "occurrences/cumsum.json"
+
+static cJSON *signature(cJSON *d)
+{
+    return cJSON_GetObjectItemCaseSensitive(at(d, "points", 0), "signature");
+}
+
+static cJSON *first_arg(cJSON *d)
+{
+    return at(signature(d), "args", 0);
+}
+
+static void output_without_strides(cJSON *d)
+{
+    cJSON_DeleteItemFromObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(signature(d), "output"), "strides");
+}
+
+static void arg_without_strides(cJSON *d) { cJSON_DeleteItemFromObjectCaseSensitive(first_arg(d), "strides"); }
+static void arg_stride_short(cJSON *d)
+{
+    cJSON_DeleteItemFromArray(cJSON_GetObjectItemCaseSensitive(first_arg(d), "strides"), 0);
+}
+static void arg_not_contiguous(cJSON *d)
+{
+    cJSON_ReplaceItemInObjectCaseSensitive(first_arg(d), "contiguous", cJSON_CreateFalse());
+}
+static void arg_dtype_7(cJSON *d)
+{
+    cJSON_ReplaceItemInObjectCaseSensitive(first_arg(d), "dtype", cJSON_CreateNumber(7));
+}
+static void arg_dtype_unknown(cJSON *d)
+{
+    cJSON_ReplaceItemInObjectCaseSensitive(first_arg(d), "dtype", cJSON_CreateString("q4"));
+}
+static void arg_size_negative(cJSON *d)
+{
+    cJSON_SetNumberValue(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(first_arg(d), "sizes"), 0), -5);
+}
+
+/* the copy's occurrences added to the total, so that only the repeat is wrong */
+static void point_twice(cJSON *d)
+{
+    repeat(cJSON_GetObjectItemCaseSensitive(d, "points"), 0);
+    cJSON *occ = cJSON_GetObjectItemCaseSensitive(d, "occurrences");
+    cJSON_SetNumberValue(occ, occ->valuedouble + ej_num(at(d, "points", 0), "count"));
+}
+
+Test(golden_truth, an_occurrence_signature_tensor_without_strides_or_with_a_false_layout_is_refused)
+{
+    static const doc_refusal rows[] = {
+        /* the review's tensor without strides: audit and rollup said exit 0, run --plan called the point unsupported */
+        {CUMSUM_OCC, output_without_strides, "audit",
+         "cumsum.json $.points[0].signature.output.strides: expected a value, got nothing (missing key)"},
+        {CUMSUM_OCC, output_without_strides, "rollup", "cumsum.json $.points[0].signature.output.strides: "},
+        {CUMSUM_OCC, arg_without_strides, "audit",
+         "cumsum.json $.points[0].signature.args[0].strides: expected a value, got nothing (missing key)"},
+        {CUMSUM_OCC, arg_stride_short, "audit",
+         "cumsum.json $.points[0].signature.args[0].strides: expected 2 strides, one per size, got 1"},
+        {CUMSUM_OCC, arg_not_contiguous, "audit",
+         "cumsum.json $.points[0].signature.args[0].contiguous: expected true (what its sizes and strides give), "
+         "got false"},
+        {CUMSUM_OCC, arg_dtype_7, "audit",
+         "cumsum.json $.points[0].signature.args[0].dtype: expected string, got number 7"},
+        {CUMSUM_OCC, arg_dtype_unknown, "audit",
+         "cumsum.json $.points[0].signature.args[0].dtype: expected a dtype of the table (bf16, f32, i64, ...), got "
+         "\"q4\""},
+        {CUMSUM_OCC, arg_size_negative, "audit",
+         "cumsum.json $.points[0].signature.args[0].sizes[0]: expected an integer >= 0, got -5"},
+    };
+    DOC_REFUSE_EACH(rows);
+}
+
+Test(golden_truth, an_occurrence_point_listed_twice_is_refused)
+{
+    doc_refuses(CUMSUM_OCC, point_twice, "audit",
+                "cumsum.json $.points[1]: expected each point once, got a repeat of $.points[0]");
 }

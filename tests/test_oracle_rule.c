@@ -60,6 +60,15 @@ static void add_path(cJSON *result, cJSON *path)
     cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(result, "paths"), path);
 }
 
+/* A result of a current and an oracle path that passed, warm only: medians current and oracle, one IQR, 30
+ * samples each. */
+static void add_warm_pair(cJSON *doc, const char *point, const char *alias, double current, double oracle, double iqr)
+{
+    cJSON *r = add_result(doc, point, alias);
+    add_path(r, path_of("current", 1, time_of(current, iqr, 30), NULL));
+    add_path(r, path_of("oracle", 1, time_of(oracle, iqr, 30), NULL));
+}
+
 static cJSON *breaches_of(const cJSON *doc)
 {
     ea_target t;
@@ -110,14 +119,11 @@ Test(oracle_rule, a_rival_faster_than_the_oracle_beyond_its_notches_is_a_breach_
 
 Test(oracle_rule, a_difference_within_the_notches_is_no_breach_and_a_spread_too_wide_is_unjudged)
 {
-    cJSON *d = doc_new(), *r = add_result(d, "p0", "within");
+    cJSON *d = doc_new();
     /* 1% apart, each median known to 1.57 x 0.05 / sqrt(30) / 1 = 1.4%: the same */
-    add_path(r, path_of("current", 1, time_of(1.00, 0.05, 30), NULL));
-    add_path(r, path_of("oracle", 1, time_of(1.01, 0.05, 30), NULL));
-    r = add_result(d, "p1", "noisy");
+    add_warm_pair(d, "p0", "within", 1.00, 1.01, 0.05);
     /* notches of 1.57 x 0.5 / sqrt(30): 14% each, past the drift rule's limit */
-    add_path(r, path_of("current", 1, time_of(1.00, 0.5, 30), NULL));
-    add_path(r, path_of("oracle", 1, time_of(1.30, 0.5, 30), NULL));
+    add_warm_pair(d, "p1", "noisy", 1.00, 1.30, 0.5);
     cJSON *rule = breaches_of(d);
     cr_assert_eq(nbreaches(rule), 0);
     cr_assert_eq(ej_num(rule, "judged"), 1);
@@ -128,12 +134,9 @@ Test(oracle_rule, a_difference_within_the_notches_is_no_breach_and_a_spread_too_
 
 Test(oracle_rule, a_second_result_of_a_point_is_named_by_its_order)
 {
-    cJSON *d = doc_new(), *r = add_result(d, "p0", "first");
-    add_path(r, path_of("current", 1, time_of(2.0, 0.001, 30), NULL));
-    add_path(r, path_of("oracle", 1, time_of(1.0, 0.001, 30), NULL));
-    r = add_result(d, "p0", "second");
-    add_path(r, path_of("current", 1, time_of(1.0, 0.001, 30), NULL));
-    add_path(r, path_of("oracle", 1, time_of(1.1, 0.001, 30), NULL));
+    cJSON *d = doc_new();
+    add_warm_pair(d, "p0", "first", 2.0, 1.0, 0.001);
+    add_warm_pair(d, "p0", "second", 1.0, 1.1, 0.001);
     cJSON *rule = breaches_of(d);
     cr_assert_eq(nbreaches(rule), 1);
     cr_assert_eq(ej_num(breach(rule, 0), "result"), 1);
@@ -188,15 +191,10 @@ static int count_kind(const cJSON *failures, const char *kind)
 
 Test(oracle_rule, a_listed_breach_is_allowed_an_unlisted_one_fails_a_worse_one_fails_and_a_gone_one_is_stale)
 {
-    cJSON *d = doc_new(), *r = add_result(d, "p0", "listed");
-    add_path(r, path_of("current", 1, time_of(0.92, 0.001, 30), NULL));
-    add_path(r, path_of("oracle", 1, time_of(1.00, 0.001, 30), NULL));
-    r = add_result(d, "p1", "unlisted");
-    add_path(r, path_of("current", 1, time_of(0.95, 0.001, 30), NULL));
-    add_path(r, path_of("oracle", 1, time_of(1.00, 0.001, 30), NULL));
-    r = add_result(d, "p2", "worse");
-    add_path(r, path_of("current", 1, time_of(0.80, 0.001, 30), NULL));
-    add_path(r, path_of("oracle", 1, time_of(1.00, 0.001, 30), NULL));
+    cJSON *d = doc_new();
+    add_warm_pair(d, "p0", "listed", 0.92, 1.00, 0.001);
+    add_warm_pair(d, "p1", "unlisted", 0.95, 1.00, 0.001);
+    add_warm_pair(d, "p2", "worse", 0.80, 1.00, 0.001);
     cJSON *rule = breaches_of(d);
     cJSON *allowed = allowlist(entry(GOOD_ENTRY("p0", 0, "warm", 0.92) "," GOOD_ENTRY("p2", 0, "warm", 0.90) ","
                                      GOOD_ENTRY("p9", 0, "cold", 0.97))),

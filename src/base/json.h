@@ -77,6 +77,13 @@ int ej_expect_schema(ej_val root, const char *schema, int64_t version, ea_error 
  * present. Returns -1. */
 int ej_bad_field(ej_val obj, const char *key, const char *what, const char *got, ea_error *err);
 
+/* Uniqueness of the items of arr (an array whose items were read): same(a, b) says when two are one (a result, a
+ * point, a run); a second one fails "<file> <path>[j]: expected <what>, got a repeat of <path>[i]". ej_same_key
+ * compares one member of two objects (both absent: the same). */
+typedef int ej_same_fn(const cJSON *a, const cJSON *b);
+int ej_each_once(ej_val arr, ej_same_fn *same, const char *what, ea_error *err);
+int ej_same_key(const cJSON *a, const cJSON *b, const char *key);
+
 /* Lenient reads of a document already validated or built here: the string (number) at key, NULL
  * (NaN) when it is absent or of another type. */
 const char *ej_str(const cJSON *obj, const char *key);

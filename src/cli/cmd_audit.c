@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "measure/baseline.h"
+#include "measure/baseline_derived.h"
 #include "report/baseline_table.h"
 #include "report/bottom_line.h"
 #include "target/classify.h"
@@ -39,7 +40,7 @@ static int measured_points(const ea_target *t, cJSON *points, cJSON *unmeasured,
     if (ej_load(path, &doc, err) != 0)
         return -1;
     const cJSON *sc;
-    if ((rc = ea_baseline_validate(path, doc.root, err)) == 0)
+    if ((rc = ea_baseline_golden_validate(path, doc.root, err)) == 0)
         cJSON_ArrayForEach(sc, cJSON_GetObjectItem(doc.root, "scopes"))
             cJSON_AddItemToArray(points, cJSON_CreateString(cJSON_GetObjectItem(sc, "point")->valuestring));
     if (rc == 0)

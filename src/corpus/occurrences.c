@@ -1,11 +1,13 @@
 #include "corpus/occurrences.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/json.h"
 #include "corpus/occurrences_impl.h"
+#include "base/tensor.h"
 #include "base/text_table.h"
 
 static int expect_string(ej_val v, const char *key, const char *want, ea_error *err)
@@ -66,16 +68,128 @@ static int validate_occurrence(ej_val o, ea_error *err)
                : 0;
 }
 
+/* n integers >= 0 at key, at most EA_MAX_DIMS (below 2^53: ej_as_int). */
+static int dims(ej_val t, const char *key, int64_t *out, int *n, ea_error *err)
+{
+    ej_val arr;
+    if (ej_field(t, key, 1, &arr, err) || ej_array(arr, n, err))
+        return -1;
+    if (*n > EA_MAX_DIMS) {
+        char what[32], got[32];
+        snprintf(what, sizeof what, "at most %d dimensions", EA_MAX_DIMS);
+        snprintf(got, sizeof got, "%d", *n);
+        return ej_bad_field(t, key, what, got, err);
+    }
+    for (int i = 0; i < *n; i++) {
+        ej_val d = ej_index(arr, i);
+        if (ej_as_int(d, &out[i], err))
+            return -1;
+        if (out[i] < 0)
+            return ea_fail(err, "%s %s: expected an integer >= 0, got %" PRId64, d.file, d.path, out[i]);
+    }
+    return 0;
+}
+
+/* A bool at key that must be what the descriptor's sizes and strides give. */
+static int derived_flag(ej_val t, const char *key, int want, ea_error *err)
+{
+    int b;
+    if (ej_get_bool(t, key, &b, err))
+        return -1;
+    return b == want ? 0
+                     : ej_bad_field(t, key, want ? "true (what its sizes and strides give)"
+                                                 : "false (what its sizes and strides give)",
+                                    b ? "true" : "false", err);
+}
+
+/* A tensor descriptor as extract writes it (extract.c's tensor_json): {"ann"} for a value that is no tensor,
+ * {dtype, ann, symbolic: true}, or the exact one every repro allocates from: a dtype of the table, sizes and
+ * strides (one per size), offset >= 0, device, and contiguous and channels_last as its sizes and strides give
+ * them. */
+static int validate_tensor(ej_val t, ea_error *err)
+{
+    static const char *const exact[] = {"dtype", "sizes", "strides", "offset", "device", "contiguous",
+                                        "channels_last", NULL};
+    static const char *const symbolic[] = {"dtype", "ann", "symbolic", NULL};
+    static const char *const none[] = {"ann", NULL};
+    const char *s;
+    int b, ns;
+    ea_tensor x = {0};
+    if (!cJSON_IsObject(t.v))
+        return ej_object(t, exact, err);
+    if (!cJSON_GetObjectItemCaseSensitive(t.v, "dtype")) { /* no tensor: its annotation, or null */
+        ej_val ann;
+        return ej_object(t, none, err) || ej_field(t, "ann", 1, &ann, err) ||
+                       (!cJSON_IsNull(ann.v) && ej_as_string(ann, &s, err))
+                   ? -1
+                   : 0;
+    }
+    if (ej_get_string(t, "dtype", &s, err))
+        return -1;
+    if ((x.dtype = ea_dtype_from_name(s, strlen(s))) == EA_DTYPE_INVALID)
+        return ea_fail(err, "%s %s.dtype: expected a dtype of the table (bf16, f32, i64, ...), got \"%.40s\"", t.file,
+                       t.path, s);
+    if (cJSON_GetObjectItemCaseSensitive(t.v, "symbolic"))
+        return ej_object(t, symbolic, err) || ej_get_string(t, "ann", &s, err) || ej_get_bool(t, "symbolic", &b, err)
+                   ? -1
+                   : b ? 0 : ej_bad_field(t, "symbolic", "true (a descriptor without sizes)", "false", err);
+    if (ej_object(t, exact, err) || dims(t, "sizes", x.sizes, &x.ndim, err) ||
+        dims(t, "strides", x.strides, &ns, err) || ej_get_int_min(t, "offset", 0, &x.offset, err) ||
+        ej_get_string(t, "device", &s, err))
+        return -1;
+    if (ns != x.ndim) {
+        char what[48], got[32];
+        snprintf(what, sizeof what, "%d strides, one per size", x.ndim);
+        snprintf(got, sizeof got, "%d", ns);
+        return ej_bad_field(t, "strides", what, got, err);
+    }
+    return derived_flag(t, "contiguous", ea_tensor_is_contiguous(&x), err) ||
+                   derived_flag(t, "channels_last", ea_tensor_is_channels_last(&x), err)
+               ? -1
+               : 0;
+}
+
+/* The objects among a node's arguments, in lists and keyword maps at any depth: a dtype, device or enum literal
+ * ({"dtype"}, {"device"} or {"enum"} alone, values.c's ea_arg_json) or a tensor descriptor. */
+static int validate_arg_tensors(ej_val v, ea_error *err)
+{
+    static const char *const literals[] = {"dtype", "device", "enum"};
+    int n;
+    if (cJSON_IsArray(v.v)) {
+        ej_array(v, &n, err);
+        for (int i = 0; i < n; i++)
+            if (validate_arg_tensors(ej_index(v, i), err))
+                return -1;
+        return 0;
+    }
+    if (!cJSON_IsObject(v.v))
+        return 0;
+    for (int i = 0; i < 3 && cJSON_GetArraySize(v.v) == 1; i++)
+        if (cJSON_GetObjectItemCaseSensitive(v.v, literals[i])) {
+            const char *s;
+            return ej_get_string(v, literals[i], &s, err);
+        }
+    return validate_tensor(v, err);
+}
+
 static int validate_signature(ej_val sig, const char *op, ea_error *err)
 {
     static const char *const keys[] = {"op", "output", "args", "kwargs", "value_properties", NULL};
-    return ej_object(sig, keys, err) || expect_string(sig, "op", op, err) ||
-                   expect_kind(sig, "output", cJSON_Object, "an object (tensor descriptor)", err) ||
-                   expect_kind(sig, "args", cJSON_Array, "an array", err) ||
-                   expect_kind(sig, "kwargs", cJSON_Object, "an object", err) ||
-                   expect_kind(sig, "value_properties", cJSON_Array, "an array", err)
-               ? -1
-               : 0;
+    ej_val out, args, kwargs;
+    int n;
+    const char *key;
+    if (ej_object(sig, keys, err) || expect_string(sig, "op", op, err) ||
+        expect_kind(sig, "output", cJSON_Object, "an object (tensor descriptor)", err) ||
+        expect_kind(sig, "args", cJSON_Array, "an array", err) ||
+        expect_kind(sig, "kwargs", cJSON_Object, "an object", err) ||
+        expect_kind(sig, "value_properties", cJSON_Array, "an array", err) || ej_field(sig, "output", 1, &out, err) ||
+        validate_tensor(out, err) || ej_field(sig, "args", 1, &args, err) || validate_arg_tensors(args, err) ||
+        ej_field(sig, "kwargs", 1, &kwargs, err) || ej_map(kwargs, &n, err))
+        return -1;
+    for (int i = 0; i < n; i++)
+        if (validate_arg_tensors(ej_member(kwargs, i, &key), err))
+            return -1;
+    return 0;
 }
 
 /* Every {"ref": k} inside v (a node's args or kwargs) names an earlier entry: 0 <= k < node. */
@@ -134,6 +248,22 @@ static int validate_scope(ej_val scope, ea_error *err)
     return 0;
 }
 
+/* Points, a point's scopes and a scope's occurrences are looked up by id: a copy would count twice. */
+static int same_id(const cJSON *a, const cJSON *b)
+{
+    return ej_same_key(a, b, "id");
+}
+
+static int same_scope(const cJSON *a, const cJSON *b)
+{
+    return ej_same_key(a, b, "scope_id");
+}
+
+static int same_point(const cJSON *a, const cJSON *b)
+{
+    return ej_same_key(a, b, "point");
+}
+
 /* A list of occurrences under a counted parent: count must equal the list's length. */
 static int validate_counted(ej_val parent, const char *what, int64_t *count, ea_error *err)
 {
@@ -158,6 +288,9 @@ static int validate_counted(ej_val parent, const char *what, int64_t *count, ea_
         }
         listed += sub;
     }
+    if (strcmp(what, "scopes") ? ej_each_once(occ, same_id, "each occurrence once", err)
+                               : ej_each_once(occ, same_scope, "each scope once", err))
+        return -1;
     if (*count != listed || n == 0)
         return ea_fail(err, "%s %s.count: expected the number of occurrences listed under %s (%" PRId64
                        ", at least 1), got %" PRId64,
@@ -198,6 +331,8 @@ int ea_occurrences_validate(const char *file, const cJSON *doc, const char *expe
     for (int i = 0; i < n; i++)
         if (validate_point(ej_index(points, i), expected_op, &total, err) != 0)
             return -1;
+    if (ej_each_once(points, same_point, "each point once", err))
+        return -1;
     if (total != listed)
         return ea_fail(err, "%s $.occurrences: expected the sum of point counts (%" PRId64 "), got %" PRId64, file, total, listed);
     return 0;

@@ -1,6 +1,7 @@
 /* gate_merge.c: shard reports joined into one gate report (contract in gate_merge.h). */
 #include "gate/gate_merge.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,27 +24,71 @@ static const char *shown(const cJSON *v)
     return cJSON_IsString(v) ? v->valuestring : "(none)";
 }
 
+/* An entry's [result, path] on one side: -1 where the side has none, else an index (below 2^30: merge shifts it). */
+static int side_at(ej_val e, const char *key, ea_error *err)
+{
+    ej_val at;
+    int n;
+    int64_t x;
+    if (ej_field(e, key, 1, &at, err) || ej_array(at, &n, err))
+        return -1;
+    if (n != 2)
+        return ej_bad_field(e, key, "[result, path], two indices", "another length", err);
+    for (int i = 0; i < 2; i++) {
+        ej_val v = ej_index(at, i);
+        if (ej_as_int(v, &x, err))
+            return -1;
+        if (x < -1 || x >= (1 << 30))
+            return ea_fail(err, "%s %s: expected an index >= -1 (-1: none), got %" PRId64, v.file, v.path, x);
+    }
+    return 0;
+}
+
+/* What merge reads of an entry: its status, point, mode, where and the two sides' indices (the rest is carried
+ * as written). */
+static int entry(ej_val e, ea_error *err)
+{
+    static const char *const statuses[] = {"SAME", "SLOWER", "FASTER", "NOISY", "ADDED", "MISSING", "CLASS",
+                                           "CONFIG", "FAILED", "FIDELITY", "INVALID", "UNSUPPORTED", NULL};
+    const char *s;
+    return ej_get_one_of(e, "status", statuses, "a gate status (SAME, SLOWER, FASTER, NOISY, ADDED, MISSING, ...)",
+                         &s, err) ||
+                   ej_get_string(e, "point", &s, err) || ej_get_string(e, "mode", &s, err) ||
+                   ej_get_string(e, "where", &s, err) || side_at(e, "stored_at", err) || side_at(e, "new_at", err)
+               ? -1
+               : 0;
+}
+
 static int read_report(shard_report *r, ea_error *err)
 {
     if (ej_load(r->file, &r->doc, err))
         return -1;
-    ej_val root = ej_root(&r->doc), sh;
-    double d;
+    ej_val root = ej_root(&r->doc), sh, entries;
+    int64_t count, index;
     const char *s;
     int n;
-    if (ej_expect_schema(root, EA_GATE_SCHEMA, EA_GATE_VERSION, err) || ej_field(root, "entries", 1, &sh, err) ||
-        ej_array(sh, &n, err))
+    if (ej_expect_schema(root, EA_GATE_SCHEMA, EA_GATE_VERSION, err) || ej_field(root, "entries", 1, &entries, err) ||
+        ej_array(entries, &n, err))
         return -1;
+    for (int i = 0; i < n; i++)
+        if (entry(ej_index(entries, i), err))
+            return -1;
     if (!cJSON_GetObjectItemCaseSensitive(r->doc.root, "shard"))
         return ea_fail(err, "%s $.shard: expected the report of gate --shard I/N (--json); this gate was not sharded",
                        r->file);
-    if (ej_field(root, "shard", 1, &sh, err) || ej_get_number(sh, "count", &d, err) ||
-        ej_get_number(sh, "index", &d, err) || ej_get_string(sh, "stored_digest", &s, err) ||
+    if (ej_field(root, "shard", 1, &sh, err) || ej_get_int_min(sh, "count", 1, &count, err) ||
+        ej_get_int_min(sh, "index", 1, &index, err) || ej_get_string(sh, "stored_digest", &s, err) ||
         ej_get_string(sh, "fresh", &s, err) || ej_field(sh, "points", 1, &root, err) || ej_array(root, &n, err) ||
         ej_field(sh, "plan", 1, &root, err) || ej_map(root, &n, err))
         return -1;
+    if (count > EA_SHARD_MAX || index > count) { /* integers, so the casts below are exact */
+        char what[64], got[64];
+        snprintf(what, sizeof what, "1 <= index <= count <= %d", EA_SHARD_MAX);
+        snprintf(got, sizeof got, "%" PRId64 "/%" PRId64, index, count);
+        return ej_bad_field(sh, "index", what, got, err);
+    }
     r->shard = sh.v;
-    r->index = (int)d;
+    r->index = (int)index;
     return 0;
 }
 
@@ -116,8 +161,8 @@ static int cover(shard_report *r, int n, shard_report **by, ea_error *err)
         if (!by[s]) {
             const cJSON *pts = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(plan, s), "points");
             char *list = cJSON_PrintUnformatted(pts);
-            ea_fail(err, "missing: shard %d/%d has no report among the %d given; its %d points: %.700s", s + 1, count, n,
-                    cJSON_GetArraySize(pts), list ? list : "?");
+            ea_fail(err, "missing: shard %d/%d has no report among the %d given (%s%s); its %d points: %.700s", s + 1,
+                    count, n, r[0].file, n > 1 ? ", ..." : "", cJSON_GetArraySize(pts), list ? list : "?");
             free(list);
             return -1;
         }

@@ -133,6 +133,23 @@ static int optional_margin(ej_val p, ea_error *err)
     return m > 0 && m < 1 ? 0 : ej_bad_field(p, "margin", "a relative margin in (0, 1)", got, err);
 }
 
+/* A point's results are its family's configurations (gate.c tells them apart by order), a result's paths are
+ * looked up by name and mode, an unmeasured point by its id: a copy of any would be judged or counted twice. */
+static int same_result(const cJSON *a, const cJSON *b)
+{
+    return ej_same_key(a, b, "family") && ej_same_key(a, b, "point") && ej_same_key(a, b, "config");
+}
+
+static int same_path(const cJSON *a, const cJSON *b)
+{
+    return ej_same_key(a, b, "name") && ej_same_key(a, b, "mode");
+}
+
+static int same_point(const cJSON *a, const cJSON *b)
+{
+    return ej_same_key(a, b, "point");
+}
+
 static int validate_path(ej_val p, ea_error *err)
 {
     static const char *const keys[] = {"name", "mode", "kernels", "kernels_note", "time", "check",
@@ -293,6 +310,8 @@ static int validate_scope(ej_val s, ea_error *err)
     for (int i = 0; i < n; i++)
         if (validate_path(ej_index(paths, i), err))
             return -1;
+    if (ej_each_once(paths, same_path, "each path once (its name and mode)", err))
+        return -1;
     ej_val fl, bytes;
     int64_t nbytes;
     ej_field(s, "floor", 1, &fl, err);
@@ -323,7 +342,7 @@ static int optional_unmeasured(ej_val root, ea_error *err)
         if (e = ej_index(u, i), ej_object(e, keys, err) || ej_get_string(e, "point", &s, err) ||
                                     ej_get_string(e, "reason", &s, err))
             return -1;
-    return 0;
+    return ej_each_once(u, same_point, "each unmeasured point once", err);
 }
 
 int ea_baseline_validate(const char *file, const cJSON *doc, ea_error *err)
@@ -356,7 +375,7 @@ int ea_baseline_validate(const char *file, const cJSON *doc, ea_error *err)
     for (int i = 0; i < n; i++)
         if (validate_scope(ej_index(scopes, i), err))
             return -1;
-    return 0;
+    return ej_each_once(scopes, same_result, "each result once (its family, point and config)", err);
 }
 
 int ea_baseline_record(const char *file, const cJSON *doc, ea_error *err)

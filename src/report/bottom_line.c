@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "measure/baseline.h"
+#include "measure/baseline_derived.h"
 #include "report/baseline_table.h"
 #include "base/json.h"
 #include "base/readfile.h"
@@ -108,7 +109,7 @@ static void replay_line(const char *file, const cJSON *doc, FILE *f)
 int ea_bottom_line(const ea_target *t, const cJSON *classes, FILE *f, ea_error *err)
 {
     false_externs(classes, f);
-    return one_json(t, EA_TF_BASELINES, ea_baseline_validate, scope_rows, f, err) ||
+    return one_json(t, EA_TF_BASELINES, ea_baseline_golden_validate, scope_rows, f, err) ||
                    one_json(t, EA_TF_REPLAY, replay_valid, replay_line, f, err) ||
                    one_json(t, EA_TF_SANITIZE, ea_sanitize_validate, ea_sanitize_show, f, err)
                ? -1

@@ -1,6 +1,7 @@
 /* sanitize_record.c: golden/targets/<target>/sanitize.json read and shown (contract in sanitize_record.h). */
 #include "target/sanitize_record.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "base/json.h"
@@ -75,6 +76,81 @@ static int check_only(ej_val root, ea_error *err)
     return ej_get_int(c, "exit", &n, err);
 }
 
+static int same_run(const cJSON *a, const cJSON *b)
+{
+    return ej_same_key(a, b, "tool") && ej_same_key(a, b, "scope");
+}
+
+static int same_tool(const cJSON *a, const cJSON *b)
+{
+    return ej_same_key(a, b, "tool");
+}
+
+static double count_of(const cJSON *o, const char *key)
+{
+    return cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(o, key)) ? ej_num(o, key) : 0;
+}
+
+/* What ci/sanitize-summary derives, checked against what it derives from: a run is clean when it exited 0 and
+ * counted 0 errors, warnings and hazards; a tool's total is its runs' errors and warnings (null when a run printed
+ * no count), one total per tool that ran; passed when the plain runs exited 0 and every run is clean. */
+static int derived(ej_val root, ea_error *err)
+{
+    ej_val runs, totals;
+    const cJSON *r, *t;
+    int all_clean = 1, i = 0;
+    char what[96], got[32];
+    ej_field(root, "runs", 1, &runs, err);
+    ej_field(root, "totals", 1, &totals, err);
+    if (ej_each_once(runs, same_run, "each tool and scope run once", err) ||
+        ej_each_once(totals, same_tool, "each tool's total once", err))
+        return -1;
+    cJSON_ArrayForEach(r, runs.v) {
+        const cJSON *e = cJSON_GetObjectItemCaseSensitive(r, "errors");
+        int clean = ej_num(r, "exit") == 0 && cJSON_IsNumber(e) && e->valuedouble == 0 && !count_of(r, "warnings") &&
+                    !count_of(r, "hazards");
+        all_clean &= clean;
+        if (clean != cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "clean")))
+            return ej_bad_field(ej_index(runs, i), "clean", clean ? "true (exit 0, no error, warning or hazard)"
+                                                                  : "false (an exit, error, warning or hazard)",
+                                clean ? "false" : "true", err);
+        int listed = 0;
+        cJSON_ArrayForEach(t, totals.v) listed |= same_tool(t, r);
+        if (!listed)
+            return ea_fail(err, "%s %s[%d].tool: expected a tool with a total in $.totals, got \"%s\"", root.file,
+                           runs.path, i, ej_text(r, "tool"));
+        i++;
+    }
+    i = 0;
+    cJSON_ArrayForEach(t, totals.v) {
+        double sum = 0;
+        int known = 1, n = 0;
+        cJSON_ArrayForEach(r, runs.v) if (same_tool(t, r)) {
+            n++;
+            known &= cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(r, "errors"));
+            sum += count_of(r, "errors") + count_of(r, "warnings");
+        }
+        const cJSON *e = cJSON_GetObjectItemCaseSensitive(t, "errors");
+        if (!n || (known ? !cJSON_IsNumber(e) || e->valuedouble != sum : !cJSON_IsNull(e))) {
+            if (!n)
+                snprintf(what, sizeof what, "a tool of $.runs");
+            else if (!known)
+                snprintf(what, sizeof what, "null (a run of it printed no count)");
+            else
+                snprintf(what, sizeof what, "%.0f (its runs' errors and warnings)", sum);
+            snprintf(got, sizeof got, cJSON_IsNumber(e) ? "%.0f" : "null", cJSON_IsNumber(e) ? e->valuedouble : 0);
+            return ej_bad_field(ej_index(totals, i), n ? "errors" : "tool", what, n ? got : ej_text(t, "tool"), err);
+        }
+        i++;
+    }
+    int passed = all_clean && ej_num(cJSON_GetObjectItemCaseSensitive(root.v, "check_only"), "exit") == 0;
+    if (passed != cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root.v, "passed")))
+        return ej_bad_field(root, "passed", passed ? "true (every run clean, the plain runs exited 0)"
+                                                   : "false (a run not clean, or the plain runs exited non-zero)",
+                            passed ? "false" : "true", err);
+    return 0;
+}
+
 int ea_sanitize_validate(const char *file, const cJSON *doc, ea_error *err)
 {
     static const char *const keys[] = {"schema", "schema_version", "gpu", "driver", "sanitizer", "command", "scopes",
@@ -86,7 +162,7 @@ int ea_sanitize_validate(const char *file, const cJSON *doc, ea_error *err)
                    ej_get_string(root, "gpu", &s, err) || ej_get_string(root, "driver", &s, err) ||
                    ej_get_string(root, "sanitizer", &s, err) || ej_get_string(root, "command", &s, err) ||
                    each(root, "scopes", scope_name, err) || check_only(root, err) || each(root, "totals", total, err) ||
-                   each(root, "runs", run, err) || ej_get_bool(root, "passed", &b, err)
+                   each(root, "runs", run, err) || ej_get_bool(root, "passed", &b, err) || derived(root, err)
                ? -1
                : 0;
 }

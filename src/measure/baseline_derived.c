@@ -1,0 +1,73 @@
+/* baseline_derived.c: a golden baselines document's derived numbers checked against their sources (contract in
+ * baseline_derived.h). The rollup and the reports quote speedups and fractions as stored, and the drift rule
+ * judges the stored IQR: a hand-edited one would otherwise print or judge as measured. */
+#include "measure/baseline_derived.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#include "measure/baseline.h"
+#include "measure/fractions.h"
+#include "base/json.h"
+#include "base/json_diff.h"
+
+/* Every path's time and time_cold: iqr_us is what its quartiles give. */
+static int iqrs(const char *file, const cJSON *r, const char *at, ea_error *err)
+{
+    const cJSON *p;
+    int j = 0;
+    cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(r, "paths")) {
+        for (int cold = 0; cold < 2; cold++) {
+            const cJSON *t = cJSON_GetObjectItemCaseSensitive(p, cold ? "time_cold" : "time");
+            double q1 = ej_num(t, "q1_us"), q3 = ej_num(t, "q3_us"), iqr = ej_num(t, "iqr_us");
+            if (t && !(fabs(iqr - (q3 - q1)) <= 1e-12 * q3))
+                return ea_fail(err, "%s %s.paths[%d].%s.iqr_us: expected q3_us - q1_us = %.17g, got %.17g", file, at, j,
+                               cold ? "time_cold" : "time", q3 - q1, iqr);
+        }
+        j++;
+    }
+    return 0;
+}
+
+int ea_baseline_golden_validate(const char *file, const cJSON *doc, ea_error *err)
+{
+    ej_val root = {file, doc, "$"}, gpu;
+    int64_t l2;
+    const cJSON *r;
+    int i = 0;
+    /* the fractions' basis depends on it: a size, not any number */
+    if (ea_baseline_validate(file, doc, err) || ej_field(root, "gpu", 1, &gpu, err) ||
+        ej_get_int_min(gpu, "l2_bytes", 0, &l2, err))
+        return -1;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(doc, "scopes")) {
+        const cJSON *fl = cJSON_GetObjectItemCaseSensitive(r, "floor");
+        char at[64], diff[600];
+        snprintf(at, sizeof at, "$.scopes[%d]", i++);
+        if (!fl) /* an unsupported point: nothing measured, nothing derived */
+            continue;
+        if (iqrs(file, r, at, err))
+            return -1;
+        cJSON *stored = cJSON_Duplicate(r, 1), *derived = cJSON_Duplicate(r, 1);
+        if (!stored || !derived) {
+            cJSON_Delete(stored);
+            return ea_fail(err, "%s %s: out of memory", file, at);
+        }
+        ea_result_floor(derived, ej_num(fl, "bytes_per_s"), ej_num(fl, "launch_us"));
+        ea_result_fractions(derived, (size_t)l2);
+        /* files written before cold timing have no basis (baseline_read.c): their fractions are the warm ones */
+        if (!cJSON_HasObjectItem(r, "fraction_basis") && !cJSON_HasObjectItem(r, "speedup_cold"))
+            cJSON_DeleteItemFromObjectCaseSensitive(derived, "fraction_basis");
+        /* the numbers, not the sentences the writers word about them (the floor's note, the verdict) */
+        for (cJSON *x = stored; x; x = x == stored ? derived : NULL) {
+            cJSON_DeleteItemFromObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(x, "floor"), "note");
+            cJSON_DeleteItemFromObjectCaseSensitive(x, "verdict");
+        }
+        int differs = ej_first_difference(stored, derived, at, diff, sizeof diff);
+        cJSON_Delete(stored);
+        cJSON_Delete(derived);
+        if (differs)
+            return ea_fail(err, "%s %s: expected the floor, speedups and fractions its times and floor give "
+                                "(stored -> derived), %s", file, at, diff);
+    }
+    return 0;
+}
