@@ -19,6 +19,7 @@
 #include "fractions.h"
 #include "json.h"
 #include "path.h"
+#include "prose.h"
 #include "target_layout.h"
 
 /* 1 when name is one of the ", "-separated names in list, compared whole ("lowered" is not
@@ -212,7 +213,7 @@ void ea_run_annotate(cJSON *result, const cJSON *point, const ea_run_env *env, c
     ea_result_floor(result, env->kernel_bytes_per_s > env->memcpy_bytes_per_s ? env->kernel_bytes_per_s
                                                                               : env->memcpy_bytes_per_s,
                     env->launch_us);
-    ea_result_fractions(result, env->l2_bytes);
+    ea_result_fractions(result);
     cJSON_AddItemToObject(result, "fidelity", ea_result_fidelity(result, point, caps, ops));
 }
 
@@ -244,6 +245,7 @@ cJSON *ea_baseline_doc(cJSON *results, const ea_run_env *env)
     else
         cJSON_AddNullToObject(d, "torch");
     cJSON_AddStringToObject(d, "cache_policy", env->cache_policy);
+    cJSON_AddNumberToObject(d, "warmup_ms", env->warmup_ms);
     bw = cJSON_AddObjectToObject(d, "copy_bandwidth");
     cJSON_AddNumberToObject(bw, "bytes", (double)env->copy_bytes);
     cJSON_AddNumberToObject(bw, "kernel_bytes_per_s", env->kernel_bytes_per_s);
@@ -348,8 +350,8 @@ void ea_baseline_print(const cJSON *doc, FILE *f)
             print_path(p, f);
         fprintf(f, "  %-28s %10.1f %8s %10s   %.1f MB at %.2f TB/s + %.1f us launch\n", "floor", ej_num(fl, "us"), "", "",
                 ej_num(fl, "bytes") / 1e6, ej_num(fl, "bytes_per_s") / 1e12, ej_num(fl, "launch_us"));
-        if (ej_str(fl, "note"))
-            fprintf(f, "  floor: %s\n", ej_str(fl, "note"));
+        if (ea_floor_note_text(doc, s))
+            fprintf(f, "  floor: %s\n", ea_floor_note_text(doc, s));
         fprintf(f, "  speedup %.2fx", ej_num(s, "speedup"));
         if (!isnan(ej_num(s, "speedup_cold")))
             fprintf(f, " (cold %.2fx)", ej_num(s, "speedup_cold"));
@@ -369,8 +371,10 @@ void ea_baseline_print(const cJSON *doc, FILE *f)
                     tolerance_text(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(fid, "within_tolerance")), EA_CAPTURE_TOLERANCE, tol,
                                    sizeof tol));
         print_torch_op(cJSON_GetObjectItemCaseSensitive(fid, "torch_op"), f);
-        if (ej_str(s, "verdict"))
-            fprintf(f, "  verdict: %s\n", ej_str(s, "verdict"));
+        char verdict[256];
+        ea_verdict_text(s, verdict, sizeof verdict);
+        if (verdict[0])
+            fprintf(f, "  verdict: %s\n", verdict);
         fprintf(f, "  %s\n", cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "passed")) ? "passed" : "FAILED");
     }
 }

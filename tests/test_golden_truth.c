@@ -273,17 +273,17 @@ static void schema_refuses(const char *rel, const char *from, const char *to, co
 
 Test(golden_truth, baselines_times_counts_and_sizes_out_of_range_are_refused)
 {
-    schema_refuses(BASELINES, "\"median_us\":\t188.63466382026672", "\"median_us\":\t-188.6", "audit",
+    schema_refuses(BASELINES, "\"median_us\":188.63466382026672", "\"median_us\":-188.6", "audit",
                    "$.scopes[0].paths[0].time.median_us: expected a positive finite time, got -188.6");
-    schema_refuses(BASELINES, "\"median_us\":\t165.84456818444389", "\"median_us\":\t-5", "audit",
+    schema_refuses(BASELINES, "\"median_us\":165.84456818444389", "\"median_us\":-5", "audit",
                    "$.scopes[2].paths[1].candidates[6].median_us: expected a positive time below 1e9 us, got -5");
-    schema_refuses(BASELINES, "\"samples\":\t30", "\"samples\":\t-30", "audit",
+    schema_refuses(BASELINES, "\"samples\":30", "\"samples\":-30", "audit",
                    "$.scopes[0].paths[0].time.samples: expected an integer >= 1, got -30");
-    schema_refuses(BASELINES, "\"calls_per_replay\":\t6", "\"calls_per_replay\":\t-20", "audit",
+    schema_refuses(BASELINES, "\"calls_per_replay\":6", "\"calls_per_replay\":-20", "audit",
                    "$.scopes[0].paths[0].time.calls_per_replay: expected an integer >= 1, got -20");
-    schema_refuses(BASELINES, "\"bytes\":\t56623104", "\"bytes\":\t1e308", "rollup",
+    schema_refuses(BASELINES, "\"bytes\": 56623104", "\"bytes\": 1e308", "rollup",
                    "$.scopes[0].floor.bytes: expected integer of magnitude below 2^53");
-    schema_refuses(BASELINES, "\"bytes\":\t1073741824", "\"bytes\":\t1e308", "audit",
+    schema_refuses(BASELINES, "\"bytes\": 1073741824", "\"bytes\": 1e308", "audit",
                    "$.copy_bandwidth.bytes: expected integer of magnitude below 2^53");
 }
 
@@ -324,6 +324,6 @@ Test(golden_truth, times_the_campaign_found_unbounded_are_refused)
                    "torch_ops.json $.points[0].pipeline.min_us: expected positive min_us and steady_us below 1e9 us");
     schema_refuses(CAT_CAPTURE, "\"q3_us\": 30.961", "\"q3_us\": 9223372036854775808", "audit",
                    ".q3_us: expected a time below 1e9 us, got 9.22337e+18");
-    schema_refuses(BASELINES, "\"torch_compiled_us\":\t30.845,", "\"torch_compiled_us\":\t1e308,", "audit",
+    schema_refuses(BASELINES, "\"torch_compiled_us\": 30.845,", "\"torch_compiled_us\": 1e308,", "audit",
                    ".fidelity.torch_compiled_us: expected null or a positive time below 1e9 us, got 1e+308");
 }

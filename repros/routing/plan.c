@@ -175,41 +175,18 @@ cJSON *rt_config_json(const rt_scope *s, const rt_capture *c, rt_form f, rt_dist
     }
     cJSON_AddStringToObject(o, "permutation_order", permutation_order(s->n));
     cJSON_AddNumberToObject(o, "floor_bytes", (double)rt_floor_bytes(s, f));
+    /* note ids (prose.c); the sources read and their provenance: docs/routing_sort.md */
     notes = cJSON_AddArrayToObject(o, "notes");
-    if (s->n <= RT_WARP_SORT_MAX)
-        snprintf(text, sizeof text, "aten.sort.stable(stable=False) on %" PRId64 " int64 ids: should_use_small_sort "
-                 "sends it to sortKeyValueInplace, whose WarpMergeSort<128> sorts 33..128 ids in one warp "
-                 "(repros/routing/sort_warp.cu cites the reading)", s->n);
-    else if (s->n <= RT_SORT_MAX)
-        snprintf(text, sizeof text, "aten.sort.stable(stable=False) on %" PRId64 " int64 ids: should_use_small_sort "
-                 "(n <= 4096) sends it to sortKeyValueInplace's MediumRadixSort, one CTA, not SortImpl.cu's "
-                 "segmented CUB sort", s->n);
-    else
-        snprintf(text, sizeof text, "aten.sort.stable(stable=False) on %" PRId64 " int64 ids: past "
-                 "should_use_small_sort's 4096, SortStable.cu segmented_sort_large_segments: fill_reverse_indices, "
-                 "cub::DeviceRadixSort::SortPairs on 64 bits, CUB 3.0.1's sm_90 onesweep "
-                 "(repros/routing/sort_cub.cu cites the reading)", s->n);
-    cJSON_AddItemToArray(notes, cJSON_CreateString(text));
-    snprintf(text, sizeof text, "histc: kernelHistogram1D in SHARED mode (%" PRId64 " bins: %" PRId64 " bytes, below "
-             "sharedMemPerBlock; torch 2.11 has no bins threshold), grid min(ceil(n / 512), optimalGrid) for %d "
-             "multiprocessors (SummaryOps.cu CUDA_tensor_histogram; repros/routing/current.cu cites the reading)",
-             s->bins, rt_hist_shared_bytes(s->bins), sms);
-    cJSON_AddItemToArray(notes, cJSON_CreateString(text));
-    cJSON_AddItemToArray(notes, cJSON_CreateString(
-        "histc source: aten/src/ATen/native/cuda/SummaryOps.cu read at cyyever/pytorch 0d188885a9a2 (lines 20, 29, "
-        "62-124, 190-215); the v2.11.0 tag could not be fetched here, and the index's pytorch/pytorch copy "
-        "(5ad7430b1d1f) is older (SHARED below 100 bins); the torch profiler on the H200 saw torch 2.11 run 128 bins "
-        "in SHARED mode, grid 8 x 512, 520 bytes: this launch"));
+    cJSON_AddItemToArray(notes, cJSON_CreateString(s->n <= RT_WARP_SORT_MAX ? "routing_sort_warp"
+                                                   : s->n <= RT_SORT_MAX    ? "routing_sort_medium"
+                                                                            : "routing_sort_cub"));
+    cJSON_AddItemToArray(notes, cJSON_CreateString("routing_histc_shared"));
     if (!c)
-        cJSON_AddItemToArray(notes, cJSON_CreateString(
-            "no capture covers this point: Inductor compiles the convert and the scan per shape, so the current "
-            "path runs once tools/capture has recorded them on a GPU; until then `run` reports it unsupported"));
-    cJSON_AddItemToArray(notes, cJSON_CreateString(
-        !c                ? "no capture: checked against the CPU reference only"
-        : d == RT_UNIFORM ? "the capture's own input (topk_ids seed 0): outputs also checked against its checksums"
-                          : "topk_ids_skewed has no capture: checked against the CPU reference only"));
+        cJSON_AddItemToArray(notes, cJSON_CreateString("no_capture_unsupported"));
+    cJSON_AddItemToArray(notes, cJSON_CreateString(!c                ? "routing_checked_reference"
+                                                   : d == RT_UNIFORM ? "routing_checked_capture"
+                                                                     : "routing_skewed_reference"));
     if (f == RT_NARROW)
-        cJSON_AddItemToArray(notes, cJSON_CreateString("current starts from the sorted ids: convert, histc "
-                                                       "(zeros + kernel), scan; the sort is outside this form"));
+        cJSON_AddItemToArray(notes, cJSON_CreateString("routing_narrow"));
     return o;
 }
