@@ -163,6 +163,25 @@ static int warmup(const char *file, cJSON *doc, ea_error *err)
     return 0;
 }
 
+/* A routing configuration's sentences (docs/routing_sort.md, "What the plan's ids stand for") and their ids. */
+static const struct {
+    const char *key, *starts, *id;
+} v1_routing[] = {
+    {"permutation_order", "ascending id, then ascending flat position (stable); torch's ", "stable"},
+    {"kind", "stable counting sort in one cluster of CTAs: ", "counting_sort_cluster"},
+    {"kind", "boundary search: each boundary of the sorted ids writes its offsets", "boundary_search"},
+};
+
+static void routing(cJSON *cfg)
+{
+    for (size_t k = 0; k < sizeof v1_routing / sizeof v1_routing[0]; k++) {
+        cJSON *o = strcmp(v1_routing[k].key, "kind") ? cfg : cJSON_GetObjectItemCaseSensitive(cfg, "oracle");
+        const char *v = ej_str(o, v1_routing[k].key);
+        if (v && !strncmp(v, v1_routing[k].starts, strlen(v1_routing[k].starts)))
+            cJSON_ReplaceItemInObjectCaseSensitive(o, v1_routing[k].key, cJSON_CreateString(v1_routing[k].id));
+    }
+}
+
 static int result(const char *file, int i, const cJSON *doc, cJSON *r, ea_error *err)
 {
     char at[64], p_at[96];
@@ -171,6 +190,8 @@ static int result(const char *file, int i, const cJSON *doc, cJSON *r, ea_error 
     snprintf(at, sizeof at, "$.scopes[%d]", i);
     if (cJSON_GetObjectItemCaseSensitive(r, "unsupported"))
         return 0;
+    if (!strncmp(ej_str(r, "family") ? ej_str(r, "family") : "", "routing_", 8))
+        routing(cJSON_GetObjectItemCaseSensitive(r, "config"));
     if (notes(file, at, cJSON_GetObjectItemCaseSensitive(r, "config"), err) || verdict(file, at, r, err) ||
         floor_note(file, at, doc, r, err))
         return -1;

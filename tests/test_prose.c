@@ -211,3 +211,24 @@ Test(prose, a_reworded_sentence_changes_what_is_printed_only)
     free(was), free(now), cJSON_Delete(copy);
     ej_free(&doc);
 }
+
+/* A routing configuration's sentences become the ids docs/routing_sort.md explains; other families' keep theirs. */
+Test(prose, a_v1_routing_configuration_migrates_its_order_and_oracle_kind_to_ids)
+{
+    for (int routing = 0; routing < 2; routing++) {
+        cJSON *d = v1_doc(FUSED, "current starts from the sorted ids: convert, histc (zeros + kernel), scan");
+        cJSON *r = result0(d), *cfg = cJSON_GetObjectItemCaseSensitive(r, "config");
+        cJSON_ReplaceItemInObjectCaseSensitive(r, "family", cJSON_CreateString(routing ? "routing_histc" : "cat"));
+        cJSON_AddStringToObject(cfg, "permutation_order", "ascending id, then ascending flat position (stable); "
+                                                          "torch's radixSortKVInPlace (cub::BlockRadixSort, a stable "
+                                                          "radix sort) gives the same order");
+        cJSON_AddItemToObject(cfg, "oracle", cJSON_Parse("{\"kind\": \"stable counting sort in one cluster of CTAs: "
+                                                         "warp ballot histogram, scan, scatter\"}"));
+        ea_error err;
+        cr_assert_eq(ea_baseline_migrate("v1.json", d, &err), 0, "%s", err.msg);
+        cr_assert_eq(!strcmp(ej_str(cfg, "permutation_order"), "stable"), routing);
+        cr_assert_eq(!strcmp(ej_str(cJSON_GetObjectItemCaseSensitive(cfg, "oracle"), "kind"), "counting_sort_cluster"),
+                     routing);
+        cJSON_Delete(d);
+    }
+}

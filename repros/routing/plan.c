@@ -53,16 +53,15 @@ static void launch(cJSON *arr, const char *kernel, int64_t grid, int64_t block, 
 
 /* ATen's CUB sort of n ids as the toolkit's CUB runs it on sm_90 (sort_cub.cu): the copy and the fill,
  * then onesweep: its memsets, the histogram kernel (grid sized by occupancy on the device), the
- * exclusive sum (a CTA per digit pass), and per pass a lookback memset and the onesweep kernel. */
+ * exclusive sum (a CTA per digit pass), and per pass a lookback memset and the onesweep kernel. Where each
+ * step is in ATen and CUB: docs/routing_sort.md. */
 static void cub_sort(cJSON *cur, int64_t n, int sms)
 {
     rt_cub_sort_plan p;
     char text[320];
     rt_cub_sort_shape(n, &p);
-    cJSON_AddItemToArray(cur, cJSON_CreateString("cudaMemcpyAsync device-to-device (values.copy_(self): "
-                                                 "Sorting.cpp sort_stable_out)"));
-    launch(cur, "rt_aten::fill_reverse_indices_kernel (SortStable.cu segmented_sort_large_segments: the "
-                "indices to sort with the ids)", (n + RT_CUB_FILL_THREADS - 1) / RT_CUB_FILL_THREADS,
+    cJSON_AddItemToArray(cur, cJSON_CreateString("cudaMemcpyAsync device-to-device (values.copy_(self))"));
+    launch(cur, "rt_aten::fill_reverse_indices_kernel", (n + RT_CUB_FILL_THREADS - 1) / RT_CUB_FILL_THREADS,
            RT_CUB_FILL_THREADS, 0);
     cJSON_AddItemToArray(cur, cJSON_CreateString("cudaMemsetAsync x2 (CUB onesweep: pass counters, digit histograms)"));
     snprintf(text, sizeof text, "cub DeviceRadixSortHistogramKernel<Policy1000, long, unsigned long long>: block %d, "
@@ -91,20 +90,6 @@ static void triton(cJSON *arr, const ea_capture_step *st, const char *what)
     }
     snprintf(name, sizeof name, "%s (captured cubin)", st->function);
     launch(arr, name, st->grid[0] * st->grid[1] * st->grid[2], st->block[0] * st->block[1] * st->block[2], st->shared);
-}
-
-/* Why the stable order is torch's too, for the sort ATen runs on n ids. */
-static const char *permutation_order(int64_t n)
-{
-    if (n <= RT_WARP_SORT_MAX)
-        return "ascending id, then ascending flat position (stable); torch's warpMergeSortKVInPlace "
-               "(cub::WarpMergeSort::StableSort) gives the same order, so the permutation is checked bit-exact";
-    if (n <= RT_SORT_MAX)
-        return "ascending id, then ascending flat position (stable); torch's radixSortKVInPlace (cub::BlockRadixSort, "
-               "a stable radix sort) gives the same order, so the permutation is checked bit-exact";
-    return "ascending id, then ascending flat position (stable); torch's cub::DeviceRadixSort::SortPairs of the ids "
-           "with their positions (a stable LSD radix sort) gives the same order, so the permutation is checked "
-           "bit-exact";
 }
 
 cJSON *rt_config_json(const rt_scope *s, const rt_capture *c, rt_form f, rt_dist d, int sms)
@@ -160,8 +145,7 @@ cJSON *rt_config_json(const rt_scope *s, const rt_capture *c, rt_form f, rt_dist
     orc = cJSON_AddObjectToObject(o, "oracle");
     if (f == RT_WHOLE) {
         int rounds = rt_oracle_rounds(s->n);
-        cJSON_AddStringToObject(orc, "kind", "stable counting sort in one cluster of CTAs: warp ballot histogram, "
-                                             "counts shared over distributed shared memory, scan, scatter");
+        cJSON_AddStringToObject(orc, "kind", "counting_sort_cluster"); /* docs/routing_sort.md, "The oracle" */
         launch(cJSON_AddArrayToObject(orc, "launches"), rounds > 1 ? "rt_oracle::route_rounds_kernel"
                                                                    : "rt_oracle::route_kernel",
                RT_ORACLE_CLUSTER, RT_ORACLE_THREADS, (int64_t)rt_oracle_shared_bytes(s->experts));
@@ -169,11 +153,13 @@ cJSON *rt_config_json(const rt_scope *s, const rt_capture *c, rt_form f, rt_dist
         if (rounds > 1) /* one id per thread per round, rounds in position order */
             cJSON_AddNumberToObject(orc, "rounds", rounds);
     } else {
-        cJSON_AddStringToObject(orc, "kind", "boundary search: each boundary of the sorted ids writes its offsets");
+        cJSON_AddStringToObject(orc, "kind", "boundary_search"); /* each boundary of the sorted ids writes its offsets */
         launch(cJSON_AddArrayToObject(orc, "launches"), "rt_oracle::offsets_kernel",
                (s->n + 1 + RT_NARROW_THREADS - 1) / RT_NARROW_THREADS, RT_NARROW_THREADS, 0);
     }
-    cJSON_AddStringToObject(o, "permutation_order", permutation_order(s->n));
+    /* ascending id, then ascending position: the order each of ATen's sorts gives (docs/routing_sort.md), so the
+     * permutation is checked bit-exact */
+    cJSON_AddStringToObject(o, "permutation_order", "stable");
     cJSON_AddNumberToObject(o, "floor_bytes", (double)rt_floor_bytes(s, f));
     /* note ids (prose.c); the sources read and their provenance: docs/routing_sort.md */
     notes = cJSON_AddArrayToObject(o, "notes");
