@@ -182,6 +182,56 @@ static void routing(cJSON *cfg)
     }
 }
 
+/* The fidelity's sentences (baseline.c wrote them) and their note ids. */
+static const struct {
+    const char *starts, *id;
+} v1_fidelity[] = {
+    {"no torch measurement in this mode", "fidelity_no_torch_mode"},
+    {"the replica did not run in this mode", "fidelity_replica_not_run"},
+    {"no torch measurement: ", "fidelity_torch_ops_"}, /* + "absent" or "no_entry", by its end */
+    {"no capture", "fidelity_no_capture"},
+    {"the replica did not run in the capture's mode", "fidelity_replica_not_run_capture_mode"},
+    {"another form of the scope or other inputs than the capture's run", "fidelity_capture_not_comparable"},
+    {"the capture times a larger partition than the replica", "fidelity_capture_larger_partition"},
+};
+
+static int fidelity_note(const char *file, const char *at, cJSON *o, ea_error *err)
+{
+    const char *was = ej_str(o, "note");
+    char id[64];
+    if (!was)
+        return 0;
+    for (size_t k = 0; k < sizeof v1_fidelity / sizeof v1_fidelity[0]; k++)
+        if (!strncmp(was, v1_fidelity[k].starts, strlen(v1_fidelity[k].starts))) {
+            snprintf(id, sizeof id, "%s%s", v1_fidelity[k].id,
+                     strcmp(v1_fidelity[k].id, "fidelity_torch_ops_") ? ""
+                     : strstr(was, "has no entry for this point")   ? "no_entry"
+                                                                    : "absent");
+            cJSON_ReplaceItemInObjectCaseSensitive(o, "note", cJSON_CreateString(id));
+            return 0;
+        }
+    return ea_fail(err, "%s %s.note: expected a schema-1 fidelity sentence (src/baseline_migrate.c), got \"%.120s\"",
+                   file, at, was);
+}
+
+static int fidelity(const char *file, const char *at, cJSON *r, ea_error *err)
+{
+    cJSON *f = cJSON_GetObjectItemCaseSensitive(r, "fidelity"), *t = cJSON_GetObjectItemCaseSensitive(f, "torch_op");
+    char path[320];
+    snprintf(path, sizeof path, "%s.fidelity", at);
+    if (fidelity_note(file, path, f, err))
+        return -1;
+    snprintf(path, sizeof path, "%s.fidelity.torch_op", at);
+    if (fidelity_note(file, path, t, err))
+        return -1;
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s.fidelity.torch_op.%s", at, i ? "fabricated" : "faithful");
+        if (fidelity_note(file, path, cJSON_GetObjectItemCaseSensitive(t, i ? "fabricated" : "faithful"), err))
+            return -1;
+    }
+    return 0;
+}
+
 static int result(const char *file, int i, const cJSON *doc, cJSON *r, ea_error *err)
 {
     char at[64], p_at[96];
@@ -193,7 +243,7 @@ static int result(const char *file, int i, const cJSON *doc, cJSON *r, ea_error 
     if (!strncmp(ej_str(r, "family") ? ej_str(r, "family") : "", "routing_", 8))
         routing(cJSON_GetObjectItemCaseSensitive(r, "config"));
     if (notes(file, at, cJSON_GetObjectItemCaseSensitive(r, "config"), err) || verdict(file, at, r, err) ||
-        floor_note(file, at, doc, r, err))
+        floor_note(file, at, doc, r, err) || fidelity(file, at, r, err))
         return -1;
     cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(r, "paths")) {
         snprintf(p_at, sizeof p_at, "%s.paths[%d]", at, j++);

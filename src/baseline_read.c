@@ -180,6 +180,18 @@ static int validate_path(ej_val p, ea_error *err)
                : 0;
 }
 
+/* o's "note", when present: a note id (prose.c), never a sentence. */
+static int optional_note_id(ej_val o, ea_error *err)
+{
+    ej_val v;
+    const char *s;
+    if (ej_field(o, "note", 0, &v, err) || (v.v && ej_as_string(v, &s, err)))
+        return -1;
+    return v.v && !ea_note_text(s) ? ea_fail(err, "%s %s: expected a note id (src/prose.c; a sentence is no note id), "
+                                                  "got \"%.80s%s\"", v.file, v.path, s, strlen(s) > 80 ? "..." : "")
+                                   : 0;
+}
+
 /* fidelity.torch_op; absent in files written before the torch-op comparison existed. */
 static int validate_torch_op(ej_val fid, ea_error *err)
 {
@@ -195,8 +207,11 @@ static int validate_torch_op(ej_val fid, ea_error *err)
         (!cJSON_IsNull(file.v) && ej_as_string(file, &s, err)))
         return -1;
     for (int i = 0; i < 2; i++)
-        if (ej_field(o, i ? "fabricated" : "faithful", 0, &v, err) || (v.v && ej_object(v, mode_keys, err)))
+        if (ej_field(o, i ? "fabricated" : "faithful", 0, &v, err) || (v.v && ej_object(v, mode_keys, err)) ||
+            (v.v && optional_note_id(v, err)))
             return -1;
+    if (optional_note_id(o, err))
+        return -1;
     return ej_field(o, "kernels", 0, &v, err) || (v.v && strings(v, err)) ? -1 : 0;
 }
 
@@ -315,7 +330,7 @@ static int validate_scope(ej_val s, ea_error *err)
                                              "torch_compiled_us", "replica_us", "ratio", "comparable",
                                              "capture_extra_steps", "within_tolerance", "note", NULL},
                   err) ||
-        validate_torch_op(fid, err) || fidelity_times(fid, err) || ej_field(s, "paths", 1, &paths, err) ||
+        validate_torch_op(fid, err) || optional_note_id(fid, err) || fidelity_times(fid, err) || ej_field(s, "paths", 1, &paths, err) ||
         ej_array(paths, &n, err))
         return -1;
     for (int i = 0; i < n; i++)

@@ -49,6 +49,19 @@ static const struct {
     {"cumsum_current_replayed",
      "current: the capture's run (config.current lists its Triton launches), replayed on the scope's buffers; "
      "floor: inputs read + outputs written"},
+    {"fidelity_no_torch_mode", "no torch measurement in this mode"},
+    {"fidelity_replica_not_run", "the replica did not run in this mode (see --mode)"},
+    {"fidelity_torch_ops_absent",
+     "no torch measurement: the target's " EA_TORCH_OPS_NAME " absent (tools/capture/op_timing.py writes it)"},
+    {"fidelity_torch_ops_no_entry", "no torch measurement: the target's " EA_TORCH_OPS_NAME " has no entry for this point"},
+    {"fidelity_no_capture", "no capture"},
+    {"fidelity_replica_not_run_capture_mode", "the replica did not run in the capture's mode"},
+    {"fidelity_capture_not_comparable",
+     "another form of the scope or other inputs than the capture's run (config.capture_comparable false): the ratio "
+     "is no fidelity check"},
+    {"fidelity_capture_larger_partition",
+     "the capture times a larger partition than the replica (its extra steps are listed): the ratio is no fidelity "
+     "check"},
     {"index_add_index_unknown",
      "index value properties missing or of an unknown kind: no faithful index can be rebuilt, the general oracle is "
      "used on the fabricated index"},

@@ -93,6 +93,8 @@ Test(prose, a_v1_document_migrates_to_ids_and_numbers_that_render_its_sentences)
     cr_assert_null(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(result0(d), "floor"), "note"));
     cr_assert_null(cJSON_GetObjectItemCaseSensitive(path0(d, 0, "time"), "cache_policy"));
     cr_assert_eq(ej_num(path0(d, 0, "time_cold"), "operations"), 3);
+    cr_assert_str_eq(ej_str(cJSON_GetObjectItemCaseSensitive(result0(d), "fidelity"), "note"), "fidelity_no_capture");
+    cr_assert_str_eq(ea_note_text("fidelity_no_capture"), "no capture", "what v1 said");
     /* every number of every time object as it was */
     for (int j = 0; j < 2; j++)
         for (int k = 0; k < 2; k++) {
@@ -160,6 +162,13 @@ Test(prose, a_sentence_is_no_note_id_and_no_verdict)
     has(err.msg, "$.scopes[0].config.notes[0]: expected a note id (src/prose.c; a sentence is no note id), got \"the "
                  "index is fine\"");
     cJSON_DeleteItemFromArray(notes, 0);
+    cJSON *fid = cJSON_GetObjectItemCaseSensitive(r, "fidelity");
+    cJSON_DeleteItemFromObjectCaseSensitive(fid, "note");
+    cJSON_AddStringToObject(fid, "note", "no capture");
+    cr_assert_neq(ea_baseline_validate(H200, doc.root, &err), 0);
+    has(err.msg, "$.scopes[0].fidelity.note: expected a note id");
+    cJSON_DeleteItemFromObjectCaseSensitive(fid, "note");
+    cr_assert_eq(ea_baseline_validate(H200, doc.root, &err), 0, "%s", err.msg);
     cJSON_AddStringToObject(r, "verdict", "headroom: 2.00x");
     cr_assert_neq(ea_baseline_validate(H200, doc.root, &err), 0);
     has(err.msg, "$.scopes[0].verdict: expected a verdict id");
