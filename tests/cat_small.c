@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../repros/cat/cat_impl.h"
 #include "../repros/cat/stream_block.h"
 #include "target/gen.h"
 #include "target/gen_impl.h"

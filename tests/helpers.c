@@ -189,7 +189,8 @@ const cJSON *test_path(const cJSON *result, const char *name, const char *mode)
 ea_run_env test_run_env(void)
 {
     ea_run_env env = {.sm_count = 132, .l2_bytes = 62914560, .memory_bytes = 150000000000, .copy_bytes = 1 << 30,
-                      .kernel_bytes_per_s = 4.0e12, .memcpy_bytes_per_s = 3.9e12, .launch_us = 1.5};
+                      .kernel_bytes_per_s = 4.0e12, .memcpy_bytes_per_s = 3.9e12, .launch_us = 1.5,
+                      .warmup_ms = 100};
     snprintf(env.command, sizeof env.command, "extern-audit run --scope longformer-b");
     snprintf(env.gpu, sizeof env.gpu, "NVIDIA H200");
     ea_gpu_model(env.gpu, env.model, sizeof env.model);
@@ -198,6 +199,17 @@ ea_run_env test_run_env(void)
     snprintf(env.toolkit, sizeof env.toolkit, "13.0");
     snprintf(env.cache_policy, sizeof env.cache_policy, "warm: back to back");
     return env;
+}
+
+char *test_printed(void (*print)(const cJSON *, FILE *), const cJSON *doc)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    cr_assert_not_null(f);
+    print(doc, f);
+    fclose(f);
+    return text;
 }
 
 ea_extraction test_extract_corpus(const char *corpus, int cap)

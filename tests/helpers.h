@@ -73,6 +73,8 @@ void cli_run_free(cli_run *r);
 /* A run environment as an H200 run records it (4.0 TB/s copy kernel, 3.9 memcpy, 1.5 us launch, 60 MiB
  * L2), for the host half of run: annotation, the baselines document, the table. */
 ea_run_env test_run_env(void);
+/* What print writes of doc, malloc'd (a report's text, for the tests to search). */
+char *test_printed(void (*print)(const cJSON *, FILE *), const cJSON *doc);
 
 /* The extraction of corpus with cat cap cap; asserts success (the caller frees it). */
 ea_extraction test_extract_corpus(const char *corpus, int cap);

@@ -107,7 +107,7 @@ Test(gate_cli, usage_errors_exit_2)
 Test(gate_cli, bad_documents_are_named)
 {
     const char *dir = test_tmpdir();
-    char *bad = test_write(dir, "bad.json", "{\"schema\": \"extern-audit/baselines\", \"schema_version\": 1}");
+    char *bad = test_write(dir, "bad.json", "{\"schema\": \"extern-audit/baselines\", \"schema_version\": 2}");
     cli_run r = test_cli("gate", "--baseline", H200, "--against", bad, NULL);
     cr_assert_eq(r.status, 2);
     cr_assert(strstr(r.err, "bad.json $.command"), "%s", r.err);

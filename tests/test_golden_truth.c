@@ -287,17 +287,17 @@ static void refuse_each(const refusal *rows, size_t n)
 Test(golden_truth, baselines_times_counts_and_sizes_out_of_range_are_refused)
 {
     static const refusal rows[] = {
-        {BASELINES, "\"median_us\":\t188.63466382026672", "\"median_us\":\t-188.6", "audit",
+        {BASELINES, "\"median_us\":188.63466382026672", "\"median_us\":-188.6", "audit",
          "$.scopes[0].paths[0].time.median_us: expected a positive finite time, got -188.6"},
-        {BASELINES, "\"median_us\":\t165.84456818444389", "\"median_us\":\t-5", "audit",
+        {BASELINES, "\"median_us\":165.84456818444389", "\"median_us\":-5", "audit",
          "$.scopes[2].paths[1].candidates[6].median_us: expected a positive time below 1e9 us, got -5"},
-        {BASELINES, "\"samples\":\t30", "\"samples\":\t-30", "audit",
+        {BASELINES, "\"samples\":30", "\"samples\":-30", "audit",
          "$.scopes[0].paths[0].time.samples: expected an integer >= 1, got -30"},
-        {BASELINES, "\"calls_per_replay\":\t6", "\"calls_per_replay\":\t-20", "audit",
+        {BASELINES, "\"calls_per_replay\":6", "\"calls_per_replay\":-20", "audit",
          "$.scopes[0].paths[0].time.calls_per_replay: expected an integer >= 1, got -20"},
-        {BASELINES, "\"bytes\":\t56623104", "\"bytes\":\t1e308", "rollup",
+        {BASELINES, "\"bytes\": 56623104", "\"bytes\": 1e308", "rollup",
          "$.scopes[0].floor.bytes: expected integer of magnitude below 2^53"},
-        {BASELINES, "\"bytes\":\t1073741824", "\"bytes\":\t1e308", "audit",
+        {BASELINES, "\"bytes\": 1073741824", "\"bytes\": 1e308", "audit",
          "$.copy_bandwidth.bytes: expected integer of magnitude below 2^53"},
     };
     REFUSE_EACH(rows);
@@ -344,7 +344,7 @@ Test(golden_truth, times_the_campaign_found_unbounded_are_refused)
          "torch_ops.json $.points[0].pipeline.min_us: expected positive min_us and steady_us below 1e9 us"},
         {CAT_CAPTURE, "\"q3_us\": 30.961", "\"q3_us\": 9223372036854775808", "audit",
          ".q3_us: expected a time below 1e9 us, got 9.22337e+18"},
-        {BASELINES, "\"torch_compiled_us\":\t30.845,", "\"torch_compiled_us\":\t1e308,", "audit",
+        {BASELINES, "\"torch_compiled_us\": 30.845,", "\"torch_compiled_us\": 1e308,", "audit",
          ".fidelity.torch_compiled_us: expected null or a positive time below 1e9 us, got 1e+308"},
     };
     REFUSE_EACH(rows);

@@ -142,7 +142,7 @@ Test(shape_fixtures, run_plan_on_the_fixtures)
             cr_assert(cJSON_IsNull(cJSON_GetObjectItem(cfg, "capture")));
             cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(cfg, "current")), 0);
             char *text = cJSON_PrintUnformatted(cJSON_GetObjectItem(cfg, "notes"));
-            has(text, "no capture covers this point");
+            has(text, "no_capture_unsupported");
             free(text);
             const char *dt = cJSON_GetObjectItem(cfg, "dtype")->valuestring;
             const cJSON *orc = cJSON_GetObjectItem(cfg, "oracle");

@@ -96,17 +96,9 @@ cJSON *ap_config_json(const ap_scope *s)
     cJSON_AddStringToObject(orc, "launch", "cudaMemcpyAsync device to device of the grad");
     cJSON_AddNumberToObject(c, "floor_bytes", (double)(2 * bytes));
     notes = cJSON_AddArrayToObject(c, "notes");
-    cJSON_AddItemToArray(notes, cJSON_CreateString(
-        "an identity pool's backward is its grad: the copy is the oracle of the op alone; in the scope the grad "
-        "(a reshape of the dropout backward's product, used by nothing else) could be aliased, so a "
-        "decomposition would move no bytes at all and the consumer's convert_element_type reads it directly"));
-    cJSON_AddItemToArray(notes, cJSON_CreateString(
-        "ATen (AdaptiveAveragePooling.cu, contiguous input): zeros_like, then one atomic bf16 add per element "
-        "(atomic is forced: 'bool atomic = true'), 36 or 49 of the block's 256 threads busy per plane"));
-    cJSON_AddItemToArray(notes, cJSON_CreateString(
-        "the current path zeroes with cudaMemsetAsync where ATen launches its fill kernel "
-        "(vectorized_elementwise_kernel<8, FillFunctor<c10::BFloat16>>); the run's fidelity line compares the "
-        "path with torch's op alone (the target's " EA_TORCH_OPS_NAME ", tools/capture/op_timing.py)"));
+    cJSON_AddItemToArray(notes, cJSON_CreateString("avgpool_identity_copy"));
+    cJSON_AddItemToArray(notes, cJSON_CreateString("avgpool_aten_atomic"));
+    cJSON_AddItemToArray(notes, cJSON_CreateString("avgpool_memset_fill"));
     return c;
 }
 

@@ -182,8 +182,6 @@ void cat_checker_free(cat_checker *k);
  * bit (the capture's checksum; test_cat); the other train points' statistics are summed in another
  * order than Triton's. */
 void cat_emulate_current(const cat_scope *s, const cat_inputs *in, cat_check_result *r, void *y);
-/* Half an ulp of dt relative (the output rounding of CAT_TOL's bound): 2^-8 bf16, 2^-11 f16, 2^-24 f32. */
-double cat_rounding(ea_dtype dt);
 /* Bytes of one output (its capture descriptor). */
 int64_t cat_output_bytes(const ea_capture *cap, int out);
 

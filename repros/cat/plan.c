@@ -208,19 +208,10 @@ cJSON *cat_config_json(const cat_scope *s, const cat_plan *p, const ea_capture *
     cJSON_AddNumberToObject(o, "floor_bytes", (double)p->floor_bytes);
     notes = cJSON_AddArrayToObject(o, "notes");
     if (block_note && block_note[0])
-        cJSON_AddItemToArray(notes, cJSON_CreateString(block_note));
-    cJSON_AddItemToArray(notes, cJSON_CreateString(
-        "current: the captured Inductor kernels replayed (ea_replay_run); its check counts output tensors whose "
-        "checksum differs from torch's (mismatched) and reports as rel_l2/max_abs the CPU emulation of Inductor's "
-        "fp32 arithmetic against fp64 (the replay returns checksums, not values)"));
+        cJSON_AddItemToArray(notes, cJSON_CreateString("cat_block"));
+    cJSON_AddItemToArray(notes, cJSON_CreateString("cat_current_replayed"));
     if (!cap)
-        cJSON_AddItemToArray(notes, cJSON_CreateString(
-            "no capture covers this point: Inductor compiles the scope's kernels per shape, so the current path "
-            "runs once tools/capture has recorded them on a GPU; until then `run` reports it unsupported"));
-    snprintf(text, sizeof text,
-             "tolerance: the cat bit-exact; y within %g |ref| (%s rounding) + 2^-16 of its terms' magnitude; "
-             "statistics within 2^-16 relative; the oracle no less accurate than the current path%s",
-             cat_rounding(s->dt), ea_dtype_name(s->dt), s->train ? "; statistics accumulate in fp64" : "");
-    cJSON_AddItemToArray(notes, cJSON_CreateString(text));
+        cJSON_AddItemToArray(notes, cJSON_CreateString("no_capture_unsupported"));
+    cJSON_AddItemToArray(notes, cJSON_CreateString("cat_tolerance"));
     return o;
 }

@@ -1,6 +1,7 @@
 /* reference.c: the cat scope's inputs, its fp64 reference and the checks against it (contract in cat.h).
  * Nothing of size N*C*H*W is materialised in fp64: the reference is computed per element while comparing. */
 #include "cat.h"
+#include "cat_impl.h"
 
 #include <math.h>
 #include <stdlib.h>

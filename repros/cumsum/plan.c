@@ -84,20 +84,10 @@ static cJSON *oracle_json(const cs_scope *s)
     return o;
 }
 
+/* The kind's note id (prose.c). */
 static const char *kind_note(cs_kind k)
 {
-    switch (k) {
-    case CS_MASK:
-        return "create_position_ids_from_input_ids: ids != pad, row cumsum, (i32(cumsum) + past) * mask + pad; the "
-               "capture's randint ids almost never hold the pad token, so both paths are checked on a right-padded "
-               "batch too (view.padded)";
-    case CS_PACKED:
-        return "find_packed_sequence_indices: the position ids come from iota in the graph, every difference is 1, so "
-               "the scope's cumsum is all zeros whatever the batch; both paths still build and scan the flags";
-    default:
-        return "the attention mask is full(1.0) in the graph: Inductor folds the f32 scan into one pointwise kernel "
-               "((j + 1) * fill), and so does the oracle; exact while the sums stay below 2^24";
-    }
+    return k == CS_MASK ? "cumsum_mask" : k == CS_PACKED ? "cumsum_packed" : "cumsum_const";
 }
 
 cJSON *cs_config_json(const cs_scope *s, const ea_capture *c, const ea_capture_run *run)
@@ -139,8 +129,6 @@ cJSON *cs_config_json(const cs_scope *s, const ea_capture *c, const ea_capture_r
     cJSON_AddNumberToObject(o, "floor_bytes", (double)cs_floor_bytes(s));
     notes = cJSON_AddArrayToObject(o, "notes");
     cJSON_AddItemToArray(notes, cJSON_CreateString(kind_note(s->kind)));
-    snprintf(text, sizeof text, "current: the capture's \"%s\" run (%d Triton launches), replayed on the scope's "
-             "buffers; floor: inputs read + outputs written", run->config, run->nsteps);
-    cJSON_AddItemToArray(notes, cJSON_CreateString(text));
+    cJSON_AddItemToArray(notes, cJSON_CreateString("cumsum_current_replayed"));
     return o;
 }

@@ -1,6 +1,5 @@
 /* run_impl.h: test-only entry point of the cumsum family's run.c.
- * cs_verdict: the verdict for two medians (us); NULL when either is not a positive number. Static
- * storage. */
+ * cs_verdict: the verdict id for two medians (us); NULL when either is not a positive number. */
 #ifndef CS_RUN_IMPL_H
 #define CS_RUN_IMPL_H
 

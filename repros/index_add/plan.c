@@ -435,9 +435,14 @@ cJSON *ia_config_json(const ia_scope *s, const ia_plan *p)
         cJSON_AddNumberToObject(orc, "vector_elements", p->oracle == IA_ORACLE_SLICE ? p->slice.vec : p->win.vec);
     cJSON_AddNumberToObject(o, "floor_bytes", (double)p->floor_bytes);
     notes = cJSON_AddArrayToObject(o, "notes");
-    if (s->note[0])
-        cJSON_AddItemToArray(notes, cJSON_CreateString(s->note));
-    if (p->note[0] && strcmp(p->note, s->note))
-        cJSON_AddItemToArray(notes, cJSON_CreateString(p->note));
+    /* note ids (prose.c) for what s->note and p->note say in sentences */
+    if (s->idx.kind == IA_INDEX_UNKNOWN)
+        cJSON_AddItemToArray(notes, cJSON_CreateString("index_add_index_unknown"));
+    if (!s->self_const)
+        cJSON_AddItemToArray(notes, cJSON_CreateString("index_add_self_generated"));
+    if (!p->general_ok)
+        cJSON_AddItemToArray(notes, cJSON_CreateString("index_add_no_oracle"));
+    else if (p->oracle == IA_ORACLE_GENERAL && s->idx.kind != IA_INDEX_UNKNOWN && s->self_const)
+        cJSON_AddItemToArray(notes, cJSON_CreateString("index_add_no_structured_oracle"));
     return o;
 }

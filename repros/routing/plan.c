@@ -53,16 +53,15 @@ static void launch(cJSON *arr, const char *kernel, int64_t grid, int64_t block, 
 
 /* ATen's CUB sort of n ids as the toolkit's CUB runs it on sm_90 (sort_cub.cu): the copy and the fill,
  * then onesweep: its memsets, the histogram kernel (grid sized by occupancy on the device), the
- * exclusive sum (a CTA per digit pass), and per pass a lookback memset and the onesweep kernel. */
+ * exclusive sum (a CTA per digit pass), and per pass a lookback memset and the onesweep kernel. Where each
+ * step is in ATen and CUB: docs/evidence/routing_sort.md. */
 static void cub_sort(cJSON *cur, int64_t n, int sms)
 {
     rt_cub_sort_plan p;
     char text[320];
     rt_cub_sort_shape(n, &p);
-    cJSON_AddItemToArray(cur, cJSON_CreateString("cudaMemcpyAsync device-to-device (values.copy_(self): "
-                                                 "Sorting.cpp sort_stable_out)"));
-    launch(cur, "rt_aten::fill_reverse_indices_kernel (SortStable.cu segmented_sort_large_segments: the "
-                "indices to sort with the ids)", (n + RT_CUB_FILL_THREADS - 1) / RT_CUB_FILL_THREADS,
+    cJSON_AddItemToArray(cur, cJSON_CreateString("cudaMemcpyAsync device-to-device (values.copy_(self))"));
+    launch(cur, "rt_aten::fill_reverse_indices_kernel", (n + RT_CUB_FILL_THREADS - 1) / RT_CUB_FILL_THREADS,
            RT_CUB_FILL_THREADS, 0);
     cJSON_AddItemToArray(cur, cJSON_CreateString("cudaMemsetAsync x2 (CUB onesweep: pass counters, digit histograms)"));
     snprintf(text, sizeof text, "cub DeviceRadixSortHistogramKernel<Policy1000, long, unsigned long long>: block %d, "
@@ -91,20 +90,6 @@ static void triton(cJSON *arr, const ea_capture_step *st, const char *what)
     }
     snprintf(name, sizeof name, "%s (captured cubin)", st->function);
     launch(arr, name, st->grid[0] * st->grid[1] * st->grid[2], st->block[0] * st->block[1] * st->block[2], st->shared);
-}
-
-/* Why the stable order is torch's too, for the sort ATen runs on n ids. */
-static const char *permutation_order(int64_t n)
-{
-    if (n <= RT_WARP_SORT_MAX)
-        return "ascending id, then ascending flat position (stable); torch's warpMergeSortKVInPlace "
-               "(cub::WarpMergeSort::StableSort) gives the same order, so the permutation is checked bit-exact";
-    if (n <= RT_SORT_MAX)
-        return "ascending id, then ascending flat position (stable); torch's radixSortKVInPlace (cub::BlockRadixSort, "
-               "a stable radix sort) gives the same order, so the permutation is checked bit-exact";
-    return "ascending id, then ascending flat position (stable); torch's cub::DeviceRadixSort::SortPairs of the ids "
-           "with their positions (a stable LSD radix sort) gives the same order, so the permutation is checked "
-           "bit-exact";
 }
 
 cJSON *rt_config_json(const rt_scope *s, const rt_capture *c, rt_form f, rt_dist d, int sms)
@@ -160,8 +145,7 @@ cJSON *rt_config_json(const rt_scope *s, const rt_capture *c, rt_form f, rt_dist
     orc = cJSON_AddObjectToObject(o, "oracle");
     if (f == RT_WHOLE) {
         int rounds = rt_oracle_rounds(s->n);
-        cJSON_AddStringToObject(orc, "kind", "stable counting sort in one cluster of CTAs: warp ballot histogram, "
-                                             "counts shared over distributed shared memory, scan, scatter");
+        cJSON_AddStringToObject(orc, "kind", "counting_sort_cluster"); /* docs/evidence/routing_sort.md, "The oracle" */
         launch(cJSON_AddArrayToObject(orc, "launches"), rounds > 1 ? "rt_oracle::route_rounds_kernel"
                                                                    : "rt_oracle::route_kernel",
                RT_ORACLE_CLUSTER, RT_ORACLE_THREADS, (int64_t)rt_oracle_shared_bytes(s->experts));
@@ -169,47 +153,26 @@ cJSON *rt_config_json(const rt_scope *s, const rt_capture *c, rt_form f, rt_dist
         if (rounds > 1) /* one id per thread per round, rounds in position order */
             cJSON_AddNumberToObject(orc, "rounds", rounds);
     } else {
-        cJSON_AddStringToObject(orc, "kind", "boundary search: each boundary of the sorted ids writes its offsets");
+        cJSON_AddStringToObject(orc, "kind", "boundary_search"); /* each boundary of the sorted ids writes its offsets */
         launch(cJSON_AddArrayToObject(orc, "launches"), "rt_oracle::offsets_kernel",
                (s->n + 1 + RT_NARROW_THREADS - 1) / RT_NARROW_THREADS, RT_NARROW_THREADS, 0);
     }
-    cJSON_AddStringToObject(o, "permutation_order", permutation_order(s->n));
+    /* ascending id, then ascending position: the order each of ATen's sorts gives (docs/evidence/routing_sort.md), so the
+     * permutation is checked bit-exact */
+    cJSON_AddStringToObject(o, "permutation_order", "stable");
     cJSON_AddNumberToObject(o, "floor_bytes", (double)rt_floor_bytes(s, f));
+    /* note ids (prose.c); the sources read and their provenance: docs/evidence/routing_sort.md */
     notes = cJSON_AddArrayToObject(o, "notes");
-    if (s->n <= RT_WARP_SORT_MAX)
-        snprintf(text, sizeof text, "aten.sort.stable(stable=False) on %" PRId64 " int64 ids: should_use_small_sort "
-                 "sends it to sortKeyValueInplace, whose WarpMergeSort<128> sorts 33..128 ids in one warp "
-                 "(repros/routing/sort_warp.cu cites the reading)", s->n);
-    else if (s->n <= RT_SORT_MAX)
-        snprintf(text, sizeof text, "aten.sort.stable(stable=False) on %" PRId64 " int64 ids: should_use_small_sort "
-                 "(n <= 4096) sends it to sortKeyValueInplace's MediumRadixSort, one CTA, not SortImpl.cu's "
-                 "segmented CUB sort", s->n);
-    else
-        snprintf(text, sizeof text, "aten.sort.stable(stable=False) on %" PRId64 " int64 ids: past "
-                 "should_use_small_sort's 4096, SortStable.cu segmented_sort_large_segments: fill_reverse_indices, "
-                 "cub::DeviceRadixSort::SortPairs on 64 bits, CUB 3.0.1's sm_90 onesweep "
-                 "(repros/routing/sort_cub.cu cites the reading)", s->n);
-    cJSON_AddItemToArray(notes, cJSON_CreateString(text));
-    snprintf(text, sizeof text, "histc: kernelHistogram1D in SHARED mode (%" PRId64 " bins: %" PRId64 " bytes, below "
-             "sharedMemPerBlock; torch 2.11 has no bins threshold), grid min(ceil(n / 512), optimalGrid) for %d "
-             "multiprocessors (SummaryOps.cu CUDA_tensor_histogram; repros/routing/current.cu cites the reading)",
-             s->bins, rt_hist_shared_bytes(s->bins), sms);
-    cJSON_AddItemToArray(notes, cJSON_CreateString(text));
-    cJSON_AddItemToArray(notes, cJSON_CreateString(
-        "histc source: aten/src/ATen/native/cuda/SummaryOps.cu read at cyyever/pytorch 0d188885a9a2 (lines 20, 29, "
-        "62-124, 190-215); the v2.11.0 tag could not be fetched here, and the index's pytorch/pytorch copy "
-        "(5ad7430b1d1f) is older (SHARED below 100 bins); the torch profiler on the H200 saw torch 2.11 run 128 bins "
-        "in SHARED mode, grid 8 x 512, 520 bytes: this launch"));
+    cJSON_AddItemToArray(notes, cJSON_CreateString(s->n <= RT_WARP_SORT_MAX ? "routing_sort_warp"
+                                                   : s->n <= RT_SORT_MAX    ? "routing_sort_medium"
+                                                                            : "routing_sort_cub"));
+    cJSON_AddItemToArray(notes, cJSON_CreateString("routing_histc_shared"));
     if (!c)
-        cJSON_AddItemToArray(notes, cJSON_CreateString(
-            "no capture covers this point: Inductor compiles the convert and the scan per shape, so the current "
-            "path runs once tools/capture has recorded them on a GPU; until then `run` reports it unsupported"));
-    cJSON_AddItemToArray(notes, cJSON_CreateString(
-        !c                ? "no capture: checked against the CPU reference only"
-        : d == RT_UNIFORM ? "the capture's own input (topk_ids seed 0): outputs also checked against its checksums"
-                          : "topk_ids_skewed has no capture: checked against the CPU reference only"));
+        cJSON_AddItemToArray(notes, cJSON_CreateString("no_capture_unsupported"));
+    cJSON_AddItemToArray(notes, cJSON_CreateString(!c                ? "routing_checked_reference"
+                                                   : d == RT_UNIFORM ? "routing_checked_capture"
+                                                                     : "routing_skewed_reference"));
     if (f == RT_NARROW)
-        cJSON_AddItemToArray(notes, cJSON_CreateString("current starts from the sorted ids: convert, histc "
-                                                       "(zeros + kernel), scan; the sort is outside this form"));
+        cJSON_AddItemToArray(notes, cJSON_CreateString("routing_narrow"));
     return o;
 }

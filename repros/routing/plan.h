@@ -9,7 +9,7 @@
  * fallbacks replicated), "capture_comparable" (true only for whole x uniform: the capture timed the
  * whole partition on the uniform ids, so only that configuration prices the same work), "floor_bytes"
  * (ids in; sorted ids, permutation and offsets out; the narrow form: sorted ids in, offsets out) and
- * "notes". c may be NULL (no capture covers the point): "capture" null, the Triton steps named as not
+ * "notes" (note ids, prose.c; what was read, and where: docs/evidence/routing_sort.md). c may be NULL (no capture covers the point): "capture" null, the Triton steps named as not
  * captured, capture_comparable false. */
 #ifndef RT_PLAN_H
 #define RT_PLAN_H

@@ -6,7 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "measure/baseline.h"
+#include "golden/baseline_migrate.h"
 #include "golden/candidate.h"
 #include "cli/cli.h"
 #include "cli/cmds.h"
@@ -23,6 +26,7 @@ const char ea_usage_golden[] =
     "usage: extern-audit golden diff OLD NEW [--golden DIR] [--json] [--markdown FILE]\n"
     "       extern-audit golden accept STAGED [--golden DIR] [--json]\n"
     "       extern-audit golden price STAGED [--golden DIR] [--target NAME] [--json]\n"
+    "       extern-audit golden migrate [--golden DIR] [FILE]\n"
     "  diff OLD NEW     compare two target folders (golden/targets/<target>, or a stage of that layout):\n"
     "                   class transitions with the old rule's verdict and the false-extern flag, points\n"
     "                   added and removed, partitions whose kernels or launch shapes changed, capture\n"
@@ -42,6 +46,10 @@ const char ea_usage_golden[] =
     "                   partition's saving, both partitions timed in one torch process), the oracle, the\n"
     "                   floor, and the share of the oracle's headroom recovered (under 25%: \"measured, not\n"
     "                   profitable\"); every oracle must be no slower than the candidate of its scope\n"
+    "  migrate          rewrite every target's " EA_BASELINES_NAME " of an older schema as today's (docs/reference/schema.md:\n"
+    "                   its sentences become the ids and numbers they are rendered from; no number changes);\n"
+    "                   a file already of today's schema is left as it is. FILE: that baselines file alone (a\n"
+    "                   stage's, a gate --save, a test fixture)\n"
     "  --target NAME    price: the base target (default: as rollup picks it; never a candidate's)\n"
     "  --golden DIR     golden folder: shared occurrences and old rule, targets/ (default golden)\n"
     "  --json           print the report (diff: extern-audit/golden-diff; accept: the problems) as JSON\n"
@@ -50,7 +58,8 @@ const char ea_usage_golden[] =
     "exit status: diff: 0 nothing differs, 1 something does, 2 bad usage or bad input (file and JSON path\n"
     "named); accept: 0 installed, 1 refused (incomplete or inconsistent stage), 2 bad usage, a stage file\n"
     "that does not read, or the install failed (the old target is then left as it was); price: 0 every scope\n"
-    "priced and no oracle slower than its candidate, 1 otherwise (each named), 2 bad usage or bad input\n";
+    "priced and no oracle slower than its candidate, 1 otherwise (each named), 2 bad usage or bad input; migrate:\n"
+    "0 every file of today's schema, 2 a file that does not migrate (file and JSON path named; none is written then)\n";
 
 typedef struct {
     const char *golden, *markdown, *target, *args[2];
@@ -273,8 +282,65 @@ static int cmd_price(int argc, char **argv)
     return rc;
 }
 
+/* Every target's baselines file read and migrated, then the migrated ones written as one set (ej_write_files_atomic):
+ * one that does not migrate, or a write that fails, leaves every file as it was. */
+static int cmd_migrate(int argc, char **argv)
+{
+    ea_cli_options c;
+    int help, rc = ea_cli_parse("golden", "ARGS --golden", argc, argv, &c, &help), n = 1, k = 0;
+    if (rc || help)
+        return rc ? rc : (fputs(ea_usage_golden, stdout), 0);
+    if (c.nargs > 1)
+        return ea_cli_usage_error("golden", "migrate takes at most one FILE, got a second: %s", c.args[1]);
+    ea_target *t = NULL;
+    ea_error err;
+    if (c.nargs == 0 && ea_targets_list(c.golden, &t, &n, &err))
+        return ea_cli_fail(&err);
+    char (*paths)[4200] = calloc((size_t)n + 1, sizeof *paths);
+    const char **names = calloc((size_t)n + 1, sizeof *names);
+    char **texts = calloc((size_t)n + 1, sizeof *texts);
+    if (!paths || !names || !texts)
+        rc = (fprintf(stderr, "golden migrate: out of memory\n"), 2);
+    for (int i = 0; rc == 0 && i < n; i++) {
+        ej_doc doc = {0};
+        if (t)
+            snprintf(paths[k], sizeof paths[k], "%s/" EA_BASELINES_NAME, t[i].dir);
+        else
+            snprintf(paths[k], sizeof paths[k], "%s", c.args[0]);
+        int m = t && access(paths[k], F_OK) ? 1 : ej_load(paths[k], &doc, &err) ? -1 : ea_baseline_migrate(paths[k], doc.root, &err);
+        char *text = m == 0 ? ej_print_layered(doc.root, EA_BASELINES_LAYERS) : NULL;
+        size_t len = text ? strlen(text) : 0;
+        if (m < 0 || (m == 0 && !text))
+            rc = m < 0 ? ea_cli_fail(&err) : (fprintf(stderr, "golden migrate: out of memory\n"), 2);
+        else if (m == 0 && (texts[k] = realloc(text, len + 2))) {
+            memcpy(texts[k] + len, "\n", 2);
+            names[k] = paths[k];
+            k++;
+        } else {
+            free(text);
+            fprintf(stderr, "golden migrate: %s: %s\n", paths[k], m == 1 ? "already of today's schema, or absent: kept"
+                                                                        : "out of memory");
+            rc = m == 1 ? 0 : 2;
+        }
+        ej_free(&doc);
+    }
+    if (rc == 0 && ea_write_files_atomic(names, (const char *const *)texts, k, &err))
+        rc = ea_cli_fail(&err);
+    for (int i = 0; rc == 0 && i < k; i++)
+        fprintf(stderr, "golden migrate: %s: migrated to schema %d\n", names[i], EA_BASELINES_VERSION);
+    for (int i = 0; texts && i < k; i++)
+        free(texts[i]);
+    free(texts);
+    free(names);
+    free(paths);
+    free(t);
+    return rc;
+}
+
 int ea_cmd_golden(int argc, char **argv)
 {
+    if (argc >= 1 && !strcmp(argv[0], "migrate"))
+        return cmd_migrate(argc - 1, argv + 1);
     if (argc >= 1 && !strcmp(argv[0], "price"))
         return cmd_price(argc - 1, argv + 1);
     if (argc >= 1 && !strcmp(argv[0], "diff"))
@@ -283,5 +349,5 @@ int ea_cmd_golden(int argc, char **argv)
         return cmd_accept(argc - 1, argv + 1);
     if (argc >= 1 && (!strcmp(argv[0], "--help") || !strcmp(argv[0], "-h")))
         return fputs(ea_usage_golden, stdout), 0;
-    return ea_cli_usage_error("golden", "expected a subcommand, diff, accept or price, got '%s'", argc ? argv[0] : "");
+    return ea_cli_usage_error("golden", "expected a subcommand, diff, accept, price or migrate, got '%s'", argc ? argv[0] : "");
 }

@@ -466,13 +466,12 @@ cJSON *ea_gate_propose(const cJSON *stored, const cJSON *fresh, const cJSON *rep
     cJSON *out = cJSON_Duplicate(stored, 1);
     const cJSON *e;
     int moved = 0;
-    double l2 = ej_num(cJSON_GetObjectItemCaseSensitive(out, "gpu"), "l2_bytes");
     cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(report, "entries")) {
         int si = at(e, "stored_at", 0), took = take(out, fresh, e);
         moved += took > 0;
         /* a time or floor taken into a stored result: what that result derives from them follows */
         if (took == 2 && si >= 0)
-            ea_result_fractions(scope_item(out, si), l2 > 0 ? (size_t)l2 : 0);
+            ea_result_fractions(scope_item(out, si));
     }
     /* the fidelity is the current path's warm times against torch's (a ratio per mode): it follows them when
      * all were taken; with some taken it would quote times the document does not hold */

@@ -19,6 +19,7 @@
 #include "measure/fractions.h"
 #include "base/json.h"
 #include "measure/path.h"
+#include "measure/prose.h"
 #include "target/target_layout.h"
 
 /* 1 when name is one of the ", "-separated names in list, compared whole ("lowered" is not
@@ -96,14 +97,14 @@ static void op_mode(cJSON *o, const char *mode, const ea_torch_time *t, const cJ
     cJSON *m = cJSON_AddObjectToObject(o, mode);
     double mine = ea_path_median(ea_path_named(result, "current", mode));
     if (!t->timed) {
-        cJSON_AddStringToObject(m, "note", "no torch measurement in this mode");
+        cJSON_AddStringToObject(m, "note", "fidelity_no_torch_mode"); /* note ids: prose.c */
         return;
     }
     cJSON_AddNumberToObject(m, "torch_us", t->median_us);
     cJSON_AddNumberToObject(m, "torch_q1_us", t->q1_us);
     cJSON_AddNumberToObject(m, "torch_q3_us", t->q3_us);
     if (isnan(mine)) {
-        cJSON_AddStringToObject(m, "note", "the replica did not run in this mode (see --mode)");
+        cJSON_AddStringToObject(m, "note", "fidelity_replica_not_run");
         return;
     }
     int ok = fabs(mine / t->median_us - 1) <= EA_FIDELITY_TOLERANCE;
@@ -120,20 +121,16 @@ static void torch_op_fidelity(cJSON *fid, const cJSON *result, const ea_torch_op
 {
     cJSON *o = cJSON_AddObjectToObject(fid, "torch_op");
     const ea_torch_op *op = ea_torch_ops_find(ops, ej_text(result, "point"));
-    char note[4400];
     int compared = 0, within = 1;
     if (!ops || !ops->loaded) {
         cJSON_AddNullToObject(o, "file");
-        snprintf(note, sizeof note, "no torch measurement: %s absent (tools/capture/op_timing.py writes it)",
-                 ops && ops->file[0] ? ops->file : "golden/targets/<target>/" EA_TORCH_OPS_NAME);
-        cJSON_AddStringToObject(o, "note", note);
+        cJSON_AddStringToObject(o, "note", "fidelity_torch_ops_absent");
         return;
     }
     cJSON_AddStringToObject(o, "file", ops->rel);
     cJSON_AddStringToObject(o, "torch", ops->torch);
     if (!op) {
-        snprintf(note, sizeof note, "no torch measurement: %s has no entry for this point", ops->rel);
-        cJSON_AddStringToObject(o, "note", note);
+        cJSON_AddStringToObject(o, "note", "fidelity_torch_ops_no_entry");
         return;
     }
     op_mode(o, "faithful", &op->faithful, result, &compared, &within);
@@ -153,7 +150,7 @@ cJSON *ea_result_fidelity(const cJSON *result, const cJSON *point, const ea_capt
     const ea_capture_run *run = c ? ea_capture_run_named(c, "default") : NULL;
     if (!run) {
         cJSON_AddNullToObject(f, "capture");
-        cJSON_AddStringToObject(f, "note", "no capture");
+        cJSON_AddStringToObject(f, "note", "fidelity_no_capture");
         return f;
     }
     /* Inductor's own kernels are priced against the compiled partition; an ATen replica against the eager
@@ -175,7 +172,7 @@ cJSON *ea_result_fidelity(const cJSON *result, const cJSON *point, const ea_capt
     double mine = ea_path_median(ea_path_named(result, "current", mode));
     cJSON_AddNumberToObject(f, inductor ? "torch_compiled_us" : "torch_eager_us", torch_us);
     if (isnan(mine) || torch_us <= 0) {
-        cJSON_AddStringToObject(f, "note", "the replica did not run in the capture's mode");
+        cJSON_AddStringToObject(f, "note", "fidelity_replica_not_run_capture_mode");
         return f;
     }
     cJSON_AddNumberToObject(f, "replica_us", mine);
@@ -183,8 +180,7 @@ cJSON *ea_result_fidelity(const cJSON *result, const cJSON *point, const ea_capt
     if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(result, "config"),
                                                       "capture_comparable"))) {
         cJSON_AddBoolToObject(f, "comparable", 0);
-        cJSON_AddStringToObject(f, "note", "another form of the scope or other inputs than the capture's run "
-                                           "(config.capture_comparable false): the ratio is no fidelity check");
+        cJSON_AddStringToObject(f, "note", "fidelity_capture_not_comparable");
         return f;
     }
     cJSON *extra = cJSON_CreateArray();
@@ -198,8 +194,7 @@ cJSON *ea_result_fidelity(const cJSON *result, const cJSON *point, const ea_capt
         return f;
     }
     cJSON_AddItemToObject(f, "capture_extra_steps", extra);
-    cJSON_AddStringToObject(f, "note", "the capture times a larger partition than the replica (its extra steps "
-                                       "are listed): the ratio is no fidelity check");
+    cJSON_AddStringToObject(f, "note", "fidelity_capture_larger_partition");
     return f;
 }
 
@@ -212,7 +207,7 @@ void ea_run_annotate(cJSON *result, const cJSON *point, const ea_run_env *env, c
     ea_result_floor(result, env->kernel_bytes_per_s > env->memcpy_bytes_per_s ? env->kernel_bytes_per_s
                                                                               : env->memcpy_bytes_per_s,
                     env->launch_us);
-    ea_result_fractions(result, env->l2_bytes);
+    ea_result_fractions(result);
     cJSON_AddItemToObject(result, "fidelity", ea_result_fidelity(result, point, caps, ops));
 }
 
@@ -244,6 +239,7 @@ cJSON *ea_baseline_doc(cJSON *results, const ea_run_env *env)
     else
         cJSON_AddNullToObject(d, "torch");
     cJSON_AddStringToObject(d, "cache_policy", env->cache_policy);
+    cJSON_AddNumberToObject(d, "warmup_ms", env->warmup_ms);
     bw = cJSON_AddObjectToObject(d, "copy_bandwidth");
     cJSON_AddNumberToObject(bw, "bytes", (double)env->copy_bytes);
     cJSON_AddNumberToObject(bw, "kernel_bytes_per_s", env->kernel_bytes_per_s);
@@ -259,6 +255,12 @@ cJSON *ea_baseline_doc(cJSON *results, const ea_run_env *env)
 }
 
 /* ---- the table ---- */
+
+/* A note id as its sentence (prose.h). */
+static const char *said(const char *id)
+{
+    return ea_note_text(id) ? ea_note_text(id) : id;
+}
 
 static void print_path(const cJSON *p, FILE *f)
 {
@@ -290,7 +292,7 @@ static void print_torch_op(const cJSON *o, FILE *f)
     if (!o)
         return;
     if (ej_str(o, "note")) {
-        fprintf(f, "  fidelity vs torch op: %s\n", ej_str(o, "note"));
+        fprintf(f, "  fidelity vs torch op: %s\n", said(ej_str(o, "note")));
         return;
     }
     fprintf(f, "  fidelity vs torch %s, the op alone (%s):", ej_str(o, "torch"), ej_str(o, "file"));
@@ -298,7 +300,7 @@ static void print_torch_op(const cJSON *o, FILE *f)
         const char *mode = i ? "fabricated" : "faithful";
         const cJSON *m = cJSON_GetObjectItemCaseSensitive(o, mode);
         if (ej_str(m, "note"))
-            fprintf(f, "%s %s: %s", sep, mode, ej_str(m, "note"));
+            fprintf(f, "%s %s: %s", sep, mode, said(ej_str(m, "note")));
         else
             fprintf(f, "%s %s %.2f (replica %.1f us, torch %.1f us, %s)", sep, mode, ej_num(m, "ratio"),
                     ej_num(m, "replica_us"), ej_num(m, "torch_us"),
@@ -348,8 +350,8 @@ void ea_baseline_print(const cJSON *doc, FILE *f)
             print_path(p, f);
         fprintf(f, "  %-28s %10.1f %8s %10s   %.1f MB at %.2f TB/s + %.1f us launch\n", "floor", ej_num(fl, "us"), "", "",
                 ej_num(fl, "bytes") / 1e6, ej_num(fl, "bytes_per_s") / 1e12, ej_num(fl, "launch_us"));
-        if (ej_str(fl, "note"))
-            fprintf(f, "  floor: %s\n", ej_str(fl, "note"));
+        if (ea_floor_note_text(doc, s))
+            fprintf(f, "  floor: %s\n", ea_floor_note_text(doc, s));
         fprintf(f, "  speedup %.2fx", ej_num(s, "speedup"));
         if (!isnan(ej_num(s, "speedup_cold")))
             fprintf(f, " (cold %.2fx)", ej_num(s, "speedup_cold"));
@@ -360,17 +362,19 @@ void ea_baseline_print(const cJSON *doc, FILE *f)
         const char *against = torch_time(fid, &torch_us);
         if (ej_str(fid, "note") && !isnan(ej_num(fid, "ratio")))
             fprintf(f, "replica / torch %s %.2f (%.1f us), not comparable: %s\n", against, ej_num(fid, "ratio"),
-                    torch_us, ej_str(fid, "note"));
+                    torch_us, said(ej_str(fid, "note")));
         else if (ej_str(fid, "note"))
-            fprintf(f, "fidelity: %s\n", ej_str(fid, "note"));
+            fprintf(f, "fidelity: %s\n", said(ej_str(fid, "note")));
         else
             fprintf(f, "fidelity %.2f (torch %s %s %.1f us, %s)\n", ej_num(fid, "ratio"),
                     ej_str(fid, "torch") ? ej_str(fid, "torch") : "(version not captured)", against, torch_us,
                     tolerance_text(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(fid, "within_tolerance")), EA_CAPTURE_TOLERANCE, tol,
                                    sizeof tol));
         print_torch_op(cJSON_GetObjectItemCaseSensitive(fid, "torch_op"), f);
-        if (ej_str(s, "verdict"))
-            fprintf(f, "  verdict: %s\n", ej_str(s, "verdict"));
+        char verdict[256];
+        ea_verdict_text(s, verdict, sizeof verdict);
+        if (verdict[0])
+            fprintf(f, "  verdict: %s\n", verdict);
         fprintf(f, "  %s\n", cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "passed")) ? "passed" : "FAILED");
     }
 }

@@ -1,6 +1,6 @@
 /* baseline.h: what `extern-audit run` makes of the families' results, and golden/targets/<target>/baselines.json.
  * Contract: ea_run_annotate adds the class, floor, speedup and the replica's fidelity to a result;
- * ea_baseline_doc wraps results into the "extern-audit/baselines" v1 document (docs/reference/schema.md),
+ * ea_baseline_doc wraps results into the "extern-audit/baselines" v2 document (docs/reference/schema.md),
  * ea_baseline_validate reads one strictly, ea_baseline_record writes only a document that reads back,
  * ea_baseline_print is the table. Host arithmetic on JSON: no GPU. */
 #ifndef EA_BASELINE_H
@@ -16,7 +16,10 @@
 #include "target/torch_ops.h"
 
 #define EA_BASELINES_SCHEMA "extern-audit/baselines"
-#define EA_BASELINES_VERSION 1
+#define EA_BASELINES_VERSION 2
+/* Written a line per member down to a result's config, paths, floor and fidelity: one line per path, per
+ * configuration field (json_layered.c), so an entry that did not move keeps its bytes. */
+#define EA_BASELINES_LAYERS 4
 /* The fidelity tolerance, |replica / torch's op alone - 1| in percent (run: each family's current path
  * against the target's torch_ops.json). Why 5: the index_add replica, once it took ATen's fill launch
  * and device assert (docs/evidence/replica_gap.md), ran at 0.990-1.000 of torch's op time on the H200 in all six
@@ -39,6 +42,7 @@ typedef struct {
     double strided_bytes_per_s;             /* the grid-stride copy kernel's, 0 when unknown */
     double launch_us;                       /* an empty kernel's per-call time in a graph */
     char cache_policy[640];
+    double warmup_ms;                       /* the timer's warm-up before each timing (every path's) */
 } ea_run_env;
 
 

@@ -5,10 +5,12 @@
 #include "measure/baseline.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "measure/drift.h"
 #include "base/json.h"
+#include "measure/prose.h"
 
 static int numbers(ej_val o, const char *const *keys, ea_error *err)
 {
@@ -51,14 +53,37 @@ static int optional_counts(ej_val p, ea_error *err)
 }
 
 static const char *const time_keys[] = {"median_us", "q1_us", "q3_us", "iqr_us", "samples", "calls_per_replay",
-                                        "resolution_us", "cache_policy", NULL};
+                                        "resolution_us", "operations", NULL};
 
-/* A "time" or "time_cold" object: its keys, then its numbers as the drift rule reads them. */
+/* A "time" or "time_cold" object: its keys, then its numbers as the drift rule reads them; a cold one also the
+ * operations of a call (what its cache policy's sentence quotes, prose.h). */
 static int time_object(ej_val parent, const char *key, ea_error *err)
 {
     ej_val o;
     ea_drift_time t;
-    return ej_field(parent, key, 1, &o, err) || ej_object(o, time_keys, err) || ea_drift_time_read(o, &t, err) ? -1 : 0;
+    int64_t ops;
+    return ej_field(parent, key, 1, &o, err) || ej_object(o, time_keys, err) || ea_drift_time_read(o, &t, err) ||
+                   (!strcmp(key, "time_cold") && ej_get_int_min(o, "operations", 1, &ops, err))
+               ? -1
+               : 0;
+}
+
+/* An array of ids, each one known (a note id of prose.c). */
+static int note_ids(ej_val arr, ea_error *err)
+{
+    int n;
+    const char *s;
+    if (ej_array(arr, &n, err))
+        return -1;
+    for (int i = 0; i < n; i++) {
+        ej_val e = ej_index(arr, i);
+        if (ej_as_string(e, &s, err))
+            return -1;
+        if (!ea_note_text(s))
+            return ea_fail(err, "%s %s: expected a note id (src/measure/prose.c; a sentence is no note id), got \"%.80s%s\"",
+                           e.file, e.path, s, strlen(s) > 80 ? "..." : "");
+    }
+    return 0;
 }
 
 /* time_cold (the same fields as time) and kernel_launches: absent in files written before cold timing
@@ -172,6 +197,18 @@ static int validate_path(ej_val p, ea_error *err)
                : 0;
 }
 
+/* o's "note", when present: a note id (prose.c), never a sentence. */
+static int optional_note_id(ej_val o, ea_error *err)
+{
+    ej_val v;
+    const char *s;
+    if (ej_field(o, "note", 0, &v, err) || (v.v && ej_as_string(v, &s, err)))
+        return -1;
+    return v.v && !ea_note_text(s) ? ea_fail(err, "%s %s: expected a note id (src/measure/prose.c; a sentence is no note id), "
+                                                  "got \"%.80s%s\"", v.file, v.path, s, strlen(s) > 80 ? "..." : "")
+                                   : 0;
+}
+
 /* fidelity.torch_op; absent in files written before the torch-op comparison existed. */
 static int validate_torch_op(ej_val fid, ea_error *err)
 {
@@ -187,8 +224,11 @@ static int validate_torch_op(ej_val fid, ea_error *err)
         (!cJSON_IsNull(file.v) && ej_as_string(file, &s, err)))
         return -1;
     for (int i = 0; i < 2; i++)
-        if (ej_field(o, i ? "fabricated" : "faithful", 0, &v, err) || (v.v && ej_object(v, mode_keys, err)))
+        if (ej_field(o, i ? "fabricated" : "faithful", 0, &v, err) || (v.v && ej_object(v, mode_keys, err)) ||
+            (v.v && optional_note_id(v, err)))
             return -1;
+    if (optional_note_id(o, err))
+        return -1;
     return ej_field(o, "kernels", 0, &v, err) || (v.v && strings(v, err)) ? -1 : 0;
 }
 
@@ -201,7 +241,7 @@ static int config_common(ej_val cfg, ea_error *err)
     double bytes;
     int n;
     if (ej_map(cfg, &n, err) || ej_get_number(cfg, "floor_bytes", &bytes, err) || ej_field(cfg, "notes", 1, &notes, err) ||
-        ej_array(notes, &n, err) || strings(notes, err) || ej_field(cfg, "capture_comparable", 0, &v, err) ||
+        note_ids(notes, err) || ej_field(cfg, "capture_comparable", 0, &v, err) ||
         (v.v && ej_as_bool(v, &n, err)) || ej_field(cfg, "current_source", 0, &v, err))
         return -1;
     if (!v.v)
@@ -225,7 +265,12 @@ static int optional_verdict(ej_val s, ea_error *err)
         return -1;
     if (v.v && strcmp(x, "time") && strcmp(x, "time_cold"))
         return ej_bad_field(s, "fraction_basis", "\"time\" or \"time_cold\"", x, err);
-    if (ej_field(s, "verdict", 0, &v, err) || (v.v && ej_as_string(v, &x, err)) || ej_field(s, "view", 0, &v, err))
+    if (ej_field(s, "verdict", 0, &v, err) || (v.v && ej_as_string(v, &x, err)))
+        return -1;
+    if (v.v && !ea_verdict_known(x))
+        return ej_bad_field(s, "verdict", "a verdict id (src/measure/prose.c: no_material_headroom, headroom, fused_kernel)", x,
+                            err);
+    if (ej_field(s, "view", 0, &v, err))
         return -1;
     return v.v ? ej_map(v, &n, err) : 0;
 }
@@ -286,8 +331,6 @@ static int validate_scope(ej_val s, ea_error *err)
                                        "bandwidth_fraction", "fidelity", "verdict", "view", "speedup_cold",
                                        "fraction_basis", "point_wall_s", NULL};
     static const char *const floor_keys[] = {"bytes", "bytes_per_s", "transfer_us", "launch_us", "us", NULL};
-    static const char *const floor_allowed[] = {"bytes", "bytes_per_s", "transfer_us", "launch_us", "us", "note",
-                                                NULL};
     const char *x;
     int64_t occ;
     int b, n;
@@ -299,12 +342,12 @@ static int validate_scope(ej_val s, ea_error *err)
         ej_field(s, "scope_ids", 1, &ids, err) || strings(ids, err) || ej_field(s, "config", 1, &cfg, err) ||
         config_common(cfg, err) || ej_get_bool(s, "passed", &b, err) || ej_get_string(s, "class", &x, err) ||
         optional_verdict(s, err) || optional_wall(s, err) ||
-        object_with(s, "floor", floor_allowed, floor_keys, err) || ej_field(s, "fidelity", 1, &fid, err) ||
+        object_with(s, "floor", floor_keys, floor_keys, err) || ej_field(s, "fidelity", 1, &fid, err) ||
         ej_object(fid, (const char *const[]){"torch_op", "capture", "torch", "mode", "torch_eager_us",
                                              "torch_compiled_us", "replica_us", "ratio", "comparable",
                                              "capture_extra_steps", "within_tolerance", "note", NULL},
                   err) ||
-        validate_torch_op(fid, err) || fidelity_times(fid, err) || ej_field(s, "paths", 1, &paths, err) ||
+        validate_torch_op(fid, err) || optional_note_id(fid, err) || fidelity_times(fid, err) || ej_field(s, "paths", 1, &paths, err) ||
         ej_array(paths, &n, err))
         return -1;
     for (int i = 0; i < n; i++)
@@ -348,8 +391,8 @@ static int optional_unmeasured(ej_val root, ea_error *err)
 int ea_baseline_validate(const char *file, const cJSON *doc, ea_error *err)
 {
     static const char *const keys[] = {"schema", "schema_version", "command", "gpu", "driver", "toolkit", "torch",
-                                       "cache_policy", "copy_bandwidth", "launch_us", "scopes", "passed", "unmeasured",
-                                       NULL};
+                                       "cache_policy", "warmup_ms", "copy_bandwidth", "launch_us", "scopes", "passed",
+                                       "unmeasured", NULL};
     static const char *const gpu_keys[] = {"name", "model", "capability", "sm_count", "l2_bytes", "memory_bytes",
                                            NULL};
     static const char *const bw_keys[] = {"bytes", "kernel_bytes_per_s", "memcpy_bytes_per_s", NULL,
@@ -358,14 +401,21 @@ int ea_baseline_validate(const char *file, const cJSON *doc, ea_error *err)
                                              "strided_kernel_bytes_per_s", NULL};
     ej_val root = {file, doc, "$"}, scopes, torch;
     const char *s;
-    double launch;
+    double launch, warmup;
+    int64_t version;
     int n, b;
-    if (ej_object(root, keys, err) || ej_expect_schema(root, EA_BASELINES_SCHEMA, EA_BASELINES_VERSION, err) ||
+    if (ej_object(root, keys, err))
+        return -1;
+    if (ej_get_int(root, "schema_version", &version, err) == 0 && version == 1)
+        return ea_fail(err, "%s $.schema_version: expected %d, got 1: a baselines file of schema 1 (sentences stored "
+                       "in it); run `extern-audit golden migrate` to rewrite every committed target's", file,
+                       EA_BASELINES_VERSION);
+    if (ej_expect_schema(root, EA_BASELINES_SCHEMA, EA_BASELINES_VERSION, err) ||
         ej_get_string(root, "command", &s, err) || object_with(root, "gpu", gpu_keys, gpu_keys + 3, err) ||
         ej_get_string(root, "driver", &s, err) || ej_get_string(root, "toolkit", &s, err) ||
         ej_field(root, "torch", 1, &torch, err) || (!cJSON_IsNull(torch.v) && ej_as_string(torch, &s, err)) ||
         ej_get_string(root, "cache_policy", &s, err) || object_with(root, "copy_bandwidth", bw_allowed, bw_keys, err) ||
-        ej_get_number(root, "launch_us", &launch, err) || ej_get_bool(root, "passed", &b, err) ||
+        ej_get_number(root, "launch_us", &launch, err) || ej_get_number(root, "warmup_ms", &warmup, err) || ej_get_bool(root, "passed", &b, err) ||
         ej_field(root, "scopes", 1, &scopes, err) || ej_array(scopes, &n, err) || optional_unmeasured(root, err))
         return -1;
     ej_val bw;
@@ -384,10 +434,10 @@ int ea_baseline_record(const char *file, const cJSON *doc, ea_error *err)
     if (ea_baseline_validate(file, doc, &why))
         return ea_fail(err, "not written, the document would not read back: %s", why.msg);
     if (!strcmp(file, "-")) { /* standard output, as every FILE option takes it */
-        char *text = cJSON_Print(doc);
+        char *text = ej_print_layered(doc, EA_BASELINES_LAYERS);
         int rc = text && printf("%s\n", text) >= 0 ? 0 : ea_fail(err, "standard output: cannot write the document");
-        cJSON_free(text);
+        free(text);
         return rc;
     }
-    return ej_write_atomic(file, doc, err);
+    return ej_write_layered_atomic(file, doc, EA_BASELINES_LAYERS, err);
 }

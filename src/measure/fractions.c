@@ -1,7 +1,6 @@
 /* fractions.c: a result's speedups and floor fractions (contract in fractions.h). */
 #include "measure/fractions.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -25,27 +24,7 @@ static void set_string(cJSON *o, const char *key, const char *v)
         cJSON_AddStringToObject(o, key, v);
 }
 
-/* A family's verdict quotes its speedup as "<x.xx>x" (cat's "speedup 2.07x over the current path ...",
- * cumsum's "headroom: 1.37x"): the number follows the re-derived speedup, so a time that gate --propose
- * moved leaves no stale figure in the sentence. A sentence that quotes no such number is kept. */
-static void requote_verdict(cJSON *result, double old, double now)
-{
-    const char *v = ej_str(result, "verdict"), *hit;
-    char was[32], is[32], out[1024];
-    if (!v || !(old > 0) || !(now > 0))
-        return;
-    snprintf(was, sizeof was, "%.2fx", old);
-    snprintf(is, sizeof is, "%.2fx", now);
-    for (hit = strstr(v, was); hit; hit = strstr(hit + 1, was))
-        if (hit == v || (!isdigit((unsigned char)hit[-1]) && hit[-1] != '.'))
-            break;
-    if (hit && strcmp(was, is)) {
-        snprintf(out, sizeof out, "%.*s%s%s", (int)(hit - v), v, is, hit + strlen(was));
-        set_string(result, "verdict", out);
-    }
-}
-
-void ea_result_fractions(cJSON *result, size_t l2_bytes)
+void ea_result_fractions(cJSON *result)
 {
     cJSON *fl = cJSON_GetObjectItemCaseSensitive(result, "floor");
     double bytes = ej_num(fl, "bytes"), bw = ej_num(fl, "bytes_per_s"), floor_us = ej_num(fl, "us");
@@ -53,20 +32,9 @@ void ea_result_fractions(cJSON *result, size_t l2_bytes)
     oracle = oracle ? oracle : ea_path_named(result, "oracle_general", NULL);
     double cur = ea_path_median(current), orc = ea_path_median(oracle);
     double cur_cold = ea_path_median_cold(current), orc_cold = ea_path_median_cold(oracle);
-    /* Warm replays keep a working set that fits in L2 between calls, and DRAM's rate bounds nothing then. */
     int cold = orc_cold > 0; /* false for NaN: files and runs without cold timing */
-    if (fl && l2_bytes > 0 && bytes <= (double)l2_bytes)
-        set_string(fl, "note", cold ? "the scope's bytes fit in L2: against the warm times the copy-bandwidth floor is "
-                                      "a reference, not a bound; the fractions are taken against the cold time, which "
-                                      "it bounds"
-                                    : "the scope's bytes fit in L2 and the replays are warm: the copy-bandwidth floor "
-                                      "is a reference, not a bound (a fraction above 1 is possible)");
-    else
-        cJSON_DeleteItemFromObjectCaseSensitive(fl, "note");
-    if (!isnan(cur) && orc > 0) {
-        requote_verdict(result, ej_num(result, "speedup"), cur / orc);
+    if (!isnan(cur) && orc > 0)
         set_number(result, "speedup", cur / orc);
-    }
     else
         cJSON_DeleteItemFromObjectCaseSensitive(result, "speedup");
     if (cold && cur_cold > 0)

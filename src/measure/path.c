@@ -151,7 +151,8 @@ cJSON *ea_path_time_json(const ea_timing *t)
     cJSON_AddNumberToObject(o, "calls_per_replay", t->calls_per_replay);
     if (t->resolution_us > 0)
         cJSON_AddNumberToObject(o, "resolution_us", t->resolution_us);
-    cJSON_AddStringToObject(o, "cache_policy", t->policy);
+    if (t->cache == EA_CACHE_COLD) /* the rest of its policy's sentence is the document's (prose.h) */
+        cJSON_AddNumberToObject(o, "operations", t->ops_per_call);
     return o;
 }
 

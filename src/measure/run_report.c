@@ -3,6 +3,7 @@
 #include "measure/run_report.h"
 
 #include "base/json.h"
+#include "measure/prose.h"
 
 #include <string.h>
 
@@ -96,9 +97,9 @@ void ea_run_plan_print(const cJSON *plans, FILE *f)
         }
         launches("oracle launches", get(orc, "launches"), f);
         launches("oracle variants", get(orc, "variants"), f);
-        cJSON_ArrayForEach(n, get(cfg, "notes"))
+        cJSON_ArrayForEach(n, get(cfg, "notes")) /* note ids, rendered (prose.h) */
             if (cJSON_IsString(n))
-                fprintf(f, "  note: %s\n", n->valuestring);
+                fprintf(f, "  note: %s\n", ea_note_text(n->valuestring) ? ea_note_text(n->valuestring) : n->valuestring);
     }
 }
 

@@ -8,6 +8,7 @@
 #include "measure/baseline.h"
 #include "golden/candidate.h"
 #include "measure/path.h"
+#include "measure/prose.h"
 #include "measure/result.h"
 #include "report/rollup_impl.h"
 #include "target/target_layout.h"
@@ -137,8 +138,10 @@ static void price(const ea_rollup_inputs *in, const occ *c, cJSON *row)
     ej_add_number_or_null(pc, "torch_faithful_us", t && t->faithful.timed ? t->faithful.median_us : NAN);
     ej_add_number_or_null(pc, "pipeline_min_us", t && t->pipeline.timed ? t->pipeline.min_us : NAN);
     ej_add_number_or_null(pc, "pipeline_steady_us", t && t->pipeline.timed ? t->pipeline.steady_us : NAN);
-    const char *verdict = r ? ej_str(r, "verdict") : NULL;
-    cJSON_AddItemToObject(row, "verdict", verdict ? cJSON_CreateString(verdict) : cJSON_CreateNull());
+    char verdict[256] = ""; /* the result's verdict id, rendered (prose.h) */
+    if (r)
+        ea_verdict_text(r, verdict, sizeof verdict);
+    cJSON_AddItemToObject(row, "verdict", verdict[0] ? cJSON_CreateString(verdict) : cJSON_CreateNull());
     const char *label = r ? ej_str(r, "class") : NULL;
     cJSON_AddItemToObject(row, "label", label ? cJSON_CreateString(label) : cJSON_CreateNull());
     if (!strcmp(bucket, "library_extern"))
@@ -230,7 +233,7 @@ static void totals(cJSON *row)
     ej_add_number_or_null(us, "oracle", priced ? n * orc : shared ? 0 : NAN);
     /* a family's "no material headroom" verdict and an oracle no faster both carry zero */
     double head = priced && isfinite(orc) ? n * (cur > orc ? cur - orc : 0) : shared ? 0 : NAN;
-    if (priced && verdict && !strncmp(verdict, "measured, no material headroom", 30))
+    if (priced && verdict && !strcmp(verdict, ea_verdict_template("no_material_headroom")))
         head = 0;
     ej_add_number_or_null(us, "headroom", head);
     ej_add_number_or_null(us, "fabricated_over_faithful", priced && isfinite(fab) ? n * (fab - cur) : NAN);
