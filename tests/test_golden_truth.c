@@ -430,6 +430,24 @@ Test(golden_truth, a_result_a_path_or_an_unmeasured_point_listed_twice_in_baseli
     DOC_REFUSE_EACH(rows);
 }
 
+/* the second point's first occurrence replaced by the first point's: one node counted under two points */
+static void occurrence_under_two_points(cJSON *d)
+{
+    cJSON *first = at(at(at(d, "points", 0), "scopes", 0), "occurrences", 0);
+    cJSON_ReplaceItemInArray(cJSON_GetObjectItemCaseSensitive(at(at(d, "points", 1), "scopes", 0), "occurrences"), 0,
+                             cJSON_Duplicate(first, 1));
+}
+
+Test(golden_truth, an_occurrence_listed_under_two_points_is_refused)
+{
+    static const doc_refusal rows[] = {
+        {"occurrences/cumsum.json", occurrence_under_two_points, "audit",
+         "cumsum.json $.points[1].scopes[0].occurrences[0].id: expected each occurrence once in the document, got a "
+         "repeat of $.points[0].scopes[0].occurrences[0]"},
+    };
+    DOC_REFUSE_EACH(rows);
+}
+
 static cJSON *first_time(cJSON *d)
 {
     return cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(at(d, "scopes", 0),

@@ -311,6 +311,38 @@ static int validate_point(ej_val p, const char *op, int64_t *total, ea_error *er
     return 0;
 }
 
+/* An occurrence is one node of one graph: its id names it once in the whole document, not only once in its
+ * scope's list (a node listed under two scopes or two points would count twice). */
+static int each_occurrence_once(const char *file, const cJSON *points, ea_error *err)
+{
+    cJSON *seen = cJSON_CreateObject();
+    const cJSON *p, *sc, *o;
+    int i = 0, rc = 0;
+    cJSON_ArrayForEach(p, points) {
+        int j = 0;
+        cJSON_ArrayForEach(sc, cJSON_GetObjectItemCaseSensitive(p, "scopes")) {
+            int k = 0;
+            cJSON_ArrayForEach(o, cJSON_GetObjectItemCaseSensitive(sc, "occurrences")) {
+                const char *id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "id"));
+                char at[128];
+                snprintf(at, sizeof at, "$.points[%d].scopes[%d].occurrences[%d]", i, j, k++);
+                const cJSON *first = cJSON_GetObjectItemCaseSensitive(seen, id);
+                if (first) {
+                    rc = ea_fail(err, "%s %s.id: expected each occurrence once in the document, got a repeat of %s",
+                                 file, at, first->valuestring);
+                    goto out;
+                }
+                cJSON_AddItemToObject(seen, id, cJSON_CreateString(at));
+            }
+            j++;
+        }
+        i++;
+    }
+out:
+    cJSON_Delete(seen);
+    return rc;
+}
+
 int ea_occurrences_validate(const char *file, const cJSON *doc, const char *expected_op, ea_error *err)
 {
     static const char *const keys[] = {"schema", "schema_version", "op", "extracted_by", "cat_input_cap",
@@ -331,7 +363,7 @@ int ea_occurrences_validate(const char *file, const cJSON *doc, const char *expe
     for (int i = 0; i < n; i++)
         if (validate_point(ej_index(points, i), expected_op, &total, err) != 0)
             return -1;
-    if (ej_each_once(points, same_point, "each point once", err))
+    if (ej_each_once(points, same_point, "each point once", err) || each_occurrence_once(file, points.v, err))
         return -1;
     if (total != listed)
         return ea_fail(err, "%s $.occurrences: expected the sum of point counts (%" PRId64 "), got %" PRId64, file, total, listed);
