@@ -171,13 +171,20 @@ static void same_part(const char *w, const char *what, const char *golden_path, 
                    a, b);
 }
 
-static void reextracted(const occ_ref *r, const char *w, const char *corpus)
+void occ_extraction(const char *corpus, const char *who, char *dir, size_t n)
 {
-    char file[4200], path[4400], gp[512];
+    char file[4200];
     ea_error err;
     cr_assert_eq(occ_cached("extracted/summary.json", make_extraction, corpus, file, sizeof file, &err), 0,
-                 "%s: extracting %s: %s", w, corpus, err.msg);
-    snprintf(path, sizeof path, "%.*s/%s.json", (int)(strrchr(file, '/') - file), file, ea_audit_ops[r->op].short_name);
+                 "%s: extracting %s: %s", who, corpus, err.msg);
+    snprintf(dir, n, "%.*s", (int)(strrchr(file, '/') - file), file);
+}
+
+static void reextracted(const occ_ref *r, const char *w, const char *corpus)
+{
+    char dir[4200], path[4400], gp[512];
+    occ_extraction(corpus, w, dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/%s.json", dir, ea_audit_ops[r->op].short_name);
     snprintf(gp, sizeof gp, GOLDEN "/occurrences/%s.json", ea_audit_ops[r->op].short_name);
     cJSON *golden = load(gp, w), *now = load(path, w);
     const cJSON *gpt = at(golden, "points", r->p), *ggrp = at(gpt, "scopes", r->s), *gocc = at(ggrp, "occurrences", r->o);

@@ -15,10 +15,15 @@
  *   classification and the corpus extraction while nothing they depend on changes, and one measurement of
  *   every selected point per run, made before the tests start. A timing failure says whether another
  *   process took the device's lock meanwhile.
+ * - occ_extraction: the folder of that one extraction of corpus (<op>.json and summary.json, as extract --out
+ *   writes them; made with golden/occurrences/cat.json's cat_input_cap), for the corpus tests too; who names
+ *   the caller in a failure.
  * - A failure names the occurrence id, its point, the golden file and JSON path, and what differed; the
  *   suite's summary (suite_report.c) counts each check. */
 #ifndef EA_OCCURRENCE_CHECKS_H
 #define EA_OCCURRENCE_CHECKS_H
+
+#include <stddef.h>
 
 typedef struct {
     const char *id;    /* suite/mode/model/graph:node */
@@ -37,5 +42,6 @@ extern const occ_test occ_tests[];
 void occ_classification(const occ_ref *r);
 void occ_correctness(const occ_ref *r);
 void occ_timing(const occ_ref *r);
+void occ_extraction(const char *corpus, const char *who, char *dir, size_t n);
 
 #endif
