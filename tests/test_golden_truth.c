@@ -430,6 +430,31 @@ Test(golden_truth, a_result_a_path_or_an_unmeasured_point_listed_twice_in_baseli
     DOC_REFUSE_EACH(rows);
 }
 
+static void occurrences_plus_one(cJSON *d)
+{
+    cJSON *v = cJSON_GetObjectItemCaseSensitive(at(d, "scopes", 0), "occurrences");
+    cJSON_SetNumberValue(v, v->valuedouble + 1);
+}
+static void scope_id_unknown(cJSON *d)
+{
+    cJSON_ReplaceItemInArray(cJSON_GetObjectItemCaseSensitive(at(d, "scopes", 0), "scope_ids"), 0,
+                             cJSON_CreateString("no-such-scope"));
+}
+
+/* a result's occurrence count is its scopes' golden counts: one more is a count the corpus never had */
+Test(golden_truth, a_result_occurrence_count_its_scopes_do_not_give_is_refused)
+{
+    static const doc_refusal rows[] = {
+        {BASELINES, occurrences_plus_one, "audit",
+         "baselines.json $.scopes[0].occurrences: expected the golden count of its scope_ids"},
+        {BASELINES, occurrences_plus_one, "rollup",
+         "baselines.json $.scopes[0].occurrences: expected the golden count of its scope_ids"},
+        {BASELINES, scope_id_unknown, "audit",
+         "baselines.json $.scopes[0].scope_ids[0]: expected a scope of golden point"},
+    };
+    DOC_REFUSE_EACH(rows);
+}
+
 /* the second point's first occurrence replaced by the first point's: one node counted under two points */
 static void occurrence_under_two_points(cJSON *d)
 {

@@ -28,8 +28,9 @@ const char ea_usage_audit[] =
     "  --json        print JSON instead of the tables\n";
 
 /* Every point the target's baselines.json measured, and {point: reason} of those it lists unmeasured; -1 on a
- * bad baselines file. */
-static int measured_points(const ea_target *t, cJSON *points, cJSON *unmeasured, ea_error *err)
+ * bad baselines file (its occurrence counts against docs too). */
+static int measured_points(const ea_target *t, cJSON *const docs[EA_AUDIT_OPS], cJSON *points, cJSON *unmeasured,
+                           ea_error *err)
 {
     char path[4400];
     ej_doc doc;
@@ -40,7 +41,7 @@ static int measured_points(const ea_target *t, cJSON *points, cJSON *unmeasured,
     if (ej_load(path, &doc, err) != 0)
         return -1;
     const cJSON *sc;
-    if ((rc = ea_baseline_golden_validate(path, doc.root, err)) == 0)
+    if ((rc = ea_baseline_golden_validate(path, doc.root, err) || ea_baseline_occurrences_check(path, doc.root, docs, err)) == 0)
         cJSON_ArrayForEach(sc, cJSON_GetObjectItem(doc.root, "scopes"))
             cJSON_AddItemToArray(points, cJSON_CreateString(cJSON_GetObjectItem(sc, "point")->valuestring));
     if (rc == 0)
@@ -120,7 +121,7 @@ static cJSON *pending_gpu_work(const char *golden, const ea_target *t, cJSON *co
         snprintf(path, sizeof path, "%s/targets/<gpu model>-torch<version>/" EA_CLASSIFICATION_NAME, golden);
     if (!t->name[0] || ea_file_present(path, err) == 0) /* a broken link is refused by classification_summary */
         need(list, path, "classification from actual compile behaviour (tools/capture on a GPU with torch)");
-    if (measured_points(t, measured, unmeasured, err) != 0) {
+    if (measured_points(t, docs, measured, unmeasured, err) != 0) {
         cJSON_Delete(list);
         cJSON_Delete(measured);
         cJSON_Delete(unmeasured);

@@ -3,8 +3,10 @@
  * judges the stored IQR: a hand-edited one would otherwise print or judge as measured. */
 #include "measure/baseline_derived.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "measure/baseline.h"
 #include "measure/fractions.h"
@@ -66,6 +68,46 @@ int ea_baseline_golden_validate(const char *file, const cJSON *doc, ea_error *er
         if (differs)
             return ea_fail(err, "%s %s: expected the floor, speedups and fractions its times and floor give "
                                 "(stored -> derived), %s", file, at, diff);
+    }
+    return 0;
+}
+
+/* The golden count of scope_id under point, summed into *sum; 0 when the point or scope is not golden. */
+static int scope_count(cJSON *const docs[EA_AUDIT_OPS], const char *point, const char *scope_id, int64_t *sum)
+{
+    for (int i = 0; i < EA_AUDIT_OPS; i++) {
+        const cJSON *p, *sc;
+        cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(docs[i], "points")) {
+            if (strcmp(ej_text(p, "point"), point))
+                continue;
+            cJSON_ArrayForEach(sc, cJSON_GetObjectItemCaseSensitive(p, "scopes"))
+                if (!strcmp(ej_text(sc, "scope_id"), scope_id)) {
+                    *sum += (int64_t)ej_num(sc, "count");
+                    return 1;
+                }
+        }
+    }
+    return 0;
+}
+
+int ea_baseline_occurrences_check(const char *file, const cJSON *doc, cJSON *const docs[EA_AUDIT_OPS], ea_error *err)
+{
+    const cJSON *r, *id;
+    int i = 0;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(doc, "scopes")) {
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(r, "occurrences");
+        int64_t sum = 0;
+        int j = 0;
+        cJSON_ArrayForEach(id, cJSON_GetObjectItemCaseSensitive(r, "scope_ids")) {
+            if (!scope_count(docs, ej_text(r, "point"), cJSON_GetStringValue(id), &sum))
+                return ea_fail(err, "%s $.scopes[%d].scope_ids[%d]: expected a scope of golden point %s, got \"%s\"", file,
+                               i, j, ej_text(r, "point"), cJSON_GetStringValue(id));
+            j++;
+        }
+        if (cJSON_IsNumber(n) && (int64_t)n->valuedouble != sum)
+            return ea_fail(err, "%s $.scopes[%d].occurrences: expected the golden count of its scope_ids (%" PRId64
+                           "), got %" PRId64, file, i, sum, (int64_t)n->valuedouble);
+        i++;
     }
     return 0;
 }

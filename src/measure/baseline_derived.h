@@ -5,14 +5,19 @@
  * fractions (ea_result_fractions, against gpu.l2_bytes, an integer) as run and gate --propose write them; a
  * difference beyond 1e-12 relative fails "<file> <JSON path>: expected ..." naming the first differing number
  * (stored -> derived). audit and rollup read the committed golden through it (ci/check-golden runs both for every
- * target); documents a test builds by hand for the gate's arithmetic go through ea_baseline_validate alone. */
+ * target); documents a test builds by hand for the gate's arithmetic go through ea_baseline_validate alone.
+ * - ea_baseline_occurrences_check: each result's "occurrences" is the sum of the golden counts (docs, the
+ *   target's occurrence documents) of the scopes its "scope_ids" name, each of them a scope of its point; else
+ *   "<file> $.scopes[i]...: expected ..." (audit and rollup, with both documents loaded). */
 #ifndef EA_BASELINE_DERIVED_H
 #define EA_BASELINE_DERIVED_H
 
 #include <cjson/cJSON.h>
 
 #include "base/error.h"
+#include "corpus/audit_ops.h"
 
 int ea_baseline_golden_validate(const char *file, const cJSON *doc, ea_error *err);
+int ea_baseline_occurrences_check(const char *file, const cJSON *doc, cJSON *const docs[EA_AUDIT_OPS], ea_error *err);
 
 #endif

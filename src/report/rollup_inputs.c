@@ -43,7 +43,8 @@ static int load_baselines(ea_rollup_inputs *in, const ea_target *t, ea_error *er
     }
     snprintf(in->gpu_model, sizeof in->gpu_model, "%s", t->gpu_model);
     ea_tf_path(t->dir, EA_TF_BASELINES, in->baselines_file, sizeof in->baselines_file);
-    if (optional_doc(in->baselines_file, ea_baseline_golden_validate, &in->baselines, err))
+    if (optional_doc(in->baselines_file, ea_baseline_golden_validate, &in->baselines, err) ||
+        (in->baselines && ea_baseline_occurrences_check(in->baselines_file, in->baselines, in->docs, err)))
         return -1;
     if (!in->baselines)
         snprintf(in->note_baselines, sizeof in->note_baselines, "no baselines for %s: %s absent", t->name,
