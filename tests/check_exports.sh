@@ -4,9 +4,6 @@
 # the symbol; the same objects with a user outside the tests must pass. Run by make test.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failed=0 n=0
 . tests/expect.sh
 
 # build NAME: objects under $tmp/NAME/obj/{src,tests,tools} from "DIR:C source" arguments

@@ -5,9 +5,6 @@
 # make test.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failed=0 n=0
 . tests/expect.sh
 
 # tree NAME: a copy of src/ and repros/ as $tmp/NAME

@@ -8,9 +8,6 @@ cd "$(dirname "$0")/.."
 base=golden/targets/H200-torch2.11.0+cu130/baselines.json
 routing=cumsum-bbbc239b67b8 # four results: routing-cumsum
 other=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["scopes"][-1]["point"])' "$base") # one result
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failed=0 n=0
 . tests/expect.sh
 
 # case NAME WANT_EXIT POINTS EDIT PATTERN...: the base with the Python statement EDIT applied to it (d, the

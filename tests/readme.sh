@@ -5,9 +5,6 @@
 # naming the file; without the corpus the rollup block is kept and not checked. Run by make test.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failed=0 n=0
 . tests/expect.sh
 export EXTERN_AUDIT_CLI=${EXTERN_AUDIT_CLI:-build/extern-audit}
 
