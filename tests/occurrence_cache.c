@@ -242,8 +242,8 @@ void occ_measure_note(char *buf, size_t n)
     buf[strcspn(buf, "\n")] = '\0';
 }
 
-/* The measurement child: every point of csv once, as gate --run measures (cold where the stored document
- * is), into the run's measured.json; a failure into measured.json.failed; the lock's record into measured.note. */
+/* The measurement child: every point of csv as gate --run measures it (cold where the stored document is, a
+ * point that moved measured again), into the run's measured.json; a failure into measured.json.failed; the lock's record into measured.note. */
 static void measure(const char *csv)
 {
     char file[4400], failed[4500], note[4400], model[64], why[512], msg[1024];

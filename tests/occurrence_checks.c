@@ -72,8 +72,11 @@ static int make_extraction(const char *corpus, const char *file, ea_error *err)
     ej_doc d;
     if (ej_load(GOLDEN "/occurrences/cat.json", &d, err) == 0)
         cat = ej_doc_take_root(&d);
-    ea_extract_opts o = {(int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cat, "cat_input_cap")), NULL};
-    int rc = cat ? ea_extract(&c, &o, &x, err) : -1;
+    const cJSON *cap = cJSON_GetObjectItemCaseSensitive(cat, "cat_input_cap");
+    if (cat && !cJSON_IsNumber(cap))
+        ea_fail(err, GOLDEN "/occurrences/cat.json $.cat_input_cap: expected a number");
+    ea_extract_opts o = {cJSON_IsNumber(cap) ? cap->valueint : 0, NULL};
+    int rc = cJSON_IsNumber(cap) ? ea_extract(&c, &o, &x, err) : -1;
     cJSON_Delete(cat);
     ea_corpus_free(&c);
     if (rc)
@@ -241,10 +244,9 @@ void occ_classification(const occ_ref *r)
     cJSON_Delete(stored);
 }
 
-/* The measured document holding r's point: the one measurement of this run (occurrence_cache.h). */
-static cJSON *measured(const occ_ref *r, const char *w, char *file, size_t n)
+/* The run's one measurement (occurrence_cache.h), its file's name in file. */
+static cJSON *measured(const char *w, char *file, size_t n)
 {
-    (void)r;
     snprintf(file, n, "%s", occ_measured_file());
     return occ_measured_doc(w);
 }
@@ -264,7 +266,7 @@ void occ_correctness(const occ_ref *r)
     where(r, w, sizeof w);
     skip_without_gpu(w, model, sizeof model);
     skip_without_family(r);
-    cJSON *doc = measured(r, w, file, sizeof file);
+    cJSON *doc = measured(w, file, sizeof file);
     const cJSON *res;
     int i = 0, found = 0;
     cJSON_ArrayForEach(res, cJSON_GetObjectItemCaseSensitive(doc, "scopes")) {
@@ -300,7 +302,7 @@ void occ_timing(const occ_ref *r)
     if (!has && why)
         cr_skip_test("%s lists point %s as unmeasured: %s", base, r->point, why);
     cr_assert(has, "%s: %s has no result for the point, and other points of this GPU model have one", w, base);
-    cJSON *fresh = measured(r, w, file, sizeof file);
+    cJSON *fresh = measured(w, file, sizeof file);
     cJSON_AddItemToArray(ids, cJSON_CreateString(r->point));
     ea_drift_rule rule = ea_drift_default_rule(0);
     cJSON *report = ea_gate_compare(base, stored, file, fresh, &rule, ids, &err);

@@ -70,8 +70,10 @@ static double copy_bandwidth(void)
 {
     cJSON *doc = occ_measured_doc("cat_gpu");
     const cJSON *bw = cJSON_GetObjectItem(doc, "copy_bandwidth");
+    cr_assert(cJSON_IsObject(bw), "%s $.copy_bandwidth: expected the copy bandwidth measured beside the points",
+              occ_measured_file());
     double b = fmax(num(doc, "copy_bandwidth", "kernel_bytes_per_s"), num(doc, "copy_bandwidth", "memcpy_bytes_per_s"));
-    cr_assert(bw && b > 0, "the measurement records its copy bandwidth");
+    cr_assert(b > 0, "%s $.copy_bandwidth: expected a positive rate", occ_measured_file());
     cJSON_Delete(doc);
     return b;
 }

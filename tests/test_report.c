@@ -263,6 +263,7 @@ static char *render_and_check(const char *browser, const cJSON *doc, const char 
     cr_assert_eq(system("mkdir -p " ARTEFACTS), 0);
     snprintf(keep, sizeof keep, ARTEFACTS "/%s.png", name);
     snprintf(shot, sizeof shot, "--dump-dom --screenshot=%s", keep);
+    unlink(keep); /* a screenshot of an earlier run must not stand in for this one's */
     cr_assert_eq(browse(browser, path, shot, out, log), 0, "chromium failed; log in %s", log);
     no_console(log);
     char *dom = test_read(out);

@@ -19,9 +19,10 @@
  * - ea_gate_print (terminal table); ea_gate_write_texts writes the markdown table a CI job posts and JUnit XML.
  * - ea_gate_uncovered: the golden points (docs, ea_occurrences_load) that a baselines document neither
  *   measured nor lists in "unmeasured" with a reason: a JSON array of point ids, empty when covered.
- * - ea_gate_unsettled_points: the point ids of the report's entries a new measurement may settle: NOISY on
- *   the new side (a new-side clock step included), SLOWER and FASTER (a move stands only when the last
- *   measurement shows it too); ea_gate_splice puts a re-measurement's results (again, emptied) in place of
+ * - ea_gate_unsettled_points: the point ids of the report's entries a new measurement may settle: NOISY but
+ *   for the stored side's spread (a clock step too: the entry does not say which side's step was the coarser,
+ *   and the new side's may settle), SLOWER and FASTER (a move stands only when the point's last measurement
+ *   shows it too); ea_gate_splice puts a re-measurement's results (again, emptied) in place of
  *   fresh's results of the same family and point, in order: a point's extra result after its last one, a
  *   point fresh lacks at the end, and a result of a re-measured point left without a new one dropped
  *   (run --keep-from merges a partial run into a whole document with it). */
