@@ -12,33 +12,7 @@
 #include "corpus/inventory.h"
 #include "corpus/occurrences.h"
 
-static ea_extraction x;
-static double seconds;
 static cJSON *docs[EA_AUDIT_OPS], *summary; /* the run's one extraction, read back */
-
-static void extract_corpus(void)
-{
-    const char *dir = test_corpus();
-    if (!dir)
-        return;
-    ea_corpus c;
-    ea_error err;
-    /* CPU seconds of this process's threads: the suite runs other tests beside it, which stretch its wall
-     * time (13.3 s of wall for 4.4 s of CPU on a loaded 2-core machine) but not its own work */
-    struct timespec a, b;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
-    cr_assert_eq(ea_corpus_open(dir, &c, &err), 0, "%s", err.msg);
-    ea_extract_opts o = {8, NULL};
-    cr_assert_eq(ea_extract(&c, &o, &x, &err), 0, "%s", err.msg);
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
-    seconds = (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
-    ea_corpus_free(&c);
-}
-
-static void done(void)
-{
-    ea_extraction_free(&x);
-}
 
 /* The suite's one extraction of the corpus (occurrence_checks.h: shared with the classification checks and
  * kept while neither the binary, the golden tree nor the corpus changes), as extract --out wrote it. One test
@@ -271,6 +245,33 @@ Test(corpus, golden_is_this_corpus_extraction, .init = extracted, .fini = extrac
 }
 
 #if !defined(EA_COVERAGE) && !defined(EA_SANITIZE) /* instrumented builds are slower */
+static ea_extraction x;
+static double seconds;
+
+static void extract_corpus(void)
+{
+    const char *dir = test_corpus();
+    if (!dir)
+        return;
+    ea_corpus c;
+    ea_error err;
+    /* CPU seconds of this process's threads: the suite runs other tests beside it, which stretch its wall
+     * time (13.3 s of wall for 4.4 s of CPU on a loaded 2-core machine) but not its own work */
+    struct timespec a, b;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
+    cr_assert_eq(ea_corpus_open(dir, &c, &err), 0, "%s", err.msg);
+    ea_extract_opts o = {8, NULL};
+    cr_assert_eq(ea_extract(&c, &o, &x, &err), 0, "%s", err.msg);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
+    seconds = (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
+    ea_corpus_free(&c);
+}
+
+static void done(void)
+{
+    ea_extraction_free(&x);
+}
+
 Test(corpus, extraction_under_10_cpu_seconds, .init = extract_corpus, .fini = done)
 {
     NEED_CORPUS();
