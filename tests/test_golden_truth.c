@@ -441,6 +441,30 @@ static void scope_id_unknown(cJSON *d)
                              cJSON_CreateString("no-such-scope"));
 }
 
+/* what the campaign found still accepted: a count in a family's view (the replay's outputs) of 1e308 or -5 */
+static cJSON *replay_outputs(cJSON *d)
+{
+    cJSON *v = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(at(d, "scopes", 14), "view"), "replay"),
+        "outputs");
+    cr_assert(cJSON_IsNumber(v), "baselines.json $.scopes[14].view.replay.outputs: expected the replay's count");
+    return v;
+}
+static void view_count_huge(cJSON *d) { cJSON_SetNumberValue(replay_outputs(d), 1e308); }
+static void view_count_negative(cJSON *d) { cJSON_SetNumberValue(replay_outputs(d), -5); }
+
+Test(golden_truth, a_view_number_out_of_range_is_refused)
+{
+    static const doc_refusal rows[] = {
+        {BASELINES, view_count_huge, "audit",
+         "baselines.json $.scopes[14].view.replay.outputs: expected a count, size, time or error in [0, 2^53), got 1e+308"},
+        {BASELINES, view_count_huge, "rollup", "baselines.json $.scopes[14].view.replay.outputs: expected a count"},
+        {BASELINES, view_count_negative, "audit",
+         "baselines.json $.scopes[14].view.replay.outputs: expected a count, size, time or error in [0, 2^53), got -5"},
+    };
+    DOC_REFUSE_EACH(rows);
+}
+
 /* a result's occurrence count is its scopes' golden counts: one more is a count the corpus never had */
 Test(golden_truth, a_result_occurrence_count_its_scopes_do_not_give_is_refused)
 {

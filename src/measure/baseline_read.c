@@ -253,6 +253,29 @@ static int config_common(ej_val cfg, ea_error *err)
                : 0;
 }
 
+/* A family's view holds what its tests read beside the paths: counts, sizes, times, errors, never negative nor
+ * past what a double holds exactly (a 1e308 count would read as a count). */
+static int view_numbers(ej_val v, ea_error *err)
+{
+    if (cJSON_IsNumber(v.v)) {
+        double d = v.v->valuedouble;
+        return d >= 0 && d < 0x1p53 ? 0
+                                    : ea_fail(err, "%s %s: expected a count, size, time or error in [0, 2^53), got %.17g",
+                                              v.file, v.path, d);
+    }
+    if (cJSON_IsArray(v.v)) {
+        for (int i = 0; i < cJSON_GetArraySize(v.v); i++)
+            if (view_numbers(ej_index(v, i), err))
+                return -1;
+    } else if (cJSON_IsObject(v.v)) {
+        const char *key;
+        for (int i = 0; i < cJSON_GetArraySize(v.v); i++)
+            if (view_numbers(ej_member(v, i, &key), err))
+                return -1;
+    }
+    return 0;
+}
+
 /* verdict and view; speedup_cold and fraction_basis, absent in files written before cold timing. */
 static int optional_verdict(ej_val s, ea_error *err)
 {
@@ -272,7 +295,7 @@ static int optional_verdict(ej_val s, ea_error *err)
                             err);
     if (ej_field(s, "view", 0, &v, err))
         return -1;
-    return v.v ? ej_map(v, &n, err) : 0;
+    return v.v ? ej_map(v, &n, err) || view_numbers(v, err) : 0;
 }
 
 /* A point its family refused (unsupported.h): who, why, and passed false. */
