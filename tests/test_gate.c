@@ -161,6 +161,27 @@ Test(gate, proposal_against_itself_reproduces_the_committed_file_byte_for_byte)
     release(4, p, r, a, b);
 }
 
+Test(gate, a_proposal_records_each_points_wall_seconds_once_and_keeps_recorded_ones)
+{
+    cJSON *a = golden(), *b = golden(), *s;
+    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(b, "scopes"))
+        cJSON_AddNumberToObject(s, "point_wall_s", 2.5);
+    cJSON_AddNumberToObject(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(a, "scopes"), 0), "point_wall_s", 7.0);
+    int n = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(a, "scopes"));
+    cJSON *r = compare(a, b), *p = ea_gate_propose(a, b, r);
+    cr_assert_eq(count(r, "SAME"), cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r, "entries")));
+    cr_assert_eq(ej_num(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(p, "scopes"), 0), "point_wall_s"), 7.0,
+                 "a recorded time stays");
+    cr_assert_eq(ej_num(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(p, "scopes"), n - 1), "point_wall_s"), 2.5);
+    char want[64];
+    snprintf(want, sizeof want, "took 0 entries and %d point times", n - 1);
+    cr_assert(strstr(cJSON_GetObjectItemCaseSensitive(p, "command")->valuestring, want), "%s",
+              cJSON_GetObjectItemCaseSensitive(p, "command")->valuestring);
+    cJSON *again = ea_gate_propose(p, b, r); /* every point recorded: nothing more to take, the header stays */
+    cr_assert(cJSON_Compare(again, p, 1));
+    release(5, again, p, r, a, b);
+}
+
 Test(gate, a_proposed_new_result_drops_its_points_unmeasured_entry)
 {
     cJSON *a = golden(), *b = golden();

@@ -461,6 +461,28 @@ static int every_current_taken(const cJSON *stored, int si, const cJSON *report,
     return paths > 0 && taken == paths;
 }
 
+/* A stored result without "point_wall_s" (gate --shard's weight) takes its point's from fresh; a recorded one
+ * stays, so a file that has them keeps its bytes run after run. Returns how many were filled. */
+static int fill_point_wall(cJSON *out, const cJSON *fresh)
+{
+    cJSON *r;
+    const cJSON *f;
+    int filled = 0;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(out, "scopes")) {
+        if (cJSON_HasObjectItem(r, "point_wall_s"))
+            continue;
+        cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(fresh, "scopes")) {
+            const cJSON *w = cJSON_GetObjectItemCaseSensitive(f, "point_wall_s");
+            if (cJSON_IsNumber(w) && !strcmp(ej_text(f, "point"), ej_text(r, "point"))) {
+                cJSON_AddNumberToObject(r, "point_wall_s", w->valuedouble);
+                filled++;
+                break;
+            }
+        }
+    }
+    return filled;
+}
+
 cJSON *ea_gate_propose(const cJSON *stored, const cJSON *fresh, const cJSON *report)
 {
     cJSON *out = cJSON_Duplicate(stored, 1);
@@ -484,11 +506,15 @@ cJSON *ea_gate_propose(const cJSON *stored, const cJSON *fresh, const cJSON *rep
             cJSON_ReplaceItemInObjectCaseSensitive(r, "fidelity", cJSON_Duplicate(fid, 1));
         si++;
     }
-    if (moved) { /* the header says where the new numbers came from */
-        size_t n = strlen(ej_text(stored, "command")) + strlen(ej_text(fresh, "command")) + 64;
+    int walls = fill_point_wall(out, fresh);
+    if (moved || walls) { /* the header says where the new numbers came from */
+        size_t n = strlen(ej_text(stored, "command")) + strlen(ej_text(fresh, "command")) + 96;
         char *cmd = malloc(n);
+        char w[48] = "";
+        if (walls)
+            snprintf(w, sizeof w, " and %d point times", walls);
         if (cmd) {
-            snprintf(cmd, n, "%s; gate --propose took %d entries from: %s", ej_text(stored, "command"), moved,
+            snprintf(cmd, n, "%s; gate --propose took %d entries%s from: %s", ej_text(stored, "command"), moved, w,
                      ej_text(fresh, "command"));
             cJSON_ReplaceItemInObjectCaseSensitive(out, "command", cJSON_CreateString(cmd));
             free(cmd);
