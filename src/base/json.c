@@ -163,33 +163,74 @@ static int by_key(const void *a, const void *b)
     return strcmp((*(const cJSON *const *)a)->string, (*(const cJSON *const *)b)->string);
 }
 
-static int unique_keys(ej_val v, ea_error *err)
+/* The walk's way down, a frame per level: the JSON path is only spelled when a duplicate is reported, since
+ * spelling it at every node of every document read cost more than the check itself. */
+typedef struct walk {
+    const struct walk *up;
+    const cJSON *v;
+    int index; /* in an array; the key is v->string in an object */
+} walk;
+
+static void spell(const walk *w, ej_val *out)
+{
+    if (!w->up)
+        return;
+    spell(w->up, out);
+    *out = cJSON_IsObject(w->up->v) ? child(*out, w->v, w->v->string, 0) : child(*out, w->v, NULL, w->index);
+}
+
+static int duplicate_in(ej_val root, const walk *w, const char *key, ea_error *err)
+{
+    ej_val at = root;
+    spell(w, &at);
+    return ea_fail(err, "%s %s: expected unique keys, got duplicate key '%s'", at.file, at.path, key);
+}
+
+/* A small object is checked pair by pair; a large one sorted, so a 10,000-key object stays linear-log. */
+static int first_duplicate(const cJSON *v, int n, const char **dup)
+{
+    const cJSON *a, *b;
+    if (n <= 16) {
+        for (a = v->child; a; a = a->next)
+            for (b = a->next; b; b = b->next)
+                if (!strcmp(a->string, b->string))
+                    return *dup = a->string, 1;
+        return 0;
+    }
+    const cJSON **keys = malloc(sizeof *keys * (size_t)n);
+    int i = 0, found = 0;
+    if (!keys)
+        return -1;
+    cJSON_ArrayForEach(a, v)
+        keys[i++] = a;
+    qsort(keys, (size_t)n, sizeof *keys, by_key);
+    for (i = 1; !found && i < n; i++)
+        if (!strcmp(keys[i - 1]->string, keys[i]->string))
+            found = 1, *dup = keys[i]->string;
+    free(keys);
+    return found;
+}
+
+static int unique_keys(ej_val root, const walk *w, ea_error *err)
 {
     const cJSON *item;
-    int n = 0, rc = 0, i = 0;
-    if (!cJSON_IsObject(v.v) && !cJSON_IsArray(v.v))
+    int n = 0, i = 0;
+    if (!cJSON_IsObject(w->v) && !cJSON_IsArray(w->v))
         return 0;
-    cJSON_ArrayForEach(item, v.v)
+    cJSON_ArrayForEach(item, w->v)
         n++;
-    if (cJSON_IsObject(v.v) && n > 1) {
-        const cJSON **keys = malloc(sizeof *keys * (size_t)n);
-        if (!keys)
-            return ea_fail(err, "%s: out of memory", v.file);
-        cJSON_ArrayForEach(item, v.v)
-            keys[i++] = item;
-        qsort(keys, (size_t)n, sizeof *keys, by_key);
-        for (i = 1; rc == 0 && i < n; i++)
-            if (!strcmp(keys[i - 1]->string, keys[i]->string))
-                rc = ea_fail(err, "%s %s: expected unique keys, got duplicate key '%s'", v.file, v.path, keys[i]->string);
-        free(keys);
+    const char *dup = NULL;
+    int found = cJSON_IsObject(w->v) && n > 1 ? first_duplicate(w->v, n, &dup) : 0;
+    if (found < 0)
+        return ea_fail(err, "%s: out of memory", root.file);
+    if (found)
+        return duplicate_in(root, w, dup, err);
+    cJSON_ArrayForEach(item, w->v) {
+        walk down = {.up = w, .v = item, .index = i++};
+        if (unique_keys(root, &down, err))
+            return -1;
     }
-    i = 0;
-    cJSON_ArrayForEach(item, v.v) {
-        if (rc)
-            break;
-        rc = unique_keys(child(v, item, cJSON_IsObject(v.v) ? item->string : NULL, i++), err);
-    }
-    return rc;
+    return 0;
 }
 
 /* text[len] must be '\0'; an earlier NUL would otherwise end the document silently. */
@@ -205,7 +246,7 @@ static int parse_buffer(const char *label, const char *text, size_t len, ej_doc 
     if (!doc->root)
         return invalid_json(label, text, len, end ? (size_t)(end - text) : 0, err);
     ej_val root = {.file = label, .v = doc->root, .path = "$"};
-    if (text_rules(label, text, len, err) || unique_keys(root, err)) {
+    if (text_rules(label, text, len, err) || unique_keys(root, &(walk){.v = root.v}, err)) {
         cJSON_Delete(doc->root);
         doc->root = NULL;
         return -1;
