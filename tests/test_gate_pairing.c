@@ -145,6 +145,16 @@ Test(gate_pairing, a_point_that_lost_its_first_configuration_keeps_each_once_in_
     cJSON_Delete(all);
 }
 
+/* The four items of arr from r0 on in the reverse order. */
+static void reverse4(cJSON *arr, int r0)
+{
+    cJSON *was[4];
+    for (int k = 0; k < 4; k++)
+        was[k] = cJSON_Duplicate(cJSON_GetArrayItem(arr, r0 + k), 1);
+    for (int k = 0; k < 4; k++)
+        cJSON_ReplaceItemInArray(arr, r0 + k, was[3 - k]);
+}
+
 /* Every configuration of the routing point planned anew (a note id added to each) and listed in the reverse
  * order: each pairs with its own configuration, one CONFIG apiece, and the proposal takes the new plans. */
 Test(gate_pairing, configurations_planned_anew_pair_by_what_they_measure_in_any_order)
@@ -156,11 +166,7 @@ Test(gate_pairing, configurations_planned_anew_pair_by_what_they_measure_in_any_
             cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(scopes(b), r0 + k), "config"), "notes");
         cJSON_AddItemToArray(notes, cJSON_CreateString("routing_checked_capture"));
     }
-    cJSON *was[4];
-    for (int k = 0; k < 4; k++)
-        was[k] = cJSON_Duplicate(cJSON_GetArrayItem(scopes(b), r0 + k), 1);
-    for (int k = 0; k < 4; k++) /* reversed */
-        cJSON_ReplaceItemInArray(scopes(b), r0 + k, was[3 - k]);
+    reverse4(scopes(b), r0);
     cJSON *r = compare(a, b), *p = ea_gate_propose(a, b, r);
     cr_assert_eq(count(r, "CONFIG"), 4);
     cr_assert_eq(count(r, "MISSING") + count(r, "ADDED") + count(r, "SLOWER") + count(r, "FASTER"), 0);
@@ -172,4 +178,40 @@ Test(gate_pairing, configurations_planned_anew_pair_by_what_they_measure_in_any_
     cJSON_Delete(r);
     cJSON_Delete(a);
     cJSON_Delete(b);
+}
+
+static cJSON *no_fidelity(const cJSON *stored_result, void *ctx)
+{
+    (void)stored_result, (void)ctx;
+    return NULL;
+}
+
+/* gate --plan pairs the same way: today's plans of the routing point listed in the reverse order, one of them
+ * gone, are three SAME and one MISSING, every other stored result SAME against its own plan. */
+Test(gate_pairing, plans_pair_with_the_stored_results_they_describe_in_any_order)
+{
+    cJSON *a = golden(), *plans = cJSON_CreateArray(), *x;
+    int r0 = nth_result(a, "routing_histc", 4, 0), i = 0;
+    static const char *const planned[] = {"family", "point", "alias", "occurrences", "scope_ids", "config", "unsupported"};
+    cJSON_ArrayForEach(x, scopes(a)) {
+        cJSON *p = cJSON_CreateObject();
+        for (size_t k = 0; k < sizeof planned / sizeof *planned; k++)
+            if (cJSON_HasObjectItem(x, planned[k]))
+                cJSON_AddItemToObject(p, planned[k], cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(x, planned[k]), 1));
+        cJSON_AddItemToArray(plans, p);
+        i++;
+    }
+    reverse4(plans, r0);
+    cJSON_DeleteItemFromArray(plans, r0); /* the point's last configuration: no plan today */
+    ea_error err;
+    cJSON *r = ea_gate_compare_plans("stored.json", a, plans, NULL, no_fidelity, NULL, &err);
+    cr_assert_not_null(r, "%s", err.msg);
+    cr_assert_eq(count(r, "MISSING"), 1);
+    char want[64];
+    snprintf(want, sizeof want, "stored.json $.scopes[%d]", r0 + 3);
+    cr_assert_str_eq(where(r, "MISSING"), want);
+    cr_assert_eq(count(r, "SAME"), i - 1, "every other result against its own plan");
+    cJSON_Delete(r);
+    cJSON_Delete(plans);
+    cJSON_Delete(a);
 }
