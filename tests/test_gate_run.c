@@ -204,3 +204,28 @@ Test(gate_run, the_first_measurement_failing_fails_the_run)
     cr_assert(strstr(o.err.msg, "injected: point " B), "%s", o.err.msg);
     outcome_free(&o);
 }
+
+/* A point measured again with one configuration more than the run had (the routing point's four, the run holding
+ * three): the new one goes after the point's last result, in the middle of the document, and nothing is lost. */
+Test(gate_run, a_configuration_more_measured_again_goes_after_its_points_last_result)
+{
+    cJSON *whole = golden(), *fresh = golden(), *again = cJSON_CreateObject(), *x;
+    cJSON *scopes = cJSON_GetObjectItemCaseSensitive(fresh, "scopes"), *res = cJSON_AddArrayToObject(again, "scopes");
+    int last = -1, i = 0;
+    cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(whole, "scopes")) {
+        if (!strcmp(ej_text(x, "family"), "routing_histc")) {
+            cJSON_AddItemToArray(res, cJSON_Duplicate(x, 1));
+            last = i;
+        }
+        i++;
+    }
+    cr_assert_eq(cJSON_GetArraySize(res), 4);
+    cr_assert_lt(last + 1, i, "the point's last result is not the document's last");
+    cJSON_DeleteItemFromArray(scopes, last);
+    ea_gate_splice(fresh, again);
+    cr_assert_eq(cJSON_GetArraySize(scopes), i);
+    cr_assert(cJSON_Compare(fresh, whole, 1), "the spliced document is the whole one");
+    cJSON_Delete(again);
+    cJSON_Delete(fresh);
+    cJSON_Delete(whole);
+}

@@ -658,6 +658,19 @@ cJSON *ea_gate_unsettled_points(const cJSON *report)
     return ids;
 }
 
+/* item put at index at of array, at most its size. (cJSON_InsertItemInArray of Debian's libcjson 1.7.15-1+deb12u4
+ * refuses every index but the first and the size, returning false: the item was lost.) */
+static void insert_at(cJSON *array, int at, cJSON *item)
+{
+    cJSON *tail = cJSON_CreateArray(), *x;
+    while (cJSON_GetArraySize(array) > at)
+        cJSON_AddItemToArray(tail, cJSON_DetachItemFromArray(array, at));
+    cJSON_AddItemToArray(array, item);
+    while ((x = cJSON_DetachItemFromArray(tail, 0)) != NULL)
+        cJSON_AddItemToArray(array, x);
+    cJSON_Delete(tail);
+}
+
 void ea_gate_splice(cJSON *fresh, cJSON *again)
 {
     cJSON *scopes = cJSON_GetObjectItemCaseSensitive(fresh, "scopes"), *r, *x, *next;
@@ -675,7 +688,7 @@ void ea_gate_splice(cJSON *fresh, cJSON *again)
         if (x)
             cJSON_ReplaceItemInArray(scopes, i, r);
         else if (last >= 0) /* a configuration more than before: after the point's last result */
-            cJSON_InsertItemInArray(scopes, last + 1, r);
+            insert_at(scopes, last + 1, r);
         else
             cJSON_AddItemToArray(scopes, r);
     }
