@@ -1,6 +1,8 @@
-/* The gate on a GPU: one point's fresh measurement against the committed baselines of this GPU model
- * is SAME, the same point with a known delay added to one path is SLOWER on that path alone, and two gates
- * started at once both see the committed verdict. */
+/* The gate on a GPU, through gate --run's loop (gate_run.h: measure, compare, measure the unsettled points
+ * again): one point's fresh measurement against the committed baselines of this GPU model is SAME, the same
+ * point with a known delay added to one path is SLOWER on that path alone after being measured again, a delay
+ * in its first measurement alone is measured again and cleared, and two gates started at once both see the
+ * committed verdict. */
 #include <criterion/criterion.h>
 
 #include <fcntl.h>
@@ -13,6 +15,7 @@
 #include "measure/baseline.h"
 #include "gpu/device.h"
 #include "gate/gate.h"
+#include "gate/gate_run_impl.h"
 #include "delay.h"
 #include "helpers.h"
 #include "base/json.h"
@@ -24,83 +27,135 @@
 #define ALIAS "longformer-bf16-6291456"
 #define LABEL "index_add longformer-bf16-6291456 current" /* the faithful and fabricated current paths */
 
-static ea_target target;
+/* The committed baselines of this GPU's target and the Longformer point, or the test skipped with the reason. */
+typedef struct {
+    ej_doc stored;
+    char base[4400];
+    ea_run_points pts;
+} gpu_gate;
 
-/* As gate --run measures: cold only where the stored document has cold times. */
-static cJSON *measure(ea_run_points *pts, const cJSON *stored)
-{
-    ea_run_opts ro = {.faithful = 1, .fabricated = 1, .log = stderr, .cold_from = stored};
-    cJSON *doc = NULL;
-    ea_error err;
-    cr_assert_eq(ea_run_measure(&pts->ctx, "gate GPU test", &ro, pts->refs, pts->n, &doc, &err), 0, "%s", err.msg);
-    return doc;
-}
+static gpu_gate g;
 
-Test(gate_gpu, fresh_run_is_same_and_an_injected_delay_is_slower, .timeout = 600)
+static void open_gate(void)
 {
     ea_device_info dev;
-    char model[64], base[4400];
+    ea_target target;
+    char model[64];
     ea_error err;
     test_skip_without_gpu();
     ea_device_probe(&dev);
     ea_gpu_model(dev.name, model, sizeof model);
     if (ea_target_resolve("golden", test_inherited_target("golden"), 1, &target, &err))
         cr_skip_test("no target for GPU model %s: %s", model, err.msg);
-    snprintf(base, sizeof base, "%s/baselines.json", target.dir);
-    if (access(base, F_OK) != 0)
-        cr_skip_test("no baseline for GPU model %s: %s absent", model, base);
-    ej_doc stored;
-    cr_assert_eq(ej_load(base, &stored, &err), 0, "%s", err.msg);
-    ea_run_points pts;
-    cr_assert_eq(ea_run_points_load("golden", target.dir, ALIAS, &pts, &err), 0, "%s", err.msg);
-    cJSON *ids = cJSON_CreateArray();
-    const char *point = cJSON_GetObjectItemCaseSensitive(pts.refs[0].point, "point")->valuestring;
-    cJSON_AddItemToArray(ids, cJSON_CreateString(point));
+    snprintf(g.base, sizeof g.base, "%s/baselines.json", target.dir);
+    if (access(g.base, F_OK) != 0)
+        cr_skip_test("no baseline for GPU model %s: %s absent", model, g.base);
+    cr_assert_eq(ej_load(g.base, &g.stored, &err), 0, "%s", err.msg);
+    cr_assert_eq(ea_run_points_load("golden", target.dir, ALIAS, &g.pts, &err), 0, "%s", err.msg);
+}
+
+static void close_gate(void)
+{
+    ea_run_points_free(&g.pts);
+    ej_free(&g.stored);
+}
+
+/* gate --run as the CLI runs it (ea_gate_run), or measuring with measure: *rounds the rounds of measuring again. */
+static cJSON *gate_run(ea_gate_measure_fn *measure, int retries, int *rounds)
+{
+    ea_run_opts ro = {.faithful = 1, .fabricated = 1, .log = stderr, .cold_from = g.stored.root};
     ea_drift_rule rule = ea_drift_default_rule(0);
-
-    cJSON *fresh = measure(&pts, stored.root), *report = ea_gate_compare(base, stored.root, "fresh", fresh, &rule, ids, &err);
-    cr_assert_not_null(report, "%s", err.msg);
-    char *text = cJSON_Print(report);
-    cr_assert_eq(ea_gate_exit(report), 0, "the fresh run is not all SAME: %s", text);
-    free(text);
-    cJSON_Delete(report);
+    cJSON *fresh = NULL, *report = NULL;
+    ea_error err;
+    int rc = measure ? ea_gate_run_measured(measure, g.base, g.stored.root, &g.pts, &ro, &rule, retries, "gate GPU test",
+                                            &fresh, &report, &err)
+                     : ea_gate_run(g.base, g.stored.root, &g.pts, &ro, &rule, retries, "gate GPU test", &fresh, &report,
+                                   &err);
+    cr_assert_eq(rc, 0, "%s", err.msg);
     cJSON_Delete(fresh);
+    *rounds = (int)ej_num(report, "remeasurements");
+    return report;
+}
 
-    /* a fifth of the larger stored current median (the fabricated index costs Longformer B 37x the
-     * faithful one), added to every call of both current paths: each moves by 20% or more */
+/* A fifth of the larger stored current median of the point (the fabricated index costs Longformer B 37x the
+ * faithful one), added to every call of both current paths: each moves by 20% or more. *timed: the current
+ * entries the gate judges, each mode warm, and cold where one is stored. */
+static double delay_us(int *timed)
+{
     const cJSON *r;
+    const char *point = ej_text(g.pts.refs[0].point, "point");
     double us = 0;
-    int timed = 0; /* the current entries the gate judges: each mode warm, and cold where one is stored */
-    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(stored.root, "scopes"))
-        if (!strcmp(cJSON_GetObjectItemCaseSensitive(r, "point")->valuestring, point))
+    *timed = 0;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(g.stored.root, "scopes"))
+        if (!strcmp(ej_text(r, "point"), point))
             for (int fab = 0; fab < 2; fab++) {
                 const cJSON *p = ea_path_named(r, "current", fab ? "fabricated" : "faithful");
                 us = fmax(us, 0.2 * ea_path_median(p));
-                timed += p ? 1 + cJSON_HasObjectItem(p, "time_cold") : 0;
+                *timed += p ? 1 + cJSON_HasObjectItem(p, "time_cold") : 0;
             }
-    cr_assert_gt(us, 1.0);
-    ea_path_inject(LABEL, ea_enqueue_delay, &us);
-    fresh = measure(&pts, stored.root);
+    return us;
+}
+
+static double delay;
+
+/* The first measurement with the delay on both current paths, every later one without. */
+static int delayed_once(ea_run_ctx *c, const char *command, const ea_run_opts *ro, const ea_scope_ref *refs, int n,
+                        cJSON **doc, ea_error *err)
+{
+    static int calls;
+    if (calls++ == 0)
+        ea_path_inject(LABEL, ea_enqueue_delay, &delay);
+    int rc = ea_run_measure(c, command, ro, refs, n, doc, err);
     ea_path_inject(NULL, NULL, NULL);
-    report = ea_gate_compare(base, stored.root, "fresh+delay", fresh, &rule, ids, &err);
-    cr_assert_not_null(report, "%s", err.msg);
+    return rc;
+}
+
+Test(gate_gpu, fresh_run_is_same_and_an_injected_delay_is_slower, .timeout = 600)
+{
+    int rounds, timed;
+    open_gate();
+    cJSON *report = gate_run(NULL, 2, &rounds);
+    char *text = cJSON_Print(report);
+    cr_assert_eq(ea_gate_exit(report), 0, "the fresh run is not all SAME after %d round(s) of measuring again: %s",
+                 rounds, text);
+    free(text);
+    cJSON_Delete(report);
+
+    delay = delay_us(&timed);
+    cr_assert_gt(delay, 1.0);
+    ea_path_inject(LABEL, ea_enqueue_delay, &delay);
+    report = gate_run(NULL, 1, &rounds);
+    ea_path_inject(NULL, NULL, NULL);
     text = cJSON_Print(report);
     const cJSON *e;
     int slower = 0;
     cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(report, "entries")) {
-        const char *status = cJSON_GetObjectItemCaseSensitive(e, "status")->valuestring;
-        int current = !strcmp(cJSON_GetObjectItemCaseSensitive(e, "path")->valuestring, "current");
-        cr_assert_str_eq(status, current ? "SLOWER" : "SAME", "%s", text);
+        int current = !strcmp(ej_text(e, "path"), "current");
+        cr_assert_str_eq(ej_text(e, "status"), current ? "SLOWER" : "SAME", "%s", text);
         slower += current;
     }
     cr_assert_eq(slower, timed, "%s", text);
     cr_assert_geq(timed, 2);
+    cr_assert_eq(rounds, 1, "the move was measured again before it stood: %s", text);
     free(text);
     cJSON_Delete(report);
-    cJSON_Delete(fresh);
-    cJSON_Delete(ids);
-    ea_run_points_free(&pts);
-    ej_free(&stored);
+    close_gate();
+}
+
+/* The loop's point on a GPU: a move only the first measurement shows is measured again and cleared. */
+Test(gate_gpu, a_delay_in_the_first_measurement_alone_is_measured_again_and_same, .timeout = 600)
+{
+    int rounds, timed;
+    open_gate();
+    delay = delay_us(&timed);
+    cr_assert_gt(delay, 1.0);
+    cJSON *report = gate_run(delayed_once, 2, &rounds);
+    char *text = cJSON_Print(report);
+    cr_assert_geq(rounds, 1, "the delayed first measurement was not measured again: %s", text);
+    cr_assert_eq(ea_gate_exit(report), 0, "not all SAME after %d round(s) of measuring again: %s", rounds, text);
+    free(text);
+    cJSON_Delete(report);
+    close_gate();
 }
 
 /* Two gates started at once on one GPU, as two `make test` or a gate beside a test run would: each measures

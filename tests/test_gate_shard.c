@@ -287,6 +287,12 @@ static char *run_shard(const char *dir, const cJSON *stored, const char *stored_
     cJSON_ReplaceItemInObjectCaseSensitive(sh, "fresh", cJSON_CreateString(name));
     cJSON_AddItemToObject(report, "shard", sh);
     cJSON_AddNumberToObject(report, "remeasurements", i % 2);
+    if (i == 2) { /* a point this shard could not measure again (gate_run.h) */
+        cJSON *f = cJSON_CreateObject();
+        cJSON_AddItemToObject(f, "point", cJSON_Duplicate(cJSON_GetArrayItem(share, 0), 1));
+        cJSON_AddStringToObject(f, "error", "no CUDA device: injected");
+        cJSON_AddItemToArray(cJSON_AddArrayToObject(report, "remeasure_failed"), f);
+    }
     snprintf(name, sizeof name, "run/report-%d.json", i);
     char *file = save(dir, name, report);
     cJSON_Delete(report);
@@ -323,6 +329,9 @@ Test(gate_shard, run_shards_merge_into_the_gate_of_their_joined_fresh_documents)
         assert_same_entries(whole, joined, what);
         cr_assert(strstr(m.out, "\"where\":\t\"(this run) $.scopes["), "%s", m.out);
         cr_assert_eq(ej_num(joined, "remeasurements"), 1, "the largest of the shards'");
+        const cJSON *failed = cJSON_GetObjectItemCaseSensitive(joined, "remeasure_failed");
+        cr_assert_eq(cJSON_GetArraySize(failed), 1, "shard 2's failed point is in the merged report");
+        cr_assert_str_eq(ej_text(cJSON_GetArrayItem(failed, 0), "error"), "no CUDA device: injected");
         cr_assert_eq(cJSON_GetArraySize(scopes(saved_doc)), cJSON_GetArraySize(scopes(fresh)));
         cJSON *p = ea_gate_propose(stored, saved_doc, whole);
         snprintf(whole_prop, sizeof whole_prop, "%s/run/whole-%d.json", dir, n);

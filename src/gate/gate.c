@@ -18,7 +18,7 @@ static int same_point(const cJSON *a, const char *family, const char *point)
     return !strcmp(ej_text(a, "family"), family) && !strcmp(ej_text(a, "point"), point);
 }
 
-/* A point's results are its family's configurations, told apart by their order. */
+/* A result's number among its point's results on its side, for the report's "result". */
 static int ordinal(const cJSON *results, const cJSON *r)
 {
     int k = 0;
@@ -31,16 +31,139 @@ static int ordinal(const cJSON *results, const cJSON *r)
     return k;
 }
 
-static int result_at(const cJSON *results, const char *family, const char *point, int k)
+/* The two sides' results as arrays, and which pairs with which: s2f[i] the fresh result stored result i
+ * pairs with, f2s[j] the stored one fresh result j pairs with, -1 for none. */
+typedef struct {
+    const cJSON **s, **f;
+    int ns, nf, *s2f, *f2s;
+} pairing;
+
+static int pair_of(const cJSON *a, const cJSON *b)
 {
-    int i = 0;
-    const cJSON *x;
-    cJSON_ArrayForEach(x, results) {
-        if (same_point(x, family, point) && k-- == 0)
-            return i;
-        i++;
-    }
+    return same_point(a, ej_text(b, "family"), ej_text(b, "point"));
+}
+
+static int unsupported(const cJSON *r)
+{
+    return cJSON_HasObjectItem(r, "unsupported");
+}
+
+/* The first result of stored result i's point on the fresh side, -1 when it has none or it is paired. */
+static int first_fresh(const pairing *p, int i)
+{
+    for (int j = 0; j < p->nf; j++)
+        if (pair_of(p->f[j], p->s[i]))
+            return p->f2s[j] < 0 ? j : -1;
     return -1;
+}
+
+/* A key of a configuration's plan, not of what it measures: what CONFIG reports changing (kernels, launches, the
+ * capture replayed, notes) and what follows from them. */
+static int plan_key(const char *key)
+{
+    static const char *const plan[] = {"notes", "floor_bytes", "permutation_order", "sm_count", NULL};
+    static const char *const plan_prefix[] = {"current", "oracle", "capture", NULL};
+    for (int i = 0; plan[i]; i++)
+        if (!strcmp(key, plan[i]))
+            return 1;
+    for (int i = 0; plan_prefix[i]; i++)
+        if (!strncmp(key, plan_prefix[i], strlen(plan_prefix[i])))
+            return 1;
+    return 0;
+}
+
+static const cJSON *config(const cJSON *r)
+{
+    return cJSON_GetObjectItemCaseSensitive(r, "config");
+}
+
+/* Does key tell r apart from another result of its point and scope groups on its side? */
+static int tells_apart(const cJSON **side, int n, const cJSON *r, const char *key)
+{
+    for (int j = 0; j < n; j++)
+        if (side[j] != r && pair_of(side[j], r) && ej_same_key(side[j], r, "scope_ids") &&
+            cJSON_HasObjectItem(config(side[j]), key) && !ej_same_key(config(side[j]), config(r), key))
+            return 1;
+    return 0;
+}
+
+/* Do stored result s and fresh result f measure one configuration: the same scope groups, and no key of their
+ * configs but the plan's that differs and tells the configurations of one side apart (the routing scope's form and
+ * distribution)? A key only one side has, or one the point's configurations share, is the plan changing. */
+static int same_configuration(const pairing *p, const cJSON *s, const cJSON *f)
+{
+    const cJSON *k;
+    if (!config(s) || !config(f) || !ej_same_key(s, f, "scope_ids"))
+        return 0;
+    cJSON_ArrayForEach(k, config(s))
+        if (!plan_key(k->string) && cJSON_HasObjectItem(config(f), k->string) &&
+            !ej_same_key(config(s), config(f), k->string) &&
+            (tells_apart(p->s, p->ns, s, k->string) || tells_apart(p->f, p->nf, f, k->string)))
+            return 0;
+    return 1;
+}
+
+/* The one unpaired result on the other side of r's (fresh when stored is set) measuring its configuration, -1
+ * when none or several. */
+static int one_configuration(const pairing *p, int stored, const cJSON *r)
+{
+    const cJSON **side = stored ? p->f : p->s;
+    const int *paired = stored ? p->f2s : p->s2f;
+    int found = -1;
+    for (int j = 0, n = stored ? p->nf : p->ns; j < n; j++)
+        if (paired[j] < 0 && pair_of(side[j], r) && same_configuration(p, stored ? r : side[j], stored ? side[j] : r)) {
+            if (found >= 0)
+                return -1;
+            found = j;
+        }
+    return found;
+}
+
+/* A point's results are its family's configurations, paired by identity, never by position (a point that lost
+ * one configuration and gained another would pair two different ones, and --propose write one of them twice):
+ * an unsupported result stands for its whole point and pairs with the other side's first result of it; then a
+ * result pairs with the one whose "config" is its own (the reader keeps a point's configs apart, so there is at
+ * most one); then with the one left that measures its configuration (same_configuration: planned anew, CONFIG
+ * names what changed), where one is left on each side. A result left unpaired is on one side only (MISSING,
+ * ADDED). -1 when out of memory. */
+static int pair_results(const cJSON *stored, const cJSON *fresh, pairing *p)
+{
+    const cJSON *x;
+    p->ns = cJSON_GetArraySize(stored);
+    p->nf = cJSON_GetArraySize(fresh);
+    p->s = calloc((size_t)(p->ns + p->nf) + 1, sizeof *p->s);
+    p->s2f = malloc(((size_t)(p->ns + p->nf) + 1) * sizeof *p->s2f);
+    if (!p->s || !p->s2f)
+        return free(p->s), free(p->s2f), -1;
+    p->f = p->s + p->ns;
+    p->f2s = p->s2f + p->ns;
+    int n = 0;
+    cJSON_ArrayForEach(x, stored)
+        p->s2f[n] = -1, p->s[n++] = x;
+    n = 0;
+    cJSON_ArrayForEach(x, fresh)
+        p->f2s[n] = -1, p->f[n++] = x;
+    for (int i = 0; i < p->ns; i++) {
+        int j = ordinal(stored, p->s[i]) == 0 ? first_fresh(p, i) : -1;
+        if (j >= 0 && (unsupported(p->s[i]) || unsupported(p->f[j])))
+            p->s2f[i] = j, p->f2s[j] = i;
+    }
+    for (int i = 0; i < p->ns; i++)
+        for (int j = 0; j < p->nf && p->s2f[i] < 0; j++)
+            if (p->f2s[j] < 0 && pair_of(p->f[j], p->s[i]) && ej_same_key(p->f[j], p->s[i], "config"))
+                p->s2f[i] = j, p->f2s[j] = i;
+    for (int i = 0; i < p->ns; i++) {
+        int j = p->s2f[i] < 0 ? one_configuration(p, 1, p->s[i]) : -1;
+        if (j >= 0 && one_configuration(p, 0, p->f[j]) == i)
+            p->s2f[i] = j, p->f2s[j] = i;
+    }
+    return 0;
+}
+
+static void pairing_free(pairing *p)
+{
+    free(p->s);
+    free(p->s2f);
 }
 
 static int path_index(const cJSON *result, const cJSON *path)
@@ -266,25 +389,24 @@ cJSON *ea_gate_compare(const char *stored_file, const cJSON *stored, const char 
                                cJSON_GetObjectItemCaseSensitive(fresh, "scopes"), rule, &g, err);
     if (!report)
         return NULL;
-    const cJSON *x;
-    int i = 0;
-    cJSON_ArrayForEach(x, g.stored) {
-        int k = ordinal(g.stored, x), fi = result_at(g.fresh, ej_text(x, "family"), ej_text(x, "point"), k);
+    pairing pr;
+    if (pair_results(g.stored, g.fresh, &pr))
+        return cJSON_Delete(report), ea_fail(err, "%s against %s: out of memory", stored_file, new_file), NULL;
+    for (int i = 0; i < pr.ns; i++) {
+        const cJSON *x = pr.s[i];
+        int k = ordinal(g.stored, x), fi = pr.s2f[i];
         if (!in_scope(points, ej_text(x, "point")))
             ;
         else if (fi < 0)
             add_entry(&g, "MISSING", x, k, NULL, NULL, (const int[]){i, -1, -1, -1}, "a stored result the new run does not have");
         else
-            compare_result(&g, x, i, cJSON_GetArrayItem(g.fresh, fi), fi, k);
-        i++;
+            compare_result(&g, x, i, pr.f[fi], fi, k);
     }
-    i = 0;
-    cJSON_ArrayForEach(x, g.fresh) {
-        int k = ordinal(g.fresh, x);
-        if (in_scope(points, ej_text(x, "point")) && result_at(g.stored, ej_text(x, "family"), ej_text(x, "point"), k) < 0)
-            add_entry(&g, "ADDED", x, k, NULL, NULL, (const int[]){-1, -1, i, -1}, "a new result with no stored baseline");
-        i++;
-    }
+    for (int i = 0; i < pr.nf; i++)
+        if (in_scope(points, ej_text(pr.f[i], "point")) && pr.f2s[i] < 0)
+            add_entry(&g, "ADDED", pr.f[i], ordinal(g.fresh, pr.f[i]), NULL, NULL, (const int[]){-1, -1, i, -1},
+                      "a new result with no stored baseline");
+    pairing_free(&pr);
     return ea_gate_summarize(report);
 }
 
@@ -325,12 +447,14 @@ cJSON *ea_gate_compare_plans(const char *stored_file, const cJSON *stored, cJSON
                                ej_text(cJSON_GetObjectItemCaseSensitive(stored, "gpu"), "model"), plans, NULL, &g, err);
     if (!report)
         return NULL;
-    const cJSON *x;
     char detail[1100];
-    int i = 0;
-    cJSON_ArrayForEach(x, g.stored) {
-        int k = ordinal(g.stored, x), fi = result_at(plans, ej_text(x, "family"), ej_text(x, "point"), k);
-        cJSON *f = cJSON_GetArrayItem(plans, fi);
+    pairing pr;
+    if (pair_results(g.stored, plans, &pr))
+        return cJSON_Delete(report), ea_fail(err, "%s against today's plans: out of memory", stored_file), NULL;
+    for (int i = 0; i < pr.ns; i++) {
+        const cJSON *x = pr.s[i];
+        int k = ordinal(g.stored, x), fi = pr.s2f[i];
+        cJSON *f = fi < 0 ? NULL : (cJSON *)pr.f[fi];
         const int at[4] = {i, -1, fi, -1};
         int before = cJSON_GetArraySize(g.entries);
         if (!in_scope(points, ej_text(x, "point")) || (f && ej_str(x, "unsupported"))) {
@@ -348,8 +472,8 @@ cJSON *ea_gate_compare_plans(const char *stored_file, const cJSON *stored, cJSON
                           judged ? "the plan it measured is today's, its fidelity what its times give"
                                  : "the plan it measured is today's");
         }
-        i++;
     }
+    pairing_free(&pr);
     return ea_gate_summarize(report);
 }
 
@@ -560,6 +684,19 @@ cJSON *ea_gate_unsettled_points(const cJSON *report)
     return ids;
 }
 
+/* item put at index at of array, at most its size. (cJSON_InsertItemInArray of Debian's libcjson 1.7.15-1+deb12u4
+ * refuses every index but the first and the size, returning false: the item was lost.) */
+static void insert_at(cJSON *array, int at, cJSON *item)
+{
+    cJSON *tail = cJSON_CreateArray(), *x;
+    while (cJSON_GetArraySize(array) > at)
+        cJSON_AddItemToArray(tail, cJSON_DetachItemFromArray(array, at));
+    cJSON_AddItemToArray(array, item);
+    while ((x = cJSON_DetachItemFromArray(tail, 0)) != NULL)
+        cJSON_AddItemToArray(array, x);
+    cJSON_Delete(tail);
+}
+
 void ea_gate_splice(cJSON *fresh, cJSON *again)
 {
     cJSON *scopes = cJSON_GetObjectItemCaseSensitive(fresh, "scopes"), *r, *x, *next;
@@ -577,7 +714,7 @@ void ea_gate_splice(cJSON *fresh, cJSON *again)
         if (x)
             cJSON_ReplaceItemInArray(scopes, i, r);
         else if (last >= 0) /* a configuration more than before: after the point's last result */
-            cJSON_InsertItemInArray(scopes, last + 1, r);
+            insert_at(scopes, last + 1, r);
         else
             cJSON_AddItemToArray(scopes, r);
     }

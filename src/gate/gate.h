@@ -1,7 +1,8 @@
 /* gate.h: two baselines documents of one GPU model compared path by path (extern-audit gate).
  * Contract:
- * - ea_gate_compare matches results by family, point and their order among that point's results,
- *   paths by name and mode, and judges each path's "time" (and "time_cold", as a separate entry
+ * - ea_gate_compare matches results by family, point and what they measure, never by their order (the same
+ *   "config", else the same scope_ids and configuration planned anew: gate.c's pair_results; a result with no
+ *   counterpart is MISSING or ADDED, so --propose holds each configuration once), paths by name and mode, and judges each path's "time" (and "time_cold", as a separate entry
  *   "<mode>/cold", when both sides carry it; MISSING or ADDED "<mode>/cold" when one side does) with
  *   the drift rule (drift.h); a path's own "margin"
  *   wins over the rule's. It reports every entry: SAME, SLOWER, FASTER, NOISY, and MISSING / ADDED

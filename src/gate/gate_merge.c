@@ -322,6 +322,7 @@ static cJSON *joined_report(shard_report **by, int count, int from_runs, ea_erro
     }
     ea_gate_summarize(report);
     double again = -1;
+    cJSON *failed = cJSON_CreateArray();
     merged = cJSON_AddObjectToObject(report, "merged");
     cJSON_AddNumberToObject(merged, "count", count);
     cJSON_AddItemToObject(merged, "target", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(by[0]->shard, "target"), 1));
@@ -330,7 +331,9 @@ static cJSON *joined_report(shard_report **by, int count, int from_runs, ea_erro
     list = cJSON_AddArrayToObject(merged, "shards");
     for (int s = 0; s < count; s++) {
         cJSON *x = cJSON_CreateObject();
-        const cJSON *r = cJSON_GetObjectItemCaseSensitive(by[s]->doc.root, "remeasurements");
+        const cJSON *r = cJSON_GetObjectItemCaseSensitive(by[s]->doc.root, "remeasurements"), *f;
+        cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(by[s]->doc.root, "remeasure_failed"))
+            cJSON_AddItemToArray(failed, cJSON_Duplicate(f, 1));
         cJSON_AddNumberToObject(x, "index", s + 1);
         cJSON_AddStringToObject(x, "report", by[s]->file);
         cJSON_AddNumberToObject(x, "points", cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(by[s]->shard, "points")));
@@ -344,6 +347,10 @@ static cJSON *joined_report(shard_report **by, int count, int from_runs, ea_erro
     }
     if (again >= 0)
         cJSON_AddNumberToObject(report, "remeasurements", again);
+    if (cJSON_GetArraySize(failed))
+        cJSON_AddItemToObject(report, "remeasure_failed", failed);
+    else
+        cJSON_Delete(failed);
     return report;
 }
 

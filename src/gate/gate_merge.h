@@ -9,7 +9,7 @@
  * joined report has every shard's entries, in the unsharded order (the stored document's results, then the new
  * side's), new-side indices and "where" shifted into the joined fresh document (the --run shards' results in
  * shard order, the first shard's header, "passed" over all), the summary recounted, "remeasurements" the
- * largest, and "merged" (docs/reference/schema.md); ea_gate_propose(out->stored, out->fresh, out->report) is
+ * largest, "remeasure_failed" the shards' joined (absent when none), and "merged" (docs/reference/schema.md); ea_gate_propose(out->stored, out->fresh, out->report) is
  * the proposal.
  * -1 with err set on any refusal; nothing is half-made. */
 #ifndef EA_GATE_MERGE_H

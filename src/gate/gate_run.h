@@ -3,8 +3,12 @@
  * - ea_gate_run measures pts (as ro asks), compares the result with stored (named baseline in messages) by
  *   rule, then measures again the points the report leaves unsettled (ea_gate_unsettled_points: NOISY on the
  *   new side, SLOWER, FASTER) up to retries times, each new measurement spliced in place of the point's
- *   results (the last one stands). On success *fresh is the measured document and *report the comparison of
- *   it, with "remeasurements" (rounds) and "device_lock" (whether another process timed meanwhile).
+ *   results (the last one stands). A measuring again that fails is tried point by point; a point that still
+ *   fails keeps its last measurement and is measured no more: each of its unsettled entries says so in its
+ *   detail, the report lists it in "remeasure_failed" ([{"point", "error"}], absent when none) and the
+ *   other points' verdicts stand. Only the first measurement's failure fails the run (-1, err set). On success
+ *   *fresh is the measured document and *report the comparison of it, with "remeasurements" (rounds) and
+ *   "device_lock" (whether another process timed meanwhile).
  * - ea_gate_point_ids: the point ids of pts, a new array. */
 #ifndef EA_GATE_RUN_H
 #define EA_GATE_RUN_H

@@ -158,7 +158,7 @@ static int optional_margin(ej_val p, ea_error *err)
     return m > 0 && m < 1 ? 0 : ej_bad_field(p, "margin", "a relative margin in (0, 1)", got, err);
 }
 
-/* A point's results are its family's configurations (gate.c tells them apart by order), a result's paths are
+/* A point's results are its family's configurations (gate.c pairs them by what they measure), a result's paths are
  * looked up by name and mode, an unmeasured point by its id: a copy of any would be judged or counted twice. */
 static int same_result(const cJSON *a, const cJSON *b)
 {

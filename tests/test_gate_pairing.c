@@ -1,0 +1,217 @@
+/* The gate pairs a point's stored and new results by what they measure, never by their position: a point that
+ * lost a configuration, gained one, or both, is reported result by result, and its proposal holds each
+ * configuration once (the committed H200 baselines against copies with results taken out). */
+#include <criterion/criterion.h>
+
+#include <string.h>
+
+#include "base/json.h"
+#include "gate/gate.h"
+#include "measure/baseline.h"
+
+#define H200 "golden/targets/H200-torch2.11.0+cu130/baselines.json"
+
+static cJSON *golden(void)
+{
+    ej_doc d;
+    ea_error err;
+    cr_assert_eq(ej_load(H200, &d, &err), 0, "%s", err.msg);
+    return ej_doc_take_root(&d);
+}
+
+static cJSON *scopes(const cJSON *doc)
+{
+    return cJSON_GetObjectItemCaseSensitive(doc, "scopes");
+}
+
+/* The index in doc of the k-th result of the first point of family that has at least n results. */
+static int nth_result(const cJSON *doc, const char *family, int n, int k)
+{
+    const cJSON *x, *y;
+    cJSON_ArrayForEach(x, scopes(doc)) {
+        int count = 0, at = -1, j = 0;
+        cJSON_ArrayForEach(y, scopes(doc)) {
+            if (!strcmp(ej_text(y, "family"), family) && !strcmp(ej_text(y, "point"), ej_text(x, "point")) &&
+                count++ == k)
+                at = j;
+            j++;
+        }
+        if (!strcmp(ej_text(x, "family"), family) && count >= n)
+            return at;
+    }
+    cr_assert_fail("no %s point with %d results", family, n);
+    return -1;
+}
+
+static cJSON *compare(const cJSON *stored, const cJSON *fresh)
+{
+    ea_error err;
+    ea_drift_rule rule = ea_drift_default_rule(0);
+    cJSON *r = ea_gate_compare("stored.json", stored, "new.json", fresh, &rule, NULL, &err);
+    cr_assert_not_null(r, "%s", err.msg);
+    return r;
+}
+
+static int count(const cJSON *report, const char *status)
+{
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(report, "summary"), status);
+    return c ? (int)c->valuedouble : 0;
+}
+
+static const char *where(const cJSON *report, const char *status)
+{
+    const cJSON *e;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(report, "entries"))
+        if (!strcmp(ej_text(e, "status"), status))
+            return ej_text(e, "where");
+    cr_assert_fail("no %s entry", status);
+    return NULL;
+}
+
+/* How many results of doc have r's family, point and config. */
+static int copies(const cJSON *doc, const cJSON *r)
+{
+    const cJSON *x;
+    int n = 0;
+    cJSON_ArrayForEach(x, scopes(doc))
+        n += !strcmp(ej_text(x, "point"), ej_text(r, "point")) &&
+             cJSON_Compare(cJSON_GetObjectItemCaseSensitive(x, "config"), cJSON_GetObjectItemCaseSensitive(r, "config"), 1);
+    return n;
+}
+
+/* The proposal reads back and holds every configuration of want's point once. */
+static void proposal_holds_each_once(const cJSON *proposal, const cJSON *want, int first, int n)
+{
+    ea_error err;
+    cr_assert_eq(ea_baseline_validate("proposed.json", proposal, &err), 0, "the proposal does not read back: %s", err.msg);
+    for (int k = 0; k < n; k++)
+        cr_assert_eq(copies(proposal, cJSON_GetArrayItem(scopes(want), first + k)), 1, "configuration %d of the point", k);
+}
+
+/* The routing point's four configurations (form x distribution) share their scope ids: the stored side has the
+ * first three, the new side the last three. The two in common pair with themselves (SAME), the first is MISSING and
+ * the fourth ADDED; paired by position, every one would be judged against its neighbour. */
+Test(gate_pairing, a_point_that_lost_one_configuration_and_gained_another_pairs_the_rest_by_identity)
+{
+    cJSON *all = golden(), *a = golden(), *b = golden();
+    int r0 = nth_result(all, "routing_histc", 4, 0);
+    cr_assert_eq(nth_result(all, "routing_histc", 4, 3), r0 + 3, "the point's four results are adjacent");
+    cJSON_DeleteItemFromArray(scopes(a), r0 + 3);
+    cJSON_DeleteItemFromArray(scopes(b), r0);
+    cJSON *r = compare(a, b);
+    cr_assert_eq(count(r, "MISSING"), 1);
+    cr_assert_eq(count(r, "ADDED"), 1);
+    cr_assert_eq(count(r, "CONFIG") + count(r, "SLOWER") + count(r, "FASTER") + count(r, "CLASS"), 0,
+                 "no configuration judged against another");
+    char want[64];
+    snprintf(want, sizeof want, "stored.json $.scopes[%d]", r0);
+    cr_assert_str_eq(where(r, "MISSING"), want);
+    snprintf(want, sizeof want, "new.json $.scopes[%d]", r0 + 2);
+    cr_assert_str_eq(where(r, "ADDED"), want);
+    cJSON *p = ea_gate_propose(a, b, r);
+    proposal_holds_each_once(p, all, r0, 4);
+    cJSON_Delete(p);
+    cJSON_Delete(r);
+    cJSON_Delete(a);
+    cJSON_Delete(b);
+    cJSON_Delete(all);
+}
+
+/* A cumsum point's two results cover two scope groups; the new run lost the first. The second is judged against
+ * its own stored result and the first is MISSING; the proposal keeps both once (paired by position, the
+ * first took the second's plan and the proposal held that plan twice). The other way round the first is ADDED. */
+Test(gate_pairing, a_point_that_lost_its_first_configuration_keeps_each_once_in_the_proposal)
+{
+    cJSON *all = golden(), *a = golden(), *b = golden();
+    int r0 = nth_result(all, "cumsum", 2, 0);
+    cJSON_DeleteItemFromArray(scopes(b), r0);
+    cJSON *r = compare(a, b), *p = ea_gate_propose(a, b, r);
+    cr_assert_eq(count(r, "MISSING"), 1);
+    cr_assert_eq(count(r, "CONFIG") + count(r, "ADDED"), 0);
+    proposal_holds_each_once(p, all, r0, 2);
+    cJSON *back = compare(b, a), *pb = ea_gate_propose(b, a, back);
+    cr_assert_eq(count(back, "ADDED"), 1);
+    cr_assert_eq(count(back, "CONFIG") + count(back, "MISSING"), 0);
+    char want[64];
+    snprintf(want, sizeof want, "new.json $.scopes[%d]", r0);
+    cr_assert_str_eq(where(back, "ADDED"), want);
+    proposal_holds_each_once(pb, all, r0, 2);
+    cJSON_Delete(pb);
+    cJSON_Delete(back);
+    cJSON_Delete(p);
+    cJSON_Delete(r);
+    cJSON_Delete(a);
+    cJSON_Delete(b);
+    cJSON_Delete(all);
+}
+
+/* The four items of arr from r0 on in the reverse order. */
+static void reverse4(cJSON *arr, int r0)
+{
+    cJSON *was[4];
+    for (int k = 0; k < 4; k++)
+        was[k] = cJSON_Duplicate(cJSON_GetArrayItem(arr, r0 + k), 1);
+    for (int k = 0; k < 4; k++)
+        cJSON_ReplaceItemInArray(arr, r0 + k, was[3 - k]);
+}
+
+/* Every configuration of the routing point planned anew (a note id added to each) and listed in the reverse
+ * order: each pairs with its own configuration, one CONFIG apiece, and the proposal takes the new plans. */
+Test(gate_pairing, configurations_planned_anew_pair_by_what_they_measure_in_any_order)
+{
+    cJSON *a = golden(), *b = golden();
+    int r0 = nth_result(a, "routing_histc", 4, 0);
+    for (int k = 0; k < 4; k++) {
+        cJSON *notes = cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(scopes(b), r0 + k), "config"), "notes");
+        cJSON_AddItemToArray(notes, cJSON_CreateString("routing_checked_capture"));
+    }
+    reverse4(scopes(b), r0);
+    cJSON *r = compare(a, b), *p = ea_gate_propose(a, b, r);
+    cr_assert_eq(count(r, "CONFIG"), 4);
+    cr_assert_eq(count(r, "MISSING") + count(r, "ADDED") + count(r, "SLOWER") + count(r, "FASTER"), 0);
+    for (int k = 0; k < 4; k++)
+        cr_assert(cJSON_Compare(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(scopes(p), r0 + k), "config"),
+                                cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(scopes(b), r0 + 3 - k), "config"), 1),
+                  "configuration %d took its own new plan", k);
+    cJSON_Delete(p);
+    cJSON_Delete(r);
+    cJSON_Delete(a);
+    cJSON_Delete(b);
+}
+
+static cJSON *no_fidelity(const cJSON *stored_result, void *ctx)
+{
+    (void)stored_result, (void)ctx;
+    return NULL;
+}
+
+/* gate --plan pairs the same way: today's plans of the routing point listed in the reverse order, one of them
+ * gone, are three SAME and one MISSING, every other stored result SAME against its own plan. */
+Test(gate_pairing, plans_pair_with_the_stored_results_they_describe_in_any_order)
+{
+    cJSON *a = golden(), *plans = cJSON_CreateArray(), *x;
+    int r0 = nth_result(a, "routing_histc", 4, 0), i = 0;
+    static const char *const planned[] = {"family", "point", "alias", "occurrences", "scope_ids", "config", "unsupported"};
+    cJSON_ArrayForEach(x, scopes(a)) {
+        cJSON *p = cJSON_CreateObject();
+        for (size_t k = 0; k < sizeof planned / sizeof *planned; k++)
+            if (cJSON_HasObjectItem(x, planned[k]))
+                cJSON_AddItemToObject(p, planned[k], cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(x, planned[k]), 1));
+        cJSON_AddItemToArray(plans, p);
+        i++;
+    }
+    reverse4(plans, r0);
+    cJSON_DeleteItemFromArray(plans, r0); /* the point's last configuration: no plan today */
+    ea_error err;
+    cJSON *r = ea_gate_compare_plans("stored.json", a, plans, NULL, no_fidelity, NULL, &err);
+    cr_assert_not_null(r, "%s", err.msg);
+    cr_assert_eq(count(r, "MISSING"), 1);
+    char want[64];
+    snprintf(want, sizeof want, "stored.json $.scopes[%d]", r0 + 3);
+    cr_assert_str_eq(where(r, "MISSING"), want);
+    cr_assert_eq(count(r, "SAME"), i - 1, "every other result against its own plan");
+    cJSON_Delete(r);
+    cJSON_Delete(plans);
+    cJSON_Delete(a);
+}
