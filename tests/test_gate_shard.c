@@ -189,8 +189,10 @@ static cJSON *recorded(void)
 {
     cJSON *doc = load(H200), *r;
     const char *first = ej_text(cJSON_GetArrayItem(scopes(doc), 0), "point");
-    cJSON_ArrayForEach(r, scopes(doc))
+    cJSON_ArrayForEach(r, scopes(doc)) {
+        cJSON_DeleteItemFromObjectCaseSensitive(r, "point_wall_s"); /* the committed file records its own */
         cJSON_AddNumberToObject(r, "point_wall_s", strcmp(ej_text(r, "point"), first) ? 1.0 : 10.0);
+    }
     return doc;
 }
 
@@ -431,7 +433,8 @@ Test(gate_shard, merge_refuses_overlaps_missing_shards_and_mixed_gates_naming_th
     cJSON *third = load(f[2]);
     cJSON *plan = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(third, "shard"), "plan"), 1);
     cJSON_Delete(third);
-    cJSON_ReplaceItemInObjectCaseSensitive(plan, "basis", cJSON_CreateString("recorded"));
+    cJSON_ReplaceItemInObjectCaseSensitive(plan, "basis",
+                                           cJSON_CreateString(strcmp(ej_text(plan, "basis"), "recorded") ? "recorded" : "estimated"));
     edit(t, 2, "plan", plan);
     refused(t, 3, "mixed plans: ", "two plans");
     free(t[2]);
@@ -536,9 +539,16 @@ Test(gate_shard, shard_plan_predicts_each_count_from_the_recorded_point_seconds)
     cJSON_Delete(out);
     cli_run_free(&r);
     r = test_cli("gate", "--target", TEST_TARGET, "--shard-plan", "1,2", NULL);
+    cr_assert(r.status == 0 && strstr(r.out, "recorded (point_wall_s)") && strstr(r.out, "largest"), "the committed "
+              "file records its point times: %s%s", r.out, r.err);
+    cli_run_free(&r);
+    cJSON_DeleteItemFromObjectCaseSensitive(cJSON_GetArrayItem(scopes(doc), 0), "point_wall_s");
+    char *partly = save(dir, "partly.json", doc);
+    r = test_cli("gate", "--target", TEST_TARGET, "--baseline", partly, "--shard-plan", "1,2", NULL);
     cr_assert(r.status == 0 && strstr(r.out, "estimated") && strstr(r.out, "largest"), "%s%s", r.out, r.err);
     cli_run_free(&r);
     cJSON_Delete(doc);
+    free(partly);
     free(file);
 }
 

@@ -549,3 +549,19 @@ Test(json, make_dirs)
     snprintf(deep, sizeof deep, "rm -rf %s", top);
     cr_assert_eq(system(deep), 0);
 }
+
+/* Debian's libcjson loses an item inserted mid-array (json.c): classify's findings and the gate's splice
+ * insert in place. */
+Test(json, an_item_inserted_mid_array_keeps_its_place_and_the_others_theirs)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (int i = 0; i < 5; i++)
+        cJSON_AddItemToArray(a, cJSON_CreateNumber(i));
+    ej_insert(a, 2, cJSON_CreateNumber(99));
+    ej_insert(a, 0, cJSON_CreateNumber(-1));
+    ej_insert(a, 7, cJSON_CreateNumber(5));
+    char *s = cJSON_PrintUnformatted(a);
+    cr_assert_str_eq(s, "[-1,0,1,99,2,3,4,5]");
+    free(s);
+    cJSON_Delete(a);
+}

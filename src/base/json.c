@@ -560,6 +560,19 @@ void ej_sort(cJSON *arr, int (*cmp)(const cJSON *a, const cJSON *b))
     free(v);
 }
 
+/* cJSON_InsertItemInArray of Debian's libcjson 1.7.15-1+deb12u4 refuses every index but 0 and the size and
+ * returns false, the item lost: the items from at on are moved out and back instead. */
+void ej_insert(cJSON *arr, int at, cJSON *item)
+{
+    cJSON *tail = cJSON_CreateArray(), *x;
+    while (cJSON_GetArraySize(arr) > at)
+        cJSON_AddItemToArray(tail, cJSON_DetachItemFromArray(arr, at));
+    cJSON_AddItemToArray(arr, item);
+    while ((x = cJSON_DetachItemFromArray(tail, 0)) != NULL)
+        cJSON_AddItemToArray(arr, x);
+    cJSON_Delete(tail);
+}
+
 cJSON *ej_int_array(const int64_t *v, int n)
 {
     cJSON *a = cJSON_CreateArray();

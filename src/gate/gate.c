@@ -684,19 +684,6 @@ cJSON *ea_gate_unsettled_points(const cJSON *report)
     return ids;
 }
 
-/* item put at index at of array, at most its size. (cJSON_InsertItemInArray of Debian's libcjson 1.7.15-1+deb12u4
- * refuses every index but the first and the size, returning false: the item was lost.) */
-static void insert_at(cJSON *array, int at, cJSON *item)
-{
-    cJSON *tail = cJSON_CreateArray(), *x;
-    while (cJSON_GetArraySize(array) > at)
-        cJSON_AddItemToArray(tail, cJSON_DetachItemFromArray(array, at));
-    cJSON_AddItemToArray(array, item);
-    while ((x = cJSON_DetachItemFromArray(tail, 0)) != NULL)
-        cJSON_AddItemToArray(array, x);
-    cJSON_Delete(tail);
-}
-
 void ea_gate_splice(cJSON *fresh, cJSON *again)
 {
     cJSON *scopes = cJSON_GetObjectItemCaseSensitive(fresh, "scopes"), *r, *x, *next;
@@ -714,7 +701,7 @@ void ea_gate_splice(cJSON *fresh, cJSON *again)
         if (x)
             cJSON_ReplaceItemInArray(scopes, i, r);
         else if (last >= 0) /* a configuration more than before: after the point's last result */
-            insert_at(scopes, last + 1, r);
+            ej_insert(scopes, last + 1, r);
         else
             cJSON_AddItemToArray(scopes, r);
     }

@@ -413,7 +413,7 @@ static cJSON *finding(cJSON *list, const char *call)
     cJSON_AddArrayToObject(f, "scopes");
     cJSON_AddNumberToObject(f, "occurrences", 0);
     cJSON_AddStringToObject(f, "note", FINDING_NOTE);
-    cJSON_InsertItemInArray(list, at, f); /* at == size appends */
+    ej_insert(list, at, f);
     return f;
 }
 
