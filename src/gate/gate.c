@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "measure/fractions.h"
+#include "measure/launch_floor.h"
 #include "base/json.h"
 #include "base/json_diff.h"
 #include "measure/path.h"
@@ -484,12 +485,14 @@ cJSON *ea_gate_propose(const cJSON *stored, const cJSON *fresh, const cJSON *rep
             cJSON_ReplaceItemInObjectCaseSensitive(r, "fidelity", cJSON_Duplicate(fid, 1));
         si++;
     }
-    if (moved) { /* the header says where the new numbers came from */
-        size_t n = strlen(ej_text(stored, "command")) + strlen(ej_text(fresh, "command")) + 64;
+    /* the launch floor is an environment figure no entry judges: the fresh run's, when it has one */
+    const int floor_taken = ea_launch_floor_carry(out, fresh);
+    if (moved || floor_taken) { /* the header says where the new numbers came from */
+        size_t n = strlen(ej_text(stored, "command")) + strlen(ej_text(fresh, "command")) + 96;
         char *cmd = malloc(n);
         if (cmd) {
-            snprintf(cmd, n, "%s; gate --propose took %d entries from: %s", ej_text(stored, "command"), moved,
-                     ej_text(fresh, "command"));
+            snprintf(cmd, n, "%s; gate --propose took %d entries%s from: %s", ej_text(stored, "command"), moved,
+                     floor_taken ? " and the launch floor" : "", ej_text(fresh, "command"));
             cJSON_ReplaceItemInObjectCaseSensitive(out, "command", cJSON_CreateString(cmd));
             free(cmd);
         }
