@@ -134,6 +134,11 @@ $(BUILD)/checks/docs: $(CLI) ci/readme tests/readme.sh tests/expect.sh $(wildcar
                       $(shell find golden -type f 2>/dev/null)
 	$(Q)ci/checked $@ env EXTERN_AUDIT_CLI=$(abspath $(CLI)) sh -c 'ci/readme --check && tests/readme.sh'
 
+# ci/oracle-check's host half: the oracle's rule and the launch-bound table on edited proposals, its refusals
+checks: $(BUILD)/checks/oracle
+$(BUILD)/checks/oracle: $(CLI) ci/oracle-check tests/oracle_check.sh tests/expect.sh $(shell find golden -type f 2>/dev/null)
+	$(Q)ci/checked $@ tests/oracle_check.sh
+
 audit: $(CLI)
 	$(CLI) audit
 

@@ -9,6 +9,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "../repros/cumsum/kernels_impl.h"
 #include "../repros/cumsum/reference.h"
 #include "../repros/cumsum/run.h"
 #include "../repros/cumsum/run_impl.h"
@@ -183,22 +184,80 @@ Test(cumsum_gpu, mask_oracle_odd_shapes)
     cudaFree(d_ids), cudaFree(d_pos), cudaFree(d_mask);
 }
 
+/* The width-compiled mask kernels (cs_mask_fixed) on every row variant of each compiled width, with and
+ * without the mask output and with a nonzero past, against the CPU reference on a right-padded batch with pad
+ * tokens inside the rows. */
+Test(cumsum_gpu, mask_oracle_compiled_widths)
+{
+    test_skip_without_gpu();
+    const int64_t widths[] = {128, 256, 512, 1024, 2048}, rows = 7, most = rows * 2048;
+    int64_t *d_ids, *d_pos;
+    uint8_t *d_mask;
+    cr_assert_eq(cudaMalloc((void **)&d_ids, (size_t)most * 8), cudaSuccess);
+    cr_assert_eq(cudaMalloc((void **)&d_pos, (size_t)most * 8), cudaSuccess);
+    cr_assert_eq(cudaMalloc((void **)&d_mask, (size_t)most), cudaSuccess);
+    int launched = 0;
+    for (size_t w = 0; w < sizeof widths / sizeof *widths; w++)
+        for (int with_mask = 0; with_mask < 2; with_mask++) {
+            const int64_t cols = widths[w], n = rows * cols;
+            cs_scope s = {.kind = CS_MASK, .rows = rows, .cols = cols, .pad = 1, .past = with_mask ? 0 : 5,
+                          .offset = 1, .mask_out = with_mask, .noutputs = 1 + with_mask};
+            s.outputs[0] = (ea_tensor){.dtype = EA_B8, .ndim = 2, .sizes = {rows, cols}, .strides = {cols, 1}};
+            s.outputs[s.mask_out] = (ea_tensor){.dtype = EA_I64, .ndim = 2, .sizes = {rows, cols}, .strides = {cols, 1}};
+            int64_t *ids = malloc((size_t)n * 8), *pos = malloc((size_t)n * 8), *want = malloc((size_t)n * 8), len[7];
+            uint8_t *mask = malloc((size_t)n), *want_mask = malloc((size_t)n);
+            for (int64_t i = 0; i < n; i++)
+                ids[i] = 2 + (int64_t)(ea_gen_hash(13, (uint64_t)i) % 1000);
+            cs_pad_tails(&s, CS_PAD_SEED, ids, len);
+            for (int64_t i = 0; i < n; i++)
+                if (i % cols < len[i / cols] && ea_gen_hash(17, (uint64_t)i) % 7 == 0)
+                    ids[i] = s.pad;
+            void *ref[2] = {with_mask ? (void *)want_mask : (void *)want, want};
+            cs_reference(&s, ids, ref);
+            cr_assert_eq(cudaMemcpy(d_ids, ids, (size_t)n * 8, cudaMemcpyHostToDevice), cudaSuccess);
+            for (int v = 0; v < CS_MASK_VARIANTS; v++) {
+                cs_mask_shape sh;
+                if (!cs_mask_variant(v, cols, &sh) || !cs_mask_fixed(&sh, cols))
+                    continue;
+                cr_assert_eq(cudaMemset(d_pos, 0xFF, (size_t)n * 8), cudaSuccess);
+                cr_assert_eq(cudaMemset(d_mask, 0xFF, (size_t)n), cudaSuccess);
+                cr_assert_eq(cs_oracle_mask(&sh, rows, cols, s.pad, s.past, s.offset, d_ids, with_mask ? d_mask : NULL,
+                                            d_pos, NULL), 0, "cols %ld variant %d", (long)cols, v);
+                cr_assert_eq(cudaDeviceSynchronize(), cudaSuccess);
+                cr_assert_eq(cudaMemcpy(pos, d_pos, (size_t)n * 8, cudaMemcpyDeviceToHost), cudaSuccess);
+                cr_assert_arr_eq(pos, want, (size_t)n * 8, "positions: cols %ld variant %d mask %d", (long)cols, v,
+                                 with_mask);
+                if (with_mask) {
+                    cr_assert_eq(cudaMemcpy(mask, d_mask, (size_t)n, cudaMemcpyDeviceToHost), cudaSuccess);
+                    cr_assert_arr_eq(mask, want_mask, (size_t)n, "mask: cols %ld variant %d", (long)cols, v);
+                }
+                launched++;
+            }
+            free(ids), free(pos), free(want), free(mask), free(want_mask);
+        }
+    cr_assert_geq(launched, 2 * 5 * 2, "every width has at least two row variants compiled");
+    cudaFree(d_ids), cudaFree(d_pos), cudaFree(d_mask);
+}
+
 /* The const oracle on shapes the golden point does not have: one column, a partial CTA, and more rows
  * than a grid has CTAs down (each column's thread strides over them). */
 Test(cumsum_gpu, const_oracle_odd_shapes)
 {
     test_skip_without_gpu();
-    const int64_t shapes[][2] = {{1, 1}, {3, 257}, {4, 2048}, {CS_CONST_MAX_ROWS + 6, 3}};
+    const int64_t shapes[][2] = {{1, 1}, {3, 257}, {4, 2048}, {CS_CONST_MAX_ROWS + 6, 3}, {2, 300}};
     for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
         const int64_t rows = shapes[k][0], cols = shapes[k][1], n = rows * cols;
-        cs_scope s = {.kind = CS_CONST, .rows = rows, .cols = cols, .fill = 1, .sub = 1, .add = 2, .noutputs = 1};
+        /* the last: a sub past the i32 conversion's bound, so the kernel converts to i64 directly */
+        const double sub = k == 4 ? -3e9 : 1;
+        cr_assert_eq(cs_const_i32(cols, 1, sub), k != 4);
+        cs_scope s = {.kind = CS_CONST, .rows = rows, .cols = cols, .fill = 1, .sub = sub, .add = 2, .noutputs = 1};
         s.outputs[0] = (ea_tensor){.dtype = EA_I64, .ndim = 2, .sizes = {rows, cols}, .strides = {cols, 1}};
         int64_t *got = malloc((size_t)n * 8), *want = malloc((size_t)n * 8), *d_out;
         void *ref[1] = {want};
         cs_reference(&s, NULL, ref);
         cr_assert_eq(cudaMalloc((void **)&d_out, (size_t)n * 8), cudaSuccess);
         cr_assert_eq(cudaMemset(d_out, 0xFF, (size_t)n * 8), cudaSuccess);
-        cr_assert_eq(cs_oracle_const(rows, cols, 1.0f, 1.0f, 2, d_out, NULL), 0);
+        cr_assert_eq(cs_oracle_const(rows, cols, 1.0f, (float)sub, 2, d_out, NULL), 0);
         cr_assert_eq(cudaMemcpy(got, d_out, (size_t)n * 8, cudaMemcpyDeviceToHost), cudaSuccess);
         cr_assert_arr_eq(got, want, (size_t)n * 8, "rows %ld cols %ld", (long)rows, (long)cols);
         cudaFree(d_out), free(got), free(want);

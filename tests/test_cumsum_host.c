@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../repros/cumsum/kernels_impl.h"
 #include "../repros/cumsum/reference.h"
 #include "../repros/cumsum/run.h"
 #include "../repros/cumsum/run_impl.h"
@@ -359,6 +360,46 @@ Test(cumsum, mask_variants)
     cr_assert_eq(cs_mask_variant(-1, 128, &sh), 0);
     cr_assert_eq(cs_mask_variant(CS_MASK_VARIANTS, 128, &sh), 0);
     cr_assert_eq(cs_mask_variant(0, 0, &sh), 0);
+}
+
+/* Which launches take the width-compiled mask kernel: the row variants that tile a compiled width exactly
+ * (every golden mask point: M2M100 128, Roberta 512, Longformer 1024), never a split one or another width. */
+Test(cumsum, the_mask_oracle_runs_a_width_compiled_kernel_on_every_row_variant_of_the_golden_widths)
+{
+    const int64_t compiled[] = {128, 256, 512, 1024, 2048}, other[] = {64, 127, 130, 500, 1000, 2049, 4096};
+    for (size_t i = 0; i < sizeof compiled / sizeof *compiled; i++) {
+        int rows = 0;
+        for (int v = 0; v < CS_MASK_VARIANTS; v++) {
+            cs_mask_shape sh;
+            if (!cs_mask_variant(v, compiled[i], &sh))
+                continue;
+            cr_assert_eq(cs_mask_fixed(&sh, compiled[i]), sh.split == 1, "cols %ld variant %d (%s)", (long)compiled[i],
+                         v, sh.name);
+            rows += sh.split == 1;
+        }
+        cr_assert_geq(rows, 1, "cols %ld", (long)compiled[i]);
+    }
+    for (size_t i = 0; i < sizeof other / sizeof *other; i++)
+        for (int v = 0; v < CS_MASK_VARIANTS; v++) {
+            cs_mask_shape sh;
+            if (cs_mask_variant(v, other[i], &sh))
+                cr_assert_not(cs_mask_fixed(&sh, other[i]), "cols %ld variant %d", (long)other[i], v);
+        }
+    /* a shape that covers more than the row (a row variant of another width) is not the compiled one */
+    cs_mask_shape wide = {"row", 1, 4, 1};
+    cr_assert_not(cs_mask_fixed(&wide, 128));
+}
+
+/* The const oracle converts through i32 only where every value fits: OPT's row (fill 1, sub 1, 2048 columns)
+ * does; a sub past 2^30, a NaN, a negative fill do not. */
+Test(cumsum, the_const_oracle_converts_through_i32_only_where_every_value_fits)
+{
+    cr_assert(cs_const_i32(2048, 1, 1));
+    cr_assert(cs_const_i32(16777215, 1, 0));
+    cr_assert_not(cs_const_i32(2048, 1, 1073741824.0));
+    cr_assert_not(cs_const_i32(2048, 1, -1073741000.0));
+    cr_assert_not(cs_const_i32(2048, 1, 0.0 / 0.0));
+    cr_assert_not(cs_const_i32(2048, -1, 0));
 }
 
 Test(cumsum, verdict_rule)

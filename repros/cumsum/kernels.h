@@ -8,7 +8,9 @@
  * of `warps` warps scans a segment of warps x 64 x pairs columns of one row, each warp a run of 64 x
  * pairs columns, lane l the column pairs 2l, 2l + 1 of each 64 (16-byte accesses when cols is even and
  * the buffers aligned). Grid: rows x split segments; a CTA counts the row's columns before its segment
- * itself, so a split row's CTAs never wait on each other (they re-read those columns instead). */
+ * itself, so a split row's CTAs never wait on each other (they re-read those columns instead). A row variant
+ * at a width compiled in (128 to 2048, powers of two) runs a kernel with that width compiled in
+ * (kernels_impl.h, cs_mask_fixed), as Inductor compiles its scan for one shape. */
 #ifndef CS_KERNELS_H
 #define CS_KERNELS_H
 

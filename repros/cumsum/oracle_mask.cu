@@ -5,7 +5,7 @@
  * Inductor's kernel scans the flags as i64 in a Triton associative_scan, one row per CTA. */
 #include <cuda_runtime.h>
 
-#include "kernels.h"
+#include "kernels_impl.h"
 
 #define FULL_WARP 0xffffffffu
 
@@ -166,12 +166,108 @@ extern "C" int cs_mask_variant(int v, int64_t cols, cs_mask_shape *sh)
     return 1;
 }
 
+/* The row variants at the widths compiled in (CS_MASK_FIXED_WIDTHS), as Inductor compiles its scan for one
+ * shape: a row is exactly the CTA's columns, so no address is clamped, no column tested against the width and
+ * no split path is there; the mask output is compiled in or out. Same scan as cs_mask_kernel: the counts of
+ * a warp by ballots, the warps' totals through shared memory. Loads are plain global loads, as Triton's. */
+template <int PAIRS, int COLS, bool MASK>
+__global__ void __launch_bounds__(COLS / (2 * PAIRS))
+    cs_mask_fixed_kernel(const int64_t *__restrict__ ids, uint8_t *__restrict__ mask, int64_t *__restrict__ pos,
+                         int64_t pad, int past, int64_t offset)
+{
+    constexpr int WARPS = COLS / (64 * PAIRS);
+    __shared__ int runs[WARPS];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int64_t row = (int64_t)blockIdx.x * COLS;
+    const int c0 = warp * 64 * PAIRS + 2 * lane;
+    longlong2 v[PAIRS];
+#pragma unroll
+    for (int k = 0; k < PAIRS; k++)
+        v[k] = *reinterpret_cast<const longlong2 *>(ids + row + c0 + 64 * k);
+    const unsigned lanes_before = (1u << lane) - 1;
+    unsigned f0 = 0, f1 = 0;
+    int count[PAIRS], total = 0;
+#pragma unroll
+    for (int k = 0; k < PAIRS; k++) {
+        const unsigned m0 = v[k].x != pad, m1 = v[k].y != pad;
+        const unsigned w0 = __ballot_sync(FULL_WARP, m0), w1 = __ballot_sync(FULL_WARP, m1);
+        count[k] = total + __popc(w0 & lanes_before) + __popc(w1 & lanes_before) + (int)m0;
+        total += __popc(w0) + __popc(w1);
+        f0 |= m0 << k;
+        f1 |= m1 << k;
+        if (MASK)
+            *reinterpret_cast<uint16_t *>(mask + row + c0 + 64 * k) = (uint16_t)(m0 | m1 << 8);
+    }
+    int prefix = 0;
+    if (WARPS > 1) {
+        if (lane == 0)
+            runs[warp] = total;
+        __syncthreads();
+        const int run = runs[lane < WARPS ? lane : WARPS - 1];
+        prefix = __reduce_add_sync(FULL_WARP, lane < warp ? run : 0);
+    }
+#pragma unroll
+    for (int k = 0; k < PAIRS; k++) {
+        const unsigned m0 = f0 >> k & 1, m1 = f1 >> k & 1;
+        const int n0 = prefix + count[k];
+        *reinterpret_cast<longlong2 *>(pos + row + c0 + 64 * k) =
+            make_longlong2(position(n0, past, m0, offset), position(n0 + (int)m1, past, m1, offset));
+    }
+}
+
+/* The widths with a compiled kernel: those of the golden mask points (M2M100 128, Roberta 512, Longformer
+ * 1024) and their neighbours. */
+static const int fixed_widths[] = {128, 256, 512, 1024, 2048};
+
+extern "C" int cs_mask_fixed(const cs_mask_shape *sh, int64_t cols)
+{
+    int known = 0;
+    for (size_t i = 0; i < sizeof fixed_widths / sizeof *fixed_widths; i++)
+        known |= cols == fixed_widths[i];
+    return known && sh->split == 1 && (int64_t)sh->warps * 64 * sh->pairs == cols;
+}
+
+/* Its launch error; cudaErrorInvalidValue where PAIRS does not tile COLS (cs_mask_fixed never asks for that). */
+template <int PAIRS, int COLS>
+static cudaError_t launch_fixed(int64_t rows, int64_t pad, int64_t past, int64_t offset, const int64_t *ids,
+                                uint8_t *mask, int64_t *pos, cudaStream_t st)
+{
+    if constexpr (COLS % (64 * PAIRS) == 0 && COLS / (64 * PAIRS) <= CS_MASK_MAX_WARPS) {
+        const unsigned threads = COLS / (2 * PAIRS);
+        if (mask)
+            cs_mask_fixed_kernel<PAIRS, COLS, true><<<(unsigned)rows, threads, 0, st>>>(ids, mask, pos, pad, (int)past,
+                                                                                        offset);
+        else
+            cs_mask_fixed_kernel<PAIRS, COLS, false><<<(unsigned)rows, threads, 0, st>>>(ids, mask, pos, pad,
+                                                                                         (int)past, offset);
+        return cudaGetLastError();
+    }
+    return cudaErrorInvalidValue;
+}
+
+/* The compiled kernel for cols (cs_mask_fixed holds); its launch error. */
+template <int PAIRS>
+static cudaError_t fixed(int64_t rows, int64_t cols, int64_t pad, int64_t past, int64_t offset, const int64_t *ids,
+                         uint8_t *mask, int64_t *pos, cudaStream_t st)
+{
+    switch (cols) {
+    case 128: return launch_fixed<PAIRS, 128>(rows, pad, past, offset, ids, mask, pos, st);
+    case 256: return launch_fixed<PAIRS, 256>(rows, pad, past, offset, ids, mask, pos, st);
+    case 512: return launch_fixed<PAIRS, 512>(rows, pad, past, offset, ids, mask, pos, st);
+    case 1024: return launch_fixed<PAIRS, 1024>(rows, pad, past, offset, ids, mask, pos, st);
+    case 2048: return launch_fixed<PAIRS, 2048>(rows, pad, past, offset, ids, mask, pos, st);
+    default: return cudaErrorInvalidValue;
+    }
+}
+
 template <int PAIRS>
 static cudaError_t launch(const cs_mask_shape *sh, int64_t rows, int64_t cols, int64_t pad, int64_t past,
                           int64_t offset, const int64_t *ids, uint8_t *mask, int64_t *pos, cudaStream_t st)
 {
     const bool vec = cols % 2 == 0 && (uintptr_t)ids % 16 == 0 && (uintptr_t)pos % 16 == 0 && (uintptr_t)mask % 2 == 0;
     const dim3 grid((unsigned)rows, (unsigned)sh->split), block((unsigned)sh->warps * 32);
+    if (vec && cs_mask_fixed(sh, cols))
+        return fixed<PAIRS>(rows, cols, pad, past, offset, ids, mask, pos, st);
     if (vec)
         cs_mask_kernel<PAIRS, true><<<grid, block, 0, st>>>(ids, mask, pos, (int)cols, pad, (int)past, offset);
     else

@@ -22,6 +22,7 @@
 #include "base/json.h"
 #include "gate/keep_from.h"
 #include "measure/kit.h"
+#include "measure/launch_floor.h"
 #include "corpus/occurrences.h"
 #include "measure/repro.h"
 #include "measure/run.h"
@@ -170,10 +171,18 @@ static int measure_env(const ea_device_info *dev, const char *command, FILE *log
         return -1;
     env->launch_us = launch.per_call_us.median;
     ea_timing_free(&launch);
+    /* the launch floor (launch_floor.h): what a call of k operations costs at least */
+    if (ea_launch_floor_measure(env->chain_us, env->chain_cold_us, EA_LAUNCH_FLOOR_MAX, env->chain_cold_note,
+                                sizeof env->chain_cold_note, err))
+        return -1;
+    env->launch_chains = EA_LAUNCH_FLOOR_MAX;
     if (log)
-        fprintf(log, "run: %s; copy %.2f TB/s (%s; grid-stride %.2f) %.2f TB/s (memcpy); launch %.2f us\n",
+        fprintf(log, "run: %s; copy %.2f TB/s (%s; grid-stride %.2f) %.2f TB/s (memcpy); launch %.2f us; chains of 1, "
+                "2, %d empty kernels %.2f, %.2f, %.2f us warm, %.2f, %.2f, %.2f us cold\n",
                 dev->reason, env->kernel_bytes_per_s / 1e12, env->copy_kernel, env->strided_bytes_per_s / 1e12,
-                env->memcpy_bytes_per_s / 1e12, env->launch_us);
+                env->memcpy_bytes_per_s / 1e12, env->launch_us, EA_LAUNCH_FLOOR_MAX, env->chain_us[0],
+                env->chain_us[1], env->chain_us[EA_LAUNCH_FLOOR_MAX - 1], env->chain_cold_us[0],
+                env->chain_cold_us[1], env->chain_cold_us[EA_LAUNCH_FLOOR_MAX - 1]);
     return 0;
 }
 

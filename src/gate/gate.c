@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "measure/fractions.h"
+#include "measure/launch_floor.h"
 #include "base/json.h"
 #include "base/json_diff.h"
 #include "measure/path.h"
@@ -631,15 +632,17 @@ cJSON *ea_gate_propose(const cJSON *stored, const cJSON *fresh, const cJSON *rep
         si++;
     }
     int walls = fill_point_wall(out, fresh);
-    if (moved || walls) { /* the header says where the new numbers came from */
+    /* the launch floor is an environment figure no entry judges: the fresh run's, when it has one */
+    const int floor_taken = ea_launch_floor_carry(out, fresh);
+    if (moved || walls || floor_taken) { /* the header says where the new numbers came from */
         size_t n = strlen(ej_text(stored, "command")) + strlen(ej_text(fresh, "command")) + 96;
         char *cmd = malloc(n);
         char w[48] = "";
         if (walls)
             snprintf(w, sizeof w, " and %d point times", walls);
         if (cmd) {
-            snprintf(cmd, n, "%s; gate --propose took %d entries%s from: %s", ej_text(stored, "command"), moved, w,
-                     ej_text(fresh, "command"));
+            snprintf(cmd, n, "%s; gate --propose took %d entries%s%s from: %s", ej_text(stored, "command"), moved, w,
+                     floor_taken ? " and the launch floor" : "", ej_text(fresh, "command"));
             cJSON_ReplaceItemInObjectCaseSensitive(out, "command", cJSON_CreateString(cmd));
             free(cmd);
         }

@@ -16,8 +16,9 @@
  *   entry is SAME, 2 when one is INVALID, else 1.
  * - ea_gate_propose: the stored document with only what moved replaced (SLOWER/FASTER timings, and the
  *   fidelity when every current warm time was, CLASS, CONFIG, FIDELITY,
- *   ADDED points, paths and cold times) and the "point_wall_s" a stored result lacks taken from its point's
- *   fresh result: every other byte of the stored file prints as it was read.
+ *   ADDED points, paths and cold times), the "point_wall_s" a stored result lacks taken from its point's
+ *   fresh result, and fresh's "launch_floor" where it has one (measure/launch_floor.h: no entry judges it):
+ *   every other byte of the stored file prints as it was read.
  * - ea_gate_print (terminal table); ea_gate_write_texts writes the markdown table a CI job posts and JUnit XML.
  * - ea_gate_uncovered: the golden points (docs, ea_occurrences_load) that a baselines document neither
  *   measured nor lists in "unmeasured" with a reason: a JSON array of point ids, empty when covered.

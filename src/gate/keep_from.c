@@ -6,6 +6,7 @@
 
 #include "gate/gate.h"
 #include "base/json.h"
+#include "measure/launch_floor.h"
 #include "target/replay_file.h"
 
 static int measured(const cJSON *fresh, const char *point)
@@ -79,6 +80,7 @@ cJSON *ea_baselines_keep_from(const char *base_file, const cJSON *base, const cJ
     cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(out, "scopes"))
         passed &= cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "passed"));
     cJSON_ReplaceItemInObjectCaseSensitive(out, "passed", cJSON_CreateBool(passed));
+    ea_launch_floor_carry(out, fresh); /* this run's measurement, as its results are */
     merged_command(out, base_file, base, fresh, distinct_points(fresh));
     cJSON *missing = ea_gate_uncovered(docs, out);
     if (cJSON_GetArraySize(missing)) {

@@ -4,7 +4,8 @@
  * Contract:
  * - ea_baselines_keep_from: a copy of base (a valid baselines document, base_file for messages) with every
  *   result of each (family, point) that fresh measured replaced by fresh's, in order (ea_gate_splice),
- *   base's "unmeasured" entries of those points dropped, "passed" re-derived over every result and
+ *   base's "unmeasured" entries of those points dropped, fresh's "launch_floor" in place of base's where fresh
+ *   has one (measure/launch_floor.h), "passed" re-derived over every result and
  *   "command" saying which points came from which run. NULL (err names base_file and what) when the two
  *   are of different GPU models, or when a golden point (docs) is neither in fresh nor in base (results or
  *   "unmeasured" with a reason): a merged document never hides a point.

@@ -41,6 +41,14 @@ extern "C" int ea_enqueue_empty_kernel(void *ctx, void *stream, ea_error *err)
     return 0;
 }
 
+extern "C" int ea_enqueue_empty_kernels(void *ctx, void *stream, ea_error *err)
+{
+    for (int i = 0; i < *(const int *)ctx; i++)
+        if (ea_enqueue_empty_kernel(NULL, stream, err))
+            return -1;
+    return 0;
+}
+
 typedef struct {
     ea_enqueue_fn enqueue;
     void *ctx;

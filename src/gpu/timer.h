@@ -85,6 +85,9 @@ int ea_time_warm_cold(ea_enqueue_fn enqueue, void *ctx, const ea_timer_config *c
 
 /* An enqueue function launching one empty kernel <<<1, 1>>>: launch overhead alone. ctx unused. */
 int ea_enqueue_empty_kernel(void *ctx, void *stream, ea_error *err);
+/* *(const int *)ctx empty kernels one after another on stream: in a captured graph, a chain of that many
+ * dependent kernel nodes, the least a call of that many kernels costs (measure/launch_floor.h). */
+int ea_enqueue_empty_kernels(void *ctx, void *stream, ea_error *err);
 
 /* Host-side steps of ea_time_graph (timer_plan.c), exported for it and for tests. */
 int ea_timer_config_resolve(const ea_timer_config *in, ea_timer_config *out, ea_error *err);

@@ -249,6 +249,9 @@ cJSON *ea_baseline_doc(cJSON *results, const ea_run_env *env)
         cJSON_AddNumberToObject(bw, "strided_kernel_bytes_per_s", env->strided_bytes_per_s);
     }
     cJSON_AddNumberToObject(d, "launch_us", env->launch_us);
+    if (env->launch_chains > 0)
+        cJSON_AddItemToObject(d, "launch_floor", ea_launch_floor_json(env->chain_us, env->chain_cold_us,
+                                                                      env->launch_chains, env->chain_cold_note));
     cJSON_AddItemToObject(d, "scopes", results);
     cJSON_AddBoolToObject(d, "passed", passed);
     return d;

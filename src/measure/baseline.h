@@ -13,6 +13,7 @@
 
 #include "target/capture.h"
 #include "base/error.h"
+#include "measure/launch_floor.h"
 #include "target/torch_ops.h"
 
 #define EA_BASELINES_SCHEMA "extern-audit/baselines"
@@ -41,6 +42,9 @@ typedef struct {
     char copy_kernel[64];                   /* which copy kernel that was, when known */
     double strided_bytes_per_s;             /* the grid-stride copy kernel's, 0 when unknown */
     double launch_us;                       /* an empty kernel's per-call time in a graph */
+    int launch_chains;                      /* launch_floor.h: chains of 1..launch_chains empty kernels timed */
+    double chain_us[EA_LAUNCH_FLOOR_MAX], chain_cold_us[EA_LAUNCH_FLOOR_MAX]; /* warm, cold (NaN: none) */
+    char chain_cold_note[512];              /* why a chain has no cold time */
     char cache_policy[640];
     double warmup_ms;                       /* the timer's warm-up before each timing (every path's) */
 } ea_run_env;

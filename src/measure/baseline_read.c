@@ -415,14 +415,14 @@ int ea_baseline_validate(const char *file, const cJSON *doc, ea_error *err)
 {
     static const char *const keys[] = {"schema", "schema_version", "command", "gpu", "driver", "toolkit", "torch",
                                        "cache_policy", "warmup_ms", "copy_bandwidth", "launch_us", "scopes", "passed",
-                                       "unmeasured", NULL};
+                                       "unmeasured", "launch_floor", NULL};
     static const char *const gpu_keys[] = {"name", "model", "capability", "sm_count", "l2_bytes", "memory_bytes",
                                            NULL};
     static const char *const bw_keys[] = {"bytes", "kernel_bytes_per_s", "memcpy_bytes_per_s", NULL,
                                           "kernel", "strided_kernel_bytes_per_s", NULL};
     static const char *const bw_allowed[] = {"bytes", "kernel_bytes_per_s", "memcpy_bytes_per_s", "kernel",
                                              "strided_kernel_bytes_per_s", NULL};
-    ej_val root = {file, doc, "$"}, scopes, torch;
+    ej_val root = {file, doc, "$"}, scopes, torch, lf;
     const char *s;
     double launch, warmup;
     int64_t version;
@@ -439,7 +439,8 @@ int ea_baseline_validate(const char *file, const cJSON *doc, ea_error *err)
         ej_field(root, "torch", 1, &torch, err) || (!cJSON_IsNull(torch.v) && ej_as_string(torch, &s, err)) ||
         ej_get_string(root, "cache_policy", &s, err) || object_with(root, "copy_bandwidth", bw_allowed, bw_keys, err) ||
         ej_get_number(root, "launch_us", &launch, err) || ej_get_number(root, "warmup_ms", &warmup, err) || ej_get_bool(root, "passed", &b, err) ||
-        ej_field(root, "scopes", 1, &scopes, err) || ej_array(scopes, &n, err) || optional_unmeasured(root, err))
+        ej_field(root, "scopes", 1, &scopes, err) || ej_array(scopes, &n, err) || optional_unmeasured(root, err) ||
+        ej_field(root, "launch_floor", 0, &lf, err) || (lf.v && ea_launch_floor_validate(lf, err)))
         return -1;
     ej_val bw;
     int64_t bytes;

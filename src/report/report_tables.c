@@ -410,12 +410,53 @@ static void gap_table(cJSON *tables, const cJSON *doc)
     }
 }
 
+/* A fraction as a percentage, "-" when absent. */
+static void percent(cJSON *row, double v)
+{
+    figure(row, "%.0f%%", 100 * v);
+}
+
+/* The launch-bound scopes against bytes + launches (measure/launch_floor.h); only once a run recorded the chains. */
+static void launch_table(cJSON *tables, const cJSON *doc)
+{
+    static const char *const cols[] = {"family", "alias", "kernels", "transfer", "floor", "oracle", "floor%",
+                                       "floor cold", "oracle cold", "floor% cold", "current cold", "cur. floor% cold",
+                                       NULL};
+    const cJSON *s, *scopes = obj(obj(doc, "launch_floor"), "scopes");
+    if (!cJSON_GetArraySize(scopes))
+        return;
+    cJSON *t = table(tables, "Launch-bound scopes: the oracle against bytes + launches (us per call)", "llrrrrrrrrrr",
+                     cols);
+    cJSON_ArrayForEach(s, scopes) {
+        const cJSON *o = obj(s, "oracle"), *c = obj(s, "current");
+        char k[32];
+        snprintf(k, sizeof k, "%.0f / %.0f", ej_num(o, "kernels"), c ? ej_num(c, "kernels") : NAN);
+        cJSON *r = row_of(t);
+        cell(r, ej_text(s, "family"));
+        cell(r, ej_text(s, "alias"));
+        cell(r, k);
+        figure(r, "%.2f", ej_num(s, "transfer_us"));
+        figure(r, "%.2f", ej_num(o, "floor_us"));
+        figure(r, "%.2f", ej_num(o, "us"));
+        percent(r, ej_num(o, "fraction"));
+        figure(r, "%.2f", ej_num(o, "floor_cold_us"));
+        figure(r, "%.2f", ej_num(o, "cold_us"));
+        percent(r, ej_num(o, "fraction_cold"));
+        figure(r, "%.2f", ej_num(c, "cold_us"));
+        percent(r, ej_num(c, "fraction_cold"));
+    }
+    note(t, "kernels: the oracle's / the current path's operations per call (CUPTI); floor = transfer (the bytes at "
+            "copy bandwidth) + a chain of that many empty kernels as CUDA-graph nodes, warm or cold (run's launch "
+            "floor); floor% = floor / time; listed where the oracle's launches cost at least its transfer");
+}
+
 static cJSON *ea_report_tables(const cJSON *doc, int top)
 {
     cJSON *tables = cJSON_CreateArray();
     totals_table(tables, doc);
     op_table(tables, doc);
     gap_table(tables, doc);
+    launch_table(tables, doc);
     model_table(tables, doc, top);
     return tables;
 }

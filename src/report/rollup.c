@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "measure/launch_floor.h"
 #include "report/oracle_rule.h"
 #include "report/rollup_corpus.h"
 #include "report/rollup_impl.h"
@@ -372,6 +373,8 @@ static int ea_rollup_build(const ea_rollup_inputs *in, cJSON **doc, ea_error *er
     cJSON_AddItemToObject(d, "models", models);
     cJSON_AddItemToObject(d, "totals", t);
     cJSON_AddItemToObject(d, "candidates", candidates(in, rows));
+    if (in->baselines)
+        cJSON_AddItemToObject(d, "launch_floor", ea_launch_floor_fractions(in->baselines));
     cJSON_AddItemToObject(d, "rows", rows);
     cJSON_AddItemToObject(d, "input_errors", errors);
     cJSON *failures = cJSON_CreateArray();
