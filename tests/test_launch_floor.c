@@ -22,13 +22,21 @@
 
 static const double warm[4] = {0.5, 1.0, 1.5, 2.0}, cold[4] = {1.0, 1.6, 2.2, NAN};
 
-/* The committed baselines with a launch floor of four chains (the last without a cold time). */
-static cJSON *with_floor(void)
+/* The committed baselines without their launch floor, as a run before the floor was measured wrote them. */
+static cJSON *without_floor(void)
 {
     ej_doc d;
     ea_error err;
     cr_assert_eq(ej_load(H200, &d, &err), 0, "%s", err.msg);
     cJSON *doc = ej_doc_take_root(&d);
+    cJSON_DeleteItemFromObjectCaseSensitive(doc, "launch_floor");
+    return doc;
+}
+
+/* The committed baselines with a launch floor of four chains (the last without a cold time) in place of theirs. */
+static cJSON *with_floor(void)
+{
+    cJSON *doc = without_floor();
     cJSON_AddItemToObject(doc, "launch_floor", ea_launch_floor_json(warm, cold, 4, "no cold time: no CUPTI here"));
     return doc;
 }
@@ -124,25 +132,20 @@ Test(launch_floor, a_launch_bound_scope_gets_its_floor_from_its_bytes_and_its_ow
 
 Test(launch_floor, without_a_recorded_launch_floor_the_fractions_say_so)
 {
-    ej_doc d;
-    ea_error err;
-    cr_assert_eq(ej_load(H200, &d, &err), 0, "%s", err.msg);
-    cJSON *f = ea_launch_floor_fractions(d.root);
+    cJSON *doc = without_floor(), *f = ea_launch_floor_fractions(doc);
     cr_assert(strstr(ej_text(f, "note"), "no launch floor in the baselines"));
     cJSON_Delete(f);
-    ej_free(&d);
+    cJSON_Delete(doc);
 }
 
 Test(launch_floor, gate_propose_carries_a_fresh_launch_floor_into_the_stored_document)
 {
-    ej_doc d;
     ea_error err;
-    cr_assert_eq(ej_load(H200, &d, &err), 0, "%s", err.msg);
-    cJSON *fresh = with_floor();
+    cJSON *stored = without_floor(), *fresh = with_floor();
     ea_drift_rule rule = ea_drift_default_rule(0);
-    cJSON *r = ea_gate_compare("stored.json", d.root, "new.json", fresh, &rule, NULL, &err);
+    cJSON *r = ea_gate_compare("stored.json", stored, "new.json", fresh, &rule, NULL, &err);
     cr_assert_not_null(r, "%s", err.msg);
-    cJSON *p = ea_gate_propose(d.root, fresh, r);
+    cJSON *p = ea_gate_propose(stored, fresh, r);
     cr_assert(cJSON_Compare(cJSON_GetObjectItemCaseSensitive(p, "launch_floor"),
                             cJSON_GetObjectItemCaseSensitive(fresh, "launch_floor"), 1));
     cr_assert(strstr(ej_text(p, "command"), "took 0 entries and the launch floor"), "%s", ej_text(p, "command"));
@@ -150,16 +153,16 @@ Test(launch_floor, gate_propose_carries_a_fresh_launch_floor_into_the_stored_doc
     /* in the header where a run writes it, right after launch_us */
     cr_assert_str_eq(cJSON_GetObjectItemCaseSensitive(p, "launch_us")->next->string, "launch_floor");
     /* proposed again with the same floor, and with a fresh run that has none: nothing taken, the command as read */
-    cJSON *again = ea_gate_propose(p, fresh, r), *none = ea_gate_propose(d.root, d.root, r);
+    cJSON *again = ea_gate_propose(p, fresh, r), *none = ea_gate_propose(stored, stored, r);
     cr_assert_str_eq(ej_text(again, "command"), ej_text(p, "command"));
     cr_assert_null(cJSON_GetObjectItemCaseSensitive(none, "launch_floor"));
-    cr_assert_str_eq(ej_text(none, "command"), ej_text(d.root, "command"));
+    cr_assert_str_eq(ej_text(none, "command"), ej_text(stored, "command"));
     cJSON_Delete(again);
     cJSON_Delete(none);
     cJSON_Delete(p);
     cJSON_Delete(r);
     cJSON_Delete(fresh);
-    ej_free(&d);
+    cJSON_Delete(stored);
 }
 
 /* run --keep-from: a partial run's launch floor is that run's measurement, so the merged document holds it. */
@@ -193,17 +196,17 @@ Test(launch_floor, a_partial_run_merged_into_its_base_keeps_the_runs_launch_floo
 Test(launch_floor, the_rollup_lists_launch_bound_scopes_against_bytes_and_launches)
 {
     ea_rollup_opts o = {"golden", NULL, TEST_TARGET};
-    cJSON *doc = NULL, *b = with_floor();
+    cJSON *doc = NULL, *b = without_floor();
     ea_error err;
     cr_assert_eq(ea_rollup_run(&o, &doc, &err), 0, "%s", err.msg);
     char *text = ea_report_text(doc, 3);
-    cr_assert_null(strstr(text, "Launch-bound scopes"), "no table without a recorded launch floor");
-    cr_assert(strstr(ej_text(cJSON_GetObjectItemCaseSensitive(doc, "launch_floor"), "note"), "no launch floor"));
+    cr_assert(strstr(text, "Launch-bound scopes: the oracle against bytes + launches") && strstr(text, "opt-infer"),
+              "the committed launch floor lists them: %s", text);
     free(text);
     cJSON_ReplaceItemInObjectCaseSensitive(doc, "launch_floor", ea_launch_floor_fractions(b));
     text = ea_report_text(doc, 3);
-    cr_assert(strstr(text, "Launch-bound scopes: the oracle against bytes + launches") && strstr(text, "opt-infer"),
-              "%s", text);
+    cr_assert_null(strstr(text, "Launch-bound scopes"), "no table without a recorded launch floor");
+    cr_assert(strstr(ej_text(cJSON_GetObjectItemCaseSensitive(doc, "launch_floor"), "note"), "no launch floor"));
     free(text);
     cJSON_Delete(doc);
     cJSON_Delete(b);
