@@ -23,6 +23,15 @@ static const cJSON *first_point(const ea_extraction *x, int op)
     return cJSON_GetArrayItem(cJSON_GetObjectItem(x->docs[op], "points"), 0);
 }
 
+static int op_index(const char *short_name)
+{
+    for (int i = 0; i < EA_AUDIT_OPS; i++)
+        if (!strcmp(ea_audit_ops[i].short_name, short_name))
+            return i;
+    cr_assert_fail("no audit op %s", short_name);
+    return -1;
+}
+
 /* value_properties lists tensor arguments only, each naming its position */
 static const cJSON *derived(const cJSON *point, int arg)
 {
@@ -205,6 +214,24 @@ Test(extract, a_declared_range_gives_one_point_whatever_the_random_draw_held)
     char *c = cumsum_point_with_input(DRAW("observed", 3, 990, 4)), *d = cumsum_point_with_input(DRAW("observed", 0, 512, 3));
     cr_assert_str_neq(c, d);
     free(a), free(b), free(wider), free(c), free(d);
+}
+
+/* A gpt-oss training dump (tools/capture/corpus.py on the H200; its README says how): the routing of both layers
+ * in the forward graph, 2048 tokens at top-4 over 128 experts, ids the H200 run captured and measured. */
+Test(extract, a_moe_train_dump_gives_its_routing_over_8192_ids_as_the_gpu_run_named_it)
+{
+    ea_extraction x = run("tests/fixtures/fresh_corpus/gptoss_train", 8);
+    cr_assert_eq(by_op(&x, "aten.histc.default"), 2, "one histc per layer");
+    cr_assert_eq(by_op(&x, "aten.cumsum.default"), 2, "one offsets cumsum per layer");
+    cr_assert_eq(cJSON_GetObjectItem(x.summary, "occurrences_total")->valueint, 4, "the backward graph holds none");
+    cr_assert_str_eq(cJSON_GetObjectItem(first_point(&x, op_index("histc")), "point")->valuestring, "histc-31e50cfc5c1a");
+    cr_assert_str_eq(cJSON_GetObjectItem(first_point(&x, op_index("cumsum")), "point")->valuestring,
+                     "cumsum-b789dac3454e");
+    const cJSON *ids = derived(first_point(&x, op_index("histc")), 0);
+    cr_assert_eq(cJSON_GetObjectItem(ids, "tokens")->valueint, 2048);
+    cr_assert_eq(cJSON_GetObjectItem(ids, "k")->valueint, 4);
+    cr_assert_eq(cJSON_GetObjectItem(ids, "experts")->valueint, 128);
+    ea_extraction_free(&x);
 }
 
 Test(extract, missing_meta_names_the_file)
