@@ -260,6 +260,11 @@ cJSON *test_walk(cJSON *root, const char *path, cJSON **parent, char *last, size
     return cur;
 }
 
+void test_baseline_table(const cJSON *doc, FILE *f)
+{
+    ea_baseline_print(doc, NULL, f);
+}
+
 void test_resummarize(cJSON *classification)
 {
     cJSON_ReplaceItemInObjectCaseSensitive(
