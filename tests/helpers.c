@@ -244,6 +244,27 @@ char *test_print_to_string(void (*print)(const cJSON *obj, FILE *f), const cJSON
     return text;
 }
 
+cJSON *test_walk(cJSON *root, const char *path, cJSON **parent, char *last, size_t n)
+{
+    char seg[128] = "";
+    cJSON *cur = root;
+    *parent = NULL;
+    while (*path) {
+        size_t len = strcspn(path, "/");
+        snprintf(seg, sizeof seg, "%.*s", (int)len, path);
+        *parent = cur;
+        cur = cJSON_IsArray(cur) ? cJSON_GetArrayItem(cur, atoi(seg)) : cJSON_GetObjectItemCaseSensitive(cur, seg);
+        path += len + (path[len] == '/');
+    }
+    snprintf(last, n, "%s", seg);
+    return cur;
+}
+
+void test_baseline_table(const cJSON *doc, FILE *f)
+{
+    ea_baseline_print(doc, NULL, f);
+}
+
 void test_resummarize(cJSON *classification)
 {
     cJSON_ReplaceItemInObjectCaseSensitive(

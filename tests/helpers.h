@@ -82,6 +82,12 @@ ea_extraction test_extract_corpus(const char *corpus, int cap);
 const cJSON *test_extraction_doc(const ea_extraction *x, const char *op);
 /* What print writes for obj, as a string the caller frees (e.g. ea_baseline_print's table). */
 char *test_print_to_string(void (*print)(const cJSON *obj, FILE *f), const cJSON *obj);
+/* ea_baseline_print's table of doc without a torch-ops file (its fidelity lines quote no torch time). */
+void test_baseline_table(const cJSON *doc, FILE *f);
+
+/* The node at a '/'-separated path of root ("scopes/0/fidelity/torch_op", an array's element by its index), NULL
+ * when there is none; *parent and last (its key, or index, of n bytes) name its slot, for a test that edits it. */
+cJSON *test_walk(cJSON *root, const char *path, cJSON **parent, char *last, size_t n);
 
 /* A repro result's path named name (of mode, unless NULL); asserts there is one. */
 const cJSON *test_path(const cJSON *result, const char *name, const char *mode);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "measure/baseline.h"
+#include "measure/fractions.h"
 #include "report/bottom_line.h"
 #include "target/target.h"
 #include "gpu/device.h"
@@ -196,23 +197,26 @@ Test(cold, floor_fraction_against_the_cold_time)
     cJSON_ReplaceItemInObjectCaseSensitive(old, "point", cJSON_CreateString("index_add-a8e741bae3fe"));
     ea_run_annotate(r, r, &env, NULL, NULL, NULL);
     ea_run_annotate(old, old, &env, NULL, NULL, NULL);
-    cr_assert_float_eq(cJSON_GetObjectItem(r, "floor_fraction")->valuedouble, floor_us / 10, 1e-12);
-    cr_assert_float_eq(cJSON_GetObjectItem(r, "bandwidth_fraction")->valuedouble, bytes / 10e-6 / 4.0e12, 1e-12);
-    cr_assert_float_eq(cJSON_GetObjectItem(r, "speedup")->valuedouble, 15, 1e-12, "warm: 90 / 6");
-    cr_assert_float_eq(cJSON_GetObjectItem(r, "speedup_cold")->valuedouble, 12, 1e-12, "cold: 120 / 10");
-    cr_assert_str_eq(cJSON_GetObjectItem(r, "fraction_basis")->valuestring, "time_cold");
-    cr_assert_null(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "floor"), "note"), "rendered when printed (below)");
+    ea_figures x, o;
+    ea_result_figures(r, &x);
+    ea_result_figures(old, &o);
+    cr_assert_float_eq(x.floor_fraction, floor_us / 10, 1e-12);
+    cr_assert_float_eq(x.bandwidth_fraction, bytes / 10e-6 / 4.0e12, 1e-12);
+    cr_assert_float_eq(x.speedup, 15, 1e-12, "warm: 90 / 6");
+    cr_assert_float_eq(x.speedup_cold, 12, 1e-12, "cold: 120 / 10");
+    cr_assert_eq(x.basis_cold, 1);
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(r, "floor")), 2, "the run's rate only: the rest is derived");
     /* without cold times (older files, a run before them): warm, as before, and said so */
-    cr_assert_float_eq(cJSON_GetObjectItem(old, "floor_fraction")->valuedouble, floor_us / 6, 1e-12);
-    cr_assert_str_eq(cJSON_GetObjectItem(old, "fraction_basis")->valuestring, "time");
-    cr_assert_null(cJSON_GetObjectItem(old, "speedup_cold"));
+    cr_assert_float_eq(o.floor_fraction, floor_us / 6, 1e-12);
+    cr_assert_eq(o.basis_cold, 0);
+    cr_assert(isnan(o.speedup_cold));
     cJSON *results = cJSON_CreateArray();
     cJSON_AddItemToArray(results, r);
     cJSON_AddItemToArray(results, old);
     cJSON *doc = ea_baseline_doc(results, &env);
     ea_error err;
     cr_assert_eq(ea_baseline_validate("mem", doc, &err), 0, "%s", err.msg);
-    char *text = test_printed(ea_baseline_print, doc);
+    char *text = test_printed(test_baseline_table, doc);
     has(text, "  path                          median us   IQR us    cold us\n");
     has(text, "  oracle faithful                     6.0      0.2       10.0   rel L2");
     has(text, "  oracle faithful                     6.0      0.2          -   rel L2");
@@ -290,16 +294,16 @@ Test(cold, reader_is_strict_about_the_new_fields)
     cr_assert_neq(ea_baseline_validate("mem", doc, &err), 0);
     has(err.msg, "kernel_launches_note");
     cJSON_DeleteItemFromObject(orc, "kernel_launches_note");
-    cJSON_ReplaceItemInObject(r, "fraction_basis", cJSON_CreateString("lukewarm"));
+    /* schema 3 derives the speedups and fractions (fractions.h): a stored one is refused, never read */
+    cJSON_AddStringToObject(r, "fraction_basis", "time");
     cr_assert_neq(ea_baseline_validate("mem", doc, &err), 0);
-    has(err.msg, "$.scopes[0].fraction_basis: expected \"time\" or \"time_cold\"");
-    cJSON_ReplaceItemInObject(r, "fraction_basis", cJSON_CreateString("time"));
-    cJSON_ReplaceItemInObject(r, "speedup_cold", cJSON_CreateString("fast"));
-    cr_assert_neq(ea_baseline_validate("mem", doc, &err), 0);
-    has(err.msg, "$.scopes[0].speedup_cold");
-    cJSON_DeleteItemFromObject(r, "speedup_cold");
+    has(err.msg, "$.scopes[0]: unknown key 'fraction_basis'");
     cJSON_DeleteItemFromObject(r, "fraction_basis");
-    cr_assert_eq(ea_baseline_validate("mem", doc, &err), 0, "without the new fields it still reads: %s", err.msg);
+    cJSON_AddNumberToObject(r, "speedup_cold", 2);
+    cr_assert_neq(ea_baseline_validate("mem", doc, &err), 0);
+    has(err.msg, "$.scopes[0]: unknown key 'speedup_cold'");
+    cJSON_DeleteItemFromObject(r, "speedup_cold");
+    cr_assert_eq(ea_baseline_validate("mem", doc, &err), 0, "%s", err.msg);
     cJSON_Delete(doc);
 }
 

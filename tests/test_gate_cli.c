@@ -107,11 +107,17 @@ Test(gate_cli, usage_errors_exit_2)
 Test(gate_cli, bad_documents_are_named)
 {
     const char *dir = test_tmpdir();
-    char *bad = test_write(dir, "bad.json", "{\"schema\": \"extern-audit/baselines\", \"schema_version\": 2}");
+    char *bad = test_write(dir, "bad.json", "{\"schema\": \"extern-audit/baselines\", \"schema_version\": 3}");
     cli_run r = test_cli("gate", "--baseline", H200, "--against", bad, NULL);
     cr_assert_eq(r.status, 2);
     cr_assert(strstr(r.err, "bad.json $.command"), "%s", r.err);
     cli_run_free(&r);
+    char *old = test_write(dir, "old.json", "{\"schema\": \"extern-audit/baselines\", \"schema_version\": 2}");
+    r = test_cli("gate", "--baseline", H200, "--against", old, NULL);
+    cr_assert(r.status == 2 && strstr(r.err, "old.json $.schema_version: expected 3, got 2") &&
+                  strstr(r.err, "extern-audit golden migrate"), "%s", r.err);
+    cli_run_free(&r);
+    free(old);
     r = test_cli("gate", "--baseline", "no/such.json", "--against", H200, NULL);
     cr_assert(r.status == 2 && strstr(r.err, "no/such.json: cannot read"), "%s", r.err);
     cli_run_free(&r);
@@ -241,12 +247,12 @@ Test(gate_cli, plan_compares_the_stored_plans_with_todays)
     cr_assert(r.status == 2 && strstr(r.err, "--margin and --retries judge times: not with --plan"), "%s", r.err);
     cli_run_free(&r);
 
-    /* a recorded fidelity its own times do not give (a replica time that is not the current path's) is
+    /* a recorded fidelity its own times do not give (a ratio that is not the current path's time over torch's) is
      * FIDELITY, and the proposal derives it again */
     cJSON *fid = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(
         cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(d.root, "scopes"), 0), "fidelity"), "torch_op"), "faithful");
-    double replica = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(fid, "replica_us"));
-    cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(fid, "replica_us"), 1.5);
+    double replica = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(fid, "ratio"));
+    cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(fid, "ratio"), 1.5);
     cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(d.root, "gpu"), "sm_count",
                                            cJSON_CreateNumber(sm_count));
     text = cJSON_Print(d.root);
@@ -254,13 +260,13 @@ Test(gate_cli, plan_compares_the_stored_plans_with_todays)
     free(text);
     r = test_cli("gate", "--plan", "--baseline", misderived, "--target", TEST_TARGET, "--propose", prop, "--quiet", NULL);
     cr_assert_eq(r.status, 1, "%s%s", r.out, r.err);
-    cr_assert(strstr(r.out, "FIDELITY 1") && strstr(r.out, "first at $.fidelity.torch_op.faithful.replica_us: 1.5 -> "),
+    cr_assert(strstr(r.out, "FIDELITY 1") && strstr(r.out, "first at $.fidelity.torch_op.faithful.ratio: 1.5 -> "),
               "%s", r.out);
     cli_run_free(&r);
     r = test_cli("gate", "--plan", "--baseline", prop, "--target", TEST_TARGET, "--quiet", NULL);
     cr_assert_eq(r.status, 0, "the proposal derives it again: %s%s", r.out, r.err);
     cli_run_free(&r);
-    cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(fid, "replica_us"), replica);
+    cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(fid, "ratio"), replica);
     free(misderived);
 
     /* a stored result today's code does not plan (a second result of a point that has one, of another plan: a

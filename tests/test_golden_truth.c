@@ -295,8 +295,8 @@ Test(golden_truth, baselines_times_counts_and_sizes_out_of_range_are_refused)
          "$.scopes[0].paths[0].time.samples: expected an integer >= 1, got -30"},
         {BASELINES, "\"calls_per_replay\":6", "\"calls_per_replay\":-20", "audit",
          "$.scopes[0].paths[0].time.calls_per_replay: expected an integer >= 1, got -20"},
-        {BASELINES, "\"bytes\": 56623104", "\"bytes\": 1e308", "rollup",
-         "$.scopes[0].floor.bytes: expected integer of magnitude below 2^53"},
+        {BASELINES, "\"floor_bytes\":56623104", "\"floor_bytes\":1e308", "rollup",
+         "$.scopes[0].config.floor_bytes: expected integer of magnitude below 2^53"},
         {BASELINES, "\"bytes\": 1073741824", "\"bytes\": 1e308", "audit",
          "$.copy_bandwidth.bytes: expected integer of magnitude below 2^53"},
     };
@@ -344,7 +344,7 @@ Test(golden_truth, times_the_campaign_found_unbounded_are_refused)
          "torch_ops.json $.points[0].pipeline.min_us: expected positive min_us and steady_us below 1e9 us"},
         {CAT_CAPTURE, "\"q3_us\": 30.961", "\"q3_us\": 9223372036854775808", "audit",
          ".q3_us: expected a time below 1e9 us, got 9.22337e+18"},
-        {BASELINES, "\"torch_compiled_us\": 30.845,", "\"torch_compiled_us\": 1e308,", "audit",
+        {BASELINES, "\"torch_compiled_us\":30.845,", "\"torch_compiled_us\":1e308,", "audit",
          ".fidelity.torch_compiled_us: expected null or a positive time below 1e9 us, got 1e+308"},
     };
     REFUSE_EACH(rows);
@@ -511,12 +511,9 @@ static void scale(cJSON *o, const char *key, double k)
 }
 
 static void iqr_doubled(cJSON *d) { scale(first_time(d), "iqr_us", 2); }
-static void speedup_doubled(cJSON *d) { scale(at(d, "scopes", 0), "speedup", 2); }
-static void floor_us_doubled(cJSON *d)
-{
-    scale(cJSON_GetObjectItemCaseSensitive(at(d, "scopes", 0), "floor"), "us", 2);
-}
-static void fraction_halved(cJSON *d) { scale(at(d, "scopes", 0), "floor_fraction", 0.5); }
+static void speedup_stored(cJSON *d) { cJSON_AddNumberToObject(at(d, "scopes", 0), "speedup", 2); }
+static void floor_us_stored(cJSON *d) { cJSON_AddNumberToObject(cJSON_GetObjectItemCaseSensitive(at(d, "scopes", 0), "floor"), "us", 2); }
+static void fraction_stored(cJSON *d) { cJSON_AddNumberToObject(at(d, "scopes", 0), "floor_fraction", 0.5); }
 static void l2_huge(cJSON *d) { scale(cJSON_GetObjectItemCaseSensitive(d, "gpu"), "l2_bytes", 1e300); }
 
 Test(golden_truth, a_derived_baselines_number_that_its_sources_do_not_give_is_refused)
@@ -524,12 +521,10 @@ Test(golden_truth, a_derived_baselines_number_that_its_sources_do_not_give_is_re
     static const doc_refusal rows[] = {
         /* the drift rule's notch is judged on iqr_us: it must be q3_us - q1_us */
         {BASELINES, iqr_doubled, "audit", "baselines.json $.scopes[0].paths[0].time.iqr_us: expected q3_us - q1_us = "},
-        /* the reports quote speedups, floors and fractions as stored: each is recomputed from the times and floor */
-        {BASELINES, speedup_doubled, "rollup",
-         "baselines.json $.scopes[0]: expected the floor, speedups and fractions its times and floor give "
-         "(stored -> derived), first at $.scopes[0].speedup: "},
-        {BASELINES, floor_us_doubled, "audit", "first at $.scopes[0].floor.us: "},
-        {BASELINES, fraction_halved, "audit", "first at $.scopes[0].floor_fraction: "},
+        /* speedups, floors and fractions are derived when read (fractions.h, schema 3): a stored one is refused */
+        {BASELINES, speedup_stored, "rollup", "baselines.json $.scopes[0]: unknown key 'speedup'"},
+        {BASELINES, floor_us_stored, "audit", "baselines.json $.scopes[0].floor: unknown key 'us'"},
+        {BASELINES, fraction_stored, "audit", "baselines.json $.scopes[0]: unknown key 'floor_fraction'"},
         {BASELINES, l2_huge, "audit", "baselines.json $.gpu.l2_bytes: expected integer of magnitude below 2^53"},
     };
     DOC_REFUSE_EACH(rows);

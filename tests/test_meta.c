@@ -9,6 +9,7 @@
 
 #include "corpus/meta.h"
 #include "corpus/meta_impl.h"
+#include "helpers.h"
 
 #define GOOD "tests/fixtures/meta/good.meta.json"
 
@@ -30,23 +31,6 @@ static void teardown(void)
     rmdir(dir);
 }
 
-/* The cJSON node at a '/'-separated path ("inputs/3/2/gen/0"); *parent and *last name its slot. */
-static cJSON *walk(cJSON *root, const char *path, cJSON **parent, char *last, size_t n)
-{
-    char seg[128] = "";
-    cJSON *cur = root;
-    *parent = NULL;
-    while (*path) {
-        size_t len = strcspn(path, "/");
-        snprintf(seg, sizeof seg, "%.*s", (int)len, path);
-        *parent = cur;
-        cur = cJSON_IsArray(cur) ? cJSON_GetArrayItem(cur, atoi(seg)) : cJSON_GetObjectItemCaseSensitive(cur, seg);
-        path += len + (path[len] == '/');
-    }
-    snprintf(last, n, "%s", seg);
-    return cur;
-}
-
 /* The good fixture with the node at path replaced by value (JSON text; NULL deletes it), loaded from file. */
 static int load_mutated(const char *path, const char *value)
 {
@@ -55,7 +39,7 @@ static int load_mutated(const char *path, const char *value)
     char last[128];
     cr_assert_eq(ej_load(GOOD, &doc, &err), 0, "%s", err.msg);
     cr_assert(!value || repl, "bad test value %s", value);
-    node = walk(doc.root, path, &parent, last, sizeof last);
+    node = test_walk(doc.root, path, &parent, last, sizeof last);
     if (!parent) {
         cJSON_Delete(doc.root);
         doc.root = repl;

@@ -1,5 +1,5 @@
 /* Sentences rendered from ids and numbers (prose.h), the schema-1 migration (baseline_migrate.h) and the
- * baselines file's layout: what a v1 file said, v2 renders byte for byte, and no number moves. */
+ * baselines file's layout: what a v1 file said, v3 renders byte for byte, and no number moves. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +37,7 @@ static cJSON *v1_doc(const char *verdict, const char *note)
              "\"memory_bytes\": 1}, \"driver\": \"d\", \"toolkit\": \"13.0\", \"torch\": null, \"cache_policy\": \"%s\", "
              "\"copy_bandwidth\": {\"bytes\": 1, \"kernel_bytes_per_s\": 4e12, \"memcpy_bytes_per_s\": 3e12}, "
              "\"launch_us\": 0.5, \"scopes\": [{\"family\": \"cat\", \"point\": \"cat-1\", \"alias\": \"a\", "
-             "\"occurrences\": 1, \"scope_ids\": [], \"config\": {\"floor_bytes\": 1000, \"notes\": [\"%s\", "
+             "\"occurrences\": 1, \"scope_ids\": [], \"config\": {\"current_launches\": 2, \"oracle\": {\"launches\": 1}, \"floor_bytes\": 1000, \"notes\": [\"%s\", "
              "\"histc source: aten/src/ATen/native/cuda/SummaryOps.cu read at ...\"]}, \"paths\": ["
              "{\"name\": \"current\", \"mode\": \"faithful\", \"kernels\": [], \"time\": {\"median_us\": 12.5, "
              "\"q1_us\": 12.25, \"q3_us\": 12.75, \"iqr_us\": 0.5, \"samples\": 30, \"calls_per_replay\": 6, "
@@ -80,7 +80,7 @@ Test(prose, a_v1_document_migrates_to_ids_and_numbers_that_render_its_sentences)
     cJSON *d = v1_doc(FUSED, "tolerance: the cat bit-exact; y within 0.0078125 |ref| (bf16 rounding) + ...");
     cJSON *was = cJSON_Duplicate(d, 1);
     ea_error err;
-    cr_assert_eq(ea_baseline_migrate("v1.json", d, &err), 0, "%s", err.msg);
+    cr_assert_eq(ea_baseline_migrate("v1.json", d, NULL, &err), 0, "%s", err.msg);
     cr_assert_eq(ej_num(d, "schema_version"), EA_BASELINES_VERSION);
     cr_assert_eq(ej_num(d, "warmup_ms"), 100);
     cr_assert_str_eq(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(d, "scopes"), 0)->child->string, "family");
@@ -113,7 +113,7 @@ Test(prose, a_v1_document_migrates_to_ids_and_numbers_that_render_its_sentences)
     ea_time_policy_text(d, path0(d, 0, "time_cold"), 1, text, sizeof text);
     cr_assert_str_eq(text, COLD_3);
     cr_assert_str_eq(ea_floor_note_text(d, result0(d)), FLOOR_COLD);
-    cr_assert_eq(ea_baseline_migrate("v2.json", d, &err), 1, "already of schema 2: left alone");
+    cr_assert_eq(ea_baseline_migrate("v3.json", d, NULL, &err), 1, "already of schema 3: left alone");
     cJSON_Delete(d), cJSON_Delete(was);
 }
 
@@ -121,21 +121,21 @@ Test(prose, a_sentence_v2_cannot_render_is_not_migrated)
 {
     ea_error err;
     cJSON *d = v1_doc(FUSED, "a note no family ever wrote");
-    cr_assert_eq(ea_baseline_migrate("v1.json", d, &err), -1);
+    cr_assert_eq(ea_baseline_migrate("v1.json", d, NULL, &err), -1);
     has(err.msg, "v1.json $.scopes[0].config.notes[0]: expected a schema-1 note sentence");
     cJSON_Delete(d);
     d = v1_doc("speedup 2.50x over the current path (3 Inductor launches -> 1 fused kernel)", "block densenet121");
-    cr_assert_eq(ea_baseline_migrate("v1.json", d, &err), -1, "the launches are the view's, not the sentence's");
+    cr_assert_eq(ea_baseline_migrate("v1.json", d, NULL, &err), -1, "the launches are the config's, not the sentence's");
     has(err.msg, "v1.json $.scopes[0].verdict: expected the sentence schema 2 renders");
     cJSON_Delete(d);
     d = v1_doc("speedup 9.99x over the current path (2 Inductor launches -> 1 fused kernel); y bit-identical to "
                "torch's", "block densenet121");
-    cr_assert_eq(ea_baseline_migrate("v1.json", d, &err), 0, "a stale quoted speedup renders the result's: %s",
+    cr_assert_eq(ea_baseline_migrate("v1.json", d, NULL, &err), 0, "a stale quoted speedup renders the result's: %s",
                  err.msg);
     cJSON_Delete(d);
     d = v1_doc(FUSED, "block densenet121");
     cJSON_ReplaceItemInObjectCaseSensitive(path0(d, 1, "time"), "cache_policy", cJSON_CreateString("warm: kept hot"));
-    cr_assert_eq(ea_baseline_migrate("v1.json", d, &err), -1);
+    cr_assert_eq(ea_baseline_migrate("v1.json", d, NULL, &err), -1);
     has(err.msg, "v1.json $.scopes[0].paths[1].time.cache_policy: expected the sentence schema 2 renders");
     cJSON_Delete(d);
 }
@@ -145,7 +145,7 @@ Test(prose, the_reader_refuses_schema_1_and_names_the_migrate_command)
     cJSON *d = v1_doc(FUSED, "block densenet121");
     ea_error err;
     cr_assert_neq(ea_baseline_validate("old/baselines.json", d, &err), 0);
-    has(err.msg, "old/baselines.json $.schema_version: expected 2, got 1");
+    has(err.msg, "old/baselines.json $.schema_version: expected 3, got 1");
     has(err.msg, "run `extern-audit golden migrate`");
     cJSON_Delete(d);
 }
@@ -183,12 +183,12 @@ Test(prose, an_unchanged_entry_keeps_its_bytes_when_the_file_is_written_again)
     ej_doc doc;
     ea_error err;
     cr_assert_eq(ej_load(H200, &doc, &err), 0, "%s", err.msg);
-    char *again = ej_print_layered(doc.root, EA_BASELINES_LAYERS);
+    char *again = ej_print_layered(doc.root, EA_BASELINES_LAYERS, EA_BASELINES_DEEPER);
     size_t n = strlen(again);
     cr_assert(strlen(file) == n + 1 && !strncmp(file, again, n) && file[n] == '\n', "rewritten, the file is the same");
     cJSON *t = path0(doc.root, 1, "time");
     cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "median_us"), 1.25 * ej_num(t, "median_us"));
-    char *moved = ej_print_layered(doc.root, EA_BASELINES_LAYERS);
+    char *moved = ej_print_layered(doc.root, EA_BASELINES_LAYERS, EA_BASELINES_DEEPER);
     int lines = 0, differ = 0;
     for (char *a = again, *b = moved; *a && *b; lines++) {
         size_t la = strcspn(a, "\n"), lb = strcspn(b, "\n");
@@ -208,9 +208,9 @@ Test(prose, a_reworded_sentence_changes_what_is_printed_only)
     ea_error err;
     cr_assert_eq(ej_load(H200, &doc, &err), 0, "%s", err.msg);
     cJSON *copy = cJSON_Duplicate(doc.root, 1);
-    char *was = test_printed(ea_baseline_print, doc.root);
+    char *was = test_printed(test_baseline_table, doc.root);
     ea_prose_reword("no_material_headroom", "nothing to gain");
-    char *now = test_printed(ea_baseline_print, doc.root);
+    char *now = test_printed(test_baseline_table, doc.root);
     ea_prose_reword(NULL, NULL);
     has(was, "  verdict: measured, no material headroom\n");
     has(now, "  verdict: nothing to gain\n");
@@ -221,7 +221,8 @@ Test(prose, a_reworded_sentence_changes_what_is_printed_only)
     ej_free(&doc);
 }
 
-/* A routing configuration's sentences become the ids docs/evidence/routing_sort.md explains; other families' keep theirs. */
+/* A routing configuration's sentences become the ids docs/evidence/routing_sort.md explains; another family holding
+ * one is refused (schema 3 keeps no sentence in a configuration). */
 Test(prose, a_v1_routing_configuration_migrates_its_order_and_oracle_kind_to_ids)
 {
     for (int routing = 0; routing < 2; routing++) {
@@ -231,13 +232,19 @@ Test(prose, a_v1_routing_configuration_migrates_its_order_and_oracle_kind_to_ids
         cJSON_AddStringToObject(cfg, "permutation_order", "ascending id, then ascending flat position (stable); "
                                                           "torch's radixSortKVInPlace (cub::BlockRadixSort, a stable "
                                                           "radix sort) gives the same order");
-        cJSON_AddItemToObject(cfg, "oracle", cJSON_Parse("{\"kind\": \"stable counting sort in one cluster of CTAs: "
-                                                         "warp ballot histogram, scan, scatter\"}"));
+        cJSON_ReplaceItemInObjectCaseSensitive(cfg, "oracle", cJSON_Parse("{\"kind\": \"stable counting sort in one "
+                                                                          "cluster of CTAs: warp ballot histogram, scan, "
+                                                                          "scatter\", \"launches\": 1}"));
         ea_error err;
-        cr_assert_eq(ea_baseline_migrate("v1.json", d, &err), 0, "%s", err.msg);
-        cr_assert_eq(!strcmp(ej_str(cfg, "permutation_order"), "stable"), routing);
-        cr_assert_eq(!strcmp(ej_str(cJSON_GetObjectItemCaseSensitive(cfg, "oracle"), "kind"), "counting_sort_cluster"),
-                     routing);
+        if (!routing) { /* a sentence no family of its kind writes: refused, naming where */
+            cr_assert_eq(ea_baseline_migrate("v1.json", d, NULL, &err), -1);
+            has(err.msg, "v1.json $.scopes[0].config.oracle.kind: expected a schema-2 sentence that schema 3 renders");
+            cJSON_Delete(d);
+            continue;
+        }
+        cr_assert_eq(ea_baseline_migrate("v1.json", d, NULL, &err), 0, "%s", err.msg);
+        cr_assert_str_eq(ej_str(cfg, "permutation_order"), "stable");
+        cr_assert_str_eq(ej_str(cJSON_GetObjectItemCaseSensitive(cfg, "oracle"), "kind"), "counting_sort_cluster");
         cJSON_Delete(d);
     }
 }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "measure/baseline.h"
+#include "measure/fractions.h"
 #include "gpu/device.h"
 #include "helpers.h"
 #include "measure/repro.h"
@@ -25,17 +26,15 @@ static void set_median(cJSON *path, double m)
         cJSON_ReplaceItemInObject(t, keys[i], cJSON_CreateNumber(v[i]));
 }
 
-/* A result as a family returns it, for the host half of the run. */
-/* A document holds each result once: results after the first get their index after their point id. */
+/* A document holds each result once (its family, point and config): results after the first get their index in
+ * their config, and keep their point, which the torch-ops file is read by. */
 static void one_each(cJSON *const *results, int n)
 {
-    for (int i = 1; i < n; i++) {
-        char id[96];
-        snprintf(id, sizeof id, "%s-%d", ej_text(results[i], "point"), i);
-        cJSON_ReplaceItemInObjectCaseSensitive(results[i], "point", cJSON_CreateString(id));
-    }
+    for (int i = 1; i < n; i++)
+        cJSON_AddNumberToObject(cJSON_GetObjectItemCaseSensitive(results[i], "config"), "result", i);
 }
 
+/* A result as a family returns it, for the host half of the run. */
 static cJSON *synthetic_result(void)
 {
     const char *text =
@@ -78,10 +77,13 @@ Test(run, annotate_floor_speedup_fidelity_class)
     cr_assert_str_eq(cJSON_GetObjectItem(r, "class")->valuestring, "mixed: conditional_fallback, unclassified");
     const cJSON *fl = cJSON_GetObjectItem(r, "floor"), *fid = cJSON_GetObjectItem(r, "fidelity");
     double floor_us = 31457280 / 4.0e12 * 1e6 + 1.5;
-    cr_assert_float_eq(cJSON_GetObjectItem(fl, "us")->valuedouble, floor_us, 1e-9);
-    cr_assert_null(cJSON_GetObjectItem(fl, "note"), "whether it fits in L2 is rendered when printed (prose.h)");
-    cr_assert_float_eq(cJSON_GetObjectItem(r, "speedup")->valuedouble, 10.0, 1e-9);
-    cr_assert_float_eq(cJSON_GetObjectItem(r, "floor_fraction")->valuedouble, floor_us / 9.6, 1e-9);
+    ea_figures x;
+    ea_result_figures(r, &x);
+    cr_assert_float_eq(x.floor_us, floor_us, 1e-9);
+    cr_assert_eq(cJSON_GetArraySize(fl), 2, "the run's copy rate and launch: the rest is derived (fractions.h)");
+    cr_assert_float_eq(x.speedup, 10.0, 1e-9);
+    cr_assert_float_eq(x.floor_fraction, floor_us / 9.6, 1e-9);
+    cr_assert_null(cJSON_GetObjectItem(r, "speedup"), "derived when read, not stored");
     cr_assert_float_eq(cJSON_GetObjectItem(fid, "ratio")->valuedouble, 0.96, 1e-9);
     cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(fid, "within_tolerance")));
     cr_assert_str_eq(cJSON_GetObjectItem(fid, "torch")->valuestring, "2.11.0+cu130");
@@ -118,7 +120,7 @@ Test(run, annotate_floor_speedup_fidelity_class)
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
-    ea_baseline_print(doc, f);
+    ea_baseline_print(doc, NULL, f);
     fclose(f);
     has(text, "index_add longformer-b (index_add-31177027c868, 24 occurrences, class mixed");
     has(text, "speedup 10.00x");
@@ -143,7 +145,7 @@ Test(run, a_not_comparable_ratio_names_the_torch_time_it_is_against)
         " \"occurrences\": 24, \"class\": \"true_fallback\", \"paths\": [], \"floor\": {}, \"speedup\": 2,"
         " \"fidelity\": {\"capture\": \"captures/s/capture.json\", \"mode\": \"faithful\", \"torch_compiled_us\": 20,"
         " \"replica_us\": 18.6, \"ratio\": 0.93, \"comparable\": false, \"note\": \"fidelity_capture_not_comparable\"}}]}");
-    char *text = test_print_to_string(ea_baseline_print, doc);
+    char *text = test_print_to_string(test_baseline_table, doc);
     has(text, "capture replica / torch compiled 0.93 (20.0 us), not comparable: another form of the scope");
     cr_assert_null(strstr(text, "(nan us)"), "%s", text);
     free(text);
@@ -167,10 +169,14 @@ Test(run, baselines_written_atomically_and_read_strictly)
     cr_assert(cJSON_Compare(doc, back.root, 1));
     cr_assert(cJSON_IsNull(cJSON_GetObjectItem(back.root, "torch")));
     ej_free(&back);
-    cJSON_ReplaceItemInObject(doc, "schema_version", cJSON_CreateNumber(3));
+    cJSON_ReplaceItemInObject(doc, "schema_version", cJSON_CreateNumber(4));
     cr_assert_neq(ea_baseline_validate(path, doc, &err), 0);
-    has(err.msg, "$.schema_version: expected 2, got 3");
+    has(err.msg, "$.schema_version: expected 3, got 4");
     cJSON_ReplaceItemInObject(doc, "schema_version", cJSON_CreateNumber(2));
+    cr_assert_neq(ea_baseline_validate(path, doc, &err), 0);
+    has(err.msg, "$.schema_version: expected 3, got 2: a baselines file of schema 2 (derived numbers and copies stored "
+                 "in it); run `extern-audit golden migrate`");
+    cJSON_ReplaceItemInObject(doc, "schema_version", cJSON_CreateNumber(3));
     cJSON *path0 = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "scopes"), 0),
                                                           "paths"), 0);
     cJSON_AddNumberToObject(path0, "surprise", 1);
@@ -240,16 +246,18 @@ Test(run, fidelity_against_the_torch_op)
     set_median(cJSON_GetArrayItem(paths, 0), 92);
     ea_run_annotate(r, r, &env, NULL, &ops, NULL);
     const cJSON *t = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "fidelity"), "torch_op");
-    cr_assert_str_eq(cJSON_GetObjectItem(t, "file")->valuestring, "torch_ops/H200.json");
-    cr_assert_str_eq(cJSON_GetObjectItem(t, "torch")->valuestring, "2.11.0+cu130");
+    /* the file, its torch build, torch's times and kernels are the torch-ops file's: not copied (schema 3) */
+    cr_assert_null(cJSON_GetObjectItem(t, "file"));
+    cr_assert_null(cJSON_GetObjectItem(t, "torch"));
     const cJSON *ff = cJSON_GetObjectItem(t, "faithful"), *fb = cJSON_GetObjectItem(t, "fabricated");
     cr_assert_float_eq(cJSON_GetObjectItem(ff, "ratio")->valuedouble, 92.0 / 90.0, 1e-12);
     cr_assert_float_eq(cJSON_GetObjectItem(fb, "ratio")->valuedouble, 3300.0 / 3400.0, 1e-12);
-    cr_assert_float_eq(cJSON_GetObjectItem(fb, "torch_q1_us")->valuedouble, 3399.0, 1e-12);
+    cr_assert_null(cJSON_GetObjectItem(fb, "torch_q1_us"));
+    cr_assert_null(cJSON_GetObjectItem(fb, "replica_us"), "the fabricated current path's time");
     cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(ff, "within_tolerance")) &&
               cJSON_IsTrue(cJSON_GetObjectItem(fb, "within_tolerance")) &&
               cJSON_IsTrue(cJSON_GetObjectItem(t, "within_tolerance")));
-    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(t, "kernels")), 3);
+    cr_assert_null(cJSON_GetObjectItem(t, "kernels"));
     /* 33% slower than torch, and no fabricated run to compare: judged on what ran */
     cJSON *r2 = synthetic_result();
     set_median(cJSON_GetArrayItem(cJSON_GetObjectItem(r2, "paths"), 0), 120);
@@ -271,30 +279,31 @@ Test(run, fidelity_against_the_torch_op)
         {"fidelity_torch_ops_no_entry", NULL}, /* note ids, rendered when printed (prose.h) */
         {"fidelity_torch_ops_absent", NULL},
         {"fidelity_torch_ops_absent", NULL},
-        {NULL, "fidelity_no_torch_mode"},
     };
     cJSON *more[] = {r3, r4, r5, r6};
-    for (int i = 0; i < 4; i++) {
+    /* a mode torch did not time is absent (the reader's default: no torch measurement in this mode) */
+    t = cJSON_GetObjectItem(cJSON_GetObjectItem(r6, "fidelity"), "torch_op");
+    cr_assert(!cJSON_HasObjectItem(t, "faithful") && cJSON_HasObjectItem(t, "fabricated"), "%s", cJSON_PrintUnformatted(t));
+    for (int i = 0; i < 3; i++) {
         t = cJSON_GetObjectItem(cJSON_GetObjectItem(more[i], "fidelity"), "torch_op");
         const cJSON *note = cJSON_GetObjectItem(notes[i][0] ? t : cJSON_GetObjectItem(t, "faithful"), "note");
         cr_assert(cJSON_IsString(note) && !strcmp(note->valuestring, notes[i][0] ? notes[i][0] : notes[i][1]),
                   "case %d: %s", i, cJSON_PrintUnformatted(t));
         cr_assert(!cJSON_HasObjectItem(t, "within_tolerance"), "case %d compared nothing", i);
     }
-    cr_assert(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(r4, "fidelity"), "torch_op"),
-                                               "file")));
     cJSON *results = cJSON_CreateArray();
     cJSON *all[] = {r, r2, r3, r4, r5, r6};
     one_each(all, 6);
     for (int i = 0; i < 6; i++)
         cJSON_AddItemToArray(results, all[i]);
+    snprintf(env.torch, sizeof env.torch, "%s", ops.torch); /* as run sets it: the torch-ops file's build */
     cJSON *doc = ea_baseline_doc(results, &env);
     cr_assert_eq(ea_baseline_validate("mem", doc, &err), 0, "%s", err.msg);
     cr_assert_str_eq(cJSON_GetObjectItem(doc, "torch")->valuestring, "2.11.0+cu130");
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
-    ea_baseline_print(doc, f);
+    ea_baseline_print(doc, &ops, f);
     fclose(f);
     has(text, "fidelity vs torch 2.11.0+cu130, the op alone (torch_ops/H200.json): faithful 1.02 (replica 92.0 us, "
               "torch 90.0 us, within 5%); fabricated 0.97 (replica 3300.0 us, torch 3400.0 us, within 5%)\n");
@@ -303,6 +312,12 @@ Test(run, fidelity_against_the_torch_op)
               "BFloat16>, std::array<char*, 1ul> >; Memcpy DtoD; void at::native::indexFuncLargeIndex<");
     has(text, "  fidelity vs torch op: no torch measurement: the target's torch_ops.json has no entry for this point\n");
     has(text, "capture fidelity: no capture");
+    free(text);
+    /* torch's times are the torch-ops file's, not the document's: without the file they are unknown, never NaN */
+    text = test_print_to_string(test_baseline_table, doc);
+    has(text, "fidelity vs torch ?, the op alone (?): faithful 1.02 (replica 92.0 us, torch ? us, within 5%); "
+              "fabricated 0.97 (replica 3300.0 us, torch ? us, within 5%)\n");
+    cr_assert_null(strstr(text, "nan"), "%s", text);
     free(text);
     /* the reader is strict about the new block too */
     cJSON *tor = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "scopes"), 0),
@@ -316,9 +331,11 @@ Test(run, fidelity_against_the_torch_op)
         {tor, "x", cJSON_CreateTrue(), "$.scopes[0].fidelity.torch_op: unknown key 'x'"},
         {cJSON_GetObjectItem(tor, "fabricated"), "y", cJSON_CreateTrue(),
          "$.scopes[0].fidelity.torch_op.fabricated: unknown key 'y'"},
-        {tor, "file", cJSON_CreateNumber(1), "$.scopes[0].fidelity.torch_op.file: expected string"},
-        {tor, "kernels", cJSON_CreateIntArray((const int[]){1}, 1),
-         "$.scopes[0].fidelity.torch_op.kernels[0]: expected string"},
+        /* the torch-ops file's own fields, which schema 2 copied: refused in schema 3 */
+        {tor, "file", cJSON_CreateString("torch_ops.json"), "$.scopes[0].fidelity.torch_op: unknown key 'file'"},
+        {tor, "kernels", cJSON_CreateArray(), "$.scopes[0].fidelity.torch_op: unknown key 'kernels'"},
+        {cJSON_GetObjectItem(tor, "faithful"), "torch_us", cJSON_CreateNumber(90),
+         "$.scopes[0].fidelity.torch_op.faithful: unknown key 'torch_us'"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         cJSON *old = cJSON_DetachItemFromObjectCaseSensitive(bad[i].obj, bad[i].key);
@@ -393,7 +410,9 @@ Test(run, record_writes_only_what_reads_back)
     has(err.msg, "$.scopes[0].paths[0].check.rel_l2: expected finite number");
     cr_assert_neq(access(bad, F_OK), 0, "nothing written");
     cJSON_ReplaceItemInObject(check, "rel_l2", cJSON_CreateNumber(0.002));
-    cJSON_AddStringToObject(cJSON_GetObjectItem(path0, "check_after_timing"), "nonfinite", "3");
+    cr_assert_str_eq(ej_str(path0, "check_after_timing"), "same", "the check after timing was the first's");
+    cJSON_ReplaceItemInObject(path0, "check_after_timing", cJSON_Duplicate(check, 1));
+    cJSON_ReplaceItemInObject(cJSON_GetObjectItem(path0, "check_after_timing"), "nonfinite", cJSON_CreateString("3"));
     cr_assert_neq(ea_baseline_record(bad, doc, &err), 0);
     has(err.msg, "$.scopes[0].paths[0].check_after_timing.nonfinite: expected finite number");
     cr_assert_neq(access(bad, F_OK), 0, "nothing written");
@@ -429,7 +448,7 @@ Test(run, capture_tolerance_is_one_constant)
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
-    ea_baseline_print(doc, f);
+    ea_baseline_print(doc, NULL, f);
     fclose(f);
     has(text, ", within 15%)");
     free(text);
@@ -482,7 +501,7 @@ Test(run, inductor_current_priced_against_compiled_and_config_checked)
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
-    ea_baseline_print(doc, f);
+    ea_baseline_print(doc, NULL, f);
     fclose(f);
     has(text, "fidelity 0.96 (torch (version not captured) compiled 100.0 us, within 15%)");
     has(text, "verdict: measured, no material headroom");

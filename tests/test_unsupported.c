@@ -124,7 +124,7 @@ Test(unsupported, baselines_document_table_and_strict_reader)
     ea_error err;
     cr_assert(cJSON_IsFalse(cJSON_GetObjectItem(doc, "passed")), "an unsupported point fails the run");
     cr_assert_eq(ea_baseline_validate("H200.json", doc, &err), 0, "%s", err.msg);
-    char *text = test_print_to_string(ea_baseline_print, doc);
+    char *text = test_print_to_string(test_baseline_table, doc);
     has(text, "cat densenet201-infer (cat-0123456789ab, 1 occurrences)\n  UNSUPPORTED: cat.json $.points[3]");
     free(text);
     cJSON *s = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "scopes"), 0);

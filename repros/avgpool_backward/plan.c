@@ -87,13 +87,13 @@ cJSON *ap_config_json(const ap_scope *s)
     cJSON_AddBoolToObject(c, "identity", 1);
     cJSON_AddStringToObject(c, "current_source", "aten");
     cur = cJSON_AddObjectToObject(c, "current");
-    cJSON_AddStringToObject(cur, "fill", "at::zeros_like(self): the output zeroed (cudaMemsetAsync here)");
+    cJSON_AddStringToObject(cur, "fill", "avgpool_fill_memset"); /* ids: prose.c */
     cJSON_AddStringToObject(cur, "kernel", "atomic_adaptive_average_gradinput<c10::BFloat16>");
     cJSON_AddItemToObject(cur, "grid", ints3(grid));
     cJSON_AddItemToObject(cur, "block", ints3(block));
     orc = cJSON_AddObjectToObject(c, "oracle");
     cJSON_AddStringToObject(orc, "kind", "copy");
-    cJSON_AddStringToObject(orc, "launch", "cudaMemcpyAsync device to device of the grad");
+    cJSON_AddStringToObject(orc, "launch", "avgpool_oracle_memcpy");
     cJSON_AddNumberToObject(c, "floor_bytes", (double)(2 * bytes));
     notes = cJSON_AddArrayToObject(c, "notes");
     cJSON_AddItemToArray(notes, cJSON_CreateString("avgpool_identity_copy"));

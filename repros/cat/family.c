@@ -45,7 +45,7 @@ static cJSON *measure(ea_run_ctx *ctx, const ea_scope_ref *r, const ea_kit_state
     cat_scope s;
     const ea_capture *cap;
     const cJSON *block;
-    return scope_of(ctx, r, st->alias, &s, &cap, &block, err) ? NULL : cat_measure(&s, cap, block, st, err);
+    return scope_of(ctx, r, st->alias, &s, &cap, &block, err) ? NULL : cat_measure(&s, cap, st, err);
 }
 
 const ea_repro_family ea_family_cat = {

@@ -179,18 +179,14 @@ cJSON *cat_config_json(const cat_scope *s, const cat_plan *p, const ea_capture *
         cJSON_AddStringToObject(o, "capture", s->capture);
     else
         cJSON_AddNullToObject(o, "capture");
+    /* the current path is the capture's default run: its launches are the capture's (run --plan prints them from
+     * there, run_report.h), only their count is the plan's */
     const ea_capture_run *run = cap ? ea_capture_run_named(cap, "default") : NULL;
-    a = cJSON_AddArrayToObject(o, "current");
-    for (int i = 0; run && i < run->nsteps; i++)
-        cJSON_AddItemToArray(a, launch_json(run->steps[i].function, run->steps[i].grid[0], run->steps[i].grid[1],
-                                            run->steps[i].block[0], run->steps[i].shared));
     cJSON *orc = cJSON_AddObjectToObject(o, "oracle");
-    cJSON_AddStringToObject(orc, "kind", p->kind == CAT_ORACLE_STREAM
-                                             ? "stream: one fused kernel, every input read once, y written once"
-                                         : s->train ? "channel: a CTA or a warp per channel reads it once, writes the "
-                                                      "cat, fp64 statistics, normalized output"
-                                                    : "channel: per channel or per tile of channels, normalized and "
-                                                      "pooled");
+    /* an id (src/measure/prose.c renders it) */
+    cJSON_AddStringToObject(orc, "kind", p->kind == CAT_ORACLE_STREAM ? "cat_oracle_stream"
+                                         : s->train                   ? "cat_oracle_channel_train"
+                                                                      : "cat_oracle_channel_infer");
     a = cJSON_AddArrayToObject(orc, "variants");
     cat_plan v[CAT_MAX_VARIANTS];
     int nv = cat_plan_variants(s, v, &(ea_error){{0}});

@@ -3,8 +3,8 @@
  * checksums, CUPTI names, ea_time_graph at the capture's calls per replay), then runs the oracle
  * (each layout of cat_plan_variants, the fastest that passed kept) on the same generated inputs:
  * outputs poisoned with 0xFF, one call under CUPTI, cat_check, timed with the same timer settings,
- * checked again. Result object per docs/reference/schema.md ("scopes[]"), with "verdict" and "view" (the
- * block's entry, launches, and per output whether the oracle's checksum equals torch's), the fields after
+ * checked again. Result object per docs/reference/schema.md ("scopes[]"), with "verdict" and "view" (per output
+ * whether the oracle's checksum equals torch's, and the emulation's y against torch's), the fields after
  * "config" (kit.h's measure). "passed" is false when a rule failed; NULL only when the run itself broke
  * (allocation, CUDA error), err says why. */
 #ifndef CAT_RUN_H
@@ -27,9 +27,7 @@ extern "C" {
 #define CAT_EXACT_SLACK 1.001
 #define CAT_EMULATION_SLACK 1.05
 
-/* block: the scope's entry of the document's view (cat_view_block), NULL when none. */
-cJSON *cat_measure(const cat_scope *s, const ea_capture *cap, const cJSON *block, const ea_kit_state *st,
-                   ea_error *err);
+cJSON *cat_measure(const cat_scope *s, const ea_capture *cap, const ea_kit_state *st, ea_error *err);
 
 #ifdef __cplusplus
 }

@@ -56,8 +56,7 @@ static cJSON *oracle_json(const cs_scope *s)
     char name[64];
     if (s->kind == CS_MASK) { /* the grid depends on the variant the run keeps */
         cJSON_AddStringToObject(o, "kernel", "cs_mask_kernel<pairs>");
-        cJSON_AddStringToObject(o, "scan", "the pad flags summed by warp ballots and popcounts, the warps' totals "
-                                           "through shared memory (one barrier; none in a one-warp CTA)");
+        cJSON_AddStringToObject(o, "scan", "cumsum_scan_ballot"); /* ids: prose.c */
         cJSON *vs = cJSON_AddArrayToObject(o, "variants"); /* the run times each, keeps the fastest that passed */
         cs_mask_shape sh;
         for (int v = 0; v < CS_MASK_VARIANTS; v++)
@@ -80,7 +79,7 @@ static cJSON *oracle_json(const cs_scope *s)
     cJSON_AddStringToObject(o, "kernel", name);
     cJSON_AddNumberToObject(o, "grid", (double)s->rows);
     cJSON_AddNumberToObject(o, "block", CS_SCAN_THREADS);
-    cJSON_AddStringToObject(o, "scan", "cub::BlockScan<int> InclusiveSum, one row per CTA, blocked items per thread");
+    cJSON_AddStringToObject(o, "scan", "cumsum_scan_block");
     return o;
 }
 
@@ -103,15 +102,11 @@ cJSON *cs_config_json(const cs_scope *s, const ea_capture *c, const ea_capture_r
         ea_tensor_format(&s->outputs[i], text, sizeof text);
         cJSON_AddItemToArray(outs, cJSON_CreateString(text));
     }
-    if (s->kind == CS_MASK) {
-        const cJSON *g = c->inputs[0].values.json;
-        char *gen = cJSON_PrintUnformatted(g);
-        snprintf(text, sizeof text, "token ids from the capture's generator %s", gen ? gen : "?");
-        cJSON_free(gen);
-        cJSON_AddStringToObject(o, "inputs", text);
-    } else {
-        cJSON_AddStringToObject(o, "inputs", "none: the graph builds its values");
-    }
+    /* the token ids: the capture's generator; null: the graph builds its values */
+    if (s->kind == CS_MASK)
+        cJSON_AddItemToObject(o, "inputs", cJSON_Duplicate(c->inputs[0].values.json, 1));
+    else
+        cJSON_AddNullToObject(o, "inputs");
     ea_tf_capture(NULL, c->scope, text, sizeof text);
     cJSON_AddStringToObject(o, "capture", text);
     cJSON_AddStringToObject(o, "current_source", "inductor");

@@ -220,10 +220,9 @@ static int padded(dev *d, const int64_t *ids, cJSON *view, int *ok, ea_error *er
     for (int64_t r = 0; r < s->rows; r++)
         len[r] == s->cols ? full++ : padded_rows++;
     cJSON *p = cJSON_AddObjectToObject(view, "padded");
-    char text[512];
-    snprintf(text, sizeof text, "the capture's ids, right-padded with the pad token %" PRId64 ": row 0 full, row r a "
-             "prefix of 1 + hash(%u, r) %% %" PRId64 " tokens (reference.h, cs_pad_tails)", s->pad, CS_PAD_SEED, s->cols);
-    cJSON_AddStringToObject(p, "generator", text);
+    /* the capture's ids, right-padded with config.literals.pad: row 0 full, row r a prefix of 1 + hash(pad_seed, r)
+     * % cols tokens (reference.h, cs_pad_tails) */
+    cJSON_AddNumberToObject(p, "pad_seed", CS_PAD_SEED);
     cJSON_AddNumberToObject(p, "rows_full", (double)full);
     cJSON_AddNumberToObject(p, "rows_padded", (double)padded_rows);
     int rc = (int)cudaMemcpy(d->ids, pad, bytes, cudaMemcpyHostToDevice);

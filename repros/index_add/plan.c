@@ -390,11 +390,10 @@ cJSON *ia_config_json(const ia_scope *s, const ia_plan *p)
     if (s->self_const)
         cJSON_AddNumberToObject(o, "self_fill", s->fill);
     cJSON_AddItemToObject(o, "index", index_json(&s->idx));
-    if (s->scaled) {
-        snprintf(text, sizeof text, "mul(x, %g) %s", s->scale,
-                 s->scale_escapes ? "escapes the scope (materialized): every path reads its output"
-                                  : "folded into the oracles, which read x");
-        cJSON_AddStringToObject(o, "producer", text);
+    if (s->scaled) { /* mul(x, scale); escapes: materialized, every path reads it; else folded into the oracles */
+        cJSON *pr = cJSON_AddObjectToObject(o, "producer");
+        cJSON_AddNumberToObject(pr, "scale", s->scale);
+        cJSON_AddBoolToObject(pr, "escapes", s->scale_escapes);
     }
     cJSON_AddStringToObject(o, "current_source", "aten");
     cur = cJSON_AddArrayToObject(o, "current");
@@ -421,8 +420,7 @@ cJSON *ia_config_json(const ia_scope *s, const ia_plan *p)
             cJSON_AddNumberToObject(st, "span_chunks_max", (double)p->slice.stage.span_max);
             cJSON_AddNumberToObject(st, "span_source_elems_max",
                                     (double)ia_slice_source_bound(&p->slice, p->slice.stage.span_max * 8));
-            cJSON_AddStringToObject(st, "grid", "multiprocessors x resident blocks (occupancy at launch), each "
-                                                "looping over equal spans of at most span_chunks_max chunks");
+            cJSON_AddStringToObject(st, "grid", "index_add_staged_grid"); /* an id: prose.c */
         }
     }
     if (p->oracle == IA_ORACLE_WINDOWS) {

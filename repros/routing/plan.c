@@ -96,8 +96,7 @@ cJSON *rt_config_json(const rt_scope *s, const rt_capture *c, rt_form f, rt_dist
 {
     cJSON *o = cJSON_CreateObject(), *cur, *orc, *notes, *h;
     char text[320];
-    cJSON_AddStringToObject(o, "form", f == RT_WHOLE ? "whole scope: ids -> sorted ids, permutation, offsets"
-                                                     : "narrow: sorted ids -> offsets (the sort stays)");
+    cJSON_AddStringToObject(o, "form", f == RT_WHOLE ? "routing_form_whole" : "routing_form_narrow"); /* ids: prose.c */
     cJSON_AddItemToObject(o, "distribution", rt_generator_json(s, d));
     snprintf(text, sizeof text, "i64[%" PRId64 ", %" PRId64 "]", s->tokens, s->k);
     cJSON_AddStringToObject(o, "ids", text);

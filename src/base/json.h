@@ -102,10 +102,11 @@ void ej_insert(cJSON *arr, int at, cJSON *item);
  * or file planted at that name is removed, never written through), fsync, rename; path.tmp.<pid> files of
  * writers that no longer run are removed first. */
 int ej_write_atomic(const char *path, const cJSON *root, ea_error *err);
-/* Printed with a line per member down to depth levels, each value below on one line (json_layered.c), then written
- * as ej_write_atomic writes. ej_print_layered: malloc'd text without the final newline, NULL out of memory. */
-char *ej_print_layered(const cJSON *root, int depth);
-int ej_write_layered_atomic(const char *path, const cJSON *root, int depth, ea_error *err);
+/* Printed with a line per member down to depth levels, each value below on one line (json_layered.c), a member
+ * named deeper (NULL: none) laid out one level further, then written as ej_write_atomic writes.
+ * ej_print_layered: malloc'd text without the final newline, NULL out of memory. */
+char *ej_print_layered(const cJSON *root, int depth, const char *deeper);
+int ej_write_layered_atomic(const char *path, const cJSON *root, int depth, const char *deeper, ea_error *err);
 /* Same for text already produced (tables, markdown). */
 int ea_write_file_atomic(const char *path, const char *text, size_t len, ea_error *err);
 /* n texts to n paths as one set: every temporary file written and synced before any path is replaced, so a write

@@ -54,7 +54,7 @@ static void indent(buf *b, int level)
         put_str(b, "\t");
 }
 
-static void layered(buf *b, const cJSON *v, int level, int depth)
+static void layered(buf *b, const cJSON *v, int level, int depth, const char *deeper)
 {
     int object = cJSON_IsObject(v);
     if (level >= depth || !(object || cJSON_IsArray(v)) || !v->child) {
@@ -70,7 +70,7 @@ static void layered(buf *b, const cJSON *v, int level, int depth)
             cJSON_Delete(key);
             put_str(b, ": ");
         }
-        layered(b, c, level + 1, depth);
+        layered(b, c, level + 1, depth + (object && deeper && !strcmp(c->string, deeper)), deeper);
         if (c->next)
             put_str(b, ",");
     }
@@ -78,10 +78,10 @@ static void layered(buf *b, const cJSON *v, int level, int depth)
     put_str(b, object ? "}" : "]");
 }
 
-char *ej_print_layered(const cJSON *root, int depth)
+char *ej_print_layered(const cJSON *root, int depth, const char *deeper)
 {
     buf b = {0};
-    layered(&b, root, 0, depth);
+    layered(&b, root, 0, depth, deeper);
     if (b.failed) {
         free(b.s);
         return NULL;
@@ -89,9 +89,9 @@ char *ej_print_layered(const cJSON *root, int depth)
     return b.s;
 }
 
-int ej_write_layered_atomic(const char *path, const cJSON *root, int depth, ea_error *err)
+int ej_write_layered_atomic(const char *path, const cJSON *root, int depth, const char *deeper, ea_error *err)
 {
-    char *text = ej_print_layered(root, depth);
+    char *text = ej_print_layered(root, depth, deeper);
     size_t n = text ? strlen(text) : 0;
     char *whole = text ? realloc(text, n + 2) : NULL;
     if (!whole) {

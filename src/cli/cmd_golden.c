@@ -282,6 +282,20 @@ static int cmd_price(int argc, char **argv)
     return rc;
 }
 
+/* One baselines file migrated, against the torch-ops file of its folder (what its fidelity copied). */
+static int migrate_one(const char *file, cJSON *doc, ea_error *err)
+{
+    char dir[4200];
+    const char *slash = strrchr(file, '/');
+    ea_torch_ops ops = {0};
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - file) : 1, slash ? file : ".");
+    int rc = ea_torch_ops_load_dir(dir, ej_str(cJSON_GetObjectItemCaseSensitive(doc, "gpu"), "model"), &ops, err)
+                 ? -1
+                 : ea_baseline_migrate(file, doc, &ops, err);
+    ea_torch_ops_free(&ops);
+    return rc;
+}
+
 /* Every target's baselines file read and migrated, then the migrated ones written as one set (ej_write_files_atomic):
  * one that does not migrate, or a write that fails, leaves every file as it was. */
 static int cmd_migrate(int argc, char **argv)
@@ -307,8 +321,8 @@ static int cmd_migrate(int argc, char **argv)
             snprintf(paths[k], sizeof paths[k], "%s/" EA_BASELINES_NAME, t[i].dir);
         else
             snprintf(paths[k], sizeof paths[k], "%s", c.args[0]);
-        int m = t && access(paths[k], F_OK) ? 1 : ej_load(paths[k], &doc, &err) ? -1 : ea_baseline_migrate(paths[k], doc.root, &err);
-        char *text = m == 0 ? ej_print_layered(doc.root, EA_BASELINES_LAYERS) : NULL;
+        int m = t && access(paths[k], F_OK) ? 1 : ej_load(paths[k], &doc, &err) ? -1 : migrate_one(paths[k], doc.root, &err);
+        char *text = m == 0 ? ej_print_layered(doc.root, EA_BASELINES_LAYERS, EA_BASELINES_DEEPER) : NULL;
         size_t len = text ? strlen(text) : 0;
         if (m < 0 || (m == 0 && !text))
             rc = m < 0 ? ea_cli_fail(&err) : (fprintf(stderr, "golden migrate: out of memory\n"), 2);

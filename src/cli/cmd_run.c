@@ -292,6 +292,18 @@ static int check_all(const run_options *o, ea_run_points *pts, cJSON **doc, ea_e
     return 0;
 }
 
+/* The run's table; its fidelity lines quote torch's times and kernels from the target's torch-ops file, which the
+ * results do not copy (read before the measurement, so it reads now). */
+static void print_table(const ea_run_ctx *c, const cJSON *doc)
+{
+    ea_torch_ops ops = {0};
+    ea_error err;
+    if (ea_torch_ops_load_dir(c->target_dir, ej_text(cJSON_GetObjectItemCaseSensitive(doc, "gpu"), "model"), &ops, &err))
+        fprintf(stderr, "run: %s\n", err.msg);
+    ea_baseline_print(doc, &ops, stdout);
+    ea_torch_ops_free(&ops);
+}
+
 static int measure_locked(ea_run_ctx *c, const char *command, const ea_run_opts *ro, const ea_scope_ref *refs, int n,
                           const ea_device_info *dev, cJSON **doc, ea_error *err);
 
@@ -336,6 +348,8 @@ static int measure_locked(ea_run_ctx *c, const char *command, const ea_run_opts 
     int unsupported;
     at.sm_count = dev.sm_count; /* the plan that decides whether a point is supported sizes for this GPU */
     int rc = each_point(c, &at, refs, n, 1, &a, results, &unsupported, err);
+    if (ops.loaded && ops.torch)
+        snprintf(env.torch, sizeof env.torch, "%s", ops.torch);
     ea_torch_ops_free(&ops);
     ej_free(&cls);
     if (rc) {
@@ -481,7 +495,7 @@ int ea_cmd_run(int argc, char **argv)
         if (!rc && o.json)
             ea_cli_print_json(out);
         else if (!rc)
-            ea_run_plan_print(out, stdout);
+            ea_run_plan_print(out, &pts.ctx.caps, stdout);
         if (!rc && unsupported)
             rc = 1;
     } else if (o.ro.check_only) {
@@ -500,7 +514,7 @@ int ea_cmd_run(int argc, char **argv)
         if (o.json)
             ea_cli_print_json(out);
         else if (!o.record_stdout)
-            ea_baseline_print(out, stdout);
+            print_table(&pts.ctx, out);
         /* every oracle must be no slower than every committed candidate of its scope, priced on this run */
         int slower = ea_candidates_check(o.golden, &t, out, stderr, &err);
         if (slower < 0 || (o.record && ea_baseline_record(o.record, out, &err))) /* validated first: it must read back */

@@ -7,10 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "measure/fractions.h"
-#include "measure/launch_floor.h"
 #include "base/json.h"
 #include "base/json_diff.h"
+#include "measure/launch_floor.h"
 #include "measure/path.h"
 #include "target/target_layout.h"
 
@@ -522,8 +521,7 @@ static void drop_unmeasured(cJSON *doc, const char *point)
         cJSON_DeleteItemFromObjectCaseSensitive(doc, "unmeasured");
 }
 
-/* One moved entry taken into the copy of the stored document: 0 nothing changed, 2 a time or the floor the
- * result derives its fractions from, 1 something else. */
+/* One moved entry taken into the copy of the stored document: 0 nothing changed, else 1 or 2 (a time). */
 static int take(cJSON *out, const cJSON *fresh, const cJSON *e)
 {
     const char *st = ej_text(e, "status");
@@ -542,14 +540,9 @@ static int take(cJSON *out, const cJSON *fresh, const cJSON *e)
     } else if (!strcmp(st, "CLASS")) {
         cJSON_ReplaceItemInObjectCaseSensitive(scope_item(out, si), "class",
                                                cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(fr, "class"), 1));
-    } else if (!strcmp(st, "CONFIG")) {
-        cJSON *r = scope_item(out, si), *fl = cJSON_GetObjectItemCaseSensitive(r, "floor");
-        cJSON_ReplaceItemInObjectCaseSensitive(r, "config", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(fr, "config"), 1));
-        /* the floor is the plan's bytes at the stored run's bandwidth: it follows the plan */
-        if (fl && ej_num(fl, "bytes") != ej_num(cJSON_GetObjectItemCaseSensitive(r, "config"), "floor_bytes")) {
-            ea_result_floor(r, ej_num(fl, "bytes_per_s"), ej_num(fl, "launch_us"));
-            return 2;
-        }
+    } else if (!strcmp(st, "CONFIG")) { /* the floor, the plan's bytes at the stored run's rate, follows (fractions.h) */
+        cJSON_ReplaceItemInObjectCaseSensitive(scope_item(out, si), "config",
+                                               cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(fr, "config"), 1));
     } else if (!strcmp(st, "ADDED") && strstr(ej_text(e, "mode"), "/cold")) { /* beside the stored path's time */
         cJSON *p = path_item(out, si, sj);
         cJSON_DeleteItemFromObjectCaseSensitive(p, "time_cold_note");
@@ -613,13 +606,9 @@ cJSON *ea_gate_propose(const cJSON *stored, const cJSON *fresh, const cJSON *rep
     cJSON *out = cJSON_Duplicate(stored, 1);
     const cJSON *e;
     int moved = 0;
-    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(report, "entries")) {
-        int si = at(e, "stored_at", 0), took = take(out, fresh, e);
-        moved += took > 0;
-        /* a time or floor taken into a stored result: what that result derives from them follows */
-        if (took == 2 && si >= 0)
-            ea_result_fractions(scope_item(out, si));
-    }
+    /* what a result derives from a time or floor taken into it is derived when read (fractions.h): nothing to redo */
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(report, "entries"))
+        moved += take(out, fresh, e) > 0;
     /* the fidelity is the current path's warm times against torch's (a ratio per mode): it follows them when
      * all were taken; with some taken it would quote times the document does not hold */
     int si = 0, fi = -1;

@@ -1,4 +1,4 @@
-/* baseline_migrate.c: baselines schema 1 -> 2 (contract in baseline_migrate.h). */
+/* baseline_migrate.c: baselines schema 1 -> 2, then 2 -> 3 (baseline_migrate3.c; contract in baseline_migrate.h). */
 #include "golden/baseline_migrate.h"
 
 #include <stdio.h>
@@ -6,6 +6,7 @@
 
 #include "measure/baseline.h"
 #include "base/json.h"
+#include "golden/baseline_migrate_impl.h"
 #include "measure/prose.h"
 
 /* What identifies each note sentence schema 1 stored, and its id; a NULL id: the note is dropped (its text
@@ -253,7 +254,7 @@ static int result(const char *file, int i, const cJSON *doc, cJSON *r, ea_error 
     return 0;
 }
 
-int ea_baseline_migrate(const char *file, cJSON *doc, ea_error *err)
+int ea_baseline_migrate(const char *file, cJSON *doc, const ea_torch_ops *ops, ea_error *err)
 {
     ej_val root = {file, doc, "$"};
     int64_t version;
@@ -263,14 +264,13 @@ int ea_baseline_migrate(const char *file, cJSON *doc, ea_error *err)
         return -1;
     if (version == EA_BASELINES_VERSION)
         return 1;
-    if (version != 1)
-        return ea_fail(err, "%s $.schema_version: expected 1 (to migrate) or %d, got %lld", file, EA_BASELINES_VERSION,
+    if (version != 1 && version != 2)
+        return ea_fail(err, "%s $.schema_version: expected 1 or 2 (to migrate) or %d, got %lld", file, EA_BASELINES_VERSION,
                        (long long)version);
-    if (warmup(file, doc, err))
+    if (version == 1 && warmup(file, doc, err))
         return -1;
     cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(doc, "scopes"))
-        if (result(file, i++, doc, r, err))
+        if (version == 1 && result(file, i++, doc, r, err))
             return -1;
-    cJSON_ReplaceItemInObjectCaseSensitive(doc, "schema_version", cJSON_CreateNumber(EA_BASELINES_VERSION));
-    return ea_baseline_validate(file, doc, err);
+    return ea_baseline_migrate_v3(file, doc, ops, err) ? -1 : ea_baseline_validate(file, doc, err);
 }

@@ -8,6 +8,7 @@
 
 #include "target/capture.h"
 #include "measure/drift.h"
+#include "measure/fractions.h"
 #include "golden/golden_target.h"
 #include "base/json.h"
 #include "measure/path.h"
@@ -146,7 +147,10 @@ static cJSON *price_scope(const ea_capture *c, const char *lowering, const cJSON
     double aten = r ? ea_path_median(ea_path_named(r, "current", "faithful")) : NAN;
     double fab = r ? ea_path_median(ea_path_named(r, "current", "fabricated")) : NAN;
     double oracle = r ? ea_result_oracle_us(r) : NAN;
-    double floor_us = r ? ej_num(cJSON_GetObjectItemCaseSensitive(r, "floor"), "us") : NAN;
+    ea_figures fig = {.floor_us = NAN};
+    if (r)
+        ea_result_figures(r, &fig);
+    double floor_us = fig.floor_us;
     double saving = without - with, cand = aten - saving, recovered = saving / (aten - oracle);
     /* the price is a sum of three medians (aten - without + with): its half-width the sum of their notches */
     double n_with = run_notch(run), n_without = run_notch(ea_capture_run_named(c, "without_lowering"));

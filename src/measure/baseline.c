@@ -1,8 +1,8 @@
 /* baseline.c: annotating run results, the baselines document, its strict reader and the table.
  * - ea_run_annotate adds to one result (repro.h) what needs the whole run: the class (from the golden
- *   classification, "unclassified" without it), the floor (floor bytes / the copy bandwidth measured
- *   in this run, plus one launch), the speedup of the oracle over the faithful current path, the
- *   oracle's fraction of the floor and of the copy bandwidth, and the replica's fidelity. That is,
+ *   classification, "unclassified" without it), the copy bandwidth and launch time its floor is taken at
+ *   (fractions.h derives the floor, speedups and fractions from them when read), each path's after-timing check
+ *   folded to "same" when it is the first check's, and the replica's fidelity. That is,
  *   under "torch_op", the current path against the same op timed alone in torch on this GPU model
  *   (torch_ops.h), per index mode: faithful against faithful, fabricated against fabricated, each
  *   within EA_FIDELITY_TOLERANCE or not ("no torch measurement" when the file or the point is absent);
@@ -83,6 +83,23 @@ static int ea_fidelity_comparable(const ea_capture_run *run, const char *op, cJS
     return cJSON_GetArraySize(extra) == 0;
 }
 
+/* The configuration's capture path, up to its first space ("... run \"default\""); "" without one. */
+static void config_capture(const cJSON *result, char *buf, size_t n)
+{
+    const char *s = ej_str(cJSON_GetObjectItemCaseSensitive(result, "config"), "capture");
+    snprintf(buf, n, "%.*s", s ? (int)strcspn(s, " ") : 0, s ? s : "");
+}
+
+int ea_fidelity_capture(const cJSON *result, char *buf, size_t n)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(result, "fidelity"), "capture");
+    if (v)
+        snprintf(buf, n, "%s", cJSON_IsString(v) ? v->valuestring : "");
+    else
+        config_capture(result, buf, n);
+    return buf[0] != '\0';
+}
+
 /* "within 5%" or "OUTSIDE 5%": tolerance EA_FIDELITY_TOLERANCE (torch's op) or EA_CAPTURE_TOLERANCE. */
 static const char *tolerance_text(int within, double tolerance, char *buf, size_t n)
 {
@@ -94,22 +111,16 @@ static const char *tolerance_text(int within, double tolerance, char *buf, size_
 static void op_mode(cJSON *o, const char *mode, const ea_torch_time *t, const cJSON *result, int *compared,
                     int *within)
 {
-    cJSON *m = cJSON_AddObjectToObject(o, mode);
     double mine = ea_path_median(ea_path_named(result, "current", mode));
-    if (!t->timed) {
-        cJSON_AddStringToObject(m, "note", "fidelity_no_torch_mode"); /* note ids: prose.c */
+    if (!t->timed) /* absent: no torch measurement in this mode (schema 3; the note id fidelity_no_torch_mode) */
         return;
-    }
-    cJSON_AddNumberToObject(m, "torch_us", t->median_us);
-    cJSON_AddNumberToObject(m, "torch_q1_us", t->q1_us);
-    cJSON_AddNumberToObject(m, "torch_q3_us", t->q3_us);
-    if (isnan(mine)) {
+    cJSON *m = cJSON_AddObjectToObject(o, mode);
+    if (isnan(mine)) { /* torch's time and kernels are the torch-ops file's: not copied here (schema 3) */
         cJSON_AddStringToObject(m, "note", "fidelity_replica_not_run");
         return;
     }
     int ok = fabs(mine / t->median_us - 1) <= EA_FIDELITY_TOLERANCE;
-    cJSON_AddNumberToObject(m, "replica_us", mine);
-    cJSON_AddNumberToObject(m, "ratio", mine / t->median_us);
+    cJSON_AddNumberToObject(m, "ratio", mine / t->median_us); /* the replica's time: the mode's current path's */
     cJSON_AddBoolToObject(m, "within_tolerance", ok);
     ++*compared;
     *within &= ok;
@@ -123,13 +134,10 @@ static void torch_op_fidelity(cJSON *fid, const cJSON *result, const ea_torch_op
     const ea_torch_op *op = ea_torch_ops_find(ops, ej_text(result, "point"));
     int compared = 0, within = 1;
     if (!ops || !ops->loaded) {
-        cJSON_AddNullToObject(o, "file");
         cJSON_AddStringToObject(o, "note", "fidelity_torch_ops_absent");
         return;
     }
-    cJSON_AddStringToObject(o, "file", ops->rel);
-    cJSON_AddStringToObject(o, "torch", ops->torch);
-    if (!op) {
+    if (!op) { /* the file and its torch version are the target's torch-ops file's: not copied (schema 3) */
         cJSON_AddStringToObject(o, "note", "fidelity_torch_ops_no_entry");
         return;
     }
@@ -137,9 +145,6 @@ static void torch_op_fidelity(cJSON *fid, const cJSON *result, const ea_torch_op
     op_mode(o, "fabricated", &op->fabricated, result, &compared, &within);
     if (compared)
         cJSON_AddBoolToObject(o, "within_tolerance", within);
-    cJSON *k = cJSON_AddArrayToObject(o, "kernels");
-    for (int i = 0; i < op->nkernels; i++)
-        cJSON_AddItemToArray(k, cJSON_CreateString(op->kernels[i]));
 }
 
 cJSON *ea_result_fidelity(const cJSON *result, const cJSON *point, const ea_captures *caps, const ea_torch_ops *ops)
@@ -161,9 +166,11 @@ cJSON *ea_result_fidelity(const cJSON *result, const cJSON *point, const ea_capt
     for (int i = 0; i < c->ninputs && !inductor; i++)
         if (c->inputs[i].values.kind == EA_GEN_RANDINT)
             mode = "fabricated";
-    char rel[512];
+    char rel[512], planned[512];
     ea_tf_capture(NULL, c->scope, rel, sizeof rel);
-    cJSON_AddStringToObject(f, "capture", rel);
+    config_capture(result, planned, sizeof planned);
+    if (strcmp(planned, rel)) /* absent: the config's */
+        cJSON_AddStringToObject(f, "capture", rel);
     const char *torch = ej_str(c->environment, "torch");
     if (torch)
         cJSON_AddStringToObject(f, "torch", torch);
@@ -175,8 +182,7 @@ cJSON *ea_result_fidelity(const cJSON *result, const cJSON *point, const ea_capt
         cJSON_AddStringToObject(f, "note", "fidelity_replica_not_run_capture_mode");
         return f;
     }
-    cJSON_AddNumberToObject(f, "replica_us", mine);
-    cJSON_AddNumberToObject(f, "ratio", mine / torch_us);
+    cJSON_AddNumberToObject(f, "ratio", mine / torch_us); /* mine: the current path's time in this mode */
     if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(result, "config"),
                                                       "capture_comparable"))) {
         cJSON_AddBoolToObject(f, "comparable", 0);
@@ -207,7 +213,7 @@ void ea_run_annotate(cJSON *result, const cJSON *point, const ea_run_env *env, c
     ea_result_floor(result, env->kernel_bytes_per_s > env->memcpy_bytes_per_s ? env->kernel_bytes_per_s
                                                                               : env->memcpy_bytes_per_s,
                     env->launch_us);
-    ea_result_fractions(result);
+    ea_paths_fold_checks(result);
     cJSON_AddItemToObject(result, "fidelity", ea_result_fidelity(result, point, caps, ops));
 }
 
@@ -216,11 +222,9 @@ cJSON *ea_baseline_doc(cJSON *results, const ea_run_env *env)
     cJSON *d = cJSON_CreateObject(), *g, *bw, *r;
     const char *torch = NULL;
     int passed = 1;
-    cJSON_ArrayForEach(r, results) {
+    cJSON_ArrayForEach(r, results) { /* the torch-ops file's build (the judged comparison), else the captures' */
         passed &= cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "passed"));
-        const cJSON *fid = cJSON_GetObjectItemCaseSensitive(r, "fidelity");
-        const char *t = ej_str(cJSON_GetObjectItemCaseSensitive(fid, "torch_op"), "torch"); /* the judged one first */
-        torch = torch ? torch : t ? t : ej_str(fid, "torch");
+        torch = env->torch[0] ? env->torch : torch ? torch : ej_str(cJSON_GetObjectItemCaseSensitive(r, "fidelity"), "torch");
     }
     cJSON_AddStringToObject(d, "schema", EA_BASELINES_SCHEMA);
     cJSON_AddNumberToObject(d, "schema_version", EA_BASELINES_VERSION);
@@ -287,9 +291,10 @@ static void print_path(const cJSON *p, FILE *f)
 
 /* "fidelity vs torch 2.11.0+cu130, the op alone (torch_ops/H200.json): faithful 1.02 (...)", and the
  * kernels torch ran; nothing for a result recorded before the comparison existed. */
-static void print_torch_op(const cJSON *o, FILE *f)
+static void print_torch_op(const cJSON *result, const ea_torch_ops *ops, FILE *f)
 {
-    const cJSON *k;
+    const cJSON *o = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(result, "fidelity"), "torch_op");
+    const ea_torch_op *op = ea_torch_ops_find(ops, ej_text(result, "point"));
     const char *sep = "";
     char tol[32];
     if (!o)
@@ -298,22 +303,27 @@ static void print_torch_op(const cJSON *o, FILE *f)
         fprintf(f, "  fidelity vs torch op: %s\n", said(ej_str(o, "note")));
         return;
     }
-    fprintf(f, "  fidelity vs torch %s, the op alone (%s):", ej_str(o, "torch"), ej_str(o, "file"));
+    fprintf(f, "  fidelity vs torch %s, the op alone (%s):", ops && ops->loaded ? ops->torch : "?",
+            ops && ops->loaded ? ops->rel : "?");
     for (int i = 0; i < 2; i++, sep = ";") {
         const char *mode = i ? "fabricated" : "faithful";
         const cJSON *m = cJSON_GetObjectItemCaseSensitive(o, mode);
-        if (ej_str(m, "note"))
-            fprintf(f, "%s %s: %s", sep, mode, said(ej_str(m, "note")));
-        else
-            fprintf(f, "%s %s %.2f (replica %.1f us, torch %.1f us, %s)", sep, mode, ej_num(m, "ratio"),
-                    ej_num(m, "replica_us"), ej_num(m, "torch_us"),
+        if (!m || ej_str(m, "note"))
+            fprintf(f, "%s %s: %s", sep, mode, said(m ? ej_str(m, "note") : "fidelity_no_torch_mode"));
+        else {
+            char torch_us[32] = "?"; /* torch's time is the torch-ops file's: "?" where none is loaded for the point */
+            if (op)
+                snprintf(torch_us, sizeof torch_us, "%.1f", i ? op->fabricated.median_us : op->faithful.median_us);
+            fprintf(f, "%s %s %.2f (replica %.1f us, torch %s us, %s)", sep, mode, ej_num(m, "ratio"),
+                    ea_path_median(ea_path_named(result, "current", mode)), torch_us,
                     tolerance_text(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "within_tolerance")), EA_FIDELITY_TOLERANCE, tol,
                                    sizeof tol));
+        }
     }
     fprintf(f, "\n");
     sep = "  torch kernels: ";
-    cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(o, "kernels")) {
-        fprintf(f, "%s%s", sep, cJSON_IsString(k) ? k->valuestring : "?");
+    for (int i = 0; op && i < op->nkernels; i++) {
+        fprintf(f, "%s%s", sep, op->kernels[i]);
         sep = "; ";
     }
     if (strcmp(sep, "; ") == 0)
@@ -329,7 +339,7 @@ static const char *torch_time(const cJSON *fid, double *us)
     return compiled ? "compiled" : "eager";
 }
 
-void ea_baseline_print(const cJSON *doc, FILE *f)
+void ea_baseline_print(const cJSON *doc, const ea_torch_ops *ops, FILE *f)
 {
     const cJSON *s, *p;
     char tol[32];
@@ -340,7 +350,7 @@ void ea_baseline_print(const cJSON *doc, FILE *f)
                  ej_num(cJSON_GetObjectItemCaseSensitive(doc, "copy_bandwidth"), "memcpy_bytes_per_s")) / 1e12,
             ej_num(doc, "launch_us"), ej_str(doc, "cache_policy"));
     cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "scopes")) {
-        const cJSON *fl = cJSON_GetObjectItemCaseSensitive(s, "floor"), *fid = cJSON_GetObjectItemCaseSensitive(s, "fidelity");
+        const cJSON *fid = cJSON_GetObjectItemCaseSensitive(s, "fidelity");
         if (ej_str(s, "unsupported")) { /* refused by its family: nothing ran */
             fprintf(f, "\n%s %s (%s, %.0f occurrences)\n  UNSUPPORTED: %s\n", ej_str(s, "family"), ej_str(s, "alias"),
                     ej_str(s, "point"), ej_num(s, "occurrences"), ej_str(s, "unsupported"));
@@ -351,16 +361,17 @@ void ea_baseline_print(const cJSON *doc, FILE *f)
         fprintf(f, "  %-28s %10s %8s %10s\n", "path", "median us", "IQR us", "cold us");
         cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(s, "paths"))
             print_path(p, f);
-        fprintf(f, "  %-28s %10.1f %8s %10s   %.1f MB at %.2f TB/s + %.1f us launch\n", "floor", ej_num(fl, "us"), "", "",
-                ej_num(fl, "bytes") / 1e6, ej_num(fl, "bytes_per_s") / 1e12, ej_num(fl, "launch_us"));
+        ea_figures x;
+        ea_result_figures(s, &x);
+        fprintf(f, "  %-28s %10.1f %8s %10s   %.1f MB at %.2f TB/s + %.1f us launch\n", "floor", x.floor_us, "", "",
+                x.bytes / 1e6, x.bytes_per_s / 1e12, x.launch_us);
         if (ea_floor_note_text(doc, s))
             fprintf(f, "  floor: %s\n", ea_floor_note_text(doc, s));
-        fprintf(f, "  speedup %.2fx", ej_num(s, "speedup"));
-        if (!isnan(ej_num(s, "speedup_cold")))
-            fprintf(f, " (cold %.2fx)", ej_num(s, "speedup_cold"));
-        fprintf(f, ", oracle at %.0f%% of the floor (%.0f%% of copy bandwidth; %s); capture ",
-                100 * ej_num(s, "floor_fraction"), 100 * ej_num(s, "bandwidth_fraction"),
-                ej_str(s, "fraction_basis") && !strcmp(ej_str(s, "fraction_basis"), "time_cold") ? "cold" : "warm");
+        fprintf(f, "  speedup %.2fx", x.speedup);
+        if (!isnan(x.speedup_cold))
+            fprintf(f, " (cold %.2fx)", x.speedup_cold);
+        fprintf(f, ", oracle at %.0f%% of the floor (%.0f%% of copy bandwidth; %s); capture ", 100 * x.floor_fraction,
+                100 * x.bandwidth_fraction, x.basis_cold ? "cold" : "warm");
         double torch_us;
         const char *against = torch_time(fid, &torch_us);
         if (ej_str(fid, "note") && !isnan(ej_num(fid, "ratio")))
@@ -373,7 +384,7 @@ void ea_baseline_print(const cJSON *doc, FILE *f)
                     ej_str(fid, "torch") ? ej_str(fid, "torch") : "(version not captured)", against, torch_us,
                     tolerance_text(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(fid, "within_tolerance")), EA_CAPTURE_TOLERANCE, tol,
                                    sizeof tol));
-        print_torch_op(cJSON_GetObjectItemCaseSensitive(fid, "torch_op"), f);
+        print_torch_op(s, ops, f);
         char verdict[256];
         ea_verdict_text(s, verdict, sizeof verdict);
         if (verdict[0])

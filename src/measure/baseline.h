@@ -1,6 +1,6 @@
 /* baseline.h: what `extern-audit run` makes of the families' results, and golden/targets/<target>/baselines.json.
- * Contract: ea_run_annotate adds the class, floor, speedup and the replica's fidelity to a result;
- * ea_baseline_doc wraps results into the "extern-audit/baselines" v2 document (docs/reference/schema.md),
+ * Contract: ea_run_annotate adds the class, the floor's copy rate and the replica's fidelity to a result;
+ * ea_baseline_doc wraps results into the "extern-audit/baselines" v3 document (docs/reference/schema.md),
  * ea_baseline_validate reads one strictly, ea_baseline_record writes only a document that reads back,
  * ea_baseline_print is the table. Host arithmetic on JSON: no GPU. */
 #ifndef EA_BASELINE_H
@@ -17,10 +17,11 @@
 #include "target/torch_ops.h"
 
 #define EA_BASELINES_SCHEMA "extern-audit/baselines"
-#define EA_BASELINES_VERSION 2
-/* Written a line per member down to a result's config, paths, floor and fidelity: one line per path, per
- * configuration field (json_layered.c), so an entry that did not move keeps its bytes. */
-#define EA_BASELINES_LAYERS 4
+#define EA_BASELINES_VERSION 3
+/* Written a line per member down to a result's members, and one line per path (json_layered.c: "paths" one
+ * level deeper), so an entry that did not move keeps its bytes and a moved time changes its path's line. */
+#define EA_BASELINES_LAYERS 3
+#define EA_BASELINES_DEEPER "paths"
 /* The fidelity tolerance, |replica / torch's op alone - 1| in percent (run: each family's current path
  * against the target's torch_ops.json). Why 5: the index_add replica, once it took ATen's fill launch
  * and device assert (docs/evidence/replica_gap.md), ran at 0.990-1.000 of torch's op time on the H200 in all six
@@ -47,6 +48,7 @@ typedef struct {
     char chain_cold_note[512];              /* why a chain has no cold time */
     char cache_policy[640];
     double warmup_ms;                       /* the timer's warm-up before each timing (every path's) */
+    char torch[64];                         /* the torch-ops file's torch build the fidelity compared with, or "" */
 } ea_run_env;
 
 
@@ -58,6 +60,10 @@ void ea_run_annotate(cJSON *result, const cJSON *point, const ea_run_env *env, c
  * capture covering point (caps); a new object. Derived from recorded times alone, so gate --plan checks a
  * stored one without a GPU. */
 cJSON *ea_result_fidelity(const cJSON *result, const cJSON *point, const ea_captures *caps, const ea_torch_ops *ops);
+/* The capture a result's fidelity compared with, its path relative to the target into buf: fidelity.capture, or,
+ * absent (schema 3: not copied), the configuration's "capture" up to its first space ("... run \"default\""); 0 and
+ * buf "" when there is none (null). */
+int ea_fidelity_capture(const cJSON *result, char *buf, size_t n);
 /* Takes ownership of results (an array of annotated results). */
 cJSON *ea_baseline_doc(cJSON *results, const ea_run_env *env);
 int ea_baseline_validate(const char *file, const cJSON *doc, ea_error *err);
@@ -66,6 +72,7 @@ const char *ea_baseline_unmeasured_reason(const cJSON *doc, const char *point);
 /* Validates doc (as file), then writes it atomically (file "-": on standard output); a document the reader would
  * reject is not written. */
 int ea_baseline_record(const char *file, const cJSON *doc, ea_error *err);
-void ea_baseline_print(const cJSON *doc, FILE *f);
+/* ops: the target's torch timings, which the fidelity lines quote (torch's time and kernels); may be NULL. */
+void ea_baseline_print(const cJSON *doc, const ea_torch_ops *ops, FILE *f);
 
 #endif

@@ -40,16 +40,31 @@ static int strings(ej_val arr, ea_error *err)
     return 0;
 }
 
-/* check.nonfinite and check_after_timing.nonfinite: a finite number when present. */
-static int optional_counts(ej_val p, ea_error *err)
+static const char *const check_keys[] = {"rel_l2", "max_abs", "unwritten", "mismatched", "nonfinite", NULL};
+static const char *const check_nums[] = {"rel_l2", "max_abs", "unwritten", "mismatched", NULL};
+
+/* A check object (nonfinite optional: absent in files written before it was counted, a number when present). */
+static int check_object(ej_val c, ea_error *err)
 {
-    ej_val c, v;
+    ej_val v;
     double x;
-    for (int i = 0; i < 2; i++)
-        if (ej_field(p, i ? "check_after_timing" : "check", 1, &c, err) || ej_field(c, "nonfinite", 0, &v, err) ||
-            (v.v && ej_get_number(c, "nonfinite", &x, err)))
-            return -1;
-    return 0;
+    return ej_object(c, check_keys, err) || numbers(c, check_nums, err) || ej_field(c, "nonfinite", 0, &v, err) ||
+                   (v.v && ej_get_number(c, "nonfinite", &x, err))
+               ? -1
+               : 0;
+}
+
+/* "check", and "check_after_timing": its own object, or "same" where it was the first check's (ea_paths_fold_checks). */
+static int checks(ej_val p, ea_error *err)
+{
+    ej_val c, a;
+    const char *s;
+    if (ej_field(p, "check", 1, &c, err) || check_object(c, err) || ej_field(p, "check_after_timing", 1, &a, err))
+        return -1;
+    if (!cJSON_IsString(a.v))
+        return check_object(a, err);
+    s = a.v->valuestring;
+    return strcmp(s, "same") ? ej_bad_field(p, "check_after_timing", "an object or \"same\" (the check's)", s, err) : 0;
 }
 
 static const char *const time_keys[] = {"median_us", "q1_us", "q3_us", "iqr_us", "samples", "calls_per_replay",
@@ -181,17 +196,13 @@ static int validate_path(ej_val p, ea_error *err)
                                        "check_after_timing", "passed", "failure", "variant", "unroll",
                                        "candidates", "margin", "time_cold", "kernel_launches", "kernel_launches_note",
                                        "time_cold_note", NULL};
-    /* nonfinite: optional, absent in files written before it was counted */
-    static const char *const check_keys[] = {"rel_l2", "max_abs", "unwritten", "mismatched", "nonfinite", NULL};
-    static const char *const check_nums[] = {"rel_l2", "max_abs", "unwritten", "mismatched", NULL};
     const char *s;
     int b;
     ej_val k;
     return ej_object(p, keys, err) || ej_get_string(p, "name", &s, err) || ej_get_string(p, "mode", &s, err) ||
                    ej_field(p, "kernels", 1, &k, err) || strings(k, err) ||
                    time_object(p, "time", err) || optional_cold_and_launches(p, err) ||
-                   object_with(p, "check", check_keys, check_nums, err) ||
-                   object_with(p, "check_after_timing", check_keys, check_nums, err) || optional_counts(p, err) ||
+                   checks(p, err) ||
                    ej_get_bool(p, "passed", &b, err) || optional_margin(p, err) || optional_candidates(p, err)
                ? -1
                : 0;
@@ -212,24 +223,20 @@ static int optional_note_id(ej_val o, ea_error *err)
 /* fidelity.torch_op; absent in files written before the torch-op comparison existed. */
 static int validate_torch_op(ej_val fid, ea_error *err)
 {
-    static const char *const keys[] = {"file", "torch", "faithful", "fabricated", "within_tolerance", "kernels",
-                                       "note", NULL};
-    static const char *const mode_keys[] = {"torch_us", "torch_q1_us", "torch_q3_us", "replica_us", "ratio",
-                                            "within_tolerance", "note", NULL};
-    ej_val o, file, v;
-    const char *s;
+    /* its file and torch version are the target's torch-ops file's (target_layout.h), not copied (schema 3) */
+    static const char *const keys[] = {"faithful", "fabricated", "within_tolerance", "note", NULL};
+    /* torch's times and kernels are the torch-ops file's, not copied (schema 3) */
+    static const char *const mode_keys[] = {"ratio", "within_tolerance", "note", NULL};
+    ej_val o, v;
     if (ej_field(fid, "torch_op", 0, &o, err) || !o.v)
         return o.v ? -1 : 0;
-    if (ej_object(o, keys, err) || ej_field(o, "file", 1, &file, err) ||
-        (!cJSON_IsNull(file.v) && ej_as_string(file, &s, err)))
+    if (ej_object(o, keys, err))
         return -1;
     for (int i = 0; i < 2; i++)
         if (ej_field(o, i ? "fabricated" : "faithful", 0, &v, err) || (v.v && ej_object(v, mode_keys, err)) ||
             (v.v && optional_note_id(v, err)))
             return -1;
-    if (optional_note_id(o, err))
-        return -1;
-    return ej_field(o, "kernels", 0, &v, err) || (v.v && strings(v, err)) ? -1 : 0;
+    return optional_note_id(o, err);
 }
 
 /* A family's configuration block is its own (docs/reference/schema.md); what the table and the annotation read is
@@ -276,18 +283,12 @@ static int view_numbers(ej_val v, ea_error *err)
     return 0;
 }
 
-/* verdict and view; speedup_cold and fraction_basis, absent in files written before cold timing. */
+/* verdict and view. */
 static int optional_verdict(ej_val s, ea_error *err)
 {
     ej_val v;
     const char *x;
-    double d;
     int n;
-    if (ej_field(s, "speedup_cold", 0, &v, err) || (v.v && ej_as_number(v, &d, err)) ||
-        ej_field(s, "fraction_basis", 0, &v, err) || (v.v && ej_as_string(v, &x, err)))
-        return -1;
-    if (v.v && strcmp(x, "time") && strcmp(x, "time_cold"))
-        return ej_bad_field(s, "fraction_basis", "\"time\" or \"time_cold\"", x, err);
     if (ej_field(s, "verdict", 0, &v, err) || (v.v && ej_as_string(v, &x, err)))
         return -1;
     if (v.v && !ea_verdict_known(x))
@@ -333,8 +334,8 @@ static int optional_wall(ej_val s, ea_error *err)
 /* The fidelity's times, where given (null: not measured): positive and below EJ_MAX_TIME_US. */
 static int fidelity_times(ej_val fid, ea_error *err)
 {
-    static const char *const keys[] = {"torch_eager_us", "torch_compiled_us", "replica_us"};
-    for (int i = 0; i < 3; i++) {
+    static const char *const keys[] = {"torch_eager_us", "torch_compiled_us"};
+    for (int i = 0; i < 2; i++) {
         ej_val v;
         double us;
         char got[32];
@@ -350,10 +351,10 @@ static int fidelity_times(ej_val fid, ea_error *err)
 static int validate_scope(ej_val s, ea_error *err)
 {
     static const char *const keys[] = {"family", "point", "alias", "occurrences", "scope_ids", "config", "paths",
-                                       "passed", "failure", "class", "floor", "speedup", "floor_fraction",
-                                       "bandwidth_fraction", "fidelity", "verdict", "view", "speedup_cold",
-                                       "fraction_basis", "point_wall_s", NULL};
-    static const char *const floor_keys[] = {"bytes", "bytes_per_s", "transfer_us", "launch_us", "us", NULL};
+                                       "passed", "failure", "class", "floor", "fidelity", "verdict", "view",
+                                       "point_wall_s", NULL};
+    /* the run's copy rate and launch time; the floor itself, speedups and fractions are derived (fractions.h) */
+    static const char *const floor_keys[] = {"bytes_per_s", "launch_us", NULL};
     const char *x;
     int64_t occ;
     int b, n;
@@ -367,7 +368,7 @@ static int validate_scope(ej_val s, ea_error *err)
         optional_verdict(s, err) || optional_wall(s, err) ||
         object_with(s, "floor", floor_keys, floor_keys, err) || ej_field(s, "fidelity", 1, &fid, err) ||
         ej_object(fid, (const char *const[]){"torch_op", "capture", "torch", "mode", "torch_eager_us",
-                                             "torch_compiled_us", "replica_us", "ratio", "comparable",
+                                             "torch_compiled_us", "ratio", "comparable",
                                              "capture_extra_steps", "within_tolerance", "note", NULL},
                   err) ||
         validate_torch_op(fid, err) || optional_note_id(fid, err) || fidelity_times(fid, err) || ej_field(s, "paths", 1, &paths, err) ||
@@ -378,10 +379,19 @@ static int validate_scope(ej_val s, ea_error *err)
             return -1;
     if (ej_each_once(paths, same_path, "each path once (its name and mode)", err))
         return -1;
-    ej_val fl, bytes;
-    int64_t nbytes;
+    ej_val fl;
     ej_field(s, "floor", 1, &fl, err);
-    return ej_field(fl, "bytes", 1, &bytes, err) || ej_get_int_min(fl, "bytes", 0, &nbytes, err) ? -1 : 0;
+    for (int i = 0; i < 2; i++) {
+        const char *k = floor_keys[i];
+        double v = ej_num(fl.v, k);
+        char got[32];
+        snprintf(got, sizeof got, "%g", v);
+        if (!(v > 0 && v < 1e300))
+            return ej_bad_field(fl, k, "a positive number", got, err);
+    }
+    ej_val cfg_bytes;
+    int64_t nbytes;
+    return ej_field(cfg, "floor_bytes", 1, &cfg_bytes, err) || ej_get_int_min(cfg, "floor_bytes", 0, &nbytes, err) ? -1 : 0;
 }
 
 const char *ea_baseline_unmeasured_reason(const cJSON *doc, const char *point)
@@ -429,10 +439,10 @@ int ea_baseline_validate(const char *file, const cJSON *doc, ea_error *err)
     int n, b;
     if (ej_object(root, keys, err))
         return -1;
-    if (ej_get_int(root, "schema_version", &version, err) == 0 && version == 1)
-        return ea_fail(err, "%s $.schema_version: expected %d, got 1: a baselines file of schema 1 (sentences stored "
-                       "in it); run `extern-audit golden migrate` to rewrite every committed target's", file,
-                       EA_BASELINES_VERSION);
+    if (ej_get_int(root, "schema_version", &version, err) == 0 && (version == 1 || version == 2))
+        return ea_fail(err, "%s $.schema_version: expected %d, got %d: a baselines file of schema %d (%s stored in it); "
+                       "run `extern-audit golden migrate` to rewrite every committed target's", file, EA_BASELINES_VERSION,
+                       (int)version, (int)version, version == 1 ? "sentences" : "derived numbers and copies");
     if (ej_expect_schema(root, EA_BASELINES_SCHEMA, EA_BASELINES_VERSION, err) ||
         ej_get_string(root, "command", &s, err) || object_with(root, "gpu", gpu_keys, gpu_keys + 3, err) ||
         ej_get_string(root, "driver", &s, err) || ej_get_string(root, "toolkit", &s, err) ||
@@ -458,10 +468,10 @@ int ea_baseline_record(const char *file, const cJSON *doc, ea_error *err)
     if (ea_baseline_validate(file, doc, &why))
         return ea_fail(err, "not written, the document would not read back: %s", why.msg);
     if (!strcmp(file, "-")) { /* standard output, as every FILE option takes it */
-        char *text = ej_print_layered(doc, EA_BASELINES_LAYERS);
+        char *text = ej_print_layered(doc, EA_BASELINES_LAYERS, EA_BASELINES_DEEPER);
         int rc = text && printf("%s\n", text) >= 0 ? 0 : ea_fail(err, "standard output: cannot write the document");
         free(text);
         return rc;
     }
-    return ej_write_layered_atomic(file, doc, EA_BASELINES_LAYERS, err);
+    return ej_write_layered_atomic(file, doc, EA_BASELINES_LAYERS, EA_BASELINES_DEEPER, err);
 }

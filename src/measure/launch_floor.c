@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "gpu/timer.h"
+#include "measure/fractions.h"
 #include "measure/path.h"
 
 int ea_launch_floor_measure(double *warm_us, double *cold_us, int n, char *cold_note, size_t note_n, ea_error *err)
@@ -171,7 +172,9 @@ cJSON *ea_launch_floor_fractions(const cJSON *baselines)
     cJSON *scopes = cJSON_AddArrayToObject(out, "scopes"), *results = cJSON_GetObjectItemCaseSensitive(baselines, "scopes");
     cJSON_ArrayForEach(r, results) {
         const cJSON *o = oracle_path(r), *c = ea_path_named(r, "current", "faithful");
-        const double transfer = ej_num(cJSON_GetObjectItemCaseSensitive(r, "floor"), "transfer_us");
+        ea_figures x; /* the transfer time is derived, not stored (fractions.h) */
+        ea_result_figures(r, &x);
+        const double transfer = x.transfer_us;
         int order = 0; /* the result's place among its point's, as the oracle rule names one */
         for (const cJSON *p = results->child; p && p != r; p = p->next)
             order += !strcmp(ej_text(p, "family"), ej_text(r, "family")) && !strcmp(ej_text(p, "point"), ej_text(r, "point"));

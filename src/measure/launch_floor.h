@@ -6,7 +6,7 @@
  *   empty kernels, each timed warm and cold (ea_time_warm_cold, the timer's defaults); cold_us[k] NaN with
  *   cold_note saying why where CUPTI cannot record. -1 (err) when a timing fails.
  * - ea_launch_floor_json: the baselines document's "launch_floor": {"chains": [{"kernels": k, "warm_us",
- *   "cold_us" (null: no cold time, "cold_note" says why)}]} for k = 1..n: numbers, no sentence (baselines v2:
+ *   "cold_us" (null: no cold time, "cold_note" says why)}]} for k = 1..n: numbers, no sentence (baselines since v2:
  *   how the chains are timed is docs/reference/schema.md's and the report's to say).
  * - ea_launch_floor_validate reads one strictly (optional in a baselines document): kernels 1, 2, ... in order,
  *   warm_us > 0, cold_us > 0 or null with a cold_note.
@@ -16,7 +16,7 @@
  * - ea_launch_floor_fractions(baselines): per result, its oracle's (the fastest faithful oracle* path that
  *   passed) and current path's operation count (a call's "kernel_launches", else its cold time's "operations",
  *   else its "kernels") and, where the chain of the oracle's count costs at least the result's transfer time
- *   (floor.transfer_us: launch-bound), floor = transfer_us + chain(k), warm and cold, and fraction = floor / the
+ *   (fractions.h's transfer_us: launch-bound), floor = transfer_us + chain(k), warm and cold, and fraction = floor / the
  *   path's time, for the oracle and the current path each with its own count. {"chains", "scopes": [{"family",
  *   "point", "result", "alias", "transfer_us", "oracle": {"kernels", "launch_us", "floor_us", "us", "fraction",
  *   "launch_cold_us", "floor_cold_us", "cold_us", "fraction_cold"}, "current": {...}}]}; a count over the chains

@@ -66,6 +66,9 @@ const cJSON *ea_path_named(const cJSON *result, const char *name, const char *mo
 double ea_path_median(const cJSON *path);
 /* The same of its "time_cold": NaN when absent (files before cold timing, check-only runs). */
 double ea_path_median_cold(const cJSON *path);
+/* Each path of result whose "check_after_timing" is its "check" object, member for member, holds the id "same"
+ * in its place (baselines schema 3): the output the last timed replay left was the first check's. */
+void ea_paths_fold_checks(cJSON *result);
 
 /* A path as the measurement drives it: poison fills its outputs with 0xFF; enqueue is one call; check
  * copies the outputs back and compares them (after_timing: 0 after the first call, 1 after timing). */

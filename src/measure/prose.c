@@ -1,11 +1,13 @@
 /* prose.c: note texts, verdicts and cache policies rendered from ids and numbers (contract in prose.h). */
 #include "measure/prose.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "gpu/timer.h"
 #include "base/json.h"
+#include "measure/fractions.h"
 #include "measure/path.h"
 #include "measure/prose_impl.h"
 #include "target/target_layout.h"
@@ -26,8 +28,9 @@ static const struct {
      "(vectorized_elementwise_kernel<8, FillFunctor<c10::BFloat16>>); the run's fidelity line compares the path with "
      "torch's op alone (the target's " EA_TORCH_OPS_NAME ", tools/capture/op_timing.py)"},
     {"cat_block",
-     "the dense block the cat belongs to (view.block): its cats over the cap, how often the block's first conv "
-     "output is read and copied into them, and the bytes copied into cats today against a fused design's"},
+     "the dense block the cat belongs to (repros/cat/view.c derives it from the golden cats): its cats over the cap, "
+     "how often the block's first conv output is read and copied into them, and the bytes copied into cats today "
+     "against a fused design's"},
     {"cat_current_replayed",
      "current: the captured Inductor kernels replayed (ea_replay_run); its check counts output tensors whose "
      "checksum differs from torch's (mismatched) and reports as rel_l2/max_abs the CPU emulation of Inductor's "
@@ -91,6 +94,22 @@ static const struct {
     {"routing_skewed_reference", "topk_ids_skewed has no capture: checked against the CPU reference only"},
     {"routing_narrow",
      "current starts from the sorted ids: convert, histc (zeros + kernel), scan; the sort is outside this form"},
+    /* a configuration's terms (config.form, oracle.kind, ...): ids, rendered where a plan or table prints them */
+    {"avgpool_fill_memset", "at::zeros_like(self): the output zeroed (cudaMemsetAsync here)"},
+    {"avgpool_oracle_memcpy", "cudaMemcpyAsync device to device of the grad"},
+    {"cat_oracle_stream", "stream: one fused kernel, every input read once, y written once"},
+    {"cat_oracle_channel_train",
+     "channel: a CTA or a warp per channel reads it once, writes the cat, fp64 statistics, normalized output"},
+    {"cat_oracle_channel_infer", "channel: per channel or per tile of channels, normalized and pooled"},
+    {"cumsum_scan_ballot",
+     "the pad flags summed by warp ballots and popcounts, the warps' totals through shared memory (one barrier; none "
+     "in a one-warp CTA)"},
+    {"cumsum_scan_block", "cub::BlockScan<int> InclusiveSum, one row per CTA, blocked items per thread"},
+    {"index_add_staged_grid",
+     "multiprocessors x resident blocks (occupancy at launch), each looping over equal spans of at most "
+     "span_chunks_max chunks"},
+    {"routing_form_whole", "whole scope: ids -> sorted ids, permutation, offsets"},
+    {"routing_form_narrow", "narrow: sorted ids -> offsets (the sort stays)"},
 };
 
 static const char *reworded_id, *reworded_text;
@@ -140,14 +159,16 @@ void ea_verdict_text(const cJSON *result, char *out, size_t n)
 {
     const char *id = ej_str(result, "verdict");
     const cJSON *view = cJSON_GetObjectItemCaseSensitive(result, "view");
-    double launches = ej_num(cJSON_GetObjectItemCaseSensitive(view, "launches"), "current");
+    double launches = ej_num(cJSON_GetObjectItemCaseSensitive(result, "config"), "current_launches");
     int y = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
         cJSON_GetObjectItemCaseSensitive(view, "oracle_checksums_equal_torch"), "y"));
     snprintf(out, n, "%s", "");
     for (size_t i = 0; id && i < sizeof verdicts / sizeof verdicts[0]; i++)
         if (!strcmp(id, verdicts[i].id)) {
             const char *f = ea_verdict_template(id);
-            int len = snprintf(out, n, f, ej_num(result, "speedup"), (int)launches);
+            ea_figures x;
+            ea_result_figures(result, &x);
+            int len = snprintf(out, n, f, x.speedup, (int)launches);
             if (!strcmp(id, "fused_kernel") && y && len >= 0 && (size_t)len < n)
                 snprintf(out + len, n - (size_t)len, "; y bit-identical to torch's");
         }
@@ -170,7 +191,7 @@ void ea_time_policy_text(const cJSON *doc, const cJSON *time, int cold, char *ou
 const char *ea_floor_note_text(const cJSON *doc, const cJSON *result)
 {
     double l2 = ej_num(cJSON_GetObjectItemCaseSensitive(doc, "gpu"), "l2_bytes");
-    double bytes = ej_num(cJSON_GetObjectItemCaseSensitive(result, "floor"), "bytes");
+    double bytes = cJSON_HasObjectItem(result, "floor") ? ej_num(cJSON_GetObjectItemCaseSensitive(result, "config"), "floor_bytes") : NAN;
     const cJSON *oracle = ea_path_named(result, "oracle", NULL);
     oracle = oracle ? oracle : ea_path_named(result, "oracle_general", NULL);
     if (!(l2 > 0) || !(bytes <= l2))

@@ -1,5 +1,5 @@
 /* prose.h: the sentences a baselines document stands for, rendered from its numbers and identifiers when printed.
- * Contract: a stored result holds no sentence (docs/reference/schema.md, baselines v2): its config's "notes" are note ids,
+ * Contract: a stored result holds no sentence (docs/reference/schema.md, baselines since v2): its config's "notes" are note ids,
  * its "verdict" a verdict id, its times the numbers of their cache policy. ea_note_text gives a note id's text
  * (NULL: no such id); ea_verdict_known says whether an id is a verdict; ea_verdict_text renders a result's verdict
  * from its id and the result's numbers ("" when it has none); ea_time_policy_text renders a time object's cache

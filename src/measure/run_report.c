@@ -4,12 +4,19 @@
 
 #include "base/json.h"
 #include "measure/prose.h"
+#include "target/target_layout.h"
 
 #include <string.h>
 
 static const cJSON *get(const cJSON *o, const char *key)
 {
     return cJSON_GetObjectItemCaseSensitive(o, key);
+}
+
+/* A configuration's term as printed: an id's text (prose.h), else the term itself (a kernel's name). */
+static const char *said(const char *s)
+{
+    return ea_note_text(s) ? ea_note_text(s) : s;
 }
 
 /* A grid or block: 128, or [8, 4] as "8x4". */
@@ -32,7 +39,7 @@ static void launch(const cJSON *l, FILE *f)
 {
     const cJSON *u = get(l, "unroll");
     if (cJSON_IsString(l)) {
-        fputs(l->valuestring, f);
+        fputs(said(l->valuestring), f);
         return;
     }
     if (ej_str(l, "variant"))
@@ -65,7 +72,26 @@ static void launches(const char *label, const cJSON *arr, FILE *f)
     fputc('\n', f);
 }
 
-void ea_run_plan_print(const cJSON *plans, FILE *f)
+/* The capture's default run, whose steps are the current path of a configuration that lists none. */
+static void capture_launches(const char *label, const cJSON *cfg, const ea_captures *caps, FILE *f)
+{
+    char scope[256];
+    const char *rel = ej_str(cfg, "capture");
+    if (get(cfg, "current") || !rel || !ea_tf_capture_scope(rel, scope, sizeof scope))
+        return;
+    for (int i = 0; caps && i < caps->n; i++) {
+        const ea_capture_run *run = strcmp(caps->items[i].scope, scope) ? NULL : ea_capture_run_named(&caps->items[i], "default");
+        if (!run || !run->nsteps)
+            continue;
+        fprintf(f, "  %s: ", label);
+        for (int k = 0; k < run->nsteps; k++)
+            fprintf(f, "%s%s <<<%lldx%lld, %lld>>>", k ? "; " : "", run->steps[k].function, (long long)run->steps[k].grid[0],
+                    (long long)run->steps[k].grid[1], (long long)run->steps[k].block[0]);
+        fputc('\n', f);
+    }
+}
+
+void ea_run_plan_print(const cJSON *plans, const ea_captures *caps, FILE *f)
 {
     const cJSON *r, *n;
     cJSON_ArrayForEach(r, plans) {
@@ -84,12 +110,13 @@ void ea_run_plan_print(const cJSON *plans, FILE *f)
                               ej_str(cfg, "kind")};
         for (size_t i = 0; i < sizeof form / sizeof form[0]; i++)
             if (form[i])
-                fprintf(f, "  %s\n", form[i]);
+                fprintf(f, "  %s\n", said(form[i]));
         char label[64];
         snprintf(label, sizeof label, "current (%s)", ej_str(cfg, "current_source") ? ej_str(cfg, "current_source") : "?");
         launches(label, get(cfg, "current"), f);
+        capture_launches(label, cfg, caps, f);
         if (ej_str(orc, "kind") || ej_str(orc, "kernel"))
-            fprintf(f, "  oracle: %s\n", ej_str(orc, "kind") ? ej_str(orc, "kind") : ej_str(orc, "kernel"));
+            fprintf(f, "  oracle: %s\n", said(ej_str(orc, "kind") ? ej_str(orc, "kind") : ej_str(orc, "kernel")));
         if (get(orc, "launch")) {
             fputs("  oracle launch: ", f);
             launch(get(orc, "launch"), f);
@@ -99,7 +126,7 @@ void ea_run_plan_print(const cJSON *plans, FILE *f)
         launches("oracle variants", get(orc, "variants"), f);
         cJSON_ArrayForEach(n, get(cfg, "notes")) /* note ids, rendered (prose.h) */
             if (cJSON_IsString(n))
-                fprintf(f, "  note: %s\n", ea_note_text(n->valuestring) ? ea_note_text(n->valuestring) : n->valuestring);
+                fprintf(f, "  note: %s\n", said(n->valuestring));
     }
 }
 

@@ -5,7 +5,9 @@
  * - ea_run_plan_print: per planned result (repro.h, measure 0) its family, alias, point, occurrences,
  *   floor bytes, then the current path's steps and the oracle's launches and variants, each launch as
  *   "kernel <<<grid, block>>>" (a family's config names them "current", "oracle.launch",
- *   "oracle.launches", "oracle.kernel", "oracle.variants"), and its notes. Host only.
+ *   "oracle.launches", "oracle.kernel", "oracle.variants"), and its notes. A configuration that names its
+ *   "capture" and lists no "current" (cat's: the capture's default run is its current path, not copied into the
+ *   baselines) prints that run's steps from caps, "function <<<grid x, grid y, block x>>>". Host only.
  * - ea_run_check_doc takes ownership of results (measured with ea_run_opts.check_only) and wraps them:
  *   {"command", "gpu", "check_only": true, "results", "totals": {"results", "paths", "failed_paths",
  *   "kernels", "paths_without_kernels"}, "passed"}; "kernels" counts the kernels CUPTI saw in the
@@ -19,7 +21,9 @@
 
 #include <cjson/cJSON.h>
 
-void ea_run_plan_print(const cJSON *plans, FILE *f);
+#include "target/capture.h"
+
+void ea_run_plan_print(const cJSON *plans, const ea_captures *caps, FILE *f);
 cJSON *ea_run_check_doc(cJSON *results, const char *command, const char *gpu);
 void ea_run_check_print(const cJSON *doc, FILE *f);
 

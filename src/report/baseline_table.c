@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "base/json.h"
+#include "measure/fractions.h"
+#include "measure/prose.h"
 #include "measure/path.h"
 #include "base/text_table.h"
 
@@ -18,8 +20,9 @@ static const cJSON *obj(const cJSON *o, const char *key)
 /* A configuration value in a few words: a string up to its first colon, a distribution by its generator. */
 static void short_value(const cJSON *v, char *b, size_t n)
 {
-    if (cJSON_IsString(v))
-        snprintf(b, n, "%.*s", (int)strcspn(v->valuestring, ":"), v->valuestring);
+    const char *s = cJSON_IsString(v) && ea_note_text(v->valuestring) ? ea_note_text(v->valuestring) : cJSON_GetStringValue(v);
+    if (s) /* an id as its text (prose.h), up to its colon */
+        snprintf(b, n, "%.*s", (int)strcspn(s, ":"), s);
     else
         snprintf(b, n, "%s", ej_text(v, "generator"));
 }
@@ -96,15 +99,16 @@ cJSON *ea_baseline_table(const char *file, const cJSON *doc)
                                                                             : cJSON_CreateNull());
         if (!ej_str(s, "unsupported")) {
             const cJSON *cur = ea_path_named(s, "current", "faithful"), *orc = ea_path_named(s, "oracle", NULL);
-            const char *basis = ej_str(s, "fraction_basis");
+            ea_figures x;
+            ea_result_figures(s, &x);
             number(row, "current_us", ea_path_median(cur));
             number(row, "oracle_us", ea_path_median(orc));
             number(row, "current_cold_us", ea_path_median_cold(cur));
             number(row, "oracle_cold_us", ea_path_median_cold(orc));
-            number(row, "floor_us", ej_num(obj(s, "floor"), "us"));
-            number(row, "speedup", ej_num(s, "speedup"));
-            number(row, "floor_fraction", ej_num(s, "floor_fraction"));
-            cJSON_AddStringToObject(row, "fraction_basis", basis && !strcmp(basis, "time_cold") ? "cold" : "warm");
+            number(row, "floor_us", x.floor_us);
+            number(row, "speedup", x.speedup);
+            number(row, "floor_fraction", x.floor_fraction);
+            cJSON_AddStringToObject(row, "fraction_basis", x.basis_cold ? "cold" : "warm");
         }
         cJSON_AddBoolToObject(row, "passed", cJSON_IsTrue(obj(s, "passed")));
         cJSON_AddItemToArray(rows, row);

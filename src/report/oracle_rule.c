@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "measure/baseline.h"
 #include "measure/drift.h"
 #include "base/json.h"
 
@@ -19,12 +20,13 @@ static const ea_capture *capture_named(const ea_captures *caps, const char *scop
     return NULL;
 }
 
-/* The capture a fidelity's "capture" (the relative captures/<scope>/capture.json) names, or NULL. */
-static const ea_capture *fidelity_capture(const ea_captures *caps, const cJSON *fidelity)
+/* The capture a result's fidelity compared with (ea_fidelity_capture), or NULL. */
+static const ea_capture *fidelity_capture(const ea_captures *caps, const cJSON *result)
 {
-    const char *rel = ej_str(fidelity, "capture");
-    char scope[256];
-    return ea_tf_capture_scope(rel, scope, sizeof scope) ? capture_named(caps, scope) : NULL;
+    char rel[512], scope[256];
+    return ea_fidelity_capture(result, rel, sizeof rel) && ea_tf_capture_scope(rel, scope, sizeof scope)
+               ? capture_named(caps, scope)
+               : NULL;
 }
 
 /* A candidate target's own result: one of its scopes was captured under the lowering. */
@@ -107,7 +109,7 @@ static void judge(judging *j, const char *rival, const ea_drift_time *t)
 static void judge_compiled(judging *j, const ea_captures *caps)
 {
     const cJSON *fid = cJSON_GetObjectItemCaseSensitive(j->result, "fidelity");
-    const ea_capture *c = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(fid, "comparable")) ? fidelity_capture(caps, fid)
+    const ea_capture *c = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(fid, "comparable")) ? fidelity_capture(caps, j->result)
                                                                                            : NULL;
     for (int i = 0; c && i < c->nruns; i++) {
         const ea_capture_run *r = &c->runs[i];
