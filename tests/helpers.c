@@ -197,7 +197,8 @@ ea_run_env test_run_env(void)
     snprintf(env.capability, sizeof env.capability, "9.0");
     snprintf(env.driver, sizeof env.driver, "580.159.04");
     snprintf(env.toolkit, sizeof env.toolkit, "13.0");
-    snprintf(env.cache_policy, sizeof env.cache_policy, "warm: back to back");
+    env.calls_per_replay = 3;
+    env.replays = 30;
     return env;
 }
 

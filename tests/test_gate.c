@@ -505,7 +505,19 @@ Test(gate, reader_refuses_a_bad_margin_time_cold_or_unmeasured_entry)
     cr_assert_eq(ea_baseline_validate("b.json", a, &err), -1);
     cr_assert(strstr(err.msg, "b.json $.unmeasured[0]"), "%s", err.msg);
     cJSON_AddStringToObject(e, "reason", "needs a B200");
+    cr_assert_eq(ea_baseline_validate("b.json", a, &err), -1, "a sentence is no reason id");
+    cr_assert(strstr(err.msg, "b.json $.unmeasured[0].reason: expected a reason id (src/measure/prose.c; a sentence is "
+                              "no id), got \"needs a B200\""), "%s", err.msg);
+    cJSON_ReplaceItemInObjectCaseSensitive(e, "reason", cJSON_CreateString("fft_library"));
     cr_assert_eq(ea_baseline_validate("b.json", a, &err), 0, "%s", err.msg);
+    /* the header's run policy is its numbers: schema 2's sentence is a key schema 3 does not know */
+    cJSON_AddStringToObject(a, "cache_policy", "warm: 3 calls back to back per CUDA graph replay");
+    cr_assert_eq(ea_baseline_validate("b.json", a, &err), -1);
+    cr_assert(strstr(err.msg, "b.json $: unknown key 'cache_policy'"), "%s", err.msg);
+    cJSON_DeleteItemFromObjectCaseSensitive(a, "cache_policy");
+    cJSON_ReplaceItemInObjectCaseSensitive(a, "replays", cJSON_CreateNumber(0));
+    cr_assert_eq(ea_baseline_validate("b.json", a, &err), -1);
+    cr_assert(strstr(err.msg, "b.json $.replays"), "%s", err.msg);
     cJSON_Delete(a);
 }
 
@@ -567,7 +579,7 @@ Test(gate, uncovered_points_are_named_and_an_unmeasured_reason_covers_them)
     missing = ea_gate_uncovered(docs, a);
     cr_assert_eq(cJSON_GetArraySize(missing), 1, "an empty reason is no reason");
     cJSON_Delete(missing);
-    cJSON_ReplaceItemInObjectCaseSensitive(e, "reason", cJSON_CreateString("its family needs sm_100"));
+    cJSON_ReplaceItemInObjectCaseSensitive(e, "reason", cJSON_CreateString("avgpool_backward_not_recorded"));
     missing = ea_gate_uncovered(docs, a);
     cr_assert_eq(cJSON_GetArraySize(missing), 0);
     cJSON_Delete(missing);

@@ -165,6 +165,13 @@ Test(migrate, a_v2_document_keeps_every_time_and_drops_what_it_derives_or_copies
     cr_assert(cJSON_IsNull(at(d, "scopes/3/config/inputs")));
     cr_assert_eq(ej_num(at(d, "scopes/2/view/padded"), "pad_seed"), 20261130);
     cr_assert_null(at(d, "scopes/2/view/padded/generator"));
+    /* the header's cache policy: the numbers it quoted, where it stood, rendering it back */
+    char policy[640];
+    cr_assert_null(at(d, "cache_policy"));
+    cr_assert(ej_num(d, "calls_per_replay") == 3 && ej_num(d, "replays") == 30);
+    cr_assert_str_eq(cJSON_GetObjectItem(d, "replays")->next->string, "warmup_ms");
+    ea_run_policy_text(d, policy, sizeof policy);
+    cr_assert_str_eq(policy, ej_str(was, "cache_policy"));
     /* a file of schema 3 is left alone */
     cJSON *again = cJSON_Duplicate(d, 1);
     cr_assert_eq(ea_baseline_migrate("v3.json", again, &ops, &err), 1);
@@ -214,6 +221,11 @@ Test(migrate, a_v2_value_that_is_not_what_its_source_gives_is_refused_naming_its
          "$.scopes[2].view.padded.generator: expected a schema-2 sentence that schema 3 renders"},
         {"scopes/0/config/producer", "\"mul(x, 0.125) folded elsewhere\"", "$.scopes[0].config.producer: expected a "
                                                                            "schema-2 sentence"},
+        {"cache_policy", "\"warm: 3 calls back to back per CUDA graph replay, 30 replays timed after 50 ms of warm-up; "
+                         "the 60 MiB L2 keeps whatever of the call's data fits between calls\"",
+         "$.cache_policy: expected a schema-2 sentence that schema 3 renders from ids and numbers, \"warm: 3 "
+         "calls back to back per CUDA graph replay, 30 replays timed after 100 ms of warm-up;"},
+        {"cache_policy", "\"warm: kept hot\"", "$.cache_policy: expected a schema-2 sentence that schema 3 renders"},
         {"scopes/1/config/form", "\"a form no id renders\"", "$.scopes[1].config.form: expected a schema-2 sentence that "
                                                              "schema 3 renders from ids and numbers, \"(a term of "
                                                              "src/measure/prose.c)\", got \"a form no id renders\""},
@@ -226,8 +238,47 @@ Test(migrate, a_v2_value_that_is_not_what_its_source_gives_is_refused_naming_its
         edit(d, bad[i].path, bad[i].value);
         cr_assert_eq(ea_baseline_migrate("v2.json", d, &ops, &err), -1, "%s = %s migrated", bad[i].path,
                      bad[i].value ? bad[i].value : "(deleted)");
-        cr_assert(!strncmp(err.msg, "v2.json $.scopes[", 17), "%s", err.msg);
+        cr_assert(!strncmp(err.msg, "v2.json $.", 10), "%s", err.msg);
         has(err.msg, bad[i].want);
+        cJSON_Delete(d);
+    }
+    ea_torch_ops_free(&ops);
+}
+
+/* schema 2's "unmeasured" reasons: each sentence becomes the one id whose text it is, or (the four variant targets,
+ * whose copies 223da71 did not reword with the H200 one) was; one no id stands for is refused, naming its JSON path. */
+Test(migrate, an_unmeasured_reason_becomes_the_one_id_whose_text_it_is_or_was)
+{
+    static const char earlier_fft[] =
+        "library: a cuFFT plan behind ATen's _fft_c2c (FNet's fft2 over 512 x 768, complex64); Inductor has no FFT "
+        "lowering and no repro replaces cuFFT, so no timing is kept; its class comes from the capture (STEPS=newops "
+        "ci/gpu-check)";
+    const char *const reasons[] = {ea_unmeasured_text("symint_host_arithmetic"), earlier_fft, "library: a cuFFT call"};
+    ea_torch_ops ops;
+    ea_error err;
+    load_ops(&ops);
+    for (int bad = 0; bad < 2; bad++) {
+        cJSON *d = v2(), *u = cJSON_AddArrayToObject(d, "unmeasured");
+        for (int i = 0; i < 2 + bad; i++) {
+            cJSON *e = cJSON_CreateObject();
+            char point[32];
+            snprintf(point, sizeof point, "op-%d", i);
+            cJSON_AddStringToObject(e, "point", point);
+            cJSON_AddStringToObject(e, "reason", reasons[i]);
+            cJSON_AddItemToArray(u, e);
+        }
+        if (bad) {
+            cr_assert_eq(ea_baseline_migrate("v2.json", d, &ops, &err), -1);
+            cr_assert_str_eq(err.msg, "v2.json $.unmeasured[2].reason: expected a schema-2 sentence that schema 3 "
+                                      "renders from ids and numbers, \"(a reason of src/measure/prose.c)\", got "
+                                      "\"library: a cuFFT call\"");
+        } else {
+            cr_assert_eq(ea_baseline_migrate("v2.json", d, &ops, &err), 0, "%s", err.msg);
+            cr_assert_str_eq(cJSON_GetStringValue(at(d, "unmeasured/0/reason")), "symint_host_arithmetic");
+            cr_assert_str_eq(cJSON_GetStringValue(at(d, "unmeasured/1/reason")), "fft_library");
+            cr_assert_str_eq(ea_baseline_unmeasured_reason(d, "op-1"), ea_unmeasured_text("fft_library"),
+                             "printed as today's wording of the reason");
+        }
         cJSON_Delete(d);
     }
     ea_torch_ops_free(&ops);

@@ -84,8 +84,11 @@ Test(prose, a_v1_document_migrates_to_ids_and_numbers_that_render_its_sentences)
     cr_assert_eq(ej_num(d, "schema_version"), EA_BASELINES_VERSION);
     cr_assert_eq(ej_num(d, "warmup_ms"), 100);
     cr_assert_str_eq(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(d, "scopes"), 0)->child->string, "family");
-    cr_assert_str_eq(cJSON_GetObjectItemCaseSensitive(d, "cache_policy")->next->string, "warmup_ms",
-                     "the header's new number sits where a fresh run writes it");
+    cr_assert_str_eq(cJSON_GetObjectItemCaseSensitive(d, "replays")->next->string, "warmup_ms",
+                     "the header's new numbers sit where a fresh run writes them");
+    char policy[640];
+    ea_run_policy_text(d, policy, sizeof policy);
+    cr_assert_str_eq(policy, HEADER, "the header's policy renders back from its numbers");
     cJSON *notes = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(result0(d), "config"), "notes");
     cr_assert_eq(cJSON_GetArraySize(notes), 1, "the histc citation went to docs/evidence/routing_sort.md");
     cr_assert_str_eq(cJSON_GetArrayItem(notes, 0)->valuestring, "cat_tolerance");
@@ -201,7 +204,7 @@ Test(prose, an_unchanged_entry_keeps_its_bytes_when_the_file_is_written_again)
     ej_free(&doc);
 }
 
-/* A verdict, a floor note and a note text reworded: what is printed changes, the document and its validation not. */
+/* A verdict or an unmeasured reason reworded: what is printed changes, the document and its validation not. */
 Test(prose, a_reworded_sentence_changes_what_is_printed_only)
 {
     ej_doc doc;
@@ -215,6 +218,12 @@ Test(prose, a_reworded_sentence_changes_what_is_printed_only)
     has(was, "  verdict: measured, no material headroom\n");
     has(now, "  verdict: nothing to gain\n");
     cr_assert_null(strstr(now, "no material headroom"));
+    const char *fft = "fft_c2c-dd4e6e67403c";
+    has(ea_baseline_unmeasured_reason(doc.root, fft), "library: a cuFFT plan behind ATen's _fft_c2c");
+    ea_prose_reword("fft_library", "a cuFFT call, in other words");
+    cr_assert_str_eq(ea_baseline_unmeasured_reason(doc.root, fft), "a cuFFT call, in other words");
+    cr_assert_eq(ea_baseline_validate(H200, doc.root, &err), 0, "%s", err.msg);
+    ea_prose_reword(NULL, NULL);
     cr_assert(cJSON_Compare(doc.root, copy, 1));
     cr_assert_eq(ea_baseline_validate(H200, doc.root, &err), 0, "%s", err.msg);
     free(was), free(now), cJSON_Delete(copy);

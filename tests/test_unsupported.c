@@ -112,7 +112,8 @@ static cJSON *doc_with(cJSON *result)
     snprintf(env.capability, sizeof env.capability, "9.0");
     snprintf(env.driver, sizeof env.driver, "580.159.04");
     snprintf(env.toolkit, sizeof env.toolkit, "13.0");
-    snprintf(env.cache_policy, sizeof env.cache_policy, "warm");
+    env.calls_per_replay = 3;
+    env.replays = 30;
     cJSON *results = cJSON_CreateArray();
     cJSON_AddItemToArray(results, result);
     return ea_baseline_doc(results, &env);

@@ -45,9 +45,10 @@ static int measured_points(const ea_target *t, cJSON *const docs[EA_AUDIT_OPS], 
         cJSON_ArrayForEach(sc, cJSON_GetObjectItem(doc.root, "scopes"))
             cJSON_AddItemToArray(points, cJSON_CreateString(cJSON_GetObjectItem(sc, "point")->valuestring));
     if (rc == 0)
-        cJSON_ArrayForEach(sc, cJSON_GetObjectItem(doc.root, "unmeasured"))
-            cJSON_AddStringToObject(unmeasured, cJSON_GetObjectItem(sc, "point")->valuestring,
-                                    cJSON_GetObjectItem(sc, "reason")->valuestring);
+        cJSON_ArrayForEach(sc, cJSON_GetObjectItem(doc.root, "unmeasured")) {
+            const char *point = cJSON_GetObjectItem(sc, "point")->valuestring;
+            cJSON_AddStringToObject(unmeasured, point, ea_baseline_unmeasured_reason(doc.root, point));
+        }
     ej_free(&doc);
     return rc;
 }

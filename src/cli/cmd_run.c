@@ -164,7 +164,8 @@ static int measure_env(const ea_device_info *dev, const char *command, FILE *log
     env->memcpy_bytes_per_s = bw.memcpy_bytes_per_s;
     env->strided_bytes_per_s = bw.strided_bytes_per_s;
     snprintf(env->copy_kernel, sizeof env->copy_kernel, "%s", bw.kernel_name);
-    snprintf(env->cache_policy, sizeof env->cache_policy, "%s", bw.kernel.policy);
+    env->calls_per_replay = bw.kernel.calls_per_replay;
+    env->replays = bw.kernel.replays;
     env->warmup_ms = bw.kernel.warmup_ms; /* the timer's default, every path's */
     ea_bandwidth_free(&bw);
     if (ea_time_graph(ea_enqueue_empty_kernel, NULL, NULL, &launch, err))

@@ -8,7 +8,10 @@
  * its run's bytes_per_s and launch_us, its other numbers and the speedups and fractions are dropped, each only when it
  * is what fractions.h derives (else -1 naming the file, the JSON path and both numbers); fidelity.torch_op's copies
  * of the torch-ops file (each mode's torch_us, torch_q1_us, torch_q3_us, and kernels) are dropped, checked against
- * ops, the target's file, when loaded; a path's check_after_timing equal to its check becomes "same". Every member
+ * ops, the target's file, when loaded; a path's check_after_timing equal to its check becomes "same"; the header's
+ * cache_policy becomes the calls_per_replay and replays it quotes, each "unmeasured" reason the id whose text it is
+ * (or an earlier wording of it was), each only when prose.h renders it back (else -1 naming the file, the JSON path
+ * and both texts). Every member
  * it does not name (times, point_wall_s, a family's config and view) is kept as read. On -1 doc is partly rewritten
  * (the caller drops it). Returns 1 and leaves doc alone when it is already schema 3; 0 when migrated, the result
  * checked by ea_baseline_validate. */

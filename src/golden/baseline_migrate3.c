@@ -1,6 +1,6 @@
 /* baseline_migrate3.c: baselines schema 2 -> 3 (contract in baseline_migrate.h): what a result derives or copies
- * is dropped, each value only once it is what its source gives; every other member, the times first, is kept as
- * read. */
+ * is dropped, each value only once it is what its source gives; the header's cache policy and the unmeasured
+ * reasons become numbers and ids that render them; every other member, the times first, is kept as read. */
 #include "golden/baseline_migrate_impl.h"
 
 #include <math.h>
@@ -195,22 +195,25 @@ static const struct {
     {"staged", "grid", "index_add_staged_grid"},
 };
 
-/* o's member key replaced by v in its place (a new name keeps the order, so the bytes of the rest). */
-static void put_in_place(cJSON *o, const char *key, const char *name, cJSON *v)
+/* o's member key replaced by the members of the object with, in its place (new names keep the order, so the bytes
+ * of the rest); with is consumed. */
+static void put_in_place(cJSON *o, const char *key, cJSON *with)
 {
     cJSON *rebuilt = cJSON_CreateObject(), *m;
     while ((m = o->child) != NULL) {
         cJSON_DetachItemViaPointer(o, m);
         if (strcmp(m->string, key)) {
             cJSON_AddItemToObject(rebuilt, m->string, m);
-        } else {
-            cJSON_AddItemToObject(rebuilt, name, v);
-            cJSON_Delete(m);
+            continue;
         }
+        cJSON_Delete(m);
+        while ((m = with->child) != NULL)
+            cJSON_AddItemToObject(rebuilt, m->string, cJSON_DetachItemViaPointer(with, m));
     }
     while ((m = rebuilt->child) != NULL)
         cJSON_AddItemToObject(o, m->string, cJSON_DetachItemViaPointer(rebuilt, m));
     cJSON_Delete(rebuilt);
+    cJSON_Delete(with);
 }
 
 static int sentence_gone(const char *file, const char *at, const char *was, const char *now, ea_error *err)
@@ -248,7 +251,9 @@ static int parameterized(const char *file, const char *at, cJSON *r, ea_error *e
                  ej_num(cJSON_GetObjectItemCaseSensitive(cfg, "literals"), "pad"), seed, ej_num(cfg, "cols"));
         if (strcmp(gen, now))
             return sentence_gone(file, path, gen, now, err);
-        put_in_place(padded, "generator", "pad_seed", cJSON_CreateNumber(seed));
+        cJSON *with = cJSON_CreateObject();
+        cJSON_AddNumberToObject(with, "pad_seed", seed);
+        put_in_place(padded, "generator", with);
     }
     if (pr) {
         double scale = strncmp(pr, "mul(x, ", 7) ? NAN : strtod(pr + 7, NULL);
@@ -292,6 +297,61 @@ static int terms(const char *file, const char *at, cJSON *r, ea_error *err)
     return parameterized(file, at, r, err);
 }
 
+/* The header's cache policy, the run's warm one: its calls per replay and replays, which prose.h renders back with
+ * warmup_ms and gpu.l2_bytes. */
+static int header_policy(const char *file, cJSON *doc, ea_error *err)
+{
+    const char *s = ej_str(doc, "cache_policy");
+    char was[640], now[640];
+    int calls = 0, replays = 0;
+    if (!s)
+        return 0; /* schema 2 requires one: the schema-3 reader names what is missing */
+    snprintf(was, sizeof was, "%s", s);
+    sscanf(was, "warm: %d calls back to back per CUDA graph replay, %d replays", &calls, &replays);
+    cJSON *with = cJSON_CreateObject();
+    cJSON_AddNumberToObject(with, "calls_per_replay", calls);
+    cJSON_AddNumberToObject(with, "replays", replays);
+    put_in_place(doc, "cache_policy", with);
+    ea_run_policy_text(doc, now, sizeof now);
+    return strcmp(was, now) ? sentence_gone(file, "$.cache_policy", was, now, err) : 0;
+}
+
+/* Reasons schema 2 stored in an earlier wording, written before the newops captures showed each call (223da71
+ * reworded the H200 target's, not the four variant targets' copies): the same reason, whose id renders today's. */
+static const struct {
+    const char *was, *id;
+} v2_reasons[] = {
+    {"library: a cuFFT plan behind ATen's _fft_c2c (FNet's fft2 over 512 x 768, complex64); Inductor has no FFT "
+     "lowering and no repro replaces cuFFT, so no timing is kept; its class comes from the capture (STEPS=newops "
+     "ci/gpu-check)",
+     "fft_library"},
+    {"a view: c64 storage read as f32 pairs, no bytes moved, so nothing of its own to time; the FFT's capture beside "
+     "it shows whether Inductor emits any kernel for it (STEPS=newops ci/gpu-check)",
+     "view_as_real_alias"},
+    {"a view: the select_scatter's f32 pairs read as c64, no bytes moved, so nothing of its own to time; its capture "
+     "shows whether Inductor emits any kernel for it (STEPS=newops ci/gpu-check)",
+     "view_as_complex_alias"},
+};
+
+/* Each "unmeasured" entry's reason sentence becomes the one id whose text it is (or was). */
+static int reasons(const char *file, cJSON *doc, ea_error *err)
+{
+    cJSON *u;
+    int i = 0;
+    cJSON_ArrayForEach(u, cJSON_GetObjectItemCaseSensitive(doc, "unmeasured")) {
+        const char *was = ej_str(u, "reason"), *id = ea_unmeasured_id(was);
+        char path[64];
+        for (size_t k = 0; !id && was && k < sizeof v2_reasons / sizeof v2_reasons[0]; k++)
+            if (!strcmp(was, v2_reasons[k].was))
+                id = v2_reasons[k].id;
+        snprintf(path, sizeof path, "$.unmeasured[%d].reason", i++);
+        if (!id)
+            return sentence_gone(file, path, was ? was : "(none)", "(a reason of src/measure/prose.c)", err);
+        cJSON_ReplaceItemInObjectCaseSensitive(u, "reason", cJSON_CreateString(id));
+    }
+    return 0;
+}
+
 int ea_baseline_migrate_v3(const char *file, cJSON *doc, const ea_torch_ops *ops, ea_error *err)
 {
     cJSON *r;
@@ -299,6 +359,8 @@ int ea_baseline_migrate_v3(const char *file, cJSON *doc, const ea_torch_ops *ops
     if (!ops || !ops->loaded)
         fprintf(stderr, "golden migrate: %s: no torch-ops file beside it: the fidelity's copies of it are dropped "
                         "unchecked\n", file);
+    if (header_policy(file, doc, err) || reasons(file, doc, err))
+        return -1;
     cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(doc, "scopes")) {
         char at[64];
         snprintf(at, sizeof at, "$.scopes[%d]", i++);

@@ -242,7 +242,8 @@ cJSON *ea_baseline_doc(cJSON *results, const ea_run_env *env)
         cJSON_AddStringToObject(d, "torch", torch);
     else
         cJSON_AddNullToObject(d, "torch");
-    cJSON_AddStringToObject(d, "cache_policy", env->cache_policy);
+    cJSON_AddNumberToObject(d, "calls_per_replay", env->calls_per_replay);
+    cJSON_AddNumberToObject(d, "replays", env->replays);
     cJSON_AddNumberToObject(d, "warmup_ms", env->warmup_ms);
     bw = cJSON_AddObjectToObject(d, "copy_bandwidth");
     cJSON_AddNumberToObject(bw, "bytes", (double)env->copy_bytes);
@@ -344,11 +345,13 @@ void ea_baseline_print(const cJSON *doc, const ea_torch_ops *ops, FILE *f)
     const cJSON *s, *p;
     char tol[32];
     const cJSON *g = cJSON_GetObjectItemCaseSensitive(doc, "gpu");
+    char policy[640];
+    ea_run_policy_text(doc, policy, sizeof policy);
     fprintf(f, "%s, driver %s, toolkit %s; copy bandwidth %.2f TB/s, launch %.1f us; %s\n", ej_str(g, "name"),
             ej_str(doc, "driver"), ej_str(doc, "toolkit"),
             fmax(ej_num(cJSON_GetObjectItemCaseSensitive(doc, "copy_bandwidth"), "kernel_bytes_per_s"),
                  ej_num(cJSON_GetObjectItemCaseSensitive(doc, "copy_bandwidth"), "memcpy_bytes_per_s")) / 1e12,
-            ej_num(doc, "launch_us"), ej_str(doc, "cache_policy"));
+            ej_num(doc, "launch_us"), policy);
     cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(doc, "scopes")) {
         const cJSON *fid = cJSON_GetObjectItemCaseSensitive(s, "fidelity");
         if (ej_str(s, "unsupported")) { /* refused by its family: nothing ran */

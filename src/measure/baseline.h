@@ -46,7 +46,7 @@ typedef struct {
     int launch_chains;                      /* launch_floor.h: chains of 1..launch_chains empty kernels timed */
     double chain_us[EA_LAUNCH_FLOOR_MAX], chain_cold_us[EA_LAUNCH_FLOOR_MAX]; /* warm, cold (NaN: none) */
     char chain_cold_note[512];              /* why a chain has no cold time */
-    char cache_policy[640];
+    int calls_per_replay, replays;          /* the copy probe's warm timing, every path's default (prose.h) */
     double warmup_ms;                       /* the timer's warm-up before each timing (every path's) */
     char torch[64];                         /* the torch-ops file's torch build the fidelity compared with, or "" */
 } ea_run_env;
@@ -67,7 +67,7 @@ int ea_fidelity_capture(const cJSON *result, char *buf, size_t n);
 /* Takes ownership of results (an array of annotated results). */
 cJSON *ea_baseline_doc(cJSON *results, const ea_run_env *env);
 int ea_baseline_validate(const char *file, const cJSON *doc, ea_error *err);
-/* The reason a validated baselines document gives for a point it lists "unmeasured", or NULL. */
+/* The reason a validated baselines document gives for a point it lists "unmeasured" (its id's text), or NULL. */
 const char *ea_baseline_unmeasured_reason(const cJSON *doc, const char *point);
 /* Validates doc (as file), then writes it atomically (file "-": on standard output); a document the reader would
  * reject is not written. */

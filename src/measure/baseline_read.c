@@ -399,7 +399,7 @@ const char *ea_baseline_unmeasured_reason(const cJSON *doc, const char *point)
     const cJSON *u;
     cJSON_ArrayForEach(u, cJSON_GetObjectItemCaseSensitive(doc, "unmeasured"))
         if (!strcmp(ej_str(u, "point"), point))
-            return ej_str(u, "reason");
+            return ea_unmeasured_text(ej_str(u, "reason"));
     return NULL;
 }
 
@@ -414,18 +414,23 @@ static int optional_unmeasured(ej_val root, ea_error *err)
         return u.v ? -1 : 0;
     if (ej_array(u, &n, err))
         return -1;
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
         if (e = ej_index(u, i), ej_object(e, keys, err) || ej_get_string(e, "point", &s, err) ||
                                     ej_get_string(e, "reason", &s, err))
             return -1;
+        char got[232];
+        snprintf(got, sizeof got, "\"%.200s\"", s);
+        if (!ea_unmeasured_text(s))
+            return ej_bad_field(e, "reason", "a reason id (src/measure/prose.c; a sentence is no id)", got, err);
+    }
     return ej_each_once(u, same_point, "each unmeasured point once", err);
 }
 
 int ea_baseline_validate(const char *file, const cJSON *doc, ea_error *err)
 {
     static const char *const keys[] = {"schema", "schema_version", "command", "gpu", "driver", "toolkit", "torch",
-                                       "cache_policy", "warmup_ms", "copy_bandwidth", "launch_us", "scopes", "passed",
-                                       "unmeasured", "launch_floor", NULL};
+                                       "calls_per_replay", "replays", "warmup_ms", "copy_bandwidth", "launch_us",
+                                       "scopes", "passed", "unmeasured", "launch_floor", NULL};
     static const char *const gpu_keys[] = {"name", "model", "capability", "sm_count", "l2_bytes", "memory_bytes",
                                            NULL};
     static const char *const bw_keys[] = {"bytes", "kernel_bytes_per_s", "memcpy_bytes_per_s", NULL,
@@ -435,19 +440,21 @@ int ea_baseline_validate(const char *file, const cJSON *doc, ea_error *err)
     ej_val root = {file, doc, "$"}, scopes, torch, lf;
     const char *s;
     double launch, warmup;
-    int64_t version;
+    int64_t version, calls, replays;
     int n, b;
-    if (ej_object(root, keys, err))
-        return -1;
-    if (ej_get_int(root, "schema_version", &version, err) == 0 && (version == 1 || version == 2))
+    /* an older file is named as one before its keys (schema 2's cache_policy) are */
+    if (cJSON_IsObject(doc) && ej_get_int(root, "schema_version", &version, err) == 0 && (version == 1 || version == 2))
         return ea_fail(err, "%s $.schema_version: expected %d, got %d: a baselines file of schema %d (%s stored in it); "
                        "run `extern-audit golden migrate` to rewrite every committed target's", file, EA_BASELINES_VERSION,
                        (int)version, (int)version, version == 1 ? "sentences" : "derived numbers and copies");
+    if (ej_object(root, keys, err))
+        return -1;
     if (ej_expect_schema(root, EA_BASELINES_SCHEMA, EA_BASELINES_VERSION, err) ||
         ej_get_string(root, "command", &s, err) || object_with(root, "gpu", gpu_keys, gpu_keys + 3, err) ||
         ej_get_string(root, "driver", &s, err) || ej_get_string(root, "toolkit", &s, err) ||
         ej_field(root, "torch", 1, &torch, err) || (!cJSON_IsNull(torch.v) && ej_as_string(torch, &s, err)) ||
-        ej_get_string(root, "cache_policy", &s, err) || object_with(root, "copy_bandwidth", bw_allowed, bw_keys, err) ||
+        ej_get_int_min(root, "calls_per_replay", 1, &calls, err) || ej_get_int_min(root, "replays", 1, &replays, err) ||
+        object_with(root, "copy_bandwidth", bw_allowed, bw_keys, err) ||
         ej_get_number(root, "launch_us", &launch, err) || ej_get_number(root, "warmup_ms", &warmup, err) || ej_get_bool(root, "passed", &b, err) ||
         ej_field(root, "scopes", 1, &scopes, err) || ej_array(scopes, &n, err) || optional_unmeasured(root, err) ||
         ej_field(root, "launch_floor", 0, &lf, err) || (lf.v && ea_launch_floor_validate(lf, err)))

@@ -1,4 +1,5 @@
-/* prose.c: note texts, verdicts and cache policies rendered from ids and numbers (contract in prose.h). */
+/* prose.c: note texts, verdicts, unmeasured reasons and cache policies rendered from ids and numbers (contract in
+ * prose.h). */
 #include "measure/prose.h"
 
 #include <math.h>
@@ -174,18 +175,71 @@ void ea_verdict_text(const cJSON *result, char *out, size_t n)
         }
 }
 
-void ea_time_policy_text(const cJSON *doc, const cJSON *time, int cold, char *out, size_t n)
+/* Why a golden point holds no result: one row per reason id a baselines document's "unmeasured" list may give. */
+static const struct {
+    const char *id, *text;
+} unmeasured[] = {
+    {"fft_library",
+     "library: a cuFFT plan behind ATen's _fft_c2c (FNet's fft2 over 512 x 768, complex64); Inductor has no FFT "
+     "lowering and no repro replaces cuFFT, so no timing is kept; its captures (" EA_CAPTURES_NAME "/fft_c2c-*, "
+     "STEPS=newops ci/gpu-check) show Inductor calling torch.ops.aten._fft_c2c.default between its own Triton kernels: "
+     "class library_extern"},
+    {"view_as_real_alias",
+     "a view: c64 storage read as f32 pairs, no bytes moved, so nothing of its own to time; its captures "
+     "(" EA_CAPTURES_NAME "/view_as_real-*, STEPS=newops ci/gpu-check) show Inductor calling "
+     "torch.ops.aten.view_as_real.default, an aliasing call that launches no kernel, between its own Triton kernels"},
+    {"view_as_complex_alias",
+     "a view: the select_scatter's f32 pairs read as c64, no bytes moved, so nothing of its own to time; its captures "
+     "(" EA_CAPTURES_NAME "/view_as_complex-*, STEPS=newops ci/gpu-check) show Inductor calling "
+     "torch.ops.aten.view_as_complex.default, an aliasing call that launches no kernel, between its own Triton "
+     "kernels"},
+    {"symint_host_arithmetic",
+     "host arithmetic: the SymInt product s16*s82 (a reshape size) evaluated in Inductor's wrapper, no tensor and no "
+     "kernel; tools/capture cannot build its symbolic scope"},
+    {"avgpool_backward_not_recorded",
+     "no baseline recorded yet: the avgpool_backward family (ATen's fill + atomic kernel, a copy oracle) runs on a GPU "
+     "in STEPS=newops ci/gpu-check, whose result gate --propose adds"},
+};
+
+const char *ea_unmeasured_text(const char *id)
+{
+    for (size_t i = 0; id && i < sizeof unmeasured / sizeof unmeasured[0]; i++)
+        if (!strcmp(id, unmeasured[i].id))
+            return reworded(id, unmeasured[i].text);
+    return NULL;
+}
+
+const char *ea_unmeasured_id(const char *text)
+{
+    for (size_t i = 0; text && i < sizeof unmeasured / sizeof unmeasured[0]; i++)
+        if (!strcmp(text, unmeasured[i].text))
+            return unmeasured[i].id;
+    return NULL;
+}
+
+static void policy_text(const cJSON *doc, int cold, int calls, int replays, int ops, char *out, size_t n)
 {
     ea_timing t = {0};
     t.cache = cold ? EA_CACHE_COLD : EA_CACHE_WARM;
-    t.calls_per_replay = (int)ej_num(time, "calls_per_replay");
-    t.replays = (int)ej_num(time, "samples");
+    t.calls_per_replay = calls;
+    t.replays = replays;
     t.warmup_ms = ej_num(doc, "warmup_ms");
     t.l2_bytes = (size_t)ej_num(cJSON_GetObjectItemCaseSensitive(doc, "gpu"), "l2_bytes");
     t.flush_bytes = 2 * t.l2_bytes; /* ea_timer_flush_plan's rule */
-    t.ops_per_call = (int)ej_num(time, "operations");
+    t.ops_per_call = ops;
     ea_timer_describe(&t);
     snprintf(out, n, "%s", t.policy);
+}
+
+void ea_time_policy_text(const cJSON *doc, const cJSON *time, int cold, char *out, size_t n)
+{
+    policy_text(doc, cold, (int)ej_num(time, "calls_per_replay"), (int)ej_num(time, "samples"),
+                (int)ej_num(time, "operations"), out, n);
+}
+
+void ea_run_policy_text(const cJSON *doc, char *out, size_t n)
+{
+    policy_text(doc, 0, (int)ej_num(doc, "calls_per_replay"), (int)ej_num(doc, "replays"), 0, out, n);
 }
 
 const char *ea_floor_note_text(const cJSON *doc, const cJSON *result)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "measure/launch_floor.h"
+#include "measure/prose.h"
 #include "report/oracle_rule.h"
 #include "report/rollup_corpus.h"
 #include "report/rollup_impl.h"
@@ -263,8 +264,10 @@ static cJSON *gpus(const ea_rollup_inputs *in)
     cJSON_AddItemToObject(g, "after_torch", cJSON_IsString(torch) ? cJSON_CreateString(torch->valuestring) : cJSON_CreateNull());
     snprintf(note, sizeof note, "git %s", in->have_seed ? in->seed.pytorch_commit : "?");
     cJSON_AddItemToObject(g, "before_torch", in->have_seed ? cJSON_CreateString(note) : cJSON_CreateNull());
-    cJSON_AddItemToObject(g, "cache_policy", in->baselines ? cJSON_CreateString(ej_str(in->baselines, "cache_policy"))
-                                                            : cJSON_CreateNull());
+    char policy[640];
+    if (in->baselines)
+        ea_run_policy_text(in->baselines, policy, sizeof policy);
+    cJSON_AddItemToObject(g, "cache_policy", in->baselines ? cJSON_CreateString(policy) : cJSON_CreateNull());
     snprintf(note, sizeof note, "not measured on %s: %s has no pipeline timing (tools/capture/op_timing.py on that GPU)",
              in->gpu_model[0] ? in->gpu_model : "this GPU", in->ops.loaded ? in->ops.rel : "the target's " EA_TORCH_OPS_NAME);
     cJSON_AddItemToObject(g, "pipeline_note", pipeline ? cJSON_CreateNull() : cJSON_CreateString(note));
