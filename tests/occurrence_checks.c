@@ -183,46 +183,193 @@ void occ_extraction(const char *corpus, const char *who, char *dir, size_t n)
     snprintf(dir, n, "%.*s", (int)(strrchr(file, '/') - file), file);
 }
 
+/* ---- slices ----
+ * A classification check compares one occurrence's parts of documents the suite shares (classification.json stored
+ * and recomputed, 135 KB each; golden/occurrences/<op>.json and its re-extracted copy, 735 KB for cat): parsing them
+ * in each of the 279 test processes was most of the classification suite's time. Each document is read once per
+ * cache key instead and cut into one slice per occurrence, <set>/<test name>.json beside the set's done marker
+ * (written last, so a set cut short is made again); a check reads its slice, the same values at the same JSON
+ * paths, and its messages name the documents as before. */
+
+static const char *test_name(const occ_ref *r)
+{
+    for (const occ_test *o = occ_tests; o->name; o++)
+        if (&o->ref == r)
+            return o->name;
+    return "(not a generated test)";
+}
+
+/* The set's folder: done's. */
+static void set_dir(const char *done, char *dir, size_t n)
+{
+    snprintf(dir, n, "%.*s", (int)(strrchr(done, '/') - done), done);
+}
+
+static int write_slice(const char *dir, const char *name, cJSON *slice, ea_error *err)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s.json", dir, name);
+    char *text = cJSON_PrintUnformatted(slice);
+    cJSON_Delete(slice);
+    FILE *f = text ? fopen(path, "w") : NULL;
+    int rc = f && fputs(text, f) >= 0 ? 0 : -1;
+    if (f && fclose(f))
+        rc = -1;
+    free(text);
+    return rc ? ea_fail(err, "%s: cannot write: %s", path, strerror(errno)) : 0;
+}
+
+/* The slice of r in the set whose marker is done, loaded (who: the check, for a message). */
+static cJSON *slice_of(const char *done, const occ_ref *r, const char *who)
+{
+    char dir[4200], path[4400];
+    set_dir(done, dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/%s.json", dir, test_name(r));
+    return load(path, who);
+}
+
+/* key: {"index": i, "entry": $.occurrences[i]} of doc's entry of id, when it has one. */
+static void add_entry(cJSON *slice, const char *key, const cJSON *doc, const char *id)
+{
+    int i = entry_of(doc, id);
+    if (i < 0)
+        return;
+    cJSON *e = cJSON_AddObjectToObject(slice, key);
+    cJSON_AddNumberToObject(e, "index", i);
+    cJSON_AddItemToObject(e, "entry", cJSON_Duplicate(at(doc, "occurrences", i), 1));
+}
+
+/* Each occurrence's entries in the recomputed classification.json (the cached file) and the stored one. */
+static int make_class_slices(const char *recomputed, const char *done, ea_error *err)
+{
+    char dir[4200], stored[8192];
+    set_dir(done, dir, sizeof dir);
+    mkdir(dir, 0755);
+    snprintf(stored, sizeof stored, "%s/classification.json", target()->dir);
+    ej_doc now, st;
+    if (ej_load(recomputed, &now, err))
+        return -1;
+    if (ej_load(stored, &st, err))
+        return ej_free(&now), -1;
+    int rc = 0;
+    for (const occ_test *o = occ_tests; rc == 0 && o->name; o++) {
+        cJSON *slice = cJSON_CreateObject();
+        add_entry(slice, "recomputed", now.root, o->ref.id);
+        add_entry(slice, "stored", st.root, o->ref.id);
+        rc = write_slice(dir, o->name, slice, err);
+    }
+    ej_free(&now);
+    ej_free(&st);
+    return rc ? -1 : ea_write_file_atomic(done, "", 0, err);
+}
+
+/* key: {"signature", "scope", "occurrence"} of a point, one of its scope groups and an occurrence of it. */
+static void add_parts(cJSON *slice, const char *key, const cJSON *pt, const cJSON *grp, const cJSON *occ)
+{
+    cJSON *o = cJSON_AddObjectToObject(slice, key);
+    const cJSON *sig = cJSON_GetObjectItemCaseSensitive(pt, "signature");
+    const cJSON *scope = cJSON_GetObjectItemCaseSensitive(grp, "scope");
+    if (sig)
+        cJSON_AddItemToObject(o, "signature", cJSON_Duplicate(sig, 1));
+    if (scope)
+        cJSON_AddItemToObject(o, "scope", cJSON_Duplicate(scope, 1));
+    if (occ)
+        cJSON_AddItemToObject(o, "occurrence", cJSON_Duplicate(occ, 1));
+}
+
+/* Each occurrence's golden parts at its JSON path ("golden") and the parts of the occurrence of its id in the
+ * extraction's copy of the document (folder extracted; "extracted", absent when the id is not there). An op whose
+ * documents do not load gets slices saying why ("error"), as its checks alone failed before. */
+static int make_extract_slices(const char *extracted, const char *done, ea_error *err)
+{
+    char dir[4200];
+    set_dir(done, dir, sizeof dir);
+    mkdir(dir, 0755);
+    int rc = 0;
+    for (int op = 0; rc == 0 && op < EA_AUDIT_OPS; op++) {
+        char gp[512], path[4400];
+        ej_doc golden = {0}, now = {0};
+        ea_error why = {{0}};
+        snprintf(gp, sizeof gp, GOLDEN "/occurrences/%s.json", ea_audit_ops[op].short_name);
+        snprintf(path, sizeof path, "%s/%s.json", extracted, ea_audit_ops[op].short_name);
+        int loaded = -1;
+        for (const occ_test *o = occ_tests; rc == 0 && o->name; o++) {
+            if (o->ref.op != op)
+                continue;
+            if (loaded < 0)
+                loaded = ej_load(gp, &golden, &why) == 0 && ej_load(path, &now, &why) == 0;
+            cJSON *slice = cJSON_CreateObject();
+            const cJSON *gpt = at(golden.root, "points", o->ref.p), *ggrp = at(gpt, "scopes", o->ref.s);
+            const cJSON *xpt, *xgrp, *xocc;
+            if (!loaded)
+                cJSON_AddStringToObject(slice, "error", why.msg);
+            else
+                add_parts(slice, "golden", gpt, ggrp, at(ggrp, "occurrences", o->ref.o));
+            if (loaded && find_occurrence(now.root, o->ref.id, &xpt, &xgrp, &xocc))
+                add_parts(slice, "extracted", xpt, xgrp, xocc);
+            rc = write_slice(dir, o->name, slice, err);
+        }
+        ej_free(&golden);
+        ej_free(&now);
+    }
+    return rc ? -1 : ea_write_file_atomic(done, "", 0, err);
+}
+
 static void reextracted(const occ_ref *r, const char *w, const char *corpus)
 {
-    char dir[4200], path[4400], gp[512];
+    char dir[4200], done[4200], path[4400], gp[512];
+    ea_error err;
     occ_extraction(corpus, w, dir, sizeof dir);
-    snprintf(path, sizeof path, "%s/%s.json", dir, ea_audit_ops[r->op].short_name);
+    cr_assert_eq(occ_cached("extract-slices/done", make_extract_slices, dir, done, sizeof done, &err), 0, "%s: %s", w,
+                 err.msg);
     snprintf(gp, sizeof gp, GOLDEN "/occurrences/%s.json", ea_audit_ops[r->op].short_name);
-    cJSON *golden = load(gp, w), *now = load(path, w);
-    const cJSON *gpt = at(golden, "points", r->p), *ggrp = at(gpt, "scopes", r->s), *gocc = at(ggrp, "occurrences", r->o);
-    const cJSON *xpt, *xgrp, *xocc, *part;
+    cJSON *slice = slice_of(done, r, w);
+    const cJSON *error = cJSON_GetObjectItemCaseSensitive(slice, "error");
+    cr_assert_null(error, "%s: %s", w, cJSON_GetStringValue(error));
+    const cJSON *golden = cJSON_GetObjectItemCaseSensitive(slice, "golden");
+    const cJSON *now = cJSON_GetObjectItemCaseSensitive(slice, "extracted");
+    const cJSON *gocc = cJSON_GetObjectItemCaseSensitive(golden, "occurrence"), *part;
     cr_assert(gocc && !strcmp(text(gocc, "id"), r->id), "%s: not at that JSON path: regenerate the suite", w);
-    cr_assert(find_occurrence(now, r->id, &xpt, &xgrp, &xocc), "%s: not found when %s was extracted again", w, corpus);
-    cJSON_ArrayForEach(part, cJSON_GetObjectItemCaseSensitive(gpt, "signature")) {
+    cr_assert(now, "%s: not found when %s was extracted again", w, corpus);
+    cJSON_ArrayForEach(part, cJSON_GetObjectItemCaseSensitive(golden, "signature")) {
         char what[128], jp[640];
         snprintf(what, sizeof what, "signature.%s", part->string);
         snprintf(jp, sizeof jp, "%s $.points[%d].signature.%s", gp, r->p, part->string);
-        same_part(w, what, jp, part, cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(xpt, "signature"),
+        same_part(w, what, jp, part, cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(now, "signature"),
                                                                        part->string));
     }
     snprintf(path, sizeof path, "%s $.points[%d].scopes[%d].scope", gp, r->p, r->s);
-    same_part(w, "the scope", path, cJSON_GetObjectItemCaseSensitive(ggrp, "scope"), cJSON_GetObjectItemCaseSensitive(xgrp, "scope"));
+    same_part(w, "the scope", path, cJSON_GetObjectItemCaseSensitive(golden, "scope"),
+              cJSON_GetObjectItemCaseSensitive(now, "scope"));
     snprintf(path, sizeof path, "%s $.points[%d].scopes[%d].occurrences[%d]", gp, r->p, r->s, r->o);
-    same_part(w, "the occurrence's identity", path, gocc, xocc);
-    cJSON_Delete(golden);
-    cJSON_Delete(now);
+    same_part(w, "the occurrence's identity", path, gocc, cJSON_GetObjectItemCaseSensitive(now, "occurrence"));
+    cJSON_Delete(slice);
+}
+
+static int slice_index(const cJSON *e)
+{
+    return e ? (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(e, "index")) : -1;
 }
 
 void occ_classification(const occ_ref *r)
 {
-    char w[1024], file[4200], path[8192];
+    char w[1024], file[4200], done[4200], path[8192];
     ea_error err;
     where(r, w, sizeof w);
     const char *dir = target()->dir;
     cr_assert_eq(occ_cached("classification.json", make_classification, NULL, file, sizeof file, &err), 0,
                  "%s: classifying %s/captures: %s", w, dir, err.msg);
+    cr_assert_eq(occ_cached("class-slices/done", make_class_slices, file, done, sizeof done, &err), 0, "%s: %s", w,
+                 err.msg);
     snprintf(path, sizeof path, "%s/classification.json", dir);
-    cJSON *now = load(file, w), *stored = load(path, w);
-    int i = entry_of(stored, r->id), j = entry_of(now, r->id);
+    cJSON *slice = slice_of(done, r, w);
+    const cJSON *stored = cJSON_GetObjectItemCaseSensitive(slice, "stored");
+    const cJSON *now = cJSON_GetObjectItemCaseSensitive(slice, "recomputed");
+    int i = slice_index(stored);
     cr_assert(i >= 0, "%s: no entry in %s $.occurrences (extern-audit classify --update)", w, path);
-    cr_assert(j >= 0, "%s: the classification recomputed from %s/captures has no entry", w, dir);
-    const cJSON *es = at(stored, "occurrences", i), *en = at(now, "occurrences", j);
+    cr_assert(now, "%s: the classification recomputed from %s/captures has no entry", w, dir);
+    const cJSON *es = cJSON_GetObjectItemCaseSensitive(stored, "entry");
+    const cJSON *en = cJSON_GetObjectItemCaseSensitive(now, "entry");
     cr_assert(!strcmp(text(es, "class"), text(en, "class")),
               "%s: %s $.occurrences[%d].class is %s, recomputed from %s/captures (%s): %s, because %s; the old "
               "rule's verdict: %s",
@@ -233,15 +380,13 @@ void occ_classification(const occ_ref *r)
     if (!strcmp(text(en, "class"), "not_captured")) { /* stored and recomputed agree: GPU work still to do */
         char why[1024];
         snprintf(why, sizeof why, "%s", text(es, "reason"));
-        cJSON_Delete(now);
-        cJSON_Delete(stored);
+        cJSON_Delete(slice);
         cr_skip_test("%s", why);
     }
     const char *corpus = test_corpus();
     if (corpus)
         reextracted(r, w, corpus);
-    cJSON_Delete(now);
-    cJSON_Delete(stored);
+    cJSON_Delete(slice);
 }
 
 /* The run's one measurement (occurrence_cache.h), its file's name in file. */

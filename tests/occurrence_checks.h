@@ -12,9 +12,10 @@
  *   measured nor lists as unmeasured: a failure.
  * - Without a GPU correctness and timing skip with "no CUDA device: <reason>".
  * - What is costly is computed once and shared by every test process (occurrence_cache.h): the
- *   classification and the corpus extraction while nothing they depend on changes, and one measurement of
- *   every selected point per run, made before the tests start. A timing failure says whether another
- *   process took the device's lock meanwhile.
+ *   classification and the corpus extraction while nothing they depend on changes, the documents a
+ *   classification check compares cut into one small slice per occurrence (so a check parses its own part,
+ *   not the 135 KB and 735 KB documents), and one measurement of every selected point per run, made before
+ *   the tests start. A timing failure says whether another process took the device's lock meanwhile.
  * - occ_extraction: the folder of that one extraction of corpus (<op>.json and summary.json, as extract --out
  *   writes them; made with golden/occurrences/cat.json's cat_input_cap), for the corpus tests too; who names
  *   the caller in a failure.

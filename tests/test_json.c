@@ -189,6 +189,24 @@ Test(json, index_of_object_is_nothing)
     cr_assert_null(ej_index(get(sample(), "ops"), 0).v);
 }
 
+Test(json, next_walks_an_array_as_index_does_and_ends_in_nothing)
+{
+    ej_val r = parse("{\"a\": [10, \"x\", [], 13], \"o\": {\"k\": 1}}"), arr = get(r, "a"), e = ej_index(arr, 0);
+    int n, i;
+    cr_assert_eq(ej_array(arr, &n, &err), 0, "%s", err.msg);
+    for (i = 0; i < n; e = ej_next(arr, e, i++)) {
+        ej_val want = ej_index(arr, i);
+        cr_assert_eq(e.v, want.v, "element %d", i);
+        cr_assert_str_eq(e.path, want.path);
+    }
+    cr_assert_null(e.v);
+    cr_assert_str_eq(e.path, "$.a[4]");
+    double x;
+    assert_fails(ej_as_number(ej_next(arr, ej_index(arr, 0), 0), &x, &err), "t.json $.a[1]: expected finite number, got "
+                                                                             "string \"x\"");
+    cr_assert_null(ej_next(get(r, "o"), ej_index(arr, 0), 0).v, "an object is no array");
+}
+
 Test(json, array_rejects_object)
 {
     int n;

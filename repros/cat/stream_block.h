@@ -142,11 +142,25 @@ CAT_FN float cat_sqrt(float x)
     return sqrtf(x);
 }
 
+/* fmaxf(0, x), its value and sign, with no libm call but for zeros (whose sign fmaxf leaves to the
+ * platform): the emulations call it once per element. */
+CAT_FN float cat_reluf(float x)
+{
+    return x > 0 ? x : x < 0 || isnan(x) ? 0.0f : fmaxf(0.0f, x);
+}
+
 CAT_FN float cat_bn_relu(float x, const cat_chan *q)
 {
-    return fmaxf(0.0f, fmaf((x - q->mean) * q->r, q->w, q->b));
+    return cat_reluf(fmaf((x - q->mean) * q->r, q->w, q->b));
 }
 #endif
+
+/* Bytes of an element of dt (one of the three above): a constant where dt is one, as the kernels' template
+ * parameter and the emulations' per-dtype loops have it. */
+CAT_FN int cat_size(int dt)
+{
+    return dt == EA_F32 ? 4 : 2;
+}
 
 /* Inductor's terms of a channel from its running mean and variance, weight and bias. */
 CAT_FN void cat_terms(const cat_args *a, float mean, float var, float w, float b, cat_chan *q)

@@ -320,16 +320,51 @@ static int plain_key(const char *key)
     return 1;
 }
 
-/* Paths longer than ej_val.path are cut short: they only ever label messages. */
+/* s copied to path + at as far as path's size allows; at + strlen(s), as snprintf counts. */
+static size_t append(char *path, size_t size, size_t at, const char *s)
+{
+    size_t len = strlen(s);
+    if (at < size - 1)
+        memcpy(path + at, s, len < size - 1 - at ? len : size - 1 - at);
+    return at + len;
+}
+
+/* "[i]" */
+static const char *bracketed(int i, char buf[16])
+{
+    char *p = buf + 15;
+    unsigned u = i < 0 ? 0u - (unsigned)i : (unsigned)i;
+    *p = '\0';
+    *--p = ']';
+    do
+        *--p = (char)('0' + u % 10);
+    while (u /= 10);
+    if (i < 0)
+        *--p = '-';
+    *--p = '[';
+    return p;
+}
+
+/* Paths longer than ej_val.path are cut short: they only ever label messages. Spelled by hand, as
+ * snprintf("%s.%s" / "%s[\"%s\"]" / "%s[%d]") would: every field and element read makes one, and the format
+ * machinery was a tenth of a golden load. */
 static ej_val child(ej_val parent, const cJSON *v, const char *key, int index)
 {
-    ej_val c = {.file = parent.file, .v = v};
-    int n;
-    if (key)
-        n = snprintf(c.path, sizeof c.path, plain_key(key) ? "%s.%s" : "%s[\"%s\"]", parent.path, key);
-    else
-        n = snprintf(c.path, sizeof c.path, "%s[%d]", parent.path, index);
-    if (n >= (int)sizeof c.path)
+    ej_val c;
+    char num[16];
+    const int plain = key && plain_key(key);
+    size_t n = append(c.path, sizeof c.path, 0, parent.path);
+    c.file = parent.file;
+    c.v = v;
+    if (key) {
+        n = append(c.path, sizeof c.path, n, plain ? "." : "[\"");
+        n = append(c.path, sizeof c.path, n, key);
+        n = append(c.path, sizeof c.path, n, plain ? "" : "\"]");
+    } else {
+        n = append(c.path, sizeof c.path, n, bracketed(index, num));
+    }
+    c.path[n < sizeof c.path ? n : sizeof c.path - 1] = '\0';
+    if (n >= sizeof c.path)
         memcpy(c.path + sizeof c.path - 4, "...", 4);
     return c;
 }
@@ -407,6 +442,11 @@ ej_val ej_index(ej_val arr, int i)
 {
     /* cJSON would also index an object's members; an element of a non-array is nothing. */
     return child(arr, cJSON_IsArray(arr.v) ? cJSON_GetArrayItem(arr.v, i) : NULL, NULL, i);
+}
+
+ej_val ej_next(ej_val arr, ej_val at, int i)
+{
+    return child(arr, cJSON_IsArray(arr.v) && at.v ? at.v->next : NULL, NULL, i + 1);
 }
 
 int ej_array(ej_val v, int *n, ea_error *err)

@@ -41,6 +41,9 @@ int ej_object(ej_val v, const char *const *allowed, ea_error *err);
 int ej_field(ej_val obj, const char *key, int required, ej_val *out, ea_error *err);
 /* Array element i of v (v must be an array; ej_array gives its length). */
 ej_val ej_index(ej_val arr, int i);
+/* Element i + 1 of arr after at, element i (as ej_index or ej_next gave it): an array walked in order costs a step
+ * an element, where ej_index walks the list from its head each time (a 5000-value reference: 12.5M steps). */
+ej_val ej_next(ej_val arr, ej_val at, int i);
 int ej_array(ej_val v, int *n, ea_error *err);
 /* v must be an object used as a map (free-form, unique keys); ej_member gives member i and its key. */
 int ej_map(ej_val v, int *n, ea_error *err);

@@ -4,15 +4,18 @@
 
 int ej_each_once(ej_val arr, ej_same_fn *same, const char *what, ea_error *err)
 {
-    int n;
+    int n, j = 0;
     if (ej_array(arr, &n, err))
         return -1;
-    for (int j = 1; j < n; j++)
-        for (int i = 0; i < j; i++)
-            if (same(ej_index(arr, i).v, ej_index(arr, j).v)) {
+    /* every pair by the list's links (ej_index per pair walked the list and spelled two paths: cubic) */
+    for (const cJSON *b = arr.v->child; b; b = b->next, j++) {
+        int i = 0;
+        for (const cJSON *a = arr.v->child; a != b; a = a->next, i++)
+            if (same(a, b)) {
                 ej_val dup = ej_index(arr, j);
                 return ea_fail(err, "%s %s: expected %s, got a repeat of %s[%d]", dup.file, dup.path, what, arr.path, i);
             }
+    }
     return 0;
 }
 

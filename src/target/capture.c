@@ -167,8 +167,9 @@ static int read_reference(ej_val v, ea_capture_tensor *t, ea_error *err)
     if (ej_object(ref, keys, err) || ej_get_int_min(ref, "stride", 1, &t->ref_stride, err) ||
         ej_field(ref, "values", 1, &vals, err) || ej_array(vals, &n, err))
         return -1;
-    for (int i = 0; i < n; i++)
-        if (ej_as_number(ej_index(vals, i), &x, err))
+    ej_val e = ej_index(vals, 0);
+    for (int i = 0; i < n; e = ej_next(vals, e, i++))
+        if (ej_as_number(e, &x, err))
             return -1;
     int64_t numel = elements(t->t.sizes, t->t.ndim), want = (numel + t->ref_stride - 1) / t->ref_stride;
     if (n != want) {
