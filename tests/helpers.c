@@ -186,6 +186,16 @@ const cJSON *test_path(const cJSON *result, const char *name, const char *mode)
     return p;
 }
 
+const cJSON *test_check(const cJSON *path, int after)
+{
+    const cJSON *c = cJSON_GetObjectItem(path, "check"), *a = cJSON_GetObjectItem(path, "check_after_timing");
+    if (!after)
+        return c;
+    cr_assert(cJSON_IsObject(a) || (cJSON_IsString(a) && !strcmp(a->valuestring, "same")),
+              "check_after_timing: expected an object or \"same\"");
+    return cJSON_IsObject(a) ? a : c;
+}
+
 ea_run_env test_run_env(void)
 {
     ea_run_env env = {.sm_count = 132, .l2_bytes = 62914560, .memory_bytes = 150000000000, .copy_bytes = 1 << 30,

@@ -91,6 +91,9 @@ cJSON *test_walk(cJSON *root, const char *path, cJSON **parent, char *last, size
 
 /* A repro result's path named name (of mode, unless NULL); asserts there is one. */
 const cJSON *test_path(const cJSON *result, const char *name, const char *mode);
+/* A path's "check" (after 0) or "check after timing" (after 1): where schema 3 stores the id "same" there
+ * (ea_paths_fold_checks), the first check's object, which is what the check after timing found. */
+const cJSON *test_check(const cJSON *path, int after);
 
 /* A classification document's $.summary recomputed from its occurrences entries, as classify writes it: what a
  * test that edits the entries calls before saving (a stored summary must agree with its entries). */

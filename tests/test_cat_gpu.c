@@ -10,6 +10,7 @@
 
 #include "helpers.h"
 #include "base/json.h"
+#include "measure/fractions.h"
 #include "occurrence_cache.h"
 
 static double num(const cJSON *o, const char *a, const char *b)
@@ -18,11 +19,12 @@ static double num(const cJSON *o, const char *a, const char *b)
     return cJSON_GetObjectItem(x, b)->valuedouble;
 }
 
-/* An annotation's number, NaN when the annotation has none. */
-static double opt(const cJSON *r, const char *key)
+/* What a result derives from its times and floor (schema 3 stores none of it). */
+static ea_figures figures(const cJSON *r)
 {
-    const cJSON *v = cJSON_GetObjectItem(r, key);
-    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+    ea_figures x;
+    ea_result_figures(r, &x);
+    return x;
 }
 
 /* Every rule of the family, read back from the result; non-fatal, so a sweep reports every point. */
@@ -34,18 +36,22 @@ static int judged(const cJSON *r, const char *alias)
     const cJSON *cur = test_path(r, "current", NULL), *orc = test_path(r, "oracle", NULL), *c;
     cr_expect_eq(num(cur, "check", "mismatched"), 0, "%s: the replay gives torch's outputs", alias);
     for (int i = 0; i < 2; i++) {
-        const char *key = i ? "check_after_timing" : "check";
-        int clean = num(orc, key, "unwritten") == 0 && num(orc, key, "nonfinite") == 0 && num(orc, key, "mismatched") == 0;
-        cr_expect(clean, "%s %s: every element written, finite, the cat exact, BN within tolerance", alias, key);
-        cr_expect_leq(num(orc, key, "rel_l2"), 0x1p-8, "%s: within bf16 rounding", alias);
-        ok &= clean && num(orc, key, "rel_l2") <= 0x1p-8;
+        const cJSON *k = test_check(orc, i);
+        double rel = cJSON_GetNumberValue(cJSON_GetObjectItem(k, "rel_l2"));
+        int clean = cJSON_GetNumberValue(cJSON_GetObjectItem(k, "unwritten")) == 0 &&
+                    cJSON_GetNumberValue(cJSON_GetObjectItem(k, "nonfinite")) == 0 &&
+                    cJSON_GetNumberValue(cJSON_GetObjectItem(k, "mismatched")) == 0;
+        cr_expect(clean, "%s %s: every element written, finite, the cat exact, BN within tolerance", alias,
+                  i ? "check after timing" : "check");
+        cr_expect_leq(rel, 0x1p-8, "%s: within bf16 rounding", alias);
+        ok &= clean && rel <= 0x1p-8;
     }
     cJSON_ArrayForEach(c, cJSON_GetObjectItem(orc, "candidates")) {
         cr_expect(cJSON_IsTrue(cJSON_GetObjectItem(c, "passed")), "%s: every oracle variant passes", alias);
         ok &= cJSON_IsTrue(cJSON_GetObjectItem(c, "passed"));
     }
     const cJSON *v = cJSON_GetObjectItem(r, "view");
-    cr_expect_eq(num(v, "launches", "oracle"), 1);
+    cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItem(orc, "kernels")), 1, "%s: the oracle is one kernel", alias);
     const cJSON *sums = cJSON_GetObjectItem(v, "oracle_checksums_equal_torch"), *cat = cJSON_GetObjectItem(sums, "cat");
     cr_expect(!cat || cJSON_IsTrue(cat), "%s: the cat is torch's bit for bit", alias);
     ok &= !cat || cJSON_IsTrue(cat);
@@ -88,10 +94,10 @@ Test(cat_gpu, infer_k25_at_copy_bandwidth, .timeout = 300)
     /* judged warm, as this bound was set; the annotation's fraction is the cold one (logged) */
     double warm_us = num(test_path(r, "oracle", NULL), "time", "median_us");
     double bw = copy_bandwidth();
-    double frac = num(r, "floor", "bytes") / (warm_us * 1e-6) / bw;
+    ea_figures x = figures(r);
+    double frac = x.bytes / (warm_us * 1e-6) / bw;
     cr_log_info("k25: oracle %.2f us warm, %.1f%% of copy bandwidth (%.2f TB/s); cold %.1f%% (%s); current %.2f us",
-                warm_us, 100 * frac, bw / 1e12, 100 * opt(r, "bandwidth_fraction"),
-                cJSON_GetObjectItem(r, "fraction_basis")->valuestring,
+                warm_us, 100 * frac, bw / 1e12, 100 * x.bandwidth_fraction, x.basis_cold ? "time_cold" : "time",
                 num(test_path(r, "current", NULL), "time", "median_us"));
     cr_assert_geq(frac, 0.85, "oracle at %.1f%% of the copy bandwidth", 100 * frac);
     cJSON_Delete(all);
@@ -110,17 +116,19 @@ Test(cat_gpu, every_golden_point, .timeout = 600)
         int good = judged(r, alias);
         i++;
         /* the oracle is the fused design: one launch, and no slower than Inductor's two or three */
-        cr_expect_geq(opt(r, "speedup"), 1.0, "%s: oracle slower than the current path", alias);
-        good &= opt(r, "speedup") >= 1.0;
+        ea_figures x = figures(r);
+        cr_expect_geq(x.speedup, 1.0, "%s: oracle slower than the current path", alias);
+        good &= x.speedup >= 1.0;
         ok += good;
         const cJSON *v = cJSON_GetObjectItem(r, "view");
         fprintf(stderr, "CAT %-30s current %8.2f us (%d launches) oracle %8.2f us (%s u%d) speedup %5.2fx bw %5.1f%% "
                     "y_torch_exact %d emu_exact %d %s\n",
-                    alias, num(test_path(r, "current", NULL), "time", "median_us"), (int)num(v, "launches", "current"),
+                    alias, num(test_path(r, "current", NULL), "time", "median_us"),
+                    cJSON_GetArraySize(cJSON_GetObjectItem(test_path(r, "current", NULL), "kernels")),
                     num(test_path(r, "oracle", NULL), "time", "median_us"),
                     cJSON_GetObjectItem(test_path(r, "oracle", NULL), "variant")->valuestring,
                     (int)cJSON_GetObjectItem(test_path(r, "oracle", NULL), "unroll")->valuedouble,
-                    opt(r, "speedup"), 100 * opt(r, "bandwidth_fraction"),
+                    x.speedup, 100 * x.bandwidth_fraction,
                     cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(v, "oracle_checksums_equal_torch"), "y")),
                     cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(v, "current_emulated"), "y_bit_exact_with_torch")),
                     good ? "ok" : "FAILED");

@@ -39,9 +39,9 @@ static void exact(const cJSON *path, const char *alias)
 {
     const char *name = cJSON_GetObjectItem(path, "name")->valuestring;
     for (int i = 0; i < 2; i++) {
-        const char *check = i ? "check_after_timing" : "check";
-        cr_assert_eq(num(path, check, "unwritten"), 0, "%s %s %s: unwritten", alias, name, check);
-        cr_assert_eq(num(path, check, "mismatched"), 0, "%s %s %s: mismatched", alias, name, check);
+        const char *check = i ? "check after timing" : "check";
+        cr_assert_eq(num(test_check(path, i), "unwritten", NULL), 0, "%s %s %s: unwritten", alias, name, check);
+        cr_assert_eq(num(test_check(path, i), "mismatched", NULL), 0, "%s %s %s: mismatched", alias, name, check);
     }
     cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(path, "passed")), "%s %s did not pass", alias, name);
     cr_assert(num(path, "time", "median_us") > 0);

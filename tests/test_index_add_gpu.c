@@ -10,6 +10,7 @@
 #include "../repros/index_add/run.h"
 #include "helpers.h"
 #include "index_add_points.h"
+#include "measure/fractions.h"
 #include "occurrence_cache.h"
 
 /* untimed: these judge correctness off the golden shapes; timing is the golden points' (shared) measurement */
@@ -50,12 +51,12 @@ static void full_scope(const char *alias)
     cr_assert_eq(check_of(orc, "mismatched"), 0, "bit-exact with its CPU emulation");
     cr_assert(check_of(cur, "unwritten") == 0 && check_of(orc, "unwritten") == 0 && check_of(gen, "unwritten") == 0);
     /* judged warm, as this bound was set; the annotation's fractions are the cold ones (logged) */
-    double frac = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "floor"), "us")->valuedouble /
-                  cJSON_GetObjectItem(cJSON_GetObjectItem(orc, "time"), "median_us")->valuedouble;
+    ea_figures x;
+    ea_result_figures(r, &x);
+    double frac = x.floor_us / ea_path_median(orc);
     cr_log_info("%s: oracle at %.1f%% of the floor warm; %.1f%% of the floor and %.1f%% of the copy bandwidth "
-                "against its %s", alias, 100 * frac, 100 * cJSON_GetObjectItem(r, "floor_fraction")->valuedouble,
-                100 * cJSON_GetObjectItem(r, "bandwidth_fraction")->valuedouble,
-                cJSON_GetObjectItem(r, "fraction_basis")->valuestring);
+                "against its %s", alias, 100 * frac, 100 * x.floor_fraction, 100 * x.bandwidth_fraction,
+                x.basis_cold ? "time_cold" : "time");
     cr_assert_geq(frac, 0.85, "%s oracle at %.1f%% of the floor", alias, 100 * frac);
     cJSON_Delete(all);
 }
@@ -102,10 +103,10 @@ Test(index_add_gpu, replica_fidelity_against_torch_op, .timeout = 600)
             outside += !ok;
             if (k < sizeof report)
                 k += (size_t)snprintf(report + k, sizeof report - k,
-                                      "%s %s: %.2f (replica %.1f us, torch %.1f us)%s; ", aliases[a], mode,
+                                      "%s %s: %.2f (replica %.1f us)%s; ", aliases[a], mode,
                                       cJSON_GetNumberValue(cJSON_GetObjectItem(m, "ratio")),
-                                      cJSON_GetNumberValue(cJSON_GetObjectItem(m, "replica_us")),
-                                      cJSON_GetNumberValue(cJSON_GetObjectItem(m, "torch_us")), ok ? "" : " OUTSIDE 15%");
+                                      ea_path_median(ea_path_named(shared(all, aliases[a]), "current", mode)),
+                                      ok ? "" : " OUTSIDE 15%");
         }
     }
     cJSON_Delete(all);
