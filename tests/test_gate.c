@@ -226,6 +226,40 @@ Test(gate, ten_percent_slower_is_a_regression_and_only_it_moves_in_the_proposal)
     release(4, p, r, a, b);
 }
 
+/* A tuned path's moved warm time comes with the variant table of the run that chose it; a cold time alone, not. */
+Test(gate, a_taken_warm_time_takes_the_variant_table_it_was_kept_from)
+{
+    cJSON *a = golden(), *b = golden();
+    int s = 0, k = -1;
+    for (const cJSON *r = cJSON_GetObjectItemCaseSensitive(a, "scopes")->child; r && k < 0; r = r->next, s++) {
+        int i = 0;
+        for (const cJSON *p = cJSON_GetObjectItemCaseSensitive(r, "paths")->child; p && k < 0; p = p->next, i++)
+            k = cJSON_HasObjectItem(p, "candidates") ? i : -1;
+    }
+    cr_assert_geq(k, 0, "a committed path with a variant table");
+    s--;
+    scale(b, s, k, "time", 0.8);
+    scale(b, s, k, "time_cold", 0.8);
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(path_of(b, s, k), "candidates"))
+        cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(c, "median_us"),
+                             0.8 * cJSON_GetObjectItemCaseSensitive(c, "median_us")->valuedouble);
+    cJSON *r = compare(a, b), *p = ea_gate_propose(a, b, r);
+    cr_assert(cJSON_Compare(cJSON_GetObjectItemCaseSensitive(path_of(p, s, k), "candidates"),
+                            cJSON_GetObjectItemCaseSensitive(path_of(b, s, k), "candidates"), 1),
+              "the fresh table beside the fresh time");
+    release(2, p, r);
+    /* only the cold time moved: the warm time and its table stay the stored ones */
+    cJSON *warm = golden();
+    cJSON_ReplaceItemInObjectCaseSensitive(path_of(b, s, k), "time",
+                                           cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(path_of(warm, s, k), "time"), 1));
+    r = compare(a, b);
+    p = ea_gate_propose(a, b, r);
+    cr_assert(cJSON_Compare(cJSON_GetObjectItemCaseSensitive(path_of(p, s, k), "candidates"),
+                            cJSON_GetObjectItemCaseSensitive(path_of(a, s, k), "candidates"), 1));
+    release(5, p, r, a, b, warm);
+}
+
 Test(gate, ten_percent_faster_is_a_stale_golden)
 {
     cJSON *a, *b, *r = compare_scaled(&a, &b, 0, 0, 0.90);

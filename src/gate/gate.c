@@ -529,8 +529,13 @@ static int take(cJSON *out, const cJSON *fresh, const cJSON *e)
     cJSON *fr = scope_item((cJSON *)fresh, fi);
     if (!strcmp(st, "SLOWER") || !strcmp(st, "FASTER")) {
         const char *key = strstr(ej_text(e, "mode"), "/cold") ? "time_cold" : "time";
-        cJSON *t = cJSON_GetObjectItemCaseSensitive(path_item((cJSON *)fresh, fi, fj), key);
-        cJSON_ReplaceItemInObjectCaseSensitive(path_item(out, si, sj), key, cJSON_Duplicate(t, 1));
+        cJSON *from = path_item((cJSON *)fresh, fi, fj), *to = path_item(out, si, sj);
+        cJSON_ReplaceItemInObjectCaseSensitive(to, key, cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(from, key), 1));
+        /* a warm time kept from a variant table comes with the table that chose it (path.h: the kept variant is
+         * the fastest of that run's; the stored table beside a new time would say otherwise) */
+        const cJSON *table = cJSON_GetObjectItemCaseSensitive(from, "candidates");
+        if (!strcmp(key, "time") && table && cJSON_HasObjectItem(to, "candidates"))
+            cJSON_ReplaceItemInObjectCaseSensitive(to, "candidates", cJSON_Duplicate(table, 1));
         return 2;
     } else if (!strcmp(st, "UNSUPPORTED")) { /* the whole result: one side has no paths to take */
         cJSON_ReplaceItemInArray(cJSON_GetObjectItemCaseSensitive(out, "scopes"), si, cJSON_Duplicate(fr, 1));
