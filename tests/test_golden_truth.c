@@ -333,6 +333,11 @@ Test(golden_truth, baselines_times_counts_and_sizes_out_of_range_are_refused)
          "$.scopes[0].config.floor_bytes: expected integer of magnitude below 2^53"},
         {BASELINES, "\"bytes\": 1073741824", "\"bytes\": 1e308", "audit",
          "$.copy_bandwidth.bytes: expected integer of magnitude below 2^53"},
+        /* found by make campaign: a launch's bytes were read as any number */
+        {BASELINES, "\"bytes\":2359296", "\"bytes\":1e308", "audit",
+         ".paths[0].kernel_launches[0].bytes: expected integer of magnitude below 2^53"},
+        {BASELINES, "\"bytes\":2359296", "\"bytes\":-1", "audit",
+         ".paths[0].kernel_launches[0].bytes: expected an integer >= 0, got -1"},
     };
     REFUSE_EACH(rows);
 }

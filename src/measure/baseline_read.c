@@ -118,9 +118,9 @@ static int optional_cold_and_launches(ej_val p, ea_error *err)
         return -1;
     for (int i = 0; v.v && i < n; i++) {
         l = ej_index(v, i);
-        double bytes;
+        int64_t bytes; /* a size: an integer, as the copy bandwidth's */
         if (ej_object(l, launch_keys, err) || ej_get_string(l, "name", &s, err) || numbers(l, launch_nums, err) ||
-            ej_field(l, "bytes", 0, &d, err) || (d.v && ej_as_number(d, &bytes, err)))
+            ej_field(l, "bytes", 0, &d, err) || (d.v && ej_get_int_min(l, "bytes", 0, &bytes, err)))
             return -1;
         for (int k = 0; k < 2; k++) {
             int64_t x;
