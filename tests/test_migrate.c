@@ -306,8 +306,10 @@ static const char *two_targets(char files[2][512])
     char *v2text = test_read(V2), *ops = test_read(OPS);
     for (int i = 0; i < 2; i++) {
         char *t = test_target(dir, "H200", i ? "2.12.0" : "2.11.0+cu130", "9.0");
-        snprintf(files[i], sizeof files[i], "%s", test_write(t, "baselines.json", v2text));
-        test_write(t, "torch_ops.json", ops);
+        char *written = test_write(t, "baselines.json", v2text);
+        snprintf(files[i], sizeof files[i], "%s", written);
+        free(written);
+        free(test_write(t, "torch_ops.json", ops));
         free(t);
     }
     free(v2text), free(ops);
@@ -355,7 +357,7 @@ Test(migrate, golden_migrate_rewrites_every_target_or_none)
     char path[512];
     snprintf(path, sizeof path, "%s", files[1]);
     *strrchr(path, '/') = '\0';
-    test_write(path, "baselines.json", badtext);
+    free(test_write(path, "baselines.json", badtext));
     r = test_cli("golden", "migrate", "--golden", dir, NULL);
     cr_assert_eq(r.status, 2);
     has(r.err, files[1]);
@@ -374,7 +376,7 @@ Test(migrate, golden_migrate_rewrites_every_target_or_none)
     dir = two_targets(files);
     snprintf(path, sizeof path, "%s", files[0]);
     *strrchr(path, '/') = '\0';
-    test_write(path, "torch_ops.json", "{}");
+    free(test_write(path, "torch_ops.json", "{}"));
     r = test_cli("golden", "migrate", files[0], NULL);
     cr_assert(r.status == 2 && strstr(r.err, "torch_ops.json"), "%s", r.err);
     char *still = test_read(files[0]);
