@@ -2,14 +2,11 @@
 #include "base/json_impl.h"
 #include "base/readfile.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 /* Beyond 2^53 a double no longer holds every integer, so the value read may not be the one written. */
 #define EJ_MAX_EXACT_INT 9007199254740992.0
@@ -576,90 +573,4 @@ int ej_expect_schema(ej_val root, const char *schema, int64_t version, ea_error 
     snprintf(what, sizeof what, "%" PRId64, version);
     snprintf(got, sizeof got, "%" PRId64, v);
     return ej_bad_field(root, "schema_version", what, got, err);
-}
-
-static int (*sort_cmp)(const cJSON *, const cJSON *);
-
-static int sort_items(const void *a, const void *b)
-{
-    return sort_cmp(*(const cJSON *const *)a, *(const cJSON *const *)b);
-}
-
-void ej_sort(cJSON *arr, int (*cmp)(const cJSON *a, const cJSON *b))
-{
-    int n = cJSON_GetArraySize(arr);
-    cJSON **v = malloc(sizeof *v * (size_t)(n ? n : 1));
-    if (!v)
-        return;
-    for (int i = 0; i < n; i++)
-        v[i] = cJSON_DetachItemFromArray(arr, 0);
-    sort_cmp = cmp; /* qsort has no context argument; extern-audit is single-threaded */
-    qsort(v, (size_t)n, sizeof *v, sort_items);
-    for (int i = 0; i < n; i++)
-        cJSON_AddItemToArray(arr, v[i]);
-    free(v);
-}
-
-/* cJSON_InsertItemInArray of Debian's libcjson 1.7.15-1+deb12u4 refuses every index but 0 and the size and
- * returns false, the item lost: the items from at on are moved out and back instead. */
-void ej_insert(cJSON *arr, int at, cJSON *item)
-{
-    cJSON *tail = cJSON_CreateArray(), *x;
-    while (cJSON_GetArraySize(arr) > at)
-        cJSON_AddItemToArray(tail, cJSON_DetachItemFromArray(arr, at));
-    cJSON_AddItemToArray(arr, item);
-    while ((x = cJSON_DetachItemFromArray(tail, 0)) != NULL)
-        cJSON_AddItemToArray(arr, x);
-    cJSON_Delete(tail);
-}
-
-cJSON *ej_int_array(const int64_t *v, int n)
-{
-    cJSON *a = cJSON_CreateArray();
-    for (int i = 0; i < n; i++)
-        cJSON_AddItemToArray(a, cJSON_CreateNumber((double)v[i]));
-    return a;
-}
-
-const char *ej_str(const cJSON *obj, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-    return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-const char *ej_text(const cJSON *obj, const char *key)
-{
-    const char *s = ej_str(obj, key);
-    return s ? s : "";
-}
-
-double ej_num(const cJSON *obj, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
-
-void ej_add_number_or_null(cJSON *obj, const char *key, double v)
-{
-    cJSON_AddItemToObject(obj, key, isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull());
-}
-
-int ea_make_dirs(const char *dir, ea_error *err)
-{
-    char path[4096];
-    struct stat st;
-    if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path || !path[0])
-        return ea_fail(err, "%.100s: expected a folder path of 1 to %zu bytes", dir, sizeof path - 1);
-    for (char *p = path + 1;; p++) { /* each prefix ending before a '/', then the whole path */
-        int last = *p == '\0';
-        if (*p != '/' && !last)
-            continue;
-        *p = '\0';
-        if (mkdir(path, 0777) != 0 && (errno != EEXIST || stat(path, &st) != 0 || !S_ISDIR(st.st_mode)))
-            return ea_fail(err, "%s: cannot create the folder: %s", path,
-                           errno == EEXIST ? "a file of that name is in the way" : strerror(errno));
-        if (last)
-            return 0;
-        *p = '/';
-    }
 }

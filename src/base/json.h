@@ -98,7 +98,7 @@ void ej_add_number_or_null(cJSON *obj, const char *key, double v);
 
 /* Reorder an array's items by cmp (qsort semantics over the items). */
 void ej_sort(cJSON *arr, int (*cmp)(const cJSON *a, const cJSON *b));
-/* item put at index at (0..size) of arr: what cJSON_InsertItemInArray should do (json.c says why not it). */
+/* item put at index at (0..size) of arr: what cJSON_InsertItemInArray should do (json_tree.c says why not it). */
 void ej_insert(cJSON *arr, int at, cJSON *item);
 
 /* Print root (formatted) to path atomically: path.tmp.<pid> created exclusively (O_EXCL|O_NOFOLLOW: a link

@@ -153,3 +153,22 @@ int ej_write_atomic(const char *path, const cJSON *root, ea_error *err)
     return rc;
 }
 
+int ea_make_dirs(const char *dir, ea_error *err)
+{
+    char path[4096];
+    struct stat st;
+    if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path || !path[0])
+        return ea_fail(err, "%.100s: expected a folder path of 1 to %zu bytes", dir, sizeof path - 1);
+    for (char *p = path + 1;; p++) { /* each prefix ending before a '/', then the whole path */
+        int last = *p == '\0';
+        if (*p != '/' && !last)
+            continue;
+        *p = '\0';
+        if (mkdir(path, 0777) != 0 && (errno != EEXIST || stat(path, &st) != 0 || !S_ISDIR(st.st_mode)))
+            return ea_fail(err, "%s: cannot create the folder: %s", path,
+                           errno == EEXIST ? "a file of that name is in the way" : strerror(errno));
+        if (last)
+            return 0;
+        *p = '/';
+    }
+}

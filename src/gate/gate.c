@@ -1,5 +1,5 @@
-/* gate.c: the path-by-path comparison of two baselines documents (or of one with today's plans), and the
- * proposed baselines its report makes (contract in gate.h; gate_text.c prints the report). */
+/* gate.c: the path-by-path comparison of two baselines documents (or of one with today's plans) (contract in
+ * gate.h; gate_text.c prints the report, gate_propose.c makes the proposed baselines). */
 #include "gate/gate.h"
 
 #include <math.h>
@@ -9,7 +9,6 @@
 
 #include "base/json.h"
 #include "base/json_diff.h"
-#include "measure/launch_floor.h"
 #include "measure/path.h"
 #include "target/target_layout.h"
 
@@ -487,161 +486,6 @@ int ea_gate_exit(const cJSON *report)
         rc |= strcmp(ej_text(e, "status"), "SAME") != 0;
     }
     return rc;
-}
-
-static int at(const cJSON *e, const char *side, int i)
-{
-    return (int)cJSON_GetNumberValue(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(e, side), i));
-}
-
-static cJSON *scope_item(cJSON *doc, int i)
-{
-    return cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "scopes"), i);
-}
-
-static cJSON *path_item(cJSON *doc, int i, int j)
-{
-    return cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(scope_item(doc, i), "paths"), j);
-}
-
-/* A point's "unmeasured" entry goes once a result for it is taken: its reason no longer holds (the list goes
- * when emptied). */
-static void drop_unmeasured(cJSON *doc, const char *point)
-{
-    cJSON *u = cJSON_GetObjectItemCaseSensitive(doc, "unmeasured"), *x;
-    int i = 0;
-    cJSON_ArrayForEach(x, u) {
-        if (!strcmp(ej_text(x, "point"), point)) {
-            cJSON_DeleteItemFromArray(u, i);
-            break;
-        }
-        i++;
-    }
-    if (u && !cJSON_GetArraySize(u))
-        cJSON_DeleteItemFromObjectCaseSensitive(doc, "unmeasured");
-}
-
-/* One moved entry taken into the copy of the stored document: 0 nothing changed, else 1 or 2 (a time). */
-static int take(cJSON *out, const cJSON *fresh, const cJSON *e)
-{
-    const char *st = ej_text(e, "status");
-    int si = at(e, "stored_at", 0), sj = at(e, "stored_at", 1), fi = at(e, "new_at", 0), fj = at(e, "new_at", 1);
-    cJSON *fr = scope_item((cJSON *)fresh, fi);
-    if (!strcmp(st, "SLOWER") || !strcmp(st, "FASTER")) {
-        const char *key = strstr(ej_text(e, "mode"), "/cold") ? "time_cold" : "time";
-        cJSON *from = path_item((cJSON *)fresh, fi, fj), *to = path_item(out, si, sj);
-        cJSON_ReplaceItemInObjectCaseSensitive(to, key, cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(from, key), 1));
-        /* a warm time kept from a variant table comes with the table that chose it (path.h: the kept variant is
-         * the fastest of that run's; the stored table beside a new time would say otherwise) */
-        const cJSON *table = cJSON_GetObjectItemCaseSensitive(from, "candidates");
-        if (!strcmp(key, "time") && table && cJSON_HasObjectItem(to, "candidates"))
-            cJSON_ReplaceItemInObjectCaseSensitive(to, "candidates", cJSON_Duplicate(table, 1));
-        return 2;
-    } else if (!strcmp(st, "UNSUPPORTED")) { /* the whole result: one side has no paths to take */
-        cJSON_ReplaceItemInArray(cJSON_GetObjectItemCaseSensitive(out, "scopes"), si, cJSON_Duplicate(fr, 1));
-    } else if (!strcmp(st, "FIDELITY")) {
-        cJSON_ReplaceItemInObjectCaseSensitive(scope_item(out, si), "fidelity",
-                                               cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(fr, "fidelity"), 1));
-    } else if (!strcmp(st, "CLASS")) {
-        cJSON_ReplaceItemInObjectCaseSensitive(scope_item(out, si), "class",
-                                               cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(fr, "class"), 1));
-    } else if (!strcmp(st, "CONFIG")) { /* the floor, the plan's bytes at the stored run's rate, follows (fractions.h) */
-        cJSON_ReplaceItemInObjectCaseSensitive(scope_item(out, si), "config",
-                                               cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(fr, "config"), 1));
-    } else if (!strcmp(st, "ADDED") && strstr(ej_text(e, "mode"), "/cold")) { /* beside the stored path's time */
-        cJSON *p = path_item(out, si, sj);
-        cJSON_DeleteItemFromObjectCaseSensitive(p, "time_cold_note");
-        cJSON_AddItemToObject(p, "time_cold",
-                              cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(path_item((cJSON *)fresh, fi, fj),
-                                                                               "time_cold"), 1));
-        return 2;
-    } else if (!strcmp(st, "ADDED") && si < 0) {
-        cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(out, "scopes"), cJSON_Duplicate(fr, 1));
-        drop_unmeasured(out, ej_text(fr, "point"));
-    } else if (!strcmp(st, "ADDED")) {
-        cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(scope_item(out, si), "paths"),
-                             cJSON_Duplicate(path_item((cJSON *)fresh, fi, fj), 1));
-        return 2;
-    } else {
-        return 0;
-    }
-    return 1;
-}
-
-/* Has the report taken every warm time of stored result si's current path, in each of its modes? */
-static int every_current_taken(const cJSON *stored, int si, const cJSON *report, int *fi)
-{
-    const cJSON *p, *e;
-    int paths = 0, taken = 0;
-    cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(scope_item((cJSON *)stored, si), "paths"))
-        paths += !strcmp(ej_text(p, "name"), "current");
-    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(report, "entries"))
-        if (at(e, "stored_at", 0) == si && !strcmp(ej_text(e, "path"), "current") && !strstr(ej_text(e, "mode"), "/cold") &&
-            (!strcmp(ej_text(e, "status"), "SLOWER") || !strcmp(ej_text(e, "status"), "FASTER"))) {
-            taken++;
-            *fi = at(e, "new_at", 0);
-        }
-    return paths > 0 && taken == paths;
-}
-
-/* A stored result without "point_wall_s" (gate --shard's weight) takes its point's from fresh; a recorded one
- * stays, so a file that has them keeps its bytes run after run. Returns how many were filled. */
-static int fill_point_wall(cJSON *out, const cJSON *fresh)
-{
-    cJSON *r;
-    const cJSON *f;
-    int filled = 0;
-    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(out, "scopes")) {
-        if (cJSON_HasObjectItem(r, "point_wall_s"))
-            continue;
-        cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(fresh, "scopes")) {
-            const cJSON *w = cJSON_GetObjectItemCaseSensitive(f, "point_wall_s");
-            if (cJSON_IsNumber(w) && !strcmp(ej_text(f, "point"), ej_text(r, "point"))) {
-                cJSON_AddNumberToObject(r, "point_wall_s", w->valuedouble);
-                filled++;
-                break;
-            }
-        }
-    }
-    return filled;
-}
-
-cJSON *ea_gate_propose(const cJSON *stored, const cJSON *fresh, const cJSON *report)
-{
-    cJSON *out = cJSON_Duplicate(stored, 1);
-    const cJSON *e;
-    int moved = 0;
-    /* what a result derives from a time or floor taken into it is derived when read (fractions.h): nothing to redo */
-    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(report, "entries"))
-        moved += take(out, fresh, e) > 0;
-    /* the fidelity is the current path's warm times against torch's (a ratio per mode): it follows them when
-     * all were taken; with some taken it would quote times the document does not hold */
-    int si = 0, fi = -1;
-    cJSON *r;
-    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(out, "scopes")) {
-        const cJSON *fid = NULL;
-        if (cJSON_HasObjectItem(r, "fidelity") && every_current_taken(stored, si, report, &fi) &&
-            (fid = cJSON_GetObjectItemCaseSensitive(scope_item((cJSON *)fresh, fi), "fidelity")) != NULL)
-            cJSON_ReplaceItemInObjectCaseSensitive(r, "fidelity", cJSON_Duplicate(fid, 1));
-        si++;
-    }
-    int walls = fill_point_wall(out, fresh);
-    /* the launch floor is an environment figure no entry judges: the fresh run's, when it has one */
-    const int floor_taken = ea_launch_floor_carry(out, fresh);
-    if (moved || walls || floor_taken) { /* the header says where the new numbers came from */
-        size_t n = strlen(ej_text(stored, "command")) + strlen(ej_text(fresh, "command")) + 96;
-        char *cmd = malloc(n);
-        char w[48] = "";
-        if (walls)
-            snprintf(w, sizeof w, " and %d point times", walls);
-        if (cmd) {
-            snprintf(cmd, n, "%s; gate --propose took %d entries%s%s from: %s", ej_text(stored, "command"), moved, w,
-                     floor_taken ? " and the launch floor" : "", ej_text(fresh, "command"));
-            cJSON_ReplaceItemInObjectCaseSensitive(out, "command", cJSON_CreateString(cmd));
-            free(cmd);
-        }
-    }
-    return out;
 }
 
 cJSON *ea_gate_uncovered(cJSON *const docs[EA_AUDIT_OPS], const cJSON *baselines)
