@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "target/classify_impl.h"
+#include "target/target_layout.h"
 #include "cli/cli.h"
 #include "gpu/device.h"
 #include "gpu/device_lock.h"
@@ -177,6 +178,14 @@ void test_golden_docs(cJSON *docs[EA_AUDIT_OPS], const char *files[EA_AUDIT_OPS]
         snprintf(buf[i], 128, "golden/occurrences/%s.json", ea_audit_ops[i].short_name);
         files[i] = buf[i];
     }
+}
+
+cJSON *test_committed_baselines(void)
+{
+    ej_doc d;
+    ea_error err;
+    cr_assert_eq(ej_load("golden/targets/" TEST_TARGET "/" EA_BASELINES_NAME, &d, &err), 0, "%s", err.msg);
+    return ej_doc_take_root(&d);
 }
 
 const cJSON *test_path(const cJSON *result, const char *name, const char *mode)

@@ -89,6 +89,9 @@ void test_baseline_table(const cJSON *doc, FILE *f);
  * when there is none; *parent and last (its key, or index, of n bytes) name its slot, for a test that edits it. */
 cJSON *test_walk(cJSON *root, const char *path, cJSON **parent, char *last, size_t n);
 
+/* The committed baselines of TEST_TARGET, the caller's to edit and delete. */
+cJSON *test_committed_baselines(void);
+
 /* A repro result's path named name (of mode, unless NULL); asserts there is one. */
 const cJSON *test_path(const cJSON *result, const char *name, const char *mode);
 /* A path's "check" (after 0) or "check after timing" (after 1): where schema 3 stores the id "same" there

@@ -22,14 +22,6 @@
 
 #define H200 "golden/targets/H200-torch2.11.0+cu130/baselines.json"
 
-static cJSON *golden(void)
-{
-    ej_doc d;
-    ea_error err;
-    cr_assert_eq(ej_load(H200, &d, &err), 0, "%s", err.msg);
-    return ej_doc_take_root(&d);
-}
-
 /* A cold time made of a path's warm one: the same numbers, and the operations of a call a cold time records. */
 static cJSON *cold_of(const cJSON *path)
 {
@@ -41,7 +33,7 @@ static cJSON *cold_of(const cJSON *path)
 /* The committed baselines without their cold times: the document the cold tests add cold times to. */
 static cJSON *golden_warm(void)
 {
-    cJSON *d = golden(), *s, *p;
+    cJSON *d = test_committed_baselines(), *s, *p;
     cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(d, "scopes"))
         cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(s, "paths"))
             cJSON_DeleteItemFromObjectCaseSensitive(p, "time_cold");
@@ -81,8 +73,8 @@ static cJSON *compare(const cJSON *stored, const cJSON *fresh)
 /* The committed baselines (*a) against a copy (*b) whose result s, path p takes f times as long. */
 static cJSON *compare_scaled(cJSON **a, cJSON **b, int s, int p, double f)
 {
-    *a = golden();
-    *b = golden();
+    *a = test_committed_baselines();
+    *b = test_committed_baselines();
     scale(*b, s, p, "time", f);
     return compare(*a, *b);
 }
@@ -137,7 +129,7 @@ static const char *field(const cJSON *e, const char *key)
 
 Test(gate, committed_baselines_against_themselves_are_all_same)
 {
-    cJSON *a = golden(), *b = golden(), *r = compare(a, b);
+    cJSON *a = test_committed_baselines(), *b = test_committed_baselines(), *r = compare(a, b);
     int paths = 0; /* a path's time and, where it has one, its cold time: an entry each */
     const cJSON *s, *p;
     cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(a, "scopes"))
@@ -152,7 +144,7 @@ Test(gate, committed_baselines_against_themselves_are_all_same)
 
 Test(gate, proposal_against_itself_reproduces_the_committed_file_byte_for_byte)
 {
-    cJSON *a = golden(), *b = golden(), *r = compare(a, b), *p = ea_gate_propose(a, b, r);
+    cJSON *a = test_committed_baselines(), *b = test_committed_baselines(), *r = compare(a, b), *p = ea_gate_propose(a, b, r);
     ea_error err;
     char out[512];
     snprintf(out, sizeof out, "%s/proposed.json", test_tmpdir());
@@ -163,7 +155,7 @@ Test(gate, proposal_against_itself_reproduces_the_committed_file_byte_for_byte)
 
 Test(gate, a_proposal_records_each_points_wall_seconds_once_and_keeps_recorded_ones)
 {
-    cJSON *a = golden(), *b = golden(), *s;
+    cJSON *a = test_committed_baselines(), *b = test_committed_baselines(), *s;
     cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(a, "scopes")) /* the committed file records them */
         cJSON_DeleteItemFromObjectCaseSensitive(s, "point_wall_s");
     cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(b, "scopes")) {
@@ -188,7 +180,7 @@ Test(gate, a_proposal_records_each_points_wall_seconds_once_and_keeps_recorded_o
 
 Test(gate, a_proposed_new_result_drops_its_points_unmeasured_entry)
 {
-    cJSON *a = golden(), *b = golden();
+    cJSON *a = test_committed_baselines(), *b = test_committed_baselines();
     const char *point = "fft_c2c-dd4e6e67403c"; /* listed unmeasured (a cuFFT call) */
     cJSON *added = cJSON_Duplicate(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(b, "scopes"), 0), 1);
     cJSON_ReplaceItemInObjectCaseSensitive(added, "family", cJSON_CreateString("avgpool_backward"));
@@ -229,7 +221,7 @@ Test(gate, ten_percent_slower_is_a_regression_and_only_it_moves_in_the_proposal)
 /* A tuned path's moved warm time comes with the variant table of the run that chose it; a cold time alone, not. */
 Test(gate, a_taken_warm_time_takes_the_variant_table_it_was_kept_from)
 {
-    cJSON *a = golden(), *b = golden();
+    cJSON *a = test_committed_baselines(), *b = test_committed_baselines();
     int s = 0, k = -1;
     for (const cJSON *r = cJSON_GetObjectItemCaseSensitive(a, "scopes")->child; r && k < 0; r = r->next, s++) {
         int i = 0;
@@ -250,7 +242,7 @@ Test(gate, a_taken_warm_time_takes_the_variant_table_it_was_kept_from)
               "the fresh table beside the fresh time");
     release(2, p, r);
     /* only the cold time moved: the warm time and its table stay the stored ones */
-    cJSON *warm = golden();
+    cJSON *warm = test_committed_baselines();
     cJSON_ReplaceItemInObjectCaseSensitive(path_of(b, s, k), "time",
                                            cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(path_of(warm, s, k), "time"), 1));
     r = compare(a, b);
@@ -271,7 +263,7 @@ Test(gate, ten_percent_faster_is_a_stale_golden)
 
 Test(gate, a_noisy_new_path_is_noisy_not_same)
 {
-    cJSON *a = golden(), *b = golden();
+    cJSON *a = test_committed_baselines(), *b = test_committed_baselines();
     cJSON *t = cJSON_GetObjectItemCaseSensitive(path_of(b, 5, 0), "time");
     double m = cJSON_GetObjectItemCaseSensitive(t, "median_us")->valuedouble;
     cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "q1_us"), m * 0.8);
@@ -288,7 +280,7 @@ Test(gate, a_noisy_new_path_is_noisy_not_same)
 
 Test(gate, a_path_margin_in_the_stored_document_wins)
 {
-    cJSON *a = golden(), *b = golden();
+    cJSON *a = test_committed_baselines(), *b = test_committed_baselines();
     cJSON_AddNumberToObject(path_of(a, 3, 1), "margin", 0.15);
     ea_error err;
     cr_assert_eq(ea_baseline_validate("stored.json", a, &err), 0, "%s", err.msg);
@@ -300,7 +292,7 @@ Test(gate, a_path_margin_in_the_stored_document_wins)
 
 Test(gate, class_change_failed_result_missing_and_added_points)
 {
-    cJSON *a = golden(), *b = golden();
+    cJSON *a = test_committed_baselines(), *b = test_committed_baselines();
     cJSON *s0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(b, "scopes"), 0);
     cJSON_ReplaceItemInObjectCaseSensitive(s0, "class", cJSON_CreateString("lowered"));
     cJSON_ReplaceItemInObjectCaseSensitive(s0, "passed", cJSON_CreateFalse());
@@ -326,7 +318,7 @@ Test(gate, class_change_failed_result_missing_and_added_points)
  * and the proposal takes the whole measured result in its place. */
 Test(gate, an_unsupported_point_is_one_entry_and_the_proposal_takes_the_whole_result)
 {
-    cJSON *a = golden(), *b = golden();
+    cJSON *a = test_committed_baselines(), *b = test_committed_baselines();
     cJSON *scopes = cJSON_GetObjectItemCaseSensitive(b, "scopes"), *s0 = cJSON_GetArrayItem(scopes, 0);
     cJSON *u = cJSON_CreateObject();
     static const char *const keep[] = {"family", "point", "alias", "occurrences", "scope_ids"};
@@ -351,7 +343,7 @@ Test(gate, an_unsupported_point_is_one_entry_and_the_proposal_takes_the_whole_re
 
 Test(gate, a_missing_and_an_added_path)
 {
-    cJSON *a = golden(), *b = golden();
+    cJSON *a = test_committed_baselines(), *b = test_committed_baselines();
     cJSON_ReplaceItemInObjectCaseSensitive(path_of(b, 0, 1), "name", cJSON_CreateString("oracle_new"));
     cJSON *r = compare(a, b);
     cr_assert_eq(count(r, "MISSING"), 1);
@@ -367,7 +359,7 @@ Test(gate, a_missing_and_an_added_path)
 
 Test(gate, another_gpu_model_is_refused)
 {
-    cJSON *a = golden(), *b = golden();
+    cJSON *a = test_committed_baselines(), *b = test_committed_baselines();
     cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(b, "gpu"), "model", cJSON_CreateString("B200"));
     ea_error err;
     ea_drift_rule rule = ea_drift_default_rule(0);
@@ -477,7 +469,7 @@ Test(gate, cold_time_on_one_side_is_reported)
 
 Test(gate, an_unreadable_time_is_invalid_and_hides_nothing_else)
 {
-    cJSON *a = golden(), *b = golden();
+    cJSON *a = test_committed_baselines(), *b = test_committed_baselines();
     cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(path_of(b, 4, 0), "time"),
                                                           "median_us"), 0);
     scale(b, 6, 0, "time", 1.10);
@@ -596,7 +588,7 @@ Test(gate, every_golden_point_is_in_every_committed_baselines_file)
 
 Test(gate, uncovered_points_are_named_and_an_unmeasured_reason_covers_them)
 {
-    cJSON *docs[EA_AUDIT_OPS], *a = golden();
+    cJSON *docs[EA_AUDIT_OPS], *a = test_committed_baselines();
     load_occurrences(docs);
     cJSON *scopes = cJSON_GetObjectItemCaseSensitive(a, "scopes");
     char point[64];
@@ -626,7 +618,7 @@ Test(gate, uncovered_points_are_named_and_an_unmeasured_reason_covers_them)
  * document names none. */
 Test(gate, moved_paths_are_measured_again_before_their_verdict_stands)
 {
-    cJSON *a = golden(), *b = golden();
+    cJSON *a = test_committed_baselines(), *b = test_committed_baselines();
     cJSON *same = compare(a, b), *none = ea_gate_unsettled_points(same);
     cr_assert_eq(cJSON_GetArraySize(none), 0, "nothing moved, nothing to measure again");
     const int moved[2] = {0, 5};
@@ -651,7 +643,7 @@ Test(gate, moved_paths_are_measured_again_before_their_verdict_stands)
 /* --run's re-measurement on the CPU: the NOISY point's results replaced, in order, by a clean measurement. */
 Test(gate, a_remeasured_noisy_point_takes_its_new_results_in_order)
 {
-    cJSON *a = golden(), *b = golden(), *again = cJSON_CreateObject();
+    cJSON *a = test_committed_baselines(), *b = test_committed_baselines(), *again = cJSON_CreateObject();
     cJSON *scopes = cJSON_GetObjectItemCaseSensitive(b, "scopes"), *x;
     /* the routing point has four results; its third is too noisy in the new run */
     int third = -1, k = 0, i = 0;
@@ -688,7 +680,7 @@ Test(gate, a_remeasured_noisy_point_takes_its_new_results_in_order)
  * sentence, rendered when printed (prose.h), quotes the new speedup: no code edits a stored sentence. */
 Test(gate, a_proposal_keeps_the_verdict_id_and_its_sentence_quotes_the_new_speedup)
 {
-    cJSON *a = golden(), *b = golden();
+    cJSON *a = test_committed_baselines(), *b = test_committed_baselines();
     int k = 0, cat = -1;
     const cJSON *x;
     cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(a, "scopes")) {
@@ -738,7 +730,7 @@ static cJSON *config_of(cJSON *doc, int scope)
  * note is no change at all: the plan holds its id (test_routing.c, test_prose.c). */
 Test(gate, a_changed_plan_is_config_and_the_proposal_takes_it)
 {
-    cJSON *a = golden(), *b = golden();
+    cJSON *a = test_committed_baselines(), *b = test_committed_baselines();
     int s = result_of(b, "avgpool_backward");
     cJSON *notes = cJSON_GetObjectItemCaseSensitive(config_of(b, s), "notes");
     cJSON_ReplaceItemInArray(notes, 1, cJSON_CreateString("no_capture_unsupported"));
@@ -771,7 +763,7 @@ Test(gate, a_changed_plan_is_config_and_the_proposal_takes_it)
  * them was, kept when only another path (the oracle) or one mode of two moved. */
 Test(gate, a_taken_current_time_takes_its_fidelity)
 {
-    cJSON *a = golden(), *b = golden();
+    cJSON *a = test_committed_baselines(), *b = test_committed_baselines();
     int s = result_of(b, "avgpool_backward");
     cJSON *rb = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(b, "scopes"), s);
     cJSON_ReplaceItemInObjectCaseSensitive(rb, "fidelity", cJSON_CreateString("the new run's"));
@@ -805,7 +797,7 @@ static int path_named(cJSON *doc, int scope, const char *name, const char *mode)
 
 Test(gate, one_mode_of_two_moved_keeps_the_fidelity)
 {
-    cJSON *a = golden(), *b = golden();
+    cJSON *a = test_committed_baselines(), *b = test_committed_baselines();
     int s = result_of(b, "index_add");
     cJSON *rb = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(b, "scopes"), s);
     cJSON_ReplaceItemInObjectCaseSensitive(rb, "fidelity", cJSON_CreateString("the new run's"));
@@ -826,7 +818,7 @@ Test(gate, one_mode_of_two_moved_keeps_the_fidelity)
  * and the fractions against it; a long string's difference past what a detail shows is shown in a window. */
 Test(gate, a_plan_with_other_floor_bytes_rederives_the_floor_and_a_late_difference_is_in_view)
 {
-    cJSON *a = golden(), *b = golden();
+    cJSON *a = test_committed_baselines(), *b = test_committed_baselines();
     int s = result_of(b, "avgpool_backward");
     cJSON *cfg = config_of(b, s), *fl = cJSON_GetObjectItemCaseSensitive(
         cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(a, "scopes"), s), "floor");
@@ -845,7 +837,7 @@ Test(gate, a_plan_with_other_floor_bytes_rederives_the_floor_and_a_late_differen
     cr_assert_float_eq(fp.floor_us, bytes / 2 / bw * 1e6 + launch, 1e-9);
     cr_assert_neq(fp.floor_fraction, fa.floor_fraction, "the fraction follows the floor");
 
-    cJSON *a2 = golden(), *b2 = golden();
+    cJSON *a2 = test_committed_baselines(), *b2 = test_committed_baselines();
     char late[301]; /* a configuration string longer than a detail shows */
     memset(late, 'x', 300);
     late[300] = '\0';

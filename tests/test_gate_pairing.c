@@ -7,17 +7,8 @@
 
 #include "base/json.h"
 #include "gate/gate.h"
+#include "helpers.h"
 #include "measure/baseline.h"
-
-#define H200 "golden/targets/H200-torch2.11.0+cu130/baselines.json"
-
-static cJSON *golden(void)
-{
-    ej_doc d;
-    ea_error err;
-    cr_assert_eq(ej_load(H200, &d, &err), 0, "%s", err.msg);
-    return ej_doc_take_root(&d);
-}
 
 static cJSON *scopes(const cJSON *doc)
 {
@@ -93,7 +84,7 @@ static void proposal_holds_each_once(const cJSON *proposal, const cJSON *want, i
  * the fourth ADDED; paired by position, every one would be judged against its neighbour. */
 Test(gate_pairing, a_point_that_lost_one_configuration_and_gained_another_pairs_the_rest_by_identity)
 {
-    cJSON *all = golden(), *a = golden(), *b = golden();
+    cJSON *all = test_committed_baselines(), *a = test_committed_baselines(), *b = test_committed_baselines();
     int r0 = nth_result(all, "routing_histc", 4, 0);
     cr_assert_eq(nth_result(all, "routing_histc", 4, 3), r0 + 3, "the point's four results are adjacent");
     cJSON_DeleteItemFromArray(scopes(a), r0 + 3);
@@ -122,7 +113,7 @@ Test(gate_pairing, a_point_that_lost_one_configuration_and_gained_another_pairs_
  * first took the second's plan and the proposal held that plan twice). The other way round the first is ADDED. */
 Test(gate_pairing, a_point_that_lost_its_first_configuration_keeps_each_once_in_the_proposal)
 {
-    cJSON *all = golden(), *a = golden(), *b = golden();
+    cJSON *all = test_committed_baselines(), *a = test_committed_baselines(), *b = test_committed_baselines();
     int r0 = nth_result(all, "cumsum", 2, 0);
     cJSON_DeleteItemFromArray(scopes(b), r0);
     cJSON *r = compare(a, b), *p = ea_gate_propose(a, b, r);
@@ -159,7 +150,7 @@ static void reverse4(cJSON *arr, int r0)
  * order: each pairs with its own configuration, one CONFIG apiece, and the proposal takes the new plans. */
 Test(gate_pairing, configurations_planned_anew_pair_by_what_they_measure_in_any_order)
 {
-    cJSON *a = golden(), *b = golden();
+    cJSON *a = test_committed_baselines(), *b = test_committed_baselines();
     int r0 = nth_result(a, "routing_histc", 4, 0);
     for (int k = 0; k < 4; k++) {
         cJSON *notes = cJSON_GetObjectItemCaseSensitive(
@@ -190,7 +181,7 @@ static cJSON *no_fidelity(const cJSON *stored_result, void *ctx)
  * gone, are three SAME and one MISSING, every other stored result SAME against its own plan. */
 Test(gate_pairing, plans_pair_with_the_stored_results_they_describe_in_any_order)
 {
-    cJSON *a = golden(), *plans = cJSON_CreateArray(), *x;
+    cJSON *a = test_committed_baselines(), *plans = cJSON_CreateArray(), *x;
     int r0 = nth_result(a, "routing_histc", 4, 0), i = 0;
     static const char *const planned[] = {"family", "point", "alias", "occurrences", "scope_ids", "config", "unsupported"};
     cJSON_ArrayForEach(x, scopes(a)) {

@@ -9,6 +9,7 @@
 #include "base/json.h"
 #include "gate/gate.h"
 #include "gate/gate_run_impl.h"
+#include "helpers.h"
 
 #define H200 "golden/targets/H200-torch2.11.0+cu130/baselines.json"
 #define A "adaptive_avg_pool2d_backward-a0df034a1ddc"
@@ -26,14 +27,6 @@ static struct {
 } plan;
 
 static const char *const ids[2] = {A, B};
-
-static cJSON *golden(void)
-{
-    ej_doc d;
-    ea_error err;
-    cr_assert_eq(ej_load(H200, &d, &err), 0, "%s", err.msg);
-    return ej_doc_take_root(&d);
-}
 
 static int which(const cJSON *point)
 {
@@ -56,7 +49,7 @@ static int fake_measure(ea_run_ctx *c, const char *command, const ea_run_opts *r
     for (int k = 0; k < 2; k++)
         if (in[k] && plan.fail[plan.measured[k]][k])
             return ea_fail(err, "injected: point %s cannot be measured (measurement %d)", ids[k], plan.measured[k]);
-    cJSON *d = golden(), *scopes = cJSON_GetObjectItemCaseSensitive(d, "scopes"), *x, *next;
+    cJSON *d = test_committed_baselines(), *scopes = cJSON_GetObjectItemCaseSensitive(d, "scopes"), *x, *next;
     for (x = scopes->child; x; x = next) {
         next = x->next;
         int k = which(x);
@@ -88,7 +81,7 @@ typedef struct {
 static outcome run(int retries)
 {
     static ea_run_points pts; /* large: not on the stack */
-    outcome o = {.stored = golden()};
+    outcome o = {.stored = test_committed_baselines()};
     for (int k = 0; k < 2; k++) {
         cJSON *pt = cJSON_CreateObject();
         cJSON_AddStringToObject(pt, "point", ids[k]);
@@ -209,7 +202,7 @@ Test(gate_run, the_first_measurement_failing_fails_the_run)
  * three): the new one goes after the point's last result, in the middle of the document, and nothing is lost. */
 Test(gate_run, a_configuration_more_measured_again_goes_after_its_points_last_result)
 {
-    cJSON *whole = golden(), *fresh = golden(), *again = cJSON_CreateObject(), *x;
+    cJSON *whole = test_committed_baselines(), *fresh = test_committed_baselines(), *again = cJSON_CreateObject(), *x;
     cJSON *scopes = cJSON_GetObjectItemCaseSensitive(fresh, "scopes"), *res = cJSON_AddArrayToObject(again, "scopes");
     int last = -1, i = 0;
     cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(whole, "scopes")) {

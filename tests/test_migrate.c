@@ -60,21 +60,11 @@ static void edit(cJSON *doc, const char *path, const char *value)
         cJSON_Delete(cJSON_DetachItemViaPointer(parent, node));
 }
 
-/* a and b print alike (as stored, so as read back): cJSON_Compare lets doubles differ by an epsilon. */
-static int same_text(const cJSON *a, const cJSON *b)
-{
-    char *x = cJSON_PrintUnformatted(a), *y = cJSON_PrintUnformatted(b);
-    int same = x && y && !strcmp(x, y);
-    cJSON_free(x);
-    cJSON_free(y);
-    return same;
-}
-
 /* a prints as text does, parsed. */
 static int same_as(const cJSON *a, const char *text)
 {
     cJSON *b = cJSON_Parse(text);
-    int same = b && same_text(a, b);
+    int same = b && ej_same_text(a, b);
     cJSON_Delete(b);
     return same;
 }
@@ -98,18 +88,18 @@ Test(migrate, a_v2_document_keeps_every_time_and_drops_what_it_derives_or_copies
     cr_assert_eq(ea_baseline_migrate("v2.json", d, &ops, &err), 0, "%s", err.msg);
     cr_assert_eq(ej_num(d, "schema_version"), 3);
     cr_assert_eq(ea_baseline_validate("v2.json", d, &err), 0, "%s", err.msg);
-    cr_assert(same_text(at(was, "launch_floor"), at(d, "launch_floor")));
+    cr_assert(ej_same_text(at(was, "launch_floor"), at(d, "launch_floor")));
     static const char *const gone[] = {"speedup", "speedup_cold", "floor_fraction", "bandwidth_fraction",
                                        "fraction_basis"};
     for (int i = 0; i < RESULTS; i++) {
         cJSON *old = cJSON_GetArrayItem(cJSON_GetObjectItem(was, "scopes"), i);
         cJSON *now = cJSON_GetArrayItem(cJSON_GetObjectItem(d, "scopes"), i), *p, *q;
         /* every time, warm and cold, and the point's wall seconds, as read */
-        cr_assert(same_text(cJSON_GetObjectItem(old, "point_wall_s"), cJSON_GetObjectItem(now, "point_wall_s")));
+        cr_assert(ej_same_text(cJSON_GetObjectItem(old, "point_wall_s"), cJSON_GetObjectItem(now, "point_wall_s")));
         cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(now, "paths")), cJSON_GetArraySize(cJSON_GetObjectItem(old, "paths")));
         for (p = cJSON_GetObjectItem(old, "paths")->child, q = cJSON_GetObjectItem(now, "paths")->child; p; p = p->next, q = q->next)
-            cr_assert(same_text(cJSON_GetObjectItem(p, "time"), cJSON_GetObjectItem(q, "time")) &&
-                          same_text(cJSON_GetObjectItem(p, "time_cold"), cJSON_GetObjectItem(q, "time_cold")),
+            cr_assert(ej_same_text(cJSON_GetObjectItem(p, "time"), cJSON_GetObjectItem(q, "time")) &&
+                          ej_same_text(cJSON_GetObjectItem(p, "time_cold"), cJSON_GetObjectItem(q, "time_cold")),
                       "$.scopes[%d] %s %s", i, ej_text(p, "name"), ej_text(p, "mode"));
         /* what it derived is derived from what it kept, and not stored */
         const cJSON *fl = cJSON_GetObjectItem(old, "floor");
@@ -137,7 +127,7 @@ Test(migrate, a_v2_document_keeps_every_time_and_drops_what_it_derives_or_copies
     cr_assert_eq(cJSON_GetArraySize(at(d, "scopes/1/fidelity/torch_op")), 0, "routing: no torch mode");
     /* a check after timing equal to the first is "same"; one that differs stays */
     cr_assert_str_eq(cJSON_GetStringValue(at(d, "scopes/0/paths/0/check_after_timing")), "same");
-    cr_assert(same_text(at(d, "scopes/0/paths/3/check_after_timing"), at(was, "scopes/0/paths/3/check_after_timing")));
+    cr_assert(ej_same_text(at(d, "scopes/0/paths/3/check_after_timing"), at(was, "scopes/0/paths/3/check_after_timing")));
     /* the capture compared with: the configuration's where it names one, else the fidelity's own */
     char cap[256];
     cr_assert_null(at(d, "scopes/1/fidelity/capture"));
@@ -175,7 +165,7 @@ Test(migrate, a_v2_document_keeps_every_time_and_drops_what_it_derives_or_copies
     /* a file of schema 3 is left alone */
     cJSON *again = cJSON_Duplicate(d, 1);
     cr_assert_eq(ea_baseline_migrate("v3.json", again, &ops, &err), 1);
-    cr_assert(same_text(again, d));
+    cr_assert(ej_same_text(again, d));
     cJSON_Delete(again), cJSON_Delete(d), cJSON_Delete(was);
     ea_torch_ops_free(&ops);
 }

@@ -95,6 +95,8 @@ const char *ej_text(const cJSON *obj, const char *key);
 double ej_num(const cJSON *obj, const char *key);
 /* Adds key: v, or key: null when v is not finite (NaN: nothing measured). */
 void ej_add_number_or_null(cJSON *obj, const char *key, double v);
+/* a and b print alike, so they are stored alike (cJSON_Compare lets doubles differ by an epsilon). */
+int ej_same_text(const cJSON *a, const cJSON *b);
 
 /* Reorder an array's items by cmp (qsort semantics over the items). */
 void ej_sort(cJSON *arr, int (*cmp)(const cJSON *a, const cJSON *b));

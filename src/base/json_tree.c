@@ -1,9 +1,10 @@
 /* json_tree.c: building and plain reads of cJSON trees (json.h): sorting and inserting items, number arrays, a
- * member's string or number or its absence; nothing here reports an error. */
+ * member's string or number or its absence, two values equal as printed; nothing here reports an error. */
 #include "base/json.h"
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int (*sort_cmp)(const cJSON *, const cJSON *);
 
@@ -69,4 +70,13 @@ double ej_num(const cJSON *obj, const char *key)
 void ej_add_number_or_null(cJSON *obj, const char *key, double v)
 {
     cJSON_AddItemToObject(obj, key, isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull());
+}
+
+int ej_same_text(const cJSON *a, const cJSON *b)
+{
+    char *x = cJSON_PrintUnformatted(a), *y = cJSON_PrintUnformatted(b);
+    int same = x && y && !strcmp(x, y);
+    cJSON_free(x);
+    cJSON_free(y);
+    return same;
 }

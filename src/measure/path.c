@@ -227,22 +227,12 @@ double ea_path_median_cold(const cJSON *path)
     return median_of(path, "time_cold");
 }
 
-/* Equal as printed, so as stored: cJSON_Compare lets doubles differ by an epsilon. */
-static int same_text(const cJSON *a, const cJSON *b)
-{
-    char *x = cJSON_PrintUnformatted(a), *y = cJSON_PrintUnformatted(b);
-    int same = x && y && !strcmp(x, y);
-    cJSON_free(x);
-    cJSON_free(y);
-    return same;
-}
-
 void ea_paths_fold_checks(cJSON *result)
 {
     cJSON *p;
     cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(result, "paths")) {
         const cJSON *c = cJSON_GetObjectItemCaseSensitive(p, "check"), *a = cJSON_GetObjectItemCaseSensitive(p, "check_after_timing");
-        if (cJSON_IsObject(c) && cJSON_IsObject(a) && same_text(c, a))
+        if (cJSON_IsObject(c) && cJSON_IsObject(a) && ej_same_text(c, a))
             cJSON_ReplaceItemInObjectCaseSensitive(p, "check_after_timing", cJSON_CreateString("same"));
     }
 }
