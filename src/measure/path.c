@@ -8,6 +8,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "base/json.h"
 #include "gpu/device_lock.h"
 #include "measure/path_impl.h"
 
