@@ -167,6 +167,9 @@ void test_skip_without_gpu(void)
     if (!ea_device_probe(&info))
         cr_skip_test("no CUDA device: %s", info.reason);
     /* shared until the test's process ends: its GPU work never runs beside another process's timing */
+    char who[128];
+    snprintf(who, sizeof who, "%s::%s", criterion_current_test->category, criterion_current_test->name);
+    ea_device_lock_label(who);
     cr_assert_eq(ea_device_share(&err), 0, "%s", err.msg);
 }
 

@@ -270,6 +270,7 @@ static void measure(const char *csv)
         const char *command = "extern-audit gate --run (the occurrence checks' one measurement)";
         ea_drift_rule rule = ea_drift_default_rule(0);
         cJSON *report = NULL;
+        ea_device_lock_label("the occurrence checks' measurement");
         ea_device_lock_mark(&mark);
         /* as gate --run measures: what moved is measured again before a timing check judges it */
         rc = (stored.root ? ea_gate_run(base, stored.root, &pts, &ro, &rule, OCC_RETRIES, command, &doc, &report, &err)

@@ -1,7 +1,8 @@
 /* suite_report.c: the summary a person reads at the end of a suite run, from Criterion's own statistics.
  * After Criterion's synthesis line (at exit): one line per occurrence check ("classification 279/279",
  * "correctness 0/279 (skipped: no CUDA device)"), one line per skip reason with its count, every failure with
- * its messages, and last "suite: P passed, F failed, S skipped". $EA_SUITE_SUMMARY, when set, names a file that
+ * its messages, and last "suite: P passed, F failed, S skipped". On a GPU machine a line before the failures says
+ * how long timed sections held the device and who held it longest ($EA_DEVICE_LOCK_LOG, device_lock_log.h). $EA_SUITE_SUMMARY, when set, names a file that
  * receives the same text (ci/suite prints it under the build's own lines). Tests a --filter left out are not
  * counted. */
 #include <criterion/criterion.h>
@@ -10,8 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/json.h"
+#include "gpu/device_lock_log_impl.h"
 #include "occurrence_cache.h"
 
 static char *summary;
@@ -97,6 +100,27 @@ static void failure(FILE *f, const struct criterion_test_stats *t)
             fprintf(f, "  %s:%u: %s\n", a->file ? a->file : "?", a->line, a->message ? a->message : "(no message)");
 }
 
+/* "device: 412 timed sections held it 231.0 s of 298.4 s (...); longest: a 140.2 s, b 38.1 s, c 20.3 s". */
+static void device_line(FILE *f)
+{
+    const char *file = getenv(EA_LOCK_LOG_ENV);
+    ea_lock_use u;
+    ea_error err;
+    if (!file || !*file || access(file, F_OK) != 0)
+        return;
+    if (ea_lock_log_read(file, &u, &err)) {
+        fprintf(f, "device: %s\n", err.msg);
+        return;
+    }
+    fprintf(f, "device: %d timed sections held it %.1f s of %.1f s (%d shared holds; %.0f s waited in all)", u.sections,
+            u.held_s, u.span_s, u.shares, u.waited_s);
+    for (int i = 0; i < u.top_n; i++)
+        fprintf(f, "%s %.60s %.1f s", i ? "," : "; longest:", u.top[i].who, u.top[i].held_s);
+    if (u.bad)
+        fprintf(f, "; %d malformed line(s) skipped, the first line %d of %s", u.bad, u.first_bad, file);
+    fprintf(f, "\n");
+}
+
 static void print_summary(void)
 {
     fwrite(summary, 1, summary_len, stdout);
@@ -133,6 +157,7 @@ ReportHook(POST_ALL)(struct criterion_global_stats *stats)
     for (int i = 0; i < nreasons; i++)
         fprintf(f, "skipped %d: %.110s%s\n", reasons[i].count, reasons[i].example,
                 strlen(reasons[i].example) > 110 ? "..." : "");
+    device_line(f);
     for (const struct criterion_suite_stats *s = stats->suites; s; s = s->next)
         for (const struct criterion_test_stats *t = s->tests; t; t = t->next)
             if (!not_selected(t) && t->test_status != CR_STATUS_SKIPPED &&

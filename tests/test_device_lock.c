@@ -1,6 +1,7 @@
 /* The device lock on a machine without a GPU: a test key stands in for the device's UUID. Two processes
  * started at once never hold it together, nesting holds it to the last unlock, the counter names the
- * sections other processes took, and a folder that cannot hold the lock is an error naming it. */
+ * sections other processes took, a folder that cannot hold the lock is an error naming it, and the log says
+ * who held it how long (a bad line reported and skipped). */
 #include <criterion/criterion.h>
 
 #include <errno.h>
@@ -15,12 +16,18 @@
 
 #include "gpu/device_lock.h"
 #include "gpu/device_lock_impl.h"
+#include "gpu/device_lock_log_impl.h"
 #include "helpers.h"
 
+static char log_file[4200];
+
+/* A test key in a fresh folder, its log there too: the suite's own log never sees a test's sections. */
 static void use_test_lock(void)
 {
     char key[64];
     setenv(EA_LOCK_DIR_ENV, test_tmpdir(), 1);
+    snprintf(log_file, sizeof log_file, "%s/device-lock.tsv", test_tmpdir());
+    setenv(EA_LOCK_LOG_ENV, log_file, 1);
     snprintf(key, sizeof key, "test-%ld", (long)getpid());
     ea_device_lock_use_key(key);
 }
@@ -219,4 +226,59 @@ Test(device_lock, sections_others_took_before_this_process_began_are_no_sharing)
     cr_assert_eq(ea_device_lock(&err), 0, "%s", err.msg);
     ea_device_unlock();
     cr_assert_eq(ea_device_lock_others(&m, &pid), 0, "the other process's sections came before this one's");
+}
+
+Test(device_lock, the_log_names_each_timed_section_its_holder_and_its_time)
+{
+    ea_lock_use u;
+    ea_error err;
+    use_test_lock();
+    ea_device_lock_label("device_lock::a\ttest");
+    munmap((void *)run_at_once(2, timer_only), sizeof(shared_state));
+    cr_assert_eq(ea_lock_log_read(log_file, &u, &err), 0, "%s", err.msg);
+    cr_assert_eq(u.bad, 0, "line %d of %s", u.first_bad, log_file);
+    cr_assert_eq(u.sections, 80, "two processes of 40 sections each: %d logged", u.sections);
+    cr_assert_geq(u.held_s, 0.080, "80 sections of at least 1 ms held it %.4f s", u.held_s);
+    cr_assert_geq(u.span_s, u.held_s, "sections one after another span at least their sum: %.4f < %.4f", u.span_s,
+                  u.held_s);
+    cr_assert_eq(u.top_n, 1);
+    cr_assert_str_eq(u.top[0].who, "device_lock::a test", "a tab in a label would break the line's fields");
+    cr_assert_eq(u.top[0].sections, 80);
+}
+
+Test(device_lock, the_log_counts_each_shared_hold_and_the_time_spent_waiting)
+{
+    ea_lock_use u;
+    ea_error err;
+    use_test_lock();
+    munmap((void *)run_at_once(4, three_sharers_one_timer), sizeof(shared_state));
+    cr_assert_eq(ea_lock_log_read(log_file, &u, &err), 0, "%s", err.msg);
+    cr_assert_eq(u.shares, 3, "three sharers: %d shared holds logged", u.shares);
+    cr_assert_eq(u.sections, 100, "3 x 20 + 40 timed sections: %d logged", u.sections);
+    cr_assert_gt(u.waited_s, 0.0, "four processes wanting one device never waited");
+}
+
+Test(device_lock, a_malformed_log_line_is_counted_and_skipped_and_the_rest_summed)
+{
+    ea_lock_use u;
+    ea_error err;
+    const char *dir = test_tmpdir();
+    char *file = test_write(dir, "lock.tsv",
+                            "ex\t12\t0.5\t2.0\t1700000000.0\tgate\n"
+                            "ex\t12\tnot a number\n"
+                            "ex\t13\t0\t-1\t1700000001.0\tnegative\n"
+                            "xx\t14\t0\t1\t1700000002.0\tunknown kind\n"
+                            "ex\t12\t0\t1.0\t1700000003.0\tgate\n");
+    cr_assert_eq(ea_lock_log_read(file, &u, &err), 0, "%s", err.msg);
+    cr_assert_eq(u.bad, 3);
+    cr_assert_eq(u.first_bad, 2);
+    cr_assert_eq(u.sections, 2);
+    cr_assert_float_eq(u.held_s, 3.0, 1e-9);
+    cr_assert_float_eq(u.span_s, 4.0, 1e-6, "from the first ask (0) to the last end (3 + 1): %f", u.span_s);
+    cr_assert_str_eq(u.top[0].who, "gate");
+    free(file);
+    char missing[4300];
+    snprintf(missing, sizeof missing, "%s/absent.tsv", dir);
+    cr_assert_eq(ea_lock_log_read(missing, &u, &err), -1);
+    cr_assert(strstr(err.msg, missing) && strstr(err.msg, "cannot read"), "%s", err.msg);
 }

@@ -80,6 +80,22 @@ Test(path_tune, keeps_the_fastest_that_passed_and_lists_every_variant)
     cJSON_Delete(r.kept.json);
 }
 
+/* Longformer's mask scan on the H200: 1.345, 1.346, 1.346 us warm for three row launches; the pick flipped
+ * between runs and the gate saw the cold time move 8% with it. */
+Test(path_tune, a_later_variant_within_one_percent_does_not_replace_the_kept_one)
+{
+    fake_variants f = {{1.345, 1.3449, 1.3318, 1.3300}, {1, 1, 1, 1}, {0}, -1, 0};
+    ea_path_tuned r;
+    ea_error err = {{0}};
+    cr_assert_eq(tune(&f, 3, &r, &err), 0, "%s", err.msg);
+    cr_assert_eq(r.kept_v, 0, "1.3449 and 1.3318 are within 1%% of 1.345: the first stays (kept %d)", r.kept_v);
+    cJSON_Delete(r.kept.json);
+    f.measured = 0;
+    cr_assert_eq(tune(&f, 4, &r, &err), 0, "%s", err.msg);
+    cr_assert_eq(r.kept_v, 3, "1.3300 is 1.1%% faster than 1.345: it replaces it (kept %d)", r.kept_v);
+    cJSON_Delete(r.kept.json);
+}
+
 Test(path_tune, a_failed_variant_is_kept_only_while_none_passed)
 {
     fake_variants f = {{5, 3, 9}, {0, 0, 1}, {0}, -1, 0};

@@ -10,9 +10,11 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "gpu/device.h"
+#include "gpu/device_lock_log.h"
 
 /* "<sections> <pid>\n" at the file's start, fixed width so that a rewrite never leaves a longer old tail. */
 #define RECORD_FMT "%20" PRIu64 " %10ld\n"
@@ -27,7 +29,40 @@ static struct {
     uint64_t own;   /* exclusive sections this process took */
     uint64_t first; /* the counter just before this process's first section since the last mark */
     int marked;     /* a mark waits for that first section */
+    double ask, got; /* when the outermost exclusive section was asked for and granted */
+    char who[128];  /* ea_device_lock_label's, for the log */
 } lk = {.fd = -1};
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+void ea_device_lock_label(const char *who)
+{
+    snprintf(lk.who, sizeof lk.who, "%s", who);
+    for (char *c = lk.who; *c; c++)
+        *c = *c == '\t' || *c == '\n' ? ' ' : *c;
+}
+
+/* One line of $EA_DEVICE_LOCK_LOG, when it is set: a section of kind asked for at ask. */
+static void log_section(const char *kind, double ask, double got, double end)
+{
+    const char *file = getenv(EA_LOCK_LOG_ENV);
+    if (!file || !*file)
+        return;
+    if (!lk.who[0]) {
+        FILE *f = fopen("/proc/self/comm", "r");
+        if (!f || !fgets(lk.who, sizeof lk.who, f))
+            snprintf(lk.who, sizeof lk.who, "pid %ld", (long)getpid());
+        if (f)
+            fclose(f);
+        lk.who[strcspn(lk.who, "\n")] = '\0';
+    }
+    ea_lock_log_append(file, kind, got - ask, end - got, ask, lk.who);
+}
 
 void ea_device_lock_use_key(const char *key)
 {
@@ -129,8 +164,10 @@ int ea_device_lock(ea_error *err)
     int r = resolve(err);
     if (r)
         return r < 0 ? -1 : 0;
+    lk.ask = now_s();
     if (acquire(LOCK_EX, err))
         return -1;
+    lk.got = now_s();
     uint64_t sections;
     long pid;
     char rec[RECORD_LEN + 1];
@@ -154,6 +191,7 @@ void ea_device_unlock(void)
     ea_error err;
     if (lk.ex == 0 || --lk.ex > 0)
         return;
+    log_section("ex", lk.ask, lk.got, now_s());
     if (lk.sh == 0 || acquire(LOCK_SH, &err)) /* back to the shared hold the exclusive one came from */
         release(), lk.sh = 0;
 }
@@ -167,8 +205,11 @@ int ea_device_share(ea_error *err)
     int r = resolve(err);
     if (r)
         return r < 0 ? -1 : 0;
+    double ask = now_s();
     if (acquire(LOCK_SH, err))
         return -1;
+    double got = now_s();
+    log_section("sh", ask, got, got);
     lk.sh = 1;
     return 0;
 }

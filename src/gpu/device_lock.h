@@ -14,7 +14,10 @@
  *   meanwhile. A process that does not take the lock (torch, another tool) is not seen.
  * - Exclusive around each timed section (the timer), each measured path and each whole measurement (run, gate
  *   --run); shared by GPU tests for their duration; never taken by CPU-only work. A process that forks while holding it
- *   shares it with the child (flock's rule): fork from an unlocked process. */
+ *   shares it with the child (flock's rule): fork from an unlocked process.
+ * - Where the device's time goes: when $EA_DEVICE_LOCK_LOG names a file, every exclusive section appends one
+ *   line to it as it ends and every shared hold one as it is granted (device_lock_log.h reads them), named by
+ *   ea_device_lock_label's text (else the program's name). make test's runner sets it. */
 #ifndef EA_DEVICE_LOCK_H
 #define EA_DEVICE_LOCK_H
 
@@ -42,6 +45,9 @@ void ea_device_lock_mark(ea_lock_mark *m);
 /* One sentence for a timing judgement's message: whether another process took the lock since m, between the
  * sections of this process (never during one), or not at all; "" without a lock file. */
 void ea_device_lock_note(const ea_lock_mark *m, char *buf, size_t n);
+/* Names this process's sections in $EA_DEVICE_LOCK_LOG ("gate_gpu::fresh_run_is_same", "occurrence
+ * measurement"); tabs and newlines become spaces. */
+void ea_device_lock_label(const char *who);
 
 #ifdef __cplusplus
 }

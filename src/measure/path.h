@@ -22,7 +22,8 @@
  * - The path record comes back as a typed ea_path_outcome (median, checks, and the verdict the family
  *   then sets: passed, failure), so a family decides from numbers, not by reading its JSON back.
  * - ea_path_tune: the candidates loop every family shares: measure each variant of a path, keep the
- *   fastest that passed (ea_path_replaces' rule), list every variant under the kept path's
+ *   fastest that passed (ea_path_replaces' rule: a later variant within EA_PATH_TIE of the kept one does not
+ *   replace it, so near-ties keep one pick from run to run), list every variant under the kept path's
  *   "candidates" (docs/reference/schema.md). */
 #ifndef EA_PATH_H
 #define EA_PATH_H
@@ -124,6 +125,8 @@ typedef struct {
     int first_failed;     /* the first that failed, -1 none; its failure in first_failure */
     char first_failure[256];
 } ea_path_tuned;
+
+#define EA_PATH_TIE 0.01 /* a variant replaces the kept one only when more than 1% faster warm */
 
 /* Measures t's variants in order; keeps the fastest that passed, a failed one only while none passed.
  * Each candidate entry: describe's fields, "median_us", "passed", and "failure" when it failed. -1 when a
