@@ -96,11 +96,15 @@ deps-actionlint:
 
 # The build's own lines stay quiet; then the checks that did not run on these inputs yet, and the suite
 # (ci/suite: the summary is what stays on screen).
+# make test builds with one job per core unless make was given -j (a fresh clone's build is most of its
+# time: 2 cores, 6 min 1 s serial). JOBS=N overrides.
+JOBS ?= $(shell nproc)
+PAR  := $(if $(filter -j%,$(MAKEFLAGS)),,-j$(JOBS))
 test: deps-test deps-actionlint
 	@$(MAKE) -q --no-print-directory $(SUITE) $(CLI) 2>/dev/null || \
-	  echo "build: compiling into $(BUILD)/ (V=1 shows the commands)"
-	@$(MAKE) $(if $(filter 1,$(V)),,-s) --no-print-directory $(SUITE) $(CLI)
-	@ci/suite $(SUITE) $(BUILD)
+	  echo "build: compiling into $(BUILD)/ with $(if $(PAR),$(JOBS) jobs,make's -j) (V=1 shows the commands)"
+	@$(MAKE) $(PAR) $(if $(filter 1,$(V)),,-s) --no-print-directory $(SUITE) $(CLI)
+	@SUITE_MAKEFLAGS="$(PAR)" ci/suite $(SUITE) $(BUILD)
 
 # The checks make test runs beside the suite, each once per change of what it reads: a stamp per check in
 # $(BUILD)/checks/, its output in the stamp's .log, one line printed (ci/checked).
