@@ -268,9 +268,11 @@ Test(device_lock, a_malformed_log_line_is_counted_and_skipped_and_the_rest_summe
                             "ex\t12\tnot a number\n"
                             "ex\t13\t0\t-1\t1700000001.0\tnegative\n"
                             "xx\t14\t0\t1\t1700000002.0\tunknown kind\n"
-                            "ex\t12\t0\t1.0\t1700000003.0\tgate\n");
+                            "ex\t12\t0\t1.0\t1700000003.0\tgate\n"
+                            "ex\t12\t0\t1.0\t1700000004.0\t\n"
+                            "ex\t12\t0\t1.0x\t1700000005.0\ttrailing junk in a number\n");
     cr_assert_eq(ea_lock_log_read(file, &u, &err), 0, "%s", err.msg);
-    cr_assert_eq(u.bad, 3);
+    cr_assert_eq(u.bad, 5, "a bad number, a negative hold, an unknown kind, no holder, junk after a number");
     cr_assert_eq(u.first_bad, 2);
     cr_assert_eq(u.sections, 2);
     cr_assert_float_eq(u.held_s, 3.0, 1e-9);
@@ -281,4 +283,56 @@ Test(device_lock, a_malformed_log_line_is_counted_and_skipped_and_the_rest_summe
     snprintf(missing, sizeof missing, "%s/absent.tsv", dir);
     cr_assert_eq(ea_lock_log_read(missing, &u, &err), -1);
     cr_assert(strstr(err.msg, missing) && strstr(err.msg, "cannot read"), "%s", err.msg);
+}
+
+Test(device_lock, nested_sections_log_one_line_and_a_child_forked_inside_logs_none)
+{
+    ea_lock_use u;
+    ea_error err;
+    use_test_lock();
+    ea_device_lock_label("outer");
+    cr_assert_eq(ea_device_lock(&err), 0, "%s", err.msg);
+    cr_assert_eq(ea_device_lock(&err), 0, "%s", err.msg);
+    ea_device_unlock();
+    pid_t kid = fork();
+    if (kid == 0) { /* as a test that forks while it times: the section is not the child's to log */
+        ea_device_unlock();
+        _exit(0);
+    }
+    int st;
+    cr_assert_eq(waitpid(kid, &st, 0), kid);
+    ea_device_unlock();
+    cr_assert_eq(ea_lock_log_read(log_file, &u, &err), 0, "%s", err.msg);
+    cr_assert_eq(u.sections, 1, "one outermost section, logged once by its process: %d lines", u.sections);
+    cr_assert_str_eq(u.top[0].who, "outer");
+}
+
+Test(device_lock, a_label_loses_its_control_characters_and_a_blank_one_is_a_question_mark)
+{
+    ea_lock_use u;
+    ea_error err;
+    use_test_lock();
+    ea_device_lock_label("gate\x1b[31m\r\nrun");
+    cr_assert_eq(ea_device_lock(&err), 0, "%s", err.msg);
+    ea_device_unlock();
+    ea_device_lock_label("\t \n");
+    cr_assert_eq(ea_device_lock(&err), 0, "%s", err.msg);
+    ea_device_unlock();
+    cr_assert_eq(ea_lock_log_read(log_file, &u, &err), 0, "%s", err.msg);
+    cr_assert_eq(u.bad, 0, "line %d of %s", u.first_bad, log_file);
+    cr_assert_eq(u.top_n, 2);
+    cr_assert(!strcmp(u.top[0].who, "gate [31m  run") || !strcmp(u.top[1].who, "gate [31m  run"), "%s | %s",
+              u.top[0].who, u.top[1].who);
+    cr_assert(!strcmp(u.top[0].who, "?") || !strcmp(u.top[1].who, "?"), "%s | %s", u.top[0].who, u.top[1].who);
+}
+
+Test(device_lock, a_log_that_cannot_be_written_leaves_the_lock_working)
+{
+    ea_error err;
+    use_test_lock();
+    setenv(EA_LOCK_LOG_ENV, "/proc/self/no-such/device-lock.tsv", 1);
+    cr_assert_eq(ea_device_lock(&err), 0, "%s", err.msg);
+    cr_assert_not(free_for_another());
+    ea_device_unlock();
+    cr_assert(free_for_another(), "the lock outlived its section when its log could not be written");
 }

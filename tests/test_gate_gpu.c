@@ -159,9 +159,10 @@ Test(gate_gpu, a_delay_in_the_first_measurement_alone_is_measured_again_and_same
 }
 
 /* Two gates started at once on one GPU, as two `make test` or a gate beside a test run would: each measures
- * under the device lock (device_lock.h), so both see the committed verdict. Longformer B's index_add, 190 us of
- * memory-bound work per call: two measurements sharing the card would each run far slower (XLNet's, 700 us,
- * took 19 s of the device per gate where this takes 4). The CLI is the one make
+ * under the device lock (device_lock.h), so both see the committed verdict. Longformer B's index_add, 100 us of
+ * memory-bound work per call (3.4 ms on the fabricated index): two measurements sharing the card would each run
+ * far slower. XLNet's (710 us, 19.2 s of the card per gate by its committed point_wall_s) took 2.5 times as long
+ * as this does (7.7 s per gate in the H200 lock log). The CLI is the one make
  * built ($EXTERN_AUDIT_CLI in a GPU bundle); this process takes no lock itself, so it never blocks them. */
 Test(gate_gpu, two_gates_started_at_once_both_get_the_committed_verdict, .timeout = 600)
 {

@@ -181,7 +181,7 @@ Test(path, measure_stops_at_the_step_that_broke)
 }
 
 /* Finding a result's path by name and mode, its median (NaN when absent), and which tuned candidate
- * a family keeps: the fastest that passed, a failed one only while none passed. */
+ * a family keeps: the fastest that passed (by more than EA_PATH_TIE), a failed one only while none passed. */
 Test(path, named_median_and_the_kept_candidate)
 {
     cJSON *r = cJSON_Parse("{\"paths\": [{\"name\": \"current\", \"mode\": \"fabricated\", \"time\": {\"median_us\": 9}},"

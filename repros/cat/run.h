@@ -1,7 +1,7 @@
 /* run.h: measuring one cat scope on the current GPU.
  * Contract: cat_measure replays the capture's default run as the current path (ea_replay_run: torch's
  * checksums, CUPTI names, ea_time_graph at the capture's calls per replay), then runs the oracle
- * (each layout of cat_plan_variants, the fastest that passed kept) on the same generated inputs:
+ * (each layout of cat_plan_variants, the fastest that passed kept by ea_path_tune's rule) on the same generated inputs:
  * outputs poisoned with 0xFF, one call under CUPTI, cat_check, timed with the same timer settings,
  * checked again. Result object per docs/reference/schema.md ("scopes[]"), with "verdict" and "view" (per output
  * whether the oracle's checksum equals torch's, and the emulation's y against torch's), the fields after

@@ -4,7 +4,7 @@
  * launch (0 on success).
  * The packed scan takes one row per CTA of CS_SCAN_THREADS threads, each thread a blocked run of items
  * (1 to 16): rows of at most CS_SCAN_MAX_COLS columns.
- * The mask scan has launch variants (cs_mask_variant; the run times each and keeps the fastest): a CTA
+ * The mask scan has launch variants (cs_mask_variant; the run times each and keeps the fastest by ea_path_tune's rule): a CTA
  * of `warps` warps scans a segment of warps x 64 x pairs columns of one row, each warp a run of 64 x
  * pairs columns, lane l the column pairs 2l, 2l + 1 of each 64 (16-byte accesses when cols is even and
  * the buffers aligned). Grid: rows x split segments; a CTA counts the row's columns before its segment

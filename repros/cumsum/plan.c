@@ -57,7 +57,7 @@ static cJSON *oracle_json(const cs_scope *s)
     if (s->kind == CS_MASK) { /* the grid depends on the variant the run keeps */
         cJSON_AddStringToObject(o, "kernel", "cs_mask_kernel<pairs>");
         cJSON_AddStringToObject(o, "scan", "cumsum_scan_ballot"); /* ids: prose.c */
-        cJSON *vs = cJSON_AddArrayToObject(o, "variants"); /* the run times each, keeps the fastest that passed */
+        cJSON *vs = cJSON_AddArrayToObject(o, "variants"); /* the run times each, keeps the fastest that passed (ea_path_tune) */
         cs_mask_shape sh;
         for (int v = 0; v < CS_MASK_VARIANTS; v++)
             if (cs_mask_variant(v, s->cols, &sh)) {

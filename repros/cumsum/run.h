@@ -4,7 +4,7 @@
  * the two paths, "current" (the captured Inductor launches, current.h) and "oracle" (kernels.h):
  * each output poisoned with 0xFF, one call under CUPTI, every element compared with the reference,
  * timed by ea_time_graph (warm cache, automatic calls per replay), compared again after timing.
- * A CS_MASK oracle runs so at each launch variant that applies (cs_mask_variant) and keeps the fastest
+ * A CS_MASK oracle runs so at each launch variant that applies (cs_mask_variant) and keeps the fastest (ea_path_tune's rule)
  * that passed, the others in its "candidates"; every variant must pass. A CS_MASK scope then reruns
  * both paths (every oracle variant) on a padded batch (reference.h) against its reference.
  * ea_replay_run replays the capture as `extern-audit replay` does, as a second witness of the

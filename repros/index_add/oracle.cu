@@ -5,7 +5,7 @@
  *   atomics, each element written once. The staged variant (slice_staged.h) reads each span's source
  *   range once into shared memory with aligned loads and builds the chunks from there. The run times
  *   the seven ia_slice_variants (scope.h: U = 1, 2, 4, 8; U = 1, 2 with streaming stores; staged)
- *   and keeps the fastest that passed its checks.
+ *   and keeps the fastest that passed its checks (ea_path_tune's rule).
  * - windows (an overlapping as_strided index, Longformer): the gather form. Each 16-byte output chunk
  *   decodes its coordinates over the folded dims, sums the 1..3 windows covering its row in fp32 in
  *   window order and rounds once: deterministic, reads no index tensor.

@@ -177,7 +177,7 @@ static void slice_describe(void *ctx, int v, cJSON *o, int entry)
 
 /* Runs path and judges it into paths; -1 when it broke; *first_rel: its first check's rel L2. The vec 8
  * slice oracle is tuned over its launch variants (ia_slice_variants, ea_path_tune): each checked in
- * full, the fastest that passed kept, every variant's median and verdict listed beside it. */
+ * full, the fastest that passed kept (ea_path_tune's rule), every variant's median and verdict listed beside it. */
 static int add_path(cJSON *paths, dev *d, int path, const int64_t *index, const double *ref, const uint16_t *exact,
                     uint16_t *host, const ea_kit_state *st, double current_rel, int *ok, double *first_rel,
                     ea_error *err)

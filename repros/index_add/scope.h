@@ -123,7 +123,7 @@ typedef struct {
                              * vector taken from the next lane by warp shuffle instead of a second load */
 } ia_slice;
 
-/* The launch variants the run times a vec 8 slice oracle at, keeping the fastest that passed its checks:
+/* The launch variants the run times a vec 8 slice oracle at, keeping the fastest that passed its checks (ea_path_tune's rule):
  * "vec8" at unroll 1, 2, 4 and 8, "vec8-cs" (streaming stores) at unroll 1 and 2, "staged", and
  * "vec8-shfl" (blocks of 128 threads). */
 typedef struct {

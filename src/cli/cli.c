@@ -7,7 +7,6 @@
 
 #include "cli/cmds.h"
 #include "cli/version.h"
-#include "gpu/device_lock.h"
 
 static const char usage_main[] =
     "usage: extern-audit <command> [options]\n"
@@ -71,14 +70,8 @@ int ea_main(int argc, char **argv)
         return argc > 2 ? 2 : 0;
     }
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
-        if (!strcmp(cmd, cmds[i].name)) {
-            char who[128];
-            int n = snprintf(who, sizeof who, "extern-audit %s", cmd);
-            for (int a = 2; a < argc && n > 0 && (size_t)n < sizeof who; a++) /* "gate --run --scope xlnet" */
-                n += snprintf(who + n, sizeof who - (size_t)n, " %s", argv[a]);
-            ea_device_lock_label(who);
+        if (!strcmp(cmd, cmds[i].name))
             return cmds[i].run(argc - 2, argv + 2);
-        }
     fprintf(stderr, "extern-audit: unknown command '%s'\n%s", cmd, usage_main);
     return 2;
 }

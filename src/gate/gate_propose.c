@@ -52,7 +52,7 @@ static int take(cJSON *out, const cJSON *fresh, const cJSON *e)
         cJSON *from = path_item((cJSON *)fresh, fi, fj), *to = path_item(out, si, sj);
         cJSON_ReplaceItemInObjectCaseSensitive(to, key, cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(from, key), 1));
         /* a warm time kept from a variant table comes with the table that chose it (path.h: the kept variant is
-         * the fastest of that run's; the stored table beside a new time would say otherwise) */
+         * the fastest of that run's by ea_path_tune's rule; the stored table beside a new time would say otherwise) */
         const cJSON *table = cJSON_GetObjectItemCaseSensitive(from, "candidates");
         if (!strcmp(key, "time") && table && cJSON_HasObjectItem(to, "candidates"))
             cJSON_ReplaceItemInObjectCaseSensitive(to, "candidates", cJSON_Duplicate(table, 1));

@@ -2,6 +2,7 @@
 #include "gpu/device_lock.h"
 #include "gpu/device_lock_impl.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -29,39 +30,49 @@ static struct {
     uint64_t own;   /* exclusive sections this process took */
     uint64_t first; /* the counter just before this process's first section since the last mark */
     int marked;     /* a mark waits for that first section */
-    double ask, got; /* when the outermost exclusive section was asked for and granted */
+    double asked;   /* the outermost exclusive section's ask, s since the epoch (the log's start field) */
+    double ask, got; /* its ask and grant on the monotonic clock, for durations a clock step cannot make negative */
+    pid_t owner;    /* the process granted it: a child forked inside it logs nothing of it */
     char who[128];  /* ea_device_lock_label's, for the log */
 } lk = {.fd = -1};
 
-static double now_s(void)
+static double clock_s(clockid_t id)
 {
     struct timespec t;
-    clock_gettime(CLOCK_REALTIME, &t);
+    clock_gettime(id, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+/* Control characters become spaces (a tab or newline would break the log's line, an escape the summary's); an
+ * empty or blank label is "?". */
 void ea_device_lock_label(const char *who)
 {
+    int blank = 1;
     snprintf(lk.who, sizeof lk.who, "%s", who);
-    for (char *c = lk.who; *c; c++)
-        *c = *c == '\t' || *c == '\n' ? ' ' : *c;
+    for (char *c = lk.who; *c; c++) {
+        *c = iscntrl((unsigned char)*c) ? ' ' : *c;
+        blank &= *c == ' ';
+    }
+    if (blank)
+        snprintf(lk.who, sizeof lk.who, "?");
 }
 
-/* One line of $EA_DEVICE_LOCK_LOG, when it is set: a section of kind asked for at ask. */
-static void log_section(const char *kind, double ask, double got, double end)
+/* One line of $EA_DEVICE_LOCK_LOG, when it is set: a section of kind asked for at asked (epoch). */
+static void log_section(const char *kind, double asked, double waited, double held)
 {
     const char *file = getenv(EA_LOCK_LOG_ENV);
     if (!file || !*file)
         return;
     if (!lk.who[0]) {
+        char comm[128] = "";
         FILE *f = fopen("/proc/self/comm", "r");
-        if (!f || !fgets(lk.who, sizeof lk.who, f))
-            snprintf(lk.who, sizeof lk.who, "pid %ld", (long)getpid());
+        if (!f || !fgets(comm, sizeof comm, f))
+            snprintf(comm, sizeof comm, "pid %ld", (long)getpid());
         if (f)
             fclose(f);
-        lk.who[strcspn(lk.who, "\n")] = '\0';
+        ea_device_lock_label(comm);
     }
-    ea_lock_log_append(file, kind, got - ask, end - got, ask, lk.who);
+    ea_lock_log_append(file, kind, waited, held, asked, lk.who);
 }
 
 void ea_device_lock_use_key(const char *key)
@@ -164,10 +175,12 @@ int ea_device_lock(ea_error *err)
     int r = resolve(err);
     if (r)
         return r < 0 ? -1 : 0;
-    lk.ask = now_s();
+    lk.asked = clock_s(CLOCK_REALTIME);
+    lk.ask = clock_s(CLOCK_MONOTONIC);
     if (acquire(LOCK_EX, err))
         return -1;
-    lk.got = now_s();
+    lk.got = clock_s(CLOCK_MONOTONIC);
+    lk.owner = getpid();
     uint64_t sections;
     long pid;
     char rec[RECORD_LEN + 1];
@@ -191,9 +204,11 @@ void ea_device_unlock(void)
     ea_error err;
     if (lk.ex == 0 || --lk.ex > 0)
         return;
-    log_section("ex", lk.ask, lk.got, now_s());
+    double end = clock_s(CLOCK_MONOTONIC);
     if (lk.sh == 0 || acquire(LOCK_SH, &err)) /* back to the shared hold the exclusive one came from */
         release(), lk.sh = 0;
+    if (lk.owner == getpid()) /* written once the device is free: the log never lengthens a section */
+        log_section("ex", lk.asked, lk.got - lk.ask, end - lk.got);
 }
 
 int ea_device_share(ea_error *err)
@@ -205,11 +220,10 @@ int ea_device_share(ea_error *err)
     int r = resolve(err);
     if (r)
         return r < 0 ? -1 : 0;
-    double ask = now_s();
+    double asked = clock_s(CLOCK_REALTIME), ask = clock_s(CLOCK_MONOTONIC);
     if (acquire(LOCK_SH, err))
         return -1;
-    double got = now_s();
-    log_section("sh", ask, got, got);
+    log_section("sh", asked, clock_s(CLOCK_MONOTONIC) - ask, 0);
     lk.sh = 1;
     return 0;
 }

@@ -13,7 +13,7 @@ void ea_lock_log_append(const char *file, const char *kind, double waited_s, dou
                         const char *who)
 {
     char line[512];
-    int n = snprintf(line, sizeof line, "%s\t%ld\t%.6f\t%.6f\t%.6f\t%.200s\n", kind, (long)getpid(), waited_s, held_s,
+    int n = snprintf(line, sizeof line, "%s\t%ld\t%.6f\t%.6f\t%.6f\t%.127s\n", kind, (long)getpid(), waited_s, held_s,
                      start_s, who);
     int fd = open(file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (fd < 0)
@@ -48,24 +48,46 @@ static int by_held(const void *a, const void *b)
     return (x < y) - (x > y);
 }
 
+/* A number field: all of it read, finite. */
+static int number(const char *f, double *x)
+{
+    char *end;
+    *x = strtod(f, &end);
+    return end != f && *end == '\0' && isfinite(*x);
+}
+
+/* line's six tab-separated fields (device_lock_log.h); 0, or -1 when it is not such a line. */
+static int parse(char *line, int *ex, double *waited, double *held, double *start, const char **who)
+{
+    char *f[6], *p = line;
+    int n = 0;
+    double pid;
+    line[strcspn(line, "\n")] = '\0';
+    f[n++] = p;
+    while (n < 6 && (p = strchr(p, '\t')) != NULL)
+        *p++ = '\0', f[n++] = p;
+    if (n != 6 || !((*ex = !strcmp(f[0], "ex")) || !strcmp(f[0], "sh")) || !number(f[1], &pid) ||
+        !number(f[2], waited) || !number(f[3], held) || !number(f[4], start))
+        return -1;
+    *who = f[5];
+    return *waited >= 0 && *held >= 0 && *start > 0 && pid > 0 && **who ? 0 : -1;
+}
+
 int ea_lock_log_read(const char *file, ea_lock_use *use, ea_error *err)
 {
     memset(use, 0, sizeof *use);
     FILE *f = fopen(file, "r");
     if (!f)
         return ea_fail(err, "%s: cannot read the device lock's log: %s", file, strerror(errno));
-    char *line = NULL, kind[4], who[128];
+    char *line = NULL;
+    const char *who;
     size_t cap = 0;
-    long pid;
     double waited, held, start, first = INFINITY, last = -INFINITY;
     ea_lock_holder *list = NULL;
-    int n = 0, ncap = 0, lineno = 0;
+    int n = 0, ncap = 0, lineno = 0, ex;
     while (getline(&line, &cap, f) > 0) {
         lineno++;
-        int ex = 0;
-        who[0] = '\0';
-        if (sscanf(line, "%3[a-z]\t%ld\t%lf\t%lf\t%lf\t%127[^\n]", kind, &pid, &waited, &held, &start, who) != 6 ||
-            !((ex = !strcmp(kind, "ex")) || !strcmp(kind, "sh")) || !(waited >= 0) || !(held >= 0) || !(start > 0)) {
+        if (parse(line, &ex, &waited, &held, &start, &who)) {
             use->first_bad = use->bad++ ? use->first_bad : lineno;
             continue;
         }

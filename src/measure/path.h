@@ -128,7 +128,8 @@ typedef struct {
 
 #define EA_PATH_TIE 0.01 /* a variant replaces the kept one only when more than 1% faster warm */
 
-/* Measures t's variants in order; keeps the fastest that passed, a failed one only while none passed.
+/* Measures t's variants in order; keeps the fastest that passed (a later one must beat the kept one by more
+ * than EA_PATH_TIE), a failed one only while none passed.
  * Each candidate entry: describe's fields, "median_us", "passed", and "failure" when it failed. -1 when a
  * run broke or no variant applied (err says which); nothing is then kept. */
 int ea_path_tune(const ea_path_tuning *t, ea_path_tuned *r, ea_error *err);

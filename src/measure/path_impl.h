@@ -20,8 +20,9 @@ int ea_path_judge(cJSON *path, double current_rel, int exact, int bound, char *w
  * -1 when a step broke (err says which); path is then left as it was. */
 int ea_path_measure(const ea_path_steps *s, cJSON *path, ea_check *first, ea_check *again, double *median_us,
                     ea_error *err);
-/* Whether candidate (passed or not) takes the place of best (best_passed; NULL: none yet): the fastest
- * of the candidates that passed is kept, a failed one only while none passed (docs/reference/schema.md). */
+/* Whether candidate (passed or not) takes the place of best (best_passed; NULL: none yet): the fastest of the
+ * candidates that passed is kept, a later one only when faster by more than EA_PATH_TIE, a failed one only while
+ * none passed (docs/reference/schema.md). */
 int ea_path_replaces(const cJSON *candidate, int passed, const cJSON *best, int best_passed);
 
 typedef struct {
