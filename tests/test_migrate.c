@@ -276,6 +276,22 @@ Test(migrate, a_figure_stored_as_anything_but_a_number_is_refused_naming_its_jso
     ea_torch_ops_free(&ops);
 }
 
+/* cat's config.current goes because current_launches counts it: without the count the launches would be lost. */
+Test(migrate, a_cat_config_listing_its_current_launches_without_their_count_is_refused)
+{
+    ea_torch_ops ops;
+    ea_error err;
+    load_ops(&ops);
+    cJSON *d = v2();
+    edit(d, "scopes/4/config/current_launches", NULL);
+    edit(d, "scopes/4/view/launches", NULL); /* else its copy of the count is refused first */
+    cr_assert_eq(ea_baseline_migrate("v2.json", d, &ops, &err), -1, "migrated without config.current_launches");
+    cr_assert_str_eq(err.msg, "v2.json $.scopes[4].config.current_launches: expected as many as config.current lists "
+                              "(the capture's default run: schema 3 reads it), 2, got nothing (missing key)");
+    cJSON_Delete(d);
+    ea_torch_ops_free(&ops);
+}
+
 /* schema 2's "unmeasured" reasons: each sentence becomes the one id whose text it is, or (the four variant targets,
  * whose copies 223da71 did not reword with the H200 one) was; one no id stands for is refused, naming its JSON path. */
 Test(migrate, an_unmeasured_reason_becomes_the_one_id_whose_text_it_is_or_was)

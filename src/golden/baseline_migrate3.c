@@ -148,6 +148,27 @@ static int replica(const char *file, const char *at, cJSON *r, ea_error *err)
     return 0;
 }
 
+#define CAT_LAUNCHES "as many as config.current lists (the capture's default run: schema 3 reads it)"
+
+/* cat's config.current, its capture's default run that golden diff judges: schema 3 keeps only its count,
+ * current_launches, so the list goes only once the count stands beside it and agrees (else the launches are lost). */
+static int cat_current(const char *file, const char *at, cJSON *cfg, ea_error *err)
+{
+    const cJSON *cur = cJSON_GetObjectItemCaseSensitive(cfg, "current");
+    const cJSON *n = cJSON_GetObjectItemCaseSensitive(cfg, "current_launches");
+    char cat[96];
+    if (!cur)
+        return 0;
+    snprintf(cat, sizeof cat, "%s.config", at);
+    if (!n)
+        return ea_fail(err, "%s %s.current_launches: expected %s, %d, got nothing (missing key)", file, cat,
+                       CAT_LAUNCHES, cJSON_GetArraySize(cur));
+    if (agrees(file, cat, "current_launches", n, cJSON_GetArraySize(cur), CAT_LAUNCHES, err))
+        return -1;
+    cJSON_DeleteItemFromObjectCaseSensitive(cfg, "current");
+    return 0;
+}
+
 /* A view's copies: view.launches (config's current_launches and oracle.launches), current_emulated's rel_l2 and
  * max_abs (the current path's check: it reports the emulation), and view.block (repros/cat/view.c's, from the
  * golden cats: not checked here, the golden room stands below the families). */
@@ -173,19 +194,9 @@ static int view(const char *file, const char *at, cJSON *r, ea_error *err)
         return -1;
     cJSON_DeleteItemFromObjectCaseSensitive(v, "launches");
     cJSON_DeleteItemFromObjectCaseSensitive(v, "block");
-    /* cat's current launches: its capture's default run (as many as current_launches), which golden diff judges */
-    cJSON *cur = cJSON_GetObjectItemCaseSensitive(cfg, "current");
-    snprintf(vat, sizeof vat, "%s.config", at);
-    if (!strcmp(ej_text(r, "family"), "cat") && cur &&
-        agrees(file, vat, "current_launches", cJSON_GetObjectItemCaseSensitive(cfg, "current_launches"),
-               cJSON_GetArraySize(cur), "as many as config.current lists (the capture's default run: schema 3 reads it)",
-               err))
-        return -1;
-    if (!strcmp(ej_text(r, "family"), "cat"))
-        cJSON_DeleteItemFromObjectCaseSensitive(cfg, "current");
     cJSON_DeleteItemFromObjectCaseSensitive(e, "rel_l2");
     cJSON_DeleteItemFromObjectCaseSensitive(e, "max_abs");
-    return 0;
+    return strcmp(ej_text(r, "family"), "cat") ? 0 : cat_current(file, at, cfg, err);
 }
 
 /* The configuration terms schema 2 stored as sentences, and their ids (src/measure/prose.c renders each back). */
