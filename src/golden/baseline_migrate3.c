@@ -1,7 +1,7 @@
 /* baseline_migrate3.c: baselines schema 2 -> 3 (contract in baseline_migrate.h): what a result derives or copies
  * is dropped, each value only once it is what its source gives; the header's cache policy and the unmeasured
  * reasons become numbers and ids that render them; every other member, the times first, is kept as read. */
-#include "golden/baseline_migrate_impl.h"
+#include "golden/baseline_migrate3.h"
 
 #include <math.h>
 #include <stdio.h>
