@@ -192,50 +192,67 @@ Test(golden_truth, a_duplicate_key_in_a_target_json_is_refused_by_audit)
     free(text);
 }
 
-/* A golden folder linking the committed occurrences, old rule, seed and targets; own() makes the path of a file to
- * be edited real. (A copy of every file as links, cp -rs, cost the golden_truth suite a third of its time: 1392
- * links, an inode each, per tree, and a tree per row of the schema tables.) */
+/* dst made as the committed src: a real folder of the same entries for a folder, a link for a file. A write into
+ * the tree, a new file or one renamed over a link (an atomic write), lands in the tree: no folder of it is a link
+ * into golden/ to write through. */
+static void mirror(const char *src, const char *dst, int folder)
+{
+    if (!folder) {
+        cr_assert_eq(symlink(src, dst), 0, "%s", dst);
+        return;
+    }
+    cr_assert_eq(mkdir(dst, 0755), 0, "%s", dst);
+    DIR *d = opendir(src);
+    cr_assert_not_null(d, "%s", src);
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        char from[4400], to[4400];
+        struct stat st;
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        snprintf(from, sizeof from, "%s/%s", src, e->d_name);
+        snprintf(to, sizeof to, "%s/%s", dst, e->d_name);
+        mirror(from, to, e->d_type == DT_DIR || (e->d_type == DT_UNKNOWN && !stat(from, &st) && S_ISDIR(st.st_mode)));
+    }
+    closedir(d);
+}
+
+/* The golden tree of this process and the files replace() wrote in it since golden_tree() last handed it out. Built
+ * once: 1529 entries, a tree per row of the schema tables took the golden_truth suite from 6.6 to 9.4 CPU s. */
+static const char *tree;
+static char replaced[16][512];
+static int nreplaced;
+
+/* A golden folder of the committed occurrences, old rule, seed and targets, every file a link (mirror): the
+ * process's one tree, each file replace() wrote in it a link to the committed one again. A test's own writes
+ * outside replace() stay for its later calls (one process per test). */
 static const char *golden_tree(void)
 {
     static const char *const parts[] = {"occurrences", "old_rule.json", "seed_totals.json", "targets"};
-    const char *dir = test_tmpdir();
-    char cwd[2048], target[4096];
+    char cwd[2048], from[4600];
     cr_assert_not_null(getcwd(cwd, sizeof cwd));
-    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
-        snprintf(target, sizeof target, "%s/golden/%s", cwd, parts[i]);
-        cr_assert_eq(symlink(target, test_join(dir, parts[i])), 0);
+    for (; nreplaced > 0; nreplaced--) {
+        const char *at = test_join(tree, replaced[nreplaced - 1]);
+        snprintf(from, sizeof from, "%s/golden/%s", cwd, replaced[nreplaced - 1]);
+        cr_assert_eq(unlink(at), 0, "%s", at);
+        cr_assert_eq(symlink(from, at), 0, "%s", at);
     }
-    return dir;
+    if (tree)
+        return tree;
+    tree = test_tmpdir();
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        snprintf(from, sizeof from, "%s/golden/%s", cwd, parts[i]);
+        mirror(from, test_join(tree, parts[i]), !strchr(parts[i], '.'));
+    }
+    return tree;
 }
 
-/* Every folder on golden/rel's way that is a link to the committed one becomes a real folder of links to the
- * committed entries, so the file itself is a link of its own that an edit replaces, and nothing is written through
- * a link into the committed tree. */
-static void own(const char *golden, const char *rel)
+/* golden/rel, a link in the tree, replaced by a file of text (the link unlinked: never written through). */
+static void replace(const char *golden, const char *rel, const char *text)
 {
-    char cwd[2048], sub[512], src[4400], from[4800], to[4800];
-    cr_assert_not_null(getcwd(cwd, sizeof cwd));
-    for (const char *slash = strchr(rel, '/'); slash; slash = strchr(slash + 1, '/')) {
-        struct stat st;
-        snprintf(sub, sizeof sub, "%.*s", (int)(slash - rel), rel);
-        const char *here = test_join(golden, sub);
-        cr_assert_eq(lstat(here, &st), 0, "%s", here);
-        if (!S_ISLNK(st.st_mode))
-            continue;
-        snprintf(src, sizeof src, "%s/golden/%s", cwd, sub);
-        snprintf(to, sizeof to, "%s", here);
-        cr_assert_eq(unlink(to), 0);
-        cr_assert_eq(mkdir(to, 0755), 0);
-        DIR *d = opendir(src);
-        cr_assert_not_null(d, "%s", src);
-        for (struct dirent *e; (e = readdir(d)) != NULL;) {
-            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-                continue;
-            snprintf(from, sizeof from, "%s/%s", src, e->d_name);
-            cr_assert_eq(symlink(from, test_join(to, e->d_name)), 0);
-        }
-        closedir(d);
-    }
+    cr_assert_lt(nreplaced, (int)(sizeof replaced / sizeof replaced[0]));
+    snprintf(replaced[nreplaced++], sizeof replaced[0], "%s", rel);
+    cr_assert_eq(unlink(test_join(golden, rel)), 0);
+    free(test_write(golden, rel, text));
 }
 
 /* golden/rel replaced by a copy of the committed file with its first from replaced by to. */
@@ -248,9 +265,7 @@ static void edit(const char *golden, const char *rel, const char *from, const ch
     size_t n = strlen(text) + strlen(to) + 1;
     char *out = malloc(n);
     snprintf(out, n, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
-    own(golden, rel);
-    cr_assert_eq(unlink(test_join(golden, rel)), 0);
-    free(test_write(golden, rel, out));
+    replace(golden, rel, out);
     free(out);
     free(text);
 }
@@ -304,6 +319,62 @@ static void schema_refuses(const char *rel, const char *from, const char *to, co
 #define REPLAY "targets/" TEST_TARGET "/replay.json"
 #define SANITIZE "targets/" TEST_TARGET "/sanitize.json"
 #define TORCH_OPS "targets/" TEST_TARGET "/torch_ops.json"
+
+/* 0 when path is absent; else 1, the file removed, so that a failing check leaves the committed tree as it was. */
+static int leaked(const char *path)
+{
+    if (access(path, F_OK))
+        return 0;
+    cr_assert_eq(unlink(path), 0, "%s", path);
+    return 1;
+}
+
+/* Every folder under dir real (none a link into golden/), n counting them. */
+static void real_folders(const char *dir, int *n)
+{
+    DIR *d = opendir(dir);
+    cr_assert_not_null(d, "%s", dir);
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        char path[4400];
+        struct stat st;
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        cr_assert_eq(lstat(path, &st), 0, "%s", path);
+        if (S_ISDIR(st.st_mode)) {
+            ++*n;
+            real_folders(path, n);
+        } else if (S_ISLNK(st.st_mode)) {
+            cr_assert_eq(stat(path, &st), 0, "%s", path);
+            cr_assert(!S_ISDIR(st.st_mode), "%s links a committed folder: a write into it lands in golden/", path);
+        }
+    }
+    closedir(d);
+}
+
+/* What a test or a command writes into a golden tree, a new file (plainly or renamed into place) or a committed
+ * file replaced, lands in the tree: golden/ stays as committed. */
+Test(golden_truth, a_write_into_the_test_tree_leaves_the_committed_golden_as_it_was)
+{
+    const char *g = golden_tree();
+    char *before = test_read("golden/" BASELINES), *after;
+    cJSON *empty = cJSON_CreateObject();
+    ea_error err;
+    free(test_write(g, CAT_CAPTURE ".plain-by-a-test", "{}\n"));
+    cr_assert_eq(ej_write_atomic(test_join(g, CAT_CAPTURE ".renamed-by-a-test"), empty, &err), 0, "%s", err.msg);
+    cr_assert_eq(leaked("golden/" CAT_CAPTURE ".plain-by-a-test") + leaked("golden/" CAT_CAPTURE ".renamed-by-a-test"),
+                 0, "a write into the tree's captures went through to golden/");
+    int folders = 0, committed = 2; /* occurrences and targets themselves */
+    real_folders(g, &folders);
+    real_folders("golden/occurrences", &committed);
+    real_folders("golden/targets", &committed);
+    cr_assert_eq(folders, committed, "the committed tree's folders, each made real");
+    cr_assert_eq(ej_write_atomic(test_join(g, BASELINES), empty, &err), 0, "%s", err.msg);
+    after = test_read("golden/" BASELINES);
+    cr_assert(!strcmp(before, after), "golden/" BASELINES " rewritten through the tree");
+    cJSON_Delete(empty);
+    free(before), free(after);
+}
 
 /* One schema_refuses per row: the file, its first from replaced by to, the command that reads it, the message. */
 typedef struct {
@@ -399,9 +470,7 @@ static void edit_doc(const char *golden, const char *rel, void (*change)(cJSON *
     cr_assert_not_null(doc, "%s does not parse", src);
     change(doc);
     char *out = cJSON_Print(doc);
-    own(golden, rel);
-    cr_assert_eq(unlink(test_join(golden, rel)), 0);
-    free(test_write(golden, rel, out));
+    replace(golden, rel, out);
     cJSON_free(out);
     cJSON_Delete(doc);
     free(text);

@@ -235,6 +235,63 @@ Test(migrate, a_v2_value_that_is_not_what_its_source_gives_is_refused_naming_its
     ea_torch_ops_free(&ops);
 }
 
+/* A figure schema 3 derives, stored as anything but a number (null alone for one nothing derives: cJSON prints a NaN
+ * so), is refused naming the file, its JSON path and what it should be; before, it read as NaN, and where the source
+ * gave NaN too it was dropped unread. */
+Test(migrate, a_figure_stored_as_anything_but_a_number_is_refused_naming_its_json_path)
+{
+    const struct {
+        const char *path, *value, *unset, *want;
+    } bad[] = {
+        {"scopes/0/speedup", "\"fast\"", NULL, "v2.json $.scopes[0].speedup: expected a number, what the result's "
+         "times and floor give (schema 3 derives it when read), 6.5077713504788797, got \"fast\""},
+        {"scopes/0/floor/us", "{\"us\": 1}", NULL, "v2.json $.scopes[0].floor.us: expected a number, what the result's "
+         "times and floor give (schema 3 derives it when read), 94.347772214592496, got {\"us\":1}"},
+        {"scopes/4/view/launches/oracle", "\"one\"", "scopes/4/config/oracle/launches", "v2.json "
+         "$.scopes[4].view.launches.oracle: expected a number, the configuration's oracle.launches (schema 3 reads it "
+         "there), nan, got \"one\""},
+        {"scopes/4/view/launches/oracle", "null", NULL, "v2.json $.scopes[4].view.launches.oracle: expected a number, "
+         "the configuration's oracle.launches (schema 3 reads it there), 1, got null"},
+    };
+    ea_torch_ops ops;
+    load_ops(&ops);
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        cJSON *d = v2();
+        ea_error err;
+        edit(d, bad[i].path, bad[i].value);
+        if (bad[i].unset)
+            edit(d, bad[i].unset, NULL);
+        cr_assert_eq(ea_baseline_migrate("v2.json", d, &ops, &err), -1, "%s = %s migrated", bad[i].path, bad[i].value);
+        cr_assert_str_eq(err.msg, bad[i].want);
+        cJSON_Delete(d);
+    }
+    /* null where the source gives NaN: what schema 2 wrote for it */
+    cJSON *d = v2();
+    ea_error err;
+    edit(d, "scopes/4/view/launches/oracle", "null");
+    edit(d, "scopes/4/config/oracle/launches", NULL);
+    cr_assert_eq(ea_baseline_migrate("v2.json", d, &ops, &err), 0, "%s", err.msg);
+    cr_assert_null(at(d, "scopes/4/view/launches"));
+    cJSON_Delete(d);
+    ea_torch_ops_free(&ops);
+}
+
+/* cat's config.current goes because current_launches counts it: without the count the launches would be lost. */
+Test(migrate, a_cat_config_listing_its_current_launches_without_their_count_is_refused)
+{
+    ea_torch_ops ops;
+    ea_error err;
+    load_ops(&ops);
+    cJSON *d = v2();
+    edit(d, "scopes/4/config/current_launches", NULL);
+    edit(d, "scopes/4/view/launches", NULL); /* else its copy of the count is refused first */
+    cr_assert_eq(ea_baseline_migrate("v2.json", d, &ops, &err), -1, "migrated without config.current_launches");
+    cr_assert_str_eq(err.msg, "v2.json $.scopes[4].config.current_launches: expected as many as config.current lists "
+                              "(the capture's default run: schema 3 reads it), 2, got nothing (missing key)");
+    cJSON_Delete(d);
+    ea_torch_ops_free(&ops);
+}
+
 /* schema 2's "unmeasured" reasons: each sentence becomes the one id whose text it is, or (the four variant targets,
  * whose copies 223da71 did not reword with the H200 one) was; one no id stands for is refused, naming its JSON path. */
 Test(migrate, an_unmeasured_reason_becomes_the_one_id_whose_text_it_is_or_was)
@@ -373,4 +430,25 @@ Test(migrate, golden_migrate_rewrites_every_target_or_none)
     cr_assert_str_eq(still, v2text);
     cli_run_free(&r);
     free(still), free(v2text);
+}
+
+/* The refusals above, through the command: exit 2 naming the file and the JSON path, the file as it was. */
+Test(migrate, golden_migrate_refuses_a_figure_that_is_not_a_number_and_writes_nothing)
+{
+    char files[2][512], dir[512];
+    two_targets(files);
+    cJSON *bad = v2();
+    edit(bad, "scopes/0/speedup", "\"fast\"");
+    char *text = cJSON_Print(bad);
+    snprintf(dir, sizeof dir, "%s", files[0]);
+    *strrchr(dir, '/') = '\0';
+    free(test_write(dir, "baselines.json", text));
+    cli_run r = test_cli("golden", "migrate", files[0], NULL);
+    cr_assert_eq(r.status, 2, "%s", r.err);
+    has(r.err, files[0]);
+    has(r.err, "$.scopes[0].speedup: expected a number, what the result's times and floor give");
+    char *kept = test_read(files[0]);
+    cr_assert_str_eq(kept, text);
+    cli_run_free(&r);
+    free(kept), free(text), cJSON_Delete(bad);
 }

@@ -195,6 +195,22 @@ Test(run, baselines_written_atomically_and_read_strictly)
     cr_assert_str_eq(m, "GeForce-RTX-4090");
 }
 
+/* The document's torch: the torch-ops file's build where run read one (the judged comparison), else the first build
+ * a result's fidelity names (results before it may name none). */
+Test(run, the_documents_torch_is_the_torch_ops_build_else_the_first_a_fidelity_names)
+{
+    for (int with_ops = 0; with_ops < 2; with_ops++) {
+        ea_run_env env = test_run_env();
+        cJSON *results = cJSON_Parse("[{\"passed\": true, \"fidelity\": {}}, {\"passed\": true, \"fidelity\": "
+                                     "{\"torch\": \"2.10.0\"}}, {\"passed\": true, \"fidelity\": {\"torch\": \"2.12.0\"}}]");
+        if (with_ops)
+            snprintf(env.torch, sizeof env.torch, "2.11.0+cu130");
+        cJSON *doc = ea_baseline_doc(results, &env);
+        cr_assert_str_eq(ej_str(doc, "torch"), with_ops ? "2.11.0+cu130" : "2.10.0");
+        cJSON_Delete(doc);
+    }
+}
+
 Test(run, committed_baselines_read_strictly)
 {
     ej_doc d;

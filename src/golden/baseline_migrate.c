@@ -6,7 +6,7 @@
 
 #include "measure/baseline.h"
 #include "base/json.h"
-#include "golden/baseline_migrate_impl.h"
+#include "golden/baseline_migrate3.h"
 #include "measure/prose.h"
 
 /* What identifies each note sentence schema 1 stored, and its id; a NULL id: the note is dropped (its text

@@ -1,7 +1,7 @@
 /* baseline_migrate3.c: baselines schema 2 -> 3 (contract in baseline_migrate.h): what a result derives or copies
  * is dropped, each value only once it is what its source gives; the header's cache policy and the unmeasured
  * reasons become numbers and ids that render them; every other member, the times first, is kept as read. */
-#include "golden/baseline_migrate_impl.h"
+#include "golden/baseline_migrate3.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -14,16 +14,25 @@
 #include "measure/prose.h"
 
 /* A stored number against what schema 3 derives it from (whose), as the schema-2 golden reader held them: within
- * 1e-12 relative. */
+ * 1e-12 relative. Anything else stored there is refused: dropped, it would vanish unread. */
 static int agrees(const char *file, const char *at, const char *key, const cJSON *stored, double derived,
                   const char *whose, ea_error *err)
 {
-    double v = cJSON_IsNumber(stored) ? stored->valuedouble : NAN;
     if (!stored)
         return 0;
-    if (fabs(v - derived) <= 1e-12 * fabs(derived) || (isnan(v) && isnan(derived)))
+    /* cJSON prints a NaN as null: what a schema-2 writer stored for a figure it could not derive */
+    if (cJSON_IsNull(stored) && isnan(derived))
         return 0;
-    return ea_fail(err, "%s %s.%s: expected %s, %.17g, got %.17g", file, at, key, whose, derived, v);
+    if (!cJSON_IsNumber(stored)) {
+        char *got = cJSON_PrintUnformatted(stored);
+        ea_fail(err, "%s %s.%s: expected a number, %s, %.17g, got %.60s%s", file, at, key, whose, derived, got,
+                strlen(got) > 60 ? "..." : "");
+        cJSON_free(got);
+        return -1;
+    }
+    if (fabs(stored->valuedouble - derived) <= 1e-12 * fabs(derived))
+        return 0;
+    return ea_fail(err, "%s %s.%s: expected %s, %.17g, got %.17g", file, at, key, whose, derived, stored->valuedouble);
 }
 
 #define FIGURES "what the result's times and floor give (schema 3 derives it when read)"
@@ -139,6 +148,27 @@ static int replica(const char *file, const char *at, cJSON *r, ea_error *err)
     return 0;
 }
 
+#define CAT_LAUNCHES "as many as config.current lists (the capture's default run: schema 3 reads it)"
+
+/* cat's config.current, its capture's default run that golden diff judges: schema 3 keeps only its count,
+ * current_launches, so the list goes only once the count stands beside it and agrees (else the launches are lost). */
+static int cat_current(const char *file, const char *at, cJSON *cfg, ea_error *err)
+{
+    const cJSON *cur = cJSON_GetObjectItemCaseSensitive(cfg, "current");
+    const cJSON *n = cJSON_GetObjectItemCaseSensitive(cfg, "current_launches");
+    char cat[96];
+    if (!cur)
+        return 0;
+    snprintf(cat, sizeof cat, "%s.config", at);
+    if (!n)
+        return ea_fail(err, "%s %s.current_launches: expected %s, %d, got nothing (missing key)", file, cat,
+                       CAT_LAUNCHES, cJSON_GetArraySize(cur));
+    if (agrees(file, cat, "current_launches", n, cJSON_GetArraySize(cur), CAT_LAUNCHES, err))
+        return -1;
+    cJSON_DeleteItemFromObjectCaseSensitive(cfg, "current");
+    return 0;
+}
+
 /* A view's copies: view.launches (config's current_launches and oracle.launches), current_emulated's rel_l2 and
  * max_abs (the current path's check: it reports the emulation), and view.block (repros/cat/view.c's, from the
  * golden cats: not checked here, the golden room stands below the families). */
@@ -164,19 +194,9 @@ static int view(const char *file, const char *at, cJSON *r, ea_error *err)
         return -1;
     cJSON_DeleteItemFromObjectCaseSensitive(v, "launches");
     cJSON_DeleteItemFromObjectCaseSensitive(v, "block");
-    /* cat's current launches: its capture's default run (as many as current_launches), which golden diff judges */
-    cJSON *cur = cJSON_GetObjectItemCaseSensitive(cfg, "current");
-    snprintf(vat, sizeof vat, "%s.config", at);
-    if (!strcmp(ej_text(r, "family"), "cat") && cur &&
-        agrees(file, vat, "current_launches", cJSON_GetObjectItemCaseSensitive(cfg, "current_launches"),
-               cJSON_GetArraySize(cur), "as many as config.current lists (the capture's default run: schema 3 reads it)",
-               err))
-        return -1;
-    if (!strcmp(ej_text(r, "family"), "cat"))
-        cJSON_DeleteItemFromObjectCaseSensitive(cfg, "current");
     cJSON_DeleteItemFromObjectCaseSensitive(e, "rel_l2");
     cJSON_DeleteItemFromObjectCaseSensitive(e, "max_abs");
-    return 0;
+    return strcmp(ej_text(r, "family"), "cat") ? 0 : cat_current(file, at, cfg, err);
 }
 
 /* The configuration terms schema 2 stored as sentences, and their ids (src/measure/prose.c renders each back). */

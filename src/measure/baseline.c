@@ -220,11 +220,13 @@ void ea_run_annotate(cJSON *result, const cJSON *point, const ea_run_env *env, c
 cJSON *ea_baseline_doc(cJSON *results, const ea_run_env *env)
 {
     cJSON *d = cJSON_CreateObject(), *g, *bw, *r;
-    const char *torch = NULL;
+    /* the torch-ops file's build (the judged comparison), else the first capture's a fidelity names */
+    const char *torch = env->torch[0] ? env->torch : NULL;
     int passed = 1;
-    cJSON_ArrayForEach(r, results) { /* the torch-ops file's build (the judged comparison), else the captures' */
+    cJSON_ArrayForEach(r, results) {
         passed &= cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "passed"));
-        torch = env->torch[0] ? env->torch : torch ? torch : ej_str(cJSON_GetObjectItemCaseSensitive(r, "fidelity"), "torch");
+        if (!torch)
+            torch = ej_str(cJSON_GetObjectItemCaseSensitive(r, "fidelity"), "torch");
     }
     cJSON_AddStringToObject(d, "schema", EA_BASELINES_SCHEMA);
     cJSON_AddNumberToObject(d, "schema_version", EA_BASELINES_VERSION);
