@@ -24,9 +24,12 @@ void test_golden_docs(cJSON *docs[EA_AUDIT_OPS], const char *files[EA_AUDIT_OPS]
  * passes without having run. With one, shares the device lock (device_lock.h) for the rest of the test, so
  * its GPU work never runs beside another process's timing; its own timings take the lock exclusive. */
 void test_skip_without_gpu(void);
-/* A golden folder of links to the committed one's occurrences, old_rule.json and TEST_TARGET's target.json,
- * captures, baselines.json and torch_ops.json, without its classification.json (the caller writes one). */
+/* A golden folder of the committed one's occurrences, old_rule.json and TEST_TARGET's target.json, captures,
+ * baselines.json and torch_ops.json (test_mirror: real folders, a link per file), without its
+ * classification.json (the caller writes one). */
 const char *test_golden_links(void);
+/* dst made as src: for a folder a real one of the same entries, for a file a link to it. */
+void test_mirror(const char *src, const char *dst);
 /* "<dir>/<name>" in one of eight rotating buffers: eight may be held at once. */
 char *test_join(const char *dir, const char *name);
 /* A fresh empty folder under /tmp; the path lives until the test process ends. */

@@ -192,37 +192,13 @@ Test(golden_truth, a_duplicate_key_in_a_target_json_is_refused_by_audit)
     free(text);
 }
 
-/* dst made as the committed src: a real folder of the same entries for a folder, a link for a file. A write into
- * the tree, a new file or one renamed over a link (an atomic write), lands in the tree: no folder of it is a link
- * into golden/ to write through. */
-static void mirror(const char *src, const char *dst, int folder)
-{
-    if (!folder) {
-        cr_assert_eq(symlink(src, dst), 0, "%s", dst);
-        return;
-    }
-    cr_assert_eq(mkdir(dst, 0755), 0, "%s", dst);
-    DIR *d = opendir(src);
-    cr_assert_not_null(d, "%s", src);
-    for (struct dirent *e; (e = readdir(d)) != NULL;) {
-        char from[4400], to[4400];
-        struct stat st;
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        snprintf(from, sizeof from, "%s/%s", src, e->d_name);
-        snprintf(to, sizeof to, "%s/%s", dst, e->d_name);
-        mirror(from, to, e->d_type == DT_DIR || (e->d_type == DT_UNKNOWN && !stat(from, &st) && S_ISDIR(st.st_mode)));
-    }
-    closedir(d);
-}
-
 /* The golden tree of this process and the files replace() wrote in it since golden_tree() last handed it out. Built
  * once: 1529 entries, a tree per row of the schema tables took the golden_truth suite from 6.6 to 9.4 CPU s. */
 static const char *tree;
 static char replaced[16][512];
 static int nreplaced;
 
-/* A golden folder of the committed occurrences, old rule, seed and targets, every file a link (mirror): the
+/* A golden folder of the committed occurrences, old rule, seed and targets, every file a link (test_mirror): the
  * process's one tree, each file replace() wrote in it a link to the committed one again. A test's own writes
  * outside replace() stay for its later calls (one process per test). */
 static const char *golden_tree(void)
@@ -241,7 +217,7 @@ static const char *golden_tree(void)
     tree = test_tmpdir();
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
         snprintf(from, sizeof from, "%s/golden/%s", cwd, parts[i]);
-        mirror(from, test_join(tree, parts[i]), !strchr(parts[i], '.'));
+        test_mirror(from, test_join(tree, parts[i]));
     }
     return tree;
 }
@@ -374,6 +350,19 @@ Test(golden_truth, a_write_into_the_test_tree_leaves_the_committed_golden_as_it_
     cr_assert(!strcmp(before, after), "golden/" BASELINES " rewritten through the tree");
     cJSON_Delete(empty);
     free(before), free(after);
+}
+
+/* The bad-input tests' golden (test_golden_links) is made the same way: their writes stay in it. */
+Test(golden_truth, a_write_into_the_linked_golden_of_the_bad_input_tests_stays_there)
+{
+    const char *g = test_golden_links();
+    cJSON *empty = cJSON_CreateObject();
+    ea_error err;
+    free(test_write(g, CAT_CAPTURE ".plain-by-a-test", "{}\n"));
+    cr_assert_eq(ej_write_atomic(test_join(g, "occurrences/renamed-by-a-test.json"), empty, &err), 0, "%s", err.msg);
+    cr_assert_eq(leaked("golden/" CAT_CAPTURE ".plain-by-a-test") + leaked("golden/occurrences/renamed-by-a-test.json"),
+                 0, "a write into the linked golden went through to golden/");
+    cJSON_Delete(empty);
 }
 
 /* One schema_refuses per row: the file, its first from replaced by to, the command that reads it, the message. */
