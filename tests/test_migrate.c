@@ -187,6 +187,8 @@ Test(migrate, a_v2_value_that_is_not_what_its_source_gives_is_refused_naming_its
                                                 "\"time_cold\", got \"time\""},
         {"scopes/0/fidelity/torch_op/faithful/torch_us", "700", "$.scopes[0].fidelity.torch_op.faithful.torch_us: "
                                                                 "expected the torch-ops file's 711.66"},
+        {"scopes/0/fidelity/torch_op/faithful/torch_us", "\"fast\"", "$.scopes[0].fidelity.torch_op.faithful.torch_us: "
+                                                                    "expected a number, the torch-ops file's, 711.66"},
         {"scopes/0/fidelity/torch_op/fabricated/torch_q3_us", "700", "fidelity.torch_op.fabricated.torch_q3_us: expected "
                                                                      "the torch-ops file's"},
         {"scopes/0/fidelity/torch_op/fabricated/replica_us", "1", "$.scopes[0].fidelity.torch_op.fabricated.replica_us: "

@@ -13,6 +13,17 @@
 #include "measure/path.h"
 #include "measure/prose.h"
 
+/* -1: stored, where a number belongs, is something else; the message quotes it. */
+static int not_a_number(const char *file, const char *at, const char *key, const cJSON *stored, const char *whose,
+                        double want, ea_error *err)
+{
+    char *got = cJSON_PrintUnformatted(stored);
+    ea_fail(err, "%s %s.%s: expected a number, %s, %.17g, got %.60s%s", file, at, key, whose, want, got,
+            strlen(got) > 60 ? "..." : "");
+    cJSON_free(got);
+    return -1;
+}
+
 /* A stored number against what schema 3 derives it from (whose), as the schema-2 golden reader held them: within
  * 1e-12 relative. Anything else stored there is refused: dropped, it would vanish unread. */
 static int agrees(const char *file, const char *at, const char *key, const cJSON *stored, double derived,
@@ -23,13 +34,8 @@ static int agrees(const char *file, const char *at, const char *key, const cJSON
     /* cJSON prints a NaN as null: what a schema-2 writer stored for a figure it could not derive */
     if (cJSON_IsNull(stored) && isnan(derived))
         return 0;
-    if (!cJSON_IsNumber(stored)) {
-        char *got = cJSON_PrintUnformatted(stored);
-        ea_fail(err, "%s %s.%s: expected a number, %s, %.17g, got %.60s%s", file, at, key, whose, derived, got,
-                strlen(got) > 60 ? "..." : "");
-        cJSON_free(got);
-        return -1;
-    }
+    if (!cJSON_IsNumber(stored))
+        return not_a_number(file, at, key, stored, whose, derived, err);
     if (fabs(stored->valuedouble - derived) <= 1e-12 * fabs(derived))
         return 0;
     return ea_fail(err, "%s %s.%s: expected %s, %.17g, got %.17g", file, at, key, whose, derived, stored->valuedouble);
@@ -75,8 +81,10 @@ static int same_number(const char *file, const char *at, const char *key, const 
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
     if (!v || (cJSON_IsNumber(v) && v->valuedouble == want))
         return 0;
+    if (!cJSON_IsNumber(v))
+        return not_a_number(file, at, key, v, whose, want, err);
     return ea_fail(err, "%s %s.%s: expected %s %.17g (schema 3 reads it there), got %.17g", file, at, key, whose, want,
-                   cJSON_IsNumber(v) ? v->valuedouble : NAN);
+                   v->valuedouble);
 }
 
 /* fidelity.torch_op's copies of the torch-ops file: each mode's torch times and the kernels. */
