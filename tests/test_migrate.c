@@ -170,6 +170,18 @@ Test(migrate, a_v2_document_keeps_every_time_and_drops_what_it_derives_or_copies
     ea_torch_ops_free(&ops);
 }
 
+/* The schema-2 document with path set to value (NULL: deleted) and unset deleted: migrate refuses it, its message
+ * in err. */
+static void refused(const ea_torch_ops *ops, const char *path, const char *value, const char *unset, ea_error *err)
+{
+    cJSON *d = v2();
+    edit(d, path, value);
+    if (unset)
+        edit(d, unset, NULL);
+    cr_assert_eq(ea_baseline_migrate("v2.json", d, ops, err), -1, "%s = %s migrated", path, value ? value : "(deleted)");
+    cJSON_Delete(d);
+}
+
 Test(migrate, a_v2_value_that_is_not_what_its_source_gives_is_refused_naming_its_json_path)
 {
     const struct {
@@ -225,14 +237,10 @@ Test(migrate, a_v2_value_that_is_not_what_its_source_gives_is_refused_naming_its
     ea_torch_ops ops;
     load_ops(&ops);
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        cJSON *d = v2();
         ea_error err;
-        edit(d, bad[i].path, bad[i].value);
-        cr_assert_eq(ea_baseline_migrate("v2.json", d, &ops, &err), -1, "%s = %s migrated", bad[i].path,
-                     bad[i].value ? bad[i].value : "(deleted)");
+        refused(&ops, bad[i].path, bad[i].value, NULL, &err);
         cr_assert(!strncmp(err.msg, "v2.json $.", 10), "%s", err.msg);
         has(err.msg, bad[i].want);
-        cJSON_Delete(d);
     }
     ea_torch_ops_free(&ops);
 }
@@ -258,14 +266,9 @@ Test(migrate, a_figure_stored_as_anything_but_a_number_is_refused_naming_its_jso
     ea_torch_ops ops;
     load_ops(&ops);
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        cJSON *d = v2();
         ea_error err;
-        edit(d, bad[i].path, bad[i].value);
-        if (bad[i].unset)
-            edit(d, bad[i].unset, NULL);
-        cr_assert_eq(ea_baseline_migrate("v2.json", d, &ops, &err), -1, "%s = %s migrated", bad[i].path, bad[i].value);
+        refused(&ops, bad[i].path, bad[i].value, bad[i].unset, &err);
         cr_assert_str_eq(err.msg, bad[i].want);
-        cJSON_Delete(d);
     }
     /* null where the source gives NaN: what schema 2 wrote for it */
     cJSON *d = v2();
