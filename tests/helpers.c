@@ -161,6 +161,23 @@ int test_node(const fx_graph *g, const char *name)
     return i;
 }
 
+/* make test's device log names every section a test times by the test, whether or not it took the shared lock
+ * (several GPU tests probe the device themselves); NULL in the runner, which has no test. */
+static const char *running_test(void)
+{
+    static char who[256];
+    const struct criterion_test *t = criterion_current_test;
+    if (!t)
+        return NULL;
+    snprintf(who, sizeof who, "%s::%s", t->category, t->name);
+    return who;
+}
+
+__attribute__((constructor)) static void name_sections_by_test(void)
+{
+    ea_device_lock_namer(running_test);
+}
+
 void test_skip_without_gpu(void)
 {
     ea_device_info info;
@@ -168,9 +185,6 @@ void test_skip_without_gpu(void)
     if (!ea_device_probe(&info))
         cr_skip_test("no CUDA device: %s", info.reason);
     /* shared until the test's process ends: its GPU work never runs beside another process's timing */
-    char who[128];
-    snprintf(who, sizeof who, "%s::%s", criterion_current_test->category, criterion_current_test->name);
-    ea_device_lock_label(who);
     cr_assert_eq(ea_device_share(&err), 0, "%s", err.msg);
 }
 

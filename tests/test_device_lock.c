@@ -326,6 +326,31 @@ Test(device_lock, a_label_loses_its_control_characters_and_a_blank_one_is_a_ques
     cr_assert(!strcmp(u.top[0].who, "?") || !strcmp(u.top[1].who, "?"), "%s | %s", u.top[0].who, u.top[1].who);
 }
 
+Test(device_lock, a_section_without_a_label_is_named_by_the_running_test)
+{
+    ea_lock_use u;
+    ea_error err;
+    use_test_lock();
+    cr_assert_eq(ea_device_lock(&err), 0, "%s", err.msg);
+    ea_device_unlock();
+    cr_assert_eq(ea_lock_log_read(log_file, &u, &err), 0, "%s", err.msg);
+    cr_assert_eq(u.top_n, 1);
+    cr_assert_str_eq(u.top[0].who, "device_lock::a_section_without_a_label_is_named_by_the_running_test",
+                     "the suite's namer, not the program's name");
+    ea_device_lock_namer(NULL);
+    cr_assert_eq(ea_device_lock(&err), 0, "%s", err.msg);
+    ea_device_unlock();
+    cr_assert_eq(ea_lock_log_read(log_file, &u, &err), 0, "%s", err.msg);
+    cr_assert_eq(u.top_n, 2);
+    char comm[64] = "";
+    FILE *f = fopen("/proc/self/comm", "r");
+    cr_assert(f && fgets(comm, sizeof comm, f));
+    fclose(f);
+    comm[strcspn(comm, "\n")] = '\0';
+    cr_assert(!strcmp(u.top[0].who, comm) || !strcmp(u.top[1].who, comm),
+              "without a namer, the program's name without comm's newline: '%s' | '%s'", u.top[0].who, u.top[1].who);
+}
+
 Test(device_lock, a_log_that_cannot_be_written_leaves_the_lock_working)
 {
     ea_error err;

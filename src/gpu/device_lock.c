@@ -43,18 +43,33 @@ static double clock_s(clockid_t id)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* Control characters become spaces (a tab or newline would break the log's line, an escape the summary's); an
- * empty or blank label is "?". */
-void ea_device_lock_label(const char *who)
+static const char *(*namer)(void);
+
+/* Control characters become spaces (a tab or newline would break the log's line, an escape the summary's),
+ * trailing ones dropped (/proc/self/comm ends in a newline); an empty or blank label is "?". */
+static void clean_label(char *dst, size_t n, const char *src)
 {
+    snprintf(dst, n, "%s", src);
+    size_t len = strlen(dst);
+    while (len && iscntrl((unsigned char)dst[len - 1]))
+        dst[--len] = '\0';
     int blank = 1;
-    snprintf(lk.who, sizeof lk.who, "%s", who);
-    for (char *c = lk.who; *c; c++) {
+    for (char *c = dst; *c; c++) {
         *c = iscntrl((unsigned char)*c) ? ' ' : *c;
         blank &= *c == ' ';
     }
     if (blank)
-        snprintf(lk.who, sizeof lk.who, "?");
+        snprintf(dst, n, "?");
+}
+
+void ea_device_lock_label(const char *who)
+{
+    clean_label(lk.who, sizeof lk.who, who);
+}
+
+void ea_device_lock_namer(const char *(*fn)(void))
+{
+    namer = fn;
 }
 
 /* One line of $EA_DEVICE_LOCK_LOG, when it is set: a section of kind asked for at asked (epoch). */
@@ -63,16 +78,22 @@ static void log_section(const char *kind, double asked, double waited, double he
     const char *file = getenv(EA_LOCK_LOG_ENV);
     if (!file || !*file)
         return;
-    if (!lk.who[0]) {
+    char who[sizeof lk.who];
+    const char *named = namer ? namer() : NULL;
+    if (lk.who[0]) {
+        snprintf(who, sizeof who, "%s", lk.who);
+    } else if (named && *named) {
+        clean_label(who, sizeof who, named);
+    } else {
         char comm[128] = "";
         FILE *f = fopen("/proc/self/comm", "r");
         if (!f || !fgets(comm, sizeof comm, f))
             snprintf(comm, sizeof comm, "pid %ld", (long)getpid());
         if (f)
             fclose(f);
-        ea_device_lock_label(comm);
+        clean_label(who, sizeof who, comm);
     }
-    ea_lock_log_append(file, kind, waited, held, asked, lk.who);
+    ea_lock_log_append(file, kind, waited, held, asked, who);
 }
 
 void ea_device_lock_use_key(const char *key)
