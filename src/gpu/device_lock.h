@@ -17,7 +17,7 @@
  *   shares it with the child (flock's rule): fork from an unlocked process.
  * - Where the device's time goes: when $EA_DEVICE_LOCK_LOG names a file, every exclusive section appends one
  *   line to it as it ends and every shared hold one as it is granted (device_lock_log.h reads them), named by
- *   ea_device_lock_label's text, else ea_device_lock_namer's, else the program's name. make test's runner
+ *   ea_device_lock_label's text, else the test suite's namer's (device_lock_impl.h), else the program's name. make test's runner
  *   sets it. */
 #ifndef EA_DEVICE_LOCK_H
 #define EA_DEVICE_LOCK_H
@@ -49,9 +49,6 @@ void ea_device_lock_note(const ea_lock_mark *m, char *buf, size_t n);
 /* Names this process's sections in $EA_DEVICE_LOCK_LOG ("gate_gpu::fresh_run_is_same", "occurrence
  * measurement"); tabs and newlines become spaces. */
 void ea_device_lock_label(const char *who);
-/* Where no label was set: fn's text at the time a section is logged, when it gives one (the test suite: the
- * running test's name, for GPU tests that time without saying who they are). */
-void ea_device_lock_namer(const char *(*fn)(void));
 
 #ifdef __cplusplus
 }

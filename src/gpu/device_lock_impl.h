@@ -4,7 +4,9 @@
  * - ea_device_share(err) / ea_device_unshare(): the shared lock a GPU test holds for its duration
  *   (tests/helpers.c test_skip_without_gpu), so that its untimed GPU work never runs beside a timed section.
  * - ea_device_lock_others(m, pid): the sections other processes took since m (0 when either mark is not
- *   valid), the last holder's pid in *pid when it is another process, else 0: ea_device_lock_note's count. */
+ *   valid), the last holder's pid in *pid when it is another process, else 0: ea_device_lock_note's count.
+ * - ea_device_lock_namer(fn): where no label was set, a logged section is named by fn's text when it gives one
+ *   (the suite: the running test, for GPU tests that time without saying who they are). */
 #ifndef EA_DEVICE_LOCK_IMPL_H
 #define EA_DEVICE_LOCK_IMPL_H
 
@@ -20,6 +22,7 @@ void ea_device_lock_use_key(const char *key);
 int ea_device_share(ea_error *err);
 void ea_device_unshare(void);
 uint64_t ea_device_lock_others(const ea_lock_mark *m, long *pid);
+void ea_device_lock_namer(const char *(*fn)(void));
 
 #ifdef __cplusplus
 }
