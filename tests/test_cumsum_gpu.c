@@ -51,15 +51,16 @@ static void exact(const cJSON *path, const char *alias)
               "%s %s: no kernels and no note", alias, name);
 }
 
-/* The mask oracle ran at every variant that applies, each passed, none more than EA_PATH_TIE faster than the
- * kept one (a near-tie keeps the earlier variant), and the padded batch checked them all. */
-static void mask_variants(const cJSON *r, const cJSON *orc, const char *alias)
+/* A mask or const oracle ran at every variant that applies, each passed, none more than EA_PATH_TIE faster than
+ * the kept one (a near-tie keeps the earlier variant), and (mask) the padded batch checked them all. */
+static void tuned_variants(const cJSON *r, const cJSON *orc, const char *alias, cs_kind k)
 {
-    const int64_t cols = (int64_t)num(r, "config", "cols");
+    const int64_t rows = (int64_t)num(r, "config", "rows"), cols = (int64_t)num(r, "config", "cols");
     int n = 0;
     cs_mask_shape sh;
-    for (int v = 0; v < CS_MASK_VARIANTS; v++)
-        n += cs_mask_variant(v, cols, &sh);
+    cs_const_shape ch;
+    for (int v = 0; v < (k == CS_MASK ? CS_MASK_VARIANTS : CS_CONST_VARIANTS); v++)
+        n += k == CS_MASK ? cs_mask_variant(v, cols, &sh) : cs_const_variant(v, rows, cols, &ch);
     const cJSON *cands = cJSON_GetObjectItem(orc, "candidates"), *c;
     cr_assert_eq(cJSON_GetArraySize(cands), n, "%s: %d variants apply", alias, n);
     cJSON_ArrayForEach(c, cands) {
@@ -67,7 +68,8 @@ static void mask_variants(const cJSON *r, const cJSON *orc, const char *alias)
         cr_assert_geq(num(c, "median_us", NULL), num(orc, "time", "median_us") * (1 - EA_PATH_TIE),
                       "%s: a variant more than 1%% faster than the kept one (ea_path_tune's rule)", alias);
     }
-    cr_assert_eq(num(cJSON_GetObjectItem(r, "view"), "padded", "oracle_variants_checked"), n, "%s", alias);
+    if (k == CS_MASK)
+        cr_assert_eq(num(cJSON_GetObjectItem(r, "view"), "padded", "oracle_variants_checked"), n, "%s", alias);
 }
 
 /* The golden point of a result (its "point"), from the family's document. */
@@ -108,8 +110,9 @@ static void measure_kind(cs_kind k)
             cr_assert(flag(view, "padded", "current_exact"), "%s: current on the padded batch", alias);
             cr_assert(flag(view, "padded", "oracle_exact"), "%s: oracle on the padded batch", alias);
             cr_assert(num(view, "padded", "rows_padded") > 0);
-            mask_variants(r, orc, alias);
         }
+        if (k != CS_PACKED)
+            tuned_variants(r, orc, alias, k);
         cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(r, "passed")), "%s failed", alias);
         const char *want = cs_verdict(num(cur, "time", "median_us"), num(orc, "time", "median_us"));
         cr_assert_not_null(want);
@@ -240,15 +243,15 @@ Test(cumsum_gpu, mask_oracle_compiled_widths)
     cudaFree(d_ids), cudaFree(d_pos), cudaFree(d_mask);
 }
 
-/* The const oracle on shapes the golden point does not have: one column, a partial CTA, and more rows
- * than a grid has CTAs down (each column's thread strides over them). */
+/* The const oracle at every launch variant on shapes the golden point does not have: one column, a partial CTA,
+ * and more rows than a grid has CTAs down (each column's thread strides over them). */
 Test(cumsum_gpu, const_oracle_odd_shapes)
 {
     test_skip_without_gpu();
-    const int64_t shapes[][2] = {{1, 1}, {3, 257}, {4, 2048}, {CS_CONST_MAX_ROWS + 6, 3}, {2, 300}};
+    const int64_t shapes[][2] = {{1, 1}, {3, 257}, {4, 2048}, {CS_CONST_MAX_ROWS + 6, 3}, {2, 300}, {3, 130}};
     for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
         const int64_t rows = shapes[k][0], cols = shapes[k][1], n = rows * cols;
-        /* the last: a sub past the i32 conversion's bound, so the kernel converts to i64 directly */
+        /* the fifth: a sub past the i32 conversion's bound, so the kernel converts to i64 directly */
         const double sub = k == 4 ? -3e9 : 1;
         cr_assert_eq(cs_const_i32(cols, 1, sub), k != 4);
         cs_scope s = {.kind = CS_CONST, .rows = rows, .cols = cols, .fill = 1, .sub = sub, .add = 2, .noutputs = 1};
@@ -257,10 +260,18 @@ Test(cumsum_gpu, const_oracle_odd_shapes)
         void *ref[1] = {want};
         cs_reference(&s, NULL, ref);
         cr_assert_eq(cudaMalloc((void **)&d_out, (size_t)n * 8), cudaSuccess);
-        cr_assert_eq(cudaMemset(d_out, 0xFF, (size_t)n * 8), cudaSuccess);
-        cr_assert_eq(cs_oracle_const(rows, cols, 1.0f, (float)sub, 2, d_out, NULL), 0);
-        cr_assert_eq(cudaMemcpy(got, d_out, (size_t)n * 8, cudaMemcpyDeviceToHost), cudaSuccess);
-        cr_assert_arr_eq(got, want, (size_t)n * 8, "rows %ld cols %ld", (long)rows, (long)cols);
+        int ran = 0;
+        for (int v = 0; v < CS_CONST_VARIANTS; v++) {
+            cs_const_shape sh;
+            if (!cs_const_variant(v, rows, cols, &sh))
+                continue;
+            cr_assert_eq(cudaMemset(d_out, 0xFF, (size_t)n * 8), cudaSuccess);
+            cr_assert_eq(cs_oracle_const(&sh, rows, cols, 1.0f, (float)sub, 2, d_out, NULL), 0);
+            cr_assert_eq(cudaMemcpy(got, d_out, (size_t)n * 8, cudaMemcpyDeviceToHost), cudaSuccess);
+            cr_assert_arr_eq(got, want, (size_t)n * 8, "%s: rows %ld cols %ld", sh.name, (long)rows, (long)cols);
+            ran++;
+        }
+        cr_assert_eq(ran, cols % 2 ? 3 : 4, "rows %ld cols %ld: %d variants ran", (long)rows, (long)cols, ran);
         cudaFree(d_out), free(got), free(want);
     }
 }

@@ -404,6 +404,36 @@ Test(cumsum, the_const_oracle_converts_through_i32_only_where_every_value_fits)
     cr_assert_not(cs_const_i32(2048, -1, 0));
 }
 
+/* Every shape has the column variant; the flat ones only while a 32-bit index covers the output, the paired one
+ * only on even rows (a pair never straddles two). */
+Test(cumsum, const_variants_apply_where_their_indices_and_pairs_fit)
+{
+    cs_const_shape sh;
+    int64_t grid[2];
+    for (int v = 0; v < CS_CONST_VARIANTS; v++)
+        cr_assert_eq(cs_const_variant(v, 4, 2048, &sh), 1, "variant %d on OPT's 4 x 2048", v);
+    cr_assert_eq(cs_const_variant(0, 4, 2048, &sh), 1);
+    cs_const_grid(&sh, 4, 2048, grid);
+    cr_assert(grid[0] == 8 && grid[1] == 4, "col: a thread per column, rows down: [%ld, %ld]", (long)grid[0],
+              (long)grid[1]);
+    cr_assert_eq(cs_const_variant(1, 4, 2048, &sh), 1);
+    cs_const_grid(&sh, 4, 2048, grid);
+    cr_assert(grid[0] == 64 && grid[1] == 1 && sh.threads == 128, "flat: Inductor's 64 x 128: [%ld, %ld] x %d",
+              (long)grid[0], (long)grid[1], sh.threads);
+    cr_assert_eq(cs_const_variant(3, 4, 2048, &sh), 1);
+    cs_const_grid(&sh, 4, 2048, grid);
+    cr_assert_eq(grid[0], 32, "flat-pair: two elements a thread");
+    cr_assert_eq(cs_const_variant(3, 3, 257, &sh), 0, "an odd row has no pairs");
+    cr_assert_eq(cs_const_variant(1, 3, 257, &sh), 1);
+    cr_assert_eq(cs_const_variant(1, 1048576, 2048, &sh), 0, "2^31 elements: past a 32-bit index");
+    cr_assert_eq(cs_const_variant(0, 1048576, 2048, &sh), 1, "the column variant indexes rows in 64 bits");
+    cs_const_grid(&sh, 1048576, 2048, grid);
+    cr_assert_eq(grid[1], CS_CONST_MAX_ROWS);
+    cr_assert_eq(cs_const_variant(CS_CONST_VARIANTS, 4, 2048, &sh), 0);
+    cr_assert_eq(cs_const_variant(-1, 4, 2048, &sh), 0);
+    cr_assert_eq(cs_const_variant(0, 0, 2048, &sh), 0);
+}
+
 Test(cumsum, verdict_rule)
 {
     cr_assert_str_eq(cs_verdict(1.0, 1.0), "no_material_headroom");

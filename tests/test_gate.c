@@ -249,7 +249,21 @@ Test(gate, a_taken_warm_time_takes_the_variant_table_it_was_kept_from)
     p = ea_gate_propose(a, b, r);
     cr_assert(cJSON_Compare(cJSON_GetObjectItemCaseSensitive(path_of(p, s, k), "candidates"),
                             cJSON_GetObjectItemCaseSensitive(path_of(a, s, k), "candidates"), 1));
-    release(5, p, r, a, b, warm);
+    release(3, p, r, warm);
+    /* a stored path that was not tuned, whose fresh one was: the moved time brings the table, the variant kept
+     * and the kernels it ran */
+    cJSON_DeleteItemFromObjectCaseSensitive(path_of(a, s, k), "candidates");
+    cJSON_DeleteItemFromObjectCaseSensitive(path_of(a, s, k), "variant");
+    cJSON_DeleteItemFromObjectCaseSensitive(path_of(a, s, k), "unroll");
+    cJSON_ReplaceItemInObjectCaseSensitive(path_of(a, s, k), "kernels", cJSON_Parse("[\"untuned_kernel\"]"));
+    scale(b, s, k, "time", 0.8);
+    r = compare(a, b);
+    p = ea_gate_propose(a, b, r);
+    for (const char *const *key = (const char *const[]){"candidates", "variant", "unroll", "kernels", NULL}; *key; key++)
+        cr_assert(cJSON_Compare(cJSON_GetObjectItemCaseSensitive(path_of(p, s, k), *key),
+                                cJSON_GetObjectItemCaseSensitive(path_of(b, s, k), *key), 1),
+                  "%s: the fresh one", *key);
+    release(4, p, r, a, b);
 }
 
 Test(gate, ten_percent_faster_is_a_stale_golden)

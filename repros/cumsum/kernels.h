@@ -47,11 +47,30 @@ int cs_oracle_mask(const cs_mask_shape *sh, int64_t rows, int64_t cols, int64_t 
 /* pos[j] = start + j; cum[r, :] = cumsum(diff != step) with diff[0] = pos[0] - first */
 int cs_oracle_packed(int64_t rows, int64_t cols, int64_t start, int64_t first, int64_t step, int64_t *pos,
                      int64_t *cum, void *stream);
-/* out[r, j] = (i64)((j + 1) * fill - sub) + add in f32: the scan of a constant row in closed form; a
- * thread per column (CS_CONST_THREADS per CTA), at most CS_CONST_MAX_ROWS CTAs down the rows */
+/* out[r, j] = (i64)((j + 1) * fill - sub) + add in f32: the scan of a constant row in closed form, one pointwise
+ * kernel at one of CS_CONST_VARIANTS launch variants (the run times each and keeps the fastest by ea_path_tune's
+ * rule): "col" a thread per column (CS_CONST_THREADS per CTA) writing it down the rows (at most
+ * CS_CONST_MAX_ROWS CTAs down them); "flat" (128 threads a CTA) and "flat-64" (64) a thread per element of the
+ * flattened output, Inductor's pointwise shape; "flat-pair" a thread per two elements in one 16-byte store. */
 #define CS_CONST_THREADS 256
 #define CS_CONST_MAX_ROWS 65535
-int cs_oracle_const(int64_t rows, int64_t cols, float fill, float sub, int64_t add, int64_t *out, void *stream);
+#define CS_CONST_VARIANTS 4
+
+typedef struct {
+    const char *name;
+    int threads; /* per CTA */
+    int unroll;  /* elements a thread writes (consecutive ones in a flat variant) */
+    int flat;    /* a thread per element(s) of the flattened output, else per column */
+} cs_const_shape;
+
+/* Variant v for rows x cols: 1 and its shape in sh, or 0 where it does not apply (a flat one over 2^31 - 1025
+ * elements, "flat-pair" on an odd row). "col" applies to every shape. */
+int cs_const_variant(int v, int64_t rows, int64_t cols, cs_const_shape *sh);
+/* Its grid: [x, y] CTAs. */
+void cs_const_grid(const cs_const_shape *sh, int64_t rows, int64_t cols, int64_t grid[2]);
+/* out 16-byte aligned for "flat-pair" (else cudaErrorMisalignedAddress). */
+int cs_oracle_const(const cs_const_shape *sh, int64_t rows, int64_t cols, float fill, float sub, int64_t add,
+                    int64_t *out, void *stream);
 
 #ifdef __cplusplus
 }

@@ -1,28 +1,51 @@
 /* oracle_const.cu: OPT's positions from its attention mask of ones: the f32 scan of a constant row is
  * (j + 1) * fill, exact while every partial sum is an integer below 2^24 (scope.c refuses others),
  * so one pointwise kernel writes the scope's output (CPU reference: reference.c, const_reference,
- * which sums sequentially). */
+ * which sums sequentially). Its launch variants (kernels.h) differ only in which thread writes what. */
 #include <math.h>
 
 #include <cuda_runtime.h>
 
 #include "kernels_impl.h"
 
-/* A thread per column computes its value once and writes it down the rows (grid.y strides them), so
- * no thread divides: the first version, a thread per element taking i % cols in 64 bits, measured 1.14 us
- * on an H200 against Inductor's 0.96 for OPT's 4 x 2048; this one 1.04 (baselines.json). I32: every value
- * lies within +-2^30 (cs_const_i32), so f32 -> i32 -> i64 gives the f32 -> i64 conversion's bits with the
- * 32-bit instruction, as Inductor's kernel converts (F2I.S64 is a longer operation on sm_90). */
+/* Column j's value. I32: every value lies within +-2^30 (cs_const_i32), so f32 -> i32 -> i64 gives the f32 -> i64
+ * conversion's bits with the 32-bit instruction, as Inductor's kernel converts (F2I.S64 is a longer operation
+ * on sm_90). */
 template <bool I32>
+__device__ __forceinline__ int64_t const_value(int j, float fill, float sub, int64_t add)
+{
+    const float x = (float)(j + 1) * fill - sub;
+    return (I32 ? (int64_t)(int)x : (int64_t)x) + add;
+}
+
+/* One kernel, its launch variants as template arguments (kernels.h).
+ * "col" (FLAT false): a thread per column computes its value once and writes it down the rows (grid.y strides
+ * them), so no thread divides. The first version, a thread per element taking i % cols in 64 bits, measured
+ * 1.14 us on an H200 against Inductor's 0.96 for OPT's 4 x 2048; this one 1.04 (baselines.json).
+ * "flat", "flat-64", "flat-pair" (FLAT true): a thread per UNROLL consecutive elements of the flattened output
+ * with 32-bit indices (n at most 2^31 - 1025, so no index overflows), the shape of Inductor's pointwise kernel;
+ * UNROLL 2 stores both in one 16-byte access (cols even, so a pair never straddles rows). */
+template <bool I32, bool FLAT, int UNROLL>
 __global__ void cs_const_kernel(int64_t *__restrict__ out, int64_t rows, int cols, float fill, float sub, int64_t add)
 {
-    const int j = blockIdx.x * CS_CONST_THREADS + threadIdx.x;
-    if (j >= cols)
+    if (!FLAT) {
+        const int j = blockIdx.x * blockDim.x + threadIdx.x;
+        if (j >= cols)
+            return;
+        const int64_t v = const_value<I32>(j, fill, sub, add);
+        for (int64_t r = blockIdx.y; r < rows; r += gridDim.y)
+            out[r * cols + j] = v;
         return;
-    const float x = (float)(j + 1) * fill - sub;
-    const int64_t v = (I32 ? (int64_t)(int)x : (int64_t)x) + add;
-    for (int64_t r = blockIdx.y; r < rows; r += gridDim.y)
-        out[r * cols + j] = v;
+    }
+    const int i = (blockIdx.x * blockDim.x + threadIdx.x) * UNROLL;
+    if (i >= (int)rows * cols)
+        return;
+    const int j = cols & (cols - 1) ? i % cols : i & (cols - 1); /* a division only where cols is no power of two */
+    if (UNROLL == 2)
+        reinterpret_cast<longlong2 *>(out)[i / 2] =
+            make_longlong2(const_value<I32>(j, fill, sub, add), const_value<I32>(j + 1, fill, sub, add));
+    else
+        out[i] = const_value<I32>(j, fill, sub, add);
 }
 
 extern "C" int cs_const_i32(int64_t cols, double fill, double sub)
@@ -30,14 +53,49 @@ extern "C" int cs_const_i32(int64_t cols, double fill, double sub)
     return fill >= 0 && fill * (double)cols + fabs(sub) < CS_CONST_I32_BOUND;
 }
 
-extern "C" int cs_oracle_const(int64_t rows, int64_t cols, float fill, float sub, int64_t add, int64_t *out,
-                               void *stream)
+extern "C" int cs_const_variant(int v, int64_t rows, int64_t cols, cs_const_shape *sh)
 {
-    const dim3 grid((unsigned)((cols + CS_CONST_THREADS - 1) / CS_CONST_THREADS),
-                    (unsigned)(rows < CS_CONST_MAX_ROWS ? rows : CS_CONST_MAX_ROWS));
-    if (cs_const_i32(cols, fill, sub))
-        cs_const_kernel<true><<<grid, CS_CONST_THREADS, 0, (cudaStream_t)stream>>>(out, rows, (int)cols, fill, sub, add);
+    static const cs_const_shape shapes[CS_CONST_VARIANTS] = {
+        {"col", CS_CONST_THREADS, 1, 0}, {"flat", 128, 1, 1}, {"flat-64", 64, 1, 1}, {"flat-pair", 128, 2, 1}};
+    if (v < 0 || v >= CS_CONST_VARIANTS || rows < 1 || cols < 1 || cols > INT32_MAX)
+        return 0;
+    const cs_const_shape *s = &shapes[v];
+    if (s->flat && (rows > (INT32_MAX - 1024) / cols || (s->unroll == 2 && cols % 2)))
+        return 0;
+    *sh = *s;
+    return 1;
+}
+
+extern "C" void cs_const_grid(const cs_const_shape *sh, int64_t rows, int64_t cols, int64_t grid[2])
+{
+    const int64_t per_cta = (int64_t)sh->threads * sh->unroll;
+    grid[0] = sh->flat ? (rows * cols + per_cta - 1) / per_cta : (cols + per_cta - 1) / per_cta;
+    grid[1] = sh->flat ? 1 : rows < CS_CONST_MAX_ROWS ? rows : CS_CONST_MAX_ROWS;
+}
+
+template <bool I32>
+static void launch(const cs_const_shape *sh, int64_t rows, int64_t cols, float fill, float sub, int64_t add,
+                   int64_t *out, cudaStream_t stream)
+{
+    int64_t g[2];
+    cs_const_grid(sh, rows, cols, g);
+    const dim3 grid((unsigned)g[0], (unsigned)g[1]);
+    if (!sh->flat)
+        cs_const_kernel<I32, false, 1><<<grid, sh->threads, 0, stream>>>(out, rows, (int)cols, fill, sub, add);
+    else if (sh->unroll == 2)
+        cs_const_kernel<I32, true, 2><<<grid, sh->threads, 0, stream>>>(out, rows, (int)cols, fill, sub, add);
     else
-        cs_const_kernel<false><<<grid, CS_CONST_THREADS, 0, (cudaStream_t)stream>>>(out, rows, (int)cols, fill, sub, add);
+        cs_const_kernel<I32, true, 1><<<grid, sh->threads, 0, stream>>>(out, rows, (int)cols, fill, sub, add);
+}
+
+extern "C" int cs_oracle_const(const cs_const_shape *sh, int64_t rows, int64_t cols, float fill, float sub,
+                               int64_t add, int64_t *out, void *stream)
+{
+    if (sh->unroll == 2 && ((uintptr_t)out % 16))
+        return (int)cudaErrorMisalignedAddress;
+    if (cs_const_i32(cols, fill, sub))
+        launch<true>(sh, rows, cols, fill, sub, add, out, (cudaStream_t)stream);
+    else
+        launch<false>(sh, rows, cols, fill, sub, add, out, (cudaStream_t)stream);
     return (int)cudaGetLastError();
 }

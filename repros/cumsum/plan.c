@@ -44,6 +44,24 @@ void cs_mask_shape_json(cJSON *o, const cs_mask_shape *sh, int64_t rows, int lau
     cJSON_AddNumberToObject(o, "block", sh->warps * 32);
 }
 
+void cs_const_shape_json(cJSON *o, const cs_const_shape *sh, int64_t rows, int64_t cols, int launch)
+{
+    int64_t grid[2];
+    cJSON_AddStringToObject(o, "variant", sh->name);
+    cJSON_AddNumberToObject(o, "unroll", sh->unroll);
+    if (!launch)
+        return;
+    cs_const_grid(sh, rows, cols, grid);
+    cJSON_AddItemToObject(o, "grid", ej_int_array(grid, 2));
+    cJSON_AddNumberToObject(o, "block", sh->threads);
+}
+
+void cs_const_shape_text(const cs_const_shape *sh, char *text, size_t n)
+{
+    snprintf(text, n, " (%s: %d element%s a thread, %d threads a CTA)", sh->name, sh->unroll, sh->unroll > 1 ? "s" : "",
+             sh->threads);
+}
+
 void cs_mask_shape_text(const cs_mask_shape *sh, char *text, size_t n)
 {
     snprintf(text, n, " (%s: %d pair%s, %d warp%s, %d segment%s)", sh->name, sh->pairs, sh->pairs > 1 ? "s" : "",
@@ -67,12 +85,16 @@ static cJSON *oracle_json(const cs_scope *s)
             }
         return o;
     }
-    if (s->kind == CS_CONST) {
-        const int64_t grid[2] = {(s->cols + CS_CONST_THREADS - 1) / CS_CONST_THREADS,
-                                 s->rows < CS_CONST_MAX_ROWS ? s->rows : CS_CONST_MAX_ROWS};
-        cJSON_AddStringToObject(o, "kernel", "cs_const_kernel");
-        cJSON_AddItemToObject(o, "grid", ej_int_array(grid, 2));
-        cJSON_AddNumberToObject(o, "block", CS_CONST_THREADS);
+    if (s->kind == CS_CONST) { /* the grid depends on the variant the run keeps */
+        cJSON_AddStringToObject(o, "kernel", "cs_const_kernel<variant>");
+        cJSON *vs = cJSON_AddArrayToObject(o, "variants"); /* the run times each, keeps the fastest that passed */
+        cs_const_shape sh;
+        for (int v = 0; v < CS_CONST_VARIANTS; v++)
+            if (cs_const_variant(v, s->rows, s->cols, &sh)) {
+                cJSON *one = cJSON_CreateObject();
+                cs_const_shape_json(one, &sh, s->rows, s->cols, 1);
+                cJSON_AddItemToArray(vs, one);
+            }
         return o;
     }
     snprintf(name, sizeof name, "cs_packed_kernel<%d>", cs_scan_items(s->cols));

@@ -31,6 +31,7 @@ typedef struct {
     void *host[CS_MAX_OUTPUTS];     /* what a path wrote, copied back */
     void *ref[CS_MAX_OUTPUTS];      /* the CPU reference on the inputs in ids */
     cs_mask_shape shape;            /* CS_MASK: the oracle's launch variant */
+    cs_const_shape cshape;          /* CS_CONST: the oracle's launch variant */
     const ea_capture *cap;          /* run_path: its checksums, compared after the first call ... */
     int sums;                       /* ... all matched */
 } dev;
@@ -43,7 +44,7 @@ static int oracle(const cs_scope *s, dev *d, void *stream)
     if (s->kind == CS_PACKED)
         return cs_oracle_packed(s->rows, s->cols, s->start, s->first_full ? s->first_value : s->start - s->first_value,
                                 s->step, d->out[0], d->out[1], stream);
-    return cs_oracle_const(s->rows, s->cols, (float)s->fill, (float)s->sub, s->add, d->out[0], stream);
+    return cs_oracle_const(&d->cshape, s->rows, s->cols, (float)s->fill, (float)s->sub, s->add, d->out[0], stream);
 }
 
 static int enqueue(void *ctx, void *stream, ea_error *err)
@@ -114,6 +115,23 @@ static int check_outputs(void *ctx, int after_timing, ea_check *c, ea_error *err
     return 0;
 }
 
+/* The oracle's launch variant v of the scope's kind set up in d: 0 where it does not apply. */
+static int variant_set(dev *d, int v)
+{
+    const cs_scope *s = d->s;
+    return s->kind == CS_MASK ? cs_mask_variant(v, s->cols, &d->shape) : cs_const_variant(v, s->rows, s->cols, &d->cshape);
+}
+
+/* " (row: 2 pairs, 8 warps, 1 segment)", " (flat: 1 element a thread, 128 threads a CTA)"; "" for a packed scope. */
+static void variant_text(const dev *d, char *text, size_t n)
+{
+    *text = '\0';
+    if (d->s->kind == CS_MASK)
+        cs_mask_shape_text(&d->shape, text, n);
+    else if (d->s->kind == CS_CONST)
+        cs_const_shape_text(&d->cshape, text, n);
+}
+
 /* The path measured (ea_kit_path) and judged; *sums: the checksums matched the capture's. */
 static int run_path(dev *d, int path, const ea_capture *c, const ea_kit_state *st, int *sums, ea_path_outcome *out,
                     ea_error *err)
@@ -127,8 +145,8 @@ static int run_path(dev *d, int path, const ea_capture *c, const ea_kit_state *s
     ea_path_judge_outcome(out, -1, 1, 0);
     if (o->log) {
         char shape[96] = "";
-        if (path == P_ORACLE && d->s->kind == CS_MASK)
-            cs_mask_shape_text(&d->shape, shape, sizeof shape);
+        if (path == P_ORACLE)
+            variant_text(d, shape, sizeof shape);
         fprintf(o->log, "cumsum %s %s: %s%s %.3f us per call, %" PRId64 " mismatched\n", d->s->alias, d->s->scope_id,
                 path_names[path], shape, out->median_us, out->check.mismatched + out->check.unwritten);
     }
@@ -276,20 +294,20 @@ const char *cs_verdict(double current_us, double oracle_us)
     return current_us / oracle_us <= CS_HEADROOM_RATIO ? "no_material_headroom" : "headroom";
 }
 
-/* The mask oracle's launch variants as ea_path_tune measures them: a variant passes when its checks do
+/* The oracle's launch variants as ea_path_tune measures them: a variant passes when its checks do
  * and its outputs hash to the capture's checksums; *sums takes every variant's hashes. */
 typedef struct {
     dev *d;
     const ea_capture *c;
     const ea_kit_state *st;
     int *sums;
-} mask_tuning;
+} oracle_tuning;
 
-static int mask_measure(void *ctx, int v, ea_path_outcome *out, ea_error *err)
+static int variant_measure(void *ctx, int v, ea_path_outcome *out, ea_error *err)
 {
-    mask_tuning *t = ctx;
+    oracle_tuning *t = ctx;
     int sum = 0;
-    if (!cs_mask_variant(v, t->d->s->cols, &t->d->shape))
+    if (!variant_set(t->d, v))
         return 1;
     if (run_path(t->d, P_ORACLE, t->c, t->st, &sum, out, err))
         return -1;
@@ -301,39 +319,44 @@ static int mask_measure(void *ctx, int v, ea_path_outcome *out, ea_error *err)
     return 0;
 }
 
-static void mask_describe(void *ctx, int v, cJSON *o, int entry)
+static void variant_describe(void *ctx, int v, cJSON *o, int entry)
 {
-    const mask_tuning *t = ctx;
+    const oracle_tuning *t = ctx;
+    const cs_scope *s = t->d->s;
     cs_mask_shape sh;
-    cs_mask_variant(v, t->d->s->cols, &sh);
-    cs_mask_shape_json(o, &sh, t->d->s->rows, entry);
+    cs_const_shape ch;
+    if (s->kind == CS_MASK && cs_mask_variant(v, s->cols, &sh))
+        cs_mask_shape_json(o, &sh, s->rows, entry);
+    else if (s->kind == CS_CONST && cs_const_variant(v, s->rows, s->cols, &ch))
+        cs_const_shape_json(o, &ch, s->rows, s->cols, entry);
 }
 
-/* The mask oracle at each launch variant that applies (cs_mask_variant), each run and checked in full
- * by run_path; ea_path_tune keeps the fastest of those that passed in d->shape and *out (a failed one
- * only when none passed, so the failure shows), every variant listed in its "candidates". *sums: every
- * variant's outputs hashed to the capture's checksums; *ok takes every variant's checks. -1 when a run
+/* A mask or const oracle at each launch variant that applies (cs_mask_variant, cs_const_variant), each run and
+ * checked in full by run_path; ea_path_tune keeps the fastest of those that passed in d's shape and *out (a
+ * failed one only when none passed, so the failure shows), every variant listed in its "candidates". *sums:
+ * every variant's outputs hashed to the capture's checksums; *ok takes every variant's checks. -1 when a run
  * broke. */
-static int tuned_mask(dev *d, const ea_capture *c, const ea_kit_state *st, int *sums, int *ok, ea_path_outcome *out,
-                      ea_error *err)
+static int tuned_oracle(dev *d, const ea_capture *c, const ea_kit_state *st, int *sums, int *ok, ea_path_outcome *out,
+                        ea_error *err)
 {
     const ea_run_opts *o = st->opts;
     char label[256];
-    mask_tuning mt = {.d = d, .c = c, .st = st, .sums = sums};
-    snprintf(label, sizeof label, "cumsum %s mask oracle", d->s->alias);
-    const ea_path_tuning t = {.label = label, .ctx = &mt, .n = CS_MASK_VARIANTS, .measure = mask_measure,
-                              .describe = mask_describe};
+    oracle_tuning ot = {.d = d, .c = c, .st = st, .sums = sums};
+    const char *kind = cs_kind_name(d->s->kind);
+    snprintf(label, sizeof label, "cumsum %s %s oracle", d->s->alias, kind);
+    const ea_path_tuning t = {.label = label, .ctx = &ot, .n = d->s->kind == CS_MASK ? CS_MASK_VARIANTS : CS_CONST_VARIANTS,
+                              .measure = variant_measure, .describe = variant_describe};
     ea_path_tuned r;
     *sums = 1;
     if (ea_path_tune(&t, &r, err))
         return -1;
-    cs_mask_variant(r.kept_v, d->s->cols, &d->shape);
+    variant_set(d, r.kept_v);
     *ok &= r.passed == r.tried;
     *out = r.kept;
     if (o->log) {
         char text[96];
-        cs_mask_shape_text(&d->shape, text, sizeof text);
-        fprintf(o->log, "cumsum %s: the mask oracle keeps%s: %.3f us per call%s\n", d->s->alias, text,
+        variant_text(d, text, sizeof text);
+        fprintf(o->log, "cumsum %s: the %s oracle keeps%s: %.3f us per call%s\n", d->s->alias, kind, text,
                 out->median_us, out->passed ? "" : ", though no variant passed");
     }
     return 0;
@@ -360,8 +383,8 @@ cJSON *cs_measure(const cs_scope *s, const ea_capture *c, const ea_capture_run *
     check_flag(sum, "reference", ref_ok, &ok);
     int broke = 0;
     for (int path = P_CURRENT; path <= P_ORACLE && !broke; path++) {
-        broke = path == P_ORACLE && s->kind == CS_MASK ? tuned_mask(&d, c, st, &sums[path], &ok, &pj[path], err)
-                                                       : run_path(&d, path, c, st, &sums[path], &pj[path], err);
+        broke = path == P_ORACLE && s->kind != CS_PACKED ? tuned_oracle(&d, c, st, &sums[path], &ok, &pj[path], err)
+                                                         : run_path(&d, path, c, st, &sums[path], &pj[path], err);
         if (!broke) {
             cJSON_AddItemToArray(paths, pj[path].json);
             check_flag(sum, path_names[path], sums[path], &ok);

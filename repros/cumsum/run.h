@@ -4,8 +4,8 @@
  * the two paths, "current" (the captured Inductor launches, current.h) and "oracle" (kernels.h):
  * each output poisoned with 0xFF, one call under CUPTI, every element compared with the reference,
  * timed by ea_time_graph (warm cache, automatic calls per replay), compared again after timing.
- * A CS_MASK oracle runs so at each launch variant that applies (cs_mask_variant) and keeps the fastest (ea_path_tune's rule)
- * that passed, the others in its "candidates"; every variant must pass. A CS_MASK scope then reruns
+ * A CS_MASK or CS_CONST oracle runs so at each launch variant that applies (cs_mask_variant, cs_const_variant)
+ * and keeps the fastest (ea_path_tune's rule) that passed, the others in its "candidates"; every variant must pass. A CS_MASK scope then reruns
  * both paths (every oracle variant) on a padded batch (reference.h) against its reference.
  * ea_replay_run replays the capture as `extern-audit replay` does, as a second witness of the
  * current path (its checksums and time go to "view"). The verdict compares the medians:
@@ -35,5 +35,9 @@ cJSON *cs_config_json(const cs_scope *s, const ea_capture *c, const ea_capture_r
 void cs_mask_shape_json(cJSON *o, const cs_mask_shape *sh, int64_t rows, int launch);
 /* " (row: 2 pairs, 8 warps, 1 segment)", for logs. */
 void cs_mask_shape_text(const cs_mask_shape *sh, char *text, size_t n);
+/* A const oracle variant's "variant" and "unroll" (elements a thread writes); launch: also "grid" [x, y] and "block". */
+void cs_const_shape_json(cJSON *o, const cs_const_shape *sh, int64_t rows, int64_t cols, int launch);
+/* " (flat: 1 element a thread, 128 threads a CTA)", for logs. */
+void cs_const_shape_text(const cs_const_shape *sh, char *text, size_t n);
 
 #endif

@@ -41,6 +41,20 @@ static void drop_unmeasured(cJSON *doc, const char *point)
         cJSON_DeleteItemFromObjectCaseSensitive(doc, "unmeasured");
 }
 
+/* Each of keys as from has it: replaced or added in to, removed where from has none. */
+static void take_keys(cJSON *to, const cJSON *from, const char *const keys[])
+{
+    for (int i = 0; keys[i]; i++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(from, keys[i]);
+        if (!v)
+            cJSON_DeleteItemFromObjectCaseSensitive(to, keys[i]);
+        else if (cJSON_HasObjectItem(to, keys[i]))
+            cJSON_ReplaceItemInObjectCaseSensitive(to, keys[i], cJSON_Duplicate(v, 1));
+        else
+            cJSON_AddItemToObject(to, keys[i], cJSON_Duplicate(v, 1));
+    }
+}
+
 /* One moved entry taken into the copy of the stored document: 0 nothing changed, else 1 or 2 (a time). */
 static int take(cJSON *out, const cJSON *fresh, const cJSON *e)
 {
@@ -51,11 +65,12 @@ static int take(cJSON *out, const cJSON *fresh, const cJSON *e)
         const char *key = strstr(ej_text(e, "mode"), "/cold") ? "time_cold" : "time";
         cJSON *from = path_item((cJSON *)fresh, fi, fj), *to = path_item(out, si, sj);
         cJSON_ReplaceItemInObjectCaseSensitive(to, key, cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(from, key), 1));
-        /* a warm time kept from a variant table comes with the table that chose it (path.h: the kept variant is
-         * the fastest of that run's by ea_path_tune's rule; the stored table beside a new time would say otherwise) */
-        const cJSON *table = cJSON_GetObjectItemCaseSensitive(from, "candidates");
-        if (!strcmp(key, "time") && table && cJSON_HasObjectItem(to, "candidates"))
-            cJSON_ReplaceItemInObjectCaseSensitive(to, "candidates", cJSON_Duplicate(table, 1));
+        /* a warm time kept from a variant table comes with the table that chose it and the variant it kept, its
+         * kernels and launches (path.h: the kept variant is the fastest of that run's by ea_path_tune's rule; the
+         * stored ones beside a new time would say otherwise, or nothing where the stored path was not tuned) */
+        if (!strcmp(key, "time") && cJSON_HasObjectItem(from, "candidates"))
+            take_keys(to, from, (const char *const[]){"variant", "unroll", "candidates", "kernels", "kernel_launches",
+                                                      "kernel_launches_note", NULL});
         return 2;
     } else if (!strcmp(st, "UNSUPPORTED")) { /* the whole result: one side has no paths to take */
         cJSON_ReplaceItemInArray(cJSON_GetObjectItemCaseSensitive(out, "scopes"), si, cJSON_Duplicate(fr, 1));
