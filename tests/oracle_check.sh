@@ -39,12 +39,11 @@ EOF
     expect "$name" "$want" $rc "$tmp/$name.out" "$@"
 }
 
-case_ committed 0 "" "^rollup --check: oracle rule: [0-9]+ pairs judged, .* 2 breaches \(2 allowed by" \
+case_ committed 0 "" "^rollup --check: oracle rule: [0-9]+ pairs judged, .* 1 breaches \(1 allowed by" \
     "^Launch-bound scopes: the oracle against bytes \+ launches" "^  cumsum +opt-infer +1 / 1 " \
     "^  routing_histc +routing +1 / 8 " "^== oracle: exit 0" '"exit": 0'
 case_ opt_faster 1 "faster('opt-infer', 'oracle', 0.9)" \
-    "oracle_allowlist_stale: $tre cumsum cumsum-[0-9a-f]+ #0 warm \(opt-infer\)" \
-    "oracle_allowlist_stale: $tre cumsum cumsum-[0-9a-f]+ #0 cold \(opt-infer\)" " 0 breaches" \
+    "oracle_allowlist_stale: $tre cumsum cumsum-[0-9a-f]+ #0 warm \(opt-infer\)" " 0 breaches" \
     "^== oracle rule: exit 1"
 case_ distilgpt2_beaten 1 "faster('distilgpt2', 'oracle', 1.6)" \
     "oracle_beaten: $tre cumsum cumsum-[0-9a-f]+ #[01] warm \(distilgpt2\).*current" "^== oracle: exit 1"

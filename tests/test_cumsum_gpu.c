@@ -248,7 +248,10 @@ Test(cumsum_gpu, mask_oracle_compiled_widths)
 Test(cumsum_gpu, const_oracle_odd_shapes)
 {
     test_skip_without_gpu();
-    const int64_t shapes[][2] = {{1, 1}, {3, 257}, {4, 2048}, {CS_CONST_MAX_ROWS + 6, 3}, {2, 300}, {3, 130}};
+    /* rows, cols, the variants that apply: odd rows have no pairs, compiled widths are powers of two 128 .. 2048
+     * whose grid covers the output exactly */
+    const int64_t shapes[][3] = {{1, 1, 3},   {3, 257, 3}, {4, 2048, 6}, {CS_CONST_MAX_ROWS + 6, 3, 3},
+                                 {2, 300, 4}, {3, 130, 4}, {3, 128, 5}, {2, 256, 6}};
     for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
         const int64_t rows = shapes[k][0], cols = shapes[k][1], n = rows * cols;
         /* the fifth: a sub past the i32 conversion's bound, so the kernel converts to i64 directly */
@@ -271,7 +274,7 @@ Test(cumsum_gpu, const_oracle_odd_shapes)
             cr_assert_arr_eq(got, want, (size_t)n * 8, "%s: rows %ld cols %ld", sh.name, (long)rows, (long)cols);
             ran++;
         }
-        cr_assert_eq(ran, cols % 2 ? 3 : 4, "rows %ld cols %ld: %d variants ran", (long)rows, (long)cols, ran);
+        cr_assert_eq(ran, shapes[k][2], "rows %ld cols %ld: %d variants ran", (long)rows, (long)cols, ran);
         cudaFree(d_out), free(got), free(want);
     }
 }

@@ -424,6 +424,15 @@ Test(cumsum, const_variants_apply_where_their_indices_and_pairs_fit)
     cs_const_grid(&sh, 4, 2048, grid);
     cr_assert_eq(grid[0], 32, "flat-pair: two elements a thread");
     cr_assert_eq(cs_const_variant(3, 3, 257, &sh), 0, "an odd row has no pairs");
+    cr_assert_eq(cs_const_variant(4, 4, 2048, &sh), 1);
+    cr_assert(sh.fixed && sh.unroll == 1, "flat-w: OPT's width compiled in");
+    cs_const_grid(&sh, 4, 2048, grid);
+    cr_assert_eq(grid[0] * sh.threads, 4 * 2048, "the grid covers the output exactly");
+    cr_assert_eq(cs_const_variant(4, 4, 4096, &sh), 0, "4096 is not a width compiled in");
+    cr_assert_eq(cs_const_variant(4, 4, 300, &sh), 0, "300 is no power of two");
+    cr_assert_eq(cs_const_variant(4, 1, 64, &sh), 0, "64 is below the widths compiled in");
+    cr_assert_eq(cs_const_variant(5, 3, 128, &sh), 0, "384 elements: no whole CTAs of 256");
+    cr_assert_eq(cs_const_variant(5, 2, 128, &sh), 1);
     cr_assert_eq(cs_const_variant(1, 3, 257, &sh), 1);
     cr_assert_eq(cs_const_variant(1, 1048576, 2048, &sh), 0, "2^31 elements: past a 32-bit index");
     cr_assert_eq(cs_const_variant(0, 1048576, 2048, &sh), 1, "the column variant indexes rows in 64 bits");

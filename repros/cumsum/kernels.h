@@ -51,20 +51,24 @@ int cs_oracle_packed(int64_t rows, int64_t cols, int64_t start, int64_t first, i
  * kernel at one of CS_CONST_VARIANTS launch variants (the run times each and keeps the fastest by ea_path_tune's
  * rule): "col" a thread per column (CS_CONST_THREADS per CTA) writing it down the rows (at most
  * CS_CONST_MAX_ROWS CTAs down them); "flat" (128 threads a CTA) and "flat-64" (64) a thread per element of the
- * flattened output, Inductor's pointwise shape; "flat-pair" a thread per two elements in one 16-byte store. */
+ * flattened output, Inductor's pointwise shape; "flat-pair" a thread per two elements in one 16-byte store;
+ * "flat-w" and "flat-pair-w" the same two with the row's width compiled in (a power of two, 128 to 2048) and
+ * no bound checked (the grid covers the output exactly). */
 #define CS_CONST_THREADS 256
 #define CS_CONST_MAX_ROWS 65535
-#define CS_CONST_VARIANTS 4
+#define CS_CONST_VARIANTS 6
 
 typedef struct {
     const char *name;
     int threads; /* per CTA */
     int unroll;  /* elements a thread writes (consecutive ones in a flat variant) */
     int flat;    /* a thread per element(s) of the flattened output, else per column */
+    int fixed;   /* the width compiled in, no bound checked */
 } cs_const_shape;
 
 /* Variant v for rows x cols: 1 and its shape in sh, or 0 where it does not apply (a flat one over 2^31 - 1025
- * elements, "flat-pair" on an odd row). "col" applies to every shape. */
+ * elements, a pair on an odd row, a compiled width that is not the row's or a grid that would not cover the
+ * output exactly). "col" applies to every shape. */
 int cs_const_variant(int v, int64_t rows, int64_t cols, cs_const_shape *sh);
 /* Its grid: [x, y] CTAs. */
 void cs_const_grid(const cs_const_shape *sh, int64_t rows, int64_t cols, int64_t grid[2]);

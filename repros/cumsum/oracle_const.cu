@@ -24,8 +24,11 @@ __device__ __forceinline__ int64_t const_value(int j, float fill, float sub, int
  * 1.14 us on an H200 against Inductor's 0.96 for OPT's 4 x 2048; this one 1.04 (baselines.json).
  * "flat", "flat-64", "flat-pair" (FLAT true): a thread per UNROLL consecutive elements of the flattened output
  * with 32-bit indices (n at most 2^31 - 1025, so no index overflows), the shape of Inductor's pointwise kernel;
- * UNROLL 2 stores both in one 16-byte access (cols even, so a pair never straddles rows). */
-template <bool I32, bool FLAT, int UNROLL>
+ * UNROLL 2 stores both in one 16-byte access (cols even, so a pair never straddles rows).
+ * "flat-w", "flat-pair-w" (LOG2W > 0): the row's width 2^LOG2W compiled in and a grid that covers the output
+ * exactly, so no bound is loaded or checked and the column is a mask, as Inductor compiles its kernel for one
+ * shape: on the H200 flat ran 28 instructions a warp to Triton's 20 (ncu) and 1.066 us to its 0.971. */
+template <bool I32, bool FLAT, int UNROLL, int LOG2W>
 __global__ void cs_const_kernel(int64_t *__restrict__ out, int64_t rows, int cols, float fill, float sub, int64_t add)
 {
     if (!FLAT) {
@@ -38,9 +41,14 @@ __global__ void cs_const_kernel(int64_t *__restrict__ out, int64_t rows, int col
         return;
     }
     const int i = (blockIdx.x * blockDim.x + threadIdx.x) * UNROLL;
-    if (i >= (int)rows * cols)
-        return;
-    const int j = cols & (cols - 1) ? i % cols : i & (cols - 1); /* a division only where cols is no power of two */
+    int j;
+    if (LOG2W) {
+        j = i & ((1 << LOG2W) - 1);
+    } else {
+        if (i >= (int)rows * cols)
+            return;
+        j = cols & (cols - 1) ? i % cols : i & (cols - 1); /* a division only where cols is no power of two */
+    }
     if (UNROLL == 2)
         reinterpret_cast<longlong2 *>(out)[i / 2] =
             make_longlong2(const_value<I32>(j, fill, sub, add), const_value<I32>(j + 1, fill, sub, add));
@@ -53,14 +61,29 @@ extern "C" int cs_const_i32(int64_t cols, double fill, double sub)
     return fill >= 0 && fill * (double)cols + fabs(sub) < CS_CONST_I32_BOUND;
 }
 
+/* The widths compiled into "flat-w" and "flat-pair-w": 2^7 .. 2^11, as the mask scan's compiled rows. */
+#define CS_CONST_LOG2W_MIN 7
+#define CS_CONST_LOG2W_MAX 11
+
+static int log2_width(int64_t cols)
+{
+    for (int b = CS_CONST_LOG2W_MIN; b <= CS_CONST_LOG2W_MAX; b++)
+        if (cols == (int64_t)1 << b)
+            return b;
+    return 0;
+}
+
 extern "C" int cs_const_variant(int v, int64_t rows, int64_t cols, cs_const_shape *sh)
 {
     static const cs_const_shape shapes[CS_CONST_VARIANTS] = {
-        {"col", CS_CONST_THREADS, 1, 0}, {"flat", 128, 1, 1}, {"flat-64", 64, 1, 1}, {"flat-pair", 128, 2, 1}};
+        {"col", CS_CONST_THREADS, 1, 0, 0},      {"flat", 128, 1, 1, 0},         {"flat-64", 64, 1, 1, 0},
+        {"flat-pair", 128, 2, 1, 0},             {"flat-w", 128, 1, 1, 1},       {"flat-pair-w", 128, 2, 1, 1}};
     if (v < 0 || v >= CS_CONST_VARIANTS || rows < 1 || cols < 1 || cols > INT32_MAX)
         return 0;
     const cs_const_shape *s = &shapes[v];
     if (s->flat && (rows > (INT32_MAX - 1024) / cols || (s->unroll == 2 && cols % 2)))
+        return 0;
+    if (s->fixed && (!log2_width(cols) || rows * cols % (s->threads * s->unroll)))
         return 0;
     *sh = *s;
     return 1;
@@ -73,6 +96,23 @@ extern "C" void cs_const_grid(const cs_const_shape *sh, int64_t rows, int64_t co
     grid[1] = sh->flat ? 1 : rows < CS_CONST_MAX_ROWS ? rows : CS_CONST_MAX_ROWS;
 }
 
+/* A flat kernel at the width compiled in (log2w), or at none (0). */
+template <bool I32, int UNROLL>
+static void launch_width(int log2w, dim3 grid, int threads, cudaStream_t stream, int64_t *out, int64_t rows,
+                         int64_t cols, float fill, float sub, int64_t add)
+{
+    switch (log2w) {
+#define WIDTH(b)                                                                                                       \
+    case b:                                                                                                            \
+        cs_const_kernel<I32, true, UNROLL, b><<<grid, threads, 0, stream>>>(out, rows, (int)cols, fill, sub, add);    \
+        return;
+        WIDTH(7) WIDTH(8) WIDTH(9) WIDTH(10) WIDTH(11)
+#undef WIDTH
+    default:
+        cs_const_kernel<I32, true, UNROLL, 0><<<grid, threads, 0, stream>>>(out, rows, (int)cols, fill, sub, add);
+    }
+}
+
 template <bool I32>
 static void launch(const cs_const_shape *sh, int64_t rows, int64_t cols, float fill, float sub, int64_t add,
                    int64_t *out, cudaStream_t stream)
@@ -80,12 +120,13 @@ static void launch(const cs_const_shape *sh, int64_t rows, int64_t cols, float f
     int64_t g[2];
     cs_const_grid(sh, rows, cols, g);
     const dim3 grid((unsigned)g[0], (unsigned)g[1]);
+    const int w = sh->fixed ? log2_width(cols) : 0;
     if (!sh->flat)
-        cs_const_kernel<I32, false, 1><<<grid, sh->threads, 0, stream>>>(out, rows, (int)cols, fill, sub, add);
+        cs_const_kernel<I32, false, 1, 0><<<grid, sh->threads, 0, stream>>>(out, rows, (int)cols, fill, sub, add);
     else if (sh->unroll == 2)
-        cs_const_kernel<I32, true, 2><<<grid, sh->threads, 0, stream>>>(out, rows, (int)cols, fill, sub, add);
+        launch_width<I32, 2>(w, grid, sh->threads, stream, out, rows, cols, fill, sub, add);
     else
-        cs_const_kernel<I32, true, 1><<<grid, sh->threads, 0, stream>>>(out, rows, (int)cols, fill, sub, add);
+        launch_width<I32, 1>(w, grid, sh->threads, stream, out, rows, cols, fill, sub, add);
 }
 
 extern "C" int cs_oracle_const(const cs_const_shape *sh, int64_t rows, int64_t cols, float fill, float sub,
