@@ -55,12 +55,12 @@ static void exact(const cJSON *path, const char *alias)
  * the kept one (a near-tie keeps the earlier variant), and (mask) the padded batch checked them all. */
 static void tuned_variants(const cJSON *r, const cJSON *orc, const char *alias, cs_kind k)
 {
-    const int64_t rows = (int64_t)num(r, "config", "rows"), cols = (int64_t)num(r, "config", "cols");
+    const cs_scope s = {.kind = k, .rows = (int64_t)num(r, "config", "rows"), .cols = (int64_t)num(r, "config", "cols")};
     int n = 0;
-    cs_mask_shape sh;
-    cs_const_shape ch;
-    for (int v = 0; v < (k == CS_MASK ? CS_MASK_VARIANTS : CS_CONST_VARIANTS); v++)
-        n += k == CS_MASK ? cs_mask_variant(v, cols, &sh) : cs_const_variant(v, rows, cols, &ch);
+    cJSON *scratch = cJSON_CreateObject();
+    for (int v = 0; v < cs_oracle_variants(k); v++)
+        n += cs_oracle_variant_json(&s, v, scratch, 0);
+    cJSON_Delete(scratch);
     const cJSON *cands = cJSON_GetObjectItem(orc, "candidates"), *c;
     cr_assert_eq(cJSON_GetArraySize(cands), n, "%s: %d variants apply", alias, n);
     cJSON_ArrayForEach(c, cands) {
@@ -243,20 +243,21 @@ Test(cumsum_gpu, mask_oracle_compiled_widths)
     cudaFree(d_ids), cudaFree(d_pos), cudaFree(d_mask);
 }
 
-/* The const oracle at every launch variant on shapes the golden point does not have: one column, a partial CTA,
- * and more rows than a grid has CTAs down (each column's thread strides over them). */
+/* The const oracle at every launch variant on OPT's shape and on shapes no golden point has: one column, a partial
+ * CTA, more rows than a grid has CTAs down (each column's thread strides over them), and a sub past the i32
+ * conversion's bound (the kernels that convert to i64 directly), at a width compiled in too. */
 Test(cumsum_gpu, const_oracle_odd_shapes)
 {
     test_skip_without_gpu();
-    /* rows, cols, the variants that apply: odd rows have no pairs, compiled widths are powers of two 128 .. 2048
-     * whose grid covers the output exactly */
-    const int64_t shapes[][3] = {{1, 1, 3},   {3, 257, 3}, {4, 2048, 6}, {CS_CONST_MAX_ROWS + 6, 3, 3},
-                                 {2, 300, 4}, {3, 130, 4}, {3, 128, 5}, {2, 256, 6}};
+    /* rows, cols, the variants that apply (pairs need an even width; compiled widths are powers of two 128 .. 2048
+     * whose grid covers the output exactly), 1: sub -3e9 */
+    const int64_t shapes[][4] = {{1, 1, 3, 0},   {3, 257, 3, 0}, {4, 2048, 6, 0}, {CS_CONST_MAX_ROWS + 6, 3, 3, 0},
+                                 {2, 300, 4, 1}, {3, 130, 4, 0}, {3, 128, 5, 0},  {2, 256, 6, 0},
+                                 {2, 256, 6, 1}};
     for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
         const int64_t rows = shapes[k][0], cols = shapes[k][1], n = rows * cols;
-        /* the fifth: a sub past the i32 conversion's bound, so the kernel converts to i64 directly */
-        const double sub = k == 4 ? -3e9 : 1;
-        cr_assert_eq(cs_const_i32(cols, 1, sub), k != 4);
+        const double sub = shapes[k][3] ? -3e9 : 1;
+        cr_assert_eq(cs_const_i32(cols, 1, sub), !shapes[k][3]);
         cs_scope s = {.kind = CS_CONST, .rows = rows, .cols = cols, .fill = 1, .sub = sub, .add = 2, .noutputs = 1};
         s.outputs[0] = (ea_tensor){.dtype = EA_I64, .ndim = 2, .sizes = {rows, cols}, .strides = {cols, 1}};
         int64_t *got = malloc((size_t)n * 8), *want = malloc((size_t)n * 8), *d_out;

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cuda_runtime_api.h>
+
 #include "../repros/cumsum/kernels_impl.h"
 #include "../repros/cumsum/reference.h"
 #include "../repros/cumsum/run.h"
@@ -404,8 +406,8 @@ Test(cumsum, the_const_oracle_converts_through_i32_only_where_every_value_fits)
     cr_assert_not(cs_const_i32(2048, -1, 0));
 }
 
-/* Every shape has the column variant; the flat ones only while a 32-bit index covers the output, the paired one
- * only on even rows (a pair never straddles two). */
+/* Every shape has the column variant; the flat ones only while a 32-bit index covers the output, the paired ones
+ * only on rows of even width (a pair never straddles two), the compiled widths only at their width. */
 Test(cumsum, const_variants_apply_where_their_indices_and_pairs_fit)
 {
     cs_const_shape sh;
@@ -438,9 +440,28 @@ Test(cumsum, const_variants_apply_where_their_indices_and_pairs_fit)
     cr_assert_eq(cs_const_variant(0, 1048576, 2048, &sh), 1, "the column variant indexes rows in 64 bits");
     cs_const_grid(&sh, 1048576, 2048, grid);
     cr_assert_eq(grid[1], CS_CONST_MAX_ROWS);
+    const int64_t most = (INT32_MAX - 1024) / 2048; /* rows a flat index covers at width 2048 */
+    cr_assert_eq(cs_const_variant(1, most, 2048, &sh), 1);
+    cr_assert_eq(cs_const_variant(1, most + 1, 2048, &sh), 0, "one row past 2^31 - 1025 elements");
+    cr_assert_eq(cs_const_variant(0, 1, INT32_MAX - CS_CONST_THREADS, &sh), 1);
+    cr_assert_eq(cs_const_variant(0, 1, INT32_MAX - CS_CONST_THREADS + 1, &sh), 0,
+                 "the last CTA's column index would pass 2^31 - 1");
     cr_assert_eq(cs_const_variant(CS_CONST_VARIANTS, 4, 2048, &sh), 0);
     cr_assert_eq(cs_const_variant(-1, 4, 2048, &sh), 0);
     cr_assert_eq(cs_const_variant(0, 0, 2048, &sh), 0);
+    cr_assert_eq(cs_const_variant(0, 4, 0, &sh), 0);
+}
+
+/* A paired store needs a 16-byte aligned output: refused before any launch, so no GPU is needed to see it. */
+Test(cumsum, a_paired_const_variant_refuses_a_misaligned_output)
+{
+    cs_const_shape sh;
+    for (int v = 3; v <= 5; v += 2) {
+        cr_assert_eq(cs_const_variant(v, 4, 2048, &sh), 1);
+        cr_assert_eq(sh.unroll, 2);
+        cr_assert_eq(cs_oracle_const(&sh, 4, 2048, 1, 1, 2, (int64_t *)8, NULL), cudaErrorMisalignedAddress, "%s",
+                     sh.name);
+    }
 }
 
 Test(cumsum, verdict_rule)

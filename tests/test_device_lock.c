@@ -326,6 +326,38 @@ Test(device_lock, a_label_loses_its_control_characters_and_a_blank_one_is_a_ques
     cr_assert(!strcmp(u.top[0].who, "?") || !strcmp(u.top[1].who, "?"), "%s | %s", u.top[0].who, u.top[1].who);
 }
 
+static const char *namer_text;
+
+static const char *test_namer(void)
+{
+    return namer_text;
+}
+
+/* A namer's text is cleaned as a label is; one that gives nothing leaves the program's name. */
+Test(device_lock, a_namer_text_loses_its_control_characters_and_an_empty_one_is_not_used)
+{
+    ea_lock_use u;
+    ea_error err;
+    use_test_lock();
+    ea_device_lock_namer(test_namer);
+    const char *texts[] = {"a\tb\n", "", NULL};
+    for (int i = 0; i < 3; i++) {
+        namer_text = texts[i];
+        cr_assert_eq(ea_device_lock(&err), 0, "%s", err.msg);
+        ea_device_unlock();
+    }
+    cr_assert_eq(ea_lock_log_read(log_file, &u, &err), 0, "%s", err.msg);
+    cr_assert_eq(u.bad, 0, "line %d of %s", u.first_bad, log_file);
+    cr_assert_eq(u.top_n, 2, "\"a b\" and the program's name, twice");
+    int named = 0, program = 0;
+    for (int i = 0; i < u.top_n; i++) {
+        named += !strcmp(u.top[i].who, "a b") && u.top[i].sections == 1;
+        program += strcmp(u.top[i].who, "a b") && u.top[i].sections == 2;
+    }
+    cr_assert(named == 1 && program == 1, "%s (%d) | %s (%d)", u.top[0].who, u.top[0].sections, u.top[1].who,
+              u.top[1].sections);
+}
+
 Test(device_lock, a_section_without_a_label_is_named_by_the_running_test)
 {
     ea_lock_use u;

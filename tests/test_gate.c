@@ -256,14 +256,33 @@ Test(gate, a_taken_warm_time_takes_the_variant_table_it_was_kept_from)
     cJSON_DeleteItemFromObjectCaseSensitive(path_of(a, s, k), "variant");
     cJSON_DeleteItemFromObjectCaseSensitive(path_of(a, s, k), "unroll");
     cJSON_ReplaceItemInObjectCaseSensitive(path_of(a, s, k), "kernels", cJSON_Parse("[\"untuned_kernel\"]"));
+    cJSON_DeleteItemFromObjectCaseSensitive(path_of(a, s, k), "kernel_launches");
+    cJSON_AddStringToObject(path_of(a, s, k), "kernel_launches_note", "calls differed");
+    cJSON_DeleteItemFromObjectCaseSensitive(path_of(b, s, k), "kernel_launches");
+    cJSON_DeleteItemFromObjectCaseSensitive(path_of(b, s, k), "kernel_launches_note");
+    cJSON_AddItemToObject(path_of(b, s, k), "kernel_launches", cJSON_Parse("[{\"name\": \"fresh_kernel\"}]"));
     scale(b, s, k, "time", 0.8);
     r = compare(a, b);
     p = ea_gate_propose(a, b, r);
-    for (const char *const *key = (const char *const[]){"candidates", "variant", "unroll", "kernels", NULL}; *key; key++)
+    const char *const keys[] = {"candidates", "variant", "unroll", "kernels", "kernel_launches", NULL};
+    for (const char *const *key = keys; *key; key++)
         cr_assert(cJSON_Compare(cJSON_GetObjectItemCaseSensitive(path_of(p, s, k), *key),
                                 cJSON_GetObjectItemCaseSensitive(path_of(b, s, k), *key), 1),
                   "%s: the fresh one", *key);
-    release(4, p, r, a, b);
+    cr_assert_not(cJSON_HasObjectItem(path_of(p, s, k), "kernel_launches_note"), "the fresh path has none");
+    release(2, p, r);
+    /* a stored tuned path whose fresh one is not tuned (the family dropped its variants): the moved time drops
+     * the stored table and variant */
+    cJSON *tuned = test_committed_baselines();
+    for (const char *const *key = (const char *const[]){"candidates", "variant", "unroll", NULL}; *key; key++)
+        cJSON_DeleteItemFromObjectCaseSensitive(path_of(b, s, k), *key);
+    scale(b, s, k, "time", 0.8);
+    r = compare(tuned, b);
+    p = ea_gate_propose(tuned, b, r);
+    for (const char *const *key = (const char *const[]){"candidates", "variant", "unroll", NULL}; *key; key++)
+        cr_assert_not(cJSON_HasObjectItem(path_of(p, s, k), *key), "%s: the stored one beside a time it did not give",
+                      *key);
+    release(5, p, r, a, b, tuned);
 }
 
 Test(gate, ten_percent_faster_is_a_stale_golden)

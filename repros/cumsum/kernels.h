@@ -67,12 +67,14 @@ typedef struct {
 } cs_const_shape;
 
 /* Variant v for rows x cols: 1 and its shape in sh, or 0 where it does not apply (a flat one over 2^31 - 1025
- * elements, a pair on an odd row, a compiled width that is not the row's or a grid that would not cover the
- * output exactly). "col" applies to every shape. */
+ * elements, a pair on a row of odd width, a compiled width that is not the row's or a grid that would not cover
+ * the output exactly). "col" applies to every shape of 1 .. 2^31 - 1 - CS_CONST_THREADS columns (a 32-bit column
+ * index) and at least one row. */
 int cs_const_variant(int v, int64_t rows, int64_t cols, cs_const_shape *sh);
 /* Its grid: [x, y] CTAs. */
 void cs_const_grid(const cs_const_shape *sh, int64_t rows, int64_t cols, int64_t grid[2]);
-/* out 16-byte aligned for "flat-pair" (else cudaErrorMisalignedAddress). */
+/* out 16-byte aligned for the paired variants, "flat-pair" and "flat-pair-w" (else cudaErrorMisalignedAddress,
+ * before any launch). */
 int cs_oracle_const(const cs_const_shape *sh, int64_t rows, int64_t cols, float fill, float sub, int64_t add,
                     int64_t *out, void *stream);
 

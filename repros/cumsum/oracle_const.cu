@@ -21,7 +21,7 @@ __device__ __forceinline__ int64_t const_value(int j, float fill, float sub, int
 /* One kernel, its launch variants as template arguments (kernels.h).
  * "col" (FLAT false): a thread per column computes its value once and writes it down the rows (grid.y strides
  * them), so no thread divides. The first version, a thread per element taking i % cols in 64 bits, measured
- * 1.14 us on an H200 against Inductor's 0.96 for OPT's 4 x 2048; this one 1.04 (baselines.json).
+ * 1.14 us on an H200 against Inductor's 0.96 for OPT's 4 x 2048; this one 1.04 (the H200 baselines of 09eddec).
  * "flat", "flat-64", "flat-pair" (FLAT true): a thread per UNROLL consecutive elements of the flattened output
  * with 32-bit indices (n at most 2^31 - 1025, so no index overflows), the shape of Inductor's pointwise kernel;
  * UNROLL 2 stores both in one 16-byte access (cols even, so a pair never straddles rows).
@@ -78,7 +78,7 @@ extern "C" int cs_const_variant(int v, int64_t rows, int64_t cols, cs_const_shap
     static const cs_const_shape shapes[CS_CONST_VARIANTS] = {
         {"col", CS_CONST_THREADS, 1, 0, 0},      {"flat", 128, 1, 1, 0},         {"flat-64", 64, 1, 1, 0},
         {"flat-pair", 128, 2, 1, 0},             {"flat-w", 128, 1, 1, 1},       {"flat-pair-w", 128, 2, 1, 1}};
-    if (v < 0 || v >= CS_CONST_VARIANTS || rows < 1 || cols < 1 || cols > INT32_MAX)
+    if (v < 0 || v >= CS_CONST_VARIANTS || rows < 1 || cols < 1 || cols > INT32_MAX - CS_CONST_THREADS)
         return 0;
     const cs_const_shape *s = &shapes[v];
     if (s->flat && (rows > (INT32_MAX - 1024) / cols || (s->unroll == 2 && cols % 2)))

@@ -32,7 +32,7 @@ static void literals(cJSON *o, const cs_scope *s)
     }
 }
 
-void cs_mask_shape_json(cJSON *o, const cs_mask_shape *sh, int64_t rows, int launch)
+static void mask_shape_json(cJSON *o, const cs_mask_shape *sh, int64_t rows, int launch)
 {
     const int64_t grid[2] = {rows, sh->split};
     cJSON_AddStringToObject(o, "variant", sh->name);
@@ -44,7 +44,7 @@ void cs_mask_shape_json(cJSON *o, const cs_mask_shape *sh, int64_t rows, int lau
     cJSON_AddNumberToObject(o, "block", sh->warps * 32);
 }
 
-void cs_const_shape_json(cJSON *o, const cs_const_shape *sh, int64_t rows, int64_t cols, int launch)
+static void const_shape_json(cJSON *o, const cs_const_shape *sh, int64_t rows, int64_t cols, int launch)
 {
     int64_t grid[2];
     cJSON_AddStringToObject(o, "variant", sh->name);
@@ -68,33 +68,38 @@ void cs_mask_shape_text(const cs_mask_shape *sh, char *text, size_t n)
              sh->warps, sh->warps > 1 ? "s" : "", sh->split, sh->split > 1 ? "s" : "");
 }
 
+int cs_oracle_variants(cs_kind k)
+{
+    return k == CS_MASK ? CS_MASK_VARIANTS : k == CS_CONST ? CS_CONST_VARIANTS : 0;
+}
+
+int cs_oracle_variant_json(const cs_scope *s, int v, cJSON *o, int launch)
+{
+    cs_mask_shape sh;
+    cs_const_shape ch;
+    if (s->kind == CS_MASK && cs_mask_variant(v, s->cols, &sh))
+        return mask_shape_json(o, &sh, s->rows, launch), 1;
+    if (s->kind == CS_CONST && cs_const_variant(v, s->rows, s->cols, &ch))
+        return const_shape_json(o, &ch, s->rows, s->cols, launch), 1;
+    return 0;
+}
+
 static cJSON *oracle_json(const cs_scope *s)
 {
     cJSON *o = cJSON_CreateObject();
     char name[64];
-    if (s->kind == CS_MASK) { /* the grid depends on the variant the run keeps */
-        cJSON_AddStringToObject(o, "kernel", "cs_mask_kernel<pairs>");
-        cJSON_AddStringToObject(o, "scan", "cumsum_scan_ballot"); /* ids: prose.c */
+    if (cs_oracle_variants(s->kind)) { /* the grid depends on the variant the run keeps */
+        cJSON_AddStringToObject(o, "kernel", s->kind == CS_MASK ? "cs_mask_kernel<pairs>" : "cs_const_kernel<variant>");
+        if (s->kind == CS_MASK)
+            cJSON_AddStringToObject(o, "scan", "cumsum_scan_ballot"); /* ids: prose.c */
         cJSON *vs = cJSON_AddArrayToObject(o, "variants"); /* the run times each, keeps the fastest that passed (ea_path_tune) */
-        cs_mask_shape sh;
-        for (int v = 0; v < CS_MASK_VARIANTS; v++)
-            if (cs_mask_variant(v, s->cols, &sh)) {
-                cJSON *one = cJSON_CreateObject();
-                cs_mask_shape_json(one, &sh, s->rows, 1);
+        for (int v = 0; v < cs_oracle_variants(s->kind); v++) {
+            cJSON *one = cJSON_CreateObject();
+            if (cs_oracle_variant_json(s, v, one, 1))
                 cJSON_AddItemToArray(vs, one);
-            }
-        return o;
-    }
-    if (s->kind == CS_CONST) { /* the grid depends on the variant the run keeps */
-        cJSON_AddStringToObject(o, "kernel", "cs_const_kernel<variant>");
-        cJSON *vs = cJSON_AddArrayToObject(o, "variants"); /* the run times each, keeps the fastest that passed */
-        cs_const_shape sh;
-        for (int v = 0; v < CS_CONST_VARIANTS; v++)
-            if (cs_const_variant(v, s->rows, s->cols, &sh)) {
-                cJSON *one = cJSON_CreateObject();
-                cs_const_shape_json(one, &sh, s->rows, s->cols, 1);
-                cJSON_AddItemToArray(vs, one);
-            }
+            else
+                cJSON_Delete(one);
+        }
         return o;
     }
     snprintf(name, sizeof name, "cs_packed_kernel<%d>", cs_scan_items(s->cols));

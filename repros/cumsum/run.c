@@ -322,13 +322,7 @@ static int variant_measure(void *ctx, int v, ea_path_outcome *out, ea_error *err
 static void variant_describe(void *ctx, int v, cJSON *o, int entry)
 {
     const oracle_tuning *t = ctx;
-    const cs_scope *s = t->d->s;
-    cs_mask_shape sh;
-    cs_const_shape ch;
-    if (s->kind == CS_MASK && cs_mask_variant(v, s->cols, &sh))
-        cs_mask_shape_json(o, &sh, s->rows, entry);
-    else if (s->kind == CS_CONST && cs_const_variant(v, s->rows, s->cols, &ch))
-        cs_const_shape_json(o, &ch, s->rows, s->cols, entry);
+    cs_oracle_variant_json(t->d->s, v, o, entry);
 }
 
 /* A mask or const oracle at each launch variant that applies (cs_mask_variant, cs_const_variant), each run and
@@ -344,7 +338,7 @@ static int tuned_oracle(dev *d, const ea_capture *c, const ea_kit_state *st, int
     oracle_tuning ot = {.d = d, .c = c, .st = st, .sums = sums};
     const char *kind = cs_kind_name(d->s->kind);
     snprintf(label, sizeof label, "cumsum %s %s oracle", d->s->alias, kind);
-    const ea_path_tuning t = {.label = label, .ctx = &ot, .n = d->s->kind == CS_MASK ? CS_MASK_VARIANTS : CS_CONST_VARIANTS,
+    const ea_path_tuning t = {.label = label, .ctx = &ot, .n = cs_oracle_variants(d->s->kind),
                               .measure = variant_measure, .describe = variant_describe};
     ea_path_tuned r;
     *sums = 1;

@@ -30,13 +30,14 @@ cJSON *cs_measure(const cs_scope *s, const ea_capture *c, const ea_capture_run *
                   ea_error *err);
 /* Kind, shapes, the graph's literals, outputs, inputs, the captured launches and the oracle's. */
 cJSON *cs_config_json(const cs_scope *s, const ea_capture *c, const ea_capture_run *run);
-/* A mask oracle variant's "variant" (its name) and "unroll" (its pairs: 16-byte chunks a lane), the keys a
- * tuned path has (docs/reference/schema.md), added to o; launch: also "warps", "grid" [rows, split] and "block". */
-void cs_mask_shape_json(cJSON *o, const cs_mask_shape *sh, int64_t rows, int launch);
+/* The launch variants a kind's oracle is tuned over (cs_mask_variant, cs_const_variant): 0 for a packed scope. */
+int cs_oracle_variants(cs_kind k);
+/* Variant v of s's oracle, where it applies to s (1; else 0, o untouched): its "variant" (the name) and "unroll"
+ * (mask: 16-byte column pairs a lane; const: elements a thread writes), the keys a tuned path has
+ * (docs/reference/schema.md), added to o; launch: also its launch ("grid" and "block"; mask: "warps" too). */
+int cs_oracle_variant_json(const cs_scope *s, int v, cJSON *o, int launch);
 /* " (row: 2 pairs, 8 warps, 1 segment)", for logs. */
 void cs_mask_shape_text(const cs_mask_shape *sh, char *text, size_t n);
-/* A const oracle variant's "variant" and "unroll" (elements a thread writes); launch: also "grid" [x, y] and "block". */
-void cs_const_shape_json(cJSON *o, const cs_const_shape *sh, int64_t rows, int64_t cols, int launch);
 /* " (flat: 1 element a thread, 128 threads a CTA)", for logs. */
 void cs_const_shape_text(const cs_const_shape *sh, char *text, size_t n);
 

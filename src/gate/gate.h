@@ -15,7 +15,8 @@
  * - The report is JSON (schema "extern-audit/gate" v1, docs/reference/schema.md); ea_gate_exit is 0 when every
  *   entry is SAME, 2 when one is INVALID, else 1.
  * - ea_gate_propose: the stored document with only what moved replaced (SLOWER/FASTER timings, a tuned warm time
- *   with its run's variant table, the variant it kept and that variant's kernels and launches, and the
+ *   with its run's "variant", "unroll", "candidates", "kernels", "kernel_launches" and "kernel_launches_note",
+ *   each as the fresh path has it or removed where it has none, and the
  *   fidelity when every current warm time was, CLASS, CONFIG, FIDELITY,
  *   ADDED points, paths and cold times), the "point_wall_s" a stored result lacks taken from its point's
  *   fresh result, and fresh's "launch_floor" where it has one (measure/launch_floor.h: no entry judges it):

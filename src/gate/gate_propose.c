@@ -67,8 +67,9 @@ static int take(cJSON *out, const cJSON *fresh, const cJSON *e)
         cJSON_ReplaceItemInObjectCaseSensitive(to, key, cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(from, key), 1));
         /* a warm time kept from a variant table comes with the table that chose it and the variant it kept, its
          * kernels and launches (path.h: the kept variant is the fastest of that run's by ea_path_tune's rule; the
-         * stored ones beside a new time would say otherwise, or nothing where the stored path was not tuned) */
-        if (!strcmp(key, "time") && cJSON_HasObjectItem(from, "candidates"))
+         * stored ones beside a new time would say otherwise, or nothing where the stored path was not tuned); a
+         * warm time of a path no longer tuned drops the stored table */
+        if (!strcmp(key, "time") && (cJSON_HasObjectItem(from, "candidates") || cJSON_HasObjectItem(to, "candidates")))
             take_keys(to, from, (const char *const[]){"variant", "unroll", "candidates", "kernels", "kernel_launches",
                                                       "kernel_launches_note", NULL});
         return 2;

@@ -79,7 +79,7 @@ static void log_section(const char *kind, double asked, double waited, double he
     if (!file || !*file)
         return;
     char who[sizeof lk.who];
-    const char *named = namer ? namer() : NULL;
+    const char *named = lk.who[0] || !namer ? NULL : namer();
     if (lk.who[0]) {
         snprintf(who, sizeof who, "%s", lk.who);
     } else if (named && *named) {
