@@ -99,13 +99,15 @@ deps-actionlint:
 # make test builds with one job per core unless make was given -j (a fresh clone's build is most of its
 # time: 2 cores, 6 min 1 s serial). TEST_JOBS=N overrides. PAR is read when the recipe runs: only then does
 # MAKEFLAGS hold the caller's -j; the + lets the suite's checks join the caller's jobserver.
+# make -n test (DRY: n among make's one-letter flags) prints the suite's command instead of running it.
 TEST_JOBS ?= $(shell nproc)
 PAR = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(TEST_JOBS))
+DRY = $(findstring n,$(firstword -$(MAKEFLAGS)))
 test: deps-test deps-actionlint
 	@$(MAKE) -q --no-print-directory $(SUITE) $(CLI) 2>/dev/null || \
 	  echo "build: compiling into $(BUILD)/ with $(if $(PAR),$(TEST_JOBS) jobs,make's -j) (V=1 shows the commands)"
 	+@$(MAKE) $(PAR) $(if $(filter 1,$(V)),,-s) --no-print-directory $(SUITE) $(CLI)
-	+@SUITE_MAKEFLAGS="$(PAR)" ci/suite $(SUITE) $(BUILD)
+	+@$(if $(DRY),echo ,)SUITE_MAKEFLAGS="$(PAR)" ci/suite $(SUITE) $(BUILD)
 
 # The checks make test runs beside the suite, each once per change of what it reads: a stamp per check in
 # $(BUILD)/checks/, its output in the stamp's .log, one line printed (ci/checked).
@@ -118,9 +120,9 @@ $(BUILD)/checks/exports: $(LIB_OBJ) ci/check-exports tests/check_exports.sh
 $(BUILD)/checks/rooms: $(shell find src repros -type f 2>/dev/null) ci/check-rooms tests/check_rooms.sh
 	$(Q)ci/checked $@ sh -c 'ci/check-rooms && tests/check_rooms.sh'
 # the ci/ scripts' own tests: compute-sanitizer log parsing (real H200 logs as fixtures), the partial stage's
-# comparison with its base
-$(BUILD)/checks/scripts: $(wildcard ci/* tests/*.sh) $(shell find tests/fixtures/sanitize tests/fixtures/kept_from_base -type f 2>/dev/null)
-	$(Q)ci/checked $@ sh -c 'tests/sanitize_summary.sh && tests/kept_from_base.sh'
+# comparison with its base, make -n test running nothing
+$(BUILD)/checks/scripts: $(wildcard ci/* tests/*.sh) Makefile $(shell find tests/fixtures/sanitize tests/fixtures/kept_from_base -type f 2>/dev/null)
+	$(Q)ci/checked $@ sh -c 'tests/sanitize_summary.sh && tests/kept_from_base.sh && tests/make_dry_run.sh'
 # the CI workflow, linted, and the lint shown to catch a broken one
 $(BUILD)/checks/actionlint: $(wildcard .github/workflows/*) ci/actionlint tests/actionlint_catches.sh
 	$(Q)ci/checked $@ sh -c 'ci/actionlint && tests/actionlint_catches.sh'
