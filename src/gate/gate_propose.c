@@ -55,23 +55,48 @@ static void take_keys(cJSON *to, const cJSON *from, const char *const keys[])
     }
 }
 
+/* from's time of key into to; a warm time kept from a variant table comes with the table that chose it and the
+ * variant it kept, its kernels and launches (path.h: the kept variant is the fastest of that run's by
+ * ea_path_tune's rule; the stored ones beside a new time would say otherwise, or nothing where the stored path was
+ * not tuned); a warm time of a path no longer tuned drops the stored table. */
+static void take_time(cJSON *to, const cJSON *from, const char *key)
+{
+    cJSON_ReplaceItemInObjectCaseSensitive(to, key, cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(from, key), 1));
+    if (!strcmp(key, "time") && (cJSON_HasObjectItem(from, "candidates") || cJSON_HasObjectItem(to, "candidates")))
+        take_keys(to, from, (const char *const[]){"variant", "unroll", "candidates", "kernels", "kernel_launches",
+                                                  "kernel_launches_note", NULL});
+}
+
+/* 1 when path has a variant table in which no entry of its kept variant (and unroll) holds its warm median. */
+static int stale_table(const cJSON *path)
+{
+    const cJSON *c, *table = cJSON_GetObjectItemCaseSensitive(path, "candidates");
+    if (!table)
+        return 0;
+    const double t = ej_num(cJSON_GetObjectItemCaseSensitive(path, "time"), "median_us");
+    cJSON_ArrayForEach(c, table)
+        if (!strcmp(ej_text(c, "variant"), ej_text(path, "variant")) &&
+            ej_same_key(c, path, "unroll") && ej_num(c, "median_us") == t)
+            return 0;
+    return 1;
+}
+
 /* One moved entry taken into the copy of the stored document: 0 nothing changed, else 1 or 2 (a time). */
 static int take(cJSON *out, const cJSON *fresh, const cJSON *e)
 {
     const char *st = ej_text(e, "status");
     int si = at(e, "stored_at", 0), sj = at(e, "stored_at", 1), fi = at(e, "new_at", 0), fj = at(e, "new_at", 1);
     cJSON *fr = scope_item((cJSON *)fresh, fi);
+    const int warm = !strstr(ej_text(e, "mode"), "/cold");
     if (!strcmp(st, "SLOWER") || !strcmp(st, "FASTER")) {
-        const char *key = strstr(ej_text(e, "mode"), "/cold") ? "time_cold" : "time";
-        cJSON *from = path_item((cJSON *)fresh, fi, fj), *to = path_item(out, si, sj);
-        cJSON_ReplaceItemInObjectCaseSensitive(to, key, cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(from, key), 1));
-        /* a warm time kept from a variant table comes with the table that chose it and the variant it kept, its
-         * kernels and launches (path.h: the kept variant is the fastest of that run's by ea_path_tune's rule; the
-         * stored ones beside a new time would say otherwise, or nothing where the stored path was not tuned); a
-         * warm time of a path no longer tuned drops the stored table */
-        if (!strcmp(key, "time") && (cJSON_HasObjectItem(from, "candidates") || cJSON_HasObjectItem(to, "candidates")))
-            take_keys(to, from, (const char *const[]){"variant", "unroll", "candidates", "kernels", "kernel_launches",
-                                                      "kernel_launches_note", NULL});
+        take_time(path_item(out, si, sj), path_item((cJSON *)fresh, fi, fj), warm ? "time" : "time_cold");
+        return 2;
+    } else if (!strcmp(st, "SAME") && warm && stale_table(path_item(out, si, sj)) &&
+               cJSON_HasObjectItem(path_item((cJSON *)fresh, fi, fj), "candidates") &&
+               !stale_table(path_item((cJSON *)fresh, fi, fj))) {
+        /* a stored table whose kept variant did not give the stored time (a time taken before tables came with
+         * times): this run's time and table, one run's numbers again */
+        take_time(path_item(out, si, sj), path_item((cJSON *)fresh, fi, fj), "time");
         return 2;
     } else if (!strcmp(st, "UNSUPPORTED")) { /* the whole result: one side has no paths to take */
         cJSON_ReplaceItemInArray(cJSON_GetObjectItemCaseSensitive(out, "scopes"), si, cJSON_Duplicate(fr, 1));
