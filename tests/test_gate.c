@@ -218,6 +218,19 @@ Test(gate, ten_percent_slower_is_a_regression_and_only_it_moves_in_the_proposal)
     release(4, p, r, a, b);
 }
 
+/* The first path of doc with a variant table: result *s, path *k. */
+static void first_tuned(const cJSON *doc, int *s, int *k)
+{
+    *s = 0;
+    for (const cJSON *r = cJSON_GetObjectItemCaseSensitive(doc, "scopes")->child; r; r = r->next, ++*s) {
+        *k = 0;
+        for (const cJSON *p = cJSON_GetObjectItemCaseSensitive(r, "paths")->child; p; p = p->next, ++*k)
+            if (cJSON_HasObjectItem(p, "candidates"))
+                return;
+    }
+    cr_assert_fail("a committed path with a variant table");
+}
+
 /* The table entry of a tuned path's kept variant (and unroll). */
 static cJSON *kept_entry(cJSON *path)
 {
@@ -236,13 +249,8 @@ static cJSON *kept_entry(cJSON *path)
 Test(gate, a_stale_variant_table_is_taken_again_with_its_time_from_a_consistent_run)
 {
     cJSON *a = test_committed_baselines(), *b = test_committed_baselines();
-    int s = 0, k = -1;
-    for (const cJSON *r = cJSON_GetObjectItemCaseSensitive(a, "scopes")->child; r && k < 0; r = r->next, s++) {
-        int i = 0;
-        for (const cJSON *p = cJSON_GetObjectItemCaseSensitive(r, "paths")->child; p && k < 0; p = p->next, i++)
-            k = cJSON_HasObjectItem(p, "candidates") ? i : -1;
-    }
-    s--;
+    int s, k;
+    first_tuned(a, &s, &k);
     const double t = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(path_of(a, s, k), "time"),
                                                       "median_us")->valuedouble;
     cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(kept_entry(path_of(a, s, k)), "median_us"), 1.2 * t);
@@ -265,14 +273,8 @@ Test(gate, a_stale_variant_table_is_taken_again_with_its_time_from_a_consistent_
 Test(gate, a_taken_warm_time_takes_the_variant_table_it_was_kept_from)
 {
     cJSON *a = test_committed_baselines(), *b = test_committed_baselines();
-    int s = 0, k = -1;
-    for (const cJSON *r = cJSON_GetObjectItemCaseSensitive(a, "scopes")->child; r && k < 0; r = r->next, s++) {
-        int i = 0;
-        for (const cJSON *p = cJSON_GetObjectItemCaseSensitive(r, "paths")->child; p && k < 0; p = p->next, i++)
-            k = cJSON_HasObjectItem(p, "candidates") ? i : -1;
-    }
-    cr_assert_geq(k, 0, "a committed path with a variant table");
-    s--;
+    int s, k;
+    first_tuned(a, &s, &k);
     scale(b, s, k, "time", 0.8);
     scale(b, s, k, "time_cold", 0.8);
     const cJSON *c;

@@ -86,17 +86,16 @@ static int take(cJSON *out, const cJSON *fresh, const cJSON *e)
 {
     const char *st = ej_text(e, "status");
     int si = at(e, "stored_at", 0), sj = at(e, "stored_at", 1), fi = at(e, "new_at", 0), fj = at(e, "new_at", 1);
-    cJSON *fr = scope_item((cJSON *)fresh, fi);
+    cJSON *fr = scope_item((cJSON *)fresh, fi), *to = path_item(out, si, sj), *from = path_item((cJSON *)fresh, fi, fj);
     const int warm = !strstr(ej_text(e, "mode"), "/cold");
     if (!strcmp(st, "SLOWER") || !strcmp(st, "FASTER")) {
-        take_time(path_item(out, si, sj), path_item((cJSON *)fresh, fi, fj), warm ? "time" : "time_cold");
+        take_time(to, from, warm ? "time" : "time_cold");
         return 2;
-    } else if (!strcmp(st, "SAME") && warm && stale_table(path_item(out, si, sj)) &&
-               cJSON_HasObjectItem(path_item((cJSON *)fresh, fi, fj), "candidates") &&
-               !stale_table(path_item((cJSON *)fresh, fi, fj))) {
+    } else if (!strcmp(st, "SAME") && warm && stale_table(to) && cJSON_HasObjectItem(from, "candidates") &&
+               !stale_table(from)) {
         /* a stored table whose kept variant did not give the stored time (a time taken before tables came with
          * times): this run's time and table, one run's numbers again */
-        take_time(path_item(out, si, sj), path_item((cJSON *)fresh, fi, fj), "time");
+        take_time(to, from, "time");
         return 2;
     } else if (!strcmp(st, "UNSUPPORTED")) { /* the whole result: one side has no paths to take */
         cJSON_ReplaceItemInArray(cJSON_GetObjectItemCaseSensitive(out, "scopes"), si, cJSON_Duplicate(fr, 1));
@@ -109,19 +108,15 @@ static int take(cJSON *out, const cJSON *fresh, const cJSON *e)
     } else if (!strcmp(st, "CONFIG")) { /* the floor, the plan's bytes at the stored run's rate, follows (fractions.h) */
         cJSON_ReplaceItemInObjectCaseSensitive(scope_item(out, si), "config",
                                                cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(fr, "config"), 1));
-    } else if (!strcmp(st, "ADDED") && strstr(ej_text(e, "mode"), "/cold")) { /* beside the stored path's time */
-        cJSON *p = path_item(out, si, sj);
-        cJSON_DeleteItemFromObjectCaseSensitive(p, "time_cold_note");
-        cJSON_AddItemToObject(p, "time_cold",
-                              cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(path_item((cJSON *)fresh, fi, fj),
-                                                                               "time_cold"), 1));
+    } else if (!strcmp(st, "ADDED") && !warm) { /* beside the stored path's time */
+        cJSON_DeleteItemFromObjectCaseSensitive(to, "time_cold_note");
+        cJSON_AddItemToObject(to, "time_cold", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(from, "time_cold"), 1));
         return 2;
     } else if (!strcmp(st, "ADDED") && si < 0) {
         cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(out, "scopes"), cJSON_Duplicate(fr, 1));
         drop_unmeasured(out, ej_text(fr, "point"));
     } else if (!strcmp(st, "ADDED")) {
-        cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(scope_item(out, si), "paths"),
-                             cJSON_Duplicate(path_item((cJSON *)fresh, fi, fj), 1));
+        cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(scope_item(out, si), "paths"), cJSON_Duplicate(from, 1));
         return 2;
     } else {
         return 0;
