@@ -101,7 +101,8 @@ Test(check_only, cli_plan_table_and_refusals)
     r = test_cli("run", "--scope", "routing", "--plan", "--quiet", NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
     has(r.out, "  topk_ids_skewed\n"); /* the four configurations of one point tell themselves apart */
-    has(r.out, "  oracle launches: rt_oracle::route_kernel <<<");
+    has(r.out, "  oracle variants: cluster: rt_oracle::route_kernel <<<8, 512>>>; per_expert: rt_oracle::expert_kernel "
+               "<<<32, 512>>>\n");
     cli_run_free(&r);
     const char *refused[][6] = {
         {"run", "--scope", "all", "--plan", "--record", "/tmp/never.json"},

@@ -63,6 +63,14 @@ static cJSON *histc_point(int *index)
     return point_named(HISTC_FILE, test_point_id("routing_histc", "routing"), index);
 }
 
+/* The oracle's launch i: the whole form's variant i (each one launch), the narrow form's launch i. */
+static const cJSON *oracle_launch(const cJSON *cfg, int i)
+{
+    const cJSON *orc = cJSON_GetObjectItem(cfg, "oracle");
+    const cJSON *v = cJSON_GetObjectItem(orc, "variants");
+    return cJSON_GetArrayItem(v ? v : cJSON_GetObjectItem(orc, "launches"), i);
+}
+
 static const char *str(const cJSON *o, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItem(o, key);
@@ -124,11 +132,19 @@ Test(routing, plan_without_gpu)
                       str(sort, "kernel"));
             cr_assert_eq(cJSON_GetObjectItem(sort, "grid")->valueint, 1);
         }
-        const cJSON *orc = cJSON_GetObjectItem(cfg, "oracle"), *ol = cJSON_GetArrayItem(cJSON_GetObjectItem(orc, "launches"), 0);
-        cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(orc, "launches")), 1, "one launch");
-        if (whole) /* one cluster of eight CTAs of 512 threads: an id per thread */
+        const cJSON *orc = cJSON_GetObjectItem(cfg, "oracle"), *ol = oracle_launch(cfg, 0), *pe = oracle_launch(cfg, 1);
+        cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(orc, whole ? "variants" : "launches")), whole ? 2 : 1);
+        cr_assert_str_eq(str(orc, "kind"), whole ? "counting_sort" : "boundary_search");
+        if (whole) { /* one cluster of eight CTAs of 512 threads: an id per thread; or a CTA per expert */
             cr_assert(cJSON_GetObjectItem(ol, "grid")->valueint == 8 && cJSON_GetObjectItem(ol, "block")->valueint == 512 &&
-                          cJSON_GetObjectItem(orc, "cluster")->valueint == 8, "%s", cJSON_PrintUnformatted(orc));
+                          cJSON_GetObjectItem(ol, "cluster")->valueint == 8, "%s", cJSON_PrintUnformatted(orc));
+            cr_assert_str_eq(str(ol, "variant"), "cluster");
+            cr_assert_str_eq(str(ol, "kernel"), "rt_oracle::route_kernel");
+            cr_assert_str_eq(str(pe, "variant"), "per_expert");
+            cr_assert_str_eq(str(pe, "kernel"), "rt_oracle::expert_kernel");
+            cr_assert(cJSON_GetObjectItem(pe, "grid")->valueint == 32 && cJSON_GetObjectItem(pe, "block")->valueint == 512,
+                      "%s", cJSON_PrintUnformatted(pe));
+        }
         const cJSON *hist = cJSON_GetArrayItem(cur, whole ? 6 : 2);
         cr_assert_eq(cJSON_GetObjectItem(hist, "grid")->valueint, 8, "ceil(4000 / 512) blocks");
         cr_assert_eq(cJSON_GetObjectItem(hist, "shared_bytes")->valueint, 32 * 4 + 8);
@@ -433,8 +449,9 @@ Test(routing, plan_other_expert_counts)
         cr_assert_eq(cJSON_GetObjectItem(hist, "shared_bytes")->valueint, e * 4 + 8);
         cr_assert(strstr(str(sort, "kernel"), "radixSortKVInPlace<-2, -1, 128, 32, long, long"), "%s", str(sort, "kernel"));
         cr_assert_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(cfg, "histc"), "bins")->valueint, e);
-        const cJSON *ol = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(cfg, "oracle"), "launches"), 0);
+        const cJSON *ol = oracle_launch(cfg, 0);
         cr_assert_leq(cJSON_GetObjectItem(ol, "shared_bytes")->valueint, 48 * 1024);
+        cr_assert_eq(cJSON_GetObjectItem(oracle_launch(cfg, 1), "grid")->valueint, e, "a CTA per expert");
         int cited = 0;
         cJSON_ArrayForEach(l, cJSON_GetObjectItem(cfg, "notes"))
             cited |= !strcmp(l->valuestring, "routing_histc_shared");
@@ -683,8 +700,7 @@ Test(routing, plan_past_the_small_sort)
                 cr_assert(hist, "%s", text);
                 cr_assert_eq(cJSON_GetObjectItem(hist, "grid")->valueint, rt_hist_grid(n, e, 132));
                 cr_assert_eq(cJSON_GetObjectItem(hist, "shared_bytes")->valueint, e * 4 + 8);
-                const cJSON *orc = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(cfg, "oracle"),
-                                                                         "launches"), 0);
+                const cJSON *orc = oracle_launch(cfg, 0);
                 if (f == RT_NARROW) { /* the sort is outside this form */
                     cr_assert_eq(count_named(cur, "DeviceRadixSort"), 0, "%s", text);
                     cr_assert_str_eq(str(orc, "kernel"), "rt_oracle::offsets_kernel");
@@ -715,7 +731,8 @@ Test(routing, plan_past_the_small_sort)
                 cr_assert_eq(cJSON_GetObjectItem(orc, "grid")->valueint, 8);
                 cr_assert_eq(cJSON_GetObjectItem(orc, "block")->valueint, 512);
                 cr_assert_leq(cJSON_GetObjectItem(orc, "shared_bytes")->valueint, 48 * 1024);
-                cr_assert_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(cfg, "oracle"), "rounds")->valueint, n / 4096);
+                cr_assert_eq(cJSON_GetObjectItem(orc, "rounds")->valueint, n / 4096);
+                cr_assert_null(oracle_launch(cfg, 1), "past 4096 ids the cluster alone: %s", text);
                 cr_assert_str_eq(str(cfg, "permutation_order"), "stable", "%s", text);
                 int cited = 0;
                 cJSON_ArrayForEach(l, cJSON_GetObjectItem(cfg, "notes"))

@@ -150,12 +150,23 @@ static void one_shape(shape sh)
     cr_assert_eq(rt_reference(ids, n, sh.E, sorted, perm, offsets, &err), 0, "%s", err.msg);
     int64_t *d_ids = upload(ids, n * 8), *d_sorted = upload(NULL, n * 8), *d_perm = upload(NULL, n * 8);
     int32_t *d_off = upload(NULL, sh.E * 4);
-    /* the oracle: everything */
-    cr_assert_eq(rt_oracle_route(d_ids, n, sh.E, d_sorted, d_perm, d_off, NULL), 0);
-    download(got, d_sorted, n * 8), download(got_perm, d_perm, n * 8), download(got_off, d_off, sh.E * 4);
-    cr_assert_arr_eq(got, sorted, n * 8, "oracle sorted ids, n %lld E %lld", (long long)n, (long long)sh.E);
-    cr_assert_arr_eq(got_perm, perm, n * 8, "oracle permutation");
-    cr_assert_arr_eq(got_off, offsets, sh.E * 4, "oracle offsets");
+    /* the oracle: everything, at each variant that takes the shape (the cluster at every one) */
+    cr_assert(rt_route_applies(RT_ROUTE_CLUSTER, n, sh.E), "n %lld E %lld", (long long)n, (long long)sh.E);
+    cr_assert_eq(rt_route_applies(RT_ROUTE_PER_EXPERT, n, sh.E), n <= RT_EXPERT_MAX_IDS);
+    for (int v = 0; v < RT_ROUTE_VARIANTS; v++) {
+        if (!rt_route_applies(v, n, sh.E))
+            continue;
+        cr_assert_eq(cudaMemset(d_sorted, 0xFF, n * 8), cudaSuccess);
+        cr_assert_eq(cudaMemset(d_perm, 0xFF, n * 8), cudaSuccess);
+        cr_assert_eq(cudaMemset(d_off, 0xFF, sh.E * 4), cudaSuccess);
+        cr_assert_eq(rt_oracle_route(d_ids, n, sh.E, v, d_sorted, d_perm, d_off, NULL), 0);
+        download(got, d_sorted, n * 8), download(got_perm, d_perm, n * 8), download(got_off, d_off, sh.E * 4);
+        cr_assert_arr_eq(got, sorted, n * 8, "oracle %d sorted ids, n %lld E %lld", v, (long long)n, (long long)sh.E);
+        cr_assert_arr_eq(got_perm, perm, n * 8, "oracle %d permutation, n %lld E %lld", v, (long long)n,
+                         (long long)sh.E);
+        cr_assert_arr_eq(got_off, offsets, sh.E * 4, "oracle %d offsets, n %lld E %lld", v, (long long)n,
+                         (long long)sh.E);
+    }
     /* the narrow oracle from the sorted ids */
     cr_assert_eq(cudaMemset(d_off, 0xFF, sh.E * 4), cudaSuccess);
     cr_assert_eq(rt_oracle_offsets(d_sorted, n, sh.E, d_off, NULL), 0);
@@ -235,10 +246,20 @@ Test(routing_gpu, kernels_other_shapes, .timeout = 120)
         one_shape(shapes[i]);
     /* a histogram past a CTA's shared memory (ATen's GLOBAL mode) is not replicated: refused */
     cr_assert_eq(rt_aten_histc_i32(NULL, NULL, 4000, 20000, 0, 19999, sms(), NULL), cudaErrorInvalidValue);
-    /* past the cluster's rounds or a CTA's experts: refused before any launch */
-    cr_assert_eq(rt_oracle_route(NULL, 65537, 32, NULL, NULL, NULL, NULL), cudaErrorInvalidValue);
-    cr_assert_eq(rt_oracle_route(NULL, 4000, 513, NULL, NULL, NULL, NULL), cudaErrorInvalidValue);
-    cr_assert_eq(rt_oracle_route(NULL, 4000, 1, NULL, NULL, NULL, NULL), cudaErrorInvalidValue);
+    /* past a variant's ids, a CTA's experts, the variants, or ids the pair loads cannot read: refused before
+     * any launch */
+    cr_assert_eq(rt_oracle_route(NULL, 65537, 32, RT_ROUTE_CLUSTER, NULL, NULL, NULL, NULL), cudaErrorInvalidValue);
+    cr_assert_eq(rt_oracle_route(NULL, 4097, 32, RT_ROUTE_PER_EXPERT, NULL, NULL, NULL, NULL), cudaErrorInvalidValue);
+    for (int v = 0; v < RT_ROUTE_VARIANTS; v++) {
+        cr_assert_eq(rt_oracle_route(NULL, 4000, 513, v, NULL, NULL, NULL, NULL), cudaErrorInvalidValue);
+        cr_assert_eq(rt_oracle_route(NULL, 4000, 1, v, NULL, NULL, NULL, NULL), cudaErrorInvalidValue);
+    }
+    cr_assert_eq(rt_oracle_route(NULL, 4000, 32, RT_ROUTE_VARIANTS, NULL, NULL, NULL, NULL), cudaErrorInvalidValue);
+    int64_t *d_ids = upload(NULL, 4000 * 8 + 8);
+    cr_assert_eq(rt_oracle_route(d_ids + 1, 4000, 32, RT_ROUTE_PER_EXPERT, NULL, NULL, NULL, NULL),
+                 cudaErrorInvalidValue);
+    cr_assert_eq(cudaGetLastError(), cudaSuccess, "nothing was launched");
+    cudaFree(d_ids);
 }
 
 /* histc's binning on the GPU as the CPU reference has it: coarse bins, the closed last bin, values
@@ -310,7 +331,8 @@ typedef struct {
 static int large_enqueue(void *ctx, void *stream, ea_error *err)
 {
     large_call *c = ctx;
-    int rc = c->oracle ? rt_oracle_route(c->ids, c->n, c->E, c->sorted, c->perm, c->offsets, stream)
+    int rc = c->oracle ? rt_oracle_route(c->ids, c->n, c->E, RT_ROUTE_CLUSTER, c->sorted, c->perm, c->offsets,
+                                         stream)
                        : rt_aten_sort_large(c->ids, c->sorted, c->scratch, c->perm, c->n, c->temp, c->temp_bytes, stream);
     if (!rc && !c->oracle && !(rc = rt_fill_zero_i32(c->counts, c->E, stream)))
         rc = rt_aten_histc_i32(c->counts, c->ids32, c->n, c->E, 0, c->E - 1, c->sms, stream);

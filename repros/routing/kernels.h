@@ -22,11 +22,14 @@
  *   CUB, ATen's types: onesweep on sm_90). rt_cub_sort_shape describes that launch sequence without a
  *   GPU; the sort's CUB scratch is sized by rt_aten_sort_large_temp_bytes (a device query) and allocated
  *   by the caller, outside any graph capture, as ATen's caching allocator does.
- * - oracle.cu: rt_oracle_route, the whole scope in one launch of a cluster of CTAs (stable counting sort:
- *   histogram, scan, scatter; up to RT_ORACLE_MAX_IDS ids, in rt_oracle_rounds(n) rounds of one id per
- *   thread above RT_ORACLE_CLUSTER * RT_ORACLE_THREADS; 2 to RT_ORACLE_THREADS experts, whose tables
- *   then stay within the 48 KiB a CTA has without opting in; else cudaErrorInvalidValue), and
- *   rt_oracle_offsets, the narrow form (boundaries of the sorted ids). */
+ * - oracle.cu: rt_oracle_route, the whole scope in one launch, a stable counting sort at one of
+ *   RT_ROUTE_VARIANTS variants (the run times each that applies, rt_route_applies, and keeps the fastest
+ *   by ea_path_tune's rule): RT_ROUTE_CLUSTER, one cluster of CTAs (histogram, scan, scatter; up to
+ *   RT_ORACLE_MAX_IDS ids, in rt_oracle_rounds(n) rounds of one id per thread above RT_ORACLE_CLUSTER *
+ *   RT_ORACLE_THREADS), or RT_ROUTE_PER_EXPERT, a CTA per expert that reads every id and writes its
+ *   expert's run (up to RT_EXPERT_MAX_IDS ids, ids 16-byte aligned); both take 2 to RT_ORACLE_THREADS
+ *   experts, whose tables then stay within the 48 KiB a CTA has without opting in; else
+ *   cudaErrorInvalidValue. rt_oracle_offsets: the narrow form (boundaries of the sorted ids). */
 #ifndef RT_KERNELS_H
 #define RT_KERNELS_H
 
@@ -50,6 +53,10 @@ extern "C" {
 #define RT_NARROW_THREADS 256    /* the narrow oracle: one boundary per thread */
 #define RT_ORACLE_ROUNDS 16      /* ... above 4096 ids, up to 16 rounds of one id per thread: */
 #define RT_ORACLE_MAX_IDS (RT_ORACLE_CLUSTER * RT_ORACLE_THREADS * RT_ORACLE_ROUNDS)
+#define RT_EXPERT_THREADS 512    /* the per-expert oracle: a CTA per expert, */
+#define RT_EXPERT_ITEMS 4        /* ... each thread 4 consecutive ids a round (two 16-byte loads), */
+#define RT_EXPERT_ROUNDS 2       /* ... 2 rounds: (round, warp) is one count per lane of a warp */
+#define RT_EXPERT_MAX_IDS (RT_EXPERT_THREADS * RT_EXPERT_ITEMS * RT_EXPERT_ROUNDS)
 #define RT_SORT_MIN 33           /* Sort.cu sortKeyValueInplace: WarpMergeSort<128> from 33 ids (fewer: bitonic) */
 #define RT_WARP_SORT_MAX 128     /* ... up to 128, MediumRadixSort above ... */
 #define RT_WARP_SORT_MAX_Y 16    /* Sort.cu WarpMergeSort::sort: max_block_y, the kernel's launch bound / 32 */
@@ -97,10 +104,14 @@ int rt_fill_zero_i32(int32_t *out, int64_t n, void *stream);
 int rt_aten_histc_i32(int32_t *out, const int32_t *in, int64_t n, int64_t bins, int64_t min, int64_t max, int sms,
                       void *stream);
 
-/* Rounds of one id per thread the whole-scope oracle takes for n ids (1 up to 4096). */
+/* The whole-scope oracle's variants, in the order the run times them. */
+enum { RT_ROUTE_CLUSTER, RT_ROUTE_PER_EXPERT, RT_ROUTE_VARIANTS };
+/* 1 when variant v runs n ids over experts experts, else 0. */
+int rt_route_applies(int v, int64_t n, int64_t experts);
+/* Rounds of one id per thread the cluster variant takes for n ids (1 up to 4096). */
 int rt_oracle_rounds(int64_t n);
-int rt_oracle_route(const int64_t *ids, int64_t n, int64_t experts, int64_t *sorted, int64_t *perm, int32_t *offsets,
-                    void *stream);
+int rt_oracle_route(const int64_t *ids, int64_t n, int64_t experts, int variant, int64_t *sorted, int64_t *perm,
+                    int32_t *offsets, void *stream);
 int rt_oracle_offsets(const int64_t *sorted, int64_t n, int64_t experts, int32_t *offsets, void *stream);
 
 #ifdef __cplusplus

@@ -1,7 +1,7 @@
 /* oracle.cu: the routing scope's oracles (kernels.h), in namespace rt_oracle (CUPTI names them).
- * rt_oracle_route: the whole scope, ids -> sorted ids, permutation, offsets, in one launch of a cluster of
- *   RT_ORACLE_CLUSTER CTAs, one pass over the ids. CTA r of the cluster holds positions [r * T, (r + 1) * T)
- *   (T = RT_ORACLE_THREADS), one per thread, so (CTA, warp, lane) is position order. A single CTA was
+ * route_kernel (RT_ROUTE_CLUSTER): the whole scope, ids -> sorted ids, permutation, offsets, in one launch of
+ *   a cluster of RT_ORACLE_CLUSTER CTAs, one pass over the ids. CTA r of the cluster holds positions
+ *   [r * T, (r + 1) * T) (T = RT_ORACLE_THREADS), one per thread, so (CTA, warp, lane) is position order. A single CTA was
  *   latency-bound (ncu: one SM, 19 cycles per issued instruction, four rounds of every phase); the
  *   cluster does each phase once per thread on eight SMs and meets over distributed shared memory.
  *   Each warp groups its lanes by id with one ballot per id bit (a constant cost, unlike a per-value
@@ -19,6 +19,14 @@
  *   per thread (up to RT_ORACLE_ROUNDS): a CTA's rounds are consecutive position ranges, each ranked
  *   after the CTA's equal ids of earlier rounds, so the tables stay those of one round and the order
  *   stays stable. The two kernels share the cluster exchange (cluster_starts) and the sorted-id search.
+ * expert_kernel (RT_ROUTE_PER_EXPERT): the whole scope with no exchange between CTAs. A cluster barrier and
+ *   the reads over distributed shared memory held route_kernel at about 3 us on the H200, five times an
+ *   empty launch; a CTA per expert reads all ids instead (32 KiB for 4096, from L2) and needs no other CTA:
+ *   docs/evidence/routing_sort.md has the measurements. CTA e counts the ids below e (where e's run
+ *   starts) and ballots the ids equal to e, RT_EXPERT_ITEMS consecutive ids a thread per round, so
+ *   (round, warp, lane, item) is position order; a warp scan of the (round, warp) counts ranks each id
+ *   equal to e, and e's CTA alone writes e's run of the permutation and of the sorted ids, and offsets[e]:
+ *   stable, no atomics, each output written once.
  * rt_oracle_offsets: the narrow form, sorted ids -> offsets: boundary i (between positions i and i + 1,
  *   i = -1 .. n - 1) writes i + 1 to offsets[e] for e in [sorted[i], sorted[i + 1]) (0 and experts at the
  *   ends); every expert lies in exactly one such range, so each offset is written once, no atomics. */
@@ -206,6 +214,76 @@ route_rounds_kernel(const int64_t *__restrict__ ids, int n, int experts, int rou
     cluster.barrier_wait();
 }
 
+__global__ void __launch_bounds__(RT_EXPERT_THREADS)
+expert_kernel(const int64_t *__restrict__ ids, int n, int64_t *__restrict__ sorted, int64_t *__restrict__ perm,
+              int32_t *__restrict__ offsets)
+{
+    constexpr int T = RT_EXPERT_THREADS, P = RT_EXPERT_ITEMS, R = RT_EXPERT_ROUNDS, W = T / 32;
+    static_assert(R * W == 32 && P % 2 == 0, "a (round, warp) count per lane; ids loaded in pairs");
+    __shared__ int count[R * W], lower[W]; /* ids equal to e per (round, warp); ids below e per warp */
+    const int e = blockIdx.x, tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const unsigned below = (1u << lane) - 1;
+    unsigned hit[R][P]; /* the warp's lanes whose item i of round j is e */
+    int less = 0;
+#pragma unroll
+    for (int j = 0; j < R; j++) {
+        const int p = (j * T + tid) * P;
+        int64_t v[P];
+#pragma unroll
+        for (int i = 0; i < P; i += 2) {
+            if (p + i + 1 < n) {
+                longlong2 q = __ldg(reinterpret_cast<const longlong2 *>(ids + p + i));
+                v[i] = q.x, v[i + 1] = q.y;
+            } else {
+                v[i] = p + i < n ? ids[p + i] : -1, v[i + 1] = -1;
+            }
+        }
+        int c = 0;
+#pragma unroll
+        for (int i = 0; i < P; i++) {
+            less += v[i] >= 0 && v[i] < e;
+            hit[j][i] = __ballot_sync(kFull, v[i] == e);
+            c += __popc(hit[j][i]);
+        }
+        if (lane == 0)
+            count[j * W + warp] = c;
+    }
+#pragma unroll
+    for (int d = 16; d; d /= 2)
+        less += __shfl_xor_sync(kFull, less, d);
+    if (lane == 0)
+        lower[warp] = less;
+    __syncthreads();
+    /* every warp scans the 32 counts itself: no second barrier */
+    const int c = count[lane];
+    int incl = c, start = lane < W ? lower[lane] : 0;
+#pragma unroll
+    for (int d = 1; d < 32; d *= 2) {
+        int o = __shfl_up_sync(kFull, incl, d);
+        incl += lane >= d ? o : 0;
+    }
+#pragma unroll
+    for (int d = 16; d; d /= 2)
+        start += __shfl_xor_sync(kFull, start, d);
+    const int excl = incl - c, total = __shfl_sync(kFull, incl, 31);
+    if (tid == 0)
+        offsets[e] = start + total;
+    for (int i = tid; i < total; i += T)
+        sorted[start + i] = e;
+#pragma unroll
+    for (int j = 0; j < R; j++) {
+        int at = start + __shfl_sync(kFull, excl, j * W + warp);
+#pragma unroll
+        for (int i = 0; i < P; i++)
+            at += __popc(hit[j][i] & below);
+        const int p = (j * T + tid) * P;
+#pragma unroll
+        for (int i = 0; i < P; i++)
+            if ((hit[j][i] >> lane) & 1)
+                perm[at++] = p + i;
+    }
+}
+
 __global__ void __launch_bounds__(RT_NARROW_THREADS)
 offsets_kernel(const int64_t *__restrict__ sorted, int n, int experts, int32_t *__restrict__ offsets)
 {
@@ -233,12 +311,25 @@ extern "C" int rt_oracle_rounds(int64_t n)
     return (int)((n + kMaxIds - 1) / kMaxIds);
 }
 
-extern "C" int rt_oracle_route(const int64_t *ids, int64_t n, int64_t experts, int64_t *sorted, int64_t *perm,
-                               int32_t *offsets, void *stream)
+extern "C" int rt_route_applies(int v, int64_t n, int64_t experts)
 {
-    if (n > RT_ORACLE_MAX_IDS || experts < 2 || experts > RT_ORACLE_THREADS)
+    if (experts < 2 || experts > RT_ORACLE_THREADS)
+        return 0;
+    return v == RT_ROUTE_CLUSTER ? n <= RT_ORACLE_MAX_IDS : v == RT_ROUTE_PER_EXPERT ? n <= RT_EXPERT_MAX_IDS : 0;
+}
+
+extern "C" int rt_oracle_route(const int64_t *ids, int64_t n, int64_t experts, int variant, int64_t *sorted,
+                               int64_t *perm, int32_t *offsets, void *stream)
+{
+    if (!rt_route_applies(variant, n, experts))
         return (int)cudaErrorInvalidValue;
     cudaStream_t s = (cudaStream_t)stream;
+    if (variant == RT_ROUTE_PER_EXPERT) {
+        if (reinterpret_cast<uintptr_t>(ids) % 16) /* the pair loads */
+            return (int)cudaErrorInvalidValue;
+        expert_kernel<<<(unsigned)experts, RT_EXPERT_THREADS, 0, s>>>(ids, (int)n, sorted, perm, offsets);
+        return (int)cudaGetLastError();
+    }
     size_t shared = rt_oracle_shared_bytes(experts);
     if (n <= kMaxIds)
         route_kernel<<<RT_ORACLE_CLUSTER, RT_ORACLE_THREADS, shared, s>>>(ids, (int)n, (int)experts, sorted, perm,

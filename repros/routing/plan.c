@@ -92,6 +92,27 @@ static void triton(cJSON *arr, const ea_capture_step *st, const char *what)
     launch(arr, name, st->grid[0] * st->grid[1] * st->grid[2], st->block[0] * st->block[1] * st->block[2], st->shared);
 }
 
+void rt_route_variant_json(const rt_scope *s, int v, cJSON *o, int launch)
+{
+    cJSON_AddStringToObject(o, "variant", v == RT_ROUTE_CLUSTER ? "cluster" : "per_expert");
+    if (!launch)
+        return;
+    if (v == RT_ROUTE_PER_EXPERT) {
+        cJSON_AddStringToObject(o, "kernel", "rt_oracle::expert_kernel");
+        cJSON_AddNumberToObject(o, "grid", (double)s->experts);
+        cJSON_AddNumberToObject(o, "block", RT_EXPERT_THREADS);
+        return;
+    }
+    int rounds = rt_oracle_rounds(s->n);
+    cJSON_AddStringToObject(o, "kernel", rounds > 1 ? "rt_oracle::route_rounds_kernel" : "rt_oracle::route_kernel");
+    cJSON_AddNumberToObject(o, "grid", RT_ORACLE_CLUSTER);
+    cJSON_AddNumberToObject(o, "block", RT_ORACLE_THREADS);
+    cJSON_AddNumberToObject(o, "shared_bytes", (double)rt_oracle_shared_bytes(s->experts));
+    cJSON_AddNumberToObject(o, "cluster", RT_ORACLE_CLUSTER);
+    if (rounds > 1) /* one id per thread per round, rounds in position order */
+        cJSON_AddNumberToObject(o, "rounds", rounds);
+}
+
 cJSON *rt_config_json(const rt_scope *s, const rt_capture *c, rt_form f, rt_dist d, int sms)
 {
     cJSON *o = cJSON_CreateObject(), *cur, *orc, *notes, *h;
@@ -143,14 +164,15 @@ cJSON *rt_config_json(const rt_scope *s, const rt_capture *c, rt_form f, rt_dist
     triton(cur, c ? c->scan : NULL, "cumsum (the offsets)");
     orc = cJSON_AddObjectToObject(o, "oracle");
     if (f == RT_WHOLE) {
-        int rounds = rt_oracle_rounds(s->n);
-        cJSON_AddStringToObject(orc, "kind", "counting_sort_cluster"); /* docs/evidence/routing_sort.md, "The oracle" */
-        launch(cJSON_AddArrayToObject(orc, "launches"), rounds > 1 ? "rt_oracle::route_rounds_kernel"
-                                                                   : "rt_oracle::route_kernel",
-               RT_ORACLE_CLUSTER, RT_ORACLE_THREADS, (int64_t)rt_oracle_shared_bytes(s->experts));
-        cJSON_AddNumberToObject(orc, "cluster", RT_ORACLE_CLUSTER);
-        if (rounds > 1) /* one id per thread per round, rounds in position order */
-            cJSON_AddNumberToObject(orc, "rounds", rounds);
+        cJSON_AddStringToObject(orc, "kind", "counting_sort"); /* docs/evidence/routing_sort.md, "The oracle" */
+        cJSON *vs = cJSON_AddArrayToObject(orc, "variants"); /* the run times each, keeps the fastest (ea_path_tune) */
+        for (int v = 0; v < RT_ROUTE_VARIANTS; v++) {
+            if (!rt_route_applies(v, s->n, s->experts))
+                continue;
+            cJSON *one = cJSON_CreateObject();
+            rt_route_variant_json(s, v, one, 1);
+            cJSON_AddItemToArray(vs, one);
+        }
     } else {
         cJSON_AddStringToObject(orc, "kind", "boundary_search"); /* each boundary of the sorted ids writes its offsets */
         launch(cJSON_AddArrayToObject(orc, "launches"), "rt_oracle::offsets_kernel",

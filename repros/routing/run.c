@@ -16,6 +16,7 @@
 #include "gpu/cupti.h"
 #include "target/gen.h"
 #include "kernels.h"
+#include "plan.h"
 #include "reference.h"
 #include "target/replay.h"
 #include "gpu/timer.h"
@@ -34,6 +35,7 @@ typedef struct {
     rt_form form;
     rt_dist dist;
     int path;
+    int variant; /* the whole-form oracle's (kernels.h RT_ROUTE_*) */
     int sms; /* the device's multiprocessors: ATen's histc grid */
     const ea_kit_state *st; /* the run's policy (check-only, which paths are timed cold) */
     int64_t *ids, *sorted, *perm, *range, *sorted_in;
@@ -87,8 +89,9 @@ static int enqueue(void *ctx, void *stream, ea_error *err)
     const rt_scope *s = d->s;
     int rc;
     if (d->path == P_ORACLE) {
-        rc = d->form == RT_WHOLE ? rt_oracle_route(d->ids, s->n, s->experts, d->sorted, d->perm, d->offsets, stream)
-                                 : rt_oracle_offsets(d->sorted_in, s->n, s->experts, d->offsets, stream);
+        rc = d->form == RT_WHOLE
+                 ? rt_oracle_route(d->ids, s->n, s->experts, d->variant, d->sorted, d->perm, d->offsets, stream)
+                 : rt_oracle_offsets(d->sorted_in, s->n, s->experts, d->offsets, stream);
         return rc ? ea_cuda_fail(err, "routing", NULL, "oracle launch", rc) : 0;
     }
     if (d->form == RT_WHOLE && (rc = sort_replica(d, stream)))
@@ -276,6 +279,70 @@ static int run_path(dev *d, int path, const host_set *ref, host_set *host, cJSON
     return 0;
 }
 
+/* The whole-form oracle's variants as ea_path_tune measures them: run_path at each that applies, each with
+ * its own checksums object (the kept one's is the path's). */
+typedef struct {
+    dev *d;
+    const host_set *ref;
+    host_set *host;
+    cJSON *sums[RT_ROUTE_VARIANTS]; /* NULL: the configuration has no capture checksums */
+} route_tuning;
+
+static int route_measure(void *ctx, int v, ea_path_outcome *out, ea_error *err)
+{
+    route_tuning *t = ctx;
+    if (!rt_route_applies(v, t->d->s->n, t->d->s->experts))
+        return 1;
+    t->d->variant = v;
+    return run_path(t->d, P_ORACLE, t->ref, t->host, t->sums[v], out, err);
+}
+
+static void route_describe(void *ctx, int v, cJSON *o, int entry)
+{
+    const route_tuning *t = ctx;
+    rt_route_variant_json(t->d->s, v, o, 0);
+}
+
+/* The oracle path into paths: the whole form's tuned over its variants (the fastest that passed kept, every
+ * variant's median and verdict beside it), the narrow form's run once; -1 when a run broke. */
+static int add_oracle(cJSON *paths, dev *d, const host_set *ref, host_set *host, cJSON *sums, int *ok, ea_error *err)
+{
+    ea_path_outcome one;
+    if (d->form == RT_NARROW) {
+        if (run_path(d, P_ORACLE, ref, host, sums, &one, err))
+            return -1;
+        *ok &= one.passed;
+        cJSON_AddItemToArray(paths, one.json);
+        return 0;
+    }
+    route_tuning t = {.d = d, .ref = ref, .host = host};
+    for (int v = 0; v < RT_ROUTE_VARIANTS && sums; v++)
+        t.sums[v] = cJSON_CreateObject();
+    char label[256];
+    snprintf(label, sizeof label, "routing %s oracle", d->s->alias);
+    const ea_path_tuning tuning = {.label = label, .ctx = &t, .n = RT_ROUTE_VARIANTS, .measure = route_measure,
+                                   .describe = route_describe};
+    ea_path_tuned r;
+    int rc = ea_path_tune(&tuning, &r, err);
+    if (rc == 0) {
+        *ok &= r.passed == r.tried;
+        cJSON_AddItemToArray(paths, r.kept.json);
+        if (sums) { /* the kept variant's checksums, moved */
+            cJSON *kept = t.sums[r.kept_v], *k;
+            while ((k = kept->child)) {
+                cJSON_DetachItemViaPointer(kept, k);
+                cJSON_AddItemToObject(sums, k->string, k);
+            }
+        }
+        if (d->st->opts->log)
+            fprintf(d->st->opts->log, "routing %s: the oracle keeps %s: %.2f us per call\n", d->s->alias,
+                    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r.kept.json, "variant")), r.kept.median_us);
+    }
+    for (int v = 0; v < RT_ROUTE_VARIANTS; v++)
+        cJSON_Delete(t.sums[v]);
+    return rc;
+}
+
 /* What the distribution looks like: the largest expert's share and the empty experts. */
 static cJSON *distribution_view(const rt_scope *s, const int32_t *offsets)
 {
@@ -327,15 +394,14 @@ cJSON *rt_measure(const rt_scope *s, const rt_capture *c, rt_form f, rt_dist d, 
     if (d == RT_UNIFORM)
         sums = cJSON_AddObjectToObject(view, "capture_checksums");
     int ok = 1, broke = 0;
-    for (int p = P_CURRENT; p <= P_ORACLE && !broke; p++) {
-        cJSON *one = sums ? cJSON_AddObjectToObject(sums, p == P_ORACLE ? "oracle" : "current") : NULL;
-        ea_path_outcome j;
-        if (run_path(&dv, p, &ref, &host, one, &j, err)) {
-            broke = 1;
-            break;
-        }
-        ok &= j.passed;
-        cJSON_AddItemToArray(paths, j.json);
+    ea_path_outcome cur;
+    if (run_path(&dv, P_CURRENT, &ref, &host, sums ? cJSON_AddObjectToObject(sums, "current") : NULL, &cur, err)) {
+        broke = 1;
+    } else {
+        ok &= cur.passed;
+        cJSON_AddItemToArray(paths, cur.json);
+        broke = add_oracle(paths, &dv, &ref, &host, sums ? cJSON_AddObjectToObject(sums, "oracle") : NULL, &ok,
+                           err) != 0;
     }
     if (!broke) {
         if (f == RT_WHOLE) { /* the capture times the whole partition: context for the whole form only */
