@@ -278,38 +278,19 @@ static cJSON *committed_rollup(const char *target)
     return doc;
 }
 
-static const cJSON *find_breach(const cJSON *rule, const char *alias, const char *mode, const char *winner)
-{
-    const cJSON *b;
-    cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(rule, "breaches"))
-        if (!strcmp(ej_str(b, "alias"), alias) && !strcmp(ej_str(b, "mode"), mode) && !strcmp(ej_str(b, "winner"), winner))
-            return b;
-    return NULL;
-}
-
-/* Issue 25's measurement after the cumsum oracles were rewritten (docs/evidence/oracle-check.md): on the committed
- * H200 data Inductor beats the cumsum oracle on one point, OPT's position ids, at 0.97x warm (the const oracle's
- * compiled-width variant; 0.92x before it, and cold no longer); the committed allowlist holds it, so the check
- * passes, and no other point or family breaks the rule. */
-Test(oracle_rule, the_committed_data_breaks_the_rule_on_one_cumsum_point_allowed_by_the_committed_list)
+/* Issue 25's measurements (docs/evidence/oracle-check.md): on the committed H200 data no implementation the
+ * repository measures beats an oracle, warm or cold. The last breach, OPT's position ids (0.92x, then 0.97x warm),
+ * went with the const oracle's block size compiled in: 0.973 us warm against Inductor's 0.979 (cold equal, 1.088
+ * us); the committed allowlist is empty, so any breach fails the check. */
+Test(oracle_rule, the_committed_data_keeps_the_rule_on_every_point)
 {
     cJSON *doc = committed_rollup(TEST_TARGET);
     const cJSON *rule = cJSON_GetObjectItemCaseSensitive(doc, "oracle_rule"), *b;
     cr_assert(rule);
-    const cJSON *opt = find_breach(rule, "opt-infer", "warm", "current");
-    cr_assert(opt, "opt-infer warm is a breach");
-    cr_assert(fabs(ej_num(opt, "ratio") - 0.97) < 0.005, "%g", ej_num(opt, "ratio"));
-    cr_assert_null(find_breach(rule, "opt-infer", "cold", "current"), "the cold times are equal (1.088 us)");
-    cr_assert_null(find_breach(rule, "m2m100-infer", "warm", "current"), "the width-compiled mask oracle wins there");
-    int n = 0;
+    cr_assert_gt(ej_num(rule, "judged"), 300, "%g pairs", ej_num(rule, "judged"));
     cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(rule, "breaches"))
-    {
-        n++;
-        cr_assert_str_eq(ej_str(b, "alias"), "opt-infer");
-        cr_assert(cJSON_GetObjectItemCaseSensitive(b, "allowed"), "%s %s %s is listed", ej_str(b, "alias"),
-                  ej_str(b, "mode"), ej_str(b, "winner"));
-    }
-    cr_assert_eq(n, 1);
+        cr_assert_fail("%s %s: %s beats the oracle at %gx", ej_str(b, "alias"), ej_str(b, "mode"), ej_str(b, "winner"),
+                       ej_num(b, "ratio"));
     const cJSON *f;
     cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(doc, "check"))
         cr_assert(strncmp(ej_str(f, "kind"), "oracle", 6), "%s: %s", ej_str(f, "row"), ej_str(f, "why"));

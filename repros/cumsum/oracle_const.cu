@@ -27,12 +27,15 @@ __device__ __forceinline__ int64_t const_value(int j, float fill, float sub, int
  * UNROLL 2 stores both in one 16-byte access (cols even, so a pair never straddles rows).
  * "flat-w", "flat-pair-w" (LOG2W > 0): the row's width 2^LOG2W compiled in and a grid that covers the output
  * exactly, so no bound is loaded or checked and the column is a mask, as Inductor compiles its kernel for one
- * shape: on the H200 flat ran 28 instructions a warp to Triton's 20 (ncu) and 1.066 us to its 0.971. */
-template <bool I32, bool FLAT, int UNROLL, int LOG2W>
-__global__ void cs_const_kernel(int64_t *__restrict__ out, int64_t rows, int cols, float fill, float sub, int64_t add)
+ * shape: on the H200 flat ran 28 instructions a warp to Triton's 20 (ncu) and 1.066 us to its 0.971.
+ * THREADS, the block, is compiled in too, as Triton's: blockDim lives in another line of the constant bank than
+ * the parameters, a second constant-cache miss in a kernel that runs for about half a microsecond. */
+template <bool I32, bool FLAT, int UNROLL, int LOG2W, int THREADS>
+__global__ void __launch_bounds__(THREADS)
+cs_const_kernel(int64_t *__restrict__ out, int64_t rows, int cols, float fill, float sub, int64_t add)
 {
     if (!FLAT) {
-        const int j = blockIdx.x * blockDim.x + threadIdx.x;
+        const int j = blockIdx.x * THREADS + threadIdx.x;
         if (j >= cols)
             return;
         const int64_t v = const_value<I32>(j, fill, sub, add);
@@ -40,7 +43,7 @@ __global__ void cs_const_kernel(int64_t *__restrict__ out, int64_t rows, int col
             out[r * cols + j] = v;
         return;
     }
-    const int i = (blockIdx.x * blockDim.x + threadIdx.x) * UNROLL;
+    const int i = (blockIdx.x * THREADS + threadIdx.x) * UNROLL;
     int j;
     if (LOG2W) {
         j = i & ((1 << LOG2W) - 1);
@@ -96,20 +99,22 @@ extern "C" void cs_const_grid(const cs_const_shape *sh, int64_t rows, int64_t co
     grid[1] = sh->flat ? 1 : rows < CS_CONST_MAX_ROWS ? rows : CS_CONST_MAX_ROWS;
 }
 
-/* A flat kernel at the width compiled in (log2w), or at none (0). */
-template <bool I32, int UNROLL>
-static void launch_width(int log2w, dim3 grid, int threads, cudaStream_t stream, int64_t *out, int64_t rows,
-                         int64_t cols, float fill, float sub, int64_t add)
+/* A flat kernel of THREADS a CTA at the width compiled in (log2w), or at none (0). */
+template <bool I32, int UNROLL, int THREADS>
+static void launch_width(int log2w, dim3 grid, cudaStream_t stream, int64_t *out, int64_t rows, int64_t cols,
+                         float fill, float sub, int64_t add)
 {
     switch (log2w) {
 #define WIDTH(b)                                                                                                       \
     case b:                                                                                                            \
-        cs_const_kernel<I32, true, UNROLL, b><<<grid, threads, 0, stream>>>(out, rows, (int)cols, fill, sub, add);    \
+        cs_const_kernel<I32, true, UNROLL, b, THREADS><<<grid, THREADS, 0, stream>>>(out, rows, (int)cols, fill, sub, \
+                                                                                    add);                              \
         return;
         WIDTH(7) WIDTH(8) WIDTH(9) WIDTH(10) WIDTH(11)
 #undef WIDTH
     default:
-        cs_const_kernel<I32, true, UNROLL, 0><<<grid, threads, 0, stream>>>(out, rows, (int)cols, fill, sub, add);
+        cs_const_kernel<I32, true, UNROLL, 0, THREADS><<<grid, THREADS, 0, stream>>>(out, rows, (int)cols, fill, sub,
+                                                                                    add);
     }
 }
 
@@ -122,11 +127,14 @@ static void launch(const cs_const_shape *sh, int64_t rows, int64_t cols, float f
     const dim3 grid((unsigned)g[0], (unsigned)g[1]);
     const int w = sh->fixed ? log2_width(cols) : 0;
     if (!sh->flat)
-        cs_const_kernel<I32, false, 1, 0><<<grid, sh->threads, 0, stream>>>(out, rows, (int)cols, fill, sub, add);
+        cs_const_kernel<I32, false, 1, 0, CS_CONST_THREADS><<<grid, CS_CONST_THREADS, 0, stream>>>(
+            out, rows, (int)cols, fill, sub, add);
     else if (sh->unroll == 2)
-        launch_width<I32, 2>(w, grid, sh->threads, stream, out, rows, cols, fill, sub, add);
+        launch_width<I32, 2, 128>(w, grid, stream, out, rows, cols, fill, sub, add);
+    else if (sh->threads == 64)
+        launch_width<I32, 1, 64>(w, grid, stream, out, rows, cols, fill, sub, add);
     else
-        launch_width<I32, 1>(w, grid, sh->threads, stream, out, rows, cols, fill, sub, add);
+        launch_width<I32, 1, 128>(w, grid, stream, out, rows, cols, fill, sub, add);
 }
 
 extern "C" int cs_oracle_const(const cs_const_shape *sh, int64_t rows, int64_t cols, float fill, float sub,
