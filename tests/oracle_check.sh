@@ -47,13 +47,17 @@ case_ opt_slower 1 "faster('opt-infer', 'oracle', 1.1)" \
     "^== oracle rule: exit 1"
 case_ distilgpt2_beaten 1 "faster('distilgpt2', 'oracle', 1.6)" \
     "oracle_beaten: $tre cumsum cumsum-[0-9a-f]+ #[01] warm \(distilgpt2\).*current" "^== oracle: exit 1"
-# refusals: a judgement without a target, a proposal that is not there, a measurement without a GPU
+# refusals: a judgement without a target, a proposal that is not there, a scope it has no tests for, a
+# measurement without a GPU
 n=$((n + 1))
 JUDGE=$base BIN=build ci/oracle-check "$tmp/no_target" >"$tmp/no_target.out" 2>&1
 expect no_target 2 $? "$tmp/no_target.out" "JUDGE needs EXTERN_AUDIT_TARGET"
 n=$((n + 1))
 JUDGE=$tmp/none.json EXTERN_AUDIT_TARGET=$target BIN=build ci/oracle-check "$tmp/none" >"$tmp/none.out" 2>&1
 expect no_file 2 $? "$tmp/none.out" "JUDGE=$tmp/none.json: no such file"
+n=$((n + 1))
+SCOPE=index_add JUDGE=$base EXTERN_AUDIT_TARGET=$target BIN=build ci/oracle-check "$tmp/scope" >"$tmp/scope.out" 2>&1
+expect bad_scope 2 $? "$tmp/scope.out" "SCOPE=index_add: expected cumsum, routing or cat"
 if ! build/extern-audit gpu-model >/dev/null 2>&1; then
     n=$((n + 1))
     BIN=build ci/oracle-check "$tmp/no_gpu" >"$tmp/no_gpu.out" 2>&1
