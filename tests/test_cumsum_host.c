@@ -464,6 +464,17 @@ Test(cumsum, a_paired_const_variant_refuses_a_misaligned_output)
     }
 }
 
+/* Each variant's block is compiled into its kernel: a shape with a block or unroll no kernel is compiled for
+ * would index with the wrong block, so it is refused before any launch (no GPU needed to see it). */
+Test(cumsum, a_const_shape_no_kernel_is_compiled_for_is_refused)
+{
+    const cs_const_shape odd[] = {{"flat-96", 96, 1, 1, 0}, {"flat-64-pair", 64, 2, 1, 0}, {"col-128", 128, 1, 0, 0},
+                                  {"flat-4", 128, 4, 1, 1}};
+    for (size_t i = 0; i < sizeof odd / sizeof odd[0]; i++)
+        cr_assert_eq(cs_oracle_const(&odd[i], 4, 2048, 1, 1, 2, (int64_t *)16, NULL), cudaErrorInvalidValue, "%s",
+                     odd[i].name);
+}
+
 Test(cumsum, verdict_rule)
 {
     cr_assert_str_eq(cs_verdict(1.0, 1.0), "no_material_headroom");

@@ -280,8 +280,8 @@ static cJSON *committed_rollup(const char *target)
 
 /* Issue 25's measurements (docs/evidence/oracle-check.md): on the committed H200 data no implementation the
  * repository measures beats an oracle, warm or cold. The last breach, OPT's position ids (0.92x, then 0.97x warm),
- * went with the const oracle's block size compiled in: 0.973 us warm against Inductor's 0.979 (cold equal, 1.088
- * us); the committed allowlist is empty, so any breach fails the check. */
+ * went with the const oracle's block size compiled in: 0.973 us warm against Inductor's 0.979 (cold 1.088 against
+ * 1.0875); the committed allowlist is empty, so any breach fails the check. */
 Test(oracle_rule, the_committed_data_keeps_the_rule_on_every_point)
 {
     cJSON *doc = committed_rollup(TEST_TARGET);

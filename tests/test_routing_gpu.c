@@ -240,6 +240,10 @@ Test(routing_gpu, kernels_other_shapes, .timeout = 120)
         {4096, 4, 256, 0},
         {4096, 4, 256, 1},
         {1025, 4, 32, 1},  /* 4100: a second round that is nearly empty */
+        {1, 1, 8, 0},      /* the per-expert variant's tails: one id, */
+        {2047, 1, 32, 1},  /* ... an odd count in its first round, */
+        {683, 3, 32, 0},   /* ... 2049 ids: one into its second round, */
+        {1365, 3, 64, 0},  /* ... 4095: one short of its last pair */
         {16384, 4, 512, 1}, /* 65536: the oracle's 16 rounds, its most experts */
     };
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
@@ -260,6 +264,46 @@ Test(routing_gpu, kernels_other_shapes, .timeout = 120)
                  cudaErrorInvalidValue);
     cr_assert_eq(cudaGetLastError(), cudaSuccess, "nothing was launched");
     cudaFree(d_ids);
+}
+
+/* Ids outside [0, experts) (-1, experts, and 2^32 + 1, which a 32-bit cast would wrap into expert 1) are left
+ * unwritten by each variant and shift no expert's run: the ids in range sorted stably, the outputs past them
+ * still poisoned, the offsets counting the ids in range only. */
+Test(routing_gpu, ids_outside_the_experts_are_left_unwritten, .timeout = 60)
+{
+    test_skip_without_gpu();
+    const int64_t T = 250, k = 4, n = T * k, E = 32, bad[] = {-1, E, ((int64_t)1 << 32) + 1};
+    int64_t *ids, *want = malloc(n * 8), *want_perm = malloc(n * 8), *got = malloc(n * 8), *got_perm = malloc(n * 8);
+    int32_t want_off[32] = {0}, got_off[32];
+    int64_t start[33] = {0};
+    ea_error err;
+    cr_assert_eq(rt_ids_make(T, k, E, 5, 0, &ids, &err), 0, "%s", err.msg);
+    for (int64_t i = 3; i < n; i += 7)
+        ids[i] = bad[(i / 7) % 3];
+    for (int64_t i = 0; i < n; i++) /* a counting sort of the ids in range; the rest stays -1, the poison */
+        if (ids[i] >= 0 && ids[i] < E)
+            start[ids[i] + 1]++;
+    for (int e = 0; e < E; e++)
+        want_off[e] = (int32_t)(start[e + 1] += start[e]);
+    memset(want, 0xFF, n * 8), memset(want_perm, 0xFF, n * 8);
+    for (int64_t i = 0; i < n; i++)
+        if (ids[i] >= 0 && ids[i] < E) {
+            int64_t at = start[ids[i]]++;
+            want[at] = ids[i], want_perm[at] = i;
+        }
+    int64_t *d_ids = upload(ids, n * 8), *d_sorted = upload(NULL, n * 8), *d_perm = upload(NULL, n * 8);
+    int32_t *d_off = upload(NULL, E * 4);
+    for (int v = 0; v < RT_ROUTE_VARIANTS; v++) {
+        cr_assert_eq(cudaMemset(d_sorted, 0xFF, n * 8), cudaSuccess);
+        cr_assert_eq(cudaMemset(d_perm, 0xFF, n * 8), cudaSuccess);
+        cr_assert_eq(rt_oracle_route(d_ids, n, E, v, d_sorted, d_perm, d_off, NULL), 0);
+        download(got, d_sorted, n * 8), download(got_perm, d_perm, n * 8), download(got_off, d_off, E * 4);
+        cr_assert_arr_eq(got, want, n * 8, "variant %d: sorted ids", v);
+        cr_assert_arr_eq(got_perm, want_perm, n * 8, "variant %d: permutation", v);
+        cr_assert_arr_eq(got_off, want_off, E * 4, "variant %d: offsets", v);
+    }
+    cudaFree(d_ids), cudaFree(d_sorted), cudaFree(d_perm), cudaFree(d_off);
+    free(ids), free(want), free(want_perm), free(got), free(got_perm);
 }
 
 /* histc's binning on the GPU as the CPU reference has it: coarse bins, the closed last bin, values

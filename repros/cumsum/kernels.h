@@ -74,7 +74,8 @@ int cs_const_variant(int v, int64_t rows, int64_t cols, cs_const_shape *sh);
 /* Its grid: [x, y] CTAs. */
 void cs_const_grid(const cs_const_shape *sh, int64_t rows, int64_t cols, int64_t grid[2]);
 /* out 16-byte aligned for the paired variants, "flat-pair" and "flat-pair-w" (else cudaErrorMisalignedAddress,
- * before any launch). */
+ * before any launch); sh one of cs_const_variant's (a block and unroll no kernel is compiled for:
+ * cudaErrorInvalidValue, before any launch). */
 int cs_oracle_const(const cs_const_shape *sh, int64_t rows, int64_t cols, float fill, float sub, int64_t add,
                     int64_t *out, void *stream);
 

@@ -118,23 +118,28 @@ static void launch_width(int log2w, dim3 grid, cudaStream_t stream, int64_t *out
     }
 }
 
+/* The kernel instantiated for sh's block and unroll; a shape none is instantiated for (its grid would not match
+ * the block compiled in): cudaErrorInvalidValue, nothing launched. */
 template <bool I32>
-static void launch(const cs_const_shape *sh, int64_t rows, int64_t cols, float fill, float sub, int64_t add,
-                   int64_t *out, cudaStream_t stream)
+static int launch(const cs_const_shape *sh, int64_t rows, int64_t cols, float fill, float sub, int64_t add,
+                  int64_t *out, cudaStream_t stream)
 {
     int64_t g[2];
     cs_const_grid(sh, rows, cols, g);
     const dim3 grid((unsigned)g[0], (unsigned)g[1]);
-    const int w = sh->fixed ? log2_width(cols) : 0;
-    if (!sh->flat)
+    const int w = sh->fixed ? log2_width(cols) : 0, at = sh->threads * 4 + sh->unroll;
+    if (!sh->flat && at == CS_CONST_THREADS * 4 + 1)
         cs_const_kernel<I32, false, 1, 0, CS_CONST_THREADS><<<grid, CS_CONST_THREADS, 0, stream>>>(
             out, rows, (int)cols, fill, sub, add);
-    else if (sh->unroll == 2)
+    else if (sh->flat && at == 128 * 4 + 2)
         launch_width<I32, 2, 128>(w, grid, stream, out, rows, cols, fill, sub, add);
-    else if (sh->threads == 64)
+    else if (sh->flat && at == 128 * 4 + 1)
+        launch_width<I32, 1, 128>(w, grid, stream, out, rows, cols, fill, sub, add);
+    else if (sh->flat && at == 64 * 4 + 1)
         launch_width<I32, 1, 64>(w, grid, stream, out, rows, cols, fill, sub, add);
     else
-        launch_width<I32, 1, 128>(w, grid, stream, out, rows, cols, fill, sub, add);
+        return (int)cudaErrorInvalidValue;
+    return (int)cudaGetLastError();
 }
 
 extern "C" int cs_oracle_const(const cs_const_shape *sh, int64_t rows, int64_t cols, float fill, float sub,
@@ -142,9 +147,6 @@ extern "C" int cs_oracle_const(const cs_const_shape *sh, int64_t rows, int64_t c
 {
     if (sh->unroll == 2 && ((uintptr_t)out % 16))
         return (int)cudaErrorMisalignedAddress;
-    if (cs_const_i32(cols, fill, sub))
-        launch<true>(sh, rows, cols, fill, sub, add, out, (cudaStream_t)stream);
-    else
-        launch<false>(sh, rows, cols, fill, sub, add, out, (cudaStream_t)stream);
-    return (int)cudaGetLastError();
+    return cs_const_i32(cols, fill, sub) ? launch<true>(sh, rows, cols, fill, sub, add, out, (cudaStream_t)stream)
+                                         : launch<false>(sh, rows, cols, fill, sub, add, out, (cudaStream_t)stream);
 }

@@ -106,7 +106,8 @@ int rt_aten_histc_i32(int32_t *out, const int32_t *in, int64_t n, int64_t bins, 
 
 /* The whole-scope oracle's variants, in the order the run times them. */
 enum { RT_ROUTE_CLUSTER, RT_ROUTE_PER_EXPERT, RT_ROUTE_VARIANTS };
-/* 1 when variant v runs n ids over experts experts, else 0. */
+/* 1 when variant v runs n ids over experts experts, else 0 (per_expert also needs its ids 16-byte aligned, as
+ * cudaMalloc gives them; rt_oracle_route refuses others). */
 int rt_route_applies(int v, int64_t n, int64_t experts);
 /* Rounds of one id per thread the cluster variant takes for n ids (1 up to 4096). */
 int rt_oracle_rounds(int64_t n);

@@ -19,10 +19,10 @@
  *   per thread (up to RT_ORACLE_ROUNDS): a CTA's rounds are consecutive position ranges, each ranked
  *   after the CTA's equal ids of earlier rounds, so the tables stay those of one round and the order
  *   stays stable. The two kernels share the cluster exchange (cluster_starts) and the sorted-id search.
- * expert_kernel (RT_ROUTE_PER_EXPERT): the whole scope with no exchange between CTAs. A cluster barrier and
- *   the reads over distributed shared memory held route_kernel at about 3 us on the H200, five times an
- *   empty launch; a CTA per expert reads all ids instead (32 KiB for 4096, from L2) and needs no other CTA:
- *   docs/evidence/routing_sort.md has the measurements. CTA e counts the ids below e (where e's run
+ * expert_kernel (RT_ROUTE_PER_EXPERT): the whole scope with no exchange between CTAs. route_kernel took
+ *   3.31-3.37 us a call on the H200 against a one-kernel launch floor of 0.50, its phases each behind a
+ *   barrier, the cluster's among them; a CTA per expert reads all ids instead (32 KiB for 4096, from L2)
+ *   and needs no other CTA: 2.41-2.50 us (docs/evidence/routing_sort.md). CTA e counts the ids below e (where e's run
  *   starts) and ballots the ids equal to e, RT_EXPERT_ITEMS consecutive ids a thread per round, so
  *   (round, warp, lane, item) is position order; a warp scan of the (round, warp) counts ranks each id
  *   equal to e, and e's CTA alone writes e's run of the permutation and of the sorted ids, and offsets[e]:
@@ -90,6 +90,14 @@ __device__ __forceinline__ void cluster_starts(cg::cluster_group &cluster, int *
     __syncthreads();
 }
 
+/* The id at position pos of n, or -1 past n or outside [0, experts): left unwritten, so the check sees it. The
+ * range is checked in 64 bits: an id past 2^32 must not wrap into one. */
+__device__ __forceinline__ int id_at(const int64_t *ids, int pos, int n, int experts)
+{
+    const int64_t v = pos < n ? ids[pos] : -1;
+    return v >= 0 && v < experts ? static_cast<int>(v) : -1;
+}
+
 /* The id at sorted position pos < first[experts]: the last whose run starts at or before pos (never an empty
  * one). */
 __device__ __forceinline__ int run_at(const int *first, int experts, int pos)
@@ -121,9 +129,7 @@ route_kernel(const int64_t *__restrict__ ids, int n, int experts, int64_t *__res
     cg::cluster_group cluster = cg::this_cluster();
     const int rank = (int)cluster.block_rank(), tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int bits = 32 - __clz(experts - 1), pos = rank * RT_ORACLE_THREADS + tid;
-    int id = pos < n ? static_cast<int>(ids[pos]) : -1; /* the load first: its latency covers the zeroing */
-    if (static_cast<unsigned>(id) >= static_cast<unsigned>(experts))
-        id = -1; /* outside the point's range: left unwritten, so the check sees it */
+    const int id = id_at(ids, pos, n, experts); /* the load first: its latency covers the zeroing */
     for (int i = tid; i < experts * kWarps; i += RT_ORACLE_THREADS)
         cnt[i] = 0;
     __syncthreads();
@@ -172,9 +178,7 @@ route_rounds_kernel(const int64_t *__restrict__ ids, int n, int experts, int rou
 #pragma unroll
     for (int j = 0; j < RT_ORACLE_ROUNDS; j++) { /* every load first */
         int pos = base + j * RT_ORACLE_THREADS;
-        id[j] = j < rounds && pos < n ? static_cast<int>(ids[pos]) : -1;
-        if (static_cast<unsigned>(id[j]) >= static_cast<unsigned>(experts))
-            id[j] = -1;
+        id[j] = j < rounds ? id_at(ids, pos, n, experts) : -1;
     }
     for (int i = tid; i < experts; i += RT_ORACLE_THREADS)
         count[i] = 0;

@@ -40,14 +40,19 @@ static cJSON *rt_generator_json(const rt_scope *s, rt_dist d)
     return g;
 }
 
-static void launch(cJSON *arr, const char *kernel, int64_t grid, int64_t block, int64_t shared)
+static void launch_fields(cJSON *o, const char *kernel, int64_t grid, int64_t block, int64_t shared)
 {
-    cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "kernel", kernel);
     cJSON_AddNumberToObject(o, "grid", (double)grid);
     cJSON_AddNumberToObject(o, "block", (double)block);
     if (shared)
         cJSON_AddNumberToObject(o, "shared_bytes", (double)shared);
+}
+
+static void launch(cJSON *arr, const char *kernel, int64_t grid, int64_t block, int64_t shared)
+{
+    cJSON *o = cJSON_CreateObject();
+    launch_fields(o, kernel, grid, block, shared);
     cJSON_AddItemToArray(arr, o);
 }
 
@@ -92,22 +97,18 @@ static void triton(cJSON *arr, const ea_capture_step *st, const char *what)
     launch(arr, name, st->grid[0] * st->grid[1] * st->grid[2], st->block[0] * st->block[1] * st->block[2], st->shared);
 }
 
-void rt_route_variant_json(const rt_scope *s, int v, cJSON *o, int launch)
+void rt_route_variant_json(const rt_scope *s, int v, cJSON *o, int full)
 {
     cJSON_AddStringToObject(o, "variant", v == RT_ROUTE_CLUSTER ? "cluster" : "per_expert");
-    if (!launch)
+    if (!full)
         return;
     if (v == RT_ROUTE_PER_EXPERT) {
-        cJSON_AddStringToObject(o, "kernel", "rt_oracle::expert_kernel");
-        cJSON_AddNumberToObject(o, "grid", (double)s->experts);
-        cJSON_AddNumberToObject(o, "block", RT_EXPERT_THREADS);
+        launch_fields(o, "rt_oracle::expert_kernel", s->experts, RT_EXPERT_THREADS, 0);
         return;
     }
     int rounds = rt_oracle_rounds(s->n);
-    cJSON_AddStringToObject(o, "kernel", rounds > 1 ? "rt_oracle::route_rounds_kernel" : "rt_oracle::route_kernel");
-    cJSON_AddNumberToObject(o, "grid", RT_ORACLE_CLUSTER);
-    cJSON_AddNumberToObject(o, "block", RT_ORACLE_THREADS);
-    cJSON_AddNumberToObject(o, "shared_bytes", (double)rt_oracle_shared_bytes(s->experts));
+    launch_fields(o, rounds > 1 ? "rt_oracle::route_rounds_kernel" : "rt_oracle::route_kernel", RT_ORACLE_CLUSTER,
+                  RT_ORACLE_THREADS, (int64_t)rt_oracle_shared_bytes(s->experts));
     cJSON_AddNumberToObject(o, "cluster", RT_ORACLE_CLUSTER);
     if (rounds > 1) /* one id per thread per round, rounds in position order */
         cJSON_AddNumberToObject(o, "rounds", rounds);

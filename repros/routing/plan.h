@@ -25,9 +25,9 @@ extern "C" {
 
 int rt_plan_check(const rt_scope *s, ea_error *err);
 cJSON *rt_config_json(const rt_scope *s, const rt_capture *c, rt_form f, rt_dist d, int sms);
-/* Whole-form oracle variant v (kernels.h RT_ROUTE_*) into o: its "variant" name; with launch, its kernel,
- * grid, block, shared bytes, cluster and rounds too (the plan's entry; without, a measured path's). */
-void rt_route_variant_json(const rt_scope *s, int v, cJSON *o, int launch);
+/* Whole-form oracle variant v (kernels.h RT_ROUTE_*) into o: its "variant" name; full, its kernel, grid,
+ * block, shared bytes, cluster and rounds too (the plan's entry; else a measured path's). */
+void rt_route_variant_json(const rt_scope *s, int v, cJSON *o, int full);
 
 #ifdef __cplusplus
 }

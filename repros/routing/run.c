@@ -410,7 +410,8 @@ cJSON *rt_measure(const rt_scope *s, const rt_capture *c, rt_form f, rt_dist d, 
         }
         cJSON_AddBoolToObject(res, "passed", ok);
         if (!ok)
-            cJSON_AddStringToObject(res, "failure", "a path failed its checks (see paths[].failure)");
+            cJSON_AddStringToObject(res, "failure", "a path failed its checks (see paths[].failure and the oracle's "
+                                                 "paths[].candidates[].failure)");
         cJSON_AddItemToObject(res, "view", view);
     } else {
         cJSON_Delete(view);
