@@ -165,6 +165,53 @@ Test(launch_floor, gate_propose_carries_a_fresh_launch_floor_into_the_stored_doc
     cJSON_Delete(stored);
 }
 
+/* A floor measured again within the gate's margin keeps its bytes (a golden diff shows nothing); one chain's warm
+ * or cold time beyond it, or a cold time on one side only, and the fresh floor is taken. */
+Test(launch_floor, gate_propose_takes_a_fresh_launch_floor_only_where_it_moved_beyond_the_margin)
+{
+    ea_error err;
+    ea_drift_rule rule = ea_drift_default_rule(0); /* margin 5% */
+    cJSON *stored = with_floor();
+    const struct {
+        int chain;
+        const char *key;
+        double x; /* the fresh time over the stored one; 0: a cold time where the stored chain has none */
+        int taken;
+    } cases[] = {{0, "warm_us", 1.04, 0}, {2, "cold_us", 0.96, 0}, {0, "warm_us", 1.06, 1}, {2, "cold_us", 0.94, 1},
+                 {3, "cold_us", 0, 1}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cJSON *fresh = with_floor(), *c = cJSON_GetArrayItem(chains_of(fresh), cases[i].chain);
+        if (cases[i].x) {
+            cJSON *t = cJSON_GetObjectItemCaseSensitive(c, cases[i].key);
+            cJSON_SetNumberValue(t, t->valuedouble * cases[i].x);
+        } else {
+            cJSON_DeleteItemFromObjectCaseSensitive(c, "cold_note");
+            cJSON_ReplaceItemInObjectCaseSensitive(c, "cold_us", cJSON_CreateNumber(2.9));
+        }
+        cr_assert_eq(ea_launch_floor_moved(stored, fresh, rule.margin), cases[i].taken, "case %zu", i);
+        cJSON *r = ea_gate_compare("stored.json", stored, "new.json", fresh, &rule, NULL, &err);
+        cr_assert_not_null(r, "%s", err.msg);
+        cJSON *p = ea_gate_propose(stored, fresh, r);
+        const cJSON *want = cJSON_GetObjectItemCaseSensitive(cases[i].taken ? fresh : stored, "launch_floor");
+        cr_assert(cJSON_Compare(cJSON_GetObjectItemCaseSensitive(p, "launch_floor"), want, 1), "case %zu", i);
+        /* the header says what was taken: the stored command as read, else with this proposal's clause appended */
+        const char *was = ej_text(stored, "command"), *now = ej_text(p, "command");
+        if (cases[i].taken)
+            cr_assert(!strncmp(now, was, strlen(was)) && strstr(now + strlen(was), "took 0 entries and the launch floor"),
+                      "case %zu: %s", i, now + strlen(was));
+        else
+            cr_assert_str_eq(now, was, "case %zu", i);
+        cJSON_Delete(p);
+        cJSON_Delete(r);
+        cJSON_Delete(fresh);
+    }
+    /* a fresh document without a floor moves nothing */
+    cJSON *none = without_floor();
+    cr_assert_eq(ea_launch_floor_moved(stored, none, rule.margin), 0);
+    cJSON_Delete(none);
+    cJSON_Delete(stored);
+}
+
 /* run --keep-from: a partial run's launch floor is that run's measurement, so the merged document holds it. */
 Test(launch_floor, a_partial_run_merged_into_its_base_keeps_the_runs_launch_floor)
 {

@@ -20,7 +20,8 @@
  *   variant did not give it, from a fresh path whose table did), and the
  *   fidelity when every current warm time was, CLASS, CONFIG, FIDELITY,
  *   ADDED points, paths and cold times), the "point_wall_s" a stored result lacks taken from its point's
- *   fresh result, and fresh's "launch_floor" where it has one (measure/launch_floor.h: no entry judges it):
+ *   fresh result, and fresh's "launch_floor" where a chain moved beyond the rule's margin or the stored document
+ *   has none (measure/launch_floor.h ea_launch_floor_moved: no entry judges it):
  *   every other byte of the stored file prints as it was read.
  * - ea_gate_print (terminal table); ea_gate_write_texts writes the markdown table a CI job posts and JUnit XML.
  * - ea_gate_uncovered: the golden points (docs, ea_occurrences_load) that a baselines document neither

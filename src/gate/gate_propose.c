@@ -182,8 +182,11 @@ cJSON *ea_gate_propose(const cJSON *stored, const cJSON *fresh, const cJSON *rep
         si++;
     }
     int walls = fill_point_wall(out, fresh);
-    /* the launch floor is an environment figure no entry judges: the fresh run's, when it has one */
-    const int floor_taken = ea_launch_floor_carry(out, fresh);
+    /* the launch floor is an environment figure no entry judges: the fresh run's when it moved beyond the rule's
+     * margin (none with --plan: its fresh document holds no floor), so one measured again keeps its bytes */
+    const cJSON *margin = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(report, "rule"), "margin");
+    const int floor_taken = ea_launch_floor_moved(stored, fresh, cJSON_IsNumber(margin) ? margin->valuedouble : 0) &&
+                            ea_launch_floor_carry(out, fresh);
     if (moved || walls || floor_taken) { /* the header says where the new numbers came from */
         size_t n = strlen(ej_text(stored, "command")) + strlen(ej_text(fresh, "command")) + 96;
         char *cmd = malloc(n);

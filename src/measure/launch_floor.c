@@ -90,6 +90,33 @@ int ea_launch_floor_validate(ej_val v, ea_error *err)
     return 0;
 }
 
+/* a and b the same time within margin (relative to a), or both absent */
+static int same_time(const cJSON *a, const cJSON *b, double margin)
+{
+    if (!cJSON_IsNumber(a) || !cJSON_IsNumber(b))
+        return cJSON_IsNumber(a) == cJSON_IsNumber(b);
+    return fabs(b->valuedouble - a->valuedouble) <= margin * a->valuedouble;
+}
+
+int ea_launch_floor_moved(const cJSON *stored, const cJSON *fresh, double margin)
+{
+    const cJSON *fc = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(fresh, "launch_floor"), "chains"),
+                *sc = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(stored, "launch_floor"), "chains");
+    if (!fc)
+        return 0;
+    if (!sc || cJSON_GetArraySize(sc) != cJSON_GetArraySize(fc))
+        return 1;
+    for (int i = 0; i < cJSON_GetArraySize(fc); i++) {
+        const cJSON *a = cJSON_GetArrayItem(sc, i), *b = cJSON_GetArrayItem(fc, i);
+        for (int t = 0; t < 2; t++) {
+            const char *key = t ? "cold_us" : "warm_us";
+            if (!same_time(cJSON_GetObjectItemCaseSensitive(a, key), cJSON_GetObjectItemCaseSensitive(b, key), margin))
+                return 1;
+        }
+    }
+    return 0;
+}
+
 int ea_launch_floor_carry(cJSON *out, const cJSON *fresh)
 {
     const cJSON *lf = cJSON_GetObjectItemCaseSensitive(fresh, "launch_floor");

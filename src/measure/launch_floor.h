@@ -13,6 +13,10 @@
  * - ea_launch_floor_carry: fresh's "launch_floor" into out (replacing out's, else after "launch_us", where
  *   ea_baseline_doc writes it) when fresh has one that out's is not; 1 when it took it, else 0 (gate --propose
  *   and run --keep-from: the chains are this run's environment, as its copy bandwidth, and no entry judges them).
+ * - ea_launch_floor_moved: 1 when fresh has a "launch_floor" and stored none, or another number of chains, or a
+ *   chain whose warm or cold time moved by more than margin (relative to stored's; a cold time there on one side
+ *   only counts as moved); else 0. gate --propose takes a fresh floor only then, so that a floor measured
+ *   again within the gate's margin keeps its bytes.
  * - ea_launch_floor_fractions(baselines): per result, its oracle's (the fastest faithful oracle* path that
  *   passed) and current path's operation count (a call's "kernel_launches", else its cold time's "operations",
  *   else its "kernels") and, where the chain of the oracle's count costs at least the result's transfer time
@@ -39,6 +43,7 @@ int ea_launch_floor_measure(double *warm_us, double *cold_us, int n, char *cold_
 cJSON *ea_launch_floor_json(const double *warm_us, const double *cold_us, int n, const char *cold_note);
 int ea_launch_floor_validate(ej_val v, ea_error *err);
 int ea_launch_floor_carry(cJSON *out, const cJSON *fresh);
+int ea_launch_floor_moved(const cJSON *stored, const cJSON *fresh, double margin);
 cJSON *ea_launch_floor_fractions(const cJSON *baselines);
 
 #endif
