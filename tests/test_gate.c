@@ -178,6 +178,35 @@ Test(gate, a_proposal_records_each_points_wall_seconds_once_and_keeps_recorded_o
     release(5, again, p, r, a, b);
 }
 
+/* A staged target's result its lowering could not capture is unsupported: nothing timed, no point_wall_s in the
+ * schema. A proposal of another point (gate --scope) against a document that timed them all gives it none and
+ * reads back. */
+Test(gate, an_unsupported_result_takes_no_point_wall_seconds)
+{
+    ej_doc d;
+    ea_error err;
+    cr_assert_eq(ej_load("golden/targets/" TEST_TARGET "-histc_scatter/" EA_BASELINES_NAME, &d, &err), 0, "%s",
+                 err.msg);
+    cJSON *a = ej_doc_take_root(&d), *b = test_committed_baselines(), *s, *points = cJSON_CreateArray();
+    int unsupported = 0;
+    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(a, "scopes")) {
+        unsupported += cJSON_HasObjectItem(s, "unsupported");
+        if (!strcmp(ej_text(s, "alias"), "densenet121-infer-7x7-k17"))
+            cJSON_AddItemToArray(points, cJSON_CreateString(ej_text(s, "point")));
+    }
+    cr_assert_gt(unsupported, 0, "the staged target's routing results are unsupported");
+    cr_assert_eq(cJSON_GetArraySize(points), 1);
+    ea_drift_rule rule = ea_drift_default_rule(0);
+    cJSON *r = ea_gate_compare("stored.json", a, "new.json", b, &rule, points, &err), *p;
+    cr_assert_not_null(r, "%s", err.msg);
+    p = ea_gate_propose(a, b, r);
+    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(p, "scopes"))
+        cr_assert(!cJSON_HasObjectItem(s, "unsupported") || !cJSON_HasObjectItem(s, "point_wall_s"), "%s",
+                  ej_text(s, "point"));
+    cr_assert_eq(ea_baseline_validate("p.json", p, &err), 0, "%s", err.msg);
+    release(5, p, r, a, b, points);
+}
+
 Test(gate, a_proposed_new_result_drops_its_points_unmeasured_entry)
 {
     cJSON *a = test_committed_baselines(), *b = test_committed_baselines();

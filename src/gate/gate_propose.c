@@ -141,14 +141,15 @@ static int every_current_taken(const cJSON *stored, int si, const cJSON *report,
 }
 
 /* A stored result without "point_wall_s" (gate --shard's weight) takes its point's from fresh; a recorded one
- * stays, so a file that has them keeps its bytes run after run. Returns how many were filled. */
+ * stays, so a file that has them keeps its bytes run after run; an unsupported one (nothing timed: the schema
+ * gives it none) takes none. Returns how many were filled. */
 static int fill_point_wall(cJSON *out, const cJSON *fresh)
 {
     cJSON *r;
     const cJSON *f;
     int filled = 0;
     cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(out, "scopes")) {
-        if (cJSON_HasObjectItem(r, "point_wall_s"))
+        if (cJSON_HasObjectItem(r, "point_wall_s") || cJSON_HasObjectItem(r, "unsupported"))
             continue;
         cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(fresh, "scopes")) {
             const cJSON *w = cJSON_GetObjectItemCaseSensitive(f, "point_wall_s");
