@@ -628,6 +628,49 @@ Test(golden_truth, a_derived_baselines_number_that_its_sources_do_not_give_is_re
     DOC_REFUSE_EACH(rows);
 }
 
+/* The first path of d tuned over variants (one holding "candidates"): its result and path index. */
+static cJSON *first_tuned(cJSON *d, int *ri, int *pi)
+{
+    cJSON *r, *p;
+    *ri = 0;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(d, "scopes")) {
+        *pi = 0;
+        cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(r, "paths")) {
+            if (cJSON_HasObjectItem(p, "candidates"))
+                return p;
+            ++*pi;
+        }
+        ++*ri;
+    }
+    cr_assert_fail("no tuned path in the committed baselines");
+    return NULL;
+}
+
+/* The kept variant's entry of the first tuned path 10% slower than the path's warm time: a table older than its
+ * time, naming another variant the fastest or none at that time. */
+static void table_older(cJSON *d)
+{
+    int ri, pi;
+    cJSON *p = first_tuned(d, &ri, &pi), *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(p, "candidates"))
+        if (!strcmp(ej_str(c, "variant"), ej_str(p, "variant")))
+            scale(c, "median_us", 1.1);
+}
+
+/* A tuned path's time and its variant table come from one run: a stored time its kept variant's entry does not
+ * hold is refused, naming the path (gate --propose takes the two together). */
+Test(golden_truth, a_tuned_time_its_variant_table_does_not_give_is_refused)
+{
+    cJSON *d = test_committed_baselines();
+    int ri, pi;
+    first_tuned(d, &ri, &pi);
+    cJSON_Delete(d);
+    char want[160];
+    snprintf(want, sizeof want, "baselines.json $.scopes[%d].paths[%d].candidates: expected an entry of the kept "
+             "variant", ri, pi);
+    doc_refuses(BASELINES, table_older, "audit", want);
+}
+
 #define CUMSUM_OCC "occurrences/cumsum.json"
 
 static cJSON *signature(cJSON *d)

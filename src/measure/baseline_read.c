@@ -135,17 +135,19 @@ static int optional_cold_and_launches(ej_val p, ea_error *err)
 }
 
 /* "candidates": [{"variant", "median_us", "passed", and the variant's own knobs}], the variants a tuned path timed:
- * each median a positive time below EJ_MAX_TIME_US. */
+ * each median a positive time below EJ_MAX_TIME_US, and the entry of the path's kept variant (and unroll) holding
+ * the path's warm median: the table and the time come from one run (gate --propose takes them together), so a
+ * table older than its time, which would name another variant the fastest, is refused. */
 static int optional_candidates(ej_val p, ea_error *err)
 {
-    ej_val c, e;
+    ej_val c, e, t;
     const char *s;
-    double us;
-    int n, b;
-    char got[32];
+    double us, warm;
+    int n, b, kept = 0;
+    char got[32], want[160];
     if (ej_field(p, "candidates", 0, &c, err) || !c.v)
         return c.v ? -1 : 0;
-    if (ej_array(c, &n, err))
+    if (ej_array(c, &n, err) || ej_field(p, "time", 1, &t, err) || ej_get_number(t, "median_us", &warm, err))
         return -1;
     for (int i = 0; i < n; i++) {
         e = ej_index(c, i);
@@ -155,8 +157,14 @@ static int optional_candidates(ej_val p, ea_error *err)
         snprintf(got, sizeof got, "%g", us);
         if (!(us > 0 && us < EJ_MAX_TIME_US))
             return ej_bad_field(e, "median_us", "a positive time below 1e9 us", got, err);
+        kept |= !strcmp(s, ej_str(p.v, "variant") ? ej_str(p.v, "variant") : "") && ej_same_key(e.v, p.v, "unroll") &&
+                us == warm;
     }
-    return 0;
+    if (kept || !ej_str(p.v, "variant"))
+        return 0;
+    snprintf(want, sizeof want, "an entry of the kept variant \"%s\" at the path's warm median %g us (time.median_us)",
+             ej_str(p.v, "variant"), warm);
+    return ej_bad_field(p, "candidates", want, "none: a table older than its time", err);
 }
 
 /* "margin": the gate's relative margin for this path (drift.h), set by a reviewer; in (0, 1). */
