@@ -274,23 +274,20 @@ Test(routing_gpu, ids_outside_the_experts_are_left_unwritten, .timeout = 60)
     test_skip_without_gpu();
     const int64_t T = 250, k = 4, n = T * k, E = 32, bad[] = {-1, E, ((int64_t)1 << 32) + 1};
     int64_t *ids, *want = malloc(n * 8), *want_perm = malloc(n * 8), *got = malloc(n * 8), *got_perm = malloc(n * 8);
-    int32_t want_off[32] = {0}, got_off[32];
-    int64_t start[33] = {0};
+    int64_t *in = malloc(n * 8), *where = malloc(n * 8), m = 0;
+    int32_t want_off[32], got_off[32];
     ea_error err;
     cr_assert_eq(rt_ids_make(T, k, E, 5, 0, &ids, &err), 0, "%s", err.msg);
     for (int64_t i = 3; i < n; i += 7)
         ids[i] = bad[(i / 7) % 3];
-    for (int64_t i = 0; i < n; i++) /* a counting sort of the ids in range; the rest stays -1, the poison */
+    for (int64_t i = 0; i < n; i++) /* the ids in range and where they stand */
         if (ids[i] >= 0 && ids[i] < E)
-            start[ids[i] + 1]++;
-    for (int e = 0; e < E; e++)
-        want_off[e] = (int32_t)(start[e + 1] += start[e]);
+            in[m] = ids[i], where[m++] = i;
+    /* the reference of those, positions mapped back; the outputs past them stay -1, the poison */
     memset(want, 0xFF, n * 8), memset(want_perm, 0xFF, n * 8);
-    for (int64_t i = 0; i < n; i++)
-        if (ids[i] >= 0 && ids[i] < E) {
-            int64_t at = start[ids[i]]++;
-            want[at] = ids[i], want_perm[at] = i;
-        }
+    cr_assert_eq(rt_reference(in, m, E, want, want_perm, want_off, &err), 0, "%s", err.msg);
+    for (int64_t a = 0; a < m; a++)
+        want_perm[a] = where[want_perm[a]];
     int64_t *d_ids = upload(ids, n * 8), *d_sorted = upload(NULL, n * 8), *d_perm = upload(NULL, n * 8);
     int32_t *d_off = upload(NULL, E * 4);
     for (int v = 0; v < RT_ROUTE_VARIANTS; v++) {
@@ -303,7 +300,7 @@ Test(routing_gpu, ids_outside_the_experts_are_left_unwritten, .timeout = 60)
         cr_assert_arr_eq(got_off, want_off, E * 4, "variant %d: offsets", v);
     }
     cudaFree(d_ids), cudaFree(d_sorted), cudaFree(d_perm), cudaFree(d_off);
-    free(ids), free(want), free(want_perm), free(got), free(got_perm);
+    free(ids), free(in), free(where), free(want), free(want_perm), free(got), free(got_perm);
 }
 
 /* histc's binning on the GPU as the CPU reference has it: coarse bins, the closed last bin, values

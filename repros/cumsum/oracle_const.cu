@@ -127,15 +127,15 @@ static int launch(const cs_const_shape *sh, int64_t rows, int64_t cols, float fi
     int64_t g[2];
     cs_const_grid(sh, rows, cols, g);
     const dim3 grid((unsigned)g[0], (unsigned)g[1]);
-    const int w = sh->fixed ? log2_width(cols) : 0, at = sh->threads * 4 + sh->unroll;
-    if (!sh->flat && at == CS_CONST_THREADS * 4 + 1)
+    const int w = sh->fixed ? log2_width(cols) : 0, t = sh->threads, u = sh->unroll;
+    if (!sh->flat && t == CS_CONST_THREADS && u == 1)
         cs_const_kernel<I32, false, 1, 0, CS_CONST_THREADS><<<grid, CS_CONST_THREADS, 0, stream>>>(
             out, rows, (int)cols, fill, sub, add);
-    else if (sh->flat && at == 128 * 4 + 2)
+    else if (sh->flat && t == 128 && u == 2)
         launch_width<I32, 2, 128>(w, grid, stream, out, rows, cols, fill, sub, add);
-    else if (sh->flat && at == 128 * 4 + 1)
+    else if (sh->flat && t == 128 && u == 1)
         launch_width<I32, 1, 128>(w, grid, stream, out, rows, cols, fill, sub, add);
-    else if (sh->flat && at == 64 * 4 + 1)
+    else if (sh->flat && t == 64 && u == 1)
         launch_width<I32, 1, 64>(w, grid, stream, out, rows, cols, fill, sub, add);
     else
         return (int)cudaErrorInvalidValue;

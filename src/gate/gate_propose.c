@@ -8,6 +8,7 @@
 
 #include "base/json.h"
 #include "measure/launch_floor.h"
+#include "measure/path.h"
 
 static int at(const cJSON *e, const char *side, int i)
 {
@@ -67,20 +68,6 @@ static void take_time(cJSON *to, const cJSON *from, const char *key)
                                                   "kernel_launches_note", NULL});
 }
 
-/* 1 when path has a variant table in which no entry of its kept variant (and unroll) holds its warm median. */
-static int stale_table(const cJSON *path)
-{
-    const cJSON *c, *table = cJSON_GetObjectItemCaseSensitive(path, "candidates");
-    if (!table)
-        return 0;
-    const double t = ej_num(cJSON_GetObjectItemCaseSensitive(path, "time"), "median_us");
-    cJSON_ArrayForEach(c, table)
-        if (!strcmp(ej_text(c, "variant"), ej_text(path, "variant")) &&
-            ej_same_key(c, path, "unroll") && ej_num(c, "median_us") == t)
-            return 0;
-    return 1;
-}
-
 /* One moved entry taken into the copy of the stored document: 0 nothing changed, else 1 or 2 (a time). */
 static int take(cJSON *out, const cJSON *fresh, const cJSON *e)
 {
@@ -91,8 +78,8 @@ static int take(cJSON *out, const cJSON *fresh, const cJSON *e)
     if (!strcmp(st, "SLOWER") || !strcmp(st, "FASTER")) {
         take_time(to, from, warm ? "time" : "time_cold");
         return 2;
-    } else if (!strcmp(st, "SAME") && warm && stale_table(to) && cJSON_HasObjectItem(from, "candidates") &&
-               !stale_table(from)) {
+    } else if (!strcmp(st, "SAME") && warm && ea_path_table_stale(to) &&
+               cJSON_HasObjectItem(from, "candidates") && !ea_path_table_stale(from)) {
         /* a stored table whose kept variant did not give the stored time (a time taken before tables came with
          * times): this run's time and table, one run's numbers again */
         take_time(to, from, "time");

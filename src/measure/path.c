@@ -228,6 +228,19 @@ double ea_path_median_cold(const cJSON *path)
     return median_of(path, "time_cold");
 }
 
+int ea_path_table_stale(const cJSON *path)
+{
+    const cJSON *c, *table = cJSON_GetObjectItemCaseSensitive(path, "candidates");
+    if (!table)
+        return 0;
+    const double t = ea_path_median(path);
+    cJSON_ArrayForEach(c, table)
+        if (!strcmp(ej_text(c, "variant"), ej_text(path, "variant")) && ej_same_key(c, path, "unroll") &&
+            ej_num(c, "median_us") == t)
+            return 0;
+    return 1;
+}
+
 void ea_paths_fold_checks(cJSON *result)
 {
     cJSON *p;

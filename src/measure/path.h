@@ -67,6 +67,9 @@ const cJSON *ea_path_named(const cJSON *result, const char *name, const char *mo
 double ea_path_median(const cJSON *path);
 /* The same of its "time_cold": NaN when absent (files before cold timing, check-only runs). */
 double ea_path_median_cold(const cJSON *path);
+/* 1 when path has a variant table ("candidates") in which no entry of its kept variant (and unroll) holds its
+ * warm median: a table older than its time. */
+int ea_path_table_stale(const cJSON *path);
 /* Each path of result whose "check_after_timing" is its "check" object, member for member, holds the id "same"
  * in its place (baselines schema 3): the output the last timed replay left was the first check's. */
 void ea_paths_fold_checks(cJSON *result);
