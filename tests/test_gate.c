@@ -260,44 +260,6 @@ static void first_tuned(const cJSON *doc, int *s, int *k)
     cr_assert_fail("a committed path with a variant table");
 }
 
-/* The table entry of a tuned path's kept variant (and unroll). */
-static cJSON *kept_entry(cJSON *path)
-{
-    cJSON *c;
-    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(path, "candidates"))
-        if (!strcmp(field(c, "variant"), field(path, "variant")) &&
-            cJSON_Compare(cJSON_GetObjectItemCaseSensitive(c, "unroll"), cJSON_GetObjectItemCaseSensitive(path, "unroll"), 1))
-            return c;
-    cr_assert_fail("no table entry for the kept variant %s", field(path, "variant"));
-    return NULL;
-}
-
-/* A stored table whose kept variant did not give the stored time (a time taken before tables came with times) is
- * taken again, time and table, from a run whose table did, though the time is the same within noise; a run whose
- * table is as stale gives nothing, so a proposal against itself stays the stored file. */
-Test(gate, a_stale_variant_table_is_taken_again_with_its_time_from_a_consistent_run)
-{
-    cJSON *a = test_committed_baselines(), *b = test_committed_baselines();
-    int s, k;
-    first_tuned(a, &s, &k);
-    const double t = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(path_of(a, s, k), "time"),
-                                                      "median_us")->valuedouble;
-    cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(kept_entry(path_of(a, s, k)), "median_us"), 1.2 * t);
-    cJSON *self = compare(a, a), *p = ea_gate_propose(a, a, self);
-    cr_assert(cJSON_Compare(p, a, 1), "a stale table against itself: nothing to take");
-    release(2, p, self);
-    scale(b, s, k, "time", 1.001);
-    cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(kept_entry(path_of(b, s, k)), "median_us"), 1.001 * t);
-    cJSON *r = compare(a, b);
-    p = ea_gate_propose(a, b, r);
-    cr_assert_eq(count(r, "SLOWER") + count(r, "FASTER"), 0, "0.1%% is the same time");
-    for (const char *const *key = (const char *const[]){"time", "candidates", NULL}; *key; key++)
-        cr_assert(cJSON_Compare(cJSON_GetObjectItemCaseSensitive(path_of(p, s, k), *key),
-                                cJSON_GetObjectItemCaseSensitive(path_of(b, s, k), *key), 1),
-                  "%s: the consistent run's", *key);
-    release(4, p, r, a, b);
-}
-
 /* A tuned path's moved warm time comes with the variant table of the run that chose it; a cold time alone, not. */
 Test(gate, a_taken_warm_time_takes_the_variant_table_it_was_kept_from)
 {

@@ -16,11 +16,9 @@
  *   entry is SAME, 2 when one is INVALID, else 1.
  * - ea_gate_propose: the stored document with only what moved replaced (SLOWER/FASTER timings, a tuned warm time
  *   with its run's "variant", "unroll", "candidates", "kernels", "kernel_launches" and "kernel_launches_note",
- *   each as the fresh path has it or removed where it has none (so too a SAME warm time whose stored table's kept
- *   variant did not give it, from a fresh path whose table did), and the
- *   fidelity when every current warm time was, CLASS, CONFIG, FIDELITY,
- *   ADDED points, paths and cold times), the "point_wall_s" a stored result lacks taken from its point's
- *   fresh result, and fresh's "launch_floor" where a chain moved beyond the rule's margin or the stored document
+ *   each as the fresh path has it or removed where it has none), and the fidelity when every current warm
+ *   time was, CLASS, CONFIG, FIDELITY, ADDED points, paths and cold times), the "point_wall_s" a stored result
+ *   lacks taken from its point's fresh result, and fresh's "launch_floor" where a chain moved beyond the rule's margin or the stored document
  *   has none (measure/launch_floor.h ea_launch_floor_moved: no entry judges it):
  *   every other byte of the stored file prints as it was read.
  * - ea_gate_print (terminal table); ea_gate_write_texts writes the markdown table a CI job posts and JUnit XML.

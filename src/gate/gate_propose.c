@@ -78,12 +78,6 @@ static int take(cJSON *out, const cJSON *fresh, const cJSON *e)
     if (!strcmp(st, "SLOWER") || !strcmp(st, "FASTER")) {
         take_time(to, from, warm ? "time" : "time_cold");
         return 2;
-    } else if (!strcmp(st, "SAME") && warm && ea_path_table_stale(to) &&
-               cJSON_HasObjectItem(from, "candidates") && !ea_path_table_stale(from)) {
-        /* a stored table whose kept variant did not give the stored time (a time taken before tables came with
-         * times): this run's time and table, one run's numbers again */
-        take_time(to, from, "time");
-        return 2;
     } else if (!strcmp(st, "UNSUPPORTED")) { /* the whole result: one side has no paths to take */
         cJSON_ReplaceItemInArray(cJSON_GetObjectItemCaseSensitive(out, "scopes"), si, cJSON_Duplicate(fr, 1));
     } else if (!strcmp(st, "FIDELITY")) {
