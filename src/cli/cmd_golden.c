@@ -1,6 +1,7 @@
 /* cmd_golden.c: extern-audit golden diff (what a staged target changes, for review), golden accept
- * (install a complete stage as golden/targets/<name> in one step) and golden price (a candidate
- * lowering's stage against its base target, candidate.h). */
+ * (install a complete stage as golden/targets/<name> in one step), golden price (a candidate
+ * lowering's stage against its base target, candidate.h), golden migrate (older baselines schemas) and golden
+ * rebase (a candidate's kept entries following its base, golden_rebase.h). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "base/readfile.h"
 #include "golden/golden_diff.h"
 #include "golden/golden_install.h"
+#include "golden/golden_rebase.h"
 #include "base/json.h"
 #include "corpus/occurrences.h"
 #include "target/target.h"
@@ -27,6 +29,7 @@ const char ea_usage_golden[] =
     "       extern-audit golden accept STAGED [--golden DIR] [--json]\n"
     "       extern-audit golden price STAGED [--golden DIR] [--target NAME] [--json]\n"
     "       extern-audit golden migrate [--golden DIR] [FILE]\n"
+    "       extern-audit golden rebase [--golden DIR] [--check] [CANDIDATE]\n"
     "  diff OLD NEW     compare two target folders (golden/targets/<target>, or a stage of that layout):\n"
     "                   class transitions with the old rule's verdict and the false-extern flag, points\n"
     "                   added and removed, partitions whose kernels or launch shapes changed, capture\n"
@@ -50,6 +53,13 @@ const char ea_usage_golden[] =
     "                   its sentences become the ids and numbers they are rendered from; no number changes);\n"
     "                   a file already of today's schema is left as it is. FILE: that baselines file alone (a\n"
     "                   stage's, a gate --save, a test fixture)\n"
+    "  rebase           a candidate's " EA_BASELINES_NAME " (every candidate target of golden, or CANDIDATE) made what\n"
+    "                   staging it today would give: its base's entries, today's, for every point it kept,\n"
+    "                   its own for every point it recaptured under the lowering (and for a point the base\n"
+    "                   measured after the candidate was staged, which the candidate cannot plan). Run it\n"
+    "                   after the base's " EA_BASELINES_NAME " moves (gate --propose); the files change together or\n"
+    "                   not at all, and one already today's keeps its bytes. --check: write nothing, exit 1\n"
+    "                   naming each file that is not today's (ci/check-golden)\n"
     "  --target NAME    price: the base target (default: as rollup picks it; never a candidate's)\n"
     "  --golden DIR     golden folder: shared occurrences and old rule, targets/ (default golden)\n"
     "  --json           print the report (diff: extern-audit/golden-diff; accept: the problems) as JSON\n"
@@ -59,7 +69,9 @@ const char ea_usage_golden[] =
     "named); accept: 0 installed, 1 refused (incomplete or inconsistent stage), 2 bad usage, a stage file\n"
     "that does not read, or the install failed (the old target is then left as it was); price: 0 every scope\n"
     "priced and no oracle slower than its candidate, 1 otherwise (each named), 2 bad usage or bad input; migrate:\n"
-    "0 every file of today's schema, 2 a file that does not migrate (file and JSON path named; none is written then)\n";
+    "0 every file of today's schema, 2 a file that does not migrate (file and JSON path named; none is written then);\n"
+    "rebase: 0 every file today's (written where it was not), 1 --check found one that is not, 2 bad usage or a\n"
+    "file that does not read (named; none is written then)\n";
 
 typedef struct {
     const char *golden, *markdown, *target, *args[2];
@@ -351,8 +363,66 @@ static int cmd_migrate(int argc, char **argv)
     return rc;
 }
 
+/* Every candidate target of golden (or the one named) rebased on its base; written as one set, or checked. */
+static int cmd_rebase(int argc, char **argv)
+{
+    ea_cli_options c;
+    int help, rc = ea_cli_parse("golden", "ARGS --golden --check!", argc, argv, &c, &help), n = 1;
+    if (rc || help)
+        return rc ? rc : (fputs(ea_usage_golden, stdout), 0);
+    if (c.nargs > 1)
+        return ea_cli_usage_error("golden", "rebase takes at most one CANDIDATE folder, got a second: %s", c.args[1]);
+    ea_target *t = NULL;
+    ea_error err;
+    if (c.nargs == 0 && ea_targets_list(c.golden, &t, &n, &err))
+        return ea_cli_fail(&err);
+    ea_rebase *r = calloc((size_t)n + 1, sizeof *r);
+    const char **names = calloc((size_t)n + 1, sizeof *names), **texts = calloc((size_t)n + 1, sizeof *texts);
+    int k = 0, stale = 0, done = 0;
+    if (!r || !names || !texts)
+        rc = (fprintf(stderr, "golden rebase: out of memory\n"), 2);
+    for (int i = 0; rc == 0 && i < n; i++) {
+        if (t && !t[i].lowering[0])
+            continue;
+        if (ea_golden_rebase(c.golden, t ? t[i].dir : c.args[0], &r[done], &err)) {
+            rc = ea_cli_fail(&err);
+            break;
+        }
+        ea_rebase *x = &r[done++];
+        if (x->same) {
+            fprintf(stderr, "golden rebase: %s: today's (%s's entries where it kept them)\n", x->file, x->base);
+        } else if (c.check_flag) {
+            fprintf(stderr, "golden rebase: %s is not what its base %s gives today: %d entr%s%s%s; run "
+                            "extern-audit golden rebase\n",
+                    x->file, x->base, x->differ, x->differ == 1 ? "y differs" : "ies differ",
+                    x->differ ? ", the first " : " (its header does)", x->first);
+            stale++;
+        } else {
+            names[k] = x->file;
+            texts[k++] = x->text;
+        }
+    }
+    if (rc == 0 && k && ea_write_files_atomic(names, texts, k, &err))
+        rc = ea_cli_fail(&err);
+    for (int i = 0; rc == 0 && i < done; i++)
+        if (!r[i].same && !c.check_flag)
+            fprintf(stderr, "golden rebase: %s: written: %d entr%s taken%s%s\n", r[i].file, r[i].differ,
+                    r[i].differ == 1 ? "y" : "ies", r[i].differ ? ", the first " : " (its header moved)", r[i].first);
+    if (rc == 0 && !done)
+        fprintf(stderr, "golden rebase: no candidate target under %s/targets\n", c.golden);
+    for (int i = 0; r && i < done; i++)
+        ea_rebase_free(&r[i]);
+    free(r);
+    free(names);
+    free(texts);
+    free(t);
+    return rc ? rc : stale ? 1 : 0;
+}
+
 int ea_cmd_golden(int argc, char **argv)
 {
+    if (argc >= 1 && !strcmp(argv[0], "rebase"))
+        return cmd_rebase(argc - 1, argv + 1);
     if (argc >= 1 && !strcmp(argv[0], "migrate"))
         return cmd_migrate(argc - 1, argv + 1);
     if (argc >= 1 && !strcmp(argv[0], "price"))
@@ -363,5 +433,5 @@ int ea_cmd_golden(int argc, char **argv)
         return cmd_accept(argc - 1, argv + 1);
     if (argc >= 1 && (!strcmp(argv[0], "--help") || !strcmp(argv[0], "-h")))
         return fputs(ea_usage_golden, stdout), 0;
-    return ea_cli_usage_error("golden", "expected a subcommand, diff, accept, price or migrate, got '%s'", argc ? argv[0] : "");
+    return ea_cli_usage_error("golden", "expected a subcommand, diff, accept, price, migrate or rebase, got '%s'", argc ? argv[0] : "");
 }

@@ -38,7 +38,7 @@ static void merged_command(cJSON *out, const char *base_file, const cJSON *base,
     char *cmd = malloc(n);
     if (!cmd)
         return;
-    snprintf(cmd, n, "%s (%d points; every other result kept from %s: %s)", ej_text(fresh, "command"), points, base_file,
+    snprintf(cmd, n, "%s (%d points" EA_KEPT_FROM_MARK "%s: %s)", ej_text(fresh, "command"), points, base_file,
              ej_text(base, "command"));
     cJSON_ReplaceItemInObjectCaseSensitive(out, "command", cJSON_CreateString(cmd));
     free(cmd);

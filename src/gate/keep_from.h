@@ -6,7 +6,8 @@
  *   result of each (family, point) that fresh measured replaced by fresh's, in order (ea_gate_splice),
  *   base's "unmeasured" entries of those points dropped, fresh's "launch_floor" in place of base's where fresh
  *   has one (measure/launch_floor.h), "passed" re-derived over every result and
- *   "command" saying which points came from which run. NULL (err names base_file and what) when the two
+ *   "command" saying which points came from which run, "<fresh's> (N points" EA_KEPT_FROM_MARK "<base_file>:
+ *   <base's>)". NULL (err names base_file and what) when the two
  *   are of different GPU models, or when a golden point (docs) is neither in fresh nor in base (results or
  *   "unmeasured" with a reason): a merged document never hides a point.
  * - ea_replay_keep_from: a copy of base (a valid replay.json) with fresh's row in place of the base's row of
@@ -23,6 +24,9 @@
 #include "target/capture.h"
 #include "base/error.h"
 #include "corpus/extract.h"
+
+/* What a merged document's "command" says before the base's file and command (golden rebase finds it there). */
+#define EA_KEPT_FROM_MARK "; every other result kept from "
 
 cJSON *ea_baselines_keep_from(const char *base_file, const cJSON *base, const cJSON *fresh,
                               cJSON *const docs[EA_AUDIT_OPS], ea_error *err);

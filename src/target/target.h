@@ -25,6 +25,8 @@
  *   folder, each checked against the digest recorded when it was accepted (a base recaptured since is an
  *   error naming both files). No target.json (a bare captures folder's parent): its own captures alone.
  * - ea_capture_digest: fnv1a64 of a file's bytes as 16 lowercase hex digits, the digest "captures_from" records.
+ * - ea_target_sibling: the folder named base beside dir (golden/targets/<base> beside golden/targets/<this>), said
+ *   as plainly as dir allows: "a/X/" and "a/X" give "a/<base>", "X" gives "<base>", "." and ".." go up a level.
  * ea_target_load and ea_target_select are test-only entry points (target_impl.h). */
 #ifndef EA_TARGET_H
 #define EA_TARGET_H
@@ -51,6 +53,7 @@ int ea_target_find(const char *golden, const char *name, ea_target *out, ea_erro
 #define EA_DIGEST_LEN 17 /* 16 hex digits and the NUL */
 int ea_target_captures_load(const char *dir, ea_captures *out, ea_error *err);
 int ea_capture_digest(const char *capture_json, char out[EA_DIGEST_LEN], ea_error *err);
+void ea_target_sibling(const char *dir, const char *base, char *out, size_t n);
 
 /* *out, free()d, holds *n targets (the candidate pricing walks them). */
 int ea_targets_list(const char *golden, ea_target **out, int *n, ea_error *err);

@@ -27,9 +27,7 @@ static int is_digest(const char *s)
     return strlen(s) == EA_DIGEST_LEN - 1 && strspn(s, "0123456789abcdef") == EA_DIGEST_LEN - 1;
 }
 
-/* The folder named base beside dir, golden/targets/<base> beside golden/targets/<this>, said as plainly as dir
- * allows: "a/X/" and "a/X" give "a/<base>", "X" gives "<base>", "." and ".." go up a level. */
-static void sibling(const char *dir, const char *base, char *out, size_t n)
+void ea_target_sibling(const char *dir, const char *base, char *out, size_t n)
 {
     char d[4200];
     size_t len = (size_t)snprintf(d, sizeof d, "%s", dir);
@@ -64,7 +62,7 @@ static int inherited(const char *file, const char *dir, ej_val from, char *base_
         snprintf(quoted, sizeof quoted, "\"%.280s\"", base);
         return ej_bad_field(from, "target", "the base target's folder name (no '/', not starting with '.')", quoted, err);
     }
-    sibling(dir, base, base_dir, nbase);
+    ea_target_sibling(dir, base, base_dir, nbase);
     if (ej_field(from, "captures", 1, &caps, err) || ej_map(caps, &count, err))
         return -1;
     if (!count)

@@ -1,0 +1,232 @@
+/* extern-audit golden rebase: a candidate target's entries of the points it kept follow its base, its own
+ * (recaptured, or of a point it cannot plan) stay; --check names a candidate that did not follow and writes
+ * nothing; the files change as one set; what does not read is refused naming it. On copies of the committed
+ * golden (a link per file, the baselines files copied). */
+#include <criterion/criterion.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/json.h"
+#include "helpers.h"
+#include "measure/baseline.h"
+#include "target/target_layout.h"
+
+#define CANDIDATE TEST_TARGET "-index_add_iota_gather"
+#define CANDIDATE2 TEST_TARGET "-routing_counting_sort"
+#define has(s, needle) cr_assert(strstr((s), (needle)), "expected '%s' in:\n%s", (needle), (s))
+
+/* A golden folder mirroring the committed one's occurrences, base and two candidates, their baselines.json real
+ * files (copies) so that a rebase replaces nothing committed. */
+static const char *golden_copy(void)
+{
+    static const char *const targets[] = {TEST_TARGET, CANDIDATE, CANDIDATE2};
+    const char *dir = test_tmpdir();
+    char cwd[2048], from[4400], to[4400];
+    cr_assert_not_null(getcwd(cwd, sizeof cwd));
+    snprintf(from, sizeof from, "%s/golden/occurrences", cwd);
+    test_mirror(from, test_join(dir, "occurrences"));
+    cr_assert_eq(ea_make_dirs(test_join(dir, "targets"), &(ea_error){{0}}), 0);
+    for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++) {
+        snprintf(from, sizeof from, "%s/golden/targets/%s", cwd, targets[i]);
+        snprintf(to, sizeof to, "%s/targets/%s", dir, targets[i]);
+        test_mirror(from, to);
+        char *text = test_read(test_join(from, EA_BASELINES_NAME));
+        cr_assert_eq(unlink(test_join(to, EA_BASELINES_NAME)), 0);
+        free(test_write(to, EA_BASELINES_NAME, text));
+        free(text);
+    }
+    return dir;
+}
+
+static char *target_file(const char *golden, const char *target)
+{
+    static char path[3][4400];
+    static int k;
+    char *p = path[k++ % 3];
+    snprintf(p, sizeof path[0], "%s/targets/%s/" EA_BASELINES_NAME, golden, target);
+    return p;
+}
+
+static cJSON *load(const char *path)
+{
+    char *text = test_read(path);
+    cJSON *doc = cJSON_Parse(text);
+    free(text);
+    cr_assert_not_null(doc, "%s reads", path);
+    return doc;
+}
+
+static void save(const char *path, cJSON *doc)
+{
+    char *text = cJSON_Print(doc);
+    FILE *f = fopen(path, "w");
+    cr_assert(f && text && fputs(text, f) >= 0 && fclose(f) == 0, "%s", path);
+    free(text);
+    cJSON_Delete(doc);
+}
+
+/* The first result of family in doc. */
+static cJSON *first_of(cJSON *doc, const char *family)
+{
+    cJSON *r;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(doc, "scopes"))
+        if (!strcmp(ej_text(r, "family"), family))
+            return r;
+    cr_assert_fail("no %s result", family);
+    return NULL;
+}
+
+static cJSON *current_path(cJSON *result)
+{
+    cJSON *p;
+    cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(result, "paths"))
+        if (!strcmp(ej_text(p, "name"), "current") && !strcmp(ej_text(p, "mode"), "faithful"))
+            return p;
+    cr_assert_fail("no faithful current path");
+    return NULL;
+}
+
+static double current_median(cJSON *result)
+{
+    return ej_num(cJSON_GetObjectItemCaseSensitive(current_path(result), "time"), "median_us");
+}
+
+/* result's faithful current warm time (median, quartiles, spread) times f; returns the new median. */
+static double slower(cJSON *result, double f)
+{
+    cJSON *time = cJSON_GetObjectItemCaseSensitive(current_path(result), "time");
+    static const char *const keys[] = {"median_us", "q1_us", "q3_us", "iqr_us"};
+    for (int i = 0; i < 4; i++) {
+        cJSON *v = cJSON_GetObjectItemCaseSensitive(time, keys[i]);
+        cJSON_SetNumberValue(v, f * v->valuedouble);
+    }
+    return ej_num(time, "median_us");
+}
+
+/* The base's first cat result and first index_add result (a point the iota_gather candidate recaptured) moved:
+ * their current paths 10% slower. Returns the moved cat time. */
+static double move_base(const char *golden)
+{
+    cJSON *base = load(target_file(golden, TEST_TARGET));
+    double t = slower(first_of(base, "cat"), 1.1);
+    slower(first_of(base, "index_add"), 1.1);
+    save(target_file(golden, TEST_TARGET), base);
+    return t;
+}
+
+/* golden rebase [--check] over golden, which must exit want and leave target's baselines file as it was. */
+static cli_run rebase_leaving(const char *golden, const char *target, int check, int want)
+{
+    char *text = test_read(target_file(golden, target));
+    cli_run r = check ? test_cli("golden", "rebase", "--check", "--golden", golden, NULL)
+                      : test_cli("golden", "rebase", "--golden", golden, NULL);
+    cr_assert_eq(r.status, want, "%s", r.err);
+    char *still = test_read(target_file(golden, target));
+    cr_assert_str_eq(still, text, "%s: as it was", target);
+    free(still);
+    free(text);
+    return r;
+}
+
+Test(golden_rebase, the_committed_candidates_follow_their_base)
+{
+    cli_run r = test_cli("golden", "rebase", "--check", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    has(r.err, CANDIDATE "/" EA_BASELINES_NAME ": today's");
+    cli_run_free(&r);
+    /* a point the base measured after the candidate was staged (the avgpool backward captures came later: the
+     * candidate has none) keeps the candidate's reason, not the base's results */
+    cJSON *c = load("golden/targets/" CANDIDATE "/" EA_BASELINES_NAME), *e;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(c, "scopes"))
+        cr_assert_str_neq(ej_text(e, "family"), "avgpool_backward", "%s", ej_text(e, "point"));
+    int unmeasured = 0;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(c, "unmeasured"))
+        unmeasured += !strncmp(ej_text(e, "point"), "adaptive_avg_pool2d_backward-", 29);
+    cr_assert_eq(unmeasured, 2);
+    cJSON_Delete(c);
+}
+
+Test(golden_rebase, a_moved_base_reaches_the_kept_entries_and_not_the_recaptured_ones)
+{
+    const char *golden = golden_copy();
+    cJSON *before = load(target_file(golden, CANDIDATE));
+    double own = current_median(first_of(before, "index_add"));
+    cJSON_Delete(before);
+    double t = move_base(golden);
+    cli_run r = test_cli("golden", "rebase", "--golden", golden, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    has(r.err, CANDIDATE "/" EA_BASELINES_NAME ": written: 1 entry taken, the first $.scopes[");
+    has(r.err, "(cat cat-");
+    has(r.err, CANDIDATE2 "/" EA_BASELINES_NAME ": written: 2 entries taken"); /* it kept both */
+    cli_run_free(&r);
+    cJSON *after = load(target_file(golden, CANDIDATE));
+    cr_assert_float_eq(current_median(first_of(after, "cat")), t, 1e-12, "the base's moved time");
+    cr_assert_float_eq(current_median(first_of(after, "index_add")), own, 1e-12,
+                       "the recaptured point keeps the candidate's own time");
+    cr_assert_eq(ea_baseline_validate("after", after, &(ea_error){{0}}), 0);
+    /* the command keeps the candidate's run and names the base's command as it is now */
+    cJSON *base = load(target_file(golden, TEST_TARGET));
+    const char *cmd = ej_text(after, "command"), *tail = strstr(cmd, "; every other result kept from ");
+    static const char run[] = "extern-audit run --mode both --golden build/stage-index_add_iota_gather";
+    cr_assert(!strncmp(cmd, run, sizeof run - 1), "%s", cmd);
+    cr_assert(tail && strstr(tail, ": ") && !strncmp(strstr(tail, ": ") + 2, ej_text(base, "command"),
+                                                   strlen(ej_text(base, "command"))), "%s", cmd);
+    cJSON_Delete(base);
+    cJSON_Delete(after);
+    /* again: nothing moves, and the files keep their bytes */
+    r = rebase_leaving(golden, CANDIDATE, 0, 0);
+    has(r.err, ": today's");
+    cli_run_free(&r);
+}
+
+Test(golden_rebase, check_names_a_candidate_that_did_not_follow_and_writes_nothing)
+{
+    const char *golden = golden_copy();
+    move_base(golden);
+    cli_run r = rebase_leaving(golden, CANDIDATE, 1, 1);
+    has(r.err, CANDIDATE "/" EA_BASELINES_NAME " is not what its base ");
+    has(r.err, "1 entry differs, the first $.scopes[");
+    has(r.err, "run extern-audit golden rebase");
+    cli_run_free(&r);
+}
+
+Test(golden_rebase, one_candidate_that_does_not_read_leaves_every_file_as_it_was)
+{
+    const char *golden = golden_copy();
+    move_base(golden);
+    cJSON *c = load(target_file(golden, CANDIDATE2));
+    cJSON_ReplaceItemInObjectCaseSensitive(c, "command", cJSON_CreateString("extern-audit run --scope all"));
+    save(target_file(golden, CANDIDATE2), c);
+    /* the candidate before it in name order, which would follow, is not written either */
+    cli_run r = rebase_leaving(golden, CANDIDATE, 0, 2);
+    has(r.err, CANDIDATE2 "/" EA_BASELINES_NAME " $.command: expected what the candidate kept from its base");
+    has(r.err, "got \"extern-audit run --scope all\"");
+    cli_run_free(&r);
+}
+
+Test(golden_rebase, refuses_a_target_of_todays_code_a_missing_base_and_two_folders)
+{
+    const char *golden = golden_copy();
+    char dir[4400];
+    snprintf(dir, sizeof dir, "%s/targets/" TEST_TARGET, golden);
+    cli_run r = test_cli("golden", "rebase", dir, "--golden", golden, NULL);
+    cr_assert_eq(r.status, 2, "%s", r.err);
+    has(r.err, "expected a candidate lowering's target (\"lowering\": NAME), got a target of today's code");
+    cli_run_free(&r);
+    snprintf(dir, sizeof dir, "%s/targets/" TEST_TARGET, golden);
+    char base_file[4500];
+    snprintf(base_file, sizeof base_file, "%s/" EA_BASELINES_NAME, dir);
+    cr_assert_eq(unlink(base_file), 0);
+    snprintf(dir, sizeof dir, "%s/targets/" CANDIDATE, golden);
+    r = test_cli("golden", "rebase", dir, "--golden", golden, NULL);
+    cr_assert_eq(r.status, 2, "%s", r.err);
+    has(r.err, TEST_TARGET "/" EA_BASELINES_NAME);
+    cli_run_free(&r);
+    r = test_cli("golden", "rebase", dir, dir, NULL);
+    cr_assert_eq(r.status, 2, "%s", r.err);
+    has(r.err, "rebase takes at most one CANDIDATE folder");
+    cli_run_free(&r);
+}
