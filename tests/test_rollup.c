@@ -414,3 +414,61 @@ Test(rollup, cli_writes_every_report)
     has(r.err, "/nonexistent/dir/r.html");
     cli_run_free(&r);
 }
+
+/* torch.compile's median of run config in the committed capture folder scope. */
+static double compiled_median(const char *scope, const char *config)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "golden/targets/" TEST_TARGET "/captures/%s/capture.json", scope);
+    cJSON *c = load(path), *r;
+    double v = NAN;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(c, "runs"))
+        if (!strcmp(cJSON_GetObjectItemCaseSensitive(r, "config")->valuestring, config))
+            v = num(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(r, "timing"), "compiled"),
+                    "median_us");
+    cJSON_Delete(c);
+    return v;
+}
+
+/* The figures price the default config; the tuned one is torch's timing of the capture's other run, summed only
+ * where both are there, and said in the totals and a table of its own. */
+Test(rollup, the_current_is_the_default_config_and_the_tuned_one_is_the_captures_timing)
+{
+    cJSON *doc = build("golden", NULL);
+    const cJSON *row, *t = cJSON_GetObjectItemCaseSensitive(doc, "totals");
+    double def = 0, tun = 0, both = 0;
+    int rows = 0;
+    cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(doc, "rows")) {
+        const cJSON *pc = cJSON_GetObjectItemCaseSensitive(row, "per_call"), *u = cJSON_GetObjectItemCaseSensitive(row, "us");
+        const char *scope = cJSON_GetObjectItemCaseSensitive(row, "capture_scope")->valuestring;
+        double n = num(row, "occurrences");
+        if (!cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(u, "compiled_tuned"))) {
+            cr_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(u, "compiled_default")), "both or neither");
+            cr_assert(!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(row, "priced")) ||
+                          !cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(row, "shared_with")),
+                      "%s: every priced unshared row's capture timed both runs", scope);
+            continue;
+        }
+        cr_assert_float_eq(num(pc, "compiled_default_us"), compiled_median(scope, "default"), 1e-9, "%s", scope);
+        cr_assert_float_eq(num(pc, "compiled_tuned_us"), compiled_median(scope, "coordinate_descent"), 1e-9, "%s", scope);
+        cr_assert_float_eq(num(u, "compiled_tuned"), n * num(pc, "compiled_tuned_us"), 1e-9);
+        def += num(u, "compiled_default");
+        tun += num(u, "compiled_tuned");
+        both += n;
+        rows++;
+    }
+    cr_assert_eq(both, 168, "cat 62, cumsum 20, histc 24, index_add 60, avgpool backward 2 (%d rows)", rows);
+    const cJSON *u = cJSON_GetObjectItemCaseSensitive(t, "us");
+    cr_assert_float_eq(num(u, "compiled_default"), def, 1e-6);
+    cr_assert_float_eq(num(u, "compiled_tuned"), tun, 1e-6);
+    cr_assert_eq(num(t, "compiled_both"), both);
+    cr_assert_eq(num(op_agg(doc, "aten.cumsum.default"), "compiled_both"), 20, "the 24 routing ones are histc's");
+    char *text = ea_report_text(doc, 10);
+    has(text, "current                                Inductor's default config (the captured default run)");
+    has(text, "Inductor's default config against its coordinate-descent tuned one (torch.compile's timing at capture)");
+    char all[128];
+    snprintf(all, sizeof all, "%.2f", num(u, "compiled_tuned") / num(u, "compiled_default"));
+    has(text, all);
+    free(text);
+    cJSON_Delete(doc);
+}

@@ -307,6 +307,13 @@ static void totals_table(cJSON *tables, const cJSON *doc)
     else
         snprintf(a, sizeof a, "%s: unpriced", after);
     answer(tab, "recoverable", a);
+    if (ej_num(t, "compiled_both") > 0)
+        snprintf(a, sizeof a, "Inductor's default config (the captured default run); torch.compile timed the "
+                 "coordinate-descent tuned run at %.2fx of it over %.0f occurrences (the table of the two configs)",
+                 ej_num(u, "compiled_tuned") / ej_num(u, "compiled_default"), ej_num(t, "compiled_both"));
+    else
+        snprintf(a, sizeof a, "Inductor's default config (the captured default run); no capture timed a tuned one");
+    answer(tab, "current", a);
     const cJSON *line;
     cJSON_ArrayForEach(line, obj(obj(doc, "candidates"), "lines"))
         answer(tab, "staged candidate", line->valuestring);
@@ -450,11 +457,64 @@ static void launch_table(cJSON *tables, const cJSON *doc)
             "floor); floor% = floor / time; listed where the oracle's launches cost at least its transfer");
 }
 
+/* The lowest and highest tuned / default ratio of op's rows timed both ways. */
+static void tuned_range(const cJSON *doc, const char *op, double *lo, double *hi)
+{
+    const cJSON *r;
+    *lo = INFINITY;
+    *hi = -INFINITY;
+    cJSON_ArrayForEach(r, obj(doc, "rows"))
+        if ((!op || !strcmp(ej_str(r, "op"), op)) && isfinite(ej_num(obj(r, "us"), "compiled_tuned"))) {
+            double x = ej_num(obj(r, "per_call"), "compiled_tuned_us") / ej_num(obj(r, "per_call"), "compiled_default_us");
+            *lo = x < *lo ? x : *lo;
+            *hi = x > *hi ? x : *hi;
+        }
+}
+
+static void tuned_row(cJSON *t, const cJSON *doc, const char *label, const char *op, const cJSON *agg)
+{
+    const cJSON *u = obj(agg, "us");
+    double lo, hi;
+    char range[64];
+    tuned_range(doc, op, &lo, &hi);
+    snprintf(range, sizeof range, "%.2f - %.2f", lo, hi);
+    cJSON *r = row_of(t);
+    cell(r, label);
+    count(r, ej_num(agg, "compiled_both"));
+    us(r, ej_num(u, "compiled_default"));
+    us(r, ej_num(u, "compiled_tuned"));
+    figure(r, "%.2f", ej_num(u, "compiled_tuned") / ej_num(u, "compiled_default"));
+    cell(r, range);
+}
+
+/* Which Inductor "current" the figures price, and what the other captured config costs by torch's own timing. */
+static void tuned_table(cJSON *tables, const cJSON *doc)
+{
+    static const char *const what[] = {"default", "tuned"};
+    const cJSON *o, *tot = obj(doc, "totals");
+    char c[2][96];
+    if (!(ej_num(tot, "compiled_both") > 0))
+        return;
+    gpu_titles(doc, what, 2, 0, c);
+    const char *const cols[] = {"op", "occ.", c[0], c[1], "tuned / default", "per scope", NULL};
+    cJSON *t = table(tables, "Inductor's default config against its coordinate-descent tuned one (torch.compile's "
+                             "timing at capture)", "lrrrrl", cols);
+    cJSON_ArrayForEach(o, obj(doc, "ops"))
+        if (ej_num(o, "compiled_both") > 0)
+            tuned_row(t, doc, ej_str(o, "op"), ej_str(o, "op"), o);
+    tuned_row(t, doc, "all", NULL, tot);
+    note(t, "current: every faithful, headroom and speedup figure prices Inductor's default config, each capture's "
+            "\"default\" run replayed from C; the coordinate-descent tuned run in the same capture is not replayed");
+    note(t, "default, tuned: torch.compile's own per-call medians of the two runs in the capture process, times the "
+            "occurrences, over the priced scopes whose capture timed both; per scope: the lowest and highest ratio");
+}
+
 static cJSON *ea_report_tables(const cJSON *doc, int top)
 {
     cJSON *tables = cJSON_CreateArray();
     totals_table(tables, doc);
     op_table(tables, doc);
+    tuned_table(tables, doc);
     gap_table(tables, doc);
     launch_table(tables, doc);
     model_table(tables, doc, top);

@@ -43,6 +43,8 @@ typedef struct {
     ea_torch_ops ops;                      /* loaded 0 when absent */
     cJSON *candidates;                     /* candidate.h's ea_candidates_staged; NULL without baselines */
     cJSON *oracle_rule, *oracle_allowed;   /* oracle_rule.h's breaches (NULL without baselines), its allowlist */
+    cJSON *compiled;                       /* capture folder -> [default_us, tuned_us]: torch.compile's own medians of
+                                            * its default and coordinate-descent runs, where it timed both */
     char target_name[128], oracle_allowlist[4352];
     ea_seed_totals seed;
     int have_seed;

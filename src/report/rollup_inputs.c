@@ -52,7 +52,23 @@ static int load_baselines(ea_rollup_inputs *in, const ea_target *t, ea_error *er
     return 0;
 }
 
-/* The oracle's rule on the target's baselines, with its captures (torch.compile's times, the lowering's scopes). */
+/* Per capture folder, torch.compile's per-call medians of the default and the coordinate-descent tuned run, where
+ * the capture timed both (the rollup's "current" replays the default run only). */
+static cJSON *compiled_runs(const ea_captures *caps)
+{
+    cJSON *m = cJSON_CreateObject();
+    for (int i = 0; m && i < caps->n; i++) {
+        const ea_capture_run *d = ea_capture_run_named(&caps->items[i], "default"),
+                             *t = ea_capture_run_named(&caps->items[i], "coordinate_descent");
+        if (d && t && d->compiled.samples > 0 && t->compiled.samples > 0)
+            cJSON_AddItemToObject(m, caps->items[i].scope,
+                                  cJSON_CreateDoubleArray((const double[]){d->compiled.median_us, t->compiled.median_us}, 2));
+    }
+    return m;
+}
+
+/* The oracle's rule on the target's baselines, with its captures (torch.compile's times, the lowering's scopes), and
+ * the compiled times of both Inductor configs. */
 static int load_oracle_rule(ea_rollup_inputs *in, const ea_target *t, ea_error *err)
 {
     ea_captures caps;
@@ -64,6 +80,8 @@ static int load_oracle_rule(ea_rollup_inputs *in, const ea_target *t, ea_error *
     if (ea_target_captures_load(t->dir, &caps, err))
         return -1;
     int rc = ea_oracle_rule_breaches(t, in->baselines_file, in->baselines, &caps, &in->oracle_rule, err);
+    if (rc == 0 && !(in->compiled = compiled_runs(&caps)))
+        rc = ea_fail(err, "rollup: out of memory");
     ea_captures_free(&caps);
     return rc;
 }
@@ -120,7 +138,8 @@ void ea_rollup_free(ea_rollup_inputs *in)
     cJSON_Delete(in->candidates);
     cJSON_Delete(in->oracle_rule);
     cJSON_Delete(in->oracle_allowed);
-    in->classification = in->baselines = in->candidates = in->oracle_rule = in->oracle_allowed = NULL;
+    cJSON_Delete(in->compiled);
+    in->classification = in->baselines = in->candidates = in->oracle_rule = in->oracle_allowed = in->compiled = NULL;
     ea_torch_ops_free(&in->ops);
     if (in->have_seed)
         ea_seed_totals_free(&in->seed);

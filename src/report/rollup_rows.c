@@ -135,6 +135,10 @@ static void price(const ea_rollup_inputs *in, const occ *c, cJSON *row)
     cJSON_AddItemToObject(row, "candidate", lowering ? cJSON_CreateString(lowering) : cJSON_CreateNull());
     /* beside our replay of the captured partition, torch.compile's own time of it (the capture's) */
     ej_add_number_or_null(pc, "torch_compiled_us", r ? ej_num(cJSON_GetObjectItemCaseSensitive(r, "fidelity"), "torch_compiled_us") : NAN);
+    /* the capture's two Inductor configs as torch.compile timed them: today's "current" replays the default one */
+    const cJSON *both = in->compiled ? cJSON_GetObjectItemCaseSensitive(in->compiled, key) : NULL;
+    ej_add_number_or_null(pc, "compiled_default_us", both ? cJSON_GetArrayItem(both, 0)->valuedouble : NAN);
+    ej_add_number_or_null(pc, "compiled_tuned_us", both ? cJSON_GetArrayItem(both, 1)->valuedouble : NAN);
     ej_add_number_or_null(pc, "torch_faithful_us", t && t->faithful.timed ? t->faithful.median_us : NAN);
     ej_add_number_or_null(pc, "pipeline_min_us", t && t->pipeline.timed ? t->pipeline.min_us : NAN);
     ej_add_number_or_null(pc, "pipeline_steady_us", t && t->pipeline.timed ? t->pipeline.steady_us : NAN);
@@ -223,6 +227,7 @@ static void totals(cJSON *row)
 #define PC(k) (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(pc, k)) ? cJSON_GetObjectItemCaseSensitive(pc, k)->valuedouble : NAN)
     double cur = PC("current_us"), fab = PC("fabricated_us"), orc = PC("oracle_us"), tf = PC("torch_faithful_us");
     double pmin = PC("pipeline_min_us"), steady = PC("pipeline_steady_us"), cand = PC("candidate_us");
+    double cdef = PC("compiled_default_us"), ctun = PC("compiled_tuned_us");
 #undef PC
     cJSON *us = cJSON_AddObjectToObject(row, "us");
     double after = priced ? n * cur : shared ? 0 : NAN;
@@ -237,6 +242,10 @@ static void totals(cJSON *row)
         head = 0;
     ej_add_number_or_null(us, "headroom", head);
     ej_add_number_or_null(us, "fabricated_over_faithful", priced && isfinite(fab) ? n * (fab - cur) : NAN);
+    /* both configs or neither: a sum of one beside a sum of the other would compare different scopes */
+    int both = priced && isfinite(cdef) && isfinite(ctun);
+    ej_add_number_or_null(us, "compiled_default", both ? n * cdef : NAN);
+    ej_add_number_or_null(us, "compiled_tuned", both ? n * ctun : NAN);
     /* the pipeline's price and the gap to the faithful in-scope price, term by term (they add up) */
     cJSON *gap = cJSON_AddObjectToObject(row, "gap");
     int have = isfinite(pmin) && isfinite(steady) && isfinite(after);
