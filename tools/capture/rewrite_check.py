@@ -1,16 +1,16 @@
-"""On a GPU with torch: the two structural rewrites (lowerings/index_add_iota_gather.py,
-lowerings/routing_counting_sort.py) compiled on small cases shaped like the golden scopes, checked
-against eager: the pass must fire (it counts what it rewrote) and the results must be what the
-candidate promises. Prints one line per case and exits 0 when all hold, 1 otherwise, 2 without a
-CUDA device.
+"""On a GPU with torch: the structural rewrites (lowerings/index_add_iota_gather.py,
+lowerings/index_add_overlap_add.py, lowerings/routing_counting_sort.py) compiled on small cases
+shaped like the golden scopes, checked against eager: the pass must fire (it counts what it
+rewrote) and the results must be what the candidate promises. Prints one line per case and exits 0
+when all hold, 1 otherwise, 2 without a CUDA device.
 
 - counting sort of topk-style expert ids in [0, 32): values and indices bit-exact with
   torch.sort(stable=True) (the routing scope's sort, its permutation included, which the scope's own
   outputs do not expose);
-- index_add over overlapping as_strided(iota) windows in f32 with at most two windows per element:
-  bit-exact with eager (0 + a + b rounds the same in any order); the same in bf16 and with three
-  windows per element, and a plain iota index along dim 3 (XLNet's pad-add): within 1e-2 relative L2
-  of an fp64 reference (the capture's own compiled-vs-eager bound).
+- index_add over overlapping as_strided(iota) windows, under each index_add rewrite, in f32 with at
+  most two windows per element: bit-exact with eager (0 + a + b rounds the same in any order); the
+  same in bf16 and with three windows per element: within 1e-2 relative L2 of an fp64 reference (the
+  capture's own compiled-vs-eager bound); a plain iota index along dim 3 (XLNet's pad-add): bit-exact.
 
     python3 tools/capture/rewrite_check.py
 """
@@ -52,9 +52,12 @@ def check_sort():
                f"{'bit-exact' if ok else 'DIFFER'} against torch.sort(stable=True)"
 
 
-def windows_case(dtype, size, stride, extent):
+INDEX_ADD_REWRITES = ("index_add_iota_gather", "index_add_overlap_add")
+
+
+def windows_case(name, dtype, size, stride, extent):
     import torch
-    mod = lowerings.load("index_add_iota_gather")
+    mod = lowerings.load(name)
     numel = 1
     for s in size:
         numel *= s
@@ -78,31 +81,31 @@ def rel_l2(got, want):
             torch.linalg.vector_norm(want.double()).clamp_min(1e-30)).item()
 
 
-def check_windows():
+def check_windows(name):
     import torch
     results = []
     # Longformer A in small: chunks of 8 rows every 4 rows, 2 heads x 4 columns (at most two windows)
     a = ([2, 3, 8, 4], [4, 32, 8, 1], 160)
-    got, eager, n, _ = windows_case(torch.float32, *a)
+    got, eager, n, _ = windows_case(name, torch.float32, *a)
     ok = n > 0 and torch.equal(got, eager)
-    results.append((ok, f"f32 overlapping windows (<= 2 per element): {n} rewritten, "
+    results.append((ok, f"{name}: f32 overlapping windows (<= 2 per element): {n} rewritten, "
                         f"{'bit-exact' if ok else 'DIFFERS'} against eager index_add"))
     # Longformer B in small: 4 windows of 6 rows every 2 rows (up to three per element), bf16
     for dtype, case in ((torch.bfloat16, a), (torch.bfloat16, ([2, 4, 6, 2], [24, 4, 2, 1], 48))):
-        got, eager, n, src = windows_case(dtype, *case)
+        got, eager, n, src = windows_case(name, dtype, *case)
         # eager's bf16 atomics round after every add: both are judged against the fp64 sum
         idx = torch.as_strided(torch.arange(case[2], device="cuda"), case[0], case[1], 0).reshape(-1)
         ref = torch.zeros(case[2], device="cuda", dtype=torch.float64).index_add_(0, idx, src.double())
         err, eager_err = rel_l2(got, ref), rel_l2(eager, ref)
         ok = n > 0 and err <= 1e-2 and err <= eager_err + 1e-3  # no less accurate than ATen's, within noise
-        results.append((ok, f"{dtype} windows {case[0]}: {n} rewritten, relative L2 {err:.3g} against fp64 "
-                            f"(eager's {eager_err:.3g})"))
+        results.append((ok, f"{name}: {dtype} windows {case[0]}: {n} rewritten, relative L2 {err:.3g} against "
+                            f"fp64 (eager's {eager_err:.3g})"))
     return results
 
 
-def check_pad():
+def check_pad(name):
     import torch
-    mod = lowerings.load("index_add_iota_gather")
+    mod = lowerings.load(name)
     aten = torch.ops.aten
     index = torch.arange(8, device="cuda")
     src = torch.randn(2, 2, 8, 8, device="cuda", dtype=torch.bfloat16)
@@ -115,7 +118,7 @@ def check_pad():
              {"name": "in1", "sizes": [2, 2, 8, 8], "values": {"generator": "uniform"}}]
     got, n = compiled_under(mod, specs, fn, index, src)
     ok = n > 0 and torch.equal(got, fn(index, src))  # one add per element: exact
-    return ok, f"iota index along dim 3 (XLNet's pad-add): {n} rewritten, {'bit-exact' if ok else 'DIFFERS'}"
+    return ok, f"{name}: iota index along dim 3 (XLNet's pad-add): {n} rewritten, {'bit-exact' if ok else 'DIFFERS'}"
 
 
 def main():
@@ -128,7 +131,9 @@ def main():
         print("rewrite_check: no CUDA device", file=sys.stderr)
         return 2
     torch.manual_seed(0)
-    results = [check_sort(), *check_windows(), check_pad()]
+    results = [check_sort()]
+    for name in INDEX_ADD_REWRITES:
+        results += [*check_windows(name), check_pad(name)]
     for ok, line in results:
         print(("ok   " if ok else "FAIL ") + line, flush=True)
     return 0 if all(ok for ok, _ in results) else 1

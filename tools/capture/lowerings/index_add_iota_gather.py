@@ -22,12 +22,12 @@ iota, `bind`), which a real pass would see in the joint graph before partitionin
 
 import contextlib
 
-from . import _graph
+from . import _graph, _index_add
 
 STANDS_FOR = ("an Inductor pattern pass (post-grad custom pass in spirit): index_add with an iota or "
               "as_strided(iota) index rewritten as the gather / pad-add that the Longformer and XLNet "
               "oracles compute (no atomics, fp32 sum of the 1..C windows, one rounding)")
-OPS = ("aten.index_add.default",)
+OPS = _index_add.OPS
 
 MAX_WINDOWS = 8  # beyond this, C masked gathers per element cost more than the atomics they replace
 
@@ -38,28 +38,6 @@ def bind(specs):
     """The capture's input specs: placeholders whose generator is an iota are iotas."""
     global _specs
     _specs = specs
-
-
-def iota_view(node, specs=None):
-    """What the index node's values are, or None: {"start", "step", "size", "stride", "offset"} with
-    value[j] = start + step * (offset + sum_d i_d * stride_d), (i_d) the row-major multi-index of
-    element j in size."""
-    node = _graph.strip_order_keeping(node)
-    view = None
-    if node.op == "call_function" and _graph.target_name(node) == "aten.as_strided.default":
-        view = {"size": list(node.args[1]), "stride": list(node.args[2]),
-                "offset": node.args[3] if len(node.args) > 3 else 0}
-        node = _graph.strip_order_keeping(node.args[0])
-    if node.op == "call_function" and _graph.target_name(node) == "prims.iota.default":
-        start, step, length = node.kwargs.get("start", 0), node.kwargs.get("step", 1), node.args[0]
-    else:
-        spec = _graph.input_spec(node, specs)
-        if not spec or spec["values"].get("generator") != "iota" or len(spec["sizes"]) != 1:
-            return None
-        start, step, length = spec["values"]["start"], spec["values"]["step"], spec["sizes"][0]
-    if view is None:
-        view = {"size": [length], "stride": [1], "offset": 0}
-    return {"start": start, "step": step, **view}
 
 
 def _nested(dims):
@@ -145,19 +123,7 @@ def gather_add(x, dim, src, alpha, view, plan):
 
 
 def rewrite(graph, specs):
-    count = 0
-    for node in _graph.calls(graph, ("aten.index_add.default",)):
-        x, dim, index, src = node.args[:4]
-        dim = dim % len(x.meta["example_value"].shape) if "example_value" in x.meta else dim
-        alpha = node.kwargs.get("alpha", node.args[4] if len(node.args) > 4 else 1)
-        view = iota_view(index, specs)
-        extent = x.meta["example_value"].shape[dim] if "example_value" in x.meta else None
-        plan = window_plan(view, extent) if view and extent is not None else None
-        if plan is None:
-            continue
-        _graph.replace(graph, node, gather_add, (x, dim, src, alpha, view, plan))
-        count += 1
-    return count
+    return _index_add.rewrite(graph, specs, window_plan, gather_add)
 
 
 @contextlib.contextmanager

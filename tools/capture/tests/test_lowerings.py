@@ -19,7 +19,7 @@ GOLDEN = os.path.join(os.path.dirname(__file__), "..", "..", "..", "golden")
 class TestDiscovery(unittest.TestCase):
     def test_every_candidate_declares_what_it_stands_for(self):
         self.assertEqual(lowerings.names(), ["histc_scatter", "index_add_bf16_atomic", "index_add_iota_gather",
-                                             "routing_counting_sort"])
+                                             "index_add_overlap_add", "routing_counting_sort"])
         for name in lowerings.names():
             mod = lowerings.load(name)
             self.assertTrue(mod.STANDS_FOR and mod.OPS, name)
@@ -28,7 +28,7 @@ class TestDiscovery(unittest.TestCase):
     def test_unknown_candidate_names_the_known_ones(self):
         with self.assertRaisesRegex(lowerings.LoweringError,
                                     "no such candidate; known: histc_scatter, index_add_bf16_atomic, index_add_iota_gather, "
-                                    "routing_counting_sort"):
+                                    "index_add_overlap_add, routing_counting_sort"):
             lowerings.load("nosuch")
 
     def test_private_helpers_are_not_candidates(self):

@@ -9,7 +9,8 @@ import context  # noqa: F401
 import capture
 import golden
 import lowerings
-from lowerings import _graph, index_add_iota_gather as iota, routing_counting_sort as csort
+from lowerings import _graph, _index_add, index_add_iota_gather as iota, index_add_overlap_add as ola
+from lowerings import routing_counting_sort as csort
 
 GOLDEN = os.path.join(os.path.dirname(__file__), "..", "..", "..", "golden")
 
@@ -41,22 +42,22 @@ class TestIotaIndex(unittest.TestCase):
         return call("aten.reshape.default", call("aten.clone.default", strided), [192])
 
     def test_as_strided_iota_through_clone_and_reshape(self):
-        self.assertEqual(iota.iota_view(self.longformer()),
+        self.assertEqual(_index_add.iota_view(self.longformer()),
                          {"start": 0, "step": 1, "size": [4, 3, 8, 2], "stride": [2, 64, 8, 1], "offset": 0})
 
     def test_iota_input_named_by_the_scope(self):
         specs = [{"name": "in0", "sizes": [512], "values": {"generator": "iota", "start": 0, "step": 1}}]
-        view = iota.iota_view(Node("placeholder", name="l_tensors_0_"), specs)
+        view = _index_add.iota_view(Node("placeholder", name="l_tensors_0_"), specs)
         self.assertEqual(view["size"], [512])
         # another input, or no scope knowledge: not an iota
-        self.assertIsNone(iota.iota_view(Node("placeholder", name="l_tensors_1_"), specs))
-        self.assertIsNone(iota.iota_view(Node("placeholder", name="l_tensors_0_"), None))
+        self.assertIsNone(_index_add.iota_view(Node("placeholder", name="l_tensors_1_"), specs))
+        self.assertIsNone(_index_add.iota_view(Node("placeholder", name="l_tensors_0_"), None))
         specs[0]["values"] = {"generator": "randint", "seed": 0, "low": 0, "high": 512}
-        self.assertIsNone(iota.iota_view(Node("placeholder", name="l_tensors_0_"), specs))
+        self.assertIsNone(_index_add.iota_view(Node("placeholder", name="l_tensors_0_"), specs))
 
     def test_other_indices_are_left_alone(self):
-        self.assertIsNone(iota.iota_view(call("aten.randint.low", 0, 5, [3])))
-        self.assertIsNone(iota.iota_view(call("aten.add.Tensor", self.longformer(), 1)))
+        self.assertIsNone(_index_add.iota_view(call("aten.randint.low", 0, 5, [3])))
+        self.assertIsNone(_index_add.iota_view(call("aten.add.Tensor", self.longformer(), 1)))
 
     def check_plan(self, view, extent, window):
         plan = iota.window_plan(view, extent)
@@ -156,6 +157,58 @@ class TestRewriteCheck(unittest.TestCase):
 
 
 
+class TestOverlapAdd(unittest.TestCase):
+    def check_plan(self, view, extent, window, pieces):
+        plan = ola.overlap_plan(view, extent)
+        self.assertIsNotNone(plan, view)
+        self.assertEqual((plan["window"], plan["pieces"]), (window, pieces), plan)
+        land = brute_force(view, extent)
+        for m in range(extent):  # sources lists them in window order, brute_force in source order
+            self.assertEqual(sorted(ola.sources(m, view, plan)), land.get(m, []), (view, m))
+        self.assertEqual(sum(map(len, land.values())), len([j for m in range(extent) for j in ola.sources(m, view, plan)]))
+        return plan
+
+    def test_overlapping_windows_are_pieces_shifted_into_place(self):
+        # Longformer's seq-major layout in small: 3 windows of 8 rows every 4 rows, 2 heads x 4 columns,
+        # in a buffer longer than their span (the tail is x's)
+        self.check_plan({"start": 0, "step": 1, "size": [2, 3, 8, 4], "stride": [4, 32, 8, 1], "offset": 0},
+                        160, 1, 2)
+        # batch outermost, 4 windows of 6 rows every 2 rows: up to three pieces per row
+        self.check_plan({"start": 0, "step": 1, "size": [2, 4, 6, 2], "stride": [24, 4, 2, 1], "offset": 0},
+                        48, 1, 3)
+        # nine windows of two every position: the dims' roles are the other way round
+        self.check_plan({"start": 0, "step": 1, "size": [2, 9], "stride": [1, 1], "offset": 0}, 10, 1, 2)
+        # windows that do not overlap (one dense block: no window needed), a unit dim, and a region that
+        # starts inside the buffer
+        plan = self.check_plan({"start": 2, "step": 1, "size": [3, 1, 4], "stride": [4, 7, 1], "offset": 1},
+                               20, None, 1)
+        self.assertEqual((plan["base"], plan["total"]), (3, 12))
+
+    def test_plain_iota_is_one_piece(self):
+        plan = self.check_plan({"start": 0, "step": 1, "size": [5], "stride": [1], "offset": 0}, 9, None, 1)
+        self.assertEqual((plan["base"], plan["total"]), (0, 5))
+
+    def test_golden_longformer_and_xlnet_views_plan(self):
+        for size, stride, extent, pieces, rows in (([96, 3, 512, 64], [64, 1572864, 6144, 1], 6291456, 2, 256),
+                                                   ([96, 4, 768, 64], [98304, 16384, 64, 1], 9437184, 3, 256)):
+            plan = ola.overlap_plan({"start": 0, "step": 1, "size": size, "stride": stride, "offset": 0}, extent)
+            self.assertEqual((plan["window"], plan["split"], plan["pieces"], plan["rows"], plan["total"]),
+                             (1, 2, pieces, rows, extent), size)
+        plan = ola.overlap_plan({"start": 0, "step": 1, "size": [512], "stride": [1], "offset": 0}, 1023)
+        self.assertEqual((plan["window"], plan["total"]), (None, 512))
+
+    def test_views_it_cannot_add_densely_are_refused(self):
+        base = {"start": 0, "step": 1, "size": [5], "stride": [1], "offset": 0}
+        self.assertIsNone(ola.overlap_plan(base, 4))                                 # past the output
+        self.assertIsNone(ola.overlap_plan({**base, "start": -1}, 9))                # before it
+        self.assertIsNone(ola.overlap_plan({**base, "step": 2}, 16))                 # every other position
+        self.assertIsNone(ola.overlap_plan({**base, "stride": [3]}, 16))             # gaps between elements
+        # windows shifted by a part of a row: no whole pieces
+        self.assertIsNone(ola.overlap_plan({**base, "size": [3, 4, 2], "stride": [3, 2, 1]}, 16))
+        many = ola.MAX_PIECES + 1  # many windows of many rows every row, either way round
+        self.assertIsNone(ola.overlap_plan({**base, "size": [many, many], "stride": [1, 1]}, 64))
+
+
 class TestGoldenScopes(unittest.TestCase):
     """The passes' matching on the golden scopes themselves, as fake graphs: every index_add scope's
     index decodes, and the routing scope's sort keys have a range."""
@@ -185,11 +238,14 @@ class TestGoldenScopes(unittest.TestCase):
             nodes, built, specs = self.graph(e)
             k = next(i for i, n in enumerate(nodes) if n["role"] == "op")
             x, dim, index = nodes[k]["args"][:3]
-            view = iota.iota_view(built[index["ref"]], specs)
+            view = _index_add.iota_view(built[index["ref"]], specs)
             extent = scope_mod.parse_ann(nodes[x["ref"]]["ann"], "x")["sizes"][dim]
             plan = iota.window_plan(view, extent) if view else None
             self.assertIsNotNone(plan, e["scope_id"])
             self.assertEqual(plan["window"] is None, dim == 3, e["scope_id"])   # XLNet's plain iota
+            dense = ola.overlap_plan(_index_add.iota_view(built[index["ref"]], specs), extent)
+            self.assertIsNotNone(dense, e["scope_id"])
+            self.assertEqual(dense["window"] is None, dim == 3, e["scope_id"])
 
     def test_the_routing_sort_has_its_key_range(self):
         entry = capture.select(golden.load_scopes(GOLDEN), [], lowerings.load("routing_counting_sort"))[0]
@@ -264,6 +320,23 @@ class TestRewriteOnFakeGraphs(unittest.TestCase):
         self.assertEqual(new.args[5]["window"], 1)
         self.assertNotIn(op, g.nodes)
         self.assertEqual(g.nodes.index(new), 4)
+
+    def test_index_add_becomes_the_overlap_add_call(self):
+        it = self.fake(call("prims.iota.default", 160, start=0, step=1))
+        idx = self.fake(call("aten.reshape.default", call("aten.clone.default", call(
+            "aten.as_strided.default", it, [2, 3, 8, 4], [4, 32, 8, 1], 0)), [192]))
+        x = self.fake(call("aten.full.default", [160], 0), FakeValue([160], True))
+        src = self.fake(Node("placeholder", name="l_tensors_0_"))
+        op = self.fake(call("aten.index_add.default", x, -1, idx, src, alpha=2))
+        g = FakeGraph([it, idx, x, src, op])
+        self.assertEqual(ola.rewrite(g, None), 1)
+        new = op.replaced_by
+        self.assertIs(new.target, ola.overlap_add)
+        self.assertEqual(new.args[:4], (x, 0, src, 2))       # dim -1 normalized, alpha kept
+        self.assertEqual((new.args[5]["pieces"], new.args[5]["total"]), (2, 128))
+        # an index no view describes stays ATen's
+        other = self.fake(call("aten.index_add.default", x, 0, Node("placeholder", name="l_tensors_0_"), src))
+        self.assertEqual(ola.rewrite(FakeGraph([x, other]), [{"name": "in0", "sizes": [8], "values": {}}]), 0)
 
     def test_an_index_add_on_another_index_is_kept(self):
         x = self.fake(call("aten.full.default", [8], 0), FakeValue([8], True))
