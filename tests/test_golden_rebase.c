@@ -12,6 +12,7 @@
 #include "base/json.h"
 #include "helpers.h"
 #include "measure/baseline.h"
+#include "target/target.h"
 #include "target/target_layout.h"
 
 #define CANDIDATE TEST_TARGET "-index_add_iota_gather"
@@ -68,15 +69,20 @@ static void save(const char *path, cJSON *doc)
     cJSON_Delete(doc);
 }
 
-/* The first result of family in doc. */
-static cJSON *first_of(cJSON *doc, const char *family)
+/* The first result of family (and point, unless NULL) in doc. */
+static cJSON *first_at(cJSON *doc, const char *family, const char *point)
 {
     cJSON *r;
     cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(doc, "scopes"))
-        if (!strcmp(ej_text(r, "family"), family))
+        if (!strcmp(ej_text(r, "family"), family) && (!point || !strcmp(ej_text(r, "point"), point)))
             return r;
     cr_assert_fail("no %s result", family);
     return NULL;
+}
+
+static cJSON *first_of(cJSON *doc, const char *family)
+{
+    return first_at(doc, family, NULL);
 }
 
 static cJSON *current_path(cJSON *result)
@@ -158,9 +164,11 @@ Test(golden_rebase, a_moved_base_reaches_the_kept_entries_and_not_the_recaptured
     double t = move_base(golden);
     cli_run r = test_cli("golden", "rebase", "--golden", golden, NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
-    has(r.err, CANDIDATE "/" EA_BASELINES_NAME ": written: 1 entry taken, the first $.scopes[");
+    has(r.err, CANDIDATE "/" EA_BASELINES_NAME ": 1 of today's entries taken, 1 of its own dropped; the first: "
+               "today's $.scopes[");
     has(r.err, "(cat cat-");
-    has(r.err, CANDIDATE2 "/" EA_BASELINES_NAME ": written: 2 entries taken"); /* it kept both */
+    has(r.err, CANDIDATE2 "/" EA_BASELINES_NAME ": 2 of today's entries taken"); /* it kept both */
+    has(r.err, "golden rebase: 2 files written");
     cli_run_free(&r);
     cJSON *after = load(target_file(golden, CANDIDATE));
     cr_assert_float_eq(current_median(first_of(after, "cat")), t, 1e-12, "the base's moved time");
@@ -188,7 +196,7 @@ Test(golden_rebase, check_names_a_candidate_that_did_not_follow_and_writes_nothi
     move_base(golden);
     cli_run r = rebase_leaving(golden, CANDIDATE, 1, 1);
     has(r.err, CANDIDATE "/" EA_BASELINES_NAME " is not what its base ");
-    has(r.err, "1 entry differs, the first $.scopes[");
+    has(r.err, "1 of today's entries taken, 1 of its own dropped; the first: today's $.scopes[");
     has(r.err, "run extern-audit golden rebase");
     cli_run_free(&r);
 }
@@ -214,7 +222,7 @@ Test(golden_rebase, refuses_a_target_of_todays_code_a_missing_base_and_two_folde
     snprintf(dir, sizeof dir, "%s/targets/" TEST_TARGET, golden);
     cli_run r = test_cli("golden", "rebase", dir, "--golden", golden, NULL);
     cr_assert_eq(r.status, 2, "%s", r.err);
-    has(r.err, "expected a candidate lowering's target (\"lowering\": NAME), got a target of today's code");
+    has(r.err, TEST_TARGET "/" EA_TARGET_NAME " $.lowering: expected a candidate lowering's name, got none");
     cli_run_free(&r);
     snprintf(dir, sizeof dir, "%s/targets/" TEST_TARGET, golden);
     char base_file[4500];
@@ -229,4 +237,76 @@ Test(golden_rebase, refuses_a_target_of_todays_code_a_missing_base_and_two_folde
     cr_assert_eq(r.status, 2, "%s", r.err);
     has(r.err, "rebase takes at most one CANDIDATE folder");
     cli_run_free(&r);
+}
+
+/* A gate --propose on the candidate itself appends to its command after the kept-from part: that stays. */
+Test(golden_rebase, what_follows_the_kept_from_part_of_the_command_stays)
+{
+    const char *golden = golden_copy();
+    static const char proposed[] = "; gate --propose took 2 entries from: extern-audit run --scope xlnet";
+    cJSON *c = load(target_file(golden, CANDIDATE));
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "%s%s", ej_text(c, "command"), proposed);
+    cJSON_ReplaceItemInObjectCaseSensitive(c, "command", cJSON_CreateString(cmd));
+    save(target_file(golden, CANDIDATE), c);
+    move_base(golden);
+    cli_run r = test_cli("golden", "rebase", "--golden", golden, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_run_free(&r);
+    cJSON *after = load(target_file(golden, CANDIDATE)), *base = load(target_file(golden, TEST_TARGET));
+    const char *got = ej_text(after, "command");
+    size_t n = strlen(got);
+    cr_assert(n > sizeof proposed && !strcmp(got + n - (sizeof proposed - 1), proposed), "%s", got);
+    char mid[8192];
+    snprintf(mid, sizeof mid, ": %s)%s", ej_text(base, "command"), proposed);
+    cr_assert(strstr(got, mid), "the base's command today, then the candidate's own history: %s", got);
+    cJSON_Delete(after);
+    cJSON_Delete(base);
+}
+
+/* An entry the file holds and today's base does not is named too, as the file's. */
+Test(golden_rebase, check_names_an_entry_only_the_file_holds)
+{
+    const char *golden = golden_copy();
+    cJSON *base = load(target_file(golden, TEST_TARGET)), *scopes = cJSON_GetObjectItemCaseSensitive(base, "scopes");
+    int i = 0;
+    for (cJSON *e = scopes->child; e; e = e->next, i++)
+        if (!strcmp(ej_text(e, "family"), "cat"))
+            break;
+    cJSON_DeleteItemFromArray(scopes, i);
+    save(target_file(golden, TEST_TARGET), base);
+    cli_run r = rebase_leaving(golden, CANDIDATE, 1, 1);
+    has(r.err, "0 of today's entries taken, 1 of its own dropped; the first: the file's $.scopes[");
+    has(r.err, "(cat cat-");
+    cli_run_free(&r);
+}
+
+/* A point with several captures is the candidate's own when it recaptured any of them: here Longformer's
+ * 6291456-element point inherits its first scope group's capture and keeps its three own. */
+Test(golden_rebase, a_point_partly_recaptured_keeps_the_candidates_entries)
+{
+    static const char point[] = "index_add-31177027c868", scope[] = "index_add-31177027c868-335f7d6b05cb";
+    const char *golden = golden_copy();
+    char dir[4400], path[4600], digest[EA_DIGEST_LEN], cmd[9000];
+    snprintf(dir, sizeof dir, "%s/targets/" CANDIDATE, golden);
+    snprintf(cmd, sizeof cmd, "rm -r '%s/captures/%s'", dir, scope);
+    cr_assert_eq(system(cmd), 0);
+    snprintf(path, sizeof path, "%s/targets/" TEST_TARGET "/captures/%s/capture.json", golden, scope);
+    cr_assert_eq(ea_capture_digest(path, digest, &(ea_error){{0}}), 0);
+    cJSON *t = load(test_join(dir, EA_TARGET_NAME));
+    cJSON_AddStringToObject(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(t, "captures_from"), "captures"),
+                            scope, digest);
+    cr_assert_eq(unlink(test_join(dir, EA_TARGET_NAME)), 0); /* a link to the committed file: not written through */
+    save(test_join(dir, EA_TARGET_NAME), t);
+    cJSON *before = load(target_file(golden, CANDIDATE)), *base = load(target_file(golden, TEST_TARGET));
+    double own = current_median(first_at(before, "index_add", point));
+    slower(first_at(base, "index_add", point), 1.1);
+    save(target_file(golden, TEST_TARGET), base);
+    cli_run r = test_cli("golden", "rebase", dir, "--golden", golden, NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_run_free(&r);
+    cJSON *after = load(target_file(golden, CANDIDATE));
+    cr_assert_float_eq(current_median(first_at(after, "index_add", point)), own, 1e-12);
+    cJSON_Delete(before);
+    cJSON_Delete(after);
 }

@@ -53,8 +53,8 @@ const char ea_usage_golden[] =
     "                   its sentences become the ids and numbers they are rendered from; no number changes);\n"
     "                   a file already of today's schema is left as it is. FILE: that baselines file alone (a\n"
     "                   stage's, a gate --save, a test fixture)\n"
-    "  rebase           a candidate's " EA_BASELINES_NAME " (every candidate target of golden, or CANDIDATE) made what\n"
-    "                   staging it today would give: its base's entries, today's, for every point it kept,\n"
+    "  rebase           a candidate's " EA_BASELINES_NAME " (every candidate target of golden, or CANDIDATE) made its\n"
+    "                   base's as it is today (run figures and launch floor too) for every point it kept,\n"
     "                   its own for every point it recaptured under the lowering (and for a point the base\n"
     "                   measured after the candidate was staged, which the candidate cannot plan). Run it\n"
     "                   after the base's " EA_BASELINES_NAME " moves (gate --propose); the files change together or\n"
@@ -389,25 +389,25 @@ static int cmd_rebase(int argc, char **argv)
             break;
         }
         ea_rebase *x = &r[done++];
+        char what[700];
+        snprintf(what, sizeof what, "%d of today's entries taken, %d of its own dropped%s%s", x->taken, x->dropped,
+                 x->taken || x->dropped ? "; the first: " : " (its header moved)", x->first);
         if (x->same) {
             fprintf(stderr, "golden rebase: %s: today's (%s's entries where it kept them)\n", x->file, x->base);
         } else if (c.check_flag) {
-            fprintf(stderr, "golden rebase: %s is not what its base %s gives today: %d entr%s%s%s; run "
-                            "extern-audit golden rebase\n",
-                    x->file, x->base, x->differ, x->differ == 1 ? "y differs" : "ies differ",
-                    x->differ ? ", the first " : " (its header does)", x->first);
+            fprintf(stderr, "golden rebase: %s is not what its base %s gives today: %s; run extern-audit golden "
+                            "rebase\n", x->file, x->base, what);
             stale++;
         } else {
+            fprintf(stderr, "golden rebase: %s: %s\n", x->file, what);
             names[k] = x->file;
             texts[k++] = x->text;
         }
     }
     if (rc == 0 && k && ea_write_files_atomic(names, texts, k, &err))
         rc = ea_cli_fail(&err);
-    for (int i = 0; rc == 0 && i < done; i++)
-        if (!r[i].same && !c.check_flag)
-            fprintf(stderr, "golden rebase: %s: written: %d entr%s taken%s%s\n", r[i].file, r[i].differ,
-                    r[i].differ == 1 ? "y" : "ies", r[i].differ ? ", the first " : " (its header moved)", r[i].first);
+    else if (rc == 0 && k)
+        fprintf(stderr, "golden rebase: %d file%s written\n", k, k == 1 ? "" : "s");
     if (rc == 0 && !done)
         fprintf(stderr, "golden rebase: no candidate target under %s/targets\n", c.golden);
     for (int i = 0; r && i < done; i++)

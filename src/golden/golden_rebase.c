@@ -28,7 +28,21 @@ static int in_set(const point_set *s, const char *id)
     return 0;
 }
 
-/* The golden points whose capture in the candidate is its base's (inherited, not captured under the lowering). */
+/* Whether every capture of the point's scope groups in the candidate is its base's (inherited, none captured under
+ * the lowering), and it has one. */
+static int inherited(const ea_captures *caps, const cJSON *point)
+{
+    int groups = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(point, "scopes")), found = 0;
+    for (int g = 0; g < groups; g++) {
+        const ea_capture *c = ea_capture_of_point(caps, point, g, NULL);
+        if (c && c->lowering)
+            return 0;
+        found |= c != NULL;
+    }
+    return found;
+}
+
+/* The golden points whose captures in the candidate are all its base's. */
 static int inherited_points(cJSON *const docs[EA_AUDIT_OPS], const ea_captures *caps, point_set *out, ea_error *err)
 {
     const cJSON *p;
@@ -39,11 +53,9 @@ static int inherited_points(cJSON *const docs[EA_AUDIT_OPS], const ea_captures *
     if (!(out->ids = calloc((size_t)cap + 1, sizeof *out->ids)))
         return ea_fail(err, "golden rebase: out of memory");
     for (int i = 0; i < EA_AUDIT_OPS; i++)
-        cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(docs[i], "points")) {
-            const ea_capture *c = ea_capture_of_point(caps, p, -1, NULL);
-            if (c && !c->lowering)
+        cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(docs[i], "points"))
+            if (inherited(caps, p))
                 out->ids[out->n++] = ej_text(p, "point");
-        }
     return 0;
 }
 
@@ -83,35 +95,55 @@ static cJSON *merged(const cJSON *base, const cJSON *cand, const char *key, cons
     return out;
 }
 
-/* The candidate's command with its base part, after EA_KEPT_FROM_MARK and the base's file, the base's today. */
+/* key set to item in doc, replacing the one there or added. */
+static void set_item(cJSON *doc, const char *key, cJSON *item)
+{
+    if (cJSON_HasObjectItem(doc, key))
+        cJSON_ReplaceItemInObjectCaseSensitive(doc, key, item);
+    else
+        cJSON_AddItemToObject(doc, key, item);
+}
+
+/* The candidate's command with its base part, after EA_KEPT_FROM_MARK and the base's file up to the parenthesis
+ * that closes "(N points", the base's command today; what follows that parenthesis (a gate --propose on the
+ * candidate) kept. */
 static int rebased_command(cJSON *doc, const char *file, const char *command, const char *base_command, ea_error *err)
 {
-    const char *mark = strstr(command, EA_KEPT_FROM_MARK), *colon = mark ? strstr(mark, ": ") : NULL;
-    if (!colon)
-        return ea_fail(err, "%s $.command: expected what the candidate kept from its base (\"..." EA_KEPT_FROM_MARK
-                            "<file>: <command>)\", run --keep-from), got \"%.200s\"",
+    const char *mark = strstr(command, EA_KEPT_FROM_MARK), *colon = mark ? strstr(mark, ": ") : NULL, *open = mark;
+    while (open && open > command && *open != '(')
+        open--;
+    const char *close = open && *open == '(' ? open : NULL;
+    for (int depth = 0; close && *close; close++) {
+        depth += (*close == '(') - (*close == ')');
+        if (!depth)
+            break;
+    }
+    if (!colon || !close || !*close)
+        return ea_fail(err, "%s $.command: expected what the candidate kept from its base (\"... (N points"
+                            EA_KEPT_FROM_MARK "<file>: <command>)\", run --keep-from), got \"%.200s\"",
                        file, command);
-    size_t head = (size_t)(colon + 2 - command), n = head + strlen(base_command) + 2;
+    size_t head = (size_t)(colon + 2 - command), n = head + strlen(base_command) + strlen(close) + 1;
     char *s = malloc(n);
     if (!s)
         return ea_fail(err, "golden rebase: out of memory");
-    snprintf(s, n, "%.*s%s)", (int)head, command, base_command);
-    cJSON_ReplaceItemInObjectCaseSensitive(doc, "command", cJSON_CreateString(s));
+    snprintf(s, n, "%.*s%s%s", (int)head, command, base_command, close);
+    set_item(doc, "command", cJSON_CreateString(s));
     free(s);
     return 0;
 }
 
-/* Which entries of doc's key the file's document lacks; the first named into r->first. */
-static void count_differ(const cJSON *doc, const cJSON *file_doc, const char *key, ea_rebase *r)
+/* Entries of a's key that b does not hold, counted into *n; the first of r's named into r->first as whose ("today's",
+ * "the file's") place, family, point and alias. */
+static void count_missing(const cJSON *a, const cJSON *b, const char *key, const char *whose, int *n, ea_rebase *r)
 {
     const cJSON *e, *f;
     int i = 0;
-    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(doc, key)) {
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(a, key)) {
         int found = 0;
-        cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(file_doc, key))
+        cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(b, key))
             found |= cJSON_Compare(e, f, 1);
-        if (!found && !r->differ++)
-            snprintf(r->first, sizeof r->first, "$.%s[%d] (%s %s%s%s)", key, i,
+        if (!found && !(*n)++ && !r->first[0])
+            snprintf(r->first, sizeof r->first, "%s $.%s[%d] (%s %s%s%s)", whose, key, i,
                      *ej_text(e, "family") ? ej_text(e, "family") : "unmeasured", ej_text(e, "point"),
                      *ej_text(e, "alias") ? " " : "", ej_text(e, "alias"));
         i++;
@@ -130,8 +162,11 @@ static int build(const char *dir, cJSON *const docs[EA_AUDIT_OPS], ea_rebase *r,
         ea_read_file(r->file, &bytes, &len, err) || ea_target_captures_load(dir, &caps, err) ||
         inherited_points(docs, &caps, &kept, err))
         goto out;
-    r->doc = cJSON_Duplicate(base.root, 1);
     static const char *const keys[] = {"scopes", "unmeasured"};
+    if (!(r->doc = cJSON_Duplicate(base.root, 1))) {
+        ea_fail(err, "golden rebase: out of memory");
+        goto out;
+    }
     for (int k = 0; k < 2; k++) {
         cJSON *m = merged(base.root, cand.root, keys[k], &kept);
         if (!m) {
@@ -151,7 +186,7 @@ static int build(const char *dir, cJSON *const docs[EA_AUDIT_OPS], ea_rebase *r,
     const cJSON *e;
     cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(r->doc, "scopes"))
         passed &= cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "passed"));
-    cJSON_ReplaceItemInObjectCaseSensitive(r->doc, "passed", cJSON_CreateBool(passed));
+    set_item(r->doc, "passed", cJSON_CreateBool(passed));
     if (rebased_command(r->doc, r->file, ej_text(cand.root, "command"), ej_text(base.root, "command"), err) ||
         ea_baseline_validate(r->file, r->doc, err))
         goto out;
@@ -164,8 +199,10 @@ static int build(const char *dir, cJSON *const docs[EA_AUDIT_OPS], ea_rebase *r,
     }
     memcpy(r->text + n, "\n", 2);
     r->same = n + 1 == len && !memcmp(r->text, bytes, len);
-    count_differ(r->doc, cand.root, "scopes", r);
-    count_differ(r->doc, cand.root, "unmeasured", r);
+    for (int k = 0; k < 2; k++) {
+        count_missing(r->doc, cand.root, keys[k], "today's", &r->taken, r);
+        count_missing(cand.root, r->doc, keys[k], "the file's", &r->dropped, r);
+    }
     rc = 0;
 out:
     free(kept.ids);
@@ -188,7 +225,7 @@ int ea_golden_rebase(const char *golden, const char *dir, ea_rebase *r, ea_error
     const char *from = ej_str(cJSON_GetObjectItemCaseSensitive(info.doc.root, "captures_from"), "target");
     int rc = -1;
     if (!info.lowering)
-        ea_fail(err, "%s: expected a candidate lowering's target (\"lowering\": NAME), got a target of today's code",
+        ea_fail(err, "%s $.lowering: expected a candidate lowering's name, got none: a target of today's code",
                 info.file);
     else if (!from)
         ea_fail(err, "%s $.captures_from.target: expected the base it was accepted beside (golden accept), got none",

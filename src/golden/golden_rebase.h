@@ -4,13 +4,16 @@
  * measured again, the kept copies go on stating the old times under today's plans unless they follow.
  * Contract:
  * - ea_golden_rebase: the document <dir>/baselines.json is with the base as it is today: the base's document (its
- *   keys, run figures and launch floor) with, in place of the base's entries, the candidate's own for every point
- *   whose capture in the candidate is not one it inherits (recaptured under the lowering, or none: a point the
- *   base measured after the candidate was staged, which the candidate cannot plan, keeps the candidate's
- *   entries), in the base's order (the candidate's points the base lacks after); "passed" over every result; the
- *   command's base part (after EA_KEPT_FROM_MARK and the base's file) the base's command today.
- * - *differ counts the entries ($.scopes[] and $.unmeasured[]) of the result that the file does not hold, first
- *   names the first (its place, family, point and alias); *same is 1 when the result prints as the file's bytes.
+ *   keys, run figures and launch floor, which its kept entries' fractions derive from) with, in place of the base's
+ *   entries, the candidate's own for every point not all of whose captures in the candidate are inherited
+ *   (recaptured under the lowering, or none: a point the base measured after the candidate was staged, which the
+ *   candidate cannot plan, keeps the candidate's entries), in the base's order (the candidate's points the base
+ *   lacks after); "passed" over every result; the command's base part (after EA_KEPT_FROM_MARK and the base's file,
+ *   up to the parenthesis that closes it) the base's command today, what follows it kept.
+ * - taken counts the result's entries ($.scopes[] and $.unmeasured[]) the file does not hold, dropped the file's
+ *   the result does not (an entry that moved is one of each); first names the first of them (whose, its place,
+ *   family, point and alias); same is 1 when the result prints as the file's bytes (0 with nothing taken or
+ *   dropped: the header moved).
  * - Refused (err names the file and what was expected): a target without a lowering or "captures_from", a base or
  *   golden occurrences that do not read, a command that does not say what it kept. */
 #ifndef EA_GOLDEN_REBASE_H
@@ -26,8 +29,9 @@ typedef struct {
     cJSON *doc;       /* the rebased document (the caller deletes it) */
     char *text;       /* doc as baselines.json prints, with its final newline */
     int same;         /* text is the file's bytes */
-    int differ;       /* entries of doc the file does not hold */
-    char first[512];  /* the first of them, "" when none */
+    int taken;        /* entries of doc the file does not hold */
+    int dropped;      /* entries of the file doc does not hold */
+    char first[512];  /* the first of either, "" when none */
     char file[4200];  /* <dir>/baselines.json */
     char base[4400];  /* the base's folder */
 } ea_rebase;
