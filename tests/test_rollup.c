@@ -466,8 +466,9 @@ Test(rollup, the_current_is_the_default_config_and_the_tuned_one_is_the_captures
     char *text = ea_report_text(doc, 10);
     has(text, "current                                Inductor's default config (the captured default run)");
     has(text, "Inductor's default config against its coordinate-descent tuned one (torch.compile's timing at capture)");
-    char all[128];
-    snprintf(all, sizeof all, "%.2f", num(u, "compiled_tuned") / num(u, "compiled_default"));
+    char all[256];
+    snprintf(all, sizeof all, "torch.compile timed the coordinate-descent tuned run at %.2fx of it over 168 occurrences",
+             num(u, "compiled_tuned") / num(u, "compiled_default"));
     has(text, all);
     free(text);
     cJSON_Delete(doc);

@@ -312,7 +312,8 @@ static void totals_table(cJSON *tables, const cJSON *doc)
                  "coordinate-descent tuned run at %.2fx of it over %.0f occurrences (the table of the two configs)",
                  ej_num(u, "compiled_tuned") / ej_num(u, "compiled_default"), ej_num(t, "compiled_both"));
     else
-        snprintf(a, sizeof a, "Inductor's default config (the captured default run); no capture timed a tuned one");
+        snprintf(a, sizeof a, "Inductor's default config (the captured default run); no priced scope's capture timed "
+                 "both configs");
     answer(tab, "current", a);
     const cJSON *line;
     cJSON_ArrayForEach(line, obj(obj(doc, "candidates"), "lines"))
