@@ -29,17 +29,19 @@ def iota_view(node, specs=None):
 
 
 def rewrite(graph, specs, plan_of, emit):
-    """Each index_add whose index iota_view describes and plan_of(view, extent) plans (extent: x's size
-    along dim) replaced by emit(x, dim, src, alpha, view, plan); the others keep ATen's call. Returns
-    how many were replaced."""
+    """Each index_add of a floating x no wider than fp32 (the emissions sum in fp32) whose index iota_view
+    describes and plan_of(view, extent) plans (extent: x's size along dim) replaced by emit(x, dim, src,
+    alpha, view, plan); the others keep ATen's call. Returns how many were replaced."""
     count = 0
     for node in _graph.calls(graph, OPS):
         x, dim, index, src = node.args[:4]
         value = x.meta.get("example_value")
-        dim = dim % len(value.shape) if value is not None else dim
+        if value is None or not value.dtype.is_floating_point or value.dtype.itemsize > 4:
+            continue
+        dim = dim % len(value.shape)
         alpha = node.kwargs.get("alpha", node.args[4] if len(node.args) > 4 else 1)
         view = iota_view(index, specs)
-        plan = plan_of(view, value.shape[dim]) if view and value is not None else None
+        plan = plan_of(view, value.shape[dim]) if view else None
         if plan is None:
             continue
         _graph.replace(graph, node, emit, (x, dim, src, alpha, view, plan))

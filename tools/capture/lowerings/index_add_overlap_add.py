@@ -90,47 +90,6 @@ def overlap_plan(view, extent):
     return None
 
 
-def _rowmajor(sizes, idx):
-    j = 0
-    for n, i in zip(sizes, idx):
-        j = j * n + i
-    return j
-
-
-def _unravel(sizes, j):
-    idx = []
-    for n in reversed(sizes):
-        j, i = divmod(j, n)
-        idx.append(i)
-    return idx[::-1]
-
-
-def sources(p, view, plan):
-    """The row-major source positions that land on output position p, in window order: the plan's
-    arithmetic on one position (tests check it against a brute-force index_add)."""
-    size, q = view["size"], p - plan["base"]
-    if not 0 <= q < plan["total"]:
-        return []
-    outer, inner, w, d, m, k_max = plan["outer"], plan["inner"], plan["window"], plan["split"], plan["rows"], plan["pieces"]
-    windows = size[w] if w is not None else 1
-    at = _unravel([size[e] for e in outer] + [windows + k_max - 1, m] + [size[e] for e in inner], q)
-    block, row = at[len(outer)], at[len(outer) + 1]
-    out = []
-    for k in reversed(range(k_max)):  # window c = block - k ascending
-        c = block - k
-        if 0 <= c < windows:
-            idx = [0] * len(size)
-            for e, i in zip(outer, at[:len(outer)]):
-                idx[e] = i
-            for e, i in zip(inner, at[len(outer) + 2:]):
-                idx[e] = i
-            if w is not None:
-                idx[w] = c
-            idx[d] = k * m + row
-            out.append(_rowmajor(size, idx))
-    return out
-
-
 def overlap_add(x, dim, src, alpha, view, plan):
     """index_add(x, dim, index, src, alpha) for the index the plan describes: src's dim axis laid out
     as the view's dims, permuted to [outer..., windows, pieces, rows, inner...], each piece padded

@@ -1,12 +1,16 @@
 """The structural rewrites without torch: what the index_add and sort passes match on fake FX
-nodes, and their index arithmetic against brute force (the torch emission follows the same plan)."""
+nodes, their index arithmetic against brute force, and the overlap-add's emission itself on a
+pure-Python stand-in for the torch ops it uses (fake_torch.py); the other emissions run on a GPU
+(rewrite_check.py)."""
 
 import itertools
+import math
 import os
 import unittest
 
 import context  # noqa: F401
 import capture
+import fake_torch
 import golden
 import lowerings
 from lowerings import _graph, _index_add, index_add_iota_gather as iota, index_add_overlap_add as ola
@@ -156,16 +160,14 @@ class TestRewriteCheck(unittest.TestCase):
         self.assertRegex(err.getvalue(), "torch is not installed|no CUDA device")
 
 
-
 class TestOverlapAdd(unittest.TestCase):
+    """overlap_plan's decompositions, each checked by running the emission on labelled tensors."""
+
     def check_plan(self, view, extent, window, pieces):
         plan = ola.overlap_plan(view, extent)
         self.assertIsNotNone(plan, view)
         self.assertEqual((plan["window"], plan["pieces"]), (window, pieces), plan)
-        land = brute_force(view, extent)
-        for m in range(extent):  # sources lists them in window order, brute_force in source order
-            self.assertEqual(sorted(ola.sources(m, view, plan)), land.get(m, []), (view, m))
-        self.assertEqual(sum(map(len, land.values())), len([j for m in range(extent) for j in ola.sources(m, view, plan)]))
+        self.check_emission(view, extent)
         return plan
 
     def test_overlapping_windows_are_pieces_shifted_into_place(self):
@@ -196,6 +198,31 @@ class TestOverlapAdd(unittest.TestCase):
                              (1, 2, pieces, rows, extent), size)
         plan = ola.overlap_plan({"start": 0, "step": 1, "size": [512], "stride": [1], "offset": 0}, 1023)
         self.assertEqual((plan["window"], plan["total"]), (None, 512))
+
+    def check_emission(self, view, extent, pre=(), post=(), alpha=1):
+        """overlap_add run on labelled tensors (fake_torch): each element of the result is x's, then alpha times
+        each source element landing on it, in window order, as a brute-force index_add gives them."""
+        plan = ola.overlap_plan(view, extent)
+        dim, xs, ss = len(pre), [*pre, extent, *post], [*pre, math.prod(view["size"]), *post]
+        with fake_torch.installed():
+            got = ola.overlap_add(fake_torch.labels("x", xs), dim, fake_torch.labels("s", ss), alpha, view, plan)
+        self.assertEqual(list(got.shape), xs)
+        land, w = brute_force(view, extent), plan["window"]
+        for j, terms in enumerate(got.data):
+            idx = fake_torch.unravel(xs, j)
+            srcs = land.get(idx[dim], [])
+            if w is not None:
+                srcs = sorted(srcs, key=lambda k: fake_torch.unravel(view["size"], k)[w])
+            want = [("s", fake_torch.ravel(ss, idx[:dim] + [k] + idx[dim + 1:])) for k in srcs]
+            want = [t if alpha == 1 else (alpha, t) for t in want]
+            self.assertEqual(terms, (("x", j), *want), (view, pre, post, idx))
+
+    def test_the_emission_keeps_the_dims_around_the_indexed_one_and_alpha(self):
+        self.check_emission({"start": 0, "step": 1, "size": [2, 4, 6, 2], "stride": [24, 4, 2, 1], "offset": 0}, 48,
+                            post=(2,), alpha=2)
+        self.check_emission({"start": 0, "step": 1, "size": [2, 9], "stride": [1, 1], "offset": 0}, 10, pre=(2,))
+        # XLNet in small: an iota of 8 into dim 3 of 15, its tail x's
+        self.check_emission({"start": 0, "step": 1, "size": [8], "stride": [1], "offset": 0}, 15, pre=(2, 2, 3))
 
     def test_views_it_cannot_add_densely_are_refused(self):
         base = {"start": 0, "step": 1, "size": [5], "stride": [1], "offset": 0}
@@ -309,7 +336,7 @@ class TestRewriteOnFakeGraphs(unittest.TestCase):
         it = self.fake(call("prims.iota.default", 128, start=0, step=1))
         idx = self.fake(call("aten.reshape.default", call("aten.clone.default", call(
             "aten.as_strided.default", it, [4, 3, 8, 2], [2, 32, 8, 1], 0)), [192]))
-        x = self.fake(call("aten.full.default", [128], 0), FakeValue([128], True))
+        x = self.fake(call("aten.full.default", [128], 0), FakeValue([128], True, itemsize=2))
         src = self.fake(Node("placeholder", name="l_tensors_0_"))
         op = self.fake(call("aten.index_add.default", x, -1, idx, src))
         g = FakeGraph([it, idx, x, src, op])
@@ -325,7 +352,7 @@ class TestRewriteOnFakeGraphs(unittest.TestCase):
         it = self.fake(call("prims.iota.default", 160, start=0, step=1))
         idx = self.fake(call("aten.reshape.default", call("aten.clone.default", call(
             "aten.as_strided.default", it, [2, 3, 8, 4], [4, 32, 8, 1], 0)), [192]))
-        x = self.fake(call("aten.full.default", [160], 0), FakeValue([160], True))
+        x = self.fake(call("aten.full.default", [160], 0), FakeValue([160], True, itemsize=2))
         src = self.fake(Node("placeholder", name="l_tensors_0_"))
         op = self.fake(call("aten.index_add.default", x, -1, idx, src, alpha=2))
         g = FakeGraph([it, idx, x, src, op])
@@ -337,6 +364,12 @@ class TestRewriteOnFakeGraphs(unittest.TestCase):
         # an index no view describes stays ATen's
         other = self.fake(call("aten.index_add.default", x, 0, Node("placeholder", name="l_tensors_0_"), src))
         self.assertEqual(ola.rewrite(FakeGraph([x, other]), [{"name": "in0", "sizes": [8], "values": {}}]), 0)
+        # so does an x the fp32 sum would round (fp64) or that is not floating
+        for value in (FakeValue([160], True, itemsize=8), FakeValue([160], False, itemsize=4)):
+            y = self.fake(call("aten.full.default", [160], 0), value)
+            op = self.fake(call("aten.index_add.default", y, 0, idx, src))
+            for mod in (ola, iota):
+                self.assertEqual(mod.rewrite(FakeGraph([it, idx, y, src, op]), None), 0, (mod.__name__, value.shape))
 
     def test_an_index_add_on_another_index_is_kept(self):
         x = self.fake(call("aten.full.default", [8], 0), FakeValue([8], True))
