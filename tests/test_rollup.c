@@ -239,6 +239,7 @@ Test(rollup, without_baselines_every_row_states_why_it_is_unpriced)
     has(r.out, "no GPU (no baselines)");
     has(r.out, "no seed totals");
     has(r.out, "corpus before column unavailable: no corpus at /nonexistent");
+    has(r.out, "Inductor's default config (the captured default run); no priced scope's capture timed both configs");
     cli_run_free(&r);
     cJSON *doc = build(g, NULL);
     /* all but the 24 cumsums of the routing scope, which histc's rows carry */

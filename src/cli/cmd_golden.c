@@ -391,7 +391,7 @@ static int cmd_rebase(int argc, char **argv)
         ea_rebase *x = &r[done++];
         char what[700];
         snprintf(what, sizeof what, "%d of today's entries taken, %d of its own dropped%s%s", x->taken, x->dropped,
-                 x->taken || x->dropped ? "; the first: " : " (its header moved)", x->first);
+                 x->taken || x->dropped ? "; the first: " : " (its header or its entries' order moved)", x->first);
         if (x->same) {
             fprintf(stderr, "golden rebase: %s: today's (%s's entries where it kept them)\n", x->file, x->base);
         } else if (c.check_flag) {

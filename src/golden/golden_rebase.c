@@ -28,18 +28,18 @@ static int in_set(const point_set *s, const char *id)
     return 0;
 }
 
-/* Whether every capture of the point's scope groups in the candidate is its base's (inherited, none captured under
- * the lowering), and it has one. */
+/* Whether each of the point's scope groups has a capture in the candidate and every one is its base's (inherited,
+ * none captured under the lowering): a group without one (captured by the base after the candidate was staged)
+ * leaves the point the candidate's. */
 static int inherited(const ea_captures *caps, const cJSON *point)
 {
-    int groups = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(point, "scopes")), found = 0;
+    int groups = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(point, "scopes"));
     for (int g = 0; g < groups; g++) {
         const ea_capture *c = ea_capture_of_point(caps, point, g, NULL);
-        if (c && c->lowering)
+        if (!c || c->lowering)
             return 0;
-        found |= c != NULL;
     }
-    return found;
+    return groups > 0;
 }
 
 /* The golden points whose captures in the candidate are all its base's. */
@@ -104,21 +104,28 @@ static void set_item(cJSON *doc, const char *key, cJSON *item)
         cJSON_AddItemToObject(doc, key, item);
 }
 
-/* The candidate's command with its base part, after EA_KEPT_FROM_MARK and the base's file up to the parenthesis
- * that closes "(N points", the base's command today; what follows that parenthesis (a gate --propose on the
+/* Where the candidate's base part, starting at from, ends: past the base's command today when it is there (a second
+ * rebase reads back exactly what the first wrote), else at the parenthesis that closes "(N points" (the base part
+ * then holds an older command, its parentheses balanced as run --keep-from wrote it); NULL when none does. */
+static const char *base_part_end(const char *from, const char *base_command)
+{
+    size_t n = strlen(base_command);
+    if (!strncmp(from, base_command, n) && from[n] == ')')
+        return from + n;
+    for (int depth = 1; *from; from++)
+        if ((depth += (*from == '(') - (*from == ')')) == 0)
+            return from;
+    return NULL;
+}
+
+/* The candidate's command with its base part (after EA_KEPT_FROM_MARK and the base's file, up to the parenthesis
+ * that closes "(N points") the base's command today; what follows that parenthesis (a gate --propose on the
  * candidate) kept. */
 static int rebased_command(cJSON *doc, const char *file, const char *command, const char *base_command, ea_error *err)
 {
-    const char *mark = strstr(command, EA_KEPT_FROM_MARK), *colon = mark ? strstr(mark, ": ") : NULL, *open = mark;
-    while (open && open > command && *open != '(')
-        open--;
-    const char *close = open && *open == '(' ? open : NULL;
-    for (int depth = 0; close && *close; close++) {
-        depth += (*close == '(') - (*close == ')');
-        if (!depth)
-            break;
-    }
-    if (!colon || !close || !*close)
+    const char *mark = strstr(command, EA_KEPT_FROM_MARK), *colon = mark ? strstr(mark, ": ") : NULL;
+    const char *close = colon ? base_part_end(colon + 2, base_command) : NULL;
+    if (!close)
         return ea_fail(err, "%s $.command: expected what the candidate kept from its base (\"... (N points"
                             EA_KEPT_FROM_MARK "<file>: <command>)\", run --keep-from), got \"%.200s\"",
                        file, command);

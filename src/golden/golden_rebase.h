@@ -5,15 +5,16 @@
  * Contract:
  * - ea_golden_rebase: the document <dir>/baselines.json is with the base as it is today: the base's document (its
  *   keys, run figures and launch floor, which its kept entries' fractions derive from) with, in place of the base's
- *   entries, the candidate's own for every point not all of whose captures in the candidate are inherited
- *   (recaptured under the lowering, or none: a point the base measured after the candidate was staged, which the
- *   candidate cannot plan, keeps the candidate's entries), in the base's order (the candidate's points the base
- *   lacks after); "passed" over every result; the command's base part (after EA_KEPT_FROM_MARK and the base's file,
- *   up to the parenthesis that closes it) the base's command today, what follows it kept.
+ *   entries, the candidate's own for every point not each of whose scope groups has an inherited capture in the
+ *   candidate (one recaptured under the lowering, or none: a point or group the base captured after the candidate
+ *   was staged, which the candidate cannot plan, keeps the candidate's entries), in the base's order (the candidate's points the base
+ *   lacks after); "passed" over every result; the command's base part (after EA_KEPT_FROM_MARK and the base's file:
+ *   the base's command today, else up to the parenthesis that closes it) the base's command today, what follows it
+ *   kept, so a second rebase reads back its own command.
  * - taken counts the result's entries ($.scopes[] and $.unmeasured[]) the file does not hold, dropped the file's
  *   the result does not (an entry that moved is one of each); first names the first of them (whose, its place,
  *   family, point and alias); same is 1 when the result prints as the file's bytes (0 with nothing taken or
- *   dropped: the header moved).
+ *   dropped: the header or the entries' order moved).
  * - Refused (err names the file and what was expected): a target without a lowering or "captures_from", a base or
  *   golden occurrences that do not read, a command that does not say what it kept. */
 #ifndef EA_GOLDEN_REBASE_H

@@ -108,6 +108,9 @@ def pad(t, widths):
 
 
 def cat(parts, d):
+    for p in parts[1:]:
+        if p.dim() != parts[0].dim() or any(a != b for i, (a, b) in enumerate(zip(p.shape, parts[0].shape)) if i != d):
+            raise ValueError(f"cat of {parts[0].shape} and {p.shape} along {d}")
     shape = list(parts[0].shape)
     shape[d] = sum(p.shape[d] for p in parts)
     out = []

@@ -284,7 +284,7 @@ class TestGoldenScopes(unittest.TestCase):
 class FakeValue:
     """node.meta["example_value"]'s surface the passes read."""
 
-    def __init__(self, shape, floating, itemsize=8):
+    def __init__(self, shape, floating, itemsize=4):
         self.shape = shape
         self.dtype = type("dtype", (), {"is_floating_point": floating, "itemsize": itemsize})()
 
@@ -364,7 +364,10 @@ class TestRewriteOnFakeGraphs(unittest.TestCase):
         # an index no view describes stays ATen's
         other = self.fake(call("aten.index_add.default", x, 0, Node("placeholder", name="l_tensors_0_"), src))
         self.assertEqual(ola.rewrite(FakeGraph([x, other]), [{"name": "in0", "sizes": [8], "values": {}}]), 0)
-        # so does an x the fp32 sum would round (fp64) or that is not floating
+        # an fp32 x is rewritten as a bf16 one; an x the fp32 sum would round (fp64), or not floating, stays ATen's
+        y = self.fake(call("aten.full.default", [160], 0), FakeValue([160], True, itemsize=4))
+        op = self.fake(call("aten.index_add.default", y, 0, idx, src))
+        self.assertEqual(ola.rewrite(FakeGraph([it, idx, y, src, op]), None), 1)
         for value in (FakeValue([160], True, itemsize=8), FakeValue([160], False, itemsize=4)):
             y = self.fake(call("aten.full.default", [160], 0), value)
             op = self.fake(call("aten.index_add.default", y, 0, idx, src))
@@ -379,7 +382,7 @@ class TestRewriteOnFakeGraphs(unittest.TestCase):
     def test_the_routing_sort_becomes_the_counting_sort_call(self):
         specs = [{"name": "in0", "sizes": [1000, 4], "values": {"generator": "topk_ids", "experts": 32}}]
         ids = self.fake(call("aten.reshape.default", Node("placeholder", name="l_tensors_0_"), [-1]),
-                        FakeValue([4000], False))
+                        FakeValue([4000], False, itemsize=8))
         op = self.fake(call("aten.sort.default", ids))
         g = FakeGraph([ids, op])
         self.assertEqual(csort.rewrite(g, specs), 1)
