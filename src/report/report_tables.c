@@ -508,6 +508,8 @@ static void tuned_table(cJSON *tables, const cJSON *doc)
             "\"default\" run replayed from C; the coordinate-descent tuned run in the same capture is not replayed");
     note(t, "default, tuned: torch.compile's own per-call medians of the two runs in the capture process, times the "
             "occurrences, over the priced scopes whose capture timed both; per scope: the lowest and highest ratio");
+    note(t, "a capture's partition is its whole scope (producers too), while a fallback's faithful figure prices the "
+            "fallback's path alone: compare the ratio, not these sums with the faithful column");
 }
 
 static cJSON *ea_report_tables(const cJSON *doc, int top)
