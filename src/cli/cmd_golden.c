@@ -374,8 +374,14 @@ static int cmd_rebase(int argc, char **argv)
         return ea_cli_usage_error("golden", "rebase takes at most one CANDIDATE folder, got a second: %s", c.args[1]);
     ea_target *t = NULL;
     ea_error err;
-    if (c.nargs == 0 && ea_targets_list(c.golden, &t, &n, &err))
+    cJSON *docs[EA_AUDIT_OPS] = {0};
+    char occ[4200];
+    snprintf(occ, sizeof occ, "%s/occurrences", c.golden);
+    if (ea_occurrences_load(occ, docs, &err) || (c.nargs == 0 && ea_targets_list(c.golden, &t, &n, &err))) {
+        for (int i = 0; i < EA_AUDIT_OPS; i++)
+            cJSON_Delete(docs[i]);
         return ea_cli_fail(&err);
+    }
     ea_rebase *r = calloc((size_t)n + 1, sizeof *r);
     const char **names = calloc((size_t)n + 1, sizeof *names), **texts = calloc((size_t)n + 1, sizeof *texts);
     int k = 0, stale = 0, done = 0;
@@ -384,7 +390,7 @@ static int cmd_rebase(int argc, char **argv)
     for (int i = 0; rc == 0 && i < n; i++) {
         if (t && !t[i].lowering[0])
             continue;
-        if (ea_golden_rebase(c.golden, t ? t[i].dir : c.args[0], &r[done], &err)) {
+        if (ea_golden_rebase(docs, t ? t[i].dir : c.args[0], &r[done], &err)) {
             rc = ea_cli_fail(&err);
             break;
         }
@@ -412,6 +418,8 @@ static int cmd_rebase(int argc, char **argv)
         fprintf(stderr, "golden rebase: no candidate target under %s/targets\n", c.golden);
     for (int i = 0; r && i < done; i++)
         ea_rebase_free(&r[i]);
+    for (int i = 0; i < EA_AUDIT_OPS; i++)
+        cJSON_Delete(docs[i]);
     free(r);
     free(names);
     free(texts);

@@ -7,7 +7,6 @@
 
 #include "base/json.h"
 #include "base/readfile.h"
-#include "corpus/occurrences.h"
 #include "gate/keep_from.h"
 #include "golden/golden_target.h"
 #include "measure/baseline.h"
@@ -220,11 +219,9 @@ out:
     return rc;
 }
 
-int ea_golden_rebase(const char *golden, const char *dir, ea_rebase *r, ea_error *err)
+int ea_golden_rebase(cJSON *const docs[EA_AUDIT_OPS], const char *dir, ea_rebase *r, ea_error *err)
 {
     ea_target_info info;
-    cJSON *docs[EA_AUDIT_OPS] = {0};
-    char occ[4200];
     memset(r, 0, sizeof *r);
     ea_tf_path(dir, EA_TF_BASELINES, r->file, sizeof r->file);
     if (ea_target_info_load(dir, &info, err))
@@ -239,11 +236,8 @@ int ea_golden_rebase(const char *golden, const char *dir, ea_rebase *r, ea_error
                 info.file);
     else {
         ea_target_sibling(dir, from, r->base, sizeof r->base);
-        snprintf(occ, sizeof occ, "%s/occurrences", golden);
-        rc = ea_occurrences_load(occ, docs, err) ? -1 : build(dir, docs, r, err);
+        rc = build(dir, docs, r, err);
     }
-    for (int i = 0; i < EA_AUDIT_OPS; i++)
-        cJSON_Delete(docs[i]);
     ea_target_info_free(&info);
     if (rc)
         ea_rebase_free(r);

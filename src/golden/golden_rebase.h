@@ -15,8 +15,8 @@
  *   the result does not (an entry that moved is one of each); first names the first of them (whose, its place,
  *   family, point and alias); same is 1 when the result prints as the file's bytes (0 with nothing taken or
  *   dropped: the header or the entries' order moved).
- * - Refused (err names the file and what was expected): a target without a lowering or "captures_from", a base or
- *   golden occurrences that do not read, a command that does not say what it kept. */
+ * - Refused (err names the file and what was expected): a target without a lowering or "captures_from", a base
+ *   that does not read, a command that does not say what it kept. */
 #ifndef EA_GOLDEN_REBASE_H
 #define EA_GOLDEN_REBASE_H
 
@@ -25,6 +25,7 @@
 #include <cjson/cJSON.h>
 
 #include "base/error.h"
+#include "corpus/extract.h"
 
 typedef struct {
     cJSON *doc;       /* the rebased document (the caller deletes it) */
@@ -37,7 +38,8 @@ typedef struct {
     char base[4400];  /* the base's folder */
 } ea_rebase;
 
-int ea_golden_rebase(const char *golden, const char *dir, ea_rebase *out, ea_error *err);
+/* docs: the golden occurrences (ea_occurrences_load), which map the candidate's points to their captures. */
+int ea_golden_rebase(cJSON *const docs[EA_AUDIT_OPS], const char *dir, ea_rebase *out, ea_error *err);
 void ea_rebase_free(ea_rebase *r);
 
 #endif

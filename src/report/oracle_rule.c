@@ -114,7 +114,7 @@ static void judge_compiled(judging *j, const ea_captures *caps)
     for (int i = 0; c && i < c->nruns; i++) {
         const ea_capture_run *r = &c->runs[i];
         const ea_capture_stats *s = &r->compiled;
-        if (r->probe_dtype || s->samples < 1 || !(s->median_us > 0))
+        if (r->probe_dtype || !ea_capture_stats_timed(s))
             continue;
         char name[160];
         snprintf(name, sizeof name, "torch compiled %s", r->config);

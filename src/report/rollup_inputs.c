@@ -60,7 +60,7 @@ static cJSON *compiled_runs(const ea_captures *caps)
     for (int i = 0; m && i < caps->n; i++) {
         const ea_capture_run *d = ea_capture_run_named(&caps->items[i], "default"),
                              *t = ea_capture_run_named(&caps->items[i], "coordinate_descent");
-        if (d && t && d->compiled.samples > 0 && t->compiled.samples > 0)
+        if (d && t && ea_capture_stats_timed(&d->compiled) && ea_capture_stats_timed(&t->compiled))
             cJSON_AddItemToObject(m, caps->items[i].scope,
                                   cJSON_CreateDoubleArray((const double[]){d->compiled.median_us, t->compiled.median_us}, 2));
     }

@@ -164,6 +164,8 @@ typedef struct {
 int ea_capture_read_input(ej_val v, ea_capture_tensor *t, ea_error *err);
 /* The run with that config, or NULL. */
 const ea_capture_run *ea_capture_run_named(const ea_capture *c, const char *config);
+/* Whether torch timed it: a sample and a positive median (a capture made with --no-timing has neither). */
+int ea_capture_stats_timed(const ea_capture_stats *s);
 
 /* Every <dir>/captures/<scope>/capture.json (dir: a target folder, target.h), in sorted folder order; the folder name must
  * equal the capture's scope. No captures folder: zero captures. A folder without capture.json, or a

@@ -378,3 +378,8 @@ const ea_capture_run *ea_capture_run_named(const ea_capture *c, const char *conf
             return &c->runs[i];
     return NULL;
 }
+
+int ea_capture_stats_timed(const ea_capture_stats *s)
+{
+    return s->samples >= 1 && s->median_us > 0;
+}

@@ -332,14 +332,19 @@ class TestRewriteOnFakeGraphs(unittest.TestCase):
         node.replace_all_uses_with = uses_replaced(node)
         return node
 
-    def test_index_add_becomes_the_gather_add_call(self):
-        it = self.fake(call("prims.iota.default", 128, start=0, step=1))
+    def windows_graph(self, extent, size, stride, value=None, dim=-1, **kwargs):
+        """index_add(full([extent], 0), dim, reshape(clone(as_strided(iota(extent), size, stride))), src), x's value
+        a bf16 one unless given: the nodes (iota, index, x, src, op) and their graph."""
+        it = self.fake(call("prims.iota.default", extent, start=0, step=1))
         idx = self.fake(call("aten.reshape.default", call("aten.clone.default", call(
-            "aten.as_strided.default", it, [4, 3, 8, 2], [2, 32, 8, 1], 0)), [192]))
-        x = self.fake(call("aten.full.default", [128], 0), FakeValue([128], True, itemsize=2))
+            "aten.as_strided.default", it, size, stride, 0)), [math.prod(size)]))
+        x = self.fake(call("aten.full.default", [extent], 0), value or FakeValue([extent], True, itemsize=2))
         src = self.fake(Node("placeholder", name="l_tensors_0_"))
-        op = self.fake(call("aten.index_add.default", x, -1, idx, src))
-        g = FakeGraph([it, idx, x, src, op])
+        op = self.fake(call("aten.index_add.default", x, dim, idx, src, **kwargs))
+        return (it, idx, x, src, op), FakeGraph([it, idx, x, src, op])
+
+    def test_index_add_becomes_the_gather_add_call(self):
+        (_, _, x, src, op), g = self.windows_graph(128, [4, 3, 8, 2], [2, 32, 8, 1])
         self.assertEqual(iota.rewrite(g, None), 1)
         new = op.replaced_by
         self.assertIs(new.target, iota.gather_add)
@@ -349,13 +354,8 @@ class TestRewriteOnFakeGraphs(unittest.TestCase):
         self.assertEqual(g.nodes.index(new), 4)
 
     def test_index_add_becomes_the_overlap_add_call(self):
-        it = self.fake(call("prims.iota.default", 160, start=0, step=1))
-        idx = self.fake(call("aten.reshape.default", call("aten.clone.default", call(
-            "aten.as_strided.default", it, [2, 3, 8, 4], [4, 32, 8, 1], 0)), [192]))
-        x = self.fake(call("aten.full.default", [160], 0), FakeValue([160], True, itemsize=2))
-        src = self.fake(Node("placeholder", name="l_tensors_0_"))
-        op = self.fake(call("aten.index_add.default", x, -1, idx, src, alpha=2))
-        g = FakeGraph([it, idx, x, src, op])
+        longformer = (160, [2, 3, 8, 4], [4, 32, 8, 1])
+        (_, _, x, src, op), g = self.windows_graph(*longformer, alpha=2)
         self.assertEqual(ola.rewrite(g, None), 1)
         new = op.replaced_by
         self.assertIs(new.target, ola.overlap_add)
@@ -365,14 +365,11 @@ class TestRewriteOnFakeGraphs(unittest.TestCase):
         other = self.fake(call("aten.index_add.default", x, 0, Node("placeholder", name="l_tensors_0_"), src))
         self.assertEqual(ola.rewrite(FakeGraph([x, other]), [{"name": "in0", "sizes": [8], "values": {}}]), 0)
         # an fp32 x is rewritten as a bf16 one; an x the fp32 sum would round (fp64), or not floating, stays ATen's
-        y = self.fake(call("aten.full.default", [160], 0), FakeValue([160], True, itemsize=4))
-        op = self.fake(call("aten.index_add.default", y, 0, idx, src))
-        self.assertEqual(ola.rewrite(FakeGraph([it, idx, y, src, op]), None), 1)
+        self.assertEqual(ola.rewrite(self.windows_graph(*longformer, FakeValue([160], True, itemsize=4))[1], None), 1)
         for value in (FakeValue([160], True, itemsize=8), FakeValue([160], False, itemsize=4)):
-            y = self.fake(call("aten.full.default", [160], 0), value)
-            op = self.fake(call("aten.index_add.default", y, 0, idx, src))
             for mod in (ola, iota):
-                self.assertEqual(mod.rewrite(FakeGraph([it, idx, y, src, op]), None), 0, (mod.__name__, value.shape))
+                self.assertEqual(mod.rewrite(self.windows_graph(*longformer, value)[1], None), 0,
+                                 (mod.__name__, value.dtype.itemsize))
 
     def test_an_index_add_on_another_index_is_kept(self):
         x = self.fake(call("aten.full.default", [8], 0), FakeValue([8], True))
