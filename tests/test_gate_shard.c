@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "measure/baseline.h"
 #include "gate/gate.h"
@@ -603,6 +604,37 @@ Test(gate_shard, junit_has_a_testcase_per_entry_and_a_failure_per_entry_not_same
     free(text);
     cJSON_Delete(report);
     cli_run_free(&m);
+    free_all(files, 2);
+    free(stored);
+    free(fresh);
+}
+
+/* A FILE of - is standard output, which then carries that output alone (docs/reference/cli.md), in gate and in
+ * gate merge: no file named "-", no table before it; two outputs on standard output are refused. */
+Test(gate_shard, a_file_of_dash_is_standard_output_alone)
+{
+    const char *dir = test_tmpdir();
+    char *stored, *fresh, *files[2];
+    pair(dir, &stored, &fresh);
+    shard_reports(dir, stored, fresh, 2, files);
+    cli_run r[4] = {test_cli("gate", "--baseline", stored, "--against", fresh, "--junit", "-", NULL),
+                    test_cli("gate", "merge", "--junit", "-", files[0], files[1], NULL),
+                    test_cli("gate", "merge", "--markdown", "-", files[0], files[1], NULL),
+                    test_cli("gate", "merge", "--propose", "-", files[0], files[1], NULL)};
+    for (int i = 0; i < 4; i++)
+        cr_assert_eq(r[i].status, 1, "%d: %s", i, r[i].err);
+    cr_assert(!strncmp(r[0].out, "<?xml", 5) && !strncmp(r[1].out, "<?xml", 5), "%.200s", r[1].out);
+    cr_assert_str_eq(r[0].out, r[1].out, "the merged shards' XML is the unsharded gate's");
+    cr_assert(!strncmp(r[2].out, "### extern-audit gate: ", 23), "the markdown alone: %.200s", r[2].out);
+    cJSON *doc = cJSON_Parse(r[3].out);
+    cr_assert_not_null(doc, "the proposal alone on stdout: %.200s", r[3].out);
+    cJSON_Delete(doc);
+    cr_assert_neq(access("-", F_OK), 0, "a file named - was written");
+    for (int i = 0; i < 4; i++)
+        cli_run_free(&r[i]);
+    cli_run two = test_cli("gate", "merge", "--json", "--markdown", "-", files[0], files[1], NULL);
+    cr_assert(two.status == 2 && strstr(two.err, "one output at most on standard output"), "%s", two.err);
+    cli_run_free(&two);
     free_all(files, 2);
     free(stored);
     free(fresh);

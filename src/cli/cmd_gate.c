@@ -115,7 +115,8 @@ static int parse(int argc, char **argv, gate_options *o, int *help)
     if (o->cold && !o->run)
         return ea_cli_usage_error("gate", "%s", "--cold needs --run");
     int dash;
-    if ((rc = ea_cli_stdout_once("gate", o->json, (const char *const[]){o->markdown, o->propose, o->save}, 3, &dash)))
+    if ((rc = ea_cli_stdout_once("gate", o->json, (const char *const[]){o->markdown, o->junit, o->propose, o->save}, 4,
+                                 &dash)))
         return rc;
     o->quiet_table = dash; /* "-": stdout carries that output alone */
     if (o->plan && (c.margin || c.retries)) /* a plan has no time to judge */
@@ -356,18 +357,27 @@ static int shard_plan(const gate_options *o, const ej_doc *stored, const ea_run_
     return rc;
 }
 
-static int write_outputs(const gate_options *o, const ej_doc *stored, const cJSON *fresh, const cJSON *report,
-                         ea_error *err)
+int ea_gate_cli_texts(const char *cmd, const cJSON *report, const char *markdown, const char *junit, FILE *said,
+                      ea_error *err)
 {
-    if (o->markdown) {
-        char *md = ea_gate_markdown(report);
-        FILE *said = o->quiet_table || o->json ? stderr : stdout; /* stdout carries another output */
-        int rc = ea_cli_write_output("gate", "markdown", o->markdown, md, said, err);
-        free(md);
+    const char *file[2] = {markdown, junit}, *what[2] = {"markdown", "JUnit XML"};
+    for (int i = 0; i < 2; i++) {
+        if (!file[i])
+            continue;
+        char *text = i ? ea_gate_junit(report) : ea_gate_markdown(report);
+        int rc = ea_cli_write_output(cmd, what[i], file[i], text, said, err);
+        free(text);
         if (rc)
             return -1;
     }
-    if (ea_gate_write_texts(report, NULL, o->junit, err))
+    return 0;
+}
+
+/* The report's files; the lines saying so go to stderr where stdout carries another output (--json, a FILE of -). */
+static int write_outputs(const gate_options *o, const ej_doc *stored, const cJSON *fresh, const cJSON *report,
+                         ea_error *err)
+{
+    if (ea_gate_cli_texts("gate", report, o->markdown, o->junit, o->quiet_table || o->json ? stderr : stdout, err))
         return -1;
     if (o->save && ea_baseline_record(o->save, fresh, err))
         return -1;

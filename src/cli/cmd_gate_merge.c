@@ -29,9 +29,9 @@ static int split(int argc, char **argv, char **opts, int *nopts, const char **fi
     return *nfiles;
 }
 
-static int write_merged(const ea_cli_options *c, const ea_gate_merged *m, ea_error *err)
+static int write_merged(const ea_cli_options *c, const ea_gate_merged *m, FILE *said, ea_error *err)
 {
-    if (ea_gate_write_texts(m->report, c->markdown, c->junit, err))
+    if (ea_gate_cli_texts("gate merge", m->report, c->markdown, c->junit, said, err))
         return -1;
     if (c->save && ea_baseline_record(c->save, m->fresh, err))
         return -1;
@@ -51,7 +51,7 @@ int ea_cmd_gate_merge(int argc, char **argv)
     ea_cli_options c;
     ea_gate_merged m = {0};
     ea_error err;
-    int nopts, nfiles, help = 0, rc;
+    int nopts, nfiles, help = 0, rc, dash = 0;
     if (!opts || !files) {
         free(opts);
         free(files);
@@ -59,6 +59,9 @@ int ea_cmd_gate_merge(int argc, char **argv)
     }
     split(argc, argv, opts, &nopts, files, &nfiles);
     rc = ea_cli_parse("gate merge", "--baseline --json --markdown --junit --propose --save --quiet", nopts, opts, &c, &help);
+    if (!rc && !help)
+        rc = ea_cli_stdout_once("gate merge", c.json, (const char *const[]){c.markdown, c.junit, c.propose, c.save}, 4,
+                                &dash);
     if (rc || help) {
         if (help)
             fputs(ea_usage_gate, stdout);
@@ -72,10 +75,10 @@ int ea_cmd_gate_merge(int argc, char **argv)
     } else {
         if (c.json)
             ea_cli_print_json(m.report);
-        else
+        else if (!dash) /* "-": stdout carries that output alone */
             ea_gate_print(m.report, stdout);
         rc = ea_gate_exit(m.report);
-        if (write_merged(&c, &m, &err)) {
+        if (write_merged(&c, &m, c.json || dash ? stderr : stdout, &err)) {
             fprintf(stderr, "extern-audit gate merge: %s\n", err.msg);
             rc = 2;
         }

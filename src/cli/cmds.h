@@ -29,6 +29,10 @@ int ea_cmd_gate(int argc, char **argv);
 /* extern-audit gate merge (cmd_gate_merge.c): shard reports joined; ea_cmd_gate passes "merge ..." to it. */
 int ea_cmd_gate_merge(int argc, char **argv);
 extern const char ea_usage_gate[];
+/* The gate report's markdown and JUnit XML where a FILE is named (ea_cli_write_output: "-" is stdout), the line
+ * saying so to said. */
+int ea_gate_cli_texts(const char *cmd, const cJSON *report, const char *markdown, const char *junit, FILE *said,
+                      ea_error *err);
 
 /* extern-audit rollup (cmd_rollup.c) and its usage text. */
 int ea_cmd_rollup(int argc, char **argv);

@@ -12,7 +12,7 @@
  *   or path did not pass its checks), INVALID (a time the rule cannot read; the others still judged).
  *   points (NULL: all) restricts the comparison to those point ids (--scope). Documents of two GPU
  *   models are refused (-1, err says which). Both documents must have passed ea_baseline_validate.
- * - The report is JSON (schema "extern-audit/gate" v1, docs/reference/schema.md); ea_gate_exit is 0 when every
+ * - The report is JSON (schema "extern-audit/gate", EA_GATE_VERSION, docs/reference/schema.md); ea_gate_exit is 0 when every
  *   entry is SAME, 2 when one is INVALID, else 1.
  * - ea_gate_propose: the stored document with only what moved replaced (SLOWER/FASTER timings, a tuned warm time
  *   with its run's "variant", "unroll", "candidates", "kernels", "kernel_launches" and "kernel_launches_note",
@@ -21,7 +21,8 @@
  *   lacks taken from its point's fresh result, and fresh's "launch_floor" where a chain moved beyond the rule's margin or the stored document
  *   has none (measure/launch_floor.h ea_launch_floor_moved: no entry judges it):
  *   every other byte of the stored file prints as it was read.
- * - ea_gate_print (terminal table); ea_gate_write_texts writes the markdown table a CI job posts and JUnit XML.
+ * - ea_gate_print (terminal table); ea_gate_markdown (the table a CI job posts) and ea_gate_junit (JUnit XML) are
+ *   the texts the CLI writes (cmd_gate.c's ea_gate_cli_texts).
  * - ea_gate_uncovered: the golden points (docs, ea_occurrences_load) that a baselines document neither
  *   measured nor lists in "unmeasured" with a reason: a JSON array of point ids, empty when covered.
  * - ea_gate_unsettled_points: the point ids of the report's entries a new measurement may settle: NOISY but
@@ -66,10 +67,9 @@ cJSON *ea_gate_propose(const cJSON *stored, const cJSON *fresh, const cJSON *rep
 void ea_gate_print(const cJSON *report, FILE *f);
 /* The markdown a CI job posts: the summary, then every entry not SAME (malloc'd). */
 char *ea_gate_markdown(const cJSON *report);
-/* The markdown table (ea_gate_markdown) and the JUnit XML (one testcase per entry, named by point,
- * result, path and mode, a failure with its status, detail and where for each entry not SAME) written, each where a
- * file is named (NULL: not written), atomically. */
-int ea_gate_write_texts(const cJSON *report, const char *markdown, const char *junit, ea_error *err);
+/* The JUnit XML (malloc'd): one testcase per entry, named by point, result, path and mode, a failure with its
+ * status, detail and where for each entry not SAME. */
+char *ea_gate_junit(const cJSON *report);
 cJSON *ea_gate_uncovered(cJSON *const docs[EA_AUDIT_OPS], const cJSON *baselines);
 cJSON *ea_gate_unsettled_points(const cJSON *report);
 void ea_gate_splice(cJSON *fresh, cJSON *again);

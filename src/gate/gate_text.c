@@ -99,8 +99,8 @@ static void xml_text(FILE *f, const char *s)
         }
 }
 
-/* The report as JUnit XML (malloc'd): what CI test views read. */
-static char *junit_xml(const cJSON *report)
+/* What CI test views read. */
+char *ea_gate_junit(const cJSON *report)
 {
     const cJSON *e;
     char *buf = NULL;
@@ -140,19 +140,4 @@ static char *junit_xml(const cJSON *report)
     fputs("</testsuite>\n</testsuites>\n", f);
     fclose(f);
     return buf;
-}
-
-int ea_gate_write_texts(const cJSON *report, const char *markdown, const char *junit, ea_error *err)
-{
-    const char *file[2] = {markdown, junit};
-    for (int i = 0; i < 2; i++) {
-        if (!file[i])
-            continue;
-        char *text = i ? junit_xml(report) : ea_gate_markdown(report);
-        int rc = text ? ea_write_file_atomic(file[i], text, strlen(text), err) : ea_fail(err, "%s: out of memory", file[i]);
-        free(text);
-        if (rc)
-            return -1;
-    }
-    return 0;
 }
