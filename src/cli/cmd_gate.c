@@ -299,8 +299,8 @@ static int shard_plan(const gate_options *o, const ej_doc *stored, const ea_run_
     cJSON *out = cJSON_CreateObject(), *preds = NULL, *ids = ea_gate_point_ids(pts);
     const char *a = o->shard_plan;
     int rc = 0;
-    cJSON_AddStringToObject(out, "schema", "extern-audit/shard-plan");
-    cJSON_AddNumberToObject(out, "schema_version", 1);
+    cJSON_AddStringToObject(out, "schema", EA_SHARD_PLAN_SCHEMA);
+    cJSON_AddNumberToObject(out, "schema_version", EA_SHARD_PLAN_VERSION);
     cJSON_AddStringToObject(out, "stored", o->baseline);
     cJSON_AddNumberToObject(out, "points", pts->n);
     preds = cJSON_AddArrayToObject(out, "predictions");

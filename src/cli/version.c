@@ -7,10 +7,15 @@
 #include "target/capture.h"
 #include "target/classify.h"
 #include "corpus/extract.h"
+#include "corpus/inventory.h"
+#include "corpus/oldrule.h"
 #include "gate/gate.h"
+#include "gate/shard.h"
 #include "golden/golden_diff.h"
+#include "report/oracle_rule.h"
 #include "report/rollup.h"
 #include "report/seed_totals.h"
+#include "target/sanitize_record.h"
 #include "target/target.h"
 #include "target/torch_ops.h"
 
@@ -25,6 +30,9 @@ void ea_version_print(FILE *f)
         int version;
     } schemas[] = {
         {EA_OCCURRENCES_SCHEMA, EA_OCCURRENCES_VERSION},
+        {EA_OCCURRENCE_SUMMARY_SCHEMA, EA_OCCURRENCES_VERSION},
+        {EA_INVENTORY_SCHEMA, EA_INVENTORY_VERSION},
+        {EA_OLD_RULE_SCHEMA, EA_OLD_RULE_VERSION},
         {EA_CLASSIFICATION_SCHEMA, EA_CLASSIFICATION_VERSION},
         {EA_CAPTURE_SCHEMA, EA_CAPTURE_VERSION},
         {EA_BASELINES_SCHEMA, EA_BASELINES_VERSION},
@@ -32,8 +40,11 @@ void ea_version_print(FILE *f)
         {EA_TARGET_SCHEMA, EA_TARGET_VERSION},
         {EA_SEED_TOTALS_SCHEMA, EA_SEED_TOTALS_VERSION},
         {EA_GATE_SCHEMA, EA_GATE_VERSION},
+        {EA_SHARD_PLAN_SCHEMA, EA_SHARD_PLAN_VERSION},
         {EA_GOLDEN_DIFF_SCHEMA, EA_GOLDEN_DIFF_VERSION},
         {EA_ROLLUP_SCHEMA, EA_ROLLUP_VERSION},
+        {EA_ORACLE_ALLOWLIST_SCHEMA, EA_ORACLE_ALLOWLIST_VERSION},
+        {EA_SANITIZE_SCHEMA, EA_SANITIZE_VERSION},
     };
     fprintf(f, "extern-audit %s (git %s)\nschemas:", EA_VERSION, EA_GIT_COMMIT);
     for (size_t i = 0; i < sizeof schemas / sizeof schemas[0]; i++)

@@ -20,6 +20,8 @@
 
 #define EA_OCCURRENCES_SCHEMA "extern-audit/occurrences"
 #define EA_OCCURRENCES_VERSION 1
+/* extract --out's summary.json, versioned with the occurrence files */
+#define EA_OCCURRENCE_SUMMARY_SCHEMA "extern-audit/occurrence-summary"
 
 typedef struct {
     int cat_input_cap; /* is_fusible_node's max_pointwise_cat_inputs (8) */

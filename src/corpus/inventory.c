@@ -141,8 +141,8 @@ static int by_count_desc(const cJSON *x, const cJSON *y)
 int ea_inventory(const ea_corpus *c, const ea_old_rule *rule, FILE *progress, cJSON **out, ea_error *err)
 {
     cJSON *inv = cJSON_CreateObject();
-    cJSON_AddStringToObject(inv, "schema", "extern-audit/inventory");
-    cJSON_AddNumberToObject(inv, "schema_version", 1);
+    cJSON_AddStringToObject(inv, "schema", EA_INVENTORY_SCHEMA);
+    cJSON_AddNumberToObject(inv, "schema_version", EA_INVENTORY_VERSION);
     cJSON_AddStringToObject(inv, "rule_recorded_for", rule->recorded_for);
     cJSON_AddNumberToObject(inv, "graphs", c->ngraphs);
     cJSON_AddNumberToObject(inv, "call_functions", 0);

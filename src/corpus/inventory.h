@@ -5,6 +5,9 @@
 #ifndef EA_INVENTORY_H
 #define EA_INVENTORY_H
 
+#define EA_INVENTORY_SCHEMA "extern-audit/inventory"
+#define EA_INVENTORY_VERSION 1
+
 #include <stdio.h>
 
 #include <cjson/cJSON.h>

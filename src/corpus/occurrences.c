@@ -461,7 +461,7 @@ static int is_bf16_self(const cJSON *sig)
 cJSON *ea_occurrences_summary(cJSON *const docs[EA_AUDIT_OPS])
 {
     cJSON *s = cJSON_CreateObject();
-    cJSON_AddStringToObject(s, "schema", "extern-audit/occurrence-summary");
+    cJSON_AddStringToObject(s, "schema", EA_OCCURRENCE_SUMMARY_SCHEMA);
     cJSON_AddNumberToObject(s, "schema_version", EA_OCCURRENCES_VERSION);
     cJSON *total = cJSON_AddNumberToObject(s, "occurrences_total", 0);
     cJSON *by_op = cJSON_AddObjectToObject(s, "occurrences_by_op");

@@ -36,7 +36,7 @@ int ea_old_rule_load(const char *path, ea_old_rule *r, ea_error *err)
     ej_val root = ej_root(&r->doc), list;
     const char *s;
     int64_t cap;
-    if (ej_object(root, keys, err) || ej_expect_schema(root, EA_OLD_RULE_SCHEMA, 1, err) ||
+    if (ej_object(root, keys, err) || ej_expect_schema(root, EA_OLD_RULE_SCHEMA, EA_OLD_RULE_VERSION, err) ||
         ej_get_string(root, "rule", &s, err) || ej_get_string(root, "recorded_for", &r->recorded_for, err) ||
         ej_get_int(root, "max_pointwise_cat_inputs", &cap, err) || ej_field(root, "non_fusible", 1, &list, err))
         goto fail;

@@ -10,6 +10,7 @@
 #include "base/json.h"
 
 #define EA_OLD_RULE_SCHEMA "extern-audit/old-rule"
+#define EA_OLD_RULE_VERSION 1
 
 typedef struct {
     const char *op;

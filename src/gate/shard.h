@@ -18,6 +18,8 @@
 #include "base/error.h"
 
 #define EA_SHARD_MAX 64
+#define EA_SHARD_PLAN_SCHEMA "extern-audit/shard-plan"
+#define EA_SHARD_PLAN_VERSION 1
 
 int ea_shard_parse(const char *arg, int *index, int *count, ea_error *err);
 cJSON *ea_shard_plan(const cJSON *stored, const cJSON *ids, int count);

@@ -11,8 +11,9 @@
  *   not compared, with a note, when the GPU models differ).
  *   A partial stage (target.json "scopes") compares only its scopes: everything outside them is counted
  *   as "not staged", never as removed.
- * - The report is JSON (schema "extern-audit/golden-diff" v1, docs/reference/schema.md): summary by op and by
- *   model first, then the changes sorted by kind, op, point, scope and detail (stable output).
+ * - The report is JSON (schema "extern-audit/golden-diff", EA_GOLDEN_DIFF_VERSION, docs/reference/schema.md):
+ *   summary by op and by model first, then the changes sorted by kind, op, point, scope and detail (stable
+ *   output).
  * - ea_golden_diff_exit: 0 nothing differs, 1 something does, 2 a timing the rule cannot read.
  * - ea_golden_diff_print (terminal) and ea_golden_diff_markdown (malloc'd) render the same report. */
 #ifndef EA_GOLDEN_DIFF_H

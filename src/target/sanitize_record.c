@@ -6,7 +6,6 @@
 
 #include "base/json.h"
 
-#define SCHEMA "extern-audit/sanitize"
 
 /* An integer >= 0, or null (a count the log did not print). */
 static int count_or_null(ej_val obj, const char *key, ea_error *err)
@@ -158,7 +157,7 @@ int ea_sanitize_validate(const char *file, const cJSON *doc, ea_error *err)
     ej_val root = {file, doc, "$"};
     const char *s;
     int b;
-    return ej_object(root, keys, err) || ej_expect_schema(root, SCHEMA, 1, err) ||
+    return ej_object(root, keys, err) || ej_expect_schema(root, EA_SANITIZE_SCHEMA, EA_SANITIZE_VERSION, err) ||
                    ej_get_string(root, "gpu", &s, err) || ej_get_string(root, "driver", &s, err) ||
                    ej_get_string(root, "sanitizer", &s, err) || ej_get_string(root, "command", &s, err) ||
                    each(root, "scopes", scope_name, err) || check_only(root, err) || each(root, "totals", total, err) ||

@@ -8,6 +8,9 @@
 #ifndef EA_SANITIZE_RECORD_H
 #define EA_SANITIZE_RECORD_H
 
+#define EA_SANITIZE_SCHEMA "extern-audit/sanitize"
+#define EA_SANITIZE_VERSION 1
+
 #include <stdio.h>
 
 #include <cjson/cJSON.h>
