@@ -196,11 +196,14 @@ Test(golden_accept, refuses_a_stage_without_replay_or_target_and_lists_every_pro
     cr_assert_eq(unlink(path), 0);
     target_drop_result(stage, CAT_POINT);
     const char *golden = target_golden();
+    snprintf(path, sizeof path, "%s/torch_ops.json", stage);
+    cr_assert_eq(unlink(path), 0);
     cli_run r = accept(stage, golden);
-    cr_assert_eq(r.status, 2, "%s", r.err);
-    has(r.err, "replay.json: cannot read");
+    cr_assert_eq(r.status, 1, "an incomplete stage is a refusal, not bad input: %s", r.err);
+    has(r.err, "/replay.json: absent: an incomplete stage (ci/golden-stage's replay of the captures)");
+    has(r.err, "/torch_ops.json: absent: an incomplete stage (ci/golden-stage's torch op timings)");
     has(r.err, "point " CAT_POINT " has no baseline");
-    has(r.err, "refused: 2 problem(s)");
+    has(r.err, "refused: 3 problem(s)");
     cli_run_free(&r);
     snprintf(path, sizeof path, "%s/target.json", stage);
     cr_assert_eq(unlink(path), 0);
