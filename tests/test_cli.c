@@ -193,6 +193,10 @@ Test(cli, audit_reads_the_committed_golden)
     has(r.out, "\"classes\"");
     cli_run_free(&r);
     r = test_cli("audit", NULL);
+    /* the committed sanitizer record predates the avgpool_backward family: its clean verdict is not that family's */
+    has(r.out, "  verdict: clean (every run finished, 0 errors, 0 hazards)\n"
+               "  not under the sanitizer as whole families: avgpool_backward (its scopes name neither all nor them; "
+               "ci/gpu-sanitize on a GPU runs every family)\n");
     has(r.out, "aten.histc.default                          true_fallback 24");
     /* the ops added since the first H200 captures, captured since: the FFT a library call never timed by design
      * (the file's reason, not a GPU need), the pool backward a fallback the avgpool_backward family measures */
@@ -202,6 +206,16 @@ Test(cli, audit_reads_the_committed_golden)
     has(r.out, "aten._fft_c2c.default                       library_extern 36 false_extern 0");
     has(r.out, "aten._adaptive_avg_pool2d_backward.default  true_fallback 2 false_extern 0");
     has(r.out, "  avgpool_backward  alexnet ");
+    cli_run_free(&r);
+    /* a candidate target staged before the avgpool_backward family lists its points "not recorded yet": a GPU
+     * need, not a reason by design */
+    r = test_cli("audit", "--target", TEST_TARGET "-index_add_iota_gather", NULL);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    has(r.out, "Needs a GPU:\n  golden/targets/" TEST_TARGET "-index_add_iota_gather/baselines.json: 2 of 2 "
+               "adaptive_avg_pool2d_backward points unmeasured\n");
+    const char *by_design = strstr(r.out, "Not timed, by design");
+    cr_assert_not_null(by_design, "%s", r.out);
+    cr_assert_null(strstr(by_design, "avg_pool2d_backward"), "%s", r.out);
     cli_run_free(&r);
     /* the same golden data with only the index_add results measured: the rest is listed as missing */
     char dir[512], cmd[4096];
@@ -222,6 +236,30 @@ Test(cli, audit_reads_the_committed_golden)
     cr_assert_eq(r.status, 2);
     has(r.err, "--golden /nonexistent: not a folder");
     cli_run_free(&r);
+}
+
+/* A sanitizer record of scopes "all" covers every family; one of an alias covers none whole. */
+Test(cli, audit_says_which_families_the_sanitizer_record_covers_whole)
+{
+    static const char *const scopes[] = {"[\"all\"]", "[\"xlnet\", \"cat\"]"};
+    for (int i = 0; i < 2; i++) {
+        char dir[512], cmd[4096];
+        snprintf(dir, sizeof dir, "%s/s%d", test_tmpdir(), i);
+        snprintf(cmd, sizeof cmd,
+                 "mkdir -p %s/targets && cp -r golden/occurrences %s/ && cp -r golden/targets/" TEST_TARGET " %s/targets/ && "
+                 "python3 -c \"import json,sys; d=json.load(open(sys.argv[1])); d['scopes']=json.loads(sys.argv[2]); "
+                 "json.dump(d, open(sys.argv[1], 'w'))\" %s/targets/" TEST_TARGET "/sanitize.json '%s'",
+                 dir, dir, dir, dir, scopes[i]);
+        cr_assert_eq(system(cmd), 0, "%s", cmd);
+        cli_run r = test_cli("audit", "--golden", dir, NULL);
+        cr_assert_eq(r.status, 0, "%s", r.err);
+        if (i == 0)
+            cr_assert_null(strstr(r.out, "not under the sanitizer"), "%s", r.out);
+        else
+            has(r.out, "  not under the sanitizer as whole families: index_add routing_histc routing_cumsum cumsum "
+                       "avgpool_backward (");
+        cli_run_free(&r);
+    }
 }
 
 Test(cli, audit_refuses_a_bad_baselines_file)

@@ -7,6 +7,7 @@
 
 #include "measure/baseline.h"
 #include "measure/baseline_derived.h"
+#include "measure/prose.h"
 #include "report/baseline_table.h"
 #include "report/bottom_line.h"
 #include "target/classify.h"
@@ -27,7 +28,8 @@ const char ea_usage_audit[] =
     "                 $EXTERN_AUDIT_TARGET, else this GPU model's, else the only one)\n"
     "  --json        print JSON instead of the tables\n";
 
-/* Every point the target's baselines.json measured, and {point: reason} of those it lists unmeasured; -1 on a
+/* Every point the target's baselines.json measured, and {point: reason} of those it lists unmeasured by design (a
+ * reason awaiting a GPU run leaves its point out, pending); -1 on a
  * bad baselines file (its occurrence counts against docs too). */
 static int measured_points(const ea_target *t, cJSON *const docs[EA_AUDIT_OPS], cJSON *points, cJSON *unmeasured,
                            ea_error *err)
@@ -47,7 +49,9 @@ static int measured_points(const ea_target *t, cJSON *const docs[EA_AUDIT_OPS], 
     if (rc == 0)
         cJSON_ArrayForEach(sc, cJSON_GetObjectItem(doc.root, "unmeasured")) {
             const char *point = cJSON_GetObjectItem(sc, "point")->valuestring;
-            cJSON_AddStringToObject(unmeasured, point, ea_baseline_unmeasured_reason(doc.root, point));
+            /* a reason that awaits a GPU run is no reason by design: the point is pending like any unmeasured one */
+            if (!ea_unmeasured_awaits_gpu(ej_str(sc, "reason")))
+                cJSON_AddStringToObject(unmeasured, point, ea_baseline_unmeasured_reason(doc.root, point));
         }
     ej_free(&doc);
     return rc;

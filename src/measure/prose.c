@@ -178,28 +178,42 @@ void ea_verdict_text(const cJSON *result, char *out, size_t n)
 /* Why a golden point holds no result: one row per reason id a baselines document's "unmeasured" list may give. */
 static const struct {
     const char *id, *text;
+    int awaits_gpu; /* a GPU run records the point (not a reason by design) */
 } unmeasured[] = {
     {"fft_library",
      "library: a cuFFT plan behind ATen's _fft_c2c (FNet's fft2 over 512 x 768, complex64); Inductor has no FFT "
      "lowering and no repro replaces cuFFT, so no timing is kept; its captures (" EA_CAPTURES_NAME "/fft_c2c-*, "
      "STEPS=newops ci/gpu-check) show Inductor calling torch.ops.aten._fft_c2c.default between its own Triton kernels: "
-     "class library_extern"},
+     "class library_extern",
+     0},
     {"view_as_real_alias",
      "a view: c64 storage read as f32 pairs, no bytes moved, so nothing of its own to time; its captures "
      "(" EA_CAPTURES_NAME "/view_as_real-*, STEPS=newops ci/gpu-check) show Inductor calling "
-     "torch.ops.aten.view_as_real.default, an aliasing call that launches no kernel, between its own Triton kernels"},
+     "torch.ops.aten.view_as_real.default, an aliasing call that launches no kernel, between its own Triton kernels",
+     0},
     {"view_as_complex_alias",
      "a view: the select_scatter's f32 pairs read as c64, no bytes moved, so nothing of its own to time; its captures "
      "(" EA_CAPTURES_NAME "/view_as_complex-*, STEPS=newops ci/gpu-check) show Inductor calling "
      "torch.ops.aten.view_as_complex.default, an aliasing call that launches no kernel, between its own Triton "
-     "kernels"},
+     "kernels",
+     0},
     {"symint_host_arithmetic",
      "host arithmetic: the SymInt product s16*s82 (a reshape size) evaluated in Inductor's wrapper, no tensor and no "
-     "kernel; tools/capture cannot build its symbolic scope"},
+     "kernel; tools/capture cannot build its symbolic scope",
+     0},
     {"avgpool_backward_not_recorded",
      "no baseline recorded yet: the avgpool_backward family (ATen's fill + atomic kernel, a copy oracle) runs on a GPU "
-     "in STEPS=newops ci/gpu-check, whose result gate --propose adds"},
+     "in STEPS=newops ci/gpu-check, whose result gate --propose adds",
+     1},
 };
+
+int ea_unmeasured_awaits_gpu(const char *id)
+{
+    for (size_t i = 0; id && i < sizeof unmeasured / sizeof unmeasured[0]; i++)
+        if (!strcmp(id, unmeasured[i].id))
+            return unmeasured[i].awaits_gpu;
+    return 0;
+}
 
 const char *ea_unmeasured_text(const char *id)
 {

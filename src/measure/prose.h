@@ -28,6 +28,8 @@ void ea_run_policy_text(const cJSON *doc, char *out, size_t n);
 /* An "unmeasured" entry's reason id: its text, NULL when no such id. ea_unmeasured_id: the id whose text is text
  * exactly, NULL when none (schema 2 stored the text: the migration reads it back with this). */
 const char *ea_unmeasured_text(const char *id);
+/* Whether reason id says a GPU run has yet to record the point (not a reason by design). */
+int ea_unmeasured_awaits_gpu(const char *id);
 const char *ea_unmeasured_id(const char *text);
 /* Why the floor bounds no warm time, when the result's floor bytes fit in the document's L2; else NULL. */
 const char *ea_floor_note_text(const cJSON *doc, const cJSON *result);

@@ -5,8 +5,8 @@
  * mode and variant, faithful current and oracle warm and cold, "-" where not timed cold, floor (median us
  * per call), speedup and the oracle's share of the floor with its basis), a line for its
  * replay.json (captures, replayed, ok), and each golden/targets/<target>/sanitize.json's totals
- * (sanitize_record.h); an absent file (or t->name "": no target) is said so. A baselines, replay or
- * sanitize file that does not validate fails with its message (-1). */
+ * (sanitize_record.h) with the registry's families its scopes do not cover whole; an absent file (or t->name "": no
+ * target) is said so. A baselines, replay or sanitize file that does not validate fails with its message (-1). */
 #ifndef EA_BOTTOM_LINE_H
 #define EA_BOTTOM_LINE_H
 
