@@ -42,8 +42,8 @@ EOF
 }
 
 case_ committed 0 "" "^rollup --check: oracle rule: [0-9]+ pairs judged, .* 0 breaches \(0 allowed by" \
-    "^Launch-bound scopes: the oracle against bytes \+ launches" "^  cumsum +opt-infer +1 / 1 " \
-    "^  routing_histc +routing +1 / 8 " "^== oracle: exit 0" '"exit": 0'
+    "^Launch-bound scopes: the oracle against bytes \+ launches" "^  cumsum +opt-infer +infer +- +1 / 1 " \
+    "^  routing_histc +routing +infer +whole scope, topk_ids +1 / 8 " "^== oracle: exit 0" '"exit": 0'
 case_ opt_slower 1 "faster('opt-infer', 'oracle', 1.1)" \
     "oracle_beaten: $tre cumsum cumsum-[0-9a-f]+ #0 warm \(opt-infer\).*current" " 2 breaches \(0 allowed by" \
     "^== oracle rule: exit 1"

@@ -122,6 +122,31 @@ Test(rollup, golden_accounts_every_occurrence_and_counts_the_routing_scope_once)
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(doc, "totals");
     cr_assert_eq(num(t, "occurrences"), 279); /* 190 of the first four ops, 89 of the five added since */
     cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "check")), 0);
+    /* the sources name the files read: the target's classification, not one beside the occurrences */
+    cr_assert_str_eq(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "sources"),
+                                                      "classification")->valuestring,
+                     "golden/targets/H200-torch2.11.0+cu130/classification.json");
+    /* the warm policy the priced paths ran under: each path's own calls per replay, not the header's count */
+    double lo = INFINITY, hi = -INFINITY;
+    const cJSON *res, *path;
+    cJSON_ArrayForEach(res, cJSON_GetObjectItemCaseSensitive(base, "scopes"))
+        cJSON_ArrayForEach(path, cJSON_GetObjectItemCaseSensitive(res, "paths")) {
+            double k = num(cJSON_GetObjectItemCaseSensitive(path, "time"), "calls_per_replay");
+            lo = fmin(lo, k), hi = fmax(hi, k);
+        }
+    char policy[128];
+    snprintf(policy, sizeof policy, "warm: %.0f to %.0f (each path's own) calls back to back per CUDA graph replay", lo,
+             hi);
+    cr_assert(lo < hi && lo != num(base, "calls_per_replay"));
+    has(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "gpus"), "cache_policy")->valuestring,
+        policy);
+    /* the launch-bound table's rows are told apart: no two share family, alias, mode and variant */
+    const cJSON *a, *b;
+    cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "launch_floor"), "scopes"))
+        for (b = a->next; b; b = b->next)
+            cr_assert(strcmp(ej_str(a, "family"), ej_str(b, "family")) || strcmp(ej_str(a, "alias"), ej_str(b, "alias")) ||
+                          strcmp(ej_str(a, "mode"), ej_str(b, "mode")) || strcmp(ej_str(a, "variant"), ej_str(b, "variant")),
+                      "two launch-bound rows of %s %s read the same", ej_str(a, "family"), ej_str(a, "alias"));
     /* histc carries the whole routing scope, 24 times; the cumsum occurrences of that scope carry none */
     double routing = current_us(result(base, "routing_histc"));
     cr_assert_float_eq(num(cJSON_GetObjectItemCaseSensitive(op_agg(doc, "aten.histc.default"), "us"), "after"),
@@ -403,6 +428,15 @@ Test(rollup, cli_writes_every_report)
     free(text);
     cJSON *records = cJSON_Parse(text = test_read(v3));
     cr_assert(cJSON_IsArray(records) && cJSON_GetArraySize(records) > 0);
+    /* the schema's modes: a model's own, an op's summed over both */
+    const cJSON *rec;
+    cJSON_ArrayForEach(rec, records) {
+        const cJSON *b = cJSON_GetObjectItemCaseSensitive(rec, "benchmark");
+        const char *mode = cJSON_GetObjectItemCaseSensitive(b, "mode")->valuestring;
+        const char *type = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(rec, "model"), "type")->valuestring;
+        cr_assert(!strcmp(type, "op") ? !strcmp(mode, "mixed") : !strcmp(mode, "training") || !strcmp(mode, "inference"),
+                  "%s record of mode %s", type, mode);
+    }
     cJSON_Delete(records);
     free(text);
     /* "-": that report alone on stdout */

@@ -112,6 +112,8 @@ int ea_timer_reduce_cold(const ea_kernel_list *list, const char *flush_name, int
 int ea_timer_flush_plan(size_t l2_bytes, int sm_count, size_t *bytes, int *grid, ea_error *err);
 /* Writes out->policy from its fields. */
 void ea_timer_describe(ea_timing *out);
+/* The warm policy's sentence with calls, the calls per replay, as text ("20", "1 to 1122 (each path's own)"). */
+void ea_timer_describe_warm(char *out, size_t n, const char *calls, int replays, double warmup_ms, size_t l2_bytes);
 
 #ifdef __cplusplus
 }

@@ -109,11 +109,19 @@ void ea_timer_describe(ea_timing *out)
                  "in it; median and IQR over the %d calls",
                  out->calls_per_replay, out->warmup_ms, (double)out->flush_bytes / mib, (double)out->l2_bytes / mib,
                  out->ops_per_call, out->calls_per_replay);
-    else
-        snprintf(out->policy, sizeof out->policy,
-                 "warm: %d calls back to back per CUDA graph replay, %d replays timed after %.0f ms of warm-up; "
-                 "the %.0f MiB L2 keeps whatever of the call's data fits between calls",
-                 out->calls_per_replay, out->replays, out->warmup_ms, (double)out->l2_bytes / mib);
+    else {
+        char calls[16];
+        snprintf(calls, sizeof calls, "%d", out->calls_per_replay);
+        ea_timer_describe_warm(out->policy, sizeof out->policy, calls, out->replays, out->warmup_ms, out->l2_bytes);
+    }
+}
+
+void ea_timer_describe_warm(char *out, size_t n, const char *calls, int replays, double warmup_ms, size_t l2_bytes)
+{
+    snprintf(out, n,
+             "warm: %s calls back to back per CUDA graph replay, %d replays timed after %.0f ms of warm-up; the %.0f "
+             "MiB L2 keeps whatever of the call's data fits between calls",
+             calls, replays, warmup_ms, (double)l2_bytes / (1024.0 * 1024.0));
 }
 
 void ea_timing_free(ea_timing *t)

@@ -7,6 +7,7 @@
 
 #include "gpu/timer.h"
 #include "measure/fractions.h"
+#include "measure/result.h"
 #include "measure/path.h"
 
 int ea_launch_floor_measure(double *warm_us, double *cold_us, int n, char *cold_note, size_t note_n, ea_error *err)
@@ -202,15 +203,12 @@ cJSON *ea_launch_floor_fractions(const cJSON *baselines)
         ea_figures x; /* the transfer time is derived, not stored (fractions.h) */
         ea_result_figures(r, &x);
         const double transfer = x.transfer_us;
-        int order = 0; /* the result's place among its point's, as the oracle rule names one */
-        for (const cJSON *p = results->child; p && p != r; p = p->next)
-            order += !strcmp(ej_text(p, "family"), ej_text(r, "family")) && !strcmp(ej_text(p, "point"), ej_text(r, "point"));
         if (!o || !isfinite(transfer) || !(chain(chains, operations(o), "warm_us") >= transfer))
             continue;
         cJSON *s = cJSON_CreateObject();
         cJSON_AddStringToObject(s, "family", ej_text(r, "family"));
         cJSON_AddStringToObject(s, "point", ej_text(r, "point"));
-        cJSON_AddNumberToObject(s, "result", order);
+        cJSON_AddNumberToObject(s, "result", ea_result_order(results, r));
         cJSON_AddStringToObject(s, "alias", ej_text(r, "alias"));
         cJSON_AddNumberToObject(s, "transfer_us", transfer);
         cJSON_AddItemToObject(s, "oracle", path_fractions(o, chains, transfer));

@@ -256,6 +256,27 @@ void ea_run_policy_text(const cJSON *doc, char *out, size_t n)
     policy_text(doc, 0, (int)ej_num(doc, "calls_per_replay"), (int)ej_num(doc, "replays"), 0, out, n);
 }
 
+void ea_paths_policy_text(const cJSON *doc, char *out, size_t n)
+{
+    const cJSON *r, *p;
+    double lo = INFINITY, hi = -INFINITY;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(doc, "scopes"))
+        cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(r, "paths")) {
+            double k = ej_num(cJSON_GetObjectItemCaseSensitive(p, "time"), "calls_per_replay");
+            lo = k < lo ? k : lo;
+            hi = k > hi ? k : hi;
+        }
+    if (!(lo <= hi) || lo == hi) { /* none recorded, or one count: the header's sentence, with that count */
+        policy_text(doc, 0, lo == hi ? (int)lo : (int)ej_num(doc, "calls_per_replay"), (int)ej_num(doc, "replays"), 0,
+                    out, n);
+        return;
+    }
+    char calls[64];
+    snprintf(calls, sizeof calls, "%.0f to %.0f (each path's own)", lo, hi);
+    ea_timer_describe_warm(out, n, calls, (int)ej_num(doc, "replays"), ej_num(doc, "warmup_ms"),
+                           (size_t)ej_num(cJSON_GetObjectItemCaseSensitive(doc, "gpu"), "l2_bytes"));
+}
+
 const char *ea_floor_note_text(const cJSON *doc, const cJSON *result)
 {
     double l2 = ej_num(cJSON_GetObjectItemCaseSensitive(doc, "gpu"), "l2_bytes");

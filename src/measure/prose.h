@@ -25,6 +25,9 @@ void ea_time_policy_text(const cJSON *doc, const cJSON *time, int cold, char *ou
 /* The run's warm cache policy, the header's (its calls_per_replay, replays, warmup_ms and gpu.l2_bytes): the copy
  * probe's timing and every path's default. */
 void ea_run_policy_text(const cJSON *doc, char *out, size_t n);
+/* The warm policy the document's paths were timed under: the header's, with the range of the calls per replay
+ * its paths' "time" objects record (each path sizes its own) in place of the header's count. */
+void ea_paths_policy_text(const cJSON *doc, char *out, size_t n);
 /* An "unmeasured" entry's reason id: its text, NULL when no such id. ea_unmeasured_id: the id whose text is text
  * exactly, NULL when none (schema 2 stored the text: the migration reads it back with this). */
 const char *ea_unmeasured_text(const char *id);

@@ -7,6 +7,18 @@
 #include "base/json.h"
 #include "measure/path.h"
 
+int ea_result_order(const cJSON *results, const cJSON *r)
+{
+    const cJSON *o;
+    int n = 0;
+    cJSON_ArrayForEach(o, results) {
+        if (o == r)
+            break;
+        n += !strcmp(ej_text(o, "family"), ej_text(r, "family")) && !strcmp(ej_text(o, "point"), ej_text(r, "point"));
+    }
+    return n;
+}
+
 /* The baselines result that prices scope: the measurement of the captured workload (a configuration
  * not marked capture_comparable false), preferring one that passed. */
 const cJSON *ea_result_for(const cJSON *baselines, const char *scope)

@@ -10,6 +10,7 @@
 
 #include "measure/baseline.h"
 #include "measure/drift.h"
+#include "measure/result.h"
 #include "base/json.h"
 
 static const ea_capture *capture_named(const ea_captures *caps, const char *scope)
@@ -156,19 +157,6 @@ static int judge_mode(judging *j, const char *key, const ea_captures *caps, ea_e
     return 0;
 }
 
-/* The result's order among the results of its family and point before it (gate's matching). */
-static int order_of(const cJSON *results, const cJSON *r)
-{
-    const cJSON *o;
-    int n = 0;
-    cJSON_ArrayForEach(o, results)
-    {
-        if (o == r)
-            break;
-        n += !strcmp(ej_text(o, "family"), ej_text(r, "family")) && !strcmp(ej_text(o, "point"), ej_text(r, "point"));
-    }
-    return n;
-}
 
 int ea_oracle_rule_breaches(const ea_target *t, const char *file, const cJSON *baselines, const ea_captures *caps,
                             cJSON **out, ea_error *err)
@@ -181,7 +169,7 @@ int ea_oracle_rule_breaches(const ea_target *t, const char *file, const cJSON *b
     int index = 0;
     cJSON_ArrayForEach(r, results)
     {
-        judging j = {file, r, index++, order_of(results, r), "warm", {0}, rule};
+        judging j = {file, r, index++, ea_result_order(results, r), "warm", {0}, rule};
         if (t->lowering[0] && !made_under_lowering(r, caps))
             continue;
         if (judge_mode(&j, "time", caps, err) || (j.mode = "cold", judge_mode(&j, "time_cold", caps, err))) {

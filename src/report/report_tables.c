@@ -427,13 +427,14 @@ static void percent(cJSON *row, double v)
 /* The launch-bound scopes against bytes + launches (measure/launch_floor.h); only once a run recorded the chains. */
 static void launch_table(cJSON *tables, const cJSON *doc)
 {
-    static const char *const cols[] = {"family", "alias", "kernels", "transfer", "floor", "oracle", "floor%",
+    static const char *const cols[] = {"family", "alias", "mode", "variant", "kernels", "transfer", "floor", "oracle",
+                                       "floor%",
                                        "floor cold", "oracle cold", "floor% cold", "current cold", "cur. floor% cold",
                                        NULL};
     const cJSON *s, *scopes = obj(obj(doc, "launch_floor"), "scopes");
     if (!cJSON_GetArraySize(scopes))
         return;
-    cJSON *t = table(tables, "Launch-bound scopes: the oracle against bytes + launches (us per call)", "llrrrrrrrrrr",
+    cJSON *t = table(tables, "Launch-bound scopes: the oracle against bytes + launches (us per call)", "llllrrrrrrrrrr",
                      cols);
     cJSON_ArrayForEach(s, scopes) {
         const cJSON *o = obj(s, "oracle"), *c = obj(s, "current");
@@ -442,6 +443,8 @@ static void launch_table(cJSON *tables, const cJSON *doc)
         cJSON *r = row_of(t);
         cell(r, ej_text(s, "family"));
         cell(r, ej_text(s, "alias"));
+        cell(r, ej_text(s, "mode"));
+        cell(r, *ej_text(s, "variant") ? ej_text(s, "variant") : "-");
         cell(r, k);
         figure(r, "%.2f", ej_num(s, "transfer_us"));
         figure(r, "%.2f", ej_num(o, "floor_us"));

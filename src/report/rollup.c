@@ -7,7 +7,9 @@
 #include <string.h>
 
 #include "measure/launch_floor.h"
+#include "report/baseline_table.h"
 #include "measure/prose.h"
+#include "measure/result.h"
 #include "report/oracle_rule.h"
 #include "report/rollup_corpus.h"
 #include "report/rollup_impl.h"
@@ -90,6 +92,27 @@ static void fold(cJSON *a, const cJSON *row)
     for (const char *const *k = gap_terms; *k; k++)
         if (isfinite(ej_num(rgap, *k)))
             add(gap, *k, ej_num(rgap, *k));
+}
+
+/* The launch-bound scopes (launch_floor.h), each with the mode and variant that tell an alias's rows apart, as
+ * audit's table says them (baseline_table.h). */
+static cJSON *launch_floor(const ea_rollup_inputs *in)
+{
+    cJSON *f = ea_launch_floor_fractions(in->baselines), *table = ea_baseline_table(in->baselines_file, in->baselines), *s;
+    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(f, "scopes")) {
+        const cJSON *r, *row = NULL, *results = cJSON_GetObjectItemCaseSensitive(in->baselines, "scopes");
+        int i = 0;
+        cJSON_ArrayForEach(r, results) {
+            if (!strcmp(ej_text(r, "family"), ej_text(s, "family")) && !strcmp(ej_text(r, "point"), ej_text(s, "point")) &&
+                ea_result_order(results, r) == (int)ej_num(s, "result"))
+                row = cJSON_GetArrayItem(table, i);
+            i++;
+        }
+        cJSON_AddStringToObject(s, "mode", row ? ej_text(row, "mode") : "-");
+        cJSON_AddStringToObject(s, "variant", row ? ej_text(row, "variant") : "");
+    }
+    cJSON_Delete(table);
+    return f;
 }
 
 static cJSON *seed_json(const ea_seed_op *s, const char *gpu)
@@ -238,8 +261,8 @@ static cJSON *sources(const ea_rollup_inputs *in)
     char path[4352];
     snprintf(path, sizeof path, "%s/occurrences", in->o.golden);
     cJSON_AddStringToObject(s, "occurrences", path);
-    ea_tf_path(in->o.golden, EA_TF_CLASSIFICATION, path, sizeof path);
-    cJSON_AddItemToObject(s, "classification", in->classification ? cJSON_CreateString(path) : cJSON_CreateNull());
+    cJSON_AddItemToObject(s, "classification",
+                          in->classification ? cJSON_CreateString(in->classification_file) : cJSON_CreateNull());
     cJSON_AddItemToObject(s, "baselines", in->baselines ? cJSON_CreateString(in->baselines_file) : cJSON_CreateNull());
     cJSON_AddItemToObject(s, "baselines_note", in->baselines ? cJSON_CreateNull() : cJSON_CreateString(in->note_baselines));
     cJSON_AddItemToObject(s, "torch_ops", in->ops.loaded ? cJSON_CreateString(in->ops.file) : cJSON_CreateNull());
@@ -268,7 +291,7 @@ static cJSON *gpus(const ea_rollup_inputs *in)
     cJSON_AddItemToObject(g, "before_torch", in->have_seed ? cJSON_CreateString(note) : cJSON_CreateNull());
     char policy[640];
     if (in->baselines)
-        ea_run_policy_text(in->baselines, policy, sizeof policy);
+        ea_paths_policy_text(in->baselines, policy, sizeof policy);
     cJSON_AddItemToObject(g, "cache_policy", in->baselines ? cJSON_CreateString(policy) : cJSON_CreateNull());
     snprintf(note, sizeof note, "not measured on %s: %s has no pipeline timing (tools/capture/op_timing.py on that GPU)",
              in->gpu_model[0] ? in->gpu_model : "this GPU", in->ops.loaded ? in->ops.rel : "the target's " EA_TORCH_OPS_NAME);
@@ -379,7 +402,7 @@ static int ea_rollup_build(const ea_rollup_inputs *in, cJSON **doc, ea_error *er
     cJSON_AddItemToObject(d, "totals", t);
     cJSON_AddItemToObject(d, "candidates", candidates(in, rows));
     if (in->baselines)
-        cJSON_AddItemToObject(d, "launch_floor", ea_launch_floor_fractions(in->baselines));
+        cJSON_AddItemToObject(d, "launch_floor", launch_floor(in));
     cJSON_AddItemToObject(d, "rows", rows);
     cJSON_AddItemToObject(d, "input_errors", errors);
     cJSON *failures = cJSON_CreateArray();

@@ -38,6 +38,7 @@ typedef struct {
     ea_rollup_opts o;
     cJSON *docs[EA_AUDIT_OPS];
     cJSON *classification;                 /* NULL when absent */
+    char classification_file[4352];        /* its path: the target's */
     cJSON *baselines;                      /* NULL when absent */
     char baselines_file[4096], gpu_model[64];
     ea_torch_ops ops;                      /* loaded 0 when absent */

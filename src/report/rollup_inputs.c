@@ -98,10 +98,10 @@ int ea_rollup_load(const ea_rollup_opts *o, ea_rollup_inputs *in, ea_error *err)
     ea_target t;
     if (ea_target_find(o->golden, o->target, &t, err))
         goto fail;
-    ea_tf_path(t.dir, EA_TF_CLASSIFICATION, path, sizeof path);
+    ea_tf_path(t.dir, EA_TF_CLASSIFICATION, in->classification_file, sizeof in->classification_file);
     /* its captures as audit and golden price check them, so --check passes nothing they refuse */
     if ((t.name[0] && ea_target_captures_check(t.dir, in->docs, err)) ||
-        (t.name[0] && optional_doc(path, ea_classification_validate, &in->classification, err)) ||
+        (t.name[0] && optional_doc(in->classification_file, ea_classification_validate, &in->classification, err)) ||
         load_baselines(in, &t, err) || (t.name[0] && ea_torch_ops_load_dir(t.dir, t.gpu_model, &in->ops, err)) ||
         (in->baselines && !t.lowering[0] && ea_candidates_staged(o->golden, &t, in->baselines, &in->candidates, err)) ||
         load_oracle_rule(in, &t, err))
