@@ -508,3 +508,99 @@ Test(rollup, the_current_is_the_default_config_and_the_tuned_one_is_the_captures
     free(text);
     cJSON_Delete(doc);
 }
+
+/* Each row of candidate lowering's rollup that its golden price prices is priced so and says so; n: those rows. */
+static int check_candidate_rows(const char *lowering)
+{
+    char target[256], dir[512];
+    snprintf(target, sizeof target, TEST_TARGET "-%s", lowering);
+    snprintf(dir, sizeof dir, "golden/targets/%s", target);
+    ea_rollup_opts o = {"golden", NULL, target};
+    ea_error err;
+    cJSON *doc;
+    cr_assert_eq(ea_rollup_run(&o, &doc, &err), 0, "%s", err.msg);
+    cli_run p = test_cli("golden", "price", dir, "--target", TEST_TARGET, "--json", NULL);
+    cr_assert_eq(p.status, 0, "%s", p.err);
+    cJSON *price = cJSON_Parse(p.out);
+    cr_assert_not_null(price);
+    const cJSON *row, *e;
+    int lowered = 0;
+    cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(doc, "rows")) {
+        const cJSON *by = cJSON_GetObjectItemCaseSensitive(row, "priced_by_lowering");
+        const char *key = cJSON_GetObjectItemCaseSensitive(row, "capture_scope")->valuestring;
+        const cJSON *pc = cJSON_GetObjectItemCaseSensitive(row, "per_call");
+        int priced = 0;
+        cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(price, "scopes"))
+            if (!strcmp(cJSON_GetObjectItemCaseSensitive(e, "scope")->valuestring, key)) {
+                priced = 1;
+                cr_assert_float_eq(num(pc, "current_us"), num(e, "candidate_us"), 1e-9, "%s", key);
+                if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(e, "candidate_fabricated_us")))
+                    cr_assert_float_eq(num(pc, "fabricated_us"), num(e, "candidate_fabricated_us"), 1e-9, "%s", key);
+                else /* no fabricated mode (routing): none under the lowering either */
+                    cr_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(pc, "fabricated_us")), "%s", key);
+                cr_assert_float_eq(num(pc, "oracle_us"), num(e, "oracle_us"), 1e-9, "%s: the base's oracle", key);
+            }
+        cr_assert_eq(cJSON_IsString(by), priced, "%s", key);
+        if (priced) {
+            cr_assert_str_eq(by->valuestring, lowering);
+            cr_assert(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(row, "priced")) ||
+                          !cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(row, "shared_with")),
+                      "%s: priced, whatever the candidate's own result says", key);
+            lowered++;
+        }
+    }
+    char *text = ea_report_text(doc, 10), want[128];
+    snprintf(want, sizeof want, "a candidate target: the scopes its lowering %s recaptured are priced", lowering);
+    has(text, want);
+    free(text);
+    cJSON_Delete(price);
+    cli_run_free(&p);
+    cJSON_Delete(doc);
+    return lowered;
+}
+
+/* A candidate target's rollup prices the scopes its lowering recaptured at golden price's candidate price, not from
+ * its own baselines, whether they time the ATen path (index_add) or cannot run the recaptured steps (routing: the
+ * result is unsupported); every other row as the baselines give it. */
+Test(rollup, a_candidate_target_prices_its_recaptured_scopes_at_the_candidates_price)
+{
+    cr_assert_gt(check_candidate_rows("index_add_iota_gather"), 0);
+    cr_assert_gt(check_candidate_rows("routing_counting_sort"), 0);
+    cJSON *doc, *row;
+    char *text;
+    /* today's target: no row is priced by a lowering, and the note is not there */
+    doc = build("golden", NULL);
+    cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(doc, "rows"))
+        cr_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(row, "priced_by_lowering")));
+    text = ea_report_text(doc, 10);
+    cr_assert_null(strstr(text, "a candidate target:"));
+    free(text);
+    cJSON_Delete(doc);
+}
+
+/* A candidate target whose base cannot be read is priced from its own baselines, and the rollup says why. */
+Test(rollup, a_candidate_target_without_a_readable_base_says_so)
+{
+    char dir[512], cmd[4096];
+    snprintf(dir, sizeof dir, "%s/g", test_tmpdir());
+    snprintf(cmd, sizeof cmd,
+             "mkdir -p %s/targets && cp -r golden/occurrences %s/ && cp -r golden/targets/" TEST_TARGET " "
+             "golden/targets/" TEST_TARGET "-index_add_iota_gather %s/targets/ && rm %s/targets/" TEST_TARGET
+             "/baselines.json",
+             dir, dir, dir, dir);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    ea_rollup_opts o = {dir, NULL, TEST_TARGET "-index_add_iota_gather"};
+    ea_error err;
+    cJSON *doc, *row;
+    cr_assert_eq(ea_rollup_run(&o, &doc, &err), 0, "%s", err.msg);
+    const cJSON *src = cJSON_GetObjectItemCaseSensitive(doc, "sources");
+    cr_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(src, "lowering_base")));
+    has(cJSON_GetObjectItemCaseSensitive(src, "lowering_base_note")->valuestring,
+        "/targets/" TEST_TARGET "/baselines.json: cannot read");
+    cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(doc, "rows"))
+        cr_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(row, "priced_by_lowering")));
+    char *text = ea_report_text(doc, 10);
+    has(text, "a candidate target priced from its own baselines: its base could not be read (");
+    free(text);
+    cJSON_Delete(doc);
+}

@@ -221,24 +221,9 @@ out:
 
 int ea_golden_rebase(cJSON *const docs[EA_AUDIT_OPS], const char *dir, ea_rebase *r, ea_error *err)
 {
-    ea_target_info info;
     memset(r, 0, sizeof *r);
     ea_tf_path(dir, EA_TF_BASELINES, r->file, sizeof r->file);
-    if (ea_target_info_load(dir, &info, err))
-        return -1;
-    const char *from = ej_str(cJSON_GetObjectItemCaseSensitive(info.doc.root, "captures_from"), "target");
-    int rc = -1;
-    if (!info.lowering)
-        ea_fail(err, "%s $.lowering: expected a candidate lowering's name, got none: a target of today's code",
-                info.file);
-    else if (!from)
-        ea_fail(err, "%s $.captures_from.target: expected the base it was accepted beside (golden accept), got none",
-                info.file);
-    else {
-        ea_target_sibling(dir, from, r->base, sizeof r->base);
-        rc = build(dir, docs, r, err);
-    }
-    ea_target_info_free(&info);
+    int rc = ea_target_base_dir(dir, r->base, sizeof r->base, err) ? -1 : build(dir, docs, r, err);
     if (rc)
         ea_rebase_free(r);
     return rc;

@@ -100,6 +100,25 @@ int ea_target_baselines_load(const char *dir, ej_doc *doc, ea_error *err)
     return rc;
 }
 
+int ea_target_base_dir(const char *dir, char *out, size_t n, ea_error *err)
+{
+    ea_target_info info;
+    if (ea_target_info_load(dir, &info, err))
+        return -1;
+    const char *from = ej_str(cJSON_GetObjectItemCaseSensitive(info.doc.root, "captures_from"), "target");
+    int rc = 0;
+    if (!info.lowering)
+        rc = ea_fail(err, "%s $.lowering: expected a candidate lowering's name, got none: a target of today's code",
+                     info.file);
+    else if (!from)
+        rc = ea_fail(err, "%s $.captures_from.target: expected the base it was accepted beside (golden accept), got "
+                     "none", info.file);
+    else
+        ea_target_sibling(dir, from, out, n);
+    ea_target_info_free(&info);
+    return rc;
+}
+
 int ea_golden_target_load(const char *dir, ea_golden_target *t, ea_error *err)
 {
     memset(t, 0, sizeof *t);

@@ -8,7 +8,10 @@
  * - ea_golden_target_load adds what diff compares, each through its own strict reader: captures/ (capture.h),
  *   classification.json (classify.h) and baselines.json (baseline.h), all required; the first bad or
  *   absent one fails naming the file (and JSON path).
- * - ea_target_staged: whether a scope id is in the stage (always, for a complete target). */
+ * - ea_target_staged: whether a scope id is in the stage (always, for a complete target).
+ * - ea_target_base_dir: the folder of the base a candidate-lowering target was accepted beside (target.json's
+ *   "captures_from": {"target"}, ea_target_sibling); a target of today's code, or one without captures_from,
+ *   fails naming the file and JSON path. */
 #ifndef EA_GOLDEN_TARGET_H
 #define EA_GOLDEN_TARGET_H
 
@@ -42,5 +45,6 @@ void ea_golden_target_free(ea_golden_target *t);
 int ea_target_staged(const ea_target_info *t, const char *scope_id);
 /* <dir>/baselines.json, validated (ea_baseline_validate); on failure doc is left empty. */
 int ea_target_baselines_load(const char *dir, ej_doc *doc, ea_error *err);
+int ea_target_base_dir(const char *dir, char *out, size_t n, ea_error *err);
 
 #endif

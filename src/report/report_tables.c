@@ -178,6 +178,25 @@ static void op_table(cJSON *tables, const cJSON *doc)
     note(t, "faithful: lowered scopes at Inductor's captured partition, fallbacks at the faithful current path, "
             "times occurrences; a scope shared by several ops is counted once, under the op that falls back");
     note(t, "fabricated: the in-scope current path on the pipeline's randint(0, 100) index, where the family measures one");
+    const cJSON *row;
+    const char *lowering = NULL;
+    cJSON_ArrayForEach(row, obj(doc, "rows"))
+        lowering = lowering ? lowering : ej_str(row, "priced_by_lowering");
+    if (lowering) {
+        char b[512];
+        snprintf(b, sizeof b, "a candidate target: the scopes its lowering %s recaptured are priced, faithful and "
+                 "fabricated, at the candidate's price against its base (golden price: the base's path less the "
+                 "partition's saving), not from its own baselines (the ATen path the lowering replaces, or recaptured "
+                 "steps its family cannot run)", lowering);
+        note(t, b);
+    }
+    const char *unread = ej_str(obj(doc, "sources"), "lowering_base_note");
+    if (unread) {
+        char b[5000];
+        snprintf(b, sizeof b, "a candidate target priced from its own baselines: its base could not be read (%s)",
+                 unread);
+        note(t, b);
+    }
 }
 
 /* Most after time first, unpriced last; ties by name, so the order never depends on qsort. */

@@ -265,6 +265,10 @@ static cJSON *sources(const ea_rollup_inputs *in)
                           in->classification ? cJSON_CreateString(in->classification_file) : cJSON_CreateNull());
     cJSON_AddItemToObject(s, "baselines", in->baselines ? cJSON_CreateString(in->baselines_file) : cJSON_CreateNull());
     cJSON_AddItemToObject(s, "baselines_note", in->baselines ? cJSON_CreateNull() : cJSON_CreateString(in->note_baselines));
+    cJSON_AddItemToObject(s, "lowering_base",
+                          in->own_price ? cJSON_CreateString(in->own_price_base) : cJSON_CreateNull());
+    cJSON_AddItemToObject(s, "lowering_base_note",
+                          in->note_own_price[0] ? cJSON_CreateString(in->note_own_price) : cJSON_CreateNull());
     cJSON_AddItemToObject(s, "torch_ops", in->ops.loaded ? cJSON_CreateString(in->ops.file) : cJSON_CreateNull());
     cJSON_AddItemToObject(s, "seed", in->have_seed ? cJSON_CreateString(in->seed_file) : cJSON_CreateNull());
     cJSON_AddItemToObject(s, "seed_source", in->have_seed ? cJSON_CreateString(in->seed.source) : cJSON_CreateNull());

@@ -7,7 +7,9 @@
  *   optional input absent becomes a stated note in the document, never a number; a file present but
  *   malformed fails with its path and JSON path. The target's committed candidate-lowering targets
  *   (candidate.h) price the column "after candidate lowering"; an oracle slower than a candidate is
- *   a check failure.
+ *   a check failure. A candidate target's rollup prices the scopes its lowering recaptured at its own golden
+ *   price against its base (rows' priced_by_lowering); a base that cannot be read is a note, and those rows
+ *   keep the target's own baselines.
  * - ea_rollup_run turns them into the document. Figures of different GPUs are kept apart: "before"
  *   (the seed's and the corpus's, B200) beside "after" (the baselines' GPU); sums and ratios only
  *   within one. A scope shared by occurrences of several ops in one graph (one capture covers them,
@@ -43,6 +45,10 @@ typedef struct {
     char baselines_file[4096], gpu_model[64];
     ea_torch_ops ops;                      /* loaded 0 when absent */
     cJSON *candidates;                     /* candidate.h's ea_candidates_staged; NULL without baselines */
+    cJSON *own_price;                      /* a candidate-lowering target's golden price against its base
+                                            * (candidate.h), which prices the scopes it recaptured; else NULL */
+    char own_price_base[4400];             /* that base's baselines file, "" when none was read */
+    char note_own_price[4608];             /* why a candidate target has no such price (its base unreadable) */
     cJSON *oracle_rule, *oracle_allowed;   /* oracle_rule.h's breaches (NULL without baselines), its allowlist */
     cJSON *compiled;                       /* capture folder -> [default_us, tuned_us]: torch.compile's own medians of
                                             * its default and coordinate-descent runs, where it timed both */

@@ -7,6 +7,7 @@
 #include "measure/baseline.h"
 #include "measure/baseline_derived.h"
 #include "golden/candidate.h"
+#include "golden/golden_target.h"
 #include "target/classify.h"
 #include "corpus/occurrences.h"
 #include "report/oracle_rule.h"
@@ -67,6 +68,28 @@ static cJSON *compiled_runs(const ea_captures *caps)
     return m;
 }
 
+/* A candidate-lowering target's own price against the base it was accepted beside: what its lowering makes of the
+ * scopes it recaptured. A base that cannot be read, or a price that cannot be made, is a note (the rows keep the
+ * target's own baselines), as a staged candidate that cannot be priced is for the base's rollup. */
+static int load_own_price(ea_rollup_inputs *in, const ea_target *t)
+{
+    char dir[4400];
+    ea_target base;
+    ej_doc bl = {0};
+    ea_error why;
+    if (!in->baselines || !t->lowering[0])
+        return 0;
+    if (ea_target_base_dir(t->dir, dir, sizeof dir, &why) || ea_target_read(dir, &base, &why) ||
+        ea_target_baselines_load(dir, &bl, &why) || ea_candidate_price(t->dir, &base, bl.root, &in->own_price, &why)) {
+        snprintf(in->note_own_price, sizeof in->note_own_price, "%s", why.msg);
+        in->own_price = NULL;
+    } else {
+        ea_tf_path(dir, EA_TF_BASELINES, in->own_price_base, sizeof in->own_price_base);
+    }
+    ej_free(&bl);
+    return 0;
+}
+
 /* The oracle's rule on the target's baselines, with its captures (torch.compile's times, the lowering's scopes), and
  * the compiled times of both Inductor configs. */
 static int load_oracle_rule(ea_rollup_inputs *in, const ea_target *t, ea_error *err)
@@ -104,7 +127,7 @@ int ea_rollup_load(const ea_rollup_opts *o, ea_rollup_inputs *in, ea_error *err)
         (t.name[0] && optional_doc(in->classification_file, ea_classification_validate, &in->classification, err)) ||
         load_baselines(in, &t, err) || (t.name[0] && ea_torch_ops_load_dir(t.dir, t.gpu_model, &in->ops, err)) ||
         (in->baselines && !t.lowering[0] && ea_candidates_staged(o->golden, &t, in->baselines, &in->candidates, err)) ||
-        load_oracle_rule(in, &t, err))
+        load_oracle_rule(in, &t, err) || load_own_price(in, &t))
         goto fail;
     snprintf(in->target_name, sizeof in->target_name, "%s", t.name);
     snprintf(in->seed_file, sizeof in->seed_file, "%s/seed_totals.json", o->golden);
@@ -136,10 +159,11 @@ void ea_rollup_free(ea_rollup_inputs *in)
     cJSON_Delete(in->classification);
     cJSON_Delete(in->baselines);
     cJSON_Delete(in->candidates);
+    cJSON_Delete(in->own_price);
     cJSON_Delete(in->oracle_rule);
     cJSON_Delete(in->oracle_allowed);
     cJSON_Delete(in->compiled);
-    in->classification = in->baselines = in->candidates = in->oracle_rule = in->oracle_allowed = in->compiled = NULL;
+    in->classification = in->baselines = in->candidates = in->own_price = in->oracle_rule = in->oracle_allowed = in->compiled = NULL;
     ea_torch_ops_free(&in->ops);
     if (in->have_seed)
         ea_seed_totals_free(&in->seed);

@@ -114,22 +114,39 @@ static const char *candidate_key(const occ *c, char *buf, size_t n)
     return ea_tf_capture_scope(c->capture, buf, n) ? buf : c->scope;
 }
 
+/* A candidate-lowering target's own price of the scope its lowering recaptured under key (golden price), or NULL. */
+static const cJSON *own_price(const ea_rollup_inputs *in, const char *key)
+{
+    const cJSON *e;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(in->own_price, "scopes"))
+        if (!strcmp(ej_str(e, "scope"), key) && isfinite(ej_num(e, "candidate_us")))
+            return e;
+    return NULL;
+}
+
 /* Per-call figures of the row's scope and the reason it is unpriced, if it is. */
 static void price(const ea_rollup_inputs *in, const occ *c, cJSON *row)
 {
     cJSON *pc = cJSON_AddObjectToObject(row, "per_call");
     const char *bucket = ej_str(row, "bucket"), *why = NULL;
-    char buf[512];
+    char buf[512], buf_key[256];
+    const char *key = candidate_key(c, buf_key, sizeof buf_key);
     const cJSON *r = in->baselines ? ea_result_for(in->baselines, c->scope) : NULL;
     const ea_torch_op *t = ea_torch_ops_find(&in->ops, c->point);
-    double cur = r ? ea_path_median(ea_path_named(r, "current", "faithful")) : NAN;
-    double fab = r ? ea_path_median(ea_path_named(r, "current", "fabricated")) : NAN;
+    /* under a candidate's lowering a recaptured scope costs the candidate's price, priced against the base's result
+     * as golden price prices it: the candidate's baselines time the ATen path the lowering replaces, or cannot run
+     * its recaptured steps at all (unsupported) */
+    const cJSON *lowered = own_price(in, key);
+    double cur = lowered ? ej_num(lowered, "candidate_us") : r ? ea_path_median(ea_path_named(r, "current", "faithful")) : NAN;
+    double fab = lowered ? ej_num(lowered, "candidate_fabricated_us")
+                 : r     ? ea_path_median(ea_path_named(r, "current", "fabricated"))
+                         : NAN;
+    cJSON_AddItemToObject(row, "priced_by_lowering",
+                          lowered ? cJSON_CreateString(ej_str(in->own_price, "lowering")) : cJSON_CreateNull());
     ej_add_number_or_null(pc, "current_us", cur);
     ej_add_number_or_null(pc, "fabricated_us", fab);
-    ej_add_number_or_null(pc, "oracle_us", r ? ea_result_oracle_us(r) : NAN);
+    ej_add_number_or_null(pc, "oracle_us", lowered ? ej_num(lowered, "oracle_us") : r ? ea_result_oracle_us(r) : NAN);
     const char *lowering = NULL;
-    char buf_key[256];
-    const char *key = candidate_key(c, buf_key, sizeof buf_key);
     cJSON_AddStringToObject(row, "capture_scope", key);
     ej_add_number_or_null(pc, "candidate_us", ea_candidates_best(in->candidates, key, &lowering));
     cJSON_AddItemToObject(row, "candidate", lowering ? cJSON_CreateString(lowering) : cJSON_CreateNull());
@@ -143,7 +160,7 @@ static void price(const ea_rollup_inputs *in, const occ *c, cJSON *row)
     ej_add_number_or_null(pc, "pipeline_min_us", t && t->pipeline.timed ? t->pipeline.min_us : NAN);
     ej_add_number_or_null(pc, "pipeline_steady_us", t && t->pipeline.timed ? t->pipeline.steady_us : NAN);
     char verdict[256] = ""; /* the result's verdict id, rendered (prose.h) */
-    if (r)
+    if (r && !lowered)
         ea_verdict_text(r, verdict, sizeof verdict);
     cJSON_AddItemToObject(row, "verdict", verdict[0] ? cJSON_CreateString(verdict) : cJSON_CreateNull());
     const char *label = r ? ej_str(r, "class") : NULL;
@@ -158,6 +175,8 @@ static void price(const ea_rollup_inputs *in, const occ *c, cJSON *row)
         why = "no device work (a view, or host SymInt arithmetic): nothing to price; its extern count is false";
     else if (!in->baselines)
         why = in->note_baselines;
+    else if (lowered)
+        why = isfinite(cur) ? NULL : "the candidate's price has no figure";
     else if (!r && ea_baseline_unmeasured_reason(in->baselines, c->point)) {
         snprintf(buf, sizeof buf, "unmeasured: %.400s", ea_baseline_unmeasured_reason(in->baselines, c->point));
         why = buf;
@@ -171,7 +190,7 @@ static void price(const ea_rollup_inputs *in, const occ *c, cJSON *row)
     } else if (r && !isfinite(cur))
         why = "the baseline has no faithful current path";
     cJSON_AddItemToObject(row, "unpriced", why ? cJSON_CreateString(why) : cJSON_CreateNull());
-    cJSON_AddBoolToObject(row, "priced", r && !why && isfinite(cur));
+    cJSON_AddBoolToObject(row, "priced", (r || lowered) && !why && isfinite(cur));
 }
 
 static cJSON *new_row(const ea_rollup_inputs *in, const occ *c)
