@@ -11,6 +11,7 @@
 #include "helpers.h"
 #include "base/json.h"
 #include "measure/fractions.h"
+#include "measure/path.h"
 #include "occurrence_cache.h"
 
 static double num(const cJSON *o, const char *a, const char *b)
@@ -120,6 +121,12 @@ Test(cat_gpu, every_golden_point, .timeout = 600)
         ea_figures x = figures(r);
         cr_expect_geq(x.speedup, 1.0, "%s: oracle slower than the current path", alias);
         good &= x.speedup >= 1.0;
+        /* every cat capture's coordinate_descent run is Triton launches only: replayed as current_tuned, its outputs
+         * that are not the default run's bits judged by cat_check */
+        const cJSON *tun = ea_path_named(r, EA_PATH_CURRENT_TUNED, "faithful");
+        cr_expect(tun && cJSON_IsTrue(cJSON_GetObjectItem(tun, "passed")) && cJSON_HasObjectItem(tun, "time_cold"),
+                  "%s: current_tuned replayed, passed and timed cold: %s", alias, tun ? cJSON_PrintUnformatted(tun) : "none");
+        good &= tun && cJSON_IsTrue(cJSON_GetObjectItem(tun, "passed"));
         ok += good;
         const cJSON *v = cJSON_GetObjectItem(r, "view");
         fprintf(stderr, "CAT %-30s current %8.2f us (%d launches) oracle %8.2f us (%s u%d) speedup %5.2fx bw %5.1f%% "

@@ -97,11 +97,15 @@ Test(check_cold_gpu, cold_beside_warm_with_kernel_durations, .timeout = 300)
 }
 
 /* gate --run's choice (ea_run_times_cold): a stored document with a cold time for the faithful current
- * path alone gets that path timed cold and every other path timed warm only, with no "time_cold". */
+ * path alone, and the point's other paths warm only, gets that path timed cold and every other path timed
+ * warm only, with no "time_cold". */
 Test(check_cold_gpu, warm_only_where_the_stored_document_has_no_cold_time, .timeout = 300)
 {
     cJSON *stored = cJSON_Parse("{\"scopes\": [{\"family\": \"index_add\", \"point\": \"index_add-31177027c868\", "
-                                "\"paths\": [{\"name\": \"current\", \"mode\": \"faithful\", \"time_cold\": {}}]}]}");
+                                "\"paths\": [{\"name\": \"current\", \"mode\": \"faithful\", \"time_cold\": {}}, "
+                                "{\"name\": \"oracle\", \"mode\": \"faithful\"}, "
+                                "{\"name\": \"oracle_general\", \"mode\": \"faithful\"}, "
+                                "{\"name\": \"current\", \"mode\": \"fabricated\"}]}]}");
     const ea_run_opts o = {1, 1, 0, NULL, 0, stored};
     cJSON *r, *arr = longformer_b(&o, &r);
     const cJSON *p;

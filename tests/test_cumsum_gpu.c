@@ -102,12 +102,17 @@ static void measure_kind(cs_kind k)
                     *orc = test_path(r, "oracle", "faithful");
         exact(cur, alias);
         exact(orc, alias);
+        /* every position-id capture's coordinate_descent run is Triton launches only: the current_tuned path */
+        const cJSON *tun = test_path(r, EA_PATH_CURRENT_TUNED, "faithful");
+        exact(tun, alias);
+        cr_assert(flag(view, "capture_checksums", EA_PATH_CURRENT_TUNED), "%s: current_tuned vs torch", alias);
         cr_assert(flag(view, "capture_checksums", "reference"), "%s: reference vs torch", alias);
         cr_assert(flag(view, "capture_checksums", "current"), "%s: current vs torch", alias);
         cr_assert(flag(view, "capture_checksums", "oracle"), "%s: oracle vs torch", alias);
         cr_assert_eq(num(view, "replay", "outputs_matching"), num(view, "replay", "outputs"), "%s: replay", alias);
         if (k == CS_MASK) {
             cr_assert(flag(view, "padded", "current_exact"), "%s: current on the padded batch", alias);
+            cr_assert(flag(view, "padded", "current_tuned_exact"), "%s: current_tuned on the padded batch", alias);
             cr_assert(flag(view, "padded", "oracle_exact"), "%s: oracle on the padded batch", alias);
             cr_assert(num(view, "padded", "rows_padded") > 0);
         }

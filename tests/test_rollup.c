@@ -466,7 +466,7 @@ static double compiled_median(const char *scope, const char *config)
 }
 
 /* The figures price the default config; the tuned one is torch's timing of the capture's other run, summed only
- * where both are there, and said in the totals and a table of its own. */
+ * where both are there, and said in the table of the two configs. */
 Test(rollup, the_current_is_the_default_config_and_the_tuned_one_is_the_captures_timing)
 {
     cJSON *doc = build("golden", NULL);
@@ -499,11 +499,82 @@ Test(rollup, the_current_is_the_default_config_and_the_tuned_one_is_the_captures
     cr_assert_eq(num(t, "compiled_both"), both);
     cr_assert_eq(num(op_agg(doc, "aten.cumsum.default"), "compiled_both"), 20, "the 24 routing ones are histc's");
     char *text = ea_report_text(doc, 10);
-    has(text, "current                                Inductor's default config (the captured default run)");
-    has(text, "Inductor's default config against its coordinate-descent tuned one (torch.compile's timing at capture)");
-    char all[256];
-    snprintf(all, sizeof all, "torch.compile timed the coordinate-descent tuned run at %.2fx of it over 168 occurrences",
+    has(text, "Inductor's default config against its coordinate-descent tuned one (both captured runs replayed from C in "
+              "one run; torch.compile's timing at capture beside)");
+    free(text);
+    cJSON_Delete(doc);
+}
+
+/* Baselines measured before the tuned config was replayed: the "current" answer falls back on torch.compile's
+ * timing of the two runs at capture, and no row has a tuned figure. */
+Test(rollup, without_a_replayed_tuned_config_the_answer_is_the_captures_timing)
+{
+    cJSON *base = load("golden/targets/" TEST_TARGET "/baselines.json"), *r;
+    int removed = 0;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(base, "scopes")) {
+        cJSON *paths = cJSON_GetObjectItemCaseSensitive(r, "paths");
+        for (int i = cJSON_GetArraySize(paths) - 1; i >= 0; i--)
+            if (!strcmp(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(paths, i), "name")->valuestring,
+                        "current_tuned")) {
+                cJSON_DeleteItemFromArray(paths, i);
+                removed++;
+            }
+    }
+    cr_assert_gt(removed, 0, "the committed baselines replay the tuned config");
+    cJSON *doc = build(golden_copy(NULL, base, NULL, 1), NULL);
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(doc, "totals"), *u = cJSON_GetObjectItemCaseSensitive(t, "us");
+    cr_assert_eq(num(t, "tuned_both"), 0);
+    cr_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(u, "current_tuned")), "unpriced, not 0 us");
+    char *text = ea_report_text(doc, 10), all[256];
+    snprintf(all, sizeof all, "Inductor's default config (the captured default run); torch.compile timed the "
+             "coordinate-descent tuned run at %.2fx of it over 168 occurrences",
              num(u, "compiled_tuned") / num(u, "compiled_default"));
+    has(text, all);
+    free(text);
+    cJSON_Delete(doc);
+    cJSON_Delete(base);
+}
+
+/* The tuned config replayed: each lowered row's current_tuned path beside its current one, summed with the oracle
+ * over the same rows only, and the "current" answer saying which config the figures price and the oracle's
+ * speedup over each. */
+Test(rollup, the_tuned_config_is_replayed_beside_the_default_one)
+{
+    cJSON *doc = build("golden", NULL);
+    const cJSON *row, *t = cJSON_GetObjectItemCaseSensitive(doc, "totals");
+    double cur = 0, tun = 0, orc = 0, both = 0;
+    cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(doc, "rows")) {
+        const cJSON *pc = cJSON_GetObjectItemCaseSensitive(row, "per_call"), *u = cJSON_GetObjectItemCaseSensitive(row, "us");
+        const char *scope = cJSON_GetObjectItemCaseSensitive(row, "capture_scope")->valuestring;
+        double n = num(row, "occurrences");
+        if (!cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(u, "current_tuned"))) {
+            cr_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(u, "current_paired")), "%s: all four or none", scope);
+            cr_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(u, "oracle_paired")), "%s", scope);
+            cr_assert(strcmp(ej_str(row, "bucket"), "lowered") || !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(row, "priced")) ||
+                          !cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(row, "shared_with")),
+                      "%s: every priced unshared lowered row has a tuned current", scope);
+            continue;
+        }
+        cr_assert_gt(num(pc, "current_tuned_us"), 0, "%s", scope);
+        cr_assert_float_eq(num(u, "current_tuned"), n * num(pc, "current_tuned_us"), 1e-9, "%s", scope);
+        cr_assert_float_eq(num(u, "current_paired"), n * num(pc, "current_us"), 1e-9, "%s", scope);
+        cr_assert_float_eq(num(u, "oracle_paired"), n * num(pc, "oracle_us"), 1e-9, "%s", scope);
+        cur += num(u, "current_paired");
+        tun += num(u, "current_tuned");
+        orc += num(u, "oracle_paired");
+        both += n;
+    }
+    cr_assert_eq(both, 106, "cat 62, cumsum 20, histc 24 (the routing scope); a fallback has no tuned current");
+    const cJSON *u = cJSON_GetObjectItemCaseSensitive(t, "us");
+    cr_assert_eq(num(t, "tuned_both"), both);
+    cr_assert_float_eq(num(u, "current_paired"), cur, 1e-6);
+    cr_assert_float_eq(num(u, "current_tuned"), tun, 1e-6);
+    cr_assert_float_eq(num(u, "oracle_paired"), orc, 1e-6);
+    char *text = ea_report_text(doc, 10), all[512];
+    snprintf(all, sizeof all, "current                                Inductor's default config (the captured default "
+             "run, replayed); its coordinate-descent tuned run, replayed beside it over 106 occurrences, costs %.2fx of "
+             "it: the oracle's speedup there is %.2fx over the default and %.2fx over the tuned config", tun / cur,
+             cur / orc, tun / orc);
     has(text, all);
     free(text);
     cJSON_Delete(doc);

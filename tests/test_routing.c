@@ -548,6 +548,29 @@ static void three_steps(cJSON *cap)
     cJSON_DeleteItemFromArray(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(cap, "runs"), 0), "steps"), 3);
 }
 
+/* run 1 is the coordinate_descent run (the current_tuned path) */
+static cJSON *tuned_run(cJSON *cap)
+{
+    return cJSON_GetArrayItem(cJSON_GetObjectItem(cap, "runs"), 1);
+}
+
+static void tuned_three_steps(cJSON *cap)
+{
+    cJSON_DeleteItemFromArray(cJSON_GetObjectItem(tuned_run(cap), "steps"), 3);
+}
+
+static void tuned_scan_writes_perm(cJSON *cap)
+{
+    cJSON *scan = cJSON_GetArrayItem(cJSON_GetObjectItem(tuned_run(cap), "steps"), 3);
+    cJSON_ReplaceItemInObject(cJSON_GetArrayItem(cJSON_GetObjectItem(scan, "args"), 0), "buffer", cJSON_CreateString("out1"));
+}
+
+static void tuned_other_buffer(cJSON *cap)
+{
+    cJSON *b = cJSON_GetArrayItem(cJSON_GetObjectItem(tuned_run(cap), "buffers"), 0);
+    cJSON_ReplaceItemInObject(b, "bytes", cJSON_CreateNumber(32000));
+}
+
 static void not_covering(cJSON *cap)
 {
     cJSON_ReplaceItemInObject(cap, "covers", cJSON_CreateStringArray((const char *[]){"elsewhere:histc"}, 1));
@@ -577,6 +600,13 @@ Test(routing, malformed_captures)
     expect_capture_error(no_default_run, "capture.json $.runs", "expected a run with config \"default\", got none");
     expect_capture_error(three_steps, "capture.json $.runs[0].steps",
                          "expected 4 steps (sort, convert, histc, cumsum), got 3");
+    /* the coordinate_descent run is the current_tuned path: held to the same shape, refused at plan time */
+    expect_capture_error(tuned_three_steps, "capture.json $.runs[1].steps",
+                         "expected 4 steps (sort, convert, histc, cumsum), got 3");
+    expect_capture_error(tuned_scan_writes_perm, "capture.json $.runs[1].steps[3].args[0]", "expected buffer \"out2\"");
+    expect_capture_error(tuned_other_buffer, "capture.json $.runs[1].buffers[0]",
+                         "expected the \"default\" run's buffers (the replay shares them): buf0 of 16000 bytes, got buf0 "
+                         "of 32000");
 }
 
 /* A point no capture covers (a shape not captured yet) plans without one: the ATen launches and the

@@ -18,6 +18,7 @@
 #include "helpers.h"
 #include "base/json.h"
 #include "occurrence_cache.h"
+#include "measure/path.h"
 #include "measure/repro.h"
 #include "gpu/cupti.h"
 #include "gpu/timer.h"
@@ -62,10 +63,10 @@ static void run_golden(const ea_repro_family *f, const char *op, const char *ali
         char *text = cJSON_PrintUnformatted(r);
         cr_log_info("%s", text);
         cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(r, "passed")), "%s", text);
-        const cJSON *cur = test_path(r, "current", NULL), *orc = test_path(r, "oracle", NULL);
-        cr_assert(cur && orc, "%s", text);
-        for (int p = 0; p < 2; p++) {
-            const cJSON *path = p ? orc : cur;
+        const cJSON *cur = test_path(r, "current", NULL), *orc = test_path(r, "oracle", NULL),
+                    *tun = test_path(r, EA_PATH_CURRENT_TUNED, NULL); /* the coordinate_descent run's Triton steps */
+        for (int p = 0; p < 3; p++) {
+            const cJSON *path = p == 2 ? tun : p ? orc : cur;
             for (int c = 0; c < 2; c++) { /* bit-exact, nothing left poisoned, before and after timing */
                 const cJSON *check = test_check(path, c);
                 cr_assert_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(check, "mismatched")), 0, "%s", text);
@@ -81,6 +82,8 @@ static void run_golden(const ea_repro_family *f, const char *op, const char *ali
         static const char *const whole_kernels[] = {"radixSortKVInPlace", "triton_poi_fused_convert_element_type_0",
                                                     "kernelHistogram1D", "triton_per_fused_cumsum_1"};
         kernels_in_order(cur, whole ? whole_kernels : whole_kernels + 1, whole ? 4 : 3);
+        kernels_in_order(tun, whole ? whole_kernels : whole_kernels + 1, whole ? 4 : 3);
+        cr_assert_gt(num(tun, "time", "median_us"), 0, "%s", text);
         /* a generous bound: the oracle replaces 8 (whole) or 4 (narrow) launches with one */
         double tc = num(cur, "time", "median_us"), to = num(orc, "time", "median_us");
         cr_log_info("%s %s %s: current %.2f us, oracle %.2f us", alias, whole ? "whole" : "narrow",

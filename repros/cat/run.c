@@ -133,6 +133,17 @@ static int bad(const cat_check_result *c)
     return !(c->unwritten == 0 && c->nonfinite == 0 && c->mismatched == 0);
 }
 
+/* What a check that is bad found first, NULL when it is not bad. */
+static const char *check_failure(const cat_check_result *r)
+{
+    if (!bad(r))
+        return NULL;
+    return r->cat_mismatched ? "the cat differs from its inputs"
+           : r->unwritten    ? "outputs left unwritten"
+           : r->nonfinite    ? "NaN or infinite outputs"
+                             : "BN outputs outside the tolerance";
+}
+
 static int poison(void *ctx, ea_error *err)
 {
     dev *d = ctx;
@@ -176,14 +187,10 @@ static int oracle_path(dev *d, const ea_capture *cap, const ea_timer_config *tc,
     if (rc)
         return -1;
     const cat_check_result *r0 = &d->res[0];
-    const char *fail = NULL;
-    if (bad(r0))
-        fail = r0->cat_mismatched ? "the cat differs from its inputs" : r0->unwritten ? "outputs left unwritten"
-               : r0->nonfinite                                     ? "NaN or infinite outputs"
-                                                                   : "BN outputs outside the tolerance";
-    else if (!check_only && bad(&d->res[1])) /* check-only: no timing, so no second check */
+    const char *fail = check_failure(r0);
+    if (!fail && !check_only && bad(&d->res[1])) /* check-only: no timing, so no second check */
         fail = "outputs differ after timing";
-    else if (!d->y_same && !(r0->y_rel_l2 <= cur->y_rel_l2 * slack))
+    else if (!fail && !d->y_same && !(r0->y_rel_l2 <= cur->y_rel_l2 * slack))
         fail = "less accurate than the current path";
     ea_path_verdict(out, fail);
     return 0;
@@ -222,29 +229,67 @@ static void layout_describe(void *ctx, int v, cJSON *o, int entry)
     cJSON_AddNumberToObject(o, "unroll", l->plans[v].unroll);
 }
 
-/* The captured Inductor kernels replayed (ea_replay_run_on) as the current path, judged by torch's checksums
- * and the kernels CUPTI saw. */
-static int current_path(const cat_scope *s, const ea_capture *cap, const cat_inputs *in, const ea_timer_config *tc,
-                        const ea_kit_state *st, const cat_check_result *emu, ea_replay_result *res,
-                        ea_path_outcome *out, ea_error *err)
+/* A tuned run's outputs that are not the default run's bits (the capture's checksums): judged by cat_check as
+ * an oracle's are; res[0] after the first call, res[1] after timing, each the path's check where judged[i]. */
+typedef struct {
+    const cat_scope *s;
+    const cat_inputs *in;
+    cat_check_result res[2];
+    int judged[2];
+} tuned_judge;
+
+static int judge_tuned(void *ctx, int after_timing, void *const *outputs, char *why, size_t n)
 {
-    const ea_capture_run *run = ea_capture_run_named(cap, "default");
+    tuned_judge *j = ctx;
+    void *outs[CAT_NOUTS] = {0};
+    for (int r = 0; r < CAT_NOUTS; r++)
+        outs[r] = j->s->out[r] >= 0 ? outputs[j->s->out[r]] : NULL;
+    cat_check(j->s, j->in, outs, &j->res[after_timing]);
+    j->judged[after_timing] = 1;
+    const char *fail = check_failure(&j->res[after_timing]);
+    if (fail)
+        snprintf(why, n, "%s", fail);
+    return fail ? -1 : 0;
+}
+
+/* One check of a replayed run: where its outputs were judged, the judge's; else the emulation's error (outputs
+ * with torch's bits have the current path's) with the outputs that did not match as mismatched. */
+static cat_check_result replay_check(const tuned_judge *j, int after_timing, const cat_check_result *emu, int unmatched)
+{
+    if (j->judged[after_timing])
+        return j->res[after_timing];
+    cat_check_result c = *emu;
+    c.mismatched = unmatched;
+    return c;
+}
+
+/* A captured run's Inductor kernels replayed (ea_replay_run_judged) as path name, judged by torch's checksums
+ * (the default run's: the tuned run's outputs that differ are judged by judge_tuned) and the kernels CUPTI saw. */
+static int current_path(const cat_scope *s, const ea_capture *cap, const ea_capture_run *run, const char *name,
+                        const cat_inputs *in, const ea_timer_config *tc, const ea_kit_state *st,
+                        const cat_check_result *emu, ea_replay_result *res, ea_path_outcome *out, ea_error *err)
+{
     const int check_only = st->opts->check_only;
-    const ea_replay_timing how = check_only                                          ? EA_REPLAY_CHECK_ONLY
-                                 : ea_kit_times_cold(st, "current", "faithful") ? EA_REPLAY_WARM_COLD
-                                                                                     : EA_REPLAY_WARM;
+    const ea_replay_timing how = check_only                                    ? EA_REPLAY_CHECK_ONLY
+                                 : ea_kit_times_cold(st, name, "faithful") ? EA_REPLAY_WARM_COLD
+                                                                               : EA_REPLAY_WARM;
+    tuned_judge tj = {.s = s, .in = in};
+    const ea_replay_judge judge = {judge_tuned, &tj};
     memset(out, 0, sizeof *out);
-    if (ea_replay_run_on(cap, run, (const void *const *)in->data, tc, how, res, err)) /* the oracle's inputs */
+    if (ea_replay_run_judged(cap, run, (const void *const *)in->data, tc, how, strcmp(name, "current") ? &judge : NULL,
+                             res, err)) /* the oracle's inputs */
         return -1;
     int timed = res->timing.samples_us != NULL;
     cJSON *j = out->json = cJSON_CreateObject();
-    cJSON_AddStringToObject(j, "name", "current");
+    cJSON_AddStringToObject(j, "name", name);
     cJSON_AddStringToObject(j, "mode", "faithful");
     ea_path_kernels_json(j, res->kernels.count ? &res->kernels : NULL, res->cupti_error);
-    cat_check_result c = *emu;
+    /* replay.c checks the outputs after the first call and (when that passed) again after timing: a timed run's
+     * first check passed, and res counts the last one */
+    const int unmatched = res->outputs - res->outputs_matching - res->outputs_judged;
+    cat_check_result c = replay_check(&tj, 0, emu, timed ? 0 : unmatched);
     if (check_only) { /* one call, checked once: what a sanitizer wraps */
         cJSON_AddBoolToObject(j, "check_only", 1);
-        c.mismatched = res->outputs - res->outputs_matching;
         check_json(j, "check", &c);
     } else {
         if (res->kernels.count)
@@ -252,13 +297,11 @@ static int current_path(const cat_scope *s, const ea_capture *cap, const cat_inp
         cJSON_AddItemToObject(j, "time", ea_path_time_json(&res->timing));
         if (timed && how == EA_REPLAY_WARM_COLD)
             ea_path_cold_json(j, &res->timing_cold);
-        /* replay.c checks checksums after the first call and (when that passed) again after timing */
-        c.mismatched = timed ? 0 : res->outputs - res->outputs_matching;
         check_json(j, "check", &c);
-        c.mismatched = res->outputs - res->outputs_matching;
-        check_json(j, "check_after_timing", &c);
+        const cat_check_result after = replay_check(&tj, timed, emu, unmatched);
+        check_json(j, "check_after_timing", &after);
     }
-    const char *fail = res->outputs_matching != res->outputs ? res->first_mismatch
+    const char *fail = unmatched ? res->first_mismatch
                        : res->kernels.count && !res->kernels_match
                            ? "CUPTI saw other kernels than the captured functions"
                            : NULL;
@@ -266,6 +309,25 @@ static int current_path(const cat_scope *s, const ea_capture *cap, const cat_inp
     out->median_us = check_only ? NAN : res->timing.per_call_us.median;
     out->check = as_check(&c);
     return 0;
+}
+
+/* The capture's coordinate_descent run beside the default one, where it is Triton launches only: Inductor as a
+ * user who turns coordinate-descent tuning on gets it. 1 (nothing measured) where the capture has none. */
+static int tuned_path(const cat_scope *s, const ea_capture *cap, const cat_inputs *in, const ea_timer_config *tc,
+                      const ea_kit_state *st, const cat_check_result *emu, ea_path_outcome *out, ea_error *err)
+{
+    const ea_capture_run *run = ea_capture_run_named(cap, "coordinate_descent");
+    if (!run || !run->replayable)
+        return 1;
+    ea_replay_result rr;
+    int rc = current_path(s, cap, run, EA_PATH_CURRENT_TUNED, in, tc, st, emu, &rr, out, err);
+    if (rc == 0 && st->opts->log)
+        fprintf(st->opts->log, "cat %s: %s %.2f us per call (%d launches; torch compiled %.2f us), outputs %d/%d "
+                "match torch, %d judged%s\n", s->alias, EA_PATH_CURRENT_TUNED, rr.timing.per_call_us.median,
+                run->nsteps, rr.torch_compiled_us, rr.outputs_matching, rr.outputs, rr.outputs_judged,
+                out->passed ? "" : ", failed");
+    ea_replay_result_free(&rr);
+    return rc;
 }
 
 cJSON *cat_measure(const cat_scope *s, const ea_capture *cap, const ea_kit_state *st, ea_error *err)
@@ -290,7 +352,7 @@ cJSON *cat_measure(const cat_scope *s, const ea_capture *cap, const ea_kit_state
     free(ey);
     ea_replay_result rr;
     ea_path_outcome cur;
-    if (current_path(s, cap, &in, &tc, st, &emu, &rr, &cur, err)) {
+    if (current_path(s, cap, run, "current", &in, &tc, st, &emu, &rr, &cur, err)) {
         ea_replay_result_free(&rr);
         return cat_inputs_free(&in), cJSON_Delete(res), NULL;
     }
@@ -300,6 +362,12 @@ cJSON *cat_measure(const cat_scope *s, const ea_capture *cap, const ea_kit_state
                 "torch\n", s->alias, rr.timing.per_call_us.median, run->nsteps, rr.torch_compiled_us,
                 rr.outputs_matching, rr.outputs);
     ea_replay_result_free(&rr);
+    ea_path_outcome alt = {.passed = 1};
+    int has_alt = tuned_path(s, cap, &in, &tc, st, &emu, &alt, err);
+    if (has_alt < 0)
+        return cat_inputs_free(&in), cJSON_Delete(res), NULL;
+    if (has_alt == 0)
+        cJSON_AddItemToArray(paths, alt.json);
     dev d;
     if (prepare(&d, s, cap, &in, err))
         return cat_inputs_free(&in), cJSON_Delete(res), NULL;
@@ -325,7 +393,7 @@ cJSON *cat_measure(const cat_scope *s, const ea_capture *cap, const ea_kit_state
         return cJSON_Delete(res), NULL;
     cJSON_AddItemToArray(paths, best);
     /* the schema: a candidate that failed fails the scope, kept or not */
-    int ok = cur.passed && tuned.kept.passed && tuned.passed == tuned.tried;
+    int ok = cur.passed && alt.passed && tuned.kept.passed && tuned.passed == tuned.tried;
     cJSON_AddBoolToObject(res, "passed", ok);
     if (!ok) {
         char cand_fail[512] = "";
@@ -333,7 +401,7 @@ cJSON *cat_measure(const cat_scope *s, const ea_capture *cap, const ea_kit_state
             snprintf(cand_fail, sizeof cand_fail, "oracle %s unroll %d: %s",
                      cat_variant_name(&plans[tuned.first_failed]), plans[tuned.first_failed].unroll,
                      tuned.first_failure);
-        cJSON_AddStringToObject(res, "failure", !cur.passed ? cur.failure : cand_fail);
+        cJSON_AddStringToObject(res, "failure", !cur.passed ? cur.failure : !alt.passed ? alt.failure : cand_fail);
     }
     /* an id (prose.c): the sentence quotes the result's speedup, config.current_launches and view's y checksum when printed */
     if (!o->check_only) /* nothing timed, no speedup to state */

@@ -1,6 +1,8 @@
 /* run.h: measuring one cat scope on the current GPU.
  * Contract: cat_measure replays the capture's default run as the current path (ea_replay_run: torch's
- * checksums, CUPTI names, ea_time_graph at the capture's calls per replay), then runs the oracle
+ * checksums, CUPTI names, ea_time_graph at the capture's calls per replay) and its coordinate_descent run,
+ * where it is Triton launches only, as current_tuned alike (outputs that are not the default run's bits
+ * judged by cat_check, ea_replay_run_judged), then runs the oracle
  * (each layout of cat_plan_variants, the fastest that passed kept by ea_path_tune's rule) on the same generated inputs:
  * outputs poisoned with 0xFF, one call under CUPTI, cat_check, timed with the same timer settings,
  * checked again. Result object per docs/reference/schema.md ("scopes[]"), with "verdict" and "view" (per output

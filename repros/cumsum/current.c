@@ -22,14 +22,21 @@ static void *buffer_of(void *ctx, const char *name)
     return NULL;
 }
 
-int cs_current_bind(cs_current *cur, const ea_capture *c, const ea_capture_run *r, void *const bufs[], ea_error *err)
+int cs_current_check(const ea_capture *c, const ea_capture_run *r, ea_error *err)
 {
-    memset(cur, 0, sizeof *cur);
     if (ea_replay_check(c, r, err))
         return -1;
     if (r->nbuffers)
         return ea_fail(err, "%s: run \"%s\" needs %d intermediate buffers; the scope's launches take only its inputs "
                        "and outputs", c->file, r->config, r->nbuffers);
+    return 0;
+}
+
+int cs_current_bind(cs_current *cur, const ea_capture *c, const ea_capture_run *r, void *const bufs[], ea_error *err)
+{
+    memset(cur, 0, sizeof *cur);
+    if (cs_current_check(c, r, err))
+        return -1;
     cur->steps = calloc((size_t)(r->nsteps ? r->nsteps : 1), sizeof *cur->steps);
     if (!cur->steps)
         return ea_fail(err, "%s: out of memory", c->file);

@@ -5,10 +5,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "current.h"
 #include "measure/kit.h"
 #include "run.h"
 
-/* Group g of the point parsed, its capture (outputs checked) and the capture's default run. */
+/* Group g of the point parsed, its capture (outputs checked) and the capture's default run; its
+ * coordinate_descent run, where it is Triton launches only (the current_tuned path), checked as cs_current_bind needs it, so a plan refuses what the run would. */
 static int resolve(const ea_scope_ref *r, int g, const ea_captures *caps, cs_scope *s, const ea_capture **c,
                    const ea_capture_run **run, ea_error *err)
 {
@@ -23,6 +25,9 @@ static int resolve(const ea_scope_ref *r, int g, const ea_captures *caps, cs_sco
         return ea_fail(err, "%s $.runs: expected a \"default\" run, got none", (*c)->file);
     if (!(*run)->replayable)
         return ea_fail(err, "%s: run \"default\" is not replayable from C: expected Triton launches only", (*c)->file);
+    const ea_capture_run *tuned = ea_capture_run_named(*c, "coordinate_descent");
+    if (cs_current_check(*c, *run, err) || (tuned && tuned->replayable && cs_current_check(*c, tuned, err)))
+        return -1;
     return cs_outputs_check(s, *c, err);
 }
 

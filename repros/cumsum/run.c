@@ -19,15 +19,16 @@
 #include "run_impl.h"
 #include "gpu/timer.h"
 
-enum { P_CURRENT, P_ORACLE };
-static const char *const path_names[] = {"current", "oracle"};
+enum { P_CURRENT, P_TUNED, P_ORACLE, P_PATHS };
+static const char *const path_names[P_PATHS] = {"current", EA_PATH_CURRENT_TUNED, "oracle"};
 
 typedef struct {
     const cs_scope *s;
     int path;
-    cs_current cur;
+    cs_current cur, tuned;          /* the capture's default run; its coordinate_descent run (has_tuned) */
+    int has_tuned;
     int64_t *ids;                   /* device: the token ids (CS_MASK) */
-    void *out[CS_MAX_OUTPUTS];      /* device: the scope's outputs, shared by both paths */
+    void *out[CS_MAX_OUTPUTS];      /* device: the scope's outputs, shared by every path */
     void *host[CS_MAX_OUTPUTS];     /* what a path wrote, copied back */
     void *ref[CS_MAX_OUTPUTS];      /* the CPU reference on the inputs in ids */
     cs_mask_shape shape;            /* CS_MASK: the oracle's launch variant */
@@ -50,8 +51,8 @@ static int oracle(const cs_scope *s, dev *d, void *stream)
 static int enqueue(void *ctx, void *stream, ea_error *err)
 {
     dev *d = ctx;
-    if (d->path == P_CURRENT)
-        return cs_current_enqueue(&d->cur, stream, err);
+    if (d->path != P_ORACLE)
+        return cs_current_enqueue(d->path == P_CURRENT ? &d->cur : &d->tuned, stream, err);
     int rc = oracle(d->s, d, stream);
     return rc ? ea_cuda_fail(err, "cumsum", d->s->alias, "oracle launch", rc) : 0;
 }
@@ -156,6 +157,7 @@ static int run_path(dev *d, int path, const ea_capture *c, const ea_kit_state *s
 static void dev_free(dev *d)
 {
     cs_current_free(&d->cur);
+    cs_current_free(&d->tuned);
     cudaFree(d->ids);
     for (int i = 0; i < CS_MAX_OUTPUTS; i++) {
         cudaFree(d->out[i]);
@@ -189,7 +191,10 @@ static int prepare(dev *d, const cs_scope *s, const ea_capture *c, const ea_capt
     }
     if (rc)
         return dev_free(d), ea_cuda_fail(err, "cumsum", s->alias, "allocate and upload the scope's buffers", rc);
-    if (cs_current_bind(&d->cur, c, run, bufs, err))
+    /* the tuned run where it is Triton launches only: Inductor as a user who turns coordinate-descent tuning on gets it */
+    const ea_capture_run *tuned = ea_capture_run_named(c, "coordinate_descent");
+    d->has_tuned = tuned && tuned->replayable;
+    if (cs_current_bind(&d->cur, c, run, bufs, err) || (d->has_tuned && cs_current_bind(&d->tuned, c, tuned, bufs, err)))
         return dev_free(d), -1;
     cs_reference(s, ids, d->ref);
     return 0;
@@ -224,7 +229,7 @@ static int other_variants_exact(dev *d, int *checked, ea_error *err)
     return exact;
 }
 
-/* Both paths once more on a right-padded batch (CS_MASK), against its own reference: the oracle's
+/* Every path once more on a right-padded batch (CS_MASK), against its own reference: the oracle's
  * record is its kept variant's, its flag covers every variant. */
 static int padded(dev *d, const int64_t *ids, cJSON *view, int *ok, ea_error *err)
 {
@@ -251,9 +256,11 @@ static int padded(dev *d, const int64_t *ids, cJSON *view, int *ok, ea_error *er
     cs_reference(s, pad, d->ref);
     free(pad);
     free(len);
-    for (int path = P_CURRENT; path <= P_ORACLE; path++) {
+    for (int path = P_CURRENT; path < P_PATHS; path++) {
         ea_check c;
         int checked = 1, others = 1;
+        if (path == P_TUNED && !d->has_tuned)
+            continue;
         if (checked_call(d, path, &c, err) || (path == P_ORACLE && (others = other_variants_exact(d, &checked, err)) < 0))
             return -1;
         ea_path_check_json(p, path_names[path], &c);
@@ -362,11 +369,11 @@ cJSON *cs_measure(const cs_scope *s, const ea_capture *c, const ea_capture_run *
     const ea_run_opts *o = st->opts;
     int64_t *ids = NULL;
     dev d;
-    int ok = 1, sums[2] = {0, 0};
+    int ok = 1, sums[P_PATHS] = {0, 0, 0};
     if (cs_inputs_make(s, c, &ids, err) || prepare(&d, s, c, run, ids, err))
         return free(ids), NULL;
     cJSON *res = cJSON_CreateObject(), *paths, *view, *sum;
-    ea_path_outcome pj[2];
+    ea_path_outcome pj[P_PATHS];
     paths = cJSON_AddArrayToObject(res, "paths");
     view = cJSON_CreateObject();
     sum = cJSON_AddObjectToObject(view, "capture_checksums");
@@ -376,7 +383,9 @@ cJSON *cs_measure(const cs_scope *s, const ea_capture *c, const ea_capture_run *
         ref_ok &= ea_checksum(&s->outputs[i], d.ref[i]) == c->outputs[i].checksum;
     check_flag(sum, "reference", ref_ok, &ok);
     int broke = 0;
-    for (int path = P_CURRENT; path <= P_ORACLE && !broke; path++) {
+    for (int path = P_CURRENT; path < P_PATHS && !broke; path++) {
+        if (path == P_TUNED && !d.has_tuned)
+            continue;
         broke = path == P_ORACLE && s->kind != CS_PACKED ? tuned_oracle(&d, c, st, &sums[path], &ok, &pj[path], err)
                                                          : run_path(&d, path, c, st, &sums[path], &pj[path], err);
         if (!broke) {

@@ -1,16 +1,17 @@
 /* run.h: one position-id scope measured on the current GPU, and its configuration block.
  * Contract: cs_measure uploads the scope's inputs (the capture's generator), computes the CPU
  * reference and checks it against the capture's output checksums (torch's own outputs), then runs
- * the two paths, "current" (the captured Inductor launches, current.h) and "oracle" (kernels.h):
+ * its paths, "current" (the captured Inductor launches of run, current.h), "current_tuned" (the same
+ * of the capture's coordinate_descent run, where it is Triton launches only) and "oracle" (kernels.h):
  * each output poisoned with 0xFF, one call under CUPTI, every element compared with the reference,
  * timed by ea_time_graph (warm cache, automatic calls per replay), compared again after timing.
  * A CS_MASK or CS_CONST oracle runs so at each launch variant that applies (cs_mask_variant, cs_const_variant)
  * and keeps the fastest (ea_path_tune's rule) that passed, the others in its "candidates"; every variant must pass. A CS_MASK scope then reruns
- * both paths (every oracle variant) on a padded batch (reference.h) against its reference.
+ * every path (every oracle variant) on a padded batch (reference.h) against its reference.
  * ea_replay_run replays the capture as `extern-audit replay` does, as a second witness of the
  * current path (its checksums and time go to "view"). The verdict compares the medians:
  * current / oracle <= CS_HEADROOM_RATIO is "no_material_headroom", more is
- * "headroom" (ids, prose.h: the sentence quotes the speedup when printed); no verdict unless both paths passed. Returns the result's fields after "config" (kit.h's
+ * "headroom" (ids, prose.h: the sentence quotes the speedup when printed); no verdict unless every check passed. Returns the result's fields after "config" (kit.h's
  * measure), NULL only when the run broke. */
 #ifndef CS_RUN_H
 #define CS_RUN_H

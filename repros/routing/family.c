@@ -27,8 +27,9 @@ static int plan(ea_run_ctx *ctx, const ea_scope_ref *ref, ea_kit_plan *p, ea_err
     rt_scope s;
     rt_capture c;
     const char *ids[RT_MAX_GROUPS];
+    rt_capture tuned; /* checked here too, so a plan without a GPU refuses what the run would */
     int uncaptured = scope_of(ctx, ref, p->alias, &s, &c, err);
-    if (uncaptured < 0)
+    if (uncaptured < 0 || (!uncaptured && rt_capture_tuned(&s, &c, &tuned, err)))
         return -1;
     for (int g = 0; g < s.ngroups; g++)
         ids[g] = s.scope_ids[g];
@@ -46,10 +47,10 @@ static int plan(ea_run_ctx *ctx, const ea_scope_ref *ref, ea_kit_plan *p, ea_err
 static cJSON *measure(ea_run_ctx *ctx, const ea_scope_ref *ref, const ea_kit_state *st, ea_error *err)
 {
     rt_scope s;
-    rt_capture c;
-    if (scope_of(ctx, ref, st->alias, &s, &c, err))
+    rt_capture c, tuned;
+    if (scope_of(ctx, ref, st->alias, &s, &c, err) || rt_capture_tuned(&s, &c, &tuned, err))
         return NULL;
-    return rt_measure(&s, &c, (rt_form)(st->index / 2), (rt_dist)(st->index % 2), st, err);
+    return rt_measure(&s, &c, &tuned, (rt_form)(st->index / 2), (rt_dist)(st->index % 2), st, err);
 }
 
 const ea_repro_family ea_family_routing_histc = {

@@ -21,7 +21,8 @@
 #include "target/replay.h"
 #include "gpu/timer.h"
 
-enum { P_CURRENT, P_ORACLE };
+enum { P_CURRENT, P_TUNED, P_ORACLE };
+static const char *const path_names[] = {"current", EA_PATH_CURRENT_TUNED, "oracle"};
 #define MAX_SLOTS 8
 
 typedef struct {
@@ -31,7 +32,8 @@ typedef struct {
 
 typedef struct {
     const rt_scope *s;
-    const rt_capture *c;
+    const rt_capture *c;      /* the default run's: the buffers and the timer's calls */
+    const rt_capture *run[2]; /* the current paths' runs: default and coordinate_descent (NULL: none) */
     rt_form form;
     rt_dist dist;
     int path;
@@ -45,7 +47,7 @@ typedef struct {
     slot slots[MAX_SLOTS]; /* the capture's buffer names -> device memory */
     int nslots;
     void *run_buffers[MAX_SLOTS];
-    ea_replay_launch convert, scan; /* the capture's Triton steps bound to these buffers */
+    ea_replay_launch convert[2], scan[2]; /* each run's Triton steps bound to these buffers */
     /* the path's check: reference, host copy, the checksums' object (NULL: none) and verdict */
     const struct host_set *ref;
     struct host_set *host;
@@ -96,13 +98,14 @@ static int enqueue(void *ctx, void *stream, ea_error *err)
     }
     if (d->form == RT_WHOLE && (rc = sort_replica(d, stream)))
         return ea_cuda_fail(err, "routing", NULL, "aten.sort replica", rc);
-    if (ea_replay_launch_enqueue(&d->convert, stream, err))
+    const int k = d->path == P_TUNED;
+    if (ea_replay_launch_enqueue(&d->convert[k], stream, err))
         return -1;
     if ((rc = rt_fill_zero_i32(d->offsets, s->bins, stream)) ||
-        (rc = rt_aten_histc_i32(d->offsets, slot_ptr(d, d->c->convert->args[1].buffer), s->n, s->bins, s->hmin,
+        (rc = rt_aten_histc_i32(d->offsets, slot_ptr(d, d->run[k]->convert->args[1].buffer), s->n, s->bins, s->hmin,
                                 s->hmax, d->sms, stream)))
         return ea_cuda_fail(err, "routing", NULL, "aten.histc replica", rc);
-    return ea_replay_launch_enqueue(&d->scan, stream, err);
+    return ea_replay_launch_enqueue(&d->scan[k], stream, err);
 }
 
 static void *dev_alloc(size_t bytes, const void *host, int *rc)
@@ -122,14 +125,18 @@ static void dev_free(dev *d)
         cudaFree(all[i]);
     for (int i = 0; i < d->c->run->nbuffers && i < MAX_SLOTS; i++)
         cudaFree(d->run_buffers[i]);
-    ea_replay_launch_free(&d->convert);
-    ea_replay_launch_free(&d->scan);
+    for (int k = 0; k < 2; k++) {
+        ea_replay_launch_free(&d->convert[k]);
+        ea_replay_launch_free(&d->scan[k]);
+    }
 }
 
-static int prepare(dev *d, const rt_scope *s, const rt_capture *c, rt_form f, const host_set *in, ea_error *err)
+static int prepare(dev *d, const rt_scope *s, const rt_capture *c, const rt_capture *tuned, rt_form f,
+                   const host_set *in, ea_error *err)
 {
     memset(d, 0, sizeof *d);
     d->s = s, d->c = c, d->form = f;
+    d->run[0] = c, d->run[1] = tuned;
     size_t bytes = (size_t)s->n * 8;
     int rc = 0;
     if (c->run->nbuffers > MAX_SLOTS - 4)
@@ -160,11 +167,12 @@ static int prepare(dev *d, const rt_scope *s, const rt_capture *c, rt_form f, co
         return ea_cuda_fail(err, "routing", NULL, "allocate and upload the scope's buffers", rc);
     }
     /* the capture's out1 (permutation) and in0 have no memory in the narrow form: neither step names them */
-    if (ea_replay_bind_step(c->cap, c->convert, slot_ptr, d, &d->convert, err) ||
-        ea_replay_bind_step(c->cap, c->scan, slot_ptr, d, &d->scan, err)) {
-        dev_free(d);
-        return -1;
-    }
+    for (int k = 0; k < 2 && d->run[k]; k++)
+        if (ea_replay_bind_step(c->cap, d->run[k]->convert, slot_ptr, d, &d->convert[k], err) ||
+            ea_replay_bind_step(c->cap, d->run[k]->scan, slot_ptr, d, &d->scan[k], err)) {
+            dev_free(d);
+            return -1;
+        }
     return 0;
 }
 
@@ -264,7 +272,7 @@ static int run_path(dev *d, int path, const host_set *ref, host_set *host, cJSON
     ea_timer_config tc = {.calls_per_replay = (int)d->c->run->calls_per_replay}; /* as torch was timed */
     char label[256];
     const char *form = d->form == RT_WHOLE ? "whole" : "narrow", *dist = d->dist == RT_UNIFORM ? "uniform" : "skewed";
-    const char *name = path == P_ORACLE ? "oracle" : "current";
+    const char *name = path_names[path];
     d->path = path, d->ref = ref, d->host = host, d->sums = sums, d->why[0] = '\0';
     snprintf(label, sizeof label, "routing %s %s %s %s", d->s->alias, form, dist, name);
     const ea_path_steps steps = {.label = label, .ctx = d, .poison = poison, .enqueue = enqueue,
@@ -371,8 +379,8 @@ static int host_alloc(const rt_scope *s, host_set *h)
     return h->sorted && h->perm && h->offsets ? 0 : -1;
 }
 
-cJSON *rt_measure(const rt_scope *s, const rt_capture *c, rt_form f, rt_dist d, const ea_kit_state *st,
-                  ea_error *err)
+cJSON *rt_measure(const rt_scope *s, const rt_capture *c, const rt_capture *tuned, rt_form f, rt_dist d,
+                  const ea_kit_state *st, ea_error *err)
 {
     host_set ref = {0}, host = {0};
     dev dv;
@@ -382,7 +390,7 @@ cJSON *rt_measure(const rt_scope *s, const rt_capture *c, rt_form f, rt_dist d, 
     }
     if (rt_ids_make(s->tokens, s->k, s->experts, RT_SEED, d == RT_SKEWED, &ref.ids, err) ||
         rt_reference(ref.ids, s->n, s->experts, ref.sorted, ref.perm, ref.offsets, err) ||
-        prepare(&dv, s, c, f, &ref, err)) {
+        prepare(&dv, s, c, tuned, f, &ref, err)) {
         host_free(&ref), host_free(&host);
         return NULL;
     }
@@ -395,11 +403,17 @@ cJSON *rt_measure(const rt_scope *s, const rt_capture *c, rt_form f, rt_dist d, 
         sums = cJSON_AddObjectToObject(view, "capture_checksums");
     int ok = 1, broke = 0;
     ea_path_outcome cur;
-    if (run_path(&dv, P_CURRENT, &ref, &host, sums ? cJSON_AddObjectToObject(sums, "current") : NULL, &cur, err)) {
-        broke = 1;
-    } else {
-        ok &= cur.passed;
-        cJSON_AddItemToArray(paths, cur.json);
+    for (int p = P_CURRENT; p <= P_TUNED && !broke; p++) {
+        if (p == P_TUNED && !tuned)
+            continue;
+        if (run_path(&dv, p, &ref, &host, sums ? cJSON_AddObjectToObject(sums, path_names[p]) : NULL, &cur, err)) {
+            broke = 1;
+        } else {
+            ok &= cur.passed;
+            cJSON_AddItemToArray(paths, cur.json);
+        }
+    }
+    if (!broke) {
         broke = add_oracle(paths, &dv, &ref, &host, sums ? cJSON_AddObjectToObject(sums, "oracle") : NULL, &ok,
                            err) != 0;
     }

@@ -209,15 +209,13 @@ static int arg_buffer(const rt_capture *c, int step, int a, const char *want, ea
                    got ? got : "a scalar or nothing");
 }
 
-int rt_scope_capture(const rt_scope *s, const cJSON *point, const ea_captures *caps, rt_capture *c, ea_error *err)
+/* c->cap's run config checked as the replay needs it and its two Triton steps filled; -1 (err) otherwise. */
+static int capture_run(const rt_scope *s, rt_capture *c, const char *config, ea_error *err)
 {
-    memset(c, 0, sizeof *c);
-    if (!(c->cap = ea_capture_of_point(caps, point, -1, err)))
-        return 1;
-    c->run = ea_capture_run_named(c->cap, "default");
+    c->run = ea_capture_run_named(c->cap, config);
     c->run_index = c->run ? (int)(c->run - c->cap->runs) : -1;
     c->convert_index = 1, c->scan_index = 3;
-    int rc = !c->run ? ea_fail(err, "%s $.runs: expected a \"default\" run, got none", c->cap->file) : 0;
+    int rc = !c->run ? ea_fail(err, "%s $.runs: expected a \"%s\" run, got none", c->cap->file, config) : 0;
     if (!rc && c->run->nsteps != 4)
         rc = ea_fail(err, "%s $.runs[%d].steps: expected 4 steps (sort, convert, histc, cumsum), got %d", c->cap->file,
                      c->run_index, c->run->nsteps);
@@ -231,11 +229,38 @@ int rt_scope_capture(const rt_scope *s, const cJSON *point, const ea_captures *c
         tensor_is(c, &c->cap->outputs[1], "$.outputs[1]", EA_I64, s->n, -1, err) ||
         tensor_is(c, &c->cap->outputs[2], "$.outputs[2]", EA_I32, s->experts, -1, err) ||
         arg_buffer(c, 1, 0, c->cap->outputs[0].name, err) || arg_buffer(c, 1, 1, NULL, err) ||
-        arg_buffer(c, 3, 0, c->cap->outputs[2].name, err) || ea_replay_check_args(c->cap, c->run, err)) {
+        arg_buffer(c, 3, 0, c->cap->outputs[2].name, err) || ea_replay_check_args(c->cap, c->run, err))
+        return -1;
+    c->convert = &c->run->steps[1];
+    c->scan = &c->run->steps[3];
+    return 0;
+}
+
+int rt_scope_capture(const rt_scope *s, const cJSON *point, const ea_captures *caps, rt_capture *c, ea_error *err)
+{
+    memset(c, 0, sizeof *c);
+    if (!(c->cap = ea_capture_of_point(caps, point, -1, err)))
+        return 1;
+    if (capture_run(s, c, "default", err)) {
         c->cap = NULL;
         return -1;
     }
-    c->convert = &c->run->steps[1];
-    c->scan = &c->run->steps[3];
+    return 0;
+}
+
+int rt_capture_tuned(const rt_scope *s, const rt_capture *c, rt_capture *tuned, ea_error *err)
+{
+    *tuned = (rt_capture){.cap = c->cap};
+    if (capture_run(s, tuned, "coordinate_descent", err))
+        return -1;
+    const ea_capture_run *a = c->run, *b = tuned->run;
+    if (a->nbuffers != b->nbuffers)
+        return ea_fail(err, "%s $.runs[%d].buffers: expected the \"default\" run's %d buffers (the replay shares them), "
+                       "got %d", c->cap->file, tuned->run_index, a->nbuffers, b->nbuffers);
+    for (int i = 0; i < a->nbuffers; i++)
+        if (strcmp(a->buffers[i].name, b->buffers[i].name) || a->buffers[i].bytes != b->buffers[i].bytes)
+            return ea_fail(err, "%s $.runs[%d].buffers[%d]: expected the \"default\" run's buffers (the replay shares "
+                           "them): %s of %" PRId64 " bytes, got %s of %" PRId64, c->cap->file, tuned->run_index, i,
+                           a->buffers[i].name, a->buffers[i].bytes, b->buffers[i].name, b->buffers[i].bytes);
     return 0;
 }

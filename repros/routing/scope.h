@@ -14,6 +14,9 @@
  *   name capture.json and the JSON path. Returns 1 when no capture covers the point (a shape not
  *   captured yet: the plan still describes it, the run reports it unsupported), -1 on a broken one.
  *   Host only.
+ * - rt_capture_tuned checks the same capture's "coordinate_descent" run the same way (and its buffers the
+ *   default run's, which the replay shares) into tuned: Inductor with coordinate-descent tuning on, the
+ *   current_tuned path. -1 (err) when it does not hold.
  * - rt_claims: 1 when a point's scope has an aten.histc or aten.sort node (the routing scope). */
 #ifndef RT_SCOPE_H
 #define RT_SCOPE_H
@@ -56,6 +59,7 @@ typedef struct {
 
 int rt_scope_parse(const cJSON *point, const char *file, int index, rt_scope *s, ea_error *err);
 int rt_scope_capture(const rt_scope *s, const cJSON *point, const ea_captures *caps, rt_capture *c, ea_error *err);
+int rt_capture_tuned(const rt_scope *s, const rt_capture *c, rt_capture *tuned, ea_error *err);
 int rt_claims(const cJSON *point);
 
 #ifdef __cplusplus

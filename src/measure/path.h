@@ -42,6 +42,9 @@ extern "C" {
 #endif
 
 #define EA_MAX_REL_L2 1e-2 /* relative L2 error against an fp64 reference, for floating scopes */
+/* The path a lowered scope's capture gives beside "current" (its default run): the coordinate_descent run,
+ * Inductor with coordinate-descent tuning on, replayed alike (faithful mode). */
+#define EA_PATH_CURRENT_TUNED "current_tuned"
 
 typedef struct {
     double rel_l2, max_abs;     /* over the written, finite elements */

@@ -42,14 +42,16 @@ int ea_run_times_cold(const ea_run_opts *o, const char *family, const char *poin
     if (!o->cold_from)
         return 1;
     const cJSON *r;
+    int stored = 0;
     cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(o->cold_from, "scopes")) {
         const char *f = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "family"));
         const char *p = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "point"));
-        if (f && p && !strcmp(f, family) && !strcmp(p, point) &&
-            cJSON_HasObjectItem(ea_path_named(r, path, mode), "time_cold"))
+        const cJSON *sp = f && p && !strcmp(f, family) && !strcmp(p, point) ? ea_path_named(r, path, mode) : NULL;
+        if (cJSON_HasObjectItem(sp, "time_cold"))
             return 1;
+        stored |= sp != NULL;
     }
-    return 0;
+    return !stored; /* a path the document never stored is new: its first entry has both times */
 }
 
 unsigned ea_repro_modes(const ea_repro_family *f, const ea_run_opts *o, ea_run_opts *fo, char *why, size_t n)

@@ -15,7 +15,8 @@
  *   distinct configuration of the point's scope groups: family, point, alias, occurrences, scope_ids, config
  *   (kernels, launch shapes, floor bytes, notes), and after a run "paths" and "passed" (docs/reference/schema.md,
  *   baselines: "scopes[]").
- *   Paths are named "current" (mode faithful or fabricated), "oracle" and "oracle_general"; each
+ *   Paths are named "current" (mode faithful or fabricated), "current_tuned" (path.h), "oracle" and
+ *   "oracle_general"; each
  *   carries its check, its per-call time and the kernels CUPTI saw. A failed check is recorded in
  *   the result ("passed": false), not returned as an error; -1/NULL means the run itself broke.
  * - A family declares the modes it runs (modes); `run --mode` is resolved against them once for every
@@ -124,7 +125,8 @@ cJSON *ea_repro_header(const char *family, const char *point, const char *alias,
 
 /* Whether a family times path (name, mode) of point cold as well as warm (ea_path_steps.warm_only,
  * EA_REPLAY_WARM otherwise): always without o->cold_from; else when a result of family and point in
- * o->cold_from has that path with "time_cold" (a point's several results share the answer). */
+ * o->cold_from has that path with "time_cold" (a point's several results share the answer), or when none
+ * has that path at all (a new path: gate --propose adds it with both times). */
 int ea_run_times_cold(const ea_run_opts *o, const char *family, const char *point, const char *path,
                       const char *mode);
 

@@ -326,7 +326,14 @@ static void totals_table(cJSON *tables, const cJSON *doc)
     else
         snprintf(a, sizeof a, "%s: unpriced", after);
     answer(tab, "recoverable", a);
-    if (ej_num(t, "compiled_both") > 0)
+    if (ej_num(t, "tuned_both") > 0)
+        snprintf(a, sizeof a, "Inductor's default config (the captured default run, replayed); its coordinate-descent "
+                 "tuned run, replayed beside it over %.0f occurrences, costs %.2fx of it: the oracle's speedup there is "
+                 "%.2fx over the default and %.2fx over the tuned config (the table of the two configs)",
+                 ej_num(t, "tuned_both"), ej_num(u, "current_tuned") / ej_num(u, "current_paired"),
+                 ej_num(u, "current_paired") / ej_num(u, "oracle_paired"),
+                 ej_num(u, "current_tuned") / ej_num(u, "oracle_paired"));
+    else if (ej_num(t, "compiled_both") > 0)
         snprintf(a, sizeof a, "Inductor's default config (the captured default run); torch.compile timed the "
                  "coordinate-descent tuned run at %.2fx of it over %.0f occurrences (the table of the two configs)",
                  ej_num(u, "compiled_tuned") / ej_num(u, "compiled_default"), ej_num(t, "compiled_both"));
@@ -480,58 +487,73 @@ static void launch_table(cJSON *tables, const cJSON *doc)
             "floor); floor% = floor / time; listed where the oracle's launches cost at least its transfer");
 }
 
-/* The lowest and highest tuned / default ratio of op's rows timed both ways. */
-static void tuned_range(const cJSON *doc, const char *op, double *lo, double *hi)
+/* The lowest and highest per_call num / den over op's rows (NULL: all) whose "us" has key: "-" when none. */
+static void ratio_range(const cJSON *doc, const char *op, const char *key, const char *num, const char *den, char *out,
+                        size_t n)
 {
     const cJSON *r;
-    *lo = INFINITY;
-    *hi = -INFINITY;
+    double lo = INFINITY, hi = -INFINITY;
     cJSON_ArrayForEach(r, obj(doc, "rows"))
-        if ((!op || !strcmp(ej_str(r, "op"), op)) && isfinite(ej_num(obj(r, "us"), "compiled_tuned"))) {
-            double x = ej_num(obj(r, "per_call"), "compiled_tuned_us") / ej_num(obj(r, "per_call"), "compiled_default_us");
-            *lo = x < *lo ? x : *lo;
-            *hi = x > *hi ? x : *hi;
+        if ((!op || !strcmp(ej_str(r, "op"), op)) && isfinite(ej_num(obj(r, "us"), key))) {
+            double x = ej_num(obj(r, "per_call"), num) / ej_num(obj(r, "per_call"), den);
+            lo = x < lo ? x : lo;
+            hi = x > hi ? x : hi;
         }
+    if (isfinite(lo))
+        snprintf(out, n, "%.2f - %.2f", lo, hi);
+    else
+        snprintf(out, n, "-");
 }
 
 static void tuned_row(cJSON *t, const cJSON *doc, const char *label, const char *op, const cJSON *agg)
 {
     const cJSON *u = obj(agg, "us");
-    double lo, hi;
-    char range[64];
-    tuned_range(doc, op, &lo, &hi);
-    snprintf(range, sizeof range, "%.2f - %.2f", lo, hi);
+    char range[2][64];
+    ratio_range(doc, op, "current_tuned", "current_tuned_us", "current_us", range[0], sizeof range[0]);
+    ratio_range(doc, op, "compiled_tuned", "compiled_tuned_us", "compiled_default_us", range[1], sizeof range[1]);
     cJSON *r = row_of(t);
     cell(r, label);
+    count(r, ej_num(agg, "tuned_both"));
+    us(r, ej_num(u, "current_paired"));
+    us(r, ej_num(u, "current_tuned"));
+    figure(r, "%.2f", ej_num(u, "current_tuned") / ej_num(u, "current_paired"));
+    cell(r, range[0]);
+    figure(r, "%.2fx", ej_num(u, "current_paired") / ej_num(u, "oracle_paired"));
+    figure(r, "%.2fx", ej_num(u, "current_tuned") / ej_num(u, "oracle_paired"));
     count(r, ej_num(agg, "compiled_both"));
-    us(r, ej_num(u, "compiled_default"));
-    us(r, ej_num(u, "compiled_tuned"));
     figure(r, "%.2f", ej_num(u, "compiled_tuned") / ej_num(u, "compiled_default"));
-    cell(r, range);
+    cell(r, range[1]);
 }
 
-/* Which Inductor "current" the figures price, and what the other captured config costs by torch's own timing. */
+/* Which Inductor "current" the figures price, what the other captured config costs replayed beside it, and the
+ * same two configs by torch.compile's own timing at capture. */
 static void tuned_table(cJSON *tables, const cJSON *doc)
 {
     static const char *const what[] = {"default", "tuned"};
     const cJSON *o, *tot = obj(doc, "totals");
     char c[2][96];
-    if (!(ej_num(tot, "compiled_both") > 0))
+    if (!(ej_num(tot, "compiled_both") > 0) && !(ej_num(tot, "tuned_both") > 0))
         return;
     gpu_titles(doc, what, 2, 0, c);
-    const char *const cols[] = {"op", "occ.", c[0], c[1], "tuned / default", "per scope", NULL};
-    cJSON *t = table(tables, "Inductor's default config against its coordinate-descent tuned one (torch.compile's "
-                             "timing at capture)", "lrrrrl", cols);
+    const char *const cols[] = {"op", "occ.", c[0], c[1], "tuned / default", "per scope", "oracle speedup (default)",
+                                "oracle speedup (tuned)", "compiled occ.", "compiled tuned / default", "per scope",
+                                NULL};
+    cJSON *t = table(tables, "Inductor's default config against its coordinate-descent tuned one (both captured runs "
+                             "replayed from C in one run; torch.compile's timing at capture beside)", "lrrrrlrrrrl", cols);
     cJSON_ArrayForEach(o, obj(doc, "ops"))
-        if (ej_num(o, "compiled_both") > 0)
+        if (ej_num(o, "compiled_both") > 0 || ej_num(o, "tuned_both") > 0)
             tuned_row(t, doc, ej_str(o, "op"), ej_str(o, "op"), o);
     tuned_row(t, doc, "all", NULL, tot);
-    note(t, "current: every faithful, headroom and speedup figure prices Inductor's default config, each capture's "
-            "\"default\" run replayed from C; the coordinate-descent tuned run in the same capture is not replayed");
-    note(t, "default, tuned: torch.compile's own per-call medians of the two runs in the capture process, times the "
-            "occurrences, over the priced scopes whose capture timed both; per scope: the lowest and highest ratio");
-    note(t, "a capture's partition is its whole scope (producers too), while a fallback's faithful figure prices the "
-            "fallback's path alone: compare the ratio, not these sums with the faithful column");
+    note(t, "current: every faithful, headroom and speedup figure outside this table prices Inductor's default config, "
+            "each capture's \"default\" run replayed from C (path current)");
+    note(t, "default, tuned: the replayed default and coordinate_descent runs (paths current and current_tuned, timed "
+            "side by side in the run that measured the baselines), times the occurrences, over the priced scopes "
+            "whose family replays the tuned run (cat and cumsum where it is Triton launches only, the routing scope); "
+            "oracle speedup: that sum over the oracle's on the "
+            "same scopes; per scope: the lowest and highest tuned / default ratio");
+    note(t, "compiled: torch.compile's own per-call medians of the two runs in the capture process, over the priced "
+            "scopes whose capture timed both (fallbacks too: a capture's partition is its whole scope, producers "
+            "included, so compare its ratio, not its sums, with the faithful column)");
 }
 
 static cJSON *ea_report_tables(const cJSON *doc, int top)

@@ -17,7 +17,8 @@
 
 /* The after-GPU sums an aggregate carries, each a key under "us" (rows' "us" keys, and buckets). */
 static const char *const sums[] = {"after", "fabricated", "oracle", "headroom", "fabricated_over_faithful",
-                                   "after_candidate", "compiled_default", "compiled_tuned", NULL};
+                                   "after_candidate", "compiled_default", "compiled_tuned", "current_paired",
+                                   "current_tuned", "oracle_paired", NULL};
 static const char *const buckets[] = {"lowered", "conditional_fallback", "true_fallback", NULL};
 static const char *const gap_terms[] = {"pipeline", "lone_op_launch", "fabricated_contention", "scope", NULL};
 
@@ -37,7 +38,7 @@ static cJSON *new_agg(void)
 {
     cJSON *a = cJSON_CreateObject(), *us, *gap;
     const char *const counts[] = {"occurrences", "old_rule_extern", "false_extern", "shared", "unpriced", "compiled_both",
-                                  NULL};
+                                  "tuned_both", NULL};
     for (const char *const *k = counts; *k; k++)
         cJSON_AddNumberToObject(a, *k, 0);
     cJSON_AddObjectToObject(a, "classes");
@@ -79,6 +80,7 @@ static void fold(cJSON *a, const cJSON *row)
     add(a, "shared", cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(row, "shared_with")) ? 0 : n);
     add(a, "unpriced", isfinite(after) ? 0 : n);
     add(a, "compiled_both", isfinite(ej_num(rus, "compiled_tuned")) ? n : 0);
+    add(a, "tuned_both", isfinite(ej_num(rus, "current_tuned")) ? n : 0);
     add(cJSON_GetObjectItemCaseSensitive(a, "classes"), ej_str(row, "class"), n);
     for (const char *const *k = sums; *k; k++)
         if (isfinite(ej_num(rus, *k)))

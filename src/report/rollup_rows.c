@@ -144,6 +144,10 @@ static void price(const ea_rollup_inputs *in, const occ *c, cJSON *row)
     cJSON_AddItemToObject(row, "priced_by_lowering",
                           lowered ? cJSON_CreateString(ej_str(in->own_price, "lowering")) : cJSON_CreateNull());
     ej_add_number_or_null(pc, "current_us", cur);
+    /* the capture's coordinate_descent run replayed beside the default one, in the same run; a candidate's price has
+     * none */
+    ej_add_number_or_null(pc, "current_tuned_us",
+                          !lowered && r ? ea_path_median(ea_path_named(r, EA_PATH_CURRENT_TUNED, "faithful")) : NAN);
     ej_add_number_or_null(pc, "fabricated_us", fab);
     ej_add_number_or_null(pc, "oracle_us", lowered ? ej_num(lowered, "oracle_us") : r ? ea_result_oracle_us(r) : NAN);
     const char *lowering = NULL;
@@ -246,7 +250,7 @@ static void totals(cJSON *row)
 #define PC(k) (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(pc, k)) ? cJSON_GetObjectItemCaseSensitive(pc, k)->valuedouble : NAN)
     double cur = PC("current_us"), fab = PC("fabricated_us"), orc = PC("oracle_us"), tf = PC("torch_faithful_us");
     double pmin = PC("pipeline_min_us"), steady = PC("pipeline_steady_us"), cand = PC("candidate_us");
-    double cdef = PC("compiled_default_us"), ctun = PC("compiled_tuned_us");
+    double cdef = PC("compiled_default_us"), ctun = PC("compiled_tuned_us"), tuned = PC("current_tuned_us");
 #undef PC
     cJSON *us = cJSON_AddObjectToObject(row, "us");
     double after = priced ? n * cur : shared ? 0 : NAN;
@@ -265,6 +269,11 @@ static void totals(cJSON *row)
     int both = priced && isfinite(cdef) && isfinite(ctun);
     ej_add_number_or_null(us, "compiled_default", both ? n * cdef : NAN);
     ej_add_number_or_null(us, "compiled_tuned", both ? n * ctun : NAN);
+    /* the two replayed configs, and the oracle, over the same rows: the speedups against each current */
+    int paired = priced && isfinite(tuned) && isfinite(orc);
+    ej_add_number_or_null(us, "current_paired", paired ? n * cur : NAN);
+    ej_add_number_or_null(us, "current_tuned", paired ? n * tuned : NAN);
+    ej_add_number_or_null(us, "oracle_paired", paired ? n * orc : NAN);
     /* the pipeline's price and the gap to the faithful in-scope price, term by term (they add up) */
     cJSON *gap = cJSON_AddObjectToObject(row, "gap");
     int have = isfinite(pmin) && isfinite(steady) && isfinite(after);

@@ -65,6 +65,7 @@ typedef struct {
     int nlaunches;
     void *stream;
     const void *const *inputs; /* the caller's host inputs, or NULL: generated here */
+    const ea_replay_judge *judge;
 } plan;
 
 static int slots_of(const ea_capture *c, const ea_capture_run *r, slot **out, ea_error *err)
@@ -274,38 +275,67 @@ static double against_reference(const ea_capture_tensor *t, const void *host)
     return rel;
 }
 
-/* Counts outputs whose checksum matches, and of the others those within tolerance of their reference
- * samples; the first output that is neither is described in res. */
-static int check_outputs(plan *p, ea_replay_result *res, ea_error *err)
+static void mismatch(ea_replay_result *res, const char *name, uint64_t got, uint64_t want, double rel)
 {
-    res->outputs_matching = res->outputs_tolerant = 0;
-    for (int i = 0; i < p->nslots; i++) {
+    if (res->first_mismatch[0])
+        return;
+    int n = snprintf(res->first_mismatch, sizeof res->first_mismatch, "%s: checksum %016" PRIx64 ", capture %016" PRIx64,
+                     name, got, want);
+    if (isfinite(rel) && n > 0 && (size_t)n < sizeof res->first_mismatch)
+        snprintf(res->first_mismatch + n, sizeof res->first_mismatch - (size_t)n,
+                 "; relative L2 %.3g against its reference samples", rel);
+}
+
+/* Counts outputs whose checksum matches, and of the others those within tolerance of their reference
+ * samples, then of those without samples the ones the judge accepts (all of them or none); the first output
+ * that is none of these is described in res. after_timing: which check this is, for the judge. */
+static int check_outputs(plan *p, int after_timing, ea_replay_result *res, ea_error *err)
+{
+    void **hosts = calloc((size_t)p->c->noutputs + 1, sizeof *hosts);
+    int undecided = 0, k = 0, rc = hosts ? 0 : ea_fail(err, "%s: out of memory", p->c->file);
+    res->outputs_matching = res->outputs_tolerant = res->outputs_judged = 0;
+    res->first_mismatch[0] = '\0';
+    for (int i = 0; rc == 0 && i < p->nslots; i++) {
         slot *s = &p->slots[i];
         if (!s->is_output)
             continue;
-        void *host = malloc((size_t)(s->bytes > 0 ? s->bytes : 1));
-        if (!host)
-            return ea_fail(err, "%s: out of memory", p->c->file);
-        int rc = cuda_ok(cudaMemcpy(host, s->dev, (size_t)s->bytes, cudaMemcpyDeviceToHost), "copying an output",
-                         p->c->file, err);
+        void *host = hosts[k++] = malloc((size_t)(s->bytes > 0 ? s->bytes : 1));
+        if (!host) {
+            rc = ea_fail(err, "%s: out of memory", p->c->file);
+            break;
+        }
+        rc = cuda_ok(cudaMemcpy(host, s->dev, (size_t)s->bytes, cudaMemcpyDeviceToHost), "copying an output",
+                     p->c->file, err);
         uint64_t got = rc ? 0 : ea_checksum(&s->tensor->t, host);
         double rel = rc || got == s->tensor->checksum ? NAN : against_reference(s->tensor, host);
-        free(host);
         if (rc)
-            return -1;
+            break;
         if (got == s->tensor->checksum)
             res->outputs_matching++;
         else if (rel <= EA_REPLAY_SAMPLE_TOLERANCE)
             res->outputs_tolerant++;
-        else if (!res->first_mismatch[0] && isfinite(rel))
-            snprintf(res->first_mismatch, sizeof res->first_mismatch,
-                     "%s: checksum %016" PRIx64 ", capture %016" PRIx64 "; relative L2 %.3g against its reference samples",
-                     s->name, got, s->tensor->checksum, rel);
-        else if (!res->first_mismatch[0])
-            snprintf(res->first_mismatch, sizeof res->first_mismatch, "%s: checksum %016" PRIx64 ", capture %016" PRIx64,
-                     s->name, got, s->tensor->checksum);
+        else if (p->judge && isnan(rel))
+            undecided++;
+        else
+            mismatch(res, s->name, got, s->tensor->checksum, rel);
     }
-    return 0;
+    if (rc == 0 && undecided) {
+        char why[200] = "";
+        if (p->judge->fn(p->judge->ctx, after_timing, hosts, why, sizeof why) == 0)
+            res->outputs_judged = undecided;
+        else if (!res->first_mismatch[0])
+            snprintf(res->first_mismatch, sizeof res->first_mismatch, "%d output(s) not the capture's bits, and %s",
+                     undecided, why);
+    }
+    for (int i = 0; i < k; i++)
+        free(hosts[i]);
+    free(hosts);
+    return rc;
+}
+
+static int outputs_pass(const ea_replay_result *res)
+{
+    return res->outputs_matching + res->outputs_tolerant + res->outputs_judged == res->outputs;
 }
 
 /* The kernel list is evidence too: the device ran the captured functions, in the captured order. */
@@ -335,18 +365,19 @@ static void release(plan *p)
 int ea_replay_run(const ea_capture *c, const ea_capture_run *r, const ea_timer_config *tc, ea_replay_timing how,
                   ea_replay_result *res, ea_error *err)
 {
-    return ea_replay_run_on(c, r, NULL, tc, how, res, err);
+    return ea_replay_run_judged(c, r, NULL, tc, how, NULL, res, err);
 }
 
 static int replay_on(const ea_capture *c, const ea_capture_run *r, const void *const *inputs,
-                     const ea_timer_config *tc, ea_replay_timing how, ea_replay_result *res, ea_error *err)
+                     const ea_timer_config *tc, ea_replay_timing how, const ea_replay_judge *judge,
+                     ea_replay_result *res, ea_error *err)
 {
     res->scope = c->scope;
     res->config = r->config;
     res->torch_compiled_us = r->compiled.median_us;
     if (ea_replay_check(c, r, err))
         return -1;
-    plan p = {c, r, NULL, 0, NULL, 0, NULL, inputs};
+    plan p = {c, r, NULL, 0, NULL, 0, NULL, inputs, judge};
     int rc = prepare(&p, err);
     for (int i = 0; rc == 0 && i < p.nslots; i++) {
         res->outputs += p.slots[i].is_output;
@@ -365,26 +396,27 @@ static int replay_on(const ea_capture *c, const ea_capture_run *r, const void *c
     else if (began)
         snprintf(res->cupti_error, sizeof res->cupti_error, "%s", cupti_err.msg);
     if (rc == 0)
-        rc = check_outputs(&p, res, err);
-    int passed = res->outputs_matching + res->outputs_tolerant == res->outputs;
+        rc = check_outputs(&p, 0, res, err);
+    int passed = outputs_pass(res);
     if (rc == 0 && passed && how == EA_REPLAY_WARM_COLD)
         rc = ea_time_warm_cold(enqueue, &p, tc, &res->timing, &res->timing_cold, err);
     else if (rc == 0 && passed && how == EA_REPLAY_WARM)
         rc = ea_time_graph(enqueue, &p, tc, &res->timing, err);
     if (rc == 0 && res->timing.samples_us) /* the timed replays must have left the outputs as they were */
-        rc = check_outputs(&p, res, err);
+        rc = check_outputs(&p, 1, res, err);
     release(&p);
     return rc;
 }
 
 /* The whole replay holds the device: its CUPTI-recorded first call is a timing too (device_lock.h). */
-int ea_replay_run_on(const ea_capture *c, const ea_capture_run *r, const void *const *inputs,
-                     const ea_timer_config *tc, ea_replay_timing how, ea_replay_result *res, ea_error *err)
+int ea_replay_run_judged(const ea_capture *c, const ea_capture_run *r, const void *const *inputs,
+                         const ea_timer_config *tc, ea_replay_timing how, const ea_replay_judge *judge,
+                         ea_replay_result *res, ea_error *err)
 {
     memset(res, 0, sizeof *res);
     if (ea_device_lock(err))
         return -1;
-    int rc = replay_on(c, r, inputs, tc, how, res, err);
+    int rc = replay_on(c, r, inputs, tc, how, judge, res, err);
     ea_device_unlock();
     return rc;
 }

@@ -28,6 +28,7 @@ typedef struct {
     const char *scope, *config;
     int outputs, outputs_matching;  /* checked after one call and again after timing */
     int outputs_tolerant;           /* of the others, those within EA_REPLAY_SAMPLE_TOLERANCE of their reference */
+    int outputs_judged;             /* of the rest, those the caller's judge accepted (ea_replay_run_judged) */
     char first_mismatch[256];       /* "out0: checksum 0123... expected 4567..." */
     ea_timing timing;               /* per-call time of the replayed launches (warm) */
     ea_timing timing_cold;          /* EA_REPLAY_WARM_COLD: the same, cold (samples_us NULL otherwise) */
@@ -68,10 +69,21 @@ typedef enum { EA_REPLAY_WARM = 0, EA_REPLAY_WARM_COLD = 1, EA_REPLAY_CHECK_ONLY
 /* Needs a CUDA device. -1 only for errors that stop the replay (allocation, load, launch). */
 int ea_replay_run(const ea_capture *c, const ea_capture_run *r, const ea_timer_config *tc, ea_replay_timing how,
                   ea_replay_result *out, ea_error *err);
-/* The same on inputs the caller generated already (a family checking its own paths on them): inputs[i]
- * is capture input i's host storage, ea_storage_bytes long, as ea_gen_fill wrote it. */
-int ea_replay_run_on(const ea_capture *c, const ea_capture_run *r, const void *const *inputs,
-                     const ea_timer_config *tc, ea_replay_timing how, ea_replay_result *out, ea_error *err);
+/* A family's own judgement of outputs that need not be the capture's bits: the checksums are the default
+ * run's, and another run of the capture (coordinate_descent: other block sizes, so other reduction orders)
+ * may round differently. Called after a check (after_timing 0: the first call's; 1: the one after timing)
+ * in which some output's checksum differed and it has no reference samples, with every output's host copy
+ * in the capture's order: 0 accepts those outputs, else why (a phrase) goes into first_mismatch. */
+typedef struct {
+    int (*fn)(void *ctx, int after_timing, void *const *outputs, char *why, size_t n);
+    void *ctx;
+} ea_replay_judge;
+/* The same on inputs the caller generated already (a family checking its own paths on them; NULL: generated
+ * here): inputs[i] is capture input i's host storage, ea_storage_bytes long, as ea_gen_fill wrote it; judge
+ * (NULL: the checksums and reference samples alone) decides the outputs neither decides. */
+int ea_replay_run_judged(const ea_capture *c, const ea_capture_run *r, const void *const *inputs,
+                         const ea_timer_config *tc, ea_replay_timing how, const ea_replay_judge *judge,
+                         ea_replay_result *res, ea_error *err);
 void ea_replay_result_free(ea_replay_result *res);
 
 #endif
