@@ -46,8 +46,8 @@ case_ committed 0 "" "^rollup --check: oracle rule: [0-9]+ pairs judged, .* 1 br
     "^Launch-bound scopes: the oracle against bytes \+ launches" "^  cumsum +opt-infer +infer +- +1 / 1 " \
     "^  routing_histc +routing +infer +whole scope, topk_ids +1 / 8 " "^== oracle: exit 0" '"exit": 0'
 case_ opt_slower 1 "faster('opt-infer', 'oracle', 1.1)" \
-    "oracle_beaten: $tre cumsum cumsum-[0-9a-f]+ #0 warm \(opt-infer\).*current" \
-    "oracle_beaten: $tre cumsum cumsum-[0-9a-f]+ #0 warm \(opt-infer\).*current_tuned" " 4 breaches \(1 allowed by" \
+    "oracle_beaten: $tre cumsum cumsum-[0-9a-f]+ #0 warm \(opt-infer\): current [0-9]" \
+    "oracle_beaten: $tre cumsum cumsum-[0-9a-f]+ #0 warm \(opt-infer\): current_tuned [0-9]" " 4 breaches \(1 allowed by" \
     "^== oracle rule: exit 1"
 case_ distilgpt2_beaten 1 "faster('distilgpt2', 'oracle', 1.6)" \
     "oracle_beaten: $tre cumsum cumsum-[0-9a-f]+ #[01] warm \(distilgpt2\).*current" "^== oracle: exit 1"

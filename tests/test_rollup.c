@@ -465,8 +465,8 @@ static double compiled_median(const char *scope, const char *config)
     return v;
 }
 
-/* The figures price the default config; the tuned one is torch's timing of the capture's other run, summed only
- * where both are there, and said in the table of the two configs. */
+/* torch.compile's timing of the capture's two runs (compiled_*), summed only where both are there, beside the
+ * replayed ones in the table of the two configs. */
 Test(rollup, the_current_is_the_default_config_and_the_tuned_one_is_the_captures_timing)
 {
     cJSON *doc = build("golden", NULL);
@@ -499,8 +499,8 @@ Test(rollup, the_current_is_the_default_config_and_the_tuned_one_is_the_captures
     cr_assert_eq(num(t, "compiled_both"), both);
     cr_assert_eq(num(op_agg(doc, "aten.cumsum.default"), "compiled_both"), 20, "the 24 routing ones are histc's");
     char *text = ea_report_text(doc, 10);
-    has(text, "Inductor's default config against its coordinate-descent tuned one (both captured runs replayed from C in "
-              "one run; torch.compile's timing at capture beside)");
+    has(text, "Inductor's default config against its coordinate-descent tuned one (both captured runs replayed from C; "
+              "torch.compile's timing at capture beside)");
     free(text);
     cJSON_Delete(doc);
 }

@@ -1,7 +1,8 @@
 /* Which paths a run times cold (ea_run_times_cold): all of them for `run`; for `gate --run`, which passes
  * the stored baselines document, the paths whose stored result carries "time_cold" and those it does not
- * store at all (new: --propose adds them with both times), so the committed
- * golden/targets/H200-torch2.11.0+cu130/baselines.json asks for cold timing exactly where it has it. */
+ * store at all (new: --propose adds them with both times); the committed
+ * golden/targets/H200-torch2.11.0+cu130/baselines.json has a cold time on every path it stores, so it asks for
+ * them all. */
 #include <criterion/criterion.h>
 
 #include "base/json.h"

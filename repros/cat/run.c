@@ -263,11 +263,12 @@ static cat_check_result replay_check(const tuned_judge *j, int after_timing, con
     return c;
 }
 
-/* A captured run's Inductor kernels replayed (ea_replay_run_judged) as path name, judged by torch's checksums
- * (the default run's: the tuned run's outputs that differ are judged by judge_tuned) and the kernels CUPTI saw. */
+/* A captured run's Inductor kernels replayed (ea_replay_run_judged) as path name, judged by torch's checksums and
+ * the kernels CUPTI saw; judged: outputs that are not those bits (the checksums are the default run's) go to
+ * judge_tuned instead of failing. */
 static int current_path(const cat_scope *s, const ea_capture *cap, const ea_capture_run *run, const char *name,
-                        const cat_inputs *in, const ea_timer_config *tc, const ea_kit_state *st,
-                        const cat_check_result *emu, ea_replay_result *res, ea_path_outcome *out, ea_error *err)
+                        int judged, const cat_inputs *in, const ea_timer_config *tc, const ea_kit_state *st,
+                        const cat_check_result *emu, ea_path_outcome *out, ea_error *err)
 {
     const int check_only = st->opts->check_only;
     const ea_replay_timing how = check_only                                    ? EA_REPLAY_CHECK_ONLY
@@ -275,10 +276,10 @@ static int current_path(const cat_scope *s, const ea_capture *cap, const ea_capt
                                                                                : EA_REPLAY_WARM;
     tuned_judge tj = {.s = s, .in = in};
     const ea_replay_judge judge = {judge_tuned, &tj};
+    ea_replay_result rr, *res = &rr;
     memset(out, 0, sizeof *out);
-    if (ea_replay_run_judged(cap, run, (const void *const *)in->data, tc, how, strcmp(name, "current") ? &judge : NULL,
-                             res, err)) /* the oracle's inputs */
-        return -1;
+    if (ea_replay_run_judged(cap, run, (const void *const *)in->data, tc, how, judged ? &judge : NULL, res, err))
+        return ea_replay_result_free(res), -1; /* the oracle's inputs */
     int timed = res->timing.samples_us != NULL;
     cJSON *j = out->json = cJSON_CreateObject();
     cJSON_AddStringToObject(j, "name", name);
@@ -286,7 +287,7 @@ static int current_path(const cat_scope *s, const ea_capture *cap, const ea_capt
     ea_path_kernels_json(j, res->kernels.count ? &res->kernels : NULL, res->cupti_error);
     /* replay.c checks the outputs after the first call and (when that passed) again after timing: a timed run's
      * first check passed, and res counts the last one */
-    const int unmatched = res->outputs - res->outputs_matching - res->outputs_judged;
+    const int unmatched = res->outputs - res->outputs_matching - res->outputs_tolerant - res->outputs_judged;
     cat_check_result c = replay_check(&tj, 0, emu, timed ? 0 : unmatched);
     if (check_only) { /* one call, checked once: what a sanitizer wraps */
         cJSON_AddBoolToObject(j, "check_only", 1);
@@ -308,6 +309,12 @@ static int current_path(const cat_scope *s, const ea_capture *cap, const ea_capt
     ea_path_verdict(out, fail);
     out->median_us = check_only ? NAN : res->timing.per_call_us.median;
     out->check = as_check(&c);
+    if (st->opts->log)
+        fprintf(st->opts->log, "cat %s: %s %.2f us per call (%d launches; torch compiled %.2f us), outputs %d/%d match "
+                "torch, %d judged by cat_check%s\n", s->alias, name, out->median_us, run->nsteps,
+                res->torch_compiled_us, res->outputs_matching, res->outputs, res->outputs_judged,
+                out->passed ? "" : ", failed");
+    ea_replay_result_free(res);
     return 0;
 }
 
@@ -319,15 +326,7 @@ static int tuned_path(const cat_scope *s, const ea_capture *cap, const cat_input
     const ea_capture_run *run = ea_capture_run_named(cap, "coordinate_descent");
     if (!run || !run->replayable)
         return 1;
-    ea_replay_result rr;
-    int rc = current_path(s, cap, run, EA_PATH_CURRENT_TUNED, in, tc, st, emu, &rr, out, err);
-    if (rc == 0 && st->opts->log)
-        fprintf(st->opts->log, "cat %s: %s %.2f us per call (%d launches; torch compiled %.2f us), outputs %d/%d "
-                "match torch, %d judged%s\n", s->alias, EA_PATH_CURRENT_TUNED, rr.timing.per_call_us.median,
-                run->nsteps, rr.torch_compiled_us, rr.outputs_matching, rr.outputs, rr.outputs_judged,
-                out->passed ? "" : ", failed");
-    ea_replay_result_free(&rr);
-    return rc;
+    return current_path(s, cap, run, EA_PATH_CURRENT_TUNED, 1, in, tc, st, emu, out, err);
 }
 
 cJSON *cat_measure(const cat_scope *s, const ea_capture *cap, const ea_kit_state *st, ea_error *err)
@@ -350,18 +349,10 @@ cJSON *cat_measure(const cat_scope *s, const ea_capture *cap, const ea_kit_state
     /* when the emulation is torch's y bit for bit, its error is the current path's exactly */
     int emu_exact = ea_checksum(&yt->t, ey) == yt->checksum;
     free(ey);
-    ea_replay_result rr;
     ea_path_outcome cur;
-    if (current_path(s, cap, run, "current", &in, &tc, st, &emu, &rr, &cur, err)) {
-        ea_replay_result_free(&rr);
+    if (current_path(s, cap, run, "current", 0, &in, &tc, st, &emu, &cur, err))
         return cat_inputs_free(&in), cJSON_Delete(res), NULL;
-    }
     cJSON_AddItemToArray(paths, cur.json);
-    if (o->log)
-        fprintf(o->log, "cat %s: current %.2f us per call (%d launches; torch compiled %.2f us), outputs %d/%d match "
-                "torch\n", s->alias, rr.timing.per_call_us.median, run->nsteps, rr.torch_compiled_us,
-                rr.outputs_matching, rr.outputs);
-    ea_replay_result_free(&rr);
     ea_path_outcome alt = {.passed = 1};
     int has_alt = tuned_path(s, cap, &in, &tc, st, &emu, &alt, err);
     if (has_alt < 0)
@@ -396,12 +387,14 @@ cJSON *cat_measure(const cat_scope *s, const ea_capture *cap, const ea_kit_state
     int ok = cur.passed && alt.passed && tuned.kept.passed && tuned.passed == tuned.tried;
     cJSON_AddBoolToObject(res, "passed", ok);
     if (!ok) {
-        char cand_fail[512] = "";
+        char why[512] = "";
         if (tuned.first_failed >= 0)
-            snprintf(cand_fail, sizeof cand_fail, "oracle %s unroll %d: %s",
+            snprintf(why, sizeof why, "oracle %s unroll %d: %s",
                      cat_variant_name(&plans[tuned.first_failed]), plans[tuned.first_failed].unroll,
                      tuned.first_failure);
-        cJSON_AddStringToObject(res, "failure", !cur.passed ? cur.failure : !alt.passed ? alt.failure : cand_fail);
+        if (cur.passed && !alt.passed)
+            snprintf(why, sizeof why, "%s: %s", EA_PATH_CURRENT_TUNED, alt.failure);
+        cJSON_AddStringToObject(res, "failure", !cur.passed ? cur.failure : why);
     }
     /* an id (prose.c): the sentence quotes the result's speedup, config.current_launches and view's y checksum when printed */
     if (!o->check_only) /* nothing timed, no speedup to state */

@@ -1,5 +1,5 @@
 /* run.h: measuring one cat scope on the current GPU.
- * Contract: cat_measure replays the capture's default run as the current path (ea_replay_run: torch's
+ * Contract: cat_measure replays the capture's default run as the current path (ea_replay_run_judged: torch's
  * checksums, CUPTI names, ea_time_graph at the capture's calls per replay) and its coordinate_descent run,
  * where it is Triton launches only, as current_tuned alike (outputs that are not the default run's bits
  * judged by cat_check, ea_replay_run_judged), then runs the oracle

@@ -10,7 +10,8 @@
 #include "run.h"
 
 /* Group g of the point parsed, its capture (outputs checked) and the capture's default run; its
- * coordinate_descent run, where it is Triton launches only (the current_tuned path), checked as cs_current_bind needs it, so a plan refuses what the run would. */
+ * coordinate_descent run, where it is Triton launches only (the current_tuned path), checked as cs_current_bind
+ * needs it, so a plan refuses what the run would. */
 static int resolve(const ea_scope_ref *r, int g, const ea_captures *caps, cs_scope *s, const ea_capture **c,
                    const ea_capture_run **run, ea_error *err)
 {

@@ -11,8 +11,8 @@
  * ea_replay_run replays the capture as `extern-audit replay` does, as a second witness of the
  * current path (its checksums and time go to "view"). The verdict compares the medians:
  * current / oracle <= CS_HEADROOM_RATIO is "no_material_headroom", more is
- * "headroom" (ids, prose.h: the sentence quotes the speedup when printed); no verdict unless every check passed. Returns the result's fields after "config" (kit.h's
- * measure), NULL only when the run broke. */
+ * "headroom" (ids, prose.h: the sentence quotes the speedup when printed); no verdict unless every check passed.
+ * Returns the result's fields after "config" (kit.h's measure), NULL only when the run broke. */
 #ifndef CS_RUN_H
 #define CS_RUN_H
 

@@ -33,7 +33,7 @@ typedef struct {
 typedef struct {
     const rt_scope *s;
     const rt_capture *c;      /* the default run's: the buffers and the timer's calls */
-    const rt_capture *run[2]; /* the current paths' runs: default and coordinate_descent (NULL: none) */
+    const rt_capture *run[2]; /* the current paths' runs: default and coordinate_descent */
     rt_form form;
     rt_dist dist;
     int path;
@@ -167,7 +167,7 @@ static int prepare(dev *d, const rt_scope *s, const rt_capture *c, const rt_capt
         return ea_cuda_fail(err, "routing", NULL, "allocate and upload the scope's buffers", rc);
     }
     /* the capture's out1 (permutation) and in0 have no memory in the narrow form: neither step names them */
-    for (int k = 0; k < 2 && d->run[k]; k++)
+    for (int k = 0; k < 2; k++)
         if (ea_replay_bind_step(c->cap, d->run[k]->convert, slot_ptr, d, &d->convert[k], err) ||
             ea_replay_bind_step(c->cap, d->run[k]->scan, slot_ptr, d, &d->scan[k], err)) {
             dev_free(d);
@@ -404,8 +404,6 @@ cJSON *rt_measure(const rt_scope *s, const rt_capture *c, const rt_capture *tune
     int ok = 1, broke = 0;
     ea_path_outcome cur;
     for (int p = P_CURRENT; p <= P_TUNED && !broke; p++) {
-        if (p == P_TUNED && !tuned)
-            continue;
         if (run_path(&dv, p, &ref, &host, sums ? cJSON_AddObjectToObject(sums, path_names[p]) : NULL, &cur, err)) {
             broke = 1;
         } else {

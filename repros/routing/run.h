@@ -1,8 +1,8 @@
 /* run.h: one routing configuration (form x distribution) measured on the current GPU.
  * Contract: rt_measure generates the distribution's ids (reference.h), computes the CPU reference, then
  * for the current path (ATen replicas + the capture's two Triton cubins, launched with their captured
- * grids and arguments), current_tuned (the same with the coordinate_descent run's two, where tuned is not
- * NULL) and the oracle: poisons every output with 0xFF, runs one call while CUPTI
+ * grids and arguments), current_tuned (the same with tuned, the coordinate_descent run's two) and the
+ * oracle: poisons every output with 0xFF, runs one call while CUPTI
  * records the kernels, checks every output element against the reference (bit-exact: sorted ids,
  * permutation in the stable order, offsets), times it with ea_time_graph (warm L2, the capture's calls
  * per replay) and checks again after timing. On the uniform distribution (the capture's input) each

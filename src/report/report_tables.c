@@ -539,15 +539,16 @@ static void tuned_table(cJSON *tables, const cJSON *doc)
                                 "oracle speedup (tuned)", "compiled occ.", "compiled tuned / default", "per scope",
                                 NULL};
     cJSON *t = table(tables, "Inductor's default config against its coordinate-descent tuned one (both captured runs "
-                             "replayed from C in one run; torch.compile's timing at capture beside)", "lrrrrlrrrrl", cols);
+                             "replayed from C; torch.compile's timing at capture beside)", "lrrrrlrrrrl", cols);
     cJSON_ArrayForEach(o, obj(doc, "ops"))
         if (ej_num(o, "compiled_both") > 0 || ej_num(o, "tuned_both") > 0)
             tuned_row(t, doc, ej_str(o, "op"), ej_str(o, "op"), o);
     tuned_row(t, doc, "all", NULL, tot);
     note(t, "current: every faithful, headroom and speedup figure outside this table prices Inductor's default config, "
             "each capture's \"default\" run replayed from C (path current)");
-    note(t, "default, tuned: the replayed default and coordinate_descent runs (paths current and current_tuned, timed "
-            "side by side in the run that measured the baselines), times the occurrences, over the priced scopes "
+    note(t, "default, tuned: the replayed default and coordinate_descent runs (paths current and current_tuned as the "
+            "baselines store them: a run times both side by side, and a gate keeps the stored time of a path it judged "
+            "SAME), times the occurrences, over the priced scopes "
             "whose family replays the tuned run (cat and cumsum where it is Triton launches only, the routing scope); "
             "oracle speedup: that sum over the oracle's on the "
             "same scopes; per scope: the lowest and highest tuned / default ratio");

@@ -54,7 +54,7 @@ static int load_baselines(ea_rollup_inputs *in, const ea_target *t, ea_error *er
 }
 
 /* Per capture folder, torch.compile's per-call medians of the default and the coordinate-descent tuned run, where
- * the capture timed both (the rollup's "current" replays the default run only). */
+ * the capture timed both: beside the replayed ones (current, current_tuned), and the only figure for a fallback's. */
 static cJSON *compiled_runs(const ea_captures *caps)
 {
     cJSON *m = cJSON_CreateObject();

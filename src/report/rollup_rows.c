@@ -144,8 +144,8 @@ static void price(const ea_rollup_inputs *in, const occ *c, cJSON *row)
     cJSON_AddItemToObject(row, "priced_by_lowering",
                           lowered ? cJSON_CreateString(ej_str(in->own_price, "lowering")) : cJSON_CreateNull());
     ej_add_number_or_null(pc, "current_us", cur);
-    /* the capture's coordinate_descent run replayed beside the default one, in the same run; a candidate's price has
-     * none */
+    /* the capture's coordinate_descent run replayed as the default one is (path current_tuned); a candidate's price
+     * has none */
     ej_add_number_or_null(pc, "current_tuned_us",
                           !lowered && r ? ea_path_median(ea_path_named(r, EA_PATH_CURRENT_TUNED, "faithful")) : NAN);
     ej_add_number_or_null(pc, "fabricated_us", fab);
@@ -156,7 +156,7 @@ static void price(const ea_rollup_inputs *in, const occ *c, cJSON *row)
     cJSON_AddItemToObject(row, "candidate", lowering ? cJSON_CreateString(lowering) : cJSON_CreateNull());
     /* beside our replay of the captured partition, torch.compile's own time of it (the capture's) */
     ej_add_number_or_null(pc, "torch_compiled_us", r ? ej_num(cJSON_GetObjectItemCaseSensitive(r, "fidelity"), "torch_compiled_us") : NAN);
-    /* the capture's two Inductor configs as torch.compile timed them: today's "current" replays the default one */
+    /* the capture's two Inductor configs as torch.compile timed them, beside current and current_tuned's replays */
     const cJSON *both = in->compiled ? cJSON_GetObjectItemCaseSensitive(in->compiled, key) : NULL;
     ej_add_number_or_null(pc, "compiled_default_us", both ? cJSON_GetArrayItem(both, 0)->valuedouble : NAN);
     ej_add_number_or_null(pc, "compiled_tuned_us", both ? cJSON_GetArrayItem(both, 1)->valuedouble : NAN);
