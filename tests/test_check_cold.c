@@ -273,6 +273,29 @@ Test(cold, reader_is_strict_about_the_new_fields)
     has(err.msg, "kernel_launches[0].bytes");
     cJSON_ReplaceItemInObject(launch, "bytes", cJSON_CreateNumber(4096));
     cr_assert_eq(ea_baseline_validate("mem", doc, &err), 0, "%s", err.msg);
+    /* durations are times (positive, below EJ_MAX_TIME_US, min <= median <= max), counts integers (the campaign's
+     * numbers: -5, 2^53 + 1, 1e308, 2^63) */
+    static const struct {
+        const char *key;
+        double bad, good;
+        const char *want;
+    } cases[] = {
+        {"min_us", -5, 5.8, "kernel_launches[0].min_us: expected a time in us above 0 and below 1e9, got -5"},
+        {"min_us", 9007199254740993.0, 5.8, "kernel_launches[0].min_us: expected a time in us above 0"},
+        {"max_us", 1e308, 6.1, "kernel_launches[0].max_us: expected a time in us above 0"},
+        {"median_us", 6.2, 5.9, "kernel_launches[0].max_us: expected at least median_us, got 6.1"},
+        {"median_us", 5.7, 5.9, "kernel_launches[0].median_us: expected at least min_us, got 5.7"},
+        {"calls", 0, 5, "kernel_launches[0].calls: expected an integer >= 1, got 0"},
+        {"calls", 9223372036854775808.0, 5, "kernel_launches[0].calls: expected"},
+        {"shared_bytes", -5, 0, "kernel_launches[0].shared_bytes: expected an integer >= 0, got -5"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cJSON_ReplaceItemInObject(launch, cases[i].key, cJSON_CreateNumber(cases[i].bad));
+        cr_assert_neq(ea_baseline_validate("mem", doc, &err), 0, "%s %g accepted", cases[i].key, cases[i].bad);
+        has(err.msg, cases[i].want);
+        cJSON_ReplaceItemInObject(launch, cases[i].key, cJSON_CreateNumber(cases[i].good));
+    }
+    cr_assert_eq(ea_baseline_validate("mem", doc, &err), 0, "%s", err.msg);
     cJSON_DeleteItemFromObject(launch, "median_us");
     cr_assert_neq(ea_baseline_validate("mem", doc, &err), 0);
     has(err.msg, "kernel_launches[0].median_us");

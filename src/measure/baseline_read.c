@@ -102,13 +102,31 @@ static int note_ids(ej_val arr, ea_error *err)
     return 0;
 }
 
+/* A launch's durations over its calls: min <= median <= max, positive and below EJ_MAX_TIME_US (CUPTI's
+ * nanosecond stamps give no 0 for a kernel, a copy or a memset). */
+static int launch_durations(ej_val l, ea_error *err)
+{
+    double t[3];
+    static const char *const keys[] = {"min_us", "median_us", "max_us"};
+    for (int i = 0; i < 3; i++) {
+        char got[64];
+        if (ej_get_number(l, keys[i], &t[i], err))
+            return -1;
+        snprintf(got, sizeof got, "%.9g", t[i]);
+        if (!(t[i] > 0 && t[i] < EJ_MAX_TIME_US))
+            return ej_bad_field(l, keys[i], "a time in us above 0 and below 1e9", got, err);
+        if (i && !(t[i - 1] <= t[i]))
+            return ej_bad_field(l, keys[i], i == 1 ? "at least min_us" : "at least median_us", got, err);
+    }
+    return 0;
+}
+
 /* time_cold (the same fields as time) and kernel_launches: absent in files written before cold timing
  * and per-kernel durations existed; time_cold_note: why a path has no cold time (no CUPTI). */
 static int optional_cold_and_launches(ej_val p, ea_error *err)
 {
     static const char *const launch_keys[] = {"name", "grid", "block", "shared_bytes", "median_us", "min_us",
                                               "max_us", "calls", "bytes", NULL}; /* bytes: a copy's, a memset's */
-    static const char *const launch_nums[] = {"shared_bytes", "median_us", "min_us", "max_us", "calls", NULL};
     ej_val v, l, d;
     const char *s;
     int n, m;
@@ -119,8 +137,9 @@ static int optional_cold_and_launches(ej_val p, ea_error *err)
         return -1;
     for (int i = 0; v.v && i < n; i++) {
         l = ej_index(v, i);
-        int64_t bytes; /* a size: an integer, as the copy bandwidth's */
-        if (ej_object(l, launch_keys, err) || ej_get_string(l, "name", &s, err) || numbers(l, launch_nums, err) ||
+        int64_t bytes, shared, calls; /* sizes and counts: integers, as the copy bandwidth's */
+        if (ej_object(l, launch_keys, err) || ej_get_string(l, "name", &s, err) || launch_durations(l, err) ||
+            ej_get_int_min(l, "shared_bytes", 0, &shared, err) || ej_get_int_min(l, "calls", 1, &calls, err) ||
             ej_field(l, "bytes", 0, &d, err) || (d.v && ej_get_int_min(l, "bytes", 0, &bytes, err)))
             return -1;
         for (int k = 0; k < 2; k++) {
