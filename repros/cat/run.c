@@ -323,8 +323,8 @@ static int current_path(const cat_scope *s, const ea_capture *cap, const ea_capt
 static int tuned_path(const cat_scope *s, const ea_capture *cap, const cat_inputs *in, const ea_timer_config *tc,
                       const ea_kit_state *st, const cat_check_result *emu, ea_path_outcome *out, ea_error *err)
 {
-    const ea_capture_run *run = ea_capture_run_named(cap, "coordinate_descent");
-    if (!run || !run->replayable)
+    const ea_capture_run *run = ea_capture_run_tuned_replayable(cap);
+    if (!run)
         return 1;
     return current_path(s, cap, run, EA_PATH_CURRENT_TUNED, 1, in, tc, st, emu, out, err);
 }

@@ -26,8 +26,8 @@ static int resolve(const ea_scope_ref *r, int g, const ea_captures *caps, cs_sco
         return ea_fail(err, "%s $.runs: expected a \"default\" run, got none", (*c)->file);
     if (!(*run)->replayable)
         return ea_fail(err, "%s: run \"default\" is not replayable from C: expected Triton launches only", (*c)->file);
-    const ea_capture_run *tuned = ea_capture_run_named(*c, "coordinate_descent");
-    if (cs_current_check(*c, *run, err) || (tuned && tuned->replayable && cs_current_check(*c, tuned, err)))
+    const ea_capture_run *tuned = ea_capture_run_tuned_replayable(*c);
+    if (cs_current_check(*c, *run, err) || (tuned && cs_current_check(*c, tuned, err)))
         return -1;
     return cs_outputs_check(s, *c, err);
 }

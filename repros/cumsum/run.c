@@ -192,8 +192,8 @@ static int prepare(dev *d, const cs_scope *s, const ea_capture *c, const ea_capt
     if (rc)
         return dev_free(d), ea_cuda_fail(err, "cumsum", s->alias, "allocate and upload the scope's buffers", rc);
     /* the tuned run where it is Triton launches only: Inductor as a user who turns coordinate-descent tuning on gets it */
-    const ea_capture_run *tuned = ea_capture_run_named(c, "coordinate_descent");
-    d->has_tuned = tuned && tuned->replayable;
+    const ea_capture_run *tuned = ea_capture_run_tuned_replayable(c);
+    d->has_tuned = tuned != NULL;
     if (cs_current_bind(&d->cur, c, run, bufs, err) || (d->has_tuned && cs_current_bind(&d->tuned, c, tuned, bufs, err)))
         return dev_free(d), -1;
     cs_reference(s, ids, d->ref);

@@ -32,8 +32,7 @@ typedef struct {
 
 typedef struct {
     const rt_scope *s;
-    const rt_capture *c;      /* the default run's: the buffers and the timer's calls */
-    const rt_capture *run[2]; /* the current paths' runs: default and coordinate_descent */
+    const rt_capture *run[2]; /* the current paths' runs: default (its buffers, its calls) and coordinate_descent */
     rt_form form;
     rt_dist dist;
     int path;
@@ -123,7 +122,7 @@ static void dev_free(dev *d)
     void *all[] = {d->ids, d->sorted, d->perm, d->range, d->sorted_in, d->offsets, d->sort_temp};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         cudaFree(all[i]);
-    for (int i = 0; i < d->c->run->nbuffers && i < MAX_SLOTS; i++)
+    for (int i = 0; i < d->run[0]->run->nbuffers && i < MAX_SLOTS; i++)
         cudaFree(d->run_buffers[i]);
     for (int k = 0; k < 2; k++) {
         ea_replay_launch_free(&d->convert[k]);
@@ -135,7 +134,7 @@ static int prepare(dev *d, const rt_scope *s, const rt_capture *c, const rt_capt
                    const host_set *in, ea_error *err)
 {
     memset(d, 0, sizeof *d);
-    d->s = s, d->c = c, d->form = f;
+    d->s = s, d->form = f;
     d->run[0] = c, d->run[1] = tuned;
     size_t bytes = (size_t)s->n * 8;
     int rc = 0;
@@ -234,7 +233,7 @@ static int checksums(const dev *d, const host_set *got, cJSON *into, char *why, 
     const void *data[3] = {got->sorted, got->perm, got->offsets};
     int rc = 0;
     for (int i = d->form == RT_WHOLE ? 0 : 2; i < 3; i++) {
-        const ea_capture_tensor *t = &d->c->cap->outputs[i];
+        const ea_capture_tensor *t = &d->run[0]->cap->outputs[i];
         uint64_t sum = ea_checksum(&t->t, data[i]);
         char hex[20];
         snprintf(hex, sizeof hex, "%016" PRIx64, sum);
@@ -269,7 +268,7 @@ static int run_path(dev *d, int path, const host_set *ref, host_set *host, cJSON
                     ea_error *err)
 {
     const ea_run_opts *o = d->st->opts;
-    ea_timer_config tc = {.calls_per_replay = (int)d->c->run->calls_per_replay}; /* as torch was timed */
+    ea_timer_config tc = {.calls_per_replay = (int)d->run[0]->run->calls_per_replay}; /* as torch was timed */
     char label[256];
     const char *form = d->form == RT_WHOLE ? "whole" : "narrow", *dist = d->dist == RT_UNIFORM ? "uniform" : "skewed";
     const char *name = path_names[path];

@@ -164,6 +164,9 @@ typedef struct {
 int ea_capture_read_input(ej_val v, ea_capture_tensor *t, ea_error *err);
 /* The run with that config, or NULL. */
 const ea_capture_run *ea_capture_run_named(const ea_capture *c, const char *config);
+/* The coordinate_descent run where it is Triton launches only (replayable from C, the current_tuned path of a
+ * family that replays the whole partition), else NULL. */
+const ea_capture_run *ea_capture_run_tuned_replayable(const ea_capture *c);
 /* Whether torch timed it: a sample and a positive median (a capture made with --no-timing has neither). */
 int ea_capture_stats_timed(const ea_capture_stats *s);
 

@@ -379,6 +379,12 @@ const ea_capture_run *ea_capture_run_named(const ea_capture *c, const char *conf
     return NULL;
 }
 
+const ea_capture_run *ea_capture_run_tuned_replayable(const ea_capture *c)
+{
+    const ea_capture_run *r = ea_capture_run_named(c, "coordinate_descent");
+    return r && r->replayable ? r : NULL;
+}
+
 int ea_capture_stats_timed(const ea_capture_stats *s)
 {
     return s->samples >= 1 && s->median_us > 0;
