@@ -9,6 +9,7 @@
 #include "../repros/avgpool_backward/avgpool_backward.h"
 #include "helpers.h"
 #include "base/json.h"
+#include "measure/path.h"
 
 #define OP "aten._adaptive_avg_pool2d_backward.default"
 
@@ -59,6 +60,7 @@ Test(avgpool_backward, plans_the_golden_points_at_atens_launch)
         cr_assert_eq(int_at(cJSON_GetObjectItem(cur, "block"), 0), 32);
         cr_assert_eq(int_at(cJSON_GetObjectItem(cur, "block"), 1), 8);
         cr_assert_eq((int64_t)cJSON_GetObjectItem(c, "floor_bytes")->valuedouble, 4 * numel[i], "bf16 read and written");
+        cr_assert_eq((int64_t)cJSON_GetObjectItem(c, "floor_written_bytes")->valuedouble, 2 * numel[i]);
         cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(r, "scope_ids")), 1);
         cJSON_Delete(arr);
         i++;
@@ -135,10 +137,11 @@ Test(avgpool_backward_gpu, both_points_bit_exact_with_the_grad)
         cr_assert_not_null(arr, "%s", err.msg);
         const cJSON *r = cJSON_GetArrayItem(arr, 0);
         cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(r, "passed")), "%s", cJSON_PrintUnformatted(r));
-        cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(r, "paths")), 2);
+        cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(r, "paths")), 3, "current, oracle and the measured floor");
+        cr_assert_not_null(test_path(r, EA_PATH_FLOOR, EA_PATH_FLOOR_MODE));
         cJSON_ArrayForEach(path, cJSON_GetObjectItem(r, "paths")) {
             const cJSON *c = cJSON_GetObjectItem(path, "check");
-            cr_assert_eq(cJSON_GetObjectItem(c, "mismatched")->valuedouble, 0, "%s differs from the grad",
+            cr_assert_eq(cJSON_GetObjectItem(c, "mismatched")->valuedouble, 0, "%s differs from what it copies",
                          cJSON_GetObjectItem(path, "name")->valuestring);
             cr_assert_eq(cJSON_GetObjectItem(c, "unwritten")->valuedouble, 0);
         }

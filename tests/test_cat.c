@@ -102,10 +102,13 @@ Test(cat, plan_every_golden_point_without_gpu)
         }
         int64_t y = s.pooled ? s.n * s.c * 2 : x;
         cr_assert_eq(pl.floor_bytes, s.train ? 2 * x + y + 24 * s.c : x + y + 8 * s.c, "%s", s.alias);
+        /* train writes the cat, f32 mean, rstd and running var beside the result; infer the result alone */
+        cr_assert_eq(pl.floor_written_bytes, s.train ? x + y + 12 * s.c : y, "%s", s.alias);
         char note[1024];
         cat_view_line(cat_view_block(view, &s), note, sizeof note);
         cJSON *cfg = cat_config_json(&s, &pl, cap, note);
         cr_assert_str_eq(cJSON_GetObjectItem(cfg, "current_source")->valuestring, "inductor");
+        cr_assert_eq(ej_num(cfg, "floor_written_bytes"), (double)pl.floor_written_bytes, "%s", s.alias);
         cr_assert_geq(ej_num(cfg, "current_launches"), 2, "copies + BN at least");
         cr_assert_null(cJSON_GetObjectItem(cfg, "current"), "the launches are the capture's (run_report.h prints them)");
         cr_assert_str_eq(cJSON_GetArrayItem(cJSON_GetObjectItem(cfg, "notes"), 0)->valuestring, "cat_block",

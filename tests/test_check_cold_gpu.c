@@ -1,7 +1,8 @@
 /* run --check-only and cold timing on a GPU (skipped without one), through the index_add family on
  * Longformer B, whose bytes fit in L2: the check-only paths run once and carry no time; a measured
  * path carries its cold time beside the warm one, no faster than warm (a cold call reads from DRAM
- * what a warm one finds in L2), and its per-operation durations, the replica's copy among them. */
+ * what a warm one finds in L2), and its per-operation durations, the replica's copy among them; the runner's
+ * measured floor (floor_path.h) is one of those paths. */
 #include <criterion/criterion.h>
 #include <string.h>
 
@@ -79,6 +80,13 @@ Test(check_cold_gpu, cold_beside_warm_with_kernel_durations, .timeout = 300)
     ea_figures x;
     ea_result_figures(r, &x);
     cr_assert(x.basis_cold, "the fractions' basis is the oracle's cold time");
+    const cJSON *fl = test_path(r, EA_PATH_FLOOR, EA_PATH_FLOOR_MODE);
+    cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(fl, "passed")), "the measured floor, checked word for word: %s",
+              cJSON_PrintUnformatted(fl));
+    cr_assert_str_eq(cJSON_GetArrayItem(cJSON_GetObjectItem(fl, "kernels"), 0)->valuestring, "floor_copy_kernel");
+    cr_assert(x.measured_fraction > 0 && x.measured_cold_us == ea_path_median_cold(fl), "its fraction, cold");
+    cr_log_info("measured floor %.2f us warm, %.2f cold: the oracle at %.0f%% of it", x.measured_us,
+                x.measured_cold_us, 100 * x.measured_fraction);
     const cJSON *launches = cJSON_GetObjectItem(test_path(r, "current", "faithful"), "kernel_launches"), *l;
     if (!launches) {
         cr_log_warn("no per-kernel durations: %s",
@@ -97,8 +105,8 @@ Test(check_cold_gpu, cold_beside_warm_with_kernel_durations, .timeout = 300)
 }
 
 /* gate --run's choice (ea_run_times_cold): a stored document with a cold time for the faithful current
- * path alone, and the point's other paths warm only, gets that path timed cold and every other path timed
- * warm only, with no "time_cold". */
+ * path alone, and the point's other paths warm only, gets that path timed cold and every other path it stores timed
+ * warm only, with no "time_cold"; the measured floor, which it does not store, is new: warm and cold. */
 Test(check_cold_gpu, warm_only_where_the_stored_document_has_no_cold_time, .timeout = 300)
 {
     cJSON *stored = cJSON_Parse("{\"scopes\": [{\"family\": \"index_add\", \"point\": \"index_add-31177027c868\", "
@@ -112,7 +120,7 @@ Test(check_cold_gpu, warm_only_where_the_stored_document_has_no_cold_time, .time
     int warm_only = 0;
     cJSON_ArrayForEach(p, cJSON_GetObjectItem(r, "paths")) {
         const char *name = cJSON_GetObjectItem(p, "name")->valuestring, *mode = cJSON_GetObjectItem(p, "mode")->valuestring;
-        int cold = !strcmp(name, "current") && !strcmp(mode, "faithful");
+        int cold = (!strcmp(name, "current") && !strcmp(mode, "faithful")) || !strcmp(name, EA_PATH_FLOOR);
         cr_assert(ea_path_median(p) > 0, "%s %s: timed warm", name, mode);
         cr_assert_eq(cJSON_HasObjectItem(p, "time_cold"), cold, "%s %s: time_cold %s", name, mode,
                      cold ? "expected" : "not expected (the stored document has none)");

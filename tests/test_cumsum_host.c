@@ -289,6 +289,7 @@ Test(cumsum, plan_floor_bytes_and_cli)
     const cJSON *cfg = cJSON_GetObjectItem(cJSON_GetArrayItem(j, 0), "config");
     /* ids read (8 x 1024 i64) + mask written (b8) + positions written (i64) */
     cr_assert_float_eq(cJSON_GetObjectItem(cfg, "floor_bytes")->valuedouble, 8 * 1024 * (8 + 1 + 8), 0.5);
+    cr_assert_float_eq(cJSON_GetObjectItem(cfg, "floor_written_bytes")->valuedouble, 8 * 1024 * (1 + 8), 0.5);
     const cJSON *orc = cJSON_GetObjectItem(cfg, "oracle"), *v;
     cr_assert_str_eq(cJSON_GetObjectItem(orc, "kernel")->valuestring, "cs_mask_kernel<pairs>");
     /* every variant of a 1024-column row: one CTA of 16, 8 or 4 warps, or 4, 8 or 16 CTAs per row */

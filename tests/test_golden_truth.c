@@ -391,6 +391,11 @@ Test(golden_truth, baselines_times_counts_and_sizes_out_of_range_are_refused)
          "$.scopes[0].paths[0].time.calls_per_replay: expected an integer >= 1, got -20"},
         {BASELINES, "\"floor_bytes\":56623104", "\"floor_bytes\":1e308", "rollup",
          "$.scopes[0].config.floor_bytes: expected integer of magnitude below 2^53"},
+        /* the measured floor reads its written part of the bytes (floor_path.h) */
+        {BASELINES, "\"floor_written_bytes\":18874368", "\"floor_written_bytes\":56623105", "audit",
+         "$.scopes[0].config.floor_written_bytes: expected a part of floor_bytes (56623104), got 56623105"},
+        {BASELINES, "\"floor_written_bytes\":18874368", "\"floor_written_bytes\":-1", "audit",
+         "$.scopes[0].config.floor_written_bytes: expected an integer >= 0, got -1"},
         {BASELINES, "\"bytes\": 1073741824", "\"bytes\": 1e308", "audit",
          "$.copy_bandwidth.bytes: expected integer of magnitude below 2^53"},
         /* found by make campaign: a launch's bytes were read as any number */

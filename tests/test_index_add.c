@@ -315,6 +315,9 @@ Test(index_add, slice_variants_listed_in_the_plan)
     cr_assert_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(vs, 5), "unroll")->valueint, 2);
     cr_assert_null(cJSON_GetObjectItem(cJSON_GetArrayItem(vs, 6), "unroll"), "the staged kernel has no unroll");
     cr_assert_null(cJSON_GetObjectItem(orc, "unroll_candidates"));
+    /* out written once (16 x 16 x 512 x 1023 bf16), the source read once beside it */
+    cr_assert_eq(cJSON_GetObjectItem(cfg, "floor_written_bytes")->valuedouble, 268173312.0);
+    cr_assert_eq(cJSON_GetObjectItem(cfg, "floor_bytes")->valuedouble - 268173312.0, 16.0 * 16 * 512 * 512 * 2);
     cJSON_Delete(cfg);
     cJSON_Delete(doc);
 }

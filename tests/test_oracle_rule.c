@@ -9,6 +9,7 @@
 
 #include "helpers.h"
 #include "base/json.h"
+#include "measure/path.h"
 #include "report/oracle_rule.h"
 #include "report/rollup.h"
 
@@ -101,6 +102,10 @@ Test(oracle_rule, a_rival_faster_than_the_oracle_beyond_its_notches_is_a_breach_
     r = add_result(d, "p1", "cold only");
     add_path(r, path_of("current", 1, time_of(3.0, 0.01, 30), time_of(1.80, 0.02, 100)));
     add_path(r, path_of("oracle", 1, time_of(1.0, 0.01, 30), time_of(1.95, 0.02, 100)));
+    /* the measured floor (floor_path.h) is faster than every oracle, and implements nothing: no rival */
+    cJSON *fl = path_of(EA_PATH_FLOOR, 1, time_of(0.4, 0.002, 30), time_of(0.9, 0.02, 100));
+    cJSON_ReplaceItemInObjectCaseSensitive(fl, "mode", cJSON_CreateString(EA_PATH_FLOOR_MODE));
+    add_path(r, fl);
     cJSON *rule = breaches_of(d);
     cr_assert_eq(nbreaches(rule), 2);
     const cJSON *b = breach(rule, 0);

@@ -121,6 +121,8 @@ Test(routing, plan_without_gpu)
                          skewed ? "topk_ids_skewed" : "topk_ids");
         /* ids in, sorted ids + permutation out (int64), offsets out; narrow: sorted ids in, offsets out */
         cr_assert_eq(cJSON_GetObjectItem(cfg, "floor_bytes")->valuedouble, whole ? 3 * 4000 * 8 + 128 : 4000 * 8 + 128);
+        cr_assert_eq(cJSON_GetObjectItem(cfg, "floor_written_bytes")->valuedouble, whole ? 2 * 4000 * 8 + 128 : 128,
+                     "sorted ids and the permutation (whole), offsets");
         cr_assert(cJSON_IsArray(cJSON_GetObjectItem(cfg, "notes")));
         const cJSON *cur = cJSON_GetObjectItem(cfg, "current");
         cr_assert_eq(cJSON_GetArraySize(cur), whole ? 8 : 4, "%s", cJSON_PrintUnformatted(cur));

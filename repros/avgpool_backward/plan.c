@@ -94,7 +94,8 @@ cJSON *ap_config_json(const ap_scope *s)
     orc = cJSON_AddObjectToObject(c, "oracle");
     cJSON_AddStringToObject(orc, "kind", "copy");
     cJSON_AddStringToObject(orc, "launch", "avgpool_oracle_memcpy");
-    cJSON_AddNumberToObject(c, "floor_bytes", (double)(2 * bytes));
+    cJSON_AddNumberToObject(c, "floor_bytes", (double)(2 * bytes)); /* the grad read, the gradient written */
+    cJSON_AddNumberToObject(c, "floor_written_bytes", (double)bytes);
     notes = cJSON_AddArrayToObject(c, "notes");
     cJSON_AddItemToArray(notes, cJSON_CreateString("avgpool_identity_copy"));
     cJSON_AddItemToArray(notes, cJSON_CreateString("avgpool_aten_atomic"));

@@ -116,7 +116,7 @@ typedef struct {
     int64_t shared_bytes;   /* channel, warp: the channels' N*H*W values as fp32; rows: the tiles in the dtype;
                                stream: the span's table */
     int64_t tab_cap;        /* stream: channels one CTA's span touches at most */
-    int64_t floor_bytes;
+    int64_t floor_bytes, floor_written_bytes;
 } cat_plan;
 
 #define CAT_UNROLLS 4

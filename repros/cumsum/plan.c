@@ -149,6 +149,7 @@ cJSON *cs_config_json(const cs_scope *s, const ea_capture *c, const ea_capture_r
     }
     cJSON_AddItemToObject(o, "oracle", oracle_json(s));
     cJSON_AddNumberToObject(o, "floor_bytes", (double)cs_floor_bytes(s));
+    cJSON_AddNumberToObject(o, "floor_written_bytes", (double)cs_floor_written_bytes(s));
     notes = cJSON_AddArrayToObject(o, "notes");
     cJSON_AddItemToArray(notes, cJSON_CreateString(kind_note(s->kind)));
     cJSON_AddItemToArray(notes, cJSON_CreateString("cumsum_current_replayed"));

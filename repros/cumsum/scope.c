@@ -429,10 +429,15 @@ int cs_outputs_check(cs_scope *s, const ea_capture *c, ea_error *err)
     return 0;
 }
 
-int64_t cs_floor_bytes(const cs_scope *s)
+int64_t cs_floor_written_bytes(const cs_scope *s)
 {
-    int64_t b = s->kind == CS_MASK ? s->rows * s->cols * 8 : 0;
+    int64_t b = 0;
     for (int i = 0; i < s->noutputs; i++)
         b += ea_tensor_numel(&s->outputs[i]) * ea_dtype_size(s->outputs[i].dtype);
     return b;
+}
+
+int64_t cs_floor_bytes(const cs_scope *s)
+{
+    return (s->kind == CS_MASK ? s->rows * s->cols * 8 : 0) + cs_floor_written_bytes(s);
 }

@@ -61,8 +61,9 @@ int cs_scope_parse(const cJSON *point, const char *file, int index, int group, c
 /* The capture's outputs must be the scope's: count, dtypes, sizes, dense strides; copies them into s. */
 int cs_outputs_check(cs_scope *s, const ea_capture *c, ea_error *err);
 
-/* Bytes the scope must move: inputs read plus outputs written. */
+/* Bytes the scope must move: inputs read plus outputs written; and the part written. */
 int64_t cs_floor_bytes(const cs_scope *s);
+int64_t cs_floor_written_bytes(const cs_scope *s);
 
 #ifdef __cplusplus
 }

@@ -432,6 +432,7 @@ cJSON *ia_config_json(const ia_scope *s, const ia_plan *p)
     if (p->oracle != IA_ORACLE_GENERAL)
         cJSON_AddNumberToObject(orc, "vector_elements", p->oracle == IA_ORACLE_SLICE ? p->slice.vec : p->win.vec);
     cJSON_AddNumberToObject(o, "floor_bytes", (double)p->floor_bytes);
+    cJSON_AddNumberToObject(o, "floor_written_bytes", (double)ea_storage_bytes(&s->out));
     notes = cJSON_AddArrayToObject(o, "notes");
     /* note ids (prose.c) for what s->note and p->note say in sentences */
     if (s->idx.kind == IA_INDEX_UNKNOWN)

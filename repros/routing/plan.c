@@ -23,10 +23,15 @@ int rt_plan_check(const rt_scope *s, ea_error *err)
     return 0;
 }
 
+/* whole: ids in, sorted ids and permutation out (int64 each), offsets out; narrow: sorted ids in, offsets out */
+static int64_t rt_floor_written_bytes(const rt_scope *s, rt_form f)
+{
+    return (f == RT_WHOLE ? 2 : 0) * s->n * 8 + s->experts * 4;
+}
+
 static int64_t rt_floor_bytes(const rt_scope *s, rt_form f)
 {
-    /* whole: ids in, sorted ids and permutation out (int64 each), offsets out; narrow: sorted ids in */
-    return (f == RT_WHOLE ? 3 : 1) * s->n * 8 + s->experts * 4;
+    return s->n * 8 + rt_floor_written_bytes(s, f);
 }
 
 /* The generator object of a distribution: {"generator", "seed", "experts", "k"} (src/target/gen.c). */
@@ -183,6 +188,7 @@ cJSON *rt_config_json(const rt_scope *s, const rt_capture *c, rt_form f, rt_dist
      * permutation is checked bit-exact */
     cJSON_AddStringToObject(o, "permutation_order", "stable");
     cJSON_AddNumberToObject(o, "floor_bytes", (double)rt_floor_bytes(s, f));
+    cJSON_AddNumberToObject(o, "floor_written_bytes", (double)rt_floor_written_bytes(s, f));
     /* note ids (prose.c); the sources read and their provenance: docs/evidence/routing_sort.md */
     notes = cJSON_AddArrayToObject(o, "notes");
     cJSON_AddItemToArray(notes, cJSON_CreateString(s->n <= RT_WARP_SORT_MAX ? "routing_sort_warp"

@@ -60,7 +60,8 @@ static int first_fresh(const pairing *p, int i)
  * capture replayed, notes) and what follows from them. */
 static int plan_key(const char *key)
 {
-    static const char *const plan[] = {"notes", "floor_bytes", "permutation_order", "sm_count", NULL};
+    static const char *const plan[] = {"notes", "floor_bytes", "floor_written_bytes", "permutation_order",
+                                       "sm_count", NULL};
     static const char *const plan_prefix[] = {"current", "oracle", "capture", NULL};
     for (int i = 0; plan[i]; i++)
         if (!strcmp(key, plan[i]))

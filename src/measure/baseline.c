@@ -375,8 +375,11 @@ void ea_baseline_print(const cJSON *doc, const ea_torch_ops *ops, FILE *f)
         fprintf(f, "  speedup %.2fx", x.speedup);
         if (!isnan(x.speedup_cold))
             fprintf(f, " (cold %.2fx)", x.speedup_cold);
-        fprintf(f, ", oracle at %.0f%% of the floor (%.0f%% of copy bandwidth; %s); capture ", 100 * x.floor_fraction,
-                100 * x.bandwidth_fraction, x.basis_cold ? "cold" : "warm");
+        fprintf(f, ", oracle at %.0f%% of the floor (%.0f%% of copy bandwidth", 100 * x.floor_fraction,
+                100 * x.bandwidth_fraction);
+        if (!isnan(x.measured_fraction))
+            fprintf(f, ", %.0f%% of the measured floor", 100 * x.measured_fraction);
+        fprintf(f, "; %s); capture ", x.basis_cold ? "cold" : "warm");
         double torch_us;
         const char *against = torch_time(fid, &torch_us);
         if (ej_str(fid, "note") && !isnan(ej_num(fid, "ratio")))

@@ -4,6 +4,7 @@
  * run) rejects. A family's configuration block is its own; only what the table reads is checked. */
 #include "measure/baseline.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -415,9 +416,19 @@ static int validate_scope(ej_val s, ea_error *err)
         if (!(v > 0 && v < 1e300))
             return ej_bad_field(fl, k, "a positive number", got, err);
     }
-    ej_val cfg_bytes;
-    int64_t nbytes;
-    return ej_field(cfg, "floor_bytes", 1, &cfg_bytes, err) || ej_get_int_min(cfg, "floor_bytes", 0, &nbytes, err) ? -1 : 0;
+    ej_val cfg_bytes, written;
+    int64_t nbytes, nwritten;
+    if (ej_field(cfg, "floor_bytes", 1, &cfg_bytes, err) || ej_get_int_min(cfg, "floor_bytes", 0, &nbytes, err) ||
+        ej_field(cfg, "floor_written_bytes", 0, &written, err) ||
+        (written.v && ej_get_int_min(cfg, "floor_written_bytes", 0, &nwritten, err)))
+        return -1;
+    if (written.v && nwritten > nbytes) {
+        char got[32], want[64];
+        snprintf(got, sizeof got, "%" PRId64, nwritten);
+        snprintf(want, sizeof want, "a part of floor_bytes (%" PRId64 ")", nbytes);
+        return ej_bad_field(cfg, "floor_written_bytes", want, got, err);
+    }
+    return 0;
 }
 
 const char *ea_baseline_unmeasured_reason(const cJSON *doc, const char *point)

@@ -8,6 +8,7 @@
 #include <cuda_runtime_api.h>
 
 #include "base/json.h"
+#include "measure/floor_path.h"
 #include "measure/kit_impl.h"
 #include "measure/unsupported.h"
 
@@ -46,6 +47,33 @@ static void append(cJSON *into, cJSON *from)
     cJSON_Delete(from);
 }
 
+/* The configuration's measured floor (floor_path.h) appended to m's paths; a failed check fails the result. */
+static int measure_floor(const ea_kit_state *st, const cJSON *config, cJSON *m, ea_error *err)
+{
+    char label[320];
+    ea_floor_path f;
+    ea_path_outcome out;
+    snprintf(label, sizeof label, "%s %s %s", st->family, st->alias, EA_PATH_FLOOR);
+    int rc = ea_floor_path_open(config, label, &f, err);
+    ea_path_steps steps = ea_floor_path_steps(&f);
+    steps.label = label;
+    const size_t read = f.read * 16, written = f.written * 16;
+    rc = rc || ea_kit_path(st, &steps, EA_PATH_FLOOR, EA_PATH_FLOOR_MODE, &out, err);
+    ea_floor_path_close(&f);
+    if (rc)
+        return -1;
+    if (!ea_path_judge_outcome(&out, -1, 1, 1)) {
+        cJSON_ReplaceItemInObjectCaseSensitive(m, "passed", cJSON_CreateFalse());
+        if (!cJSON_HasObjectItem(m, "failure"))
+            cJSON_AddStringToObject(m, "failure", EA_PATH_FLOOR " failed its check");
+    }
+    if (st->opts->log)
+        fprintf(st->opts->log, "%s: %.2f us per call, %zu bytes read and %zu written (whole 16-byte words)%s\n",
+                label, out.median_us, read, written, out.passed ? "" : ": FAILED");
+    cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(m, "paths"), out.json);
+    return 0;
+}
+
 /* Each planned configuration measured after its header and plan; -1 when a run broke. */
 static int measure_all(ea_run_ctx *c, const ea_scope_ref *r, const ea_kit_plan *p, const ea_run_opts *o,
                        ea_error *err)
@@ -55,8 +83,10 @@ static int measure_all(ea_run_ctx *c, const ea_scope_ref *r, const ea_kit_plan *
     for (int k = 0; k < p->n; k++, h = h->next) {
         st.index = p->index[k];
         cJSON *m = p->family->measure(c, r, &st, err);
-        if (!m)
+        if (!m || measure_floor(&st, cJSON_GetObjectItemCaseSensitive(h, "config"), m, err)) {
+            cJSON_Delete(m);
             return -1;
+        }
         append(h, m);
     }
     return 0;

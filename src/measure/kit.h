@@ -13,7 +13,9 @@
  * - measure(ctx, ref, st, err) runs configuration st->index on the current device and returns its fields after
  *   "config" ("paths", "passed", and what else it records, docs/reference/schema.md); NULL when the run itself broke.
  * - ea_repro_points is the runner: the plan, then per configuration a result {family, point, alias,
- *   occurrences, scope_ids, config} and, on a run, measure's fields after it.
+ *   occurrences, scope_ids, config} and, on a run, measure's fields after it, with the configuration's measured
+ *   floor (floor_path.h: config.floor_bytes and floor_written_bytes, which every plan gives) appended to its paths
+ *   under the same policy; a floor that fails its check fails the result.
  * - ea_kit_path runs one path (ea_path_run) under the runner's policy: the label "<family> <alias> <name>"
  *   unless steps gives one, check-only as the run asks, timed cold as ea_run_times_cold decides for the
  *   point; ea_kit_times_cold is that decision, for a path the family times itself (a captured replay). */

@@ -45,6 +45,10 @@ extern "C" {
 /* The path a lowered scope's capture gives beside "current" (its default run): the coordinate_descent run,
  * Inductor with coordinate-descent tuning on, replayed alike (faithful mode). */
 #define EA_PATH_CURRENT_TUNED "current_tuned"
+/* The measured floor every configuration carries beside its paths (floor_path.h): no implementation of the
+ * scope, so its mode is neither faithful nor fabricated and no rule that compares implementations reads it. */
+#define EA_PATH_FLOOR "floor_copy"
+#define EA_PATH_FLOOR_MODE "floor"
 
 typedef struct {
     double rel_l2, max_abs;     /* over the written, finite elements */

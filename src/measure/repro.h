@@ -16,7 +16,7 @@
  *   (kernels, launch shapes, floor bytes, notes), and after a run "paths" and "passed" (docs/reference/schema.md,
  *   baselines: "scopes[]").
  *   Paths are named "current" (mode faithful or fabricated), "current_tuned" (path.h), "oracle" and
- *   "oracle_general"; each
+ *   "oracle_general", and the runner adds the measured floor "floor_copy" (mode "floor", floor_path.h); each
  *   carries its check, its per-call time and the kernels CUPTI saw. A failed check is recorded in
  *   the result ("passed": false), not returned as an error; -1/NULL means the run itself broke.
  * - A family declares the modes it runs (modes); `run --mode` is resolved against them once for every

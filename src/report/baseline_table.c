@@ -108,6 +108,7 @@ cJSON *ea_baseline_table(const char *file, const cJSON *doc)
             number(row, "floor_us", x.floor_us);
             number(row, "speedup", x.speedup);
             number(row, "floor_fraction", x.floor_fraction);
+            number(row, "floor_measured_fraction", x.measured_fraction);
             cJSON_AddStringToObject(row, "fraction_basis", x.basis_cold ? "cold" : "warm");
         }
         cJSON_AddBoolToObject(row, "passed", cJSON_IsTrue(obj(s, "passed")));
@@ -131,11 +132,15 @@ static void figure(cJSON *row, const char *fmt, const cJSON *r, const char *key)
 void ea_baseline_table_print(const cJSON *rows, FILE *f)
 {
     static const char *const head[] = {"family", "alias", "mode", "variant", "occ.", "current", "oracle", "cur cold",
-                                       "orc cold", "floor", "speedup", "floor%", "of", NULL};
+                                       "orc cold", "floor", "speedup", "floor%", "meas%", "of", NULL};
     cJSON *t = cJSON_CreateArray(), *row = ea_text_row(t);
     const cJSON *r;
+    int measured = 0; /* the measured floor's column, once a row has one (floor_path.h) */
+    cJSON_ArrayForEach(r, rows)
+        measured |= isfinite(ej_num(r, "floor_measured_fraction"));
     for (const char *const *h = head; *h; h++)
-        ea_text_cell(row, "%s", *h);
+        if (measured || strcmp(*h, "meas%"))
+            ea_text_cell(row, "%s", *h);
     cJSON_ArrayForEach(r, rows)
     {
         row = ea_text_row(t);
@@ -149,7 +154,7 @@ void ea_baseline_table_print(const cJSON *rows, FILE *f)
         else
             figure(row, "%.0f", r, "occurrences");
         if (ej_str(r, "unsupported")) { /* refused by its family: nothing measured, its reason last */
-            for (int i = 0; i < 7; i++)
+            for (int i = 0; i < 7 + measured; i++)
                 ea_text_cell(row, "-");
             ea_text_cell(row, "UNSUPPORTED: %s", ej_text(r, "unsupported"));
             continue;
@@ -161,8 +166,13 @@ void ea_baseline_table_print(const cJSON *rows, FILE *f)
         figure(row, "%.2f", r, "floor_us");
         figure(row, "%.2fx", r, "speedup");
         ea_text_cell(row, "%.0f%%", 100 * ej_num(r, "floor_fraction"));
+        double m = 100 * ej_num(r, "floor_measured_fraction");
+        if (measured && isfinite(m))
+            ea_text_cell(row, "%.0f%%", m);
+        else if (measured)
+            ea_text_cell(row, "-");
         ea_text_cell(row, "%s%s", ej_text(r, "fraction_basis"), cJSON_IsTrue(obj(r, "passed")) ? "" : "  FAILED");
     }
-    ea_text_table_print(f, t, "llllrrrrrrrrl", "  ");
+    ea_text_table_print(f, t, measured ? "llllrrrrrrrrrl" : "llllrrrrrrrrl", "  ");
     cJSON_Delete(t);
 }
