@@ -97,7 +97,7 @@ static cJSON *measured_result(void)
                            "\"time_cold\": {\"median_us\": 40}},"
                            "{\"name\": \"oracle\", \"mode\": \"faithful\", \"time\": {\"median_us\": 10}, "
                            "\"time_cold\": {\"median_us\": 20}},"
-                           "{\"name\": \"floor_copy\", \"mode\": \"floor\", \"time\": {\"median_us\": 8}, "
+                           "{\"name\": \"floor_copy\", \"mode\": \"floor\", \"passed\": true, \"time\": {\"median_us\": 8}, "
                            "\"time_cold\": {\"median_us\": 16}}]}");
     cr_assert_not_null(r);
     return r;
@@ -111,6 +111,12 @@ Test(floor_path, the_measured_fraction_is_on_the_oracles_basis)
     cr_assert(x.basis_cold && x.measured_us == 8 && x.measured_cold_us == 16);
     cr_assert_float_eq(x.measured_fraction, 0.8, 1e-12, "cold against cold");
     cr_assert_float_eq(x.speedup, 3.0, 1e-12, "the floor is no current path");
+    /* a copy that failed its check measures nothing */
+    cJSON *fl = cJSON_GetArrayItem(cJSON_GetObjectItem(r, "paths"), 2);
+    cJSON_ReplaceItemInObject(fl, "passed", cJSON_CreateFalse());
+    ea_result_figures(r, &x);
+    cr_assert(isnan(x.measured_us) && isnan(x.measured_fraction));
+    cJSON_ReplaceItemInObject(fl, "passed", cJSON_CreateTrue());
     /* without the floor's cold time there is no fraction on the cold basis, rather than a warm one beside it */
     cJSON_DeleteItemFromObject(cJSON_GetArrayItem(cJSON_GetObjectItem(r, "paths"), 2), "time_cold");
     ea_result_figures(r, &x);

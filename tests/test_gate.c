@@ -11,10 +11,10 @@
 #include "measure/baseline.h"
 #include "measure/fractions.h"
 #include "gate/gate.h"
-#include "gate/gate.h"
 #include "target/target.h"
 #include "helpers.h"
 #include "base/json.h"
+#include "measure/path.h"
 #include "measure/prose.h"
 #include "corpus/occurrences.h"
 #include "target/target_impl.h"
@@ -424,6 +424,48 @@ Test(gate, a_missing_and_an_added_path)
                  cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(
                      cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(a, "scopes"), 0), "paths")) + 1);
     release(4, p, r, a, b);
+}
+
+/* The measured floor (floor_path.h) is the yardstick, not what the gate guards: its addition and its moves are
+ * reported and proposed but hold no gate (exit, JUnit failures, measuring again), while a floor that fails its check
+ * holds it like any path. */
+Test(gate, the_measured_floors_moves_are_reported_and_proposed_but_gate_nothing)
+{
+    cJSON *a = test_committed_baselines(), *b = test_committed_baselines();
+    cJSON *fl = cJSON_Duplicate(path_of(b, 0, 1), 1);
+    cJSON_ReplaceItemInObjectCaseSensitive(fl, "name", cJSON_CreateString(EA_PATH_FLOOR));
+    cJSON_ReplaceItemInObjectCaseSensitive(fl, "mode", cJSON_CreateString(EA_PATH_FLOOR_MODE));
+    cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(b, "scopes"), 0),
+                                                          "paths"), fl);
+    cJSON *r = compare(a, b);
+    cr_assert_eq(count(r, "ADDED"), 1);
+    cr_assert(!ea_gate_entry_holds(first(r, "ADDED")) && ea_gate_exit(r) == 0, "a new floor gates nothing");
+    char *md = ea_gate_markdown(r), *xml = ea_gate_junit(r);
+    cr_assert(strstr(md, "ADDED 1 (1 of them the measured floor's: reported, not gated)") &&
+              strstr(md, "| ADDED | index_add |") && strstr(md, "| SAME | every gated path |"), "%s", md);
+    cr_assert(strstr(xml, "failures=\"0\"") && strstr(xml, "<system-out>ADDED: "), "%.600s", xml);
+    free(md), free(xml);
+    cJSON *p = ea_gate_propose(a, b, r), *q = cJSON_Duplicate(p, 1);
+    cr_assert_not_null(ea_path_named(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(p, "scopes"), 0), EA_PATH_FLOOR,
+                                     EA_PATH_FLOOR_MODE), "proposed whole");
+    cJSON_Delete(r);
+    int last = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(q, "scopes"), 0), "paths")) - 1;
+    scale(q, 0, last, "time", 1.2);
+    r = compare(p, q);
+    cr_assert_eq(count(r, "SLOWER"), 1);
+    cJSON *again = ea_gate_unsettled_points(r);
+    cr_assert(ea_gate_exit(r) == 0 && cJSON_GetArraySize(again) == 0, "a slower floor: said, not measured again");
+    cJSON_Delete(again);
+    cJSON_Delete(r);
+    /* what the runner makes of a floor that fails its check (kit.c) */
+    cJSON_ReplaceItemInObjectCaseSensitive(path_of(q, 0, last), "passed", cJSON_CreateFalse());
+    cJSON *q0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(q, "scopes"), 0);
+    cJSON_ReplaceItemInObjectCaseSensitive(q0, "passed", cJSON_CreateFalse());
+    cJSON_AddStringToObject(q0, "failure", EA_PATH_FLOOR " failed its check");
+    r = compare(p, q);
+    cr_assert_eq(count(r, "FAILED"), 1, "%s", cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(r, "summary")));
+    cr_assert(ea_gate_entry_holds(first(r, "FAILED")) && ea_gate_exit(r) == 1, "a floor that failed its check gates");
+    release(5, r, p, q, a, b);
 }
 
 Test(gate, another_gpu_model_is_refused)

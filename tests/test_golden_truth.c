@@ -395,7 +395,7 @@ Test(golden_truth, baselines_times_counts_and_sizes_out_of_range_are_refused)
         {BASELINES, "\"floor_written_bytes\":18874368", "\"floor_written_bytes\":56623105", "audit",
          "$.scopes[0].config.floor_written_bytes: expected a part of floor_bytes (56623104), got 56623105"},
         {BASELINES, "\"floor_written_bytes\":18874368", "\"floor_written_bytes\":-1", "audit",
-         "$.scopes[0].config.floor_written_bytes: expected an integer >= 0, got -1"},
+         "$.scopes[0].config.floor_written_bytes: expected an integer >= 1, got -1"},
         {BASELINES, "\"bytes\": 1073741824", "\"bytes\": 1e308", "audit",
          "$.copy_bandwidth.bytes: expected integer of magnitude below 2^53"},
         /* found by make campaign: a launch's bytes were read as any number */

@@ -1,7 +1,7 @@
 /* The family kit (kit.h): the runner builds each configuration's result from the plan (header, then
  * "config"), a point this target cannot run is one unsupported result decided before any device call, a run
- * appends measure's fields after the plan, and a path runs under the runner's policy (label, check-only, cold
- * timing) whatever the family's steps say. */
+ * appends measure's fields after the plan and the measured floor after the family's paths, and a path runs under
+ * the runner's policy (label, check-only, cold timing) whatever the family's steps say. */
 #include <criterion/criterion.h>
 #include <string.h>
 
@@ -9,13 +9,14 @@
 #include "base/json.h"
 #include "measure/kit.h"
 #include "measure/kit_impl.h"
+#include "measure/path.h"
 #include "measure/unsupported.h"
 
 static const char point_json[] =
     "{\"point\": \"fake-1\", \"count\": 5, \"scopes\": [{\"scope_id\": \"s0\"}, {\"scope_id\": \"s1\"}]}";
 
 typedef struct {
-    int unsupported, plan_fails, measured[4], nmeasured;
+    int unsupported, plan_fails, no_split, measured[4], nmeasured;
 } fake_behaviour;
 
 static fake_behaviour fake;
@@ -30,6 +31,9 @@ static int fake_plan(ea_run_ctx *c, const ea_scope_ref *r, ea_kit_plan *p, ea_er
         cJSON *config = cJSON_CreateObject();
         cJSON_AddNumberToObject(config, "sm_count", p->sm_count);
         cJSON_AddStringToObject(config, "alias", p->alias);
+        cJSON_AddNumberToObject(config, "floor_bytes", 4096 * (k + 1)); /* the measured floor's bytes (floor_path.h) */
+        if (!fake.no_split)
+            cJSON_AddNumberToObject(config, "floor_written_bytes", 1024);
         ea_kit_add(p, &(ea_kit_config){.index = k ? 3 : 7, .occurrences = 2 + k, .scope_ids = &ids[k],
                                        .nscope_ids = 1, .config = config});
     }
@@ -157,8 +161,28 @@ Test(kit_gpu, a_run_appends_each_configurations_measurement_after_its_plan)
         keys_of(r, keys, sizeof keys);
         cr_assert_str_eq(keys, "family,point,alias,occurrences,scope_ids,config,paths,passed");
         cr_assert_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "config"), "sm_count")->valueint, info.sm_count);
+        const cJSON *paths = cJSON_GetObjectItem(r, "paths"), *fl = cJSON_GetArrayItem(paths, 0);
+        cr_assert_eq(cJSON_GetArraySize(paths), 1, "the family's none, then the floor");
+        cr_assert_str_eq(cJSON_GetObjectItem(fl, "name")->valuestring, EA_PATH_FLOOR);
+        cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(fl, "passed")) && cJSON_IsTrue(cJSON_GetObjectItem(r, "passed")),
+                  "%s", cJSON_PrintUnformatted(r));
     }
     cJSON_Delete(arr);
+}
+
+/* A plan without the written part of its bytes cannot give its floor: the run breaks naming the key and the
+ * configuration, rather than leave the floor out unsaid. */
+Test(kit_gpu, a_plan_without_its_written_bytes_breaks_the_run_naming_the_key)
+{
+    ea_device_info info;
+    if (!ea_device_probe(&info))
+        cr_skip_test("no CUDA device: %s", info.reason);
+    ea_error err = {{0}};
+    memset(&fake, 0, sizeof fake);
+    fake.no_split = 1;
+    cr_assert_null(points(1, &(ea_run_opts){.faithful = 1}, &err));
+    cr_assert_str_eq(err.msg, "fake fake-1 #0 floor_copy: config.floor_written_bytes: expected a byte count (an "
+                              "integer from 0 to 2^53), got nothing");
 }
 
 static int no_poison(void *ctx, ea_error *err)

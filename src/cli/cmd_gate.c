@@ -49,7 +49,8 @@ const char ea_usage_gate[] =
     "                   the current path's warm times when all of them moved; a result without its\n"
     "                   point's \"point_wall_s\" takes the new one, a recorded one stays)\n"
     "  --markdown FILE  write the table a CI job posts\n"
-    "  --junit FILE     write the report as JUnit XML: a testcase per entry, failed unless SAME\n"
+    "  --junit FILE     write the report as JUnit XML: a testcase per entry, failed unless SAME or the\n"
+    "                   measured floor's (below)\n"
     "  --save FILE      --run: write the fresh measurement's baselines document\n"
     "  --margin X       default relative margin (0 < X < 1; default 0.05); a path's own \"margin\" wins\n"
     "  --retries N      --run: measure the points of NOISY, SLOWER or FASTER paths again up to N times (default 2;\n"
@@ -72,8 +73,10 @@ const char ea_usage_gate[] =
     "statuses: SAME, SLOWER (a regression), FASTER (a stale golden), NOISY (too spread to decide), MISSING,\n"
     "ADDED, CLASS (class changed), CONFIG (the plan measured is not the stored one), FIDELITY (--plan: the\n"
     "recorded fidelity is not what the times give), FAILED (a check failed), INVALID (a time the rule cannot read)\n"
-    "exit status: 0 every entry SAME, 1 any other status, 2 bad usage, bad input, another GPU model or no\n"
-    "CUDA device\n";
+    "the measured floor (path floor_copy, mode floor: the yardstick, not what the gate guards): its SLOWER,\n"
+    "FASTER, NOISY, ADDED and MISSING entries are reported and proposed, never measured again nor failed\n"
+    "exit status: 0 every entry SAME or the measured floor's, 1 any other status, 2 bad usage, bad input,\n"
+    "another GPU model or no CUDA device\n";
 
 typedef struct {
     const char *baseline, *against, *scope, *propose, *markdown, *junit, *save, *golden, *target, *shard_plan;

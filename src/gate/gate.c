@@ -477,6 +477,14 @@ cJSON *ea_gate_compare_plans(const char *stored_file, const cJSON *stored, cJSON
     return ea_gate_summarize(report);
 }
 
+int ea_gate_entry_holds(const cJSON *e)
+{
+    const char *status = ej_text(e, "status"), *mode = ej_text(e, "mode");
+    const size_t n = strlen(EA_PATH_FLOOR_MODE);
+    int floor = !strncmp(mode, EA_PATH_FLOOR_MODE, n) && (!mode[n] || mode[n] == '/');
+    return strcmp(status, "SAME") && !(floor && strcmp(status, "INVALID"));
+}
+
 int ea_gate_exit(const cJSON *report)
 {
     const cJSON *e;
@@ -484,7 +492,7 @@ int ea_gate_exit(const cJSON *report)
     cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(report, "entries")) {
         if (!strcmp(ej_text(e, "status"), "INVALID"))
             return 2;
-        rc |= strcmp(ej_text(e, "status"), "SAME") != 0;
+        rc |= ea_gate_entry_holds(e);
     }
     return rc;
 }
@@ -520,7 +528,7 @@ cJSON *ea_gate_unsettled_points(const cJSON *report)
         /* measuring again can decide a spread on the new side, and confirms or clears a move; the stored
          * side's spread stays what it is */
         int moved = !strcmp(status, "SLOWER") || !strcmp(status, "FASTER");
-        if (!seen && (moved || (noisy && strcmp(noisy, "stored"))))
+        if (!seen && ea_gate_entry_holds(e) && (moved || (noisy && strcmp(noisy, "stored"))))
             cJSON_AddItemToArray(ids, cJSON_CreateString(ej_text(e, "point")));
     }
     return ids;

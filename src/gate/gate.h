@@ -13,7 +13,12 @@
  *   points (NULL: all) restricts the comparison to those point ids (--scope). Documents of two GPU
  *   models are refused (-1, err says which). Both documents must have passed ea_baseline_validate.
  * - The report is JSON (schema "extern-audit/gate", EA_GATE_VERSION, docs/reference/schema.md); ea_gate_exit is 0 when every
- *   entry is SAME, 2 when one is INVALID, else 1.
+ *   entry is SAME or holds no gate (ea_gate_entry_holds), 2 when one is INVALID, else 1. An entry of the measured
+ *   floor (path.h EA_PATH_FLOOR, mode "floor" or "floor/cold") that is SLOWER, FASTER, NOISY, ADDED or MISSING
+ *   holds none: the floor is the yardstick the fractions divide by, not what the gate guards, so its moves are
+ *   reported (the summary line counts them apart), taken by --propose, never measured again, never a failure; a
+ *   floor that fails its check fails its result (FAILED, the result's entry) and an INVALID one exits 2, like any
+ *   path's.
  * - ea_gate_propose: the stored document with only what moved replaced (SLOWER/FASTER timings, a tuned warm time
  *   with its run's "variant", "unroll", "candidates", "kernels", "kernel_launches" and "kernel_launches_note",
  *   each as the fresh path has it or removed where it has none), and the fidelity when every current warm
@@ -61,6 +66,8 @@ typedef cJSON *ea_gate_derive_fn(const cJSON *stored_result, void *ctx);
 cJSON *ea_gate_compare_plans(const char *stored_file, const cJSON *stored, cJSON *plans, const cJSON *points,
                              ea_gate_derive_fn *derive, void *ctx, ea_error *err);
 int ea_gate_exit(const cJSON *report);
+/* Does entry e count for the exit: not SAME, and not a move of the measured floor (above)? */
+int ea_gate_entry_holds(const cJSON *e);
 /* The report's "summary" (re)counted from its entries: a count per status; returns report. */
 cJSON *ea_gate_summarize(cJSON *report);
 cJSON *ea_gate_propose(const cJSON *stored, const cJSON *fresh, const cJSON *report);

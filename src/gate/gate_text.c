@@ -1,12 +1,21 @@
 /* gate_text.c: a gate report as the terminal table, the markdown a CI job posts and JUnit XML (contract in gate.h). */
 #include "gate/gate.h"
-#include "gate/gate.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/json.h"
+
+/* Entries neither SAME nor holding the gate: the measured floor's moves (gate.h). */
+static int ungated(const cJSON *report)
+{
+    const cJSON *e;
+    int n = 0;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(report, "entries"))
+        n += strcmp(ej_text(e, "status"), "SAME") && !ea_gate_entry_holds(e);
+    return n;
+}
 
 static void summary_line(const cJSON *report, char *buf, size_t n)
 {
@@ -16,6 +25,8 @@ static void summary_line(const cJSON *report, char *buf, size_t n)
     cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(report, "summary"))
         if (k < n)
             k += (size_t)snprintf(buf + k, n - k, "%s%s %d", k ? ", " : "", c->string, (int)c->valuedouble);
+    if (ungated(report) && k < n)
+        snprintf(buf + k, n - k, " (%d of them the measured floor's: reported, not gated)", ungated(report));
     if (!k)
         snprintf(buf, n, "nothing compared");
 }
@@ -79,7 +90,8 @@ char *ea_gate_markdown(const cJSON *report)
                     (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(e, "result")), ej_text(e, "path"),
                     ej_text(e, "mode"), ej_text(e, "detail"));
     if (ea_gate_exit(report) == 0)
-        fprintf(f, "| SAME | every %s | | | | | %s |\n", cJSON_HasObjectItem(report, "rule") ? "path" : "result",
+        fprintf(f, "| SAME | every %s%s | | | | | %s |\n", ungated(report) ? "gated " : "",
+                cJSON_HasObjectItem(report, "rule") ? "path" : "result",
                 cJSON_HasObjectItem(report, "rule") ? "within its tolerance" : "as recorded");
     fclose(f);
     return buf;
@@ -111,7 +123,7 @@ char *ea_gate_junit(const cJSON *report)
         return NULL;
     cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(report, "entries")) {
         n++;
-        failed += strcmp(ej_text(e, "status"), "SAME") != 0;
+        failed += ea_gate_entry_holds(e);
     }
     fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n<testsuite name=\"extern-audit gate ");
     xml_text(f, ej_text(report, "gpu_model"));
@@ -127,6 +139,14 @@ char *ea_gate_junit(const cJSON *report)
         fputs("\"", f);
         if (!strcmp(ej_text(e, "status"), "SAME")) {
             fputs("/>\n", f);
+            continue;
+        }
+        if (!ea_gate_entry_holds(e)) { /* the measured floor's move: said, not failed */
+            fputs("><system-out>", f);
+            xml_text(f, ej_text(e, "status"));
+            fputs(": ", f);
+            xml_text(f, ej_text(e, "detail"));
+            fputs("</system-out></testcase>\n", f);
             continue;
         }
         fputs("><failure message=\"", f);

@@ -420,7 +420,7 @@ static int validate_scope(ej_val s, ea_error *err)
     int64_t nbytes, nwritten;
     if (ej_field(cfg, "floor_bytes", 1, &cfg_bytes, err) || ej_get_int_min(cfg, "floor_bytes", 0, &nbytes, err) ||
         ej_field(cfg, "floor_written_bytes", 0, &written, err) ||
-        (written.v && ej_get_int_min(cfg, "floor_written_bytes", 0, &nwritten, err)))
+        (written.v && ej_get_int_min(cfg, "floor_written_bytes", 1, &nwritten, err)))
         return -1;
     if (written.v && nwritten > nbytes) {
         char got[32], want[64];

@@ -47,13 +47,18 @@ static void append(cJSON *into, cJSON *from)
     cJSON_Delete(from);
 }
 
-/* The configuration's measured floor (floor_path.h) appended to m's paths; a failed check fails the result. */
-static int measure_floor(const ea_kit_state *st, const cJSON *config, cJSON *m, ea_error *err)
+/* The measured floor (floor_path.h) of the point's k-th configuration appended to m's paths; a failed check fails
+ * the result. */
+static int measure_floor(const ea_kit_state *st, int k, const cJSON *config, cJSON *m, ea_error *err)
 {
     char label[320];
     ea_floor_path f;
     ea_path_outcome out;
-    snprintf(label, sizeof label, "%s %s %s", st->family, st->alias, EA_PATH_FLOOR);
+    cJSON *paths = cJSON_GetObjectItemCaseSensitive(m, "paths");
+    /* #k as the gate names a point's results */
+    snprintf(label, sizeof label, "%s %s #%d %s", st->family, st->alias, k, EA_PATH_FLOOR);
+    if (!cJSON_IsArray(paths))
+        return ea_fail(err, "%s: the family's measurement has no \"paths\" to add the floor to", label);
     int rc = ea_floor_path_open(config, label, &f, err);
     ea_path_steps steps = ea_floor_path_steps(&f);
     steps.label = label;
@@ -63,14 +68,18 @@ static int measure_floor(const ea_kit_state *st, const cJSON *config, cJSON *m, 
     if (rc)
         return -1;
     if (!ea_path_judge_outcome(&out, -1, 1, 1)) {
-        cJSON_ReplaceItemInObjectCaseSensitive(m, "passed", cJSON_CreateFalse());
+        cJSON_DeleteItemFromObjectCaseSensitive(m, "passed");
+        cJSON_AddFalseToObject(m, "passed");
         if (!cJSON_HasObjectItem(m, "failure"))
             cJSON_AddStringToObject(m, "failure", EA_PATH_FLOOR " failed its check");
     }
-    if (st->opts->log)
+    if (st->opts->log && st->opts->check_only)
+        fprintf(st->opts->log, "%s: checked, %zu bytes read and %zu written (whole 16-byte words)%s\n", label, read,
+                written, out.passed ? "" : ": FAILED");
+    else if (st->opts->log)
         fprintf(st->opts->log, "%s: %.2f us per call, %zu bytes read and %zu written (whole 16-byte words)%s\n",
                 label, out.median_us, read, written, out.passed ? "" : ": FAILED");
-    cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(m, "paths"), out.json);
+    cJSON_AddItemToArray(paths, out.json);
     return 0;
 }
 
@@ -83,7 +92,7 @@ static int measure_all(ea_run_ctx *c, const ea_scope_ref *r, const ea_kit_plan *
     for (int k = 0; k < p->n; k++, h = h->next) {
         st.index = p->index[k];
         cJSON *m = p->family->measure(c, r, &st, err);
-        if (!m || measure_floor(&st, cJSON_GetObjectItemCaseSensitive(h, "config"), m, err)) {
+        if (!m || measure_floor(&st, k, cJSON_GetObjectItemCaseSensitive(h, "config"), m, err)) {
             cJSON_Delete(m);
             return -1;
         }
