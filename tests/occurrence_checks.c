@@ -457,7 +457,7 @@ void occ_timing(const occ_ref *r)
         size_t k = 0;
         const cJSON *e;
         cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(report, "entries"))
-            if (strcmp(text(e, "status"), "SAME") && k < sizeof msg)
+            if (ea_gate_entry_holds(e) && k < sizeof msg)
                 k += (size_t)snprintf(msg + k, sizeof msg - k, "\n  %s %s %s: %s (%s)", text(e, "status"), text(e, "path"),
                                       text(e, "mode"), text(e, "detail"), text(e, "where"));
         char note[1024];

@@ -93,7 +93,7 @@ Test(check_only, cli_plan_table_and_refusals)
     cli_run r = test_cli("run", "--scope", "xlnet", "--plan", NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
     cr_assert_null(cJSON_Parse(r.out), "a table, not JSON");
-    has(r.out, "index_add xlnet (index_add-a8e741bae3fe, 24 occurrences): floor ");
+    has(r.out, "index_add xlnet (index_add-a8e741bae3fe, 24 occurrences): floor 402.391 MB, 268.173 MB of it written; ");
     has(r.out, "  current (aten): fill (full) <<<");
     has(r.out, "indexFuncLargeIndex<bf16,i64,u32,2,2,-2,false> <<<");
     has(r.out, "  oracle variants: vec8 u");

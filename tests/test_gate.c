@@ -426,9 +426,9 @@ Test(gate, a_missing_and_an_added_path)
     release(4, p, r, a, b);
 }
 
-/* The measured floor (floor_path.h) is the yardstick, not what the gate guards: its addition and its moves are
- * reported and proposed but hold no gate (exit, JUnit failures, measuring again), while a floor that fails its check
- * holds it like any path. */
+/* The measured floor (floor_path.h) is the yardstick, not what the gate guards: its addition and its moves, warm and
+ * cold, are reported, measured again and proposed, but hold no gate (exit, JUnit failures), while a floor that fails
+ * its check fails its result, which gates, and a path of another name with the floor's mode gates as any. */
 Test(gate, the_measured_floors_moves_are_reported_and_proposed_but_gate_nothing)
 {
     cJSON *a = test_committed_baselines(), *b = test_committed_baselines();
@@ -441,7 +441,7 @@ Test(gate, the_measured_floors_moves_are_reported_and_proposed_but_gate_nothing)
     cr_assert_eq(count(r, "ADDED"), 1);
     cr_assert(!ea_gate_entry_holds(first(r, "ADDED")) && ea_gate_exit(r) == 0, "a new floor gates nothing");
     char *md = ea_gate_markdown(r), *xml = ea_gate_junit(r);
-    cr_assert(strstr(md, "ADDED 1 (1 of them the measured floor's: reported, not gated)") &&
+    cr_assert(strstr(md, "ADDED 1; not gated: 1 entry of the measured floor") &&
               strstr(md, "| ADDED | index_add |") && strstr(md, "| SAME | every gated path |"), "%s", md);
     cr_assert(strstr(xml, "failures=\"0\"") && strstr(xml, "<system-out>ADDED: "), "%.600s", xml);
     free(md), free(xml);
@@ -451,12 +451,29 @@ Test(gate, the_measured_floors_moves_are_reported_and_proposed_but_gate_nothing)
     cJSON_Delete(r);
     int last = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(q, "scopes"), 0), "paths")) - 1;
     scale(q, 0, last, "time", 1.2);
+    scale(q, 0, last, "time_cold", 0.8);
     r = compare(p, q);
-    cr_assert_eq(count(r, "SLOWER"), 1);
+    cr_assert(count(r, "SLOWER") == 1 && count(r, "FASTER") == 1, "warm and cold");
+    cr_assert_str_eq(field(first(r, "FASTER"), "mode"), "floor/cold");
+    cr_assert(strstr(field(first(r, "FASTER"), "detail"), "the measured floor moved (the yardstick: reported, not gated)"),
+              "no stale golden to commit: %s", field(first(r, "FASTER"), "detail"));
     cJSON *again = ea_gate_unsettled_points(r);
-    cr_assert(ea_gate_exit(r) == 0 && cJSON_GetArraySize(again) == 0, "a slower floor: said, not measured again");
+    cr_assert(ea_gate_exit(r) == 0 && cJSON_GetArraySize(again) == 1, "a moved floor: measured again, not gated");
     cJSON_Delete(again);
+    /* the same move on a path of another name that claims the floor's mode gates */
+    cJSON *odd = cJSON_Duplicate(p, 1), *odd_q = cJSON_Duplicate(q, 1);
+    cJSON_ReplaceItemInObjectCaseSensitive(path_of(odd, 0, last), "name", cJSON_CreateString("oracle_floorlike"));
+    cJSON_ReplaceItemInObjectCaseSensitive(path_of(odd_q, 0, last), "name", cJSON_CreateString("oracle_floorlike"));
+    cJSON *odd_r = compare(odd, odd_q);
+    cr_assert_eq(ea_gate_exit(odd_r), 1);
+    release(3, odd_r, odd, odd_q);
     cJSON_Delete(r);
+    /* a cold time on the fresh side alone: ADDED floor/cold, not gated */
+    cJSON *warm_only = cJSON_Duplicate(p, 1);
+    cJSON_DeleteItemFromObjectCaseSensitive(path_of(warm_only, 0, last), "time_cold");
+    r = compare(warm_only, p);
+    cr_assert(count(r, "ADDED") == 1 && !strcmp(field(first(r, "ADDED"), "mode"), "floor/cold") && ea_gate_exit(r) == 0);
+    release(2, r, warm_only);
     /* what the runner makes of a floor that fails its check (kit.c) */
     cJSON_ReplaceItemInObjectCaseSensitive(path_of(q, 0, last), "passed", cJSON_CreateFalse());
     cJSON *q0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(q, "scopes"), 0);

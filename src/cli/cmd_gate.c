@@ -74,9 +74,9 @@ const char ea_usage_gate[] =
     "ADDED, CLASS (class changed), CONFIG (the plan measured is not the stored one), FIDELITY (--plan: the\n"
     "recorded fidelity is not what the times give), FAILED (a check failed), INVALID (a time the rule cannot read)\n"
     "the measured floor (path floor_copy, mode floor: the yardstick, not what the gate guards): its SLOWER,\n"
-    "FASTER, NOISY, ADDED and MISSING entries are reported and proposed, never measured again nor failed\n"
-    "exit status: 0 every entry SAME or the measured floor's, 1 any other status, 2 bad usage, bad input,\n"
-    "another GPU model or no CUDA device\n";
+    "FASTER, NOISY, ADDED and MISSING entries are listed, measured again and proposed as any path's, not failed\n"
+    "exit status: 0 every entry SAME or the measured floor's, 2 bad usage, bad input, an INVALID entry,\n"
+    "another GPU model or no CUDA device, else 1\n";
 
 typedef struct {
     const char *baseline, *against, *scope, *propose, *markdown, *junit, *save, *golden, *target, *shard_plan;

@@ -248,7 +248,10 @@ static void judge(gate *g, const cJSON *r, int k, const cJSON *sp, const cJSON *
     int n = snprintf(detail, sizeof detail, "%.3f -> %.3f us: %.1f%% %s, tolerance %.1f%% (margin %.1f%%, noise %.1f%%)",
                      ts.median, tn.median, 100 * fabs(d.change), pct_word, 100 * d.tolerance, 100 * rule.margin,
                      100 * d.noise);
-    if (d.status == EA_DRIFT_FASTER)
+    if (!strcmp(ej_text(sp, "name"), EA_PATH_FLOOR) && (d.status == EA_DRIFT_FASTER || d.status == EA_DRIFT_SLOWER))
+        snprintf(detail + n, sizeof detail - (size_t)n, "; the measured floor moved (the yardstick: reported, not "
+                 "gated)");
+    else if (d.status == EA_DRIFT_FASTER)
         snprintf(detail + n, sizeof detail - (size_t)n, "; a stale golden: a lowering or kernel change landed, "
                  "review the proposed baselines (--propose FILE) and commit them");
     else if (d.status == EA_DRIFT_SLOWER)
@@ -477,12 +480,17 @@ cJSON *ea_gate_compare_plans(const char *stored_file, const cJSON *stored, cJSON
     return ea_gate_summarize(report);
 }
 
+/* Is e an entry of the measured floor's path, warm or cold? */
+static int floor_entry(const cJSON *e)
+{
+    const char *mode = ej_text(e, "mode");
+    return !strcmp(ej_text(e, "path"), EA_PATH_FLOOR) &&
+           (!strcmp(mode, EA_PATH_FLOOR_MODE) || !strcmp(mode, EA_PATH_FLOOR_MODE "/cold"));
+}
+
 int ea_gate_entry_holds(const cJSON *e)
 {
-    const char *status = ej_text(e, "status"), *mode = ej_text(e, "mode");
-    const size_t n = strlen(EA_PATH_FLOOR_MODE);
-    int floor = !strncmp(mode, EA_PATH_FLOOR_MODE, n) && (!mode[n] || mode[n] == '/');
-    return strcmp(status, "SAME") && !(floor && strcmp(status, "INVALID"));
+    return strcmp(ej_text(e, "status"), "SAME") && !(floor_entry(e) && strcmp(ej_text(e, "status"), "INVALID"));
 }
 
 int ea_gate_exit(const cJSON *report)
@@ -528,7 +536,7 @@ cJSON *ea_gate_unsettled_points(const cJSON *report)
         /* measuring again can decide a spread on the new side, and confirms or clears a move; the stored
          * side's spread stays what it is */
         int moved = !strcmp(status, "SLOWER") || !strcmp(status, "FASTER");
-        if (!seen && ea_gate_entry_holds(e) && (moved || (noisy && strcmp(noisy, "stored"))))
+        if (!seen && (moved || (noisy && strcmp(noisy, "stored"))))
             cJSON_AddItemToArray(ids, cJSON_CreateString(ej_text(e, "point")));
     }
     return ids;

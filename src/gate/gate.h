@@ -14,11 +14,11 @@
  *   models are refused (-1, err says which). Both documents must have passed ea_baseline_validate.
  * - The report is JSON (schema "extern-audit/gate", EA_GATE_VERSION, docs/reference/schema.md); ea_gate_exit is 0 when every
  *   entry is SAME or holds no gate (ea_gate_entry_holds), 2 when one is INVALID, else 1. An entry of the measured
- *   floor (path.h EA_PATH_FLOOR, mode "floor" or "floor/cold") that is SLOWER, FASTER, NOISY, ADDED or MISSING
+ *   floor (path.h EA_PATH_FLOOR with mode "floor" or "floor/cold") that is SLOWER, FASTER, NOISY, ADDED or MISSING
  *   holds none: the floor is the yardstick the fractions divide by, not what the gate guards, so its moves are
- *   reported (the summary line counts them apart), taken by --propose, never measured again, never a failure; a
- *   floor that fails its check fails its result (FAILED, the result's entry) and an INVALID one exits 2, like any
- *   path's.
+ *   reported (the summary line counts them apart; a move's detail says so), measured again and proposed as any
+ *   path's, never a failure; a floor that fails its check fails its result (FAILED, the result's entry) and an
+ *   INVALID one exits 2, like any path's.
  * - ea_gate_propose: the stored document with only what moved replaced (SLOWER/FASTER timings, a tuned warm time
  *   with its run's "variant", "unroll", "candidates", "kernels", "kernel_launches" and "kernel_launches_note",
  *   each as the fresh path has it or removed where it has none), and the fidelity when every current warm

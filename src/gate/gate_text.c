@@ -26,7 +26,8 @@ static void summary_line(const cJSON *report, char *buf, size_t n)
         if (k < n)
             k += (size_t)snprintf(buf + k, n - k, "%s%s %d", k ? ", " : "", c->string, (int)c->valuedouble);
     if (ungated(report) && k < n)
-        snprintf(buf + k, n - k, " (%d of them the measured floor's: reported, not gated)", ungated(report));
+        snprintf(buf + k, n - k, "; not gated: %d entr%s of the measured floor", ungated(report),
+                 ungated(report) == 1 ? "y" : "ies");
     if (!k)
         snprintf(buf, n, "nothing compared");
 }

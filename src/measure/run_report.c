@@ -101,9 +101,13 @@ void ea_run_plan_print(const cJSON *plans, const ea_captures *caps, FILE *f)
             continue;
         }
         const cJSON *cfg = get(r, "config"), *orc = get(cfg, "oracle");
-        fprintf(f, "%s %s (%s, %d occurrences): floor %.3f MB; ATen grids for %d multiprocessors\n", ej_str(r, "family"),
-                ej_str(r, "alias"), ej_str(r, "point"), get(r, "occurrences") ? get(r, "occurrences")->valueint : 0,
-                cJSON_IsNumber(get(cfg, "floor_bytes")) ? get(cfg, "floor_bytes")->valuedouble / 1e6 : 0.0,
+        /* the part written, which the measured floor's copy writes (floor_path.h): routing's offsets are 128 bytes */
+        double wr = ej_num(cfg, "floor_written_bytes");
+        char written[48];
+        snprintf(written, sizeof written, wr < 1e4 ? "%.0f bytes" : "%.3f MB", wr < 1e4 ? wr : wr / 1e6);
+        fprintf(f, "%s %s (%s, %d occurrences): floor %.3f MB, %s of it written; ATen grids for %d multiprocessors\n",
+                ej_str(r, "family"), ej_str(r, "alias"), ej_str(r, "point"),
+                get(r, "occurrences") ? get(r, "occurrences")->valueint : 0, ej_num(cfg, "floor_bytes") / 1e6, written,
                 get(r, "sm_count") ? get(r, "sm_count")->valueint : 0);
         /* what tells a point's configurations apart (routing's form and ids, cat's mode, cumsum's kind) */
         const char *form[] = {ej_str(cfg, "form"), ej_str(get(cfg, "distribution"), "generator"), ej_str(cfg, "mode"),
