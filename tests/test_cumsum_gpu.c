@@ -116,8 +116,7 @@ static void measure_kind(cs_kind k)
             cr_assert(flag(view, "padded", "oracle_exact"), "%s: oracle on the padded batch", alias);
             cr_assert(num(view, "padded", "rows_padded") > 0);
         }
-        if (k != CS_PACKED)
-            tuned_variants(r, orc, alias, k);
+        tuned_variants(r, orc, alias, k);
         cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(r, "passed")), "%s failed", alias);
         const char *want = cs_verdict(num(cur, "time", "median_us"), num(orc, "time", "median_us"));
         cr_assert_not_null(want);
@@ -283,6 +282,52 @@ Test(cumsum_gpu, const_oracle_odd_shapes)
         cr_assert_eq(ran, shapes[k][2], "rows %ld cols %ld: %d variants ran", (long)rows, (long)cols, ran);
         cudaFree(d_out), free(got), free(want);
     }
+}
+
+/* Every packed variant on rows short, odd and long, against the CPU reference: a step of 2 flags every column, so
+ * the row's scan is 1, 2, 3, ... and a wrong carry between threads, warps or a transpose shows in every later
+ * column; a step of 1 with a first difference of 1 flags none. */
+Test(cumsum_gpu, packed_oracle_every_variant_on_odd_widths)
+{
+    test_skip_without_gpu();
+    const int64_t widths[] = {1, 5, 128, 129, 1000, 1024, 2048, 2049, 4096, 4097, CS_PACKED_MAX_COLS}, rows = 3;
+    int64_t *d_pos, *d_cum;
+    cr_assert_eq(cudaMalloc((void **)&d_pos, (size_t)CS_PACKED_MAX_COLS * 8), cudaSuccess);
+    cr_assert_eq(cudaMalloc((void **)&d_cum, (size_t)(rows * CS_PACKED_MAX_COLS) * 8), cudaSuccess);
+    int launched = 0;
+    for (size_t w = 0; w < sizeof widths / sizeof *widths; w++)
+        for (int64_t step = 1; step <= 2; step++) {
+            const int64_t cols = widths[w], n = rows * cols;
+            cs_scope s = {.kind = CS_PACKED, .rows = rows, .cols = cols, .start = 3, .step = step, .first_full = 1,
+                          .first_value = 2, .noutputs = 2};
+            s.outputs[0] = (ea_tensor){.dtype = EA_I64, .ndim = 2, .sizes = {1, cols}, .strides = {cols, 1}};
+            s.outputs[1] = (ea_tensor){.dtype = EA_I64, .ndim = 2, .sizes = {rows, cols}, .strides = {cols, 1}};
+            int64_t *pos = malloc((size_t)cols * 8), *cum = malloc((size_t)n * 8), *want_pos = malloc((size_t)cols * 8),
+                    *want_cum = malloc((size_t)n * 8);
+            void *ref[2] = {want_pos, want_cum};
+            cs_reference(&s, NULL, ref);
+            for (int v = 0; v < CS_PACKED_VARIANTS; v++) {
+                cs_packed_shape sh;
+                if (!cs_packed_variant(v, cols, &sh))
+                    continue;
+                cr_assert_eq(cudaMemset(d_pos, 0xFF, (size_t)cols * 8), cudaSuccess);
+                cr_assert_eq(cudaMemset(d_cum, 0xFF, (size_t)n * 8), cudaSuccess);
+                cr_assert_eq(cs_oracle_packed(&sh, rows, cols, s.start, s.first_value, step, d_pos, d_cum, NULL), 0,
+                             "%s cols %ld", sh.name, (long)cols);
+                cr_assert_eq(cudaDeviceSynchronize(), cudaSuccess);
+                cr_assert_eq(cudaMemcpy(pos, d_pos, (size_t)cols * 8, cudaMemcpyDeviceToHost), cudaSuccess);
+                cr_assert_eq(cudaMemcpy(cum, d_cum, (size_t)n * 8, cudaMemcpyDeviceToHost), cudaSuccess);
+                cr_assert_arr_eq(pos, want_pos, (size_t)cols * 8, "positions: %s cols %ld", sh.name, (long)cols);
+                cr_assert_arr_eq(cum, want_cum, (size_t)n * 8, "scan: %s cols %ld step %ld", sh.name, (long)cols,
+                                 (long)step);
+                launched++;
+            }
+            if (step == 2)
+                cr_assert_eq(want_cum[n - 1], cols, "every column flagged");
+            free(pos), free(cum), free(want_pos), free(want_cum);
+        }
+    cr_assert_geq(launched, 2 * 40);
+    cudaFree(d_pos), cudaFree(d_cum);
 }
 
 /* A mask scope's run, tuned oracle and all, is a document --record writes and the strict reader accepts. */

@@ -476,6 +476,54 @@ Test(cumsum, a_const_shape_no_kernel_is_compiled_for_is_refused)
                      odd[i].name);
 }
 
+/* The packed oracle's variants: the fewest items covering the row, no CTA whose half would do, a transposing one
+ * only where the row fits its shared memory; "t128" covers every row up to 2048 columns. */
+Test(cumsum, packed_variants)
+{
+    const struct {
+        int64_t cols;
+        int applies[CS_PACKED_VARIANTS], items[CS_PACKED_VARIANTS];
+    } rows[] = {
+        {1, {1, 1, 0, 0, 0, 0, 0, 0}, {1, 1}},
+        {128, {1, 1, 0, 0, 0, 0, 0, 0}, {1, 1}},
+        {129, {1, 1, 1, 1, 0, 0, 0, 0}, {2, 2, 1, 1}},
+        {1024, {1, 1, 1, 1, 1, 1, 1, 1}, {8, 8, 4, 4, 2, 2, 1, 1}},      /* GPT-2's rows */
+        {2048, {1, 1, 1, 1, 1, 1, 1, 1}, {16, 16, 8, 8, 4, 4, 2, 2}},
+        {2049, {0, 0, 1, 1, 1, 1, 1, 1}, {0, 0, 16, 16, 8, 8, 4, 4}},
+        {4097, {0, 0, 0, 0, 1, 0, 1, 0}, {0, 0, 0, 0, 16, 0, 8, 0}},    /* past a transposing CTA's shared memory */
+        {CS_PACKED_MAX_COLS, {0, 0, 0, 0, 0, 0, 1, 0}, {0, 0, 0, 0, 0, 0, 16, 0}},
+        {CS_PACKED_MAX_COLS + 1, {0}, {0}},
+        {0, {0}, {0}},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++)
+        for (int v = 0; v < CS_PACKED_VARIANTS; v++) {
+            cs_packed_shape sh;
+            int got = cs_packed_variant(v, rows[i].cols, &sh);
+            cr_assert_eq(got, rows[i].applies[v], "cols %ld variant %d", (long)rows[i].cols, v);
+            if (!got)
+                continue;
+            cr_assert_eq(sh.items, rows[i].items[v], "cols %ld variant %d: items", (long)rows[i].cols, v);
+            cr_assert_eq(sh.threads, 128 << (v / 2));
+            cr_assert_eq(sh.transpose, v % 2);
+            cr_assert_eq(!!strstr(sh.name, "-transpose"), v % 2, "%s", sh.name);
+        }
+    cs_packed_shape sh;
+    cr_assert_eq(cs_packed_variant(-1, 128, &sh), 0);
+    cr_assert_eq(cs_packed_variant(CS_PACKED_VARIANTS, 128, &sh), 0);
+}
+
+/* A packed shape no kernel is compiled for (a block, items or a transposing row in shared memory) or one that
+ * does not cover the row is refused before any launch. */
+Test(cumsum, a_packed_shape_no_kernel_is_compiled_for_is_refused)
+{
+    const cs_packed_shape odd[] = {{"t96", 96, 1, 0}, {"t128-3", 128, 3, 0}, {"t1024-transpose", 1024, 16, 1},
+                                   {"t128-short", 128, 1, 0}};
+    const int64_t cols[] = {96, 384, 16384, 129};
+    for (size_t i = 0; i < sizeof odd / sizeof odd[0]; i++)
+        cr_assert_eq(cs_oracle_packed(&odd[i], 1, cols[i], 0, -1, 1, (int64_t *)16, (int64_t *)16, NULL),
+                     cudaErrorInvalidValue, "%s", odd[i].name);
+}
+
 Test(cumsum, verdict_rule)
 {
     cr_assert_str_eq(cs_verdict(1.0, 1.0), "no_material_headroom");

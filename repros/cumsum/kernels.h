@@ -2,8 +2,8 @@
  * Contract: each launcher enqueues one kernel on stream (a cudaStream_t; NULL: the default stream),
  * writes every element of the scope's outputs (dense, row-major) and returns the cudaError_t of the
  * launch (0 on success).
- * The packed scan takes one row per CTA of CS_SCAN_THREADS threads, each thread a blocked run of items
- * (1 to 16): rows of at most CS_SCAN_MAX_COLS columns.
+ * The packed scan takes one row per CTA, each thread a blocked run of items (1 to 16), at launch variants
+ * (cs_packed_variant; the run times each and keeps the fastest by ea_path_tune's rule).
  * The mask scan has launch variants (cs_mask_variant; the run times each and keeps the fastest by ea_path_tune's rule): a CTA
  * of `warps` warps scans a segment of warps x 64 x pairs columns of one row, each warp a run of 64 x
  * pairs columns, lane l the column pairs 2l, 2l + 1 of each 64 (16-byte accesses when cols is even and
@@ -20,12 +20,23 @@
 extern "C" {
 #endif
 
-#define CS_SCAN_THREADS 128
 #define CS_SCAN_MAX_ITEMS 16
-#define CS_SCAN_MAX_COLS (CS_SCAN_THREADS * CS_SCAN_MAX_ITEMS)
+#define CS_PACKED_VARIANTS 8
+#define CS_PACKED_MAX_COLS (1024 * CS_SCAN_MAX_ITEMS)
+#define CS_PACKED_TRANSPOSE_MAX_COLS 4096 /* the row in shared memory: 32 KiB of i64 */
 
-/* Items per thread a row of cols columns takes in the packed scan (a power of two); 0: too long. */
-int cs_scan_items(int64_t cols);
+/* "t<threads>": a CTA of 128, 256, 512 or 1024 threads, each storing its run directly; "t<threads>-transpose":
+ * through CUB's warp-transposing BlockStore, so a warp's stores are consecutive columns. */
+typedef struct {
+    const char *name;
+    int threads, items, transpose;
+} cs_packed_shape;
+
+/* Variant v (0 <= v < CS_PACKED_VARIANTS) for rows of cols columns: 1 and its shape in sh (items: the fewest, a
+ * power of two, covering the row), or 0 where it does not apply (a row over CS_PACKED_MAX_COLS, or over
+ * CS_PACKED_TRANSPOSE_MAX_COLS for a transposing one; a CTA whose half would do with one item a thread). "t128"
+ * applies to every row of 1 .. 2048 columns. */
+int cs_packed_variant(int v, int64_t cols, cs_packed_shape *sh);
 
 #define CS_MASK_MAX_WARPS 32
 #define CS_MASK_VARIANTS 6
@@ -45,8 +56,8 @@ int cs_mask_variant(int v, int64_t cols, cs_mask_shape *sh);
 int cs_oracle_mask(const cs_mask_shape *sh, int64_t rows, int64_t cols, int64_t pad, int64_t past, int64_t offset,
                    const int64_t *ids, uint8_t *mask, int64_t *pos, void *stream);
 /* pos[j] = start + j; cum[r, :] = cumsum(diff != step) with diff[0] = pos[0] - first */
-int cs_oracle_packed(int64_t rows, int64_t cols, int64_t start, int64_t first, int64_t step, int64_t *pos,
-                     int64_t *cum, void *stream);
+int cs_oracle_packed(const cs_packed_shape *sh, int64_t rows, int64_t cols, int64_t start, int64_t first, int64_t step,
+                     int64_t *pos, int64_t *cum, void *stream);
 /* out[r, j] = (i64)((j + 1) * fill - sub) + add in f32: the scan of a constant row in closed form, one pointwise
  * kernel at one of CS_CONST_VARIANTS launch variants (the run times each and keeps the fastest by ea_path_tune's
  * rule): "col" a thread per column (CS_CONST_THREADS per CTA) writing it down the rows (at most

@@ -56,6 +56,22 @@ static void const_shape_json(cJSON *o, const cs_const_shape *sh, int64_t rows, i
     cJSON_AddNumberToObject(o, "block", sh->threads);
 }
 
+static void packed_shape_json(cJSON *o, const cs_packed_shape *sh, int64_t rows, int launch)
+{
+    cJSON_AddStringToObject(o, "variant", sh->name);
+    cJSON_AddNumberToObject(o, "unroll", sh->items);
+    if (!launch)
+        return;
+    cJSON_AddNumberToObject(o, "grid", (double)rows);
+    cJSON_AddNumberToObject(o, "block", sh->threads);
+}
+
+void cs_packed_shape_text(const cs_packed_shape *sh, char *text, size_t n)
+{
+    snprintf(text, n, " (%s: %d item%s a thread, %d threads a CTA)", sh->name, sh->items, sh->items > 1 ? "s" : "",
+             sh->threads);
+}
+
 void cs_const_shape_text(const cs_const_shape *sh, char *text, size_t n)
 {
     snprintf(text, n, " (%s: %d element%s a thread, %d threads a CTA)", sh->name, sh->unroll, sh->unroll > 1 ? "s" : "",
@@ -70,43 +86,46 @@ void cs_mask_shape_text(const cs_mask_shape *sh, char *text, size_t n)
 
 int cs_oracle_variants(cs_kind k)
 {
-    return k == CS_MASK ? CS_MASK_VARIANTS : k == CS_CONST ? CS_CONST_VARIANTS : 0;
+    return k == CS_MASK     ? CS_MASK_VARIANTS
+           : k == CS_CONST  ? CS_CONST_VARIANTS
+           : k == CS_PACKED ? CS_PACKED_VARIANTS
+                            : 0;
 }
 
 int cs_oracle_variant_json(const cs_scope *s, int v, cJSON *o, int launch)
 {
     cs_mask_shape sh;
     cs_const_shape ch;
+    cs_packed_shape ph;
     if (s->kind == CS_MASK && cs_mask_variant(v, s->cols, &sh))
         return mask_shape_json(o, &sh, s->rows, launch), 1;
     if (s->kind == CS_CONST && cs_const_variant(v, s->rows, s->cols, &ch))
         return const_shape_json(o, &ch, s->rows, s->cols, launch), 1;
+    if (s->kind == CS_PACKED && cs_packed_variant(v, s->cols, &ph))
+        return packed_shape_json(o, &ph, s->rows, launch), 1;
     return 0;
 }
 
 static cJSON *oracle_json(const cs_scope *s)
 {
+    static const char *const kernels[CS_CONST + 1] = {[CS_MASK] = "cs_mask_kernel<pairs>",
+                                                      [CS_PACKED] = "cs_packed_kernel<threads, items, transpose>",
+                                                      [CS_CONST] = "cs_const_kernel<variant>"};
+    static const char *const scans[CS_CONST + 1] = {[CS_MASK] = "cumsum_scan_ballot", /* ids: prose.c */
+                                                    [CS_PACKED] = "cumsum_scan_block"};
     cJSON *o = cJSON_CreateObject();
-    char name[64];
-    if (cs_oracle_variants(s->kind)) { /* the grid depends on the variant the run keeps */
-        cJSON_AddStringToObject(o, "kernel", s->kind == CS_MASK ? "cs_mask_kernel<pairs>" : "cs_const_kernel<variant>");
-        if (s->kind == CS_MASK)
-            cJSON_AddStringToObject(o, "scan", "cumsum_scan_ballot"); /* ids: prose.c */
-        cJSON *vs = cJSON_AddArrayToObject(o, "variants"); /* the run times each, keeps the fastest that passed (ea_path_tune) */
-        for (int v = 0; v < cs_oracle_variants(s->kind); v++) {
-            cJSON *one = cJSON_CreateObject();
-            if (cs_oracle_variant_json(s, v, one, 1))
-                cJSON_AddItemToArray(vs, one);
-            else
-                cJSON_Delete(one);
-        }
-        return o;
+    /* the grid depends on the variant the run keeps */
+    cJSON_AddStringToObject(o, "kernel", kernels[s->kind]);
+    if (scans[s->kind])
+        cJSON_AddStringToObject(o, "scan", scans[s->kind]);
+    cJSON *vs = cJSON_AddArrayToObject(o, "variants"); /* the run times each, keeps the fastest that passed (ea_path_tune) */
+    for (int v = 0; v < cs_oracle_variants(s->kind); v++) {
+        cJSON *one = cJSON_CreateObject();
+        if (cs_oracle_variant_json(s, v, one, 1))
+            cJSON_AddItemToArray(vs, one);
+        else
+            cJSON_Delete(one);
     }
-    snprintf(name, sizeof name, "cs_packed_kernel<%d>", cs_scan_items(s->cols));
-    cJSON_AddStringToObject(o, "kernel", name);
-    cJSON_AddNumberToObject(o, "grid", (double)s->rows);
-    cJSON_AddNumberToObject(o, "block", CS_SCAN_THREADS);
-    cJSON_AddStringToObject(o, "scan", "cumsum_scan_block");
     return o;
 }
 

@@ -33,6 +33,7 @@ typedef struct {
     void *ref[CS_MAX_OUTPUTS];      /* the CPU reference on the inputs in ids */
     cs_mask_shape shape;            /* CS_MASK: the oracle's launch variant */
     cs_const_shape cshape;          /* CS_CONST: the oracle's launch variant */
+    cs_packed_shape pshape;         /* CS_PACKED: the oracle's launch variant */
     const ea_capture *cap;          /* run_path: its checksums, compared after the first call ... */
     int sums;                       /* ... all matched */
 } dev;
@@ -43,8 +44,9 @@ static int oracle(const cs_scope *s, dev *d, void *stream)
         return cs_oracle_mask(&d->shape, s->rows, s->cols, s->pad, s->past, s->offset, d->ids,
                               s->mask_out ? d->out[0] : NULL, d->out[s->mask_out], stream);
     if (s->kind == CS_PACKED)
-        return cs_oracle_packed(s->rows, s->cols, s->start, s->first_full ? s->first_value : s->start - s->first_value,
-                                s->step, d->out[0], d->out[1], stream);
+        return cs_oracle_packed(&d->pshape, s->rows, s->cols, s->start,
+                                s->first_full ? s->first_value : s->start - s->first_value, s->step, d->out[0],
+                                d->out[1], stream);
     return cs_oracle_const(&d->cshape, s->rows, s->cols, (float)s->fill, (float)s->sub, s->add, d->out[0], stream);
 }
 
@@ -120,10 +122,13 @@ static int check_outputs(void *ctx, int after_timing, ea_check *c, ea_error *err
 static int variant_set(dev *d, int v)
 {
     const cs_scope *s = d->s;
+    if (s->kind == CS_PACKED)
+        return cs_packed_variant(v, s->cols, &d->pshape);
     return s->kind == CS_MASK ? cs_mask_variant(v, s->cols, &d->shape) : cs_const_variant(v, s->rows, s->cols, &d->cshape);
 }
 
-/* " (row: 2 pairs, 8 warps, 1 segment)", " (flat: 1 element a thread, 128 threads a CTA)"; "" for a packed scope. */
+/* " (row: 2 pairs, 8 warps, 1 segment)", " (flat: 1 element a thread, 128 threads a CTA)", " (t256: 4 items a thread,
+ * 256 threads a CTA)". */
 static void variant_text(const dev *d, char *text, size_t n)
 {
     *text = '\0';
@@ -131,6 +136,8 @@ static void variant_text(const dev *d, char *text, size_t n)
         cs_mask_shape_text(&d->shape, text, n);
     else if (d->s->kind == CS_CONST)
         cs_const_shape_text(&d->cshape, text, n);
+    else if (d->s->kind == CS_PACKED)
+        cs_packed_shape_text(&d->pshape, text, n);
 }
 
 /* The path measured (ea_kit_path) and judged; *sums: the checksums matched the capture's. */
@@ -332,7 +339,7 @@ static void variant_describe(void *ctx, int v, cJSON *o, int entry)
     cs_oracle_variant_json(t->d->s, v, o, entry);
 }
 
-/* A mask or const oracle at each launch variant that applies (cs_mask_variant, cs_const_variant), each run and
+/* The oracle at each launch variant that applies (cs_mask_variant, cs_const_variant, cs_packed_variant), each run and
  * checked in full by run_path; ea_path_tune keeps the fastest of those that passed in d's shape and *out (a
  * failed one only when none passed, so the failure shows), every variant listed in its "candidates". *sums:
  * every variant's outputs hashed to the capture's checksums; *ok takes every variant's checks. -1 when a run
@@ -386,8 +393,8 @@ cJSON *cs_measure(const cs_scope *s, const ea_capture *c, const ea_capture_run *
     for (int path = P_CURRENT; path < P_PATHS && !broke; path++) {
         if (path == P_TUNED && !d.has_tuned)
             continue;
-        broke = path == P_ORACLE && s->kind != CS_PACKED ? tuned_oracle(&d, c, st, &sums[path], &ok, &pj[path], err)
-                                                         : run_path(&d, path, c, st, &sums[path], &pj[path], err);
+        broke = path == P_ORACLE ? tuned_oracle(&d, c, st, &sums[path], &ok, &pj[path], err)
+                                 : run_path(&d, path, c, st, &sums[path], &pj[path], err);
         if (!broke) {
             cJSON_AddItemToArray(paths, pj[path].json);
             check_flag(sum, path_names[path], sums[path], &ok);
