@@ -226,6 +226,13 @@ static cJSON *add_entry(gate *g, const char *status, const cJSON *r, int k, cons
     return e;
 }
 
+/* Is the path named so, in this mode (its entry's: "/cold" for the cold time), the measured floor's? */
+static int floor_path(const char *name, const char *mode)
+{
+    return !strcmp(name, EA_PATH_FLOOR) &&
+           (!strcmp(mode, EA_PATH_FLOOR_MODE) || !strcmp(mode, EA_PATH_FLOOR_MODE "/cold"));
+}
+
 static void judge(gate *g, const cJSON *r, int k, const cJSON *sp, const cJSON *fp, const char *timing, const int at[4])
 {
     ea_drift_time ts, tn;
@@ -248,7 +255,8 @@ static void judge(gate *g, const cJSON *r, int k, const cJSON *sp, const cJSON *
     int n = snprintf(detail, sizeof detail, "%.3f -> %.3f us: %.1f%% %s, tolerance %.1f%% (margin %.1f%%, noise %.1f%%)",
                      ts.median, tn.median, 100 * fabs(d.change), pct_word, 100 * d.tolerance, 100 * rule.margin,
                      100 * d.noise);
-    if (!strcmp(ej_text(sp, "name"), EA_PATH_FLOOR) && (d.status == EA_DRIFT_FASTER || d.status == EA_DRIFT_SLOWER))
+    const int moved = d.status == EA_DRIFT_FASTER || d.status == EA_DRIFT_SLOWER;
+    if (floor_path(ej_text(sp, "name"), ej_text(sp, "mode")) && moved)
         snprintf(detail + n, sizeof detail - (size_t)n, "; the measured floor moved (the yardstick: reported, not "
                  "gated)");
     else if (d.status == EA_DRIFT_FASTER)
@@ -483,9 +491,7 @@ cJSON *ea_gate_compare_plans(const char *stored_file, const cJSON *stored, cJSON
 /* Is e an entry of the measured floor's path, warm or cold? */
 static int floor_entry(const cJSON *e)
 {
-    const char *mode = ej_text(e, "mode");
-    return !strcmp(ej_text(e, "path"), EA_PATH_FLOOR) &&
-           (!strcmp(mode, EA_PATH_FLOOR_MODE) || !strcmp(mode, EA_PATH_FLOOR_MODE "/cold"));
+    return floor_path(ej_text(e, "path"), ej_text(e, "mode"));
 }
 
 int ea_gate_entry_holds(const cJSON *e)

@@ -8,9 +8,8 @@
  * fractions are against the oracle's cold time when it has one (a cold call reads its bytes from DRAM, which the
  * copy-bandwidth floor bounds), else its warm time. The measured floor (floor_path.h: the path EA_PATH_FLOOR, in
  * results measured since it was added, where it passed its check) gives measured_us and measured_cold_us, and
- * measured_fraction = its time /
- * the oracle's on the same basis (NaN where the floor path lacks that time). ea_result_floor records a run's rate on
- * a result. */
+ * measured_fraction = its time / the oracle's on the same basis (NaN where the floor path lacks that time).
+ * ea_result_floor records a run's rate on a result. */
 #ifndef EA_FRACTIONS_H
 #define EA_FRACTIONS_H
 
