@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/json.h"
+#include "gpu/pattern.h"
 #include "helpers.h"
 #include "measure/floor_path_impl.h"
 #include "measure/fractions.h"
@@ -37,12 +38,14 @@ Test(floor_path, a_configuration_without_its_split_is_refused_naming_the_key)
     static const struct {
         const char *config, *want;
     } rows[] = {
-        {"{\"floor_bytes\": 100}", "cat densenet floor_copy: config.floor_written_bytes: expected a byte count (an "
-                                   "integer from 0 to 2^53), got nothing"},
-        {"{\"floor_written_bytes\": 4}", "config.floor_bytes: expected a byte count"},
-        {"{\"floor_bytes\": 100, \"floor_written_bytes\": 2.5}", "config.floor_written_bytes: expected a byte count "
-                                                                 "(an integer from 0 to 2^53), got 2.5"},
-        {"{\"floor_bytes\": -16, \"floor_written_bytes\": 4}", "config.floor_bytes: expected a byte count"},
+        {"{\"floor_bytes\": 100}",
+         "cat densenet floor_copy config.floor_written_bytes: expected integer, got nothing (missing key)"},
+        {"{\"floor_written_bytes\": 4}", "config.floor_bytes: expected integer, got nothing"},
+        {"{\"floor_bytes\": 100, \"floor_written_bytes\": 2.5}",
+         "config.floor_written_bytes: expected integer, got number 2.5"},
+        {"{\"floor_bytes\": 1e16, \"floor_written_bytes\": 4}",
+         "config.floor_bytes: expected integer of magnitude below 2^53"},
+        {"{\"floor_bytes\": -16, \"floor_written_bytes\": 4}", "config.floor_bytes: expected an integer >= 0, got -16"},
         {"{\"floor_bytes\": 100, \"floor_written_bytes\": 0}", "config.floor_written_bytes: expected 1 to floor_bytes "
                                                                "(100), got 0"},
         {"{\"floor_bytes\": 100, \"floor_written_bytes\": 101}", "expected 1 to floor_bytes (100), got 101"},
@@ -61,7 +64,7 @@ Test(floor_path, the_source_pattern_has_no_zero_and_no_poison_word)
 {
     for (size_t i = 0; i < (1u << 22); i++) {
         uint32_t w[4];
-        ea_floor_path_fill(i, w);
+        ea_pattern_word(i, w);
         cr_assert((w[0] | w[1] | w[2] | w[3]) != 0, "word %zu is zero", i);
         cr_assert((w[0] & w[1] & w[2] & w[3]) != 0xFFFFFFFFu, "word %zu is the poison", i);
     }
@@ -72,7 +75,7 @@ Test(floor_path, the_check_counts_unwritten_and_mismatched_words)
     enum { R = 3, W = 5 };
     uint32_t src[4 * R], dst[4 * W];
     for (size_t i = 0; i < R; i++)
-        ea_floor_path_fill(i, src + 4 * i);
+        ea_pattern_word(i, src + 4 * i);
     memcpy(dst, src, sizeof src);
     memset(dst + 4 * R, 0, sizeof dst - sizeof src); /* words past the source: zero */
     ea_check c;

@@ -125,8 +125,8 @@ typedef struct {
 #define CAT_MAX_VARIANTS 4
 
 /* Bytes the scope must move: every input and parameter read once, every output written once; es: bytes
- * of an element of the scope's dtype. */
-int64_t cat_floor_bytes(int train, int pooled, int64_t n, int64_t c, int64_t hw, int es);
+ * of an element of the scope's dtype; the written part into *written unless it is NULL. */
+int64_t cat_floor_bytes(int train, int pooled, int64_t n, int64_t c, int64_t hw, int es, int64_t *written);
 /* The scope's first oracle layout (stream at this unroll, or channel), its vector width and floor. */
 int cat_plan_make(const cat_scope *s, int unroll, cat_plan *p, ea_error *err);
 /* Every oracle layout the scope allows, each timed as a candidate: stream at each of cat_unrolls; or

@@ -12,18 +12,15 @@ const int cat_unrolls[CAT_UNROLLS] = {1, 2, 4, 8};
 #define CAT_TABLE_ENTRY 24      /* stream table: fp32 mean, r, weight, bias and a source pointer */
 #define CAT_MAX_SHARED (96 * 1024) /* the channel kernel's fp32 staging, well inside an sm_90 CTA */
 
-/* The part of cat_floor_bytes written. */
-static int64_t cat_floor_written_bytes(int train, int pooled, int64_t n, int64_t c, int64_t hw, int es)
+int64_t cat_floor_bytes(int train, int pooled, int64_t n, int64_t c, int64_t hw, int es, int64_t *written)
 {
     int64_t x = n * c * hw * es, y = pooled ? n * c * es : x;
     /* train: the cat, f32 mean, rstd and running var out beside the result */
-    return train ? x + 3 * c * 4 + y : y;
-}
-
-int64_t cat_floor_bytes(int train, int pooled, int64_t n, int64_t c, int64_t hw, int es)
-{
+    int64_t w = train ? x + 3 * c * 4 + y : y;
+    if (written)
+        *written = w;
     /* the inputs, and infer: running mean, var, weight, bias of the dtype; train: f32 running var, weight, bias */
-    return n * c * hw * es + (train ? 3 * c * 4 : 4 * c * es) + cat_floor_written_bytes(train, pooled, n, c, hw, es);
+    return x + (train ? 3 * c * 4 : 4 * c * es) + w;
 }
 
 /* The widest access (elements, at most 16 bytes) every run of the kernel's indexing allows. */
@@ -46,8 +43,8 @@ int cat_plan_make(const cat_scope *s, int unroll, cat_plan *p, ea_error *err)
     p->threads = p->kind == CAT_ORACLE_STREAM ? CAT_THREADS : CAT_CHANNEL_THREADS;
     p->vec = vec_for(s, p->kind == CAT_ORACLE_STREAM);
     p->unroll = unroll;
-    p->floor_bytes = cat_floor_bytes(s->train, s->pooled, s->n, s->c, s->hw, ea_dtype_size(s->dt));
-    p->floor_written_bytes = cat_floor_written_bytes(s->train, s->pooled, s->n, s->c, s->hw, ea_dtype_size(s->dt));
+    p->floor_bytes =
+        cat_floor_bytes(s->train, s->pooled, s->n, s->c, s->hw, ea_dtype_size(s->dt), &p->floor_written_bytes);
     if (s->dt != EA_BF16 && s->dt != EA_F16 && s->dt != EA_F32)
         return ea_fail(err, "%s %s: expected bf16, f16 or f32 values (the kernels' instances), got %s", s->file, s->path,
                        ea_dtype_name(s->dt));

@@ -83,7 +83,7 @@ cJSON *cat_view(const cJSON *doc, const char *file, ea_error *err)
         const char *dt = sget(out, "dtype"); /* the element size of the block's tensors (bf16 when unnamed) */
         const int es = dt ? ea_dtype_size(ea_dtype_from_name(dt, strlen(dt))) : 2;
         double s = (double)(n * c * h * w * (es > 0 ? es : 2)),
-               fl = (double)cat_floor_bytes(q->train, pooled, n, c, h * w, es > 0 ? es : 2);
+               fl = (double)cat_floor_bytes(q->train, pooled, n, c, h * w, es > 0 ? es : 2, NULL);
         q->cats++, q->pooled_cats += pooled;
         q->kmin = k < q->kmin ? k : q->kmin, q->kmax = k > q->kmax ? k : q->kmax;
         q->copied += s;

@@ -21,13 +21,14 @@ static void summary_line(const cJSON *report, char *buf, size_t n)
 {
     const cJSON *c;
     size_t k = 0;
+    int floor_moves = ungated(report);
     buf[0] = '\0';
     cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(report, "summary"))
         if (k < n)
             k += (size_t)snprintf(buf + k, n - k, "%s%s %d", k ? ", " : "", c->string, (int)c->valuedouble);
-    if (ungated(report) && k < n)
-        snprintf(buf + k, n - k, "; not gated: %d entr%s of the measured floor", ungated(report),
-                 ungated(report) == 1 ? "y" : "ies");
+    if (floor_moves && k < n)
+        snprintf(buf + k, n - k, "; not gated: %d entr%s of the measured floor", floor_moves,
+                 floor_moves == 1 ? "y" : "ies");
     if (!k)
         snprintf(buf, n, "nothing compared");
 }

@@ -6,6 +6,8 @@
 
 #include <cuda_runtime.h>
 
+#include "gpu/pattern.h"
+
 enum { COPY_BLOCK = 256 };
 
 /* Four independent 16-byte loads in flight per thread before any store: enough bytes outstanding
@@ -35,13 +37,13 @@ static __global__ void copy16_flat_kernel(uint4 *__restrict__ dst, const uint4 *
         dst[i] = src[i];
 }
 
-/* Distinct non-zero words: a copy that skips or shifts elements cannot match by accident. */
 static __global__ void pattern_kernel(uint4 *buf, size_t n)
 {
     size_t stride = (size_t)gridDim.x * blockDim.x;
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        unsigned w = (unsigned)(i * 4u) * 2654435761u + 1u;
-        buf[i] = make_uint4(w | 1u, w ^ 0x5a5a5a5au, ~w, w + 7u);
+        uint32_t w[4];
+        ea_pattern_word(i, w);
+        buf[i] = make_uint4(w[0], w[1], w[2], w[3]);
     }
 }
 

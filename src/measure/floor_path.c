@@ -12,45 +12,22 @@
 #include "base/json.h"
 #include "gpu/device.h"
 #include "gpu/floor_copy.h"
+#include "gpu/pattern.h"
 
 enum { WORD = 16 };
 
-/* config's key as a byte count: an integer in [0, 2^53). */
-static int bytes_of(const cJSON *config, const char *key, const char *label, int64_t *v, ea_error *err)
-{
-    const cJSON *x = cJSON_GetObjectItemCaseSensitive(config, key);
-    if (cJSON_IsNumber(x) && x->valuedouble >= 0 && x->valuedouble < 0x1p53 &&
-        x->valuedouble == (double)(int64_t)x->valuedouble) {
-        *v = (int64_t)x->valuedouble;
-        return 0;
-    }
-    char *got = x ? cJSON_PrintUnformatted(x) : NULL;
-    ea_fail(err, "%s: config.%s: expected a byte count (an integer from 0 to 2^53), got %s", label, key,
-            got ? got : "nothing");
-    free(got);
-    return -1;
-}
-
 int ea_floor_path_words(const cJSON *config, const char *label, size_t *read, size_t *written, ea_error *err)
 {
+    ej_val v = {.file = label, .v = config, .path = "config"};
     int64_t all, wr;
-    if (bytes_of(config, "floor_bytes", label, &all, err) || bytes_of(config, "floor_written_bytes", label, &wr, err))
+    if (ej_get_int_min(v, "floor_bytes", 0, &all, err) || ej_get_int_min(v, "floor_written_bytes", 0, &wr, err))
         return -1;
     if (wr < 1 || wr > all)
-        return ea_fail(err, "%s: config.floor_written_bytes: expected 1 to floor_bytes (%" PRId64 "), got %" PRId64,
+        return ea_fail(err, "%s config.floor_written_bytes: expected 1 to floor_bytes (%" PRId64 "), got %" PRId64,
                        label, all, wr);
     *read = (size_t)((all - wr + WORD - 1) / WORD);
     *written = (size_t)((wr + WORD - 1) / WORD);
     return 0;
-}
-
-void ea_floor_path_fill(size_t i, uint32_t w[4])
-{
-    uint32_t h = (uint32_t)(i * 4u) * 2654435761u + 1u;
-    w[0] = h | 1u; /* never zero, and never all ones with w[2] = ~h */
-    w[1] = h ^ 0x5a5a5a5au;
-    w[2] = ~h;
-    w[3] = h + 7u;
 }
 
 void ea_floor_path_expect(const uint32_t *dst, const uint32_t *src, size_t read, size_t written, ea_check *c)
@@ -87,7 +64,7 @@ int ea_floor_path_open(const cJSON *config, const char *label, ea_floor_path *f,
     if (!f->src_host || !f->dst_host)
         return ea_fail(err, "%s: out of memory for %zu + %zu bytes", label, f->read * WORD, f->written * WORD);
     for (size_t i = 0; i < f->read; i++)
-        ea_floor_path_fill(i, f->src_host + 4 * i);
+        ea_pattern_word(i, f->src_host + 4 * i);
     if ((rc = (int)cudaMalloc(&f->src, f->read ? f->read * WORD : WORD)) ||
         (rc = (int)cudaMalloc(&f->dst, f->written * WORD)) ||
         (rc = (int)cudaMemcpy(f->src, f->src_host, f->read * WORD, cudaMemcpyHostToDevice)))
@@ -122,5 +99,5 @@ static int check(void *ctx, int after_timing, ea_check *c, ea_error *err)
 
 ea_path_steps ea_floor_path_steps(ea_floor_path *f)
 {
-    return (ea_path_steps){.ctx = f, .poison = poison, .enqueue = enqueue, .check = check};
+    return (ea_path_steps){.ctx = f, .label = f->label, .poison = poison, .enqueue = enqueue, .check = check};
 }

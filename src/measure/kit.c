@@ -60,25 +60,25 @@ static int measure_floor(const ea_kit_state *st, int k, const cJSON *config, cJS
     if (!cJSON_IsArray(paths))
         return ea_fail(err, "%s: the family's measurement has no \"paths\" to add the floor to", label);
     int rc = ea_floor_path_open(config, label, &f, err);
-    ea_path_steps steps = ea_floor_path_steps(&f);
-    steps.label = label;
+    const ea_path_steps steps = ea_floor_path_steps(&f);
     const size_t read = f.read * 16, written = f.written * 16;
     rc = rc || ea_kit_path(st, &steps, EA_PATH_FLOOR, EA_PATH_FLOOR_MODE, &out, err);
     ea_floor_path_close(&f);
     if (rc)
         return -1;
     if (!ea_path_judge_outcome(&out, -1, 1, 1)) {
-        cJSON_DeleteItemFromObjectCaseSensitive(m, "passed");
-        cJSON_AddFalseToObject(m, "passed");
+        if (!cJSON_ReplaceItemInObjectCaseSensitive(m, "passed", cJSON_CreateFalse()))
+            cJSON_AddFalseToObject(m, "passed");
         if (!cJSON_HasObjectItem(m, "failure"))
             cJSON_AddStringToObject(m, "failure", EA_PATH_FLOOR " failed its check");
     }
-    if (st->opts->log && st->opts->check_only)
-        fprintf(st->opts->log, "%s: checked, %zu bytes read and %zu written (whole 16-byte words)%s\n", label, read,
+    if (st->opts->log) {
+        char time[48] = "checked";
+        if (!st->opts->check_only)
+            snprintf(time, sizeof time, "%.2f us per call", out.median_us);
+        fprintf(st->opts->log, "%s: %s, %zu bytes read and %zu written (whole 16-byte words)%s\n", label, time, read,
                 written, out.passed ? "" : ": FAILED");
-    else if (st->opts->log)
-        fprintf(st->opts->log, "%s: %.2f us per call, %zu bytes read and %zu written (whole 16-byte words)%s\n",
-                label, out.median_us, read, written, out.passed ? "" : ": FAILED");
+    }
     cJSON_AddItemToArray(paths, out.json);
     return 0;
 }

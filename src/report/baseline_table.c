@@ -119,10 +119,10 @@ cJSON *ea_baseline_table(const char *file, const cJSON *doc)
     return rows;
 }
 
-/* A figure with fmt, "-" where it is null. */
-static void figure(cJSON *row, const char *fmt, const cJSON *r, const char *key)
+/* A figure times scale with fmt, "-" where it is null. */
+static void figure(cJSON *row, const char *fmt, double scale, const cJSON *r, const char *key)
 {
-    double v = ej_num(r, key);
+    double v = scale * ej_num(r, key);
     if (isfinite(v))
         ea_text_cell(row, fmt, v);
     else
@@ -152,25 +152,22 @@ void ea_baseline_table_print(const cJSON *rows, FILE *f)
         if (cJSON_IsTrue(obj(r, "context")))
             ea_text_cell(row, "-");
         else
-            figure(row, "%.0f", r, "occurrences");
+            figure(row, "%.0f", 1, r, "occurrences");
         if (ej_str(r, "unsupported")) { /* refused by its family: nothing measured, its reason last */
             for (int i = 0; i < 7 + measured; i++)
                 ea_text_cell(row, "-");
             ea_text_cell(row, "UNSUPPORTED: %s", ej_text(r, "unsupported"));
             continue;
         }
-        figure(row, "%.2f", r, "current_us");
-        figure(row, "%.2f", r, "oracle_us");
-        figure(row, "%.2f", r, "current_cold_us");
-        figure(row, "%.2f", r, "oracle_cold_us");
-        figure(row, "%.2f", r, "floor_us");
-        figure(row, "%.2fx", r, "speedup");
-        ea_text_cell(row, "%.0f%%", 100 * ej_num(r, "floor_fraction"));
-        double m = 100 * ej_num(r, "floor_measured_fraction");
-        if (measured && isfinite(m))
-            ea_text_cell(row, "%.0f%%", m);
-        else if (measured)
-            ea_text_cell(row, "-");
+        figure(row, "%.2f", 1, r, "current_us");
+        figure(row, "%.2f", 1, r, "oracle_us");
+        figure(row, "%.2f", 1, r, "current_cold_us");
+        figure(row, "%.2f", 1, r, "oracle_cold_us");
+        figure(row, "%.2f", 1, r, "floor_us");
+        figure(row, "%.2fx", 1, r, "speedup");
+        figure(row, "%.0f%%", 100, r, "floor_fraction");
+        if (measured)
+            figure(row, "%.0f%%", 100, r, "floor_measured_fraction");
         ea_text_cell(row, "%s%s", ej_text(r, "fraction_basis"), cJSON_IsTrue(obj(r, "passed")) ? "" : "  FAILED");
     }
     ea_text_table_print(f, t, measured ? "llllrrrrrrrrrl" : "llllrrrrrrrrl", "  ");
