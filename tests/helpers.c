@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "target/classify_impl.h"
+#include "target/target_impl.h"
 #include "target/target_layout.h"
 #include "cli/cli.h"
 #include "gpu/device.h"
@@ -186,6 +187,44 @@ void test_skip_without_gpu(void)
         cr_skip_test("no CUDA device: %s", info.reason);
     /* shared until the test's process ends: its GPU work never runs beside another process's timing */
     cr_assert_eq(ea_device_share(&err), 0, "%s", err.msg);
+}
+
+int test_target_for(const char *model, ea_target *t, char *why, size_t n, ea_error *err)
+{
+    if (ea_target_select("golden", NULL, test_inherited_target("golden"), model, 0, t, err))
+        return -1;
+    if (!strcmp(t->gpu_model, model))
+        return 1;
+    snprintf(why, n, "no target for this GPU's model, %s, in golden/targets (%s is the %s's): stage one to measure here",
+             model, t->name, t->gpu_model);
+    return 0;
+}
+
+int test_gpu_without_target(void)
+{
+    ea_device_info info;
+    ea_target t;
+    ea_error err;
+    char model[64], why[512];
+    if (!ea_device_probe(&info))
+        return 0;
+    ea_gpu_model(info.name, model, sizeof model);
+    return test_target_for(model, &t, why, sizeof why, &err) == 0;
+}
+
+void test_skip_without_target(ea_target *t)
+{
+    ea_device_info info;
+    ea_target mine;
+    ea_error err;
+    char model[64], why[512];
+    test_skip_without_gpu();
+    ea_device_probe(&info);
+    ea_gpu_model(info.name, model, sizeof model);
+    int rc = test_target_for(model, t ? t : &mine, why, sizeof why, &err);
+    cr_assert_geq(rc, 0, "%s", err.msg);
+    if (!rc)
+        cr_skip_test("%s", why);
 }
 
 void test_golden_docs(cJSON *docs[EA_AUDIT_OPS], const char *files[EA_AUDIT_OPS], char buf[EA_AUDIT_OPS][128])

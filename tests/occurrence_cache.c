@@ -203,6 +203,14 @@ int occ_cached(const char *name, occ_make_fn make, const char *arg, char *file, 
     return rc;
 }
 
+/* Where occ_cache_prepare says why it measured nothing on a GPU no target is for. */
+static const char *skip_file(void)
+{
+    static char file[4400];
+    snprintf(file, sizeof file, "%s/measured.skip", env_dir(RUN_ENV));
+    return file;
+}
+
 const char *occ_measured_file(void)
 {
     static char file[4400];
@@ -219,6 +227,10 @@ cJSON *occ_measured_doc(const char *who)
     ej_doc d;
     char failed[4600];
     const char *file = occ_measured_file();
+    if (access(skip_file(), F_OK) == 0 && access(file, F_OK) != 0) {
+        char *why = test_read(skip_file());
+        cr_skip_test("%s", why);
+    }
     snprintf(failed, sizeof failed, "%s.failed", file);
     if (access(file, F_OK) != 0 && access(failed, F_OK) == 0) {
         char *why = test_read(failed);
@@ -352,8 +364,8 @@ static void add_op_points(FILE *f, cJSON *seen, const char *op)
             add_point(f, seen, o->ref.point);
 }
 
-/* The selected GPU checks: disabled with the reason without a device; else their points, once each, in csv,
- * with every point of the selected consumers' ops. */
+/* The selected GPU checks: disabled with the reason why when nothing can be measured here (no device, or no target
+ * of its model); else their points, once each, in csv, with every point of the selected consumers' ops. */
 static int gpu_checks(struct criterion_test_set *set, int present, const char *why, char **csv)
 {
     size_t len = 0;
@@ -379,7 +391,7 @@ static int gpu_checks(struct criterion_test_set *set, int present, const char *w
     }
     fclose(f);
     if (!present && selected)
-        snprintf(skip_why, sizeof skip_why, "no CUDA device: %s", why);
+        snprintf(skip_why, sizeof skip_why, "%s", why);
     int points = cJSON_GetArraySize(seen);
     cJSON_Delete(seen);
     return points;
@@ -400,10 +412,18 @@ void occ_cache_prepare(struct criterion_test_set *set)
     snprintf(file, sizeof file, "%s/device.json", run_dir);
     in_child(probe, file);
     int present = occ_device(model, sizeof model, why, sizeof why, &err);
+    char reason[1024];
+    ea_target t;
     if (present < 0)
-        snprintf(why, sizeof why, "the device probe failed: %.400s", err.msg);
+        snprintf(reason, sizeof reason, "the device probe failed: %.400s", err.msg);
+    else
+        snprintf(reason, sizeof reason, "no CUDA device: %s", why);
+    if (present == 1 && test_target_for(model, &t, reason, sizeof reason, &err) == 0) {
+        ea_write_file_atomic(skip_file(), reason, strlen(reason), &err);
+        present = 0;
+    }
     char *csv = NULL;
-    int points = gpu_checks(set, present == 1, why, &csv);
+    int points = gpu_checks(set, present == 1, reason, &csv);
     const char *given = getenv("EA_OCC_MEASURED");
     if (points && !(given && *given)) {
         fprintf(stderr, "occurrence checks: measuring %d points on %s for their correctness and timing checks (as gate --run: "

@@ -123,7 +123,7 @@ Test(avgpool_backward, reference_spreads_each_gradient_over_its_window)
 
 Test(avgpool_backward_gpu, both_points_bit_exact_with_the_grad)
 {
-    test_skip_without_gpu();
+    test_skip_without_target(NULL);
     cJSON *docs[EA_AUDIT_OPS];
     const char *files[EA_AUDIT_OPS], *file;
     char buf[EA_AUDIT_OPS][128];

@@ -14,10 +14,10 @@
 #include "measure/repro.h"
 
 /* Longformer B through the family (ea_repro_families[0] is index_add), its one result, which passed;
- * skips without a device. The caller deletes the array. */
+ * skips without a device or a target of its model. The caller deletes the array. */
 static cJSON *longformer_b(const ea_run_opts *o, cJSON **result)
 {
-    test_skip_without_gpu();
+    test_skip_without_target(NULL);
     cJSON *doc = iap_golden(), *pt;
     int i = 0;
     cJSON_ArrayForEach(pt, cJSON_GetObjectItem(doc, "points")) {

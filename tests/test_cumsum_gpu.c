@@ -333,7 +333,7 @@ Test(cumsum_gpu, packed_oracle_every_variant_on_odd_widths)
 /* A mask scope's run, tuned oracle and all, is a document --record writes and the strict reader accepts. */
 Test(cumsum_gpu, mask_run_records)
 {
-    test_skip_without_gpu();
+    test_skip_without_target(NULL);
     char path[512];
     snprintf(path, sizeof path, "%s/cumsum.json", test_tmpdir());
     cli_run r = test_cli("run", "--scope", "m2m100-infer", "--record", path, "--quiet", NULL);

@@ -38,18 +38,12 @@ static gpu_gate g;
 
 static void open_gate(void)
 {
-    ea_device_info dev;
     ea_target target;
-    char model[64];
     ea_error err;
-    test_skip_without_gpu();
-    ea_device_probe(&dev);
-    ea_gpu_model(dev.name, model, sizeof model);
-    if (ea_target_resolve("golden", test_inherited_target("golden"), 1, &target, &err))
-        cr_skip_test("no target for GPU model %s: %s", model, err.msg);
+    test_skip_without_target(&target);
     snprintf(g.base, sizeof g.base, "%s/baselines.json", target.dir);
     if (access(g.base, F_OK) != 0)
-        cr_skip_test("no baseline for GPU model %s: %s absent", model, g.base);
+        cr_skip_test("no baseline for GPU model %s: %s absent", target.gpu_model, g.base);
     cr_assert_eq(ej_load(g.base, &g.stored, &err), 0, "%s", err.msg);
     cr_assert_eq(ea_run_points_load("golden", target.dir, ALIAS, &g.pts, &err), 0, "%s", err.msg);
 }
@@ -169,9 +163,18 @@ Test(gate_gpu, a_delay_in_the_first_measurement_alone_is_measured_again_and_same
 Test(gate_gpu, two_gates_started_at_once_both_get_the_committed_verdict, .timeout = 600)
 {
     ea_device_info dev;
+    ea_target t;
+    ea_error err;
+    char model[64], why[512];
     const char *cli = getenv("EXTERN_AUDIT_CLI");
+    /* not test_skip_without_target: its share of the device lock would keep both gates waiting */
     if (!ea_device_probe(&dev))
         cr_skip_test("no CUDA device: %s", dev.reason);
+    ea_gpu_model(dev.name, model, sizeof model);
+    int mine = test_target_for(model, &t, why, sizeof why, &err);
+    cr_assert_geq(mine, 0, "%s", err.msg);
+    if (!mine)
+        cr_skip_test("%s", why);
     cli = cli && *cli ? cli : "build/extern-audit";
     cr_assert_eq(access(cli, X_OK), 0, "%s: no CLI to run (make builds it; a GPU bundle sets EXTERN_AUDIT_CLI)", cli);
     const char *dir = test_tmpdir();
@@ -205,9 +208,7 @@ Test(gate_gpu, two_run_shards_merge_into_one_gate_with_recorded_point_seconds, .
 {
     ea_error err;
     ea_target t;
-    test_skip_without_gpu();
-    if (ea_target_resolve("golden", test_inherited_target("golden"), 1, &t, &err))
-        cr_skip_test("no target for this GPU's model: %s", err.msg);
+    test_skip_without_target(&t);
     ea_run_points pts;
     cr_assert_eq(ea_run_points_load("golden", t.dir, "cumsum", &pts, &err), 0, "%s", err.msg);
     char scope[256], files[2][512], fresh[2][512], joined[512];

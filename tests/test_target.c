@@ -1,7 +1,8 @@
 /* Golden targets (target.h): the fixture golden with an H200 and a made-up B200 target, selection by
- * --target, by $EXTERN_AUDIT_TARGET, by this machine's GPU model and without a GPU; the refusals
- * (another GPU model, an unknown name, two targets of one model) with their messages; the strict
- * reader of target.json; the one capture lookup; and the commands reading the target they are given. */
+ * --target, by $EXTERN_AUDIT_TARGET, by this machine's GPU model, without a GPU and, for reading, with a GPU
+ * no target is for; the refusals (another GPU model, an unknown name, two targets of one model) with their
+ * messages; the strict reader of target.json; the one capture lookup; and the commands reading the target
+ * they are given. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,6 +78,11 @@ Test(target, selection_by_name_environment_and_gpu_model)
     cr_assert_str_eq(pick(FIXTURE, H200, NULL, "B200", 0).name, H200);
     /* no GPU: the only target */
     cr_assert_str_eq(pick("golden", NULL, NULL, NULL, 1).name, TEST_TARGET);
+    /* a GPU with no target of its model reads files as a machine without one (the only target), and measures
+     * nothing: an H100 user's audit reads the H200's numbers */
+    cr_assert_str_eq(pick("golden", NULL, NULL, "H100-80GB-HBM3", 0).name, TEST_TARGET);
+    refused("golden", NULL, NULL, "H100-80GB-HBM3", 1,
+            "no target for this machine's H100-80GB-HBM3 in golden/targets (" TEST_TARGET);
     ea_target t = pick(FIXTURE, H200, NULL, NULL, 1);
     char path[4400];
     cr_assert_eq(ea_tf_path(t.dir, EA_TF_BASELINES, path, sizeof path), 0);
@@ -100,6 +106,8 @@ Test(target, refusals_name_what_was_asked_and_what_is_there)
             EA_TARGET_ENV);
     refused(FIXTURE, NULL, NULL, "A100", 1, "no target for this machine's A100 in " FIXTURE "/targets (" B200 ", " H200
             "): name one with --target NAME, or stage one for A100");
+    refused(FIXTURE, NULL, NULL, "A100", 0, "no target for this machine's A100 and 2 targets of other GPUs in " FIXTURE
+            "/targets (" B200 ", " H200 "): name one with --target NAME or " EA_TARGET_ENV); /* reading does not guess */
     /* two targets of one GPU model: the torch version, unknown to C, decides */
     const char *g = test_tmpdir();
     free(test_target(g, "H200", "2.11.0+cu130", "9.0"));

@@ -120,6 +120,18 @@ static void names_of(const ea_target *ts, int n, char *buf, size_t len)
         k += (size_t)snprintf(buf + k, len - k, "%s%s", i ? ", " : "", ts[i].name);
 }
 
+/* The targets of today's code (no lowering) of gpu_model (NULL: any), the first into *first. */
+static int count(const ea_target *ts, int n, const char *gpu_model, int *first)
+{
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (!ts[i].lowering[0] && (!gpu_model || !strcmp(ts[i].gpu_model, gpu_model))) {
+            *first = *first < 0 ? i : *first;
+            k++;
+        }
+    return k;
+}
+
 static int pick(const char *golden, const char *name, const char *from, const char *gpu_model, int check_gpu,
                 const ea_target *ts, int n, ea_target *out, ea_error *err)
 {
@@ -137,12 +149,11 @@ static int pick(const char *golden, const char *name, const char *from, const ch
             }
         return ea_fail(err, "unknown target '%s' (%s): expected one of %s/targets: %s", name, from, golden, all);
     }
-    int found = -1, matches = 0;
-    for (int i = 0; i < n; i++)
-        if (!ts[i].lowering[0] && (!gpu_model || !strcmp(ts[i].gpu_model, gpu_model))) {
-            found = found < 0 ? i : found;
-            matches++;
-        }
+    int found = -1, matches = count(ts, n, gpu_model, &found), mine = matches;
+    /* reading files measures nothing: with no target of this machine's GPU, the targets read as on a machine
+     * without one (a B200 user's audit reads the H200's numbers, which say they are the H200's) */
+    if (!mine && gpu_model && !check_gpu)
+        matches = count(ts, n, NULL, &found);
     if (matches == 1) {
         *out = ts[found];
         return 0;
@@ -153,10 +164,14 @@ static int pick(const char *golden, const char *name, const char *from, const ch
     if (!gpu_model)
         return ea_fail(err, "no GPU here and %d targets in %s/targets (%s): name one with --target NAME or %s", n, golden,
                        all, EA_TARGET_ENV);
-    if (matches)
+    if (mine)
         return ea_fail(err, "%d targets of this machine's %s in %s/targets (%s): the torch version decides, name one "
                             "with --target NAME or %s",
                        matches, gpu_model, golden, all, EA_TARGET_ENV);
+    if (matches)
+        return ea_fail(err, "no target for this machine's %s and %d targets of other GPUs in %s/targets (%s): name one "
+                            "with --target NAME or %s",
+                       gpu_model, matches, golden, all, EA_TARGET_ENV);
     return ea_fail(err, "no target for this machine's %s in %s/targets (%s): name one with --target NAME, or stage "
                         "one for %s",
                    gpu_model, golden, all, gpu_model);

@@ -10,11 +10,13 @@
  *   zero targets. A folder without target.json, or a bad one, is an error naming it.
  * - ea_target_select picks the target a command uses: name (--target), else env
  *   (EXTERN_AUDIT_TARGET), else the one target of gpu_model (this machine's GPU), else, with no GPU
- *   (gpu_model NULL), the only target. Refused, naming what was asked and the targets there: an
+ *   (gpu_model NULL) or without check_gpu and no target of gpu_model (a command that reads files: its
+ *   numbers name their GPU), the only target. Refused, naming what was asked and the targets there: an
  *   unknown name; with check_gpu, a named target of another GPU model than gpu_model (both named);
- *   two targets of gpu_model (torch's version is unknown to C: --target decides); none for
- *   gpu_model; no GPU and several targets; no target at all. A candidate-lowering target (a
- *   "lowering" in target.json) is used only when named: it prices a lowering, not today's code.
+ *   two targets of gpu_model (torch's version is unknown to C: --target decides); with check_gpu, none
+ *   for gpu_model; no GPU (or none of gpu_model without check_gpu) and several targets; no target at
+ *   all. A candidate-lowering target (a "lowering" in target.json) is used only when named: it prices a
+ *   lowering, not today's code.
  * - ea_target_resolve: ea_target_select with $EXTERN_AUDIT_TARGET and this machine's GPU model. A
  *   command that measures on the GPU passes check_gpu 1; one that only reads files passes 0.
  * - ea_target_find: ea_target_resolve without the GPU check for commands that report what is missing
