@@ -412,7 +412,7 @@ void occ_cache_prepare(struct criterion_test_set *set)
     snprintf(file, sizeof file, "%s/device.json", run_dir);
     in_child(probe, file);
     int present = occ_device(model, sizeof model, why, sizeof why, &err);
-    char reason[1024];
+    char reason[sizeof skip_why];
     ea_target t;
     if (present < 0)
         snprintf(reason, sizeof reason, "the device probe failed: %.400s", err.msg);
