@@ -26,14 +26,14 @@ void test_golden_docs(cJSON *docs[EA_AUDIT_OPS], const char *files[EA_AUDIT_OPS]
  * its GPU work never runs beside another process's timing; its own timings take the lock exclusive. */
 void test_skip_without_gpu(void);
 /* The committed golden's target as a command reading files resolves it on a GPU of model (target.h): 1 when it is
- * of model, 0 when it is another GPU's (a machine no target is for: why says so), -1 when none resolves (err). */
+ * of model, 0 when it is another GPU's (a machine no target is for: why says so), -1 when none resolves or the
+ * suite inherited a target of another GPU by name (err). */
 int test_target_for(const char *model, ea_target *t, char *why, size_t n, ea_error *err);
-/* test_skip_without_gpu, then skips "no target for this GPU ..." when the committed golden holds none of this GPU's
- * model: what measures committed points compares against baselines of the GPU it ran on. The target into t
- * unless NULL; a golden that does not resolve fails the test. */
+/* 1, with why, on a GPU the committed golden holds no target for (test_target_for; its -1 fails the test). */
+int test_gpu_without_target(char *why, size_t n);
+/* test_skip_without_gpu, then skips with test_gpu_without_target's reason: what measures committed points compares
+ * against baselines of the GPU it ran on. With t, the target a measuring command resolves, into t. */
 void test_skip_without_target(ea_target *t);
-/* 1 on a GPU the committed golden holds no target for: what measures is refused there before it reads its input. */
-int test_gpu_without_target(void);
 /* A golden folder of the committed one's occurrences, old_rule.json and TEST_TARGET's target.json, captures,
  * baselines.json and torch_ops.json (test_mirror: real folders, a link per file), without its
  * classification.json (the caller writes one). */

@@ -333,12 +333,18 @@ Test(keep_from, replay_refuses_a_listed_name_without_a_capture)
         {"index_add-a8e741bae3fe-d86ebce10336,", "got an empty name"},
         {",index_add-a8e741bae3fe-d86ebce10336", "got an empty name"},
     };
-    /* on a GPU no target is for, replay (it measures) refuses the machine first */
-    const int other_gpu = test_gpu_without_target();
+    char why[512];
+    if (test_gpu_without_target(why, sizeof why)) { /* replay measures: it refuses the machine before the names */
+        cli_run r = test_cli("replay", "--scope", refused[0][0], NULL);
+        cr_assert_eq(r.status, 2, "%s", r.err);
+        has(r.err, "no target for this machine's ");
+        cli_run_free(&r);
+        cr_skip_test("%s", why);
+    }
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
         cli_run r = test_cli("replay", "--scope", refused[i][0], NULL);
         cr_assert_eq(r.status, 2, "case %zu: %s", i, r.err);
-        has(r.err, other_gpu ? "no target for this machine's " : refused[i][1]);
+        has(r.err, refused[i][1]);
         cli_run_free(&r);
     }
 }

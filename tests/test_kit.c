@@ -181,8 +181,8 @@ Test(kit_gpu, a_plan_without_its_written_bytes_breaks_the_run_naming_the_key)
     memset(&fake, 0, sizeof fake);
     fake.no_split = 1;
     cr_assert_null(points(1, &(ea_run_opts){.faithful = 1}, &err));
-    cr_assert_str_eq(err.msg,
-                     "fake fake-1 #0 floor_copy config.floor_written_bytes: expected integer, got nothing (missing key)");
+    cr_assert_str_eq(err.msg, "fake fake-1 #0 floor_copy config.floor_written_bytes: expected integer, got nothing "
+                              "(missing key)");
 }
 
 static int no_poison(void *ctx, ea_error *err)

@@ -78,11 +78,17 @@ Test(target, selection_by_name_environment_and_gpu_model)
     cr_assert_str_eq(pick(FIXTURE, H200, NULL, "B200", 0).name, H200);
     /* no GPU: the only target */
     cr_assert_str_eq(pick("golden", NULL, NULL, NULL, 1).name, TEST_TARGET);
-    /* a GPU with no target of its model reads files as a machine without one (the only target), and measures
-     * nothing: an H100 user's audit reads the H200's numbers */
-    cr_assert_str_eq(pick("golden", NULL, NULL, "H100-80GB-HBM3", 0).name, TEST_TARGET);
-    refused("golden", NULL, NULL, "H100-80GB-HBM3", 1,
-            "no target for this machine's H100-80GB-HBM3 in golden/targets (" TEST_TARGET);
+    /* a GPU with no target of its model reads files as a machine without one (the only target of today's code,
+     * never a lowering's beside it), and measures nothing */
+    cr_assert_str_eq(pick("golden", NULL, NULL, "X100", 0).name, TEST_TARGET);
+    refused("golden", NULL, NULL, "X100", 1, "no target for this machine's X100 in golden/targets (" TEST_TARGET);
+    const char *g = test_tmpdir();
+    free(test_target(g, "H200", "2.11.0+cu130", "9.0"));
+    free(test_write(g, "targets/H200-torch2.11.0+cu130-lowered/target.json",
+                    "{\"schema\": \"extern-audit/target\", \"schema_version\": 1, \"name\": "
+                    "\"H200-torch2.11.0+cu130-lowered\", \"gpu_model\": \"H200\", \"torch\": \"2.11.0+cu130\", "
+                    "\"capability\": \"9.0\", \"lowering\": \"lowered\", \"note\": \"written by a test\"}\n"));
+    cr_assert_str_eq(pick(g, NULL, NULL, "X100", 0).name, "H200-torch2.11.0+cu130");
     ea_target t = pick(FIXTURE, H200, NULL, NULL, 1);
     char path[4400];
     cr_assert_eq(ea_tf_path(t.dir, EA_TF_BASELINES, path, sizeof path), 0);
@@ -106,8 +112,9 @@ Test(target, refusals_name_what_was_asked_and_what_is_there)
             EA_TARGET_ENV);
     refused(FIXTURE, NULL, NULL, "A100", 1, "no target for this machine's A100 in " FIXTURE "/targets (" B200 ", " H200
             "): name one with --target NAME, or stage one for A100");
+    /* reading does not guess between two others */
     refused(FIXTURE, NULL, NULL, "A100", 0, "no target for this machine's A100 and 2 targets of other GPUs in " FIXTURE
-            "/targets (" B200 ", " H200 "): name one with --target NAME or " EA_TARGET_ENV); /* reading does not guess */
+            "/targets (" B200 ", " H200 "): name one with --target NAME or " EA_TARGET_ENV);
     /* two targets of one GPU model: the torch version, unknown to C, decides */
     const char *g = test_tmpdir();
     free(test_target(g, "H200", "2.11.0+cu130", "9.0"));

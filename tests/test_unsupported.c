@@ -85,7 +85,8 @@ Test(unsupported, plan_reports_the_refused_point_and_goes_on)
     /* measured: on a GPU the table says why and the exit is 1; without one, or on a GPU no target is for (dir's is
      * the committed one), the run exits 2 before any point */
     ea_device_info info;
-    const int present = ea_device_probe(&info), other_gpu = test_gpu_without_target();
+    char why[512];
+    const int present = ea_device_probe(&info), other_gpu = test_gpu_without_target(why, sizeof why);
     r = test_cli("run", "--scope", "routing", "--golden", dir, NULL);
     cr_assert_eq(r.status, present && !other_gpu ? 1 : 2, "%s", r.err);
     if (present && !other_gpu)

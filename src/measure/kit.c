@@ -67,8 +67,9 @@ static int measure_floor(const ea_kit_state *st, int k, const cJSON *config, cJS
     if (rc)
         return -1;
     if (!ea_path_judge_outcome(&out, -1, 1, 1)) {
-        if (!cJSON_ReplaceItemInObjectCaseSensitive(m, "passed", cJSON_CreateFalse()))
-            cJSON_AddFalseToObject(m, "passed");
+        cJSON *no = cJSON_CreateFalse();
+        if (!cJSON_ReplaceItemInObjectCaseSensitive(m, "passed", no))
+            cJSON_AddItemToObject(m, "passed", no);
         if (!cJSON_HasObjectItem(m, "failure"))
             cJSON_AddStringToObject(m, "failure", EA_PATH_FLOOR " failed its check");
     }
