@@ -227,7 +227,7 @@ int ea_oracle_allowlist_load(const char *golden, cJSON **entries, char *file, si
     struct stat st;
     ej_doc d;
     ej_val arr;
-    int n;
+    int n = 0; /* read before ej_array sets it when an earlier check fails */
     *entries = NULL;
     snprintf(file, nfile, "%s/%s", golden, EA_ORACLE_ALLOWLIST);
     if (lstat(file, &st)) { /* a dangling link is there: ej_load names it */
