@@ -488,15 +488,10 @@ cJSON *ea_gate_compare_plans(const char *stored_file, const cJSON *stored, cJSON
     return ea_gate_summarize(report);
 }
 
-/* Is e an entry of the measured floor's path, warm or cold? */
-static int floor_entry(const cJSON *e)
-{
-    return floor_path(ej_text(e, "path"), ej_text(e, "mode"));
-}
-
 int ea_gate_entry_holds(const cJSON *e)
 {
-    return strcmp(ej_text(e, "status"), "SAME") && !(floor_entry(e) && strcmp(ej_text(e, "status"), "INVALID"));
+    const char *status = ej_text(e, "status");
+    return strcmp(status, "SAME") && !(floor_path(ej_text(e, "path"), ej_text(e, "mode")) && strcmp(status, "INVALID"));
 }
 
 int ea_gate_exit(const cJSON *report)

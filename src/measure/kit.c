@@ -74,10 +74,10 @@ static int measure_floor(const ea_kit_state *st, int k, const cJSON *config, cJS
             cJSON_AddStringToObject(m, "failure", EA_PATH_FLOOR " failed its check");
     }
     if (st->opts->log) {
-        char time[48] = "checked";
+        char timed[48] = "checked";
         if (!st->opts->check_only)
-            snprintf(time, sizeof time, "%.2f us per call", out.median_us);
-        fprintf(st->opts->log, "%s: %s, %zu bytes read and %zu written (whole 16-byte words)%s\n", label, time, read,
+            snprintf(timed, sizeof timed, "%.2f us per call", out.median_us);
+        fprintf(st->opts->log, "%s: %s, %zu bytes read and %zu written (whole 16-byte words)%s\n", label, timed, read,
                 written, out.passed ? "" : ": FAILED");
     }
     cJSON_AddItemToArray(paths, out.json);
