@@ -108,11 +108,20 @@ Test(check_only, cli_plan_table_and_refusals)
         {"run", "--scope", "all", "--plan", "--record", "/tmp/never.json"},
         {"run", "--scope", "all", "--check-only", "--record", "/tmp/never.json"},
         {"run", "--scope", "all", "--check-only", "--plan", NULL},
+        /* a target's baselines are its own GPU's: another GPU's times never land in them */
+        {"run", "--scope", "all", "--any-gpu", "--record", "/tmp/never.json"},
+        {"run", "--scope", "all", "--any-gpu", "--keep-from", "golden/targets/" TEST_TARGET "/baselines.json"},
+        {"run", "--scope", "all", "--any-gpu", "--plan", NULL},
     };
     const char *want[] = {"--record writes measured baselines; --plan measures no time, so it is refused",
                           "--record writes measured baselines; --check-only measures no time, so it is refused",
-                          "--plan (no GPU, nothing run) and --check-only (run once, checked) exclude each other"};
-    for (int i = 0; i < 3; i++) {
+                          "--plan (no GPU, nothing run) and --check-only (run once, checked) exclude each other",
+                          "--any-gpu measures on a GPU the target may not be for, so --record (the target's baselines) "
+                          "is refused",
+                          "--any-gpu measures on a GPU the target may not be for, so --keep-from (the target's "
+                          "baselines) is refused",
+                          "--any-gpu says where to measure; --plan measures nothing and needs no GPU"};
+    for (int i = 0; i < 6; i++) {
         r = test_cli(refused[i][0], refused[i][1], refused[i][2], refused[i][3], refused[i][4], refused[i][5], NULL);
         cr_assert_eq(r.status, 2, "case %d", i);
         has(r.err, want[i]);
@@ -121,6 +130,7 @@ Test(check_only, cli_plan_table_and_refusals)
     }
     r = test_cli("help", "run", NULL);
     has(r.out, "--check-only");
+    has(r.out, "--any-gpu");
     cli_run_free(&r);
 }
 

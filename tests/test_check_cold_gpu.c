@@ -42,7 +42,7 @@ static cJSON *longformer_b(const ea_run_opts *o, cJSON **result)
 
 Test(check_cold_gpu, check_only_runs_each_path_untimed, .timeout = 300)
 {
-    const ea_run_opts o = {1, 1, 0, NULL, 1, NULL};
+    const ea_run_opts o = {.faithful = 1, .fabricated = 1, .check_only = 1};
     cJSON *r, *arr = longformer_b(&o, &r);
     const cJSON *p;
     int paths = 0;
@@ -60,7 +60,7 @@ Test(check_cold_gpu, check_only_runs_each_path_untimed, .timeout = 300)
 
 Test(check_cold_gpu, cold_beside_warm_with_kernel_durations, .timeout = 300)
 {
-    const ea_run_opts o = {1, 0, 0, NULL, 0, NULL};
+    const ea_run_opts o = {.faithful = 1};
     cJSON *r, *arr = longformer_b(&o, &r);
     const cJSON *p;
     cJSON_ArrayForEach(p, cJSON_GetObjectItem(r, "paths")) {
@@ -114,7 +114,7 @@ Test(check_cold_gpu, warm_only_where_the_stored_document_has_no_cold_time, .time
                                 "{\"name\": \"oracle\", \"mode\": \"faithful\"}, "
                                 "{\"name\": \"oracle_general\", \"mode\": \"faithful\"}, "
                                 "{\"name\": \"current\", \"mode\": \"fabricated\"}]}]}");
-    const ea_run_opts o = {1, 1, 0, NULL, 0, stored};
+    const ea_run_opts o = {.faithful = 1, .fabricated = 1, .cold_from = stored};
     cJSON *r, *arr = longformer_b(&o, &r);
     const cJSON *p;
     int warm_only = 0;

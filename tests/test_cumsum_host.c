@@ -256,7 +256,7 @@ Test(cumsum, plans_without_a_gpu)
     const cJSON *p;
     int index = 0, results = 0;
     ea_error err;
-    ea_run_opts o = {1, 0, 132, NULL, 0, NULL};
+    ea_run_opts o = {.faithful = 1, .sm_count = 132};
     cJSON_ArrayForEach(p, cJSON_GetObjectItem(doc, "points")) {
         if (ea_family_cumsum.claims(p)) {
             cJSON *arr = test_family_points(&ea_family_cumsum, p, GOLDEN, index, &o, 0, &err), *r;
@@ -662,7 +662,7 @@ Test(cumsum, capture_outputs_and_missing_captures)
     free(test_write(dir, "occurrences/cumsum.json", text));
     free(test_target(dir, "H200", "2.11.0+cu130", "9.0"));
     snprintf(file, sizeof file, "%s/occurrences/cumsum.json", dir);
-    ea_run_opts o = {1, 0, 132, NULL, 0, NULL};
+    ea_run_opts o = {.faithful = 1, .sm_count = 132};
     cr_assert_null(test_family_points(&ea_family_cumsum, p, file, index, &o, 0, &err));
     has(err.msg, file);
     has(err.msg, "scopes[0]: expected a capture for scope cumsum-2c7a27c1f3e3-8b05912dbbf4 or one of its occurrences: ");

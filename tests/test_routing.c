@@ -31,7 +31,7 @@ extern const ea_repro_family ea_family_routing_histc, ea_family_routing_cumsum;
 #define CUMSUM_FILE "golden/occurrences/cumsum.json"
 #define CAPTURE_DIR "golden/targets/H200-torch2.11.0+cu130/captures/cumsum-bbbc239b67b8-008242e3eb1a"
 
-static const ea_run_opts plan_opts = {1, 0, 132, NULL, 0, NULL};
+static const ea_run_opts plan_opts = {.faithful = 1, .sm_count = 132};
 
 static cJSON *load(const char *file)
 {

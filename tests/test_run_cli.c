@@ -115,8 +115,9 @@ Test(run, without_a_device_exits_2_saying_why)
     ea_device_info info;
     if (ea_device_probe(&info))
         cr_skip_test("CUDA device present: %s", info.reason);
-    const char *modes[] = {"--quiet", "--check-only"}; /* a check-only run needs a device too */
-    for (int i = 0; i < 2; i++) {
+    /* a check-only run needs a device too, and so does one on any GPU (its target resolves without one) */
+    const char *modes[] = {"--quiet", "--check-only", "--any-gpu"};
+    for (int i = 0; i < 3; i++) {
         cli_run r = test_cli("run", "--scope", "longformer-bf16-6291456", "--mode", "both", "--quiet", modes[i], NULL);
         cr_assert_eq(r.status, 2);
         has(r.err, "extern-audit run: no CUDA device: ");

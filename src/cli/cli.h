@@ -27,6 +27,7 @@ typedef struct {
     const char *corpus, *out, *check, *rule, *golden, *scope, *record, *mode;
     int json, quiet, cat_cap, update, plan;
     int check_only; /* run --check-only */
+    int any_gpu;    /* run --any-gpu */
     const char *target; /* --target NAME: golden/targets/NAME (target.h) */
     const char *keep_from; /* run, replay --keep-from FILE (keep_from.h) */
     const char *baseline, *against, *propose, *markdown, *save, *margin, *retries; /* gate (margin, retries: */

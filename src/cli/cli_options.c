@@ -58,7 +58,8 @@ int ea_cli_parse(const char *cmd, const char *allowed, int argc, char **argv, op
         const char *name;
         int *flag;
     } flags[] = {{"--json", &o->json}, {"--quiet", &o->quiet}, {"--update", &o->update}, {"--plan", &o->plan},
-                 {"--check-only", &o->check_only}, {"--run", &o->run}, {"--cold", &o->cold}};
+                 {"--check-only", &o->check_only}, {"--run", &o->run}, {"--cold", &o->cold},
+                 {"--any-gpu", &o->any_gpu}};
     *help = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *eq = strchr(a, '='), *inline_value = NULL;

@@ -40,7 +40,8 @@
 
 const char ea_usage_run[] =
     "usage: extern-audit run --scope NAME [--mode faithful|fabricated|both] [--json] [--record FILE]\n"
-    "                        [--keep-from FILE] [--golden DIR] [--target NAME] [--plan | --check-only] [--quiet]\n"
+    "                        [--keep-from FILE] [--golden DIR] [--target NAME] [--any-gpu] [--plan | --check-only]\n"
+    "                        [--quiet]\n"
     "  --scope NAME   all, a family (repros/registry.c), an alias (xlnet, routing, roberta-infer, ...), a point\n"
     "                 id or a scope id; several separated by commas; --list lists the families with their ops,\n"
     "                 aliases and points\n"
@@ -59,6 +60,10 @@ const char ea_usage_run[] =
     "  --target NAME  DIR/targets/NAME: the captures, classification and torch timings measured against\n"
     "                 (default: $EXTERN_AUDIT_TARGET, else the target of this GPU's model, else with no GPU\n"
     "                 the only one); a target of another GPU model than this one's is refused\n"
+    "  --any-gpu      measure the target's captures on this GPU even when the target is another GPU model's\n"
+    "                 (a GPU with no target of its own: ratios of this run, oracle against current and floor,\n"
+    "                 side by side): no fidelity (the captured and torch times are the target GPU's), no candidate\n"
+    "                 pricing, never --record or --keep-from; the document's gpu says which GPU measured\n"
     "  --plan         print what would run (kernels, launch shapes, floor bytes) as a table, with --json as\n"
     "                 JSON; needs no GPU; not with --record (a plan measures nothing)\n"
     "  --check-only   every path of every point run once on its inputs and checked, nothing timed: what\n"
@@ -77,6 +82,7 @@ const char ea_usage_run[] =
 typedef struct {
     const char *scope, *record, *golden, *target, *keep_from;
     int json, plan, quiet, record_stdout; /* --record -: stdout carries the document alone */
+    int any_gpu;
     ea_run_opts ro;
     char command[1024];
 } run_options;
@@ -85,7 +91,8 @@ static int parse(int argc, char **argv, run_options *o, int *help)
 {
     ea_cli_options c;
     memset(o, 0, sizeof *o);
-    int rc = ea_cli_parse("run", "--scope --mode --json --record --keep-from --golden --target --plan --check-only --quiet",
+    int rc = ea_cli_parse("run", "--scope --mode --json --record --keep-from --golden --target --any-gpu --plan --check-only "
+                          "--quiet",
                           argc, argv, &c, help);
     if (rc || *help)
         return rc;
@@ -101,6 +108,13 @@ static int parse(int argc, char **argv, run_options *o, int *help)
     if (c.keep_from && (c.plan || c.check_only))
         return ea_cli_usage_error("run", "--keep-from completes measured baselines; %s measures no time, so it is "
                                          "refused", c.plan ? "--plan" : "--check-only");
+    /* a target's baselines are its own GPU's: another GPU's times never land in them */
+    if (c.any_gpu && (c.record || c.keep_from))
+        return ea_cli_usage_error("run", "--any-gpu measures on a GPU the target may not be for, so %s (the target's "
+                                         "baselines) is refused", c.record ? "--record" : "--keep-from");
+    if (c.any_gpu && c.plan)
+        return ea_cli_usage_error("run", "%s", "--any-gpu says where to measure; --plan measures nothing and needs "
+                                               "no GPU");
     if (c.plan && c.check_only)
         return ea_cli_usage_error("run", "%s", "--plan (no GPU, nothing run) and --check-only (run once, checked) "
                                                "exclude each other");
@@ -114,6 +128,7 @@ static int parse(int argc, char **argv, run_options *o, int *help)
     o->json = c.json;
     o->plan = c.plan;
     o->quiet = c.quiet;
+    o->any_gpu = c.any_gpu;
     o->ro.faithful = strcmp(mode, "fabricated") != 0;
     o->ro.fabricated = strcmp(mode, "faithful") != 0;
     o->ro.check_only = c.check_only;
@@ -220,6 +235,16 @@ static cJSON *plan_or_unsupported(ea_run_ctx *c, const ea_scope_ref *r, ea_run_o
     return arr ? arr : unsupported(c, r, why.msg, asked->log);
 }
 
+/* A result measured on another GPU model than its target's (run --any-gpu) has no fidelity: the capture's and
+ * torch's times it would compare with were taken on the target's GPU. */
+static cJSON *other_gpu_fidelity(void)
+{
+    cJSON *f = cJSON_CreateObject();
+    cJSON_AddNullToObject(f, "capture");
+    cJSON_AddStringToObject(f, "note", "fidelity_other_gpu");
+    return f;
+}
+
 static double seconds_now(void)
 {
     struct timespec t;
@@ -260,6 +285,8 @@ static int each_point(ea_run_ctx *c, const ea_run_opts *ro, const ea_scope_ref *
                 ++*unsupported;
             } else if (a) {
                 ea_run_annotate(r, refs[i].point, a->env, a->caps, a->ops, a->classification);
+                if (ro->other_gpu)
+                    cJSON_ReplaceItemInObjectCaseSensitive(r, "fidelity", other_gpu_fidelity());
                 cJSON_AddNumberToObject(r, "point_wall_s", wall);
             }
             cJSON_AddItemToArray(out, r);
@@ -294,12 +321,13 @@ static int check_all(const run_options *o, ea_run_points *pts, cJSON **doc, ea_e
 }
 
 /* The run's table; its fidelity lines quote torch's times and kernels from the target's torch-ops file, which the
- * results do not copy (read before the measurement, so it reads now). */
-static void print_table(const ea_run_ctx *c, const cJSON *doc)
+ * results do not copy (read before the measurement, so it reads now); a run on another GPU (--any-gpu) quotes none. */
+static void print_table(const ea_run_ctx *c, const cJSON *doc, int other_gpu)
 {
     ea_torch_ops ops = {0};
     ea_error err;
-    if (ea_torch_ops_load_dir(c->target_dir, ej_text(cJSON_GetObjectItemCaseSensitive(doc, "gpu"), "model"), &ops, &err))
+    if (!other_gpu &&
+        ea_torch_ops_load_dir(c->target_dir, ej_text(cJSON_GetObjectItemCaseSensitive(doc, "gpu"), "model"), &ops, &err))
         fprintf(stderr, "run: %s\n", err.msg);
     ea_baseline_print(doc, &ops, stdout);
     ea_torch_ops_free(&ops);
@@ -335,12 +363,13 @@ static int measure_locked(ea_run_ctx *c, const char *command, const ea_run_opts 
     ea_torch_ops ops = {0};
     const char *target_dir = c->target_dir;
     ej_doc cls = {0};
-    if (measure_env(&dev, command, ro->log, &env, err) || ea_torch_ops_load_dir(target_dir, env.model, &ops, err) ||
+    if (measure_env(&dev, command, ro->log, &env, err) ||
+        (!ro->other_gpu && ea_torch_ops_load_dir(target_dir, env.model, &ops, err)) ||
         ea_classification_load(target_dir, &cls, err)) {
         ea_torch_ops_free(&ops);
         return -1;
     }
-    if (ro->log)
+    if (ro->log && !ro->other_gpu)
         fprintf(ro->log, "run: fidelity against %s%s\n", ops.file,
                 ops.loaded ? "" : ": absent, so every result says \"no torch measurement\"");
     cJSON *results = cJSON_CreateArray();
@@ -378,6 +407,24 @@ typedef struct {
     const char *files[EA_AUDIT_OPS];
     ea_error *err;
 } scope_walk;
+
+/* run --any-gpu: 1 when this machine's GPU is another model than t's (then nothing the target measured on its GPU
+ * judges this run), said once on log; 0 on t's own GPU model, where the run is an ordinary one, or with no GPU,
+ * which the measurement reports. */
+static int on_other_gpu(const ea_target *t, FILE *log)
+{
+    ea_device_info dev;
+    char model[64];
+    if (!ea_device_probe(&dev))
+        return 0;
+    ea_gpu_model(dev.name, model, sizeof model);
+    if (!strcmp(model, t->gpu_model))
+        return 0;
+    if (log)
+        fprintf(log, "run --any-gpu: the captures of %s (an %s's) measured on this %s: ratios of this run alone, "
+                     "no fidelity, no candidate pricing, nothing recorded\n", t->name, t->gpu_model, model);
+    return 1;
+}
 
 /* One name of --scope's list: its points, each once (a stage names the scopes it recaptured, which may share
  * points). */
@@ -479,8 +526,10 @@ int ea_cmd_run(int argc, char **argv)
     ea_target t = {0};
     /* a plan needs a target only for the families that read captures: they say so when there is none */
     int bad = (o.plan ? ea_target_find(o.golden, o.target, &t, &err)
-                      : ea_target_resolve(o.golden, o.target, 1, &t, &err)) ||
+                      : ea_target_resolve(o.golden, o.target, !o.any_gpu, &t, &err)) ||
               ea_run_points_load(o.golden, t.name[0] ? t.dir : NULL, o.scope, &pts, &err);
+    if (!bad && o.any_gpu)
+        o.ro.other_gpu = on_other_gpu(&t, o.ro.log);
     if (bad) {
         rc = 2;
     } else if (o.plan) {
@@ -515,9 +564,9 @@ int ea_cmd_run(int argc, char **argv)
         if (o.json)
             ea_cli_print_json(out);
         else if (!o.record_stdout)
-            print_table(&pts.ctx, out);
+            print_table(&pts.ctx, out, o.ro.other_gpu);
         /* every oracle must be no slower than every committed candidate of its scope, priced on this run */
-        int slower = ea_candidates_check(o.golden, &t, out, stderr, &err);
+        int slower = o.ro.other_gpu ? 0 : ea_candidates_check(o.golden, &t, out, stderr, &err);
         if (slower < 0 || (o.record && ea_baseline_record(o.record, out, &err))) /* validated first: it must read back */
             rc = 2;
         else

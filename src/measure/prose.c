@@ -59,6 +59,9 @@ static const struct {
      "no torch measurement: the target's " EA_TORCH_OPS_NAME " absent (tools/capture/op_timing.py writes it)"},
     {"fidelity_torch_ops_no_entry", "no torch measurement: the target's " EA_TORCH_OPS_NAME " has no entry for this point"},
     {"fidelity_no_capture", "no capture"},
+    {"fidelity_other_gpu",
+     "none: measured on another GPU model than the target's (run --any-gpu), whose captured and torch times are "
+     "that GPU's"},
     {"fidelity_replica_not_run_capture_mode", "the replica did not run in the capture's mode"},
     {"fidelity_capture_not_comparable",
      "another form of the scope or other inputs than the capture's run (config.capture_comparable false): the ratio "

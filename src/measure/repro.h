@@ -52,6 +52,8 @@ typedef struct {
     const cJSON *cold_from;   /* NULL: every path timed warm and cold (run); else a baselines document, and a
                                * path is timed cold only where its stored result has "time_cold"
                                * (ea_run_times_cold; gate --run passes the stored document) */
+    int other_gpu;            /* run --any-gpu: the target is another GPU model's, so its torch timings and
+                               * captured times are no fidelity reference (note fidelity_other_gpu) */
 } ea_run_opts;
 
 typedef struct ea_repro_family ea_repro_family;
