@@ -395,6 +395,15 @@ Test(candidate, runs_check_names_an_oracle_slower_than_a_committed_candidate)
     ea_target cand = base;
     snprintf(cand.lowering, sizeof cand.lowering, "index_add_bf16_atomic");
     cr_expect_eq(ea_candidates_check(golden, &cand, fresh, stderr, &err), 0, "a candidate's own run checks nothing");
+    /* the same slow oracle measured on another GPU (run --any-gpu): the candidates' prices are the H200's */
+    cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(fresh, "gpu"), "model",
+                                           cJSON_CreateString("H100-80GB-HBM3"));
+    text = NULL;
+    log = open_memstream(&text, &len);
+    cr_expect_eq(ea_candidates_check(golden, &base, fresh, log, &err), 0, "another GPU's run is priced against none");
+    fclose(log);
+    cr_expect_str_eq(text, "");
+    free(text);
     cJSON_Delete(fresh);
 }
 

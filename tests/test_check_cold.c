@@ -116,10 +116,10 @@ Test(check_only, cli_plan_table_and_refusals)
     const char *want[] = {"--record writes measured baselines; --plan measures no time, so it is refused",
                           "--record writes measured baselines; --check-only measures no time, so it is refused",
                           "--plan (no GPU, nothing run) and --check-only (run once, checked) exclude each other",
-                          "--any-gpu measures on a GPU the target may not be for, so --record (the target's baselines) "
-                          "is refused",
-                          "--any-gpu measures on a GPU the target may not be for, so --keep-from (the target's "
-                          "baselines) is refused",
+                          "--any-gpu measures on a GPU the target may not be for, so --record is refused: a "
+                          "baselines file holds one GPU model's times",
+                          "--any-gpu measures on a GPU the target may not be for, so --keep-from is refused: a "
+                          "baselines file holds one GPU model's times",
                           "--any-gpu says where to measure; --plan measures nothing and needs no GPU"};
     for (int i = 0; i < 6; i++) {
         r = test_cli(refused[i][0], refused[i][1], refused[i][2], refused[i][3], refused[i][4], refused[i][5], NULL);

@@ -152,6 +152,33 @@ Test(run, a_not_comparable_ratio_names_the_torch_time_it_is_against)
     cJSON_Delete(doc);
 }
 
+/* Measured on another GPU than the target's (run --any-gpu): the fidelity says so, the captured times the view
+ * quotes beside this run's are gone at every depth, and this run's own figures stay; the table says why. */
+Test(run, a_result_on_another_gpu_keeps_no_captured_time)
+{
+    cJSON *doc = cJSON_Parse(
+        "{\"gpu\": {\"name\": \"H100\"}, \"scopes\": [{\"family\": \"cumsum\", \"alias\": \"a\", \"point\": \"p\","
+        " \"occurrences\": 1, \"class\": \"lowered\", \"paths\": [], \"floor\": {}, \"speedup\": 2,"
+        " \"fidelity\": {\"capture\": \"captures/s/capture.json\", \"torch_compiled_us\": 20, \"ratio\": 0.9},"
+        " \"view\": {\"torch_compiled_us\": 20, \"torch_eager_us\": 30, \"replay\": {\"median_us\": 18,"
+        " \"torch_compiled_us\": 20, \"outputs\": 2}}}]}");
+    cJSON *r = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "scopes"), 0), *none = cJSON_CreateObject();
+    ea_result_on_other_gpu(r);
+    char *view = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(r, "view"));
+    cr_assert_str_eq(view, "{\"replay\":{\"median_us\":18,\"outputs\":2}}");
+    char *fid = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(r, "fidelity"));
+    cr_assert_str_eq(fid, "{\"capture\":null,\"note\":\"fidelity_other_gpu\"}");
+    char *text = test_print_to_string(test_baseline_table, doc);
+    has(text, "fidelity: none: measured on another GPU model than the target's (run --any-gpu)");
+    ea_result_on_other_gpu(none); /* a result without fidelity or view gets the note */
+    has(ej_text(cJSON_GetObjectItemCaseSensitive(none, "fidelity"), "note"), "fidelity_other_gpu");
+    free(text);
+    free(fid);
+    free(view);
+    cJSON_Delete(none);
+    cJSON_Delete(doc);
+}
+
 Test(run, baselines_written_atomically_and_read_strictly)
 {
     ea_run_env env = test_run_env();

@@ -62,8 +62,10 @@ const char ea_usage_run[] =
     "                 the only one); a target of another GPU model than this one's is refused\n"
     "  --any-gpu      measure the target's captures on this GPU even when the target is another GPU model's\n"
     "                 (a GPU with no target of its own: ratios of this run, oracle against current and floor,\n"
-    "                 side by side): no fidelity (the captured and torch times are the target GPU's), no candidate\n"
-    "                 pricing, never --record or --keep-from; the document's gpu says which GPU measured\n"
+    "                 side by side; current is Inductor's kernels as compiled and autotuned on the target's\n"
+    "                 GPU): no fidelity (the captured and torch times are the target GPU's), no candidate\n"
+    "                 pricing, never --record or --keep-from; the document's gpu says which GPU measured, its\n"
+    "                 command which target\n"
     "  --plan         print what would run (kernels, launch shapes, floor bytes) as a table, with --json as\n"
     "                 JSON; needs no GPU; not with --record (a plan measures nothing)\n"
     "  --check-only   every path of every point run once on its inputs and checked, nothing timed: what\n"
@@ -75,7 +77,8 @@ const char ea_usage_run[] =
     "a point its family refuses (a shape, dtype or capture it does not implement) is reported unsupported,\n"
     "with the reason, and the run goes on\n"
     "every committed candidate-lowering target of the target's GPU and torch (golden price) is priced against\n"
-    "this run: an oracle slower than a candidate of its scope is named on stderr with both times\n"
+    "this run when it ran on that GPU model: an oracle slower than a candidate of its scope is named on stderr\n"
+    "with both times\n"
     "exit status: 0 every check passed, 1 a check failed, a point is unsupported or an oracle is slower than a\n"
     "candidate, 2 bad usage, bad input or no CUDA device\n";
 
@@ -110,8 +113,9 @@ static int parse(int argc, char **argv, run_options *o, int *help)
                                          "refused", c.plan ? "--plan" : "--check-only");
     /* a target's baselines are its own GPU's: another GPU's times never land in them */
     if (c.any_gpu && (c.record || c.keep_from))
-        return ea_cli_usage_error("run", "--any-gpu measures on a GPU the target may not be for, so %s (the target's "
-                                         "baselines) is refused", c.record ? "--record" : "--keep-from");
+        return ea_cli_usage_error("run", "--any-gpu measures on a GPU the target may not be for, so %s is refused: "
+                                         "a baselines file holds one GPU model's times",
+                                  c.record ? "--record" : "--keep-from");
     if (c.any_gpu && c.plan)
         return ea_cli_usage_error("run", "%s", "--any-gpu says where to measure; --plan measures nothing and needs "
                                                "no GPU");
@@ -235,16 +239,6 @@ static cJSON *plan_or_unsupported(ea_run_ctx *c, const ea_scope_ref *r, ea_run_o
     return arr ? arr : unsupported(c, r, why.msg, asked->log);
 }
 
-/* A result measured on another GPU model than its target's (run --any-gpu) has no fidelity: the capture's and
- * torch's times it would compare with were taken on the target's GPU. */
-static cJSON *other_gpu_fidelity(void)
-{
-    cJSON *f = cJSON_CreateObject();
-    cJSON_AddNullToObject(f, "capture");
-    cJSON_AddStringToObject(f, "note", "fidelity_other_gpu");
-    return f;
-}
-
 static double seconds_now(void)
 {
     struct timespec t;
@@ -286,7 +280,7 @@ static int each_point(ea_run_ctx *c, const ea_run_opts *ro, const ea_scope_ref *
             } else if (a) {
                 ea_run_annotate(r, refs[i].point, a->env, a->caps, a->ops, a->classification);
                 if (ro->other_gpu)
-                    cJSON_ReplaceItemInObjectCaseSensitive(r, "fidelity", other_gpu_fidelity());
+                    ea_result_on_other_gpu(r);
                 cJSON_AddNumberToObject(r, "point_wall_s", wall);
             }
             cJSON_AddItemToArray(out, r);
@@ -331,6 +325,24 @@ static void print_table(const ea_run_ctx *c, const cJSON *doc, int other_gpu)
         fprintf(stderr, "run: %s\n", err.msg);
     ea_baseline_print(doc, &ops, stdout);
     ea_torch_ops_free(&ops);
+}
+
+/* run --any-gpu: 1 when this machine's GPU is another model than t's (then nothing the target measured on its GPU
+ * judges this run), said once on log; 0 on t's own GPU model, where the run is an ordinary one, or with no GPU,
+ * which the measurement reports. */
+static int on_other_gpu(const ea_target *t, FILE *log)
+{
+    ea_device_info dev;
+    char model[64];
+    if (!ea_device_probe(&dev))
+        return 0;
+    ea_gpu_model(dev.name, model, sizeof model);
+    if (!strcmp(model, t->gpu_model))
+        return 0;
+    if (log)
+        fprintf(log, "run --any-gpu: the captures of %s (target GPU %s) measured on this %s: ratios of this run alone, "
+                     "no fidelity, no candidate pricing, nothing recorded\n", t->name, t->gpu_model, model);
+    return 1;
 }
 
 static int measure_locked(ea_run_ctx *c, const char *command, const ea_run_opts *ro, const ea_scope_ref *refs, int n,
@@ -407,24 +419,6 @@ typedef struct {
     const char *files[EA_AUDIT_OPS];
     ea_error *err;
 } scope_walk;
-
-/* run --any-gpu: 1 when this machine's GPU is another model than t's (then nothing the target measured on its GPU
- * judges this run), said once on log; 0 on t's own GPU model, where the run is an ordinary one, or with no GPU,
- * which the measurement reports. */
-static int on_other_gpu(const ea_target *t, FILE *log)
-{
-    ea_device_info dev;
-    char model[64];
-    if (!ea_device_probe(&dev))
-        return 0;
-    ea_gpu_model(dev.name, model, sizeof model);
-    if (!strcmp(model, t->gpu_model))
-        return 0;
-    if (log)
-        fprintf(log, "run --any-gpu: the captures of %s (an %s's) measured on this %s: ratios of this run alone, "
-                     "no fidelity, no candidate pricing, nothing recorded\n", t->name, t->gpu_model, model);
-    return 1;
-}
 
 /* One name of --scope's list: its points, each once (a stage names the scopes it recaptured, which may share
  * points). */
@@ -530,6 +524,8 @@ int ea_cmd_run(int argc, char **argv)
               ea_run_points_load(o.golden, t.name[0] ? t.dir : NULL, o.scope, &pts, &err);
     if (!bad && o.any_gpu)
         o.ro.other_gpu = on_other_gpu(&t, o.ro.log);
+    if (!bad && o.any_gpu && !o.target) /* the document says which target's captures it measured */
+        snprintf(o.command + strlen(o.command), sizeof o.command - strlen(o.command), " --target %s", t.name);
     if (bad) {
         rc = 2;
     } else if (o.plan) {
@@ -566,7 +562,7 @@ int ea_cmd_run(int argc, char **argv)
         else if (!o.record_stdout)
             print_table(&pts.ctx, out, o.ro.other_gpu);
         /* every oracle must be no slower than every committed candidate of its scope, priced on this run */
-        int slower = o.ro.other_gpu ? 0 : ea_candidates_check(o.golden, &t, out, stderr, &err);
+        int slower = ea_candidates_check(o.golden, &t, out, stderr, &err);
         if (slower < 0 || (o.record && ea_baseline_record(o.record, out, &err))) /* validated first: it must read back */
             rc = 2;
         else

@@ -280,7 +280,8 @@ int ea_candidates_check(const char *golden, const ea_target *base, const cJSON *
     cJSON *staged;
     const cJSON *doc, *f;
     int n = 0;
-    if (base->lowering[0])
+    const char *model = ej_text(cJSON_GetObjectItemCaseSensitive(results, "gpu"), "model");
+    if (base->lowering[0] || strcmp(model, base->gpu_model))
         return 0;
     if (ea_candidates_staged(golden, base, results, &staged, err))
         return -1;

@@ -41,7 +41,8 @@ int ea_candidates_staged(const char *golden, const ea_target *base, const cJSON 
                          ea_error *err);
 /* run's check on a fresh measurement (results: a baselines document): every committed candidate of base's
  * GPU model and torch priced against it; each oracle slower than a candidate is printed to log. Returns the
- * number of such failures, -1 on bad input. A candidate target itself (base->lowering) has none to check. */
+ * number of such failures, -1 on bad input. A candidate target itself (base->lowering) has none to check, nor has a
+ * document measured on another GPU model than base's (run --any-gpu): the candidates' prices are base's GPU's. */
 int ea_candidates_check(const char *golden, const ea_target *base, const cJSON *results, FILE *log, ea_error *err);
 /* The best candidate price of a scope over the documents (NaN when none priced it); *name gets its lowering. */
 double ea_candidates_best(const cJSON *staged, const char *scope, const char **name);

@@ -217,6 +217,27 @@ void ea_run_annotate(cJSON *result, const cJSON *point, const ea_run_env *env, c
     cJSON_AddItemToObject(result, "fidelity", ea_result_fidelity(result, point, caps, ops));
 }
 
+static void drop_captured_times(cJSON *obj)
+{
+    cJSON *c;
+    cJSON_DeleteItemFromObjectCaseSensitive(obj, "torch_compiled_us");
+    cJSON_DeleteItemFromObjectCaseSensitive(obj, "torch_eager_us");
+    cJSON_ArrayForEach(c, obj)
+        if (cJSON_IsObject(c))
+            drop_captured_times(c);
+}
+
+void ea_result_on_other_gpu(cJSON *result)
+{
+    cJSON *f = cJSON_CreateObject(), *view = cJSON_GetObjectItemCaseSensitive(result, "view");
+    cJSON_AddNullToObject(f, "capture");
+    cJSON_AddStringToObject(f, "note", "fidelity_other_gpu");
+    if (!cJSON_ReplaceItemInObjectCaseSensitive(result, "fidelity", f))
+        cJSON_AddItemToObject(result, "fidelity", f);
+    if (cJSON_IsObject(view))
+        drop_captured_times(view);
+}
+
 cJSON *ea_baseline_doc(cJSON *results, const ea_run_env *env)
 {
     cJSON *d = cJSON_CreateObject(), *g, *bw, *r;

@@ -64,6 +64,10 @@ cJSON *ea_result_fidelity(const cJSON *result, const cJSON *point, const ea_capt
  * absent (schema 3: not copied), the configuration's "capture" up to its first space ("... run \"default\""); 0 and
  * buf "" when there is none (null). */
 int ea_fidelity_capture(const cJSON *result, char *buf, size_t n);
+/* A result measured on another GPU model than its target's (run --any-gpu): its fidelity becomes the note
+ * fidelity_other_gpu, and the captured times its view quotes beside this run's (torch_compiled_us, torch_eager_us,
+ * at any depth) are removed: they were taken on the target's GPU, and no ratio of them to this run means anything. */
+void ea_result_on_other_gpu(cJSON *result);
 /* Takes ownership of results (an array of annotated results). */
 cJSON *ea_baseline_doc(cJSON *results, const ea_run_env *env);
 int ea_baseline_validate(const char *file, const cJSON *doc, ea_error *err);

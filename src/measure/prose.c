@@ -60,8 +60,8 @@ static const struct {
     {"fidelity_torch_ops_no_entry", "no torch measurement: the target's " EA_TORCH_OPS_NAME " has no entry for this point"},
     {"fidelity_no_capture", "no capture"},
     {"fidelity_other_gpu",
-     "none: measured on another GPU model than the target's (run --any-gpu), whose captured and torch times are "
-     "that GPU's"},
+     "none: measured on another GPU model than the target's (run --any-gpu); the captured and torch times are the "
+     "target GPU's"},
     {"fidelity_replica_not_run_capture_mode", "the replica did not run in the capture's mode"},
     {"fidelity_capture_not_comparable",
      "another form of the scope or other inputs than the capture's run (config.capture_comparable false): the ratio "
