@@ -228,25 +228,28 @@ expert_kernel(const int64_t *__restrict__ ids, int n, int64_t *__restrict__ sort
     const int e = blockIdx.x, tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const unsigned below = (1u << lane) - 1;
     unsigned hit[R][P]; /* the warp's lanes whose item i of round j is e */
+    int64_t v[R][P];
     int less = 0;
 #pragma unroll
-    for (int j = 0; j < R; j++) {
+    for (int j = 0; j < R; j++) { /* every round's loads first: one memory latency, not one per round */
         const int p = (j * T + tid) * P;
-        int64_t v[P];
 #pragma unroll
         for (int i = 0; i < P; i += 2) {
             if (p + i + 1 < n) {
                 longlong2 q = __ldg(reinterpret_cast<const longlong2 *>(ids + p + i));
-                v[i] = q.x, v[i + 1] = q.y;
+                v[j][i] = q.x, v[j][i + 1] = q.y;
             } else {
-                v[i] = p + i < n ? ids[p + i] : -1, v[i + 1] = -1;
+                v[j][i] = p + i < n ? ids[p + i] : -1, v[j][i + 1] = -1;
             }
         }
+    }
+#pragma unroll
+    for (int j = 0; j < R; j++) {
         int c = 0;
 #pragma unroll
         for (int i = 0; i < P; i++) {
-            less += v[i] >= 0 && v[i] < e;
-            hit[j][i] = __ballot_sync(kFull, v[i] == e);
+            less += v[j][i] >= 0 && v[j][i] < e;
+            hit[j][i] = __ballot_sync(kFull, v[j][i] == e);
             c += __popc(hit[j][i]);
         }
         if (lane == 0)
