@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ci/oracle-check's host half (JUDGE=FILE: the oracle's rule and the launch-bound table on a proposal, no GPU)
 # against copies of the committed H200 baselines edited as a fresh cumsum measurement could leave them: the
-# committed launch floor lists the launch-bound scopes and no point breaks the rule but the one the allowlist lists;
+# committed launch floor lists the launch-bound scopes and no point breaks the rule (the allowlist is empty);
 # OPT's oracle 10% slower (beaten by both current paths, warm) and a DistilGPT2 oracle slower than its current path
 # are breaches naming the winner; each exits 1 and says so.
 # Without a target, or (on a machine without one) without a GPU, it refuses with exit 2. Run by make test (BIN=build).
@@ -42,14 +42,14 @@ EOF
     expect "$name" "$want" $rc "$tmp/$name.out" "$@"
 }
 
-case_ committed 0 "" "^rollup --check: oracle rule: [0-9]+ pairs judged, .* 1 breaches \(1 allowed by" \
+case_ committed 0 "" "^rollup --check: oracle rule: [0-9]+ pairs judged, .* 0 breaches \(0 allowed by" \
     "^Launch-bound scopes: the oracle against bytes \+ launches" "^  cumsum +opt-infer +infer +- +1 / 1 " \
     "^  routing_histc +routing +infer +whole scope, topk_ids +1 / 8 " "^== oracle: exit 0" '"exit": 0'
 case_ opt_slower 1 "faster('opt-infer', 'oracle', 1.1)" \
     "oracle_beaten: $tre cumsum cumsum-[0-9a-f]+ #0 warm \(opt-infer\): current [0-9]" \
-    "oracle_beaten: $tre cumsum cumsum-[0-9a-f]+ #0 warm \(opt-infer\): current_tuned [0-9]" " 4 breaches \(1 allowed by" \
+    "oracle_beaten: $tre cumsum cumsum-[0-9a-f]+ #0 warm \(opt-infer\): current_tuned [0-9]" " 3 breaches \(0 allowed by" \
     "^== oracle rule: exit 1"
-case_ distilgpt2_beaten 1 "faster('distilgpt2', 'oracle', 1.6)" \
+case_ distilgpt2_beaten 1 "faster('distilgpt2', 'oracle', 2.5)" \
     "oracle_beaten: $tre cumsum cumsum-[0-9a-f]+ #[01] warm \(distilgpt2\).*current" "^== oracle: exit 1"
 # refusals: a judgement without a target, a proposal that is not there, a scope it has no tests for, a
 # measurement without a GPU

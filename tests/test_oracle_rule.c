@@ -284,23 +284,20 @@ static cJSON *committed_rollup(const char *target)
 }
 
 /* Issue 25's measurements (docs/evidence/oracle-check.md): on the committed H200 data no implementation the
- * repository measures beats an oracle, warm or cold, but what the allowlist lists. The last unlisted breach, OPT's
- * position ids (0.92x, then 0.97x warm), went with the const oracle's block size compiled in: 0.973 us warm against
- * Inductor's 0.979 (cold 1.088 against 1.0875). The one listed: GPT-2's packed position ids against the capture's
- * coordinate-descent run replayed (current_tuned, 0.94x warm; the oracle leads cold). */
+ * repository measures beats an oracle, warm or cold. The last unlisted breach, OPT's position ids (0.92x, then 0.97x
+ * warm), went with the const oracle's block size compiled in: 0.973 us warm against Inductor's 0.979 (cold 1.088
+ * against 1.0875). The last listed one, GPT-2's packed position ids against the capture's coordinate-descent run
+ * replayed (current_tuned 2.52 us against 2.67 warm), went with the packed oracle's launch variants: 1.51 us (the
+ * H200 gate of 2026-12-05), and its allowlist entry with it. */
 Test(oracle_rule, the_committed_data_keeps_the_rule_on_every_point)
 {
     cJSON *doc = committed_rollup(TEST_TARGET);
     const cJSON *rule = cJSON_GetObjectItemCaseSensitive(doc, "oracle_rule"), *b;
     cr_assert(rule);
     cr_assert_gt(ej_num(rule, "judged"), 300, "%g pairs", ej_num(rule, "judged"));
-    int allowed = 0;
-    cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(rule, "breaches")) {
-        cr_assert(cJSON_HasObjectItem(b, "allowed"), "%s %s: %s beats the oracle at %gx", ej_str(b, "alias"),
-                  ej_str(b, "mode"), ej_str(b, "winner"), ej_num(b, "ratio"));
-        allowed++;
-    }
-    cr_assert_eq(allowed, 1, "gpt2-seqcls warm against current_tuned, and nothing else");
+    cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(rule, "breaches"))
+        cr_assert_fail("%s %s: %s beats the oracle at %gx%s", ej_str(b, "alias"), ej_str(b, "mode"),
+                       ej_str(b, "winner"), ej_num(b, "ratio"), cJSON_HasObjectItem(b, "allowed") ? " (listed)" : "");
     const cJSON *f;
     cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(doc, "check"))
         cr_assert(strncmp(ej_str(f, "kind"), "oracle", 6), "%s: %s", ej_str(f, "row"), ej_str(f, "why"));

@@ -67,4 +67,5 @@ const ea_repro_family ea_family_cumsum = {
     .claims = cs_claims,
     .modes = EA_MODE_FAITHFUL, /* the capture's ids */
     .description = "position ids: cumsum of a padding mask or of constants, replayed from Inductor's scan",
+    .verdict = cs_result_verdict,
 };

@@ -308,6 +308,12 @@ const char *cs_verdict(double current_us, double oracle_us)
     return current_us / oracle_us <= CS_HEADROOM_RATIO ? "no_material_headroom" : "headroom";
 }
 
+const char *cs_result_verdict(const cJSON *result)
+{
+    return cs_verdict(ea_path_median(ea_path_named(result, "current", "faithful")),
+                      ea_path_median(ea_path_named(result, "oracle", "faithful")));
+}
+
 /* The oracle's launch variants as ea_path_tune measures them: a variant passes when its checks do
  * and its outputs hash to the capture's checksums; *sums takes every variant's hashes. */
 typedef struct {

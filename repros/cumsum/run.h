@@ -29,6 +29,9 @@
 
 cJSON *cs_measure(const cs_scope *s, const ea_capture *c, const ea_capture_run *run, const ea_kit_state *st,
                   ea_error *err);
+/* The verdict a stored result's faithful current and oracle medians give (the family's verdict hook: gate --propose
+ * derives it again when it takes a time); NULL without both. */
+const char *cs_result_verdict(const cJSON *result);
 /* Kind, shapes, the graph's literals, outputs, inputs, the captured launches and the oracle's. */
 cJSON *cs_config_json(const cs_scope *s, const ea_capture *c, const ea_capture_run *run);
 /* The launch variants a kind's oracle is tuned over (cs_mask_variant, cs_const_variant, cs_packed_variant). */

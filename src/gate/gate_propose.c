@@ -9,6 +9,7 @@
 #include "base/json.h"
 #include "measure/launch_floor.h"
 #include "measure/path.h"
+#include "measure/repro.h"
 
 static int at(const cJSON *e, const char *side, int i)
 {
@@ -144,14 +145,31 @@ static int fill_point_wall(cJSON *out, const cJSON *fresh)
     return filled;
 }
 
+/* A passed result a time was taken into gets the verdict its family's rule gives from the times it now holds
+ * (repro.h's verdict hook): the fresh run's verdict came from fresh times, some of which a SAME entry left out. */
+static void follow_verdict(cJSON *result)
+{
+    const ea_repro_family *f = ea_repro_family_named(ej_text(result, "family"));
+    const char *v = f && f->verdict && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(result, "passed"))
+                        ? f->verdict(result)
+                        : NULL;
+    if (v && !cJSON_ReplaceItemInObjectCaseSensitive(result, "verdict", cJSON_CreateString(v)))
+        cJSON_AddStringToObject(result, "verdict", v);
+}
+
 cJSON *ea_gate_propose(const cJSON *stored, const cJSON *fresh, const cJSON *report)
 {
     cJSON *out = cJSON_Duplicate(stored, 1);
     const cJSON *e;
     int moved = 0;
-    /* what a result derives from a time or floor taken into it is derived when read (fractions.h): nothing to redo */
-    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(report, "entries"))
-        moved += take(out, fresh, e) > 0;
+    /* what a result derives from a time or floor taken into it is derived when read (fractions.h), but for a
+     * family's verdict, which follows its rule */
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(report, "entries")) {
+        int took = take(out, fresh, e);
+        moved += took > 0;
+        if (took == 2 && at(e, "stored_at", 0) >= 0)
+            follow_verdict(scope_item(out, at(e, "stored_at", 0)));
+    }
     /* the fidelity is the current path's warm times against torch's (a ratio per mode): it follows them when
      * all were taken; with some taken it would quote times the document does not hold */
     int si = 0, fi = -1;

@@ -102,6 +102,14 @@ int ea_repro_doc(const ea_repro_family *f)
     return -1;
 }
 
+const ea_repro_family *ea_repro_family_named(const char *name)
+{
+    for (const ea_repro_family *const *f = ea_repro_families; *f; f++)
+        if (!strcmp((*f)->name, name))
+            return *f;
+    return NULL;
+}
+
 /* "index_add, routing_histc, ..." */
 static void family_names(char *buf, size_t n)
 {

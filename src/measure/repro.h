@@ -104,7 +104,13 @@ struct ea_repro_family {
     int (*claims)(const cJSON *point); /* NULL: every point of the document */
     unsigned modes;                    /* the modes it runs: EA_MODE_FAITHFUL, EA_MODE_FABRICATED */
     const char *description;           /* its scope in a few words, for run --list */
+    /* The verdict id a passed result's stored times give, NULL for none: what gate --propose derives again for a
+     * result it takes a time into. NULL hook: the family's verdict does not follow its times (or it has none). */
+    const char *(*verdict)(const cJSON *result);
 };
+
+/* The registered family named name, NULL when none is. */
+const ea_repro_family *ea_repro_family_named(const char *name);
 
 /* The registry (repros/registry.c): every family, NULL-terminated. */
 extern const ea_repro_family *const ea_repro_families[];
