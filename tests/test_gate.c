@@ -153,7 +153,8 @@ Test(gate, committed_baselines_against_themselves_are_all_same)
             paths += 1 + cJSON_HasObjectItem(p, "time_cold");
     cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(r, "entries"))
         if (strcmp(field(e, "status"), "SAME")) {
-            cr_assert(!ea_gate_entry_holds(e) && !strcmp(field(e, "path"), EA_PATH_FLOOR), "%s", field(e, "detail"));
+            cr_assert(!strcmp(field(e, "status"), "NOISY") && !ea_gate_entry_holds(e) &&
+                      !strcmp(field(e, "path"), EA_PATH_FLOOR), "%s", field(e, "detail"));
             floors++;
         }
     cr_assert_gt(paths, 100);
@@ -366,17 +367,15 @@ Test(gate, a_taken_time_brings_the_familys_verdict)
     cr_assert_str_eq(ej_text(stored, "verdict"), "headroom");
     scale(a, gpt2, oracle, "time", 1.8); /* the stored oracle as slow as current: no material headroom */
     cJSON_ReplaceItemInObjectCaseSensitive(stored, "verdict", cJSON_CreateString("no_material_headroom"));
+    /* the next result (the train graph's) moves nothing: its verdict, wrong as it is, is not the proposal's to fix */
+    cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(a, "scopes"), gpt2 + 1),
+                                           "verdict", cJSON_CreateString("no_material_headroom"));
     cJSON *r = compare(a, b), *p = ea_gate_propose(a, b, r);
     cr_assert_eq(count(r, "FASTER"), 1);
     cr_assert_str_eq(ej_text(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(p, "scopes"), gpt2), "verdict"),
                      "headroom");
-    cJSON_Delete(p);
-    cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(b, "scopes"), gpt2 + 1),
-                                           "verdict", cJSON_CreateString("stale, untouched"));
-    cJSON_Delete(r);
-    r = compare(b, b);
-    p = ea_gate_propose(b, b, r);
-    cr_assert(cJSON_Compare(p, b, 1), "nothing taken, nothing derived again");
+    cr_assert_str_eq(ej_text(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(p, "scopes"), gpt2 + 1), "verdict"),
+                     "no_material_headroom");
     release(4, p, r, a, b);
 }
 

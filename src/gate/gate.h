@@ -24,7 +24,8 @@
  *   each as the fresh path has it or removed where it has none), and the fidelity when every current warm
  *   time was, CLASS, CONFIG, FIDELITY, ADDED points, paths and cold times), the "point_wall_s" a stored result
  *   lacks taken from its point's fresh result, and fresh's "launch_floor" where a chain moved beyond the rule's margin or the stored document
- *   has none (measure/launch_floor.h ea_launch_floor_moved: no entry judges it):
+ *   has none (measure/launch_floor.h ea_launch_floor_moved: no entry judges it), and the verdict its family's rule
+ *   (repro.h's verdict hook) gives a passed result any time was taken into, from the times it then holds:
  *   every other byte of the stored file prints as it was read.
  * - ea_gate_print (terminal table); ea_gate_markdown (the table a CI job posts) and ea_gate_junit (JUnit XML) are
  *   the texts the CLI writes (cmd_gate.c's ea_gate_cli_texts).

@@ -153,8 +153,9 @@ static void follow_verdict(cJSON *result)
     const char *v = f && f->verdict && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(result, "passed"))
                         ? f->verdict(result)
                         : NULL;
-    if (v && !cJSON_ReplaceItemInObjectCaseSensitive(result, "verdict", cJSON_CreateString(v)))
-        cJSON_AddStringToObject(result, "verdict", v);
+    cJSON *id = v ? cJSON_CreateString(v) : NULL;
+    if (id && !cJSON_ReplaceItemInObjectCaseSensitive(result, "verdict", id))
+        cJSON_AddItemToObject(result, "verdict", id);
 }
 
 cJSON *ea_gate_propose(const cJSON *stored, const cJSON *fresh, const cJSON *report)
@@ -167,7 +168,7 @@ cJSON *ea_gate_propose(const cJSON *stored, const cJSON *fresh, const cJSON *rep
     cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(report, "entries")) {
         int took = take(out, fresh, e);
         moved += took > 0;
-        if (took == 2 && at(e, "stored_at", 0) >= 0)
+        if (took == 2) /* a time: taken into a stored result */
             follow_verdict(scope_item(out, at(e, "stored_at", 0)));
     }
     /* the fidelity is the current path's warm times against torch's (a ratio per mode): it follows them when
