@@ -62,17 +62,9 @@ static const cJSON *golden_doc(const ea_repro_family *f)
     return docs[k];
 }
 
-static const ea_repro_family *family_named(const char *name)
-{
-    for (const ea_repro_family *const *f = ea_repro_families; *f; f++)
-        if (!strcmp((*f)->name, name))
-            return *f;
-    return NULL;
-}
-
 const char *test_point_id(const char *family, const char *alias)
 {
-    const ea_repro_family *f = family_named(family);
+    const ea_repro_family *f = ea_repro_family_named(family);
     const cJSON *doc = f ? golden_doc(f) : NULL, *p;
     char a[128];
     cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(doc, "points")) {
@@ -88,7 +80,7 @@ const char *test_point_id(const char *family, const char *alias)
 const char *test_alias_of(const char *family, const char *point)
 {
     static char a[128];
-    const ea_repro_family *f = family_named(family);
+    const ea_repro_family *f = ea_repro_family_named(family);
     const cJSON *doc = f ? golden_doc(f) : NULL, *p;
     cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(doc, "points"))
         if (ej_str(p, "point") && !strcmp(ej_str(p, "point"), point)) {

@@ -13,11 +13,9 @@
 
 static const ea_repro_family *family(const char *name)
 {
-    for (const ea_repro_family *const *f = ea_repro_families; *f; f++)
-        if (!strcmp((*f)->name, name))
-            return *f;
-    cr_assert_fail("no family %s", name);
-    return NULL;
+    const ea_repro_family *f = ea_repro_family_named(name);
+    cr_assert_not_null(f, "no family %s", name);
+    return f;
 }
 
 Test(run_modes, every_family_declares_its_modes)
