@@ -14,6 +14,7 @@
 #include "measure/baseline.h"
 #include "measure/drift.h"
 #include "measure/launch_floor.h"
+#include "measure/path.h"
 #include "report/report.h"
 #include "report/rollup.h"
 #include "target/target_layout.h"
@@ -113,6 +114,16 @@ Test(launch_floor, a_launch_bound_scope_gets_its_floor_from_its_bytes_and_its_ow
     cr_assert_float_eq(ej_num(o, "fraction"), (transfer + 0.5) / ej_num(o, "us"), 1e-12);
     cr_assert_float_eq(ej_num(o, "fraction_cold"), (transfer + 1.0) / ej_num(o, "cold_us"), 1e-12);
     cr_assert_eq(ej_num(c, "kernels"), 1);
+    /* the measured floor's path: one copy kernel, against the same bytes + one launch */
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(opt, "floor_copy");
+    cr_assert_eq(ej_num(m, "kernels"), 1);
+    const cJSON *r, *copy = NULL;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(doc, "scopes"))
+        if (!strcmp(ej_text(r, "alias"), "opt-infer"))
+            copy = ea_path_named(r, "floor_copy", "floor");
+    cr_assert(copy && ej_num(m, "us") == ea_path_median(copy));
+    cr_assert_float_eq(ej_num(m, "fraction"), (transfer + 0.5) / ea_path_median(copy), 1e-12);
+    cr_assert_float_eq(ej_num(m, "fraction_cold"), (transfer + 1.0) / ea_path_median_cold(copy), 1e-12);
     /* DistilGPT2's current path launches two kernels: its floor is the chain of two */
     const cJSON *gpt = scope_of(f, "distilgpt2");
     cr_assert(gpt);
@@ -240,6 +251,23 @@ Test(launch_floor, a_partial_run_merged_into_its_base_keeps_the_runs_launch_floo
     ej_free(&d);
 }
 
+/* The last two cells of alias's row in text's launch-bound table, in a and b (a row ends its line). */
+static void last_cells(const char *text, const char *alias, char *a, char *b)
+{
+    const char *t = strstr(text, "Launch-bound scopes"), *row = t ? strstr(t, alias) : NULL;
+    cr_assert_not_null(row, "%s has a row", alias);
+    const char *end = strchr(row, '\n');
+    char line[512];
+    snprintf(line, sizeof line, "%.*s", (int)(end ? end - row : (long)strlen(row)), row);
+    char *last = strrchr(line, ' ');
+    cr_assert_not_null(last);
+    snprintf(b, 32, "%s", last + 1);
+    while (last > line && last[-1] == ' ')
+        last--;
+    *last = 0;
+    snprintf(a, 32, "%s", strrchr(line, ' ') + 1);
+}
+
 Test(launch_floor, the_rollup_lists_launch_bound_scopes_against_bytes_and_launches)
 {
     ea_rollup_opts o = {"golden", NULL, TEST_TARGET};
@@ -247,8 +275,22 @@ Test(launch_floor, the_rollup_lists_launch_bound_scopes_against_bytes_and_launch
     ea_error err;
     cr_assert_eq(ea_rollup_run(&o, &doc, &err), 0, "%s", err.msg);
     char *text = ea_report_text(doc, 3);
-    cr_assert(strstr(text, "Launch-bound scopes: the oracle against bytes + launches") && strstr(text, "opt-infer"),
-              "the committed launch floor lists them: %s", text);
+    cr_assert(strstr(text, "Launch-bound scopes: the oracle against bytes + launches") && strstr(text, "opt-infer") &&
+                  strstr(text, "copy floor% cold"),
+              "the committed launch floor lists them, with the measured floor's fraction: %s", text);
+    /* the last two cells: the measured floor's fractions, warm and cold; "-" where a scope has no floor_copy */
+    const cJSON *opt = scope_of(cJSON_GetObjectItemCaseSensitive(doc, "launch_floor"), "opt-infer");
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(opt, "floor_copy");
+    char a[32], c[32], want[2][32];
+    snprintf(want[0], sizeof want[0], "%.0f%%", 100 * ej_num(m, "fraction"));
+    snprintf(want[1], sizeof want[1], "%.0f%%", 100 * ej_num(m, "fraction_cold"));
+    last_cells(text, "opt-infer", a, c);
+    cr_assert(!strcmp(a, want[0]) && !strcmp(c, want[1]), "opt-infer: %s %s, want %s %s", a, c, want[0], want[1]);
+    free(text);
+    cJSON_DeleteItemFromObjectCaseSensitive((cJSON *)opt, "floor_copy");
+    text = ea_report_text(doc, 3);
+    last_cells(text, "opt-infer", a, c);
+    cr_assert(!strcmp(a, "-") && !strcmp(c, "-"), "no floor_copy path: %s %s", a, c);
     free(text);
     cJSON_ReplaceItemInObjectCaseSensitive(doc, "launch_floor", ea_launch_floor_fractions(b));
     text = ea_report_text(doc, 3);

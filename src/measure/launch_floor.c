@@ -199,7 +199,7 @@ cJSON *ea_launch_floor_fractions(const cJSON *baselines)
     cJSON_AddItemToObject(out, "chains", cJSON_Duplicate(chains, 1));
     cJSON *scopes = cJSON_AddArrayToObject(out, "scopes"), *results = cJSON_GetObjectItemCaseSensitive(baselines, "scopes");
     cJSON_ArrayForEach(r, results) {
-        const cJSON *o = oracle_path(r), *c = ea_path_named(r, "current", "faithful");
+        const cJSON *o = oracle_path(r), *c = ea_path_named(r, "current", "faithful"), *m = ea_path_named(r, "floor_copy", "floor");
         ea_figures x; /* the transfer time is derived, not stored (fractions.h) */
         ea_result_figures(r, &x);
         const double transfer = x.transfer_us;
@@ -214,6 +214,8 @@ cJSON *ea_launch_floor_fractions(const cJSON *baselines)
         cJSON_AddItemToObject(s, "oracle", path_fractions(o, chains, transfer));
         if (c)
             cJSON_AddItemToObject(s, "current", path_fractions(c, chains, transfer));
+        if (m)
+            cJSON_AddItemToObject(s, "floor_copy", path_fractions(m, chains, transfer));
         cJSON_AddItemToArray(scopes, s);
     }
     return out;

@@ -21,10 +21,12 @@
  *   passed) and current path's operation count (a call's "kernel_launches", else its cold time's "operations",
  *   else its "kernels") and, where the chain of the oracle's count costs at least the result's transfer time
  *   (fractions.h's transfer_us: launch-bound), floor = transfer_us + chain(k), warm and cold, and fraction = floor / the
- *   path's time, for the oracle and the current path each with its own count. {"chains", "scopes": [{"family",
- *   "point", "result", "alias", "transfer_us", "oracle": {"kernels", "launch_us", "floor_us", "us", "fraction",
- *   "launch_cold_us", "floor_cold_us", "cold_us", "fraction_cold"}, "current": {...}}]}; a count over the chains
- *   measured, or a time not there, is null. No "launch_floor" in the document: {"note": why}. */
+ *   path's time, for the oracle, the current path and the measured floor's path ("floor_copy": one kernel copying
+ *   the scope's bytes, what moving the bytes alone reaches of bytes + launches) each with its own count.
+ *   {"chains", "scopes": [{"family", "point", "result", "alias", "transfer_us", "oracle": {"kernels", "launch_us",
+ *   "floor_us", "us", "fraction", "launch_cold_us", "floor_cold_us", "cold_us", "fraction_cold"}, "current": {...},
+ *   "floor_copy": {...}}]}, "current" and "floor_copy" absent where the result has no such path; a count over the
+ *   chains measured, or a time not there, is null. No "launch_floor" in the document: {"note": why}. */
 #ifndef EA_LAUNCH_FLOOR_H
 #define EA_LAUNCH_FLOOR_H
 

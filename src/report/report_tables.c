@@ -456,14 +456,14 @@ static void launch_table(cJSON *tables, const cJSON *doc)
     static const char *const cols[] = {"family", "alias", "mode", "variant", "kernels", "transfer", "floor", "oracle",
                                        "floor%",
                                        "floor cold", "oracle cold", "floor% cold", "current cold", "cur. floor% cold",
-                                       NULL};
+                                       "copy floor%", "copy floor% cold", NULL};
     const cJSON *s, *scopes = obj(obj(doc, "launch_floor"), "scopes");
     if (!cJSON_GetArraySize(scopes))
         return;
-    cJSON *t = table(tables, "Launch-bound scopes: the oracle against bytes + launches (us per call)", "llllrrrrrrrrrr",
+    cJSON *t = table(tables, "Launch-bound scopes: the oracle against bytes + launches (us per call)", "llllrrrrrrrrrrrr",
                      cols);
     cJSON_ArrayForEach(s, scopes) {
-        const cJSON *o = obj(s, "oracle"), *c = obj(s, "current");
+        const cJSON *o = obj(s, "oracle"), *c = obj(s, "current"), *m = obj(s, "floor_copy");
         char k[32];
         snprintf(k, sizeof k, "%.0f / %.0f", ej_num(o, "kernels"), c ? ej_num(c, "kernels") : NAN);
         cJSON *r = row_of(t);
@@ -481,10 +481,14 @@ static void launch_table(cJSON *tables, const cJSON *doc)
         percent(r, ej_num(o, "fraction_cold"));
         figure(r, "%.2f", ej_num(c, "cold_us"));
         percent(r, ej_num(c, "fraction_cold"));
+        percent(r, ej_num(m, "fraction"));
+        percent(r, ej_num(m, "fraction_cold"));
     }
     note(t, "kernels: the oracle's / the current path's operations per call (CUPTI); floor = transfer (the bytes at "
             "copy bandwidth) + a chain of that many empty kernels as CUDA-graph nodes, warm or cold (run's launch "
             "floor); floor% = floor / time; listed where the oracle's launches cost at least its transfer");
+    note(t, "copy floor%: the same fraction for the measured floor (floor_copy: one kernel that copies the scope's "
+            "bytes and does nothing else, floor = transfer + its launches): what moving the bytes alone reaches");
 }
 
 /* The lowest and highest per_call num / den over op's rows (NULL: all) whose "us" has key: "-" when none. */
