@@ -708,3 +708,17 @@ Test(cumsum, every_committed_verdict_is_what_the_stored_times_give)
     }
     cr_assert_geq(judged, 5 * 15, "every passed cumsum result of the committed targets");
 }
+
+/* The variants' launch as the run's log line names it (run.h's examples), singular for one. */
+Test(cumsum, variant_texts_for_the_log)
+{
+    char t[128];
+    cs_mask_shape_text(&(cs_mask_shape){"row", 2, 8, 1}, t, sizeof t);
+    cr_assert_str_eq(t, " (row: 2 pairs, 8 warps, 1 segment)");
+    cs_const_shape_text(&(cs_const_shape){.name = "flat", .threads = 128, .unroll = 1, .flat = 1}, t, sizeof t);
+    cr_assert_str_eq(t, " (flat: 1 element a thread, 128 threads a CTA)");
+    cs_packed_shape_text(&(cs_packed_shape){"t256", 256, 4, 0}, t, sizeof t);
+    cr_assert_str_eq(t, " (t256: 4 items a thread, 256 threads a CTA)");
+    cs_packed_shape_text(&(cs_packed_shape){"t1024", 1024, 1, 0}, t, sizeof t);
+    cr_assert_str_eq(t, " (t1024: 1 item a thread, 1024 threads a CTA)");
+}

@@ -66,16 +66,20 @@ static void packed_shape_json(cJSON *o, const cs_packed_shape *sh, int64_t rows,
     cJSON_AddNumberToObject(o, "block", sh->threads);
 }
 
+/* " (name: count units a thread, threads threads a CTA)": the packed and const variants' launch, for logs. */
+static void per_thread_text(const char *name, int count, const char *unit, int threads, char *text, size_t n)
+{
+    snprintf(text, n, " (%s: %d %s%s a thread, %d threads a CTA)", name, count, unit, count > 1 ? "s" : "", threads);
+}
+
 void cs_packed_shape_text(const cs_packed_shape *sh, char *text, size_t n)
 {
-    snprintf(text, n, " (%s: %d item%s a thread, %d threads a CTA)", sh->name, sh->items, sh->items > 1 ? "s" : "",
-             sh->threads);
+    per_thread_text(sh->name, sh->items, "item", sh->threads, text, n);
 }
 
 void cs_const_shape_text(const cs_const_shape *sh, char *text, size_t n)
 {
-    snprintf(text, n, " (%s: %d element%s a thread, %d threads a CTA)", sh->name, sh->unroll, sh->unroll > 1 ? "s" : "",
-             sh->threads);
+    per_thread_text(sh->name, sh->unroll, "element", sh->threads, text, n);
 }
 
 void cs_mask_shape_text(const cs_mask_shape *sh, char *text, size_t n)
