@@ -206,3 +206,121 @@ Test(gate_pairing, plans_pair_with_the_stored_results_they_describe_in_any_order
     cJSON_Delete(plans);
     cJSON_Delete(a);
 }
+
+/* The index of the result of doc whose point is the golden point of index_add's alias. */
+static int result_of(const cJSON *doc, const char *alias)
+{
+    const cJSON *x;
+    int i = 0;
+    cJSON_ArrayForEach(x, scopes(doc)) {
+        if (!strcmp(ej_text(x, "point"), test_point_id("index_add", alias)))
+            return i;
+        i++;
+    }
+    cr_assert_fail("no result for %s", alias);
+    return -1;
+}
+
+/* Result r narrowed to scope groups [from, from + n) of its own, with the occurrences they cover (12 of
+ * Longformer's 6291456 point per pair of groups). */
+static void narrow(cJSON *r, int from, int n, int occurrences)
+{
+    cJSON *ids = cJSON_CreateArray();
+    for (int k = from; k < from + n; k++)
+        cJSON_AddItemToArray(ids, cJSON_Duplicate(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(r, "scope_ids"), k), 1));
+    cJSON_ReplaceItemInObjectCaseSensitive(r, "scope_ids", ids);
+    cJSON_ReplaceItemInObjectCaseSensitive(r, "occurrences", cJSON_CreateNumber(occurrences));
+}
+
+/* Longformer's 6291456 point split into two configurations, as a plan that tells two of its scope groups apart (a
+ * consumer the scope takes in) makes it: the first keeps the stored config but covers two groups, the second is a
+ * new config for the other two, listed last. */
+static void split_point(cJSON *doc, int r)
+{
+    cJSON *second = cJSON_Duplicate(cJSON_GetArrayItem(scopes(doc), r), 1);
+    narrow(cJSON_GetArrayItem(scopes(doc), r), 0, 2, 12);
+    narrow(second, 2, 2, 12);
+    cJSON_AddItemToObject(cJSON_GetObjectItemCaseSensitive(second, "config"), "consumer", cJSON_CreateObject());
+    cJSON_AddItemToArray(scopes(doc), second);
+}
+
+static const char *detail(const cJSON *report, const char *status)
+{
+    const cJSON *e;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(report, "entries"))
+        if (!strcmp(ej_text(e, "status"), status))
+            return ej_text(e, "detail");
+    cr_assert_fail("no %s entry", status);
+    return NULL;
+}
+
+/* A new run that measured the split point: its first configuration is a CONFIG (the same config, other scope
+ * groups: paired by config, it would otherwise be SAME and the stored result would still claim all four groups),
+ * the second ADDED; the proposal holds both, with the groups and occurrences each measured. */
+Test(gate_pairing, a_point_split_into_two_configurations_is_a_config_and_an_added)
+{
+    cJSON *a = test_committed_baselines(), *b = test_committed_baselines();
+    int r = result_of(a, "longformer-bf16-6291456");
+    split_point(b, r);
+    cJSON *rep = compare(a, b), *p = ea_gate_propose(a, b, rep);
+    cr_assert_eq(count(rep, "CONFIG"), 1);
+    cr_assert_eq(count(rep, "ADDED"), 1);
+    cr_assert_eq(count(rep, "MISSING"), 0);
+    cr_assert(strstr(detail(rep, "CONFIG"), "first at $.scope_ids[2]: \"index_add-"), "%s", detail(rep, "CONFIG"));
+    char want[64];
+    snprintf(want, sizeof want, "new.json $.scopes[%d]", cJSON_GetArraySize(scopes(b)) - 1);
+    cr_assert_str_eq(where(rep, "ADDED"), want);
+    ea_error err;
+    cr_assert_eq(ea_baseline_validate("proposed.json", p, &err), 0, "the proposal does not read back: %s", err.msg);
+    cr_assert_eq(cJSON_GetArraySize(scopes(p)), cJSON_GetArraySize(scopes(b)));
+    for (int k = 0; k < 2; k++) { /* the ADDED result is appended to the proposal, as to b */
+        int at = k ? cJSON_GetArraySize(scopes(b)) - 1 : r;
+        const cJSON *got = cJSON_GetArrayItem(scopes(p), at), *w = cJSON_GetArrayItem(scopes(b), at);
+        cr_assert(cJSON_Compare(cJSON_GetObjectItemCaseSensitive(got, "scope_ids"),
+                                cJSON_GetObjectItemCaseSensitive(w, "scope_ids"), 1) &&
+                      cJSON_GetObjectItemCaseSensitive(got, "occurrences")->valueint == 12,
+                  "configuration %d: %s", k, cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(got, "scope_ids")));
+    }
+    cJSON_Delete(p);
+    cJSON_Delete(rep);
+    cJSON_Delete(a);
+    cJSON_Delete(b);
+}
+
+/* gate --plan on the same split: the stored result's groups are a CONFIG, the new configuration ADDED (no stored
+ * result measures it: check-golden fails until a run measures it), and the proposal takes the plan and groups of
+ * the first but adds no result without times. A point the document does not measure at all is not ADDED here. */
+Test(gate_pairing, plans_that_split_a_point_are_a_config_and_an_added_the_proposal_cannot_take)
+{
+    cJSON *a = test_committed_baselines(), *plans = cJSON_CreateArray(), *x;
+    static const char *const planned[] = {"family", "point", "alias", "occurrences", "scope_ids", "config", "unsupported"};
+    cJSON_ArrayForEach(x, scopes(a)) {
+        cJSON *p = cJSON_CreateObject();
+        for (size_t k = 0; k < sizeof planned / sizeof *planned; k++)
+            if (cJSON_HasObjectItem(x, planned[k]))
+                cJSON_AddItemToObject(p, planned[k], cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(x, planned[k]), 1));
+        cJSON_AddItemToArray(plans, p);
+    }
+    cJSON *wrapped = cJSON_CreateObject();
+    cJSON_AddItemToObject(wrapped, "scopes", plans);
+    int r = result_of(a, "longformer-bf16-6291456"), xl = result_of(a, "xlnet");
+    split_point(wrapped, r);
+    cJSON_DeleteItemFromArray(scopes(a), xl > r ? xl : r + 99); /* xlnet: stored nowhere now */
+    ea_error err;
+    cJSON *rep = ea_gate_compare_plans("stored.json", a, plans, NULL, no_fidelity, NULL, &err);
+    cr_assert_not_null(rep, "%s", err.msg);
+    cr_assert_eq(count(rep, "CONFIG"), 1);
+    cr_assert_eq(count(rep, "ADDED"), 1, "the split's new configuration, not the unmeasured xlnet point");
+    cr_assert(strstr(detail(rep, "ADDED"), "measure it (gate --run --propose)"), "%s", detail(rep, "ADDED"));
+    cr_assert_eq(ea_gate_exit(rep), 1);
+    cJSON *p = ea_gate_propose(a, wrapped, rep);
+    cr_assert_eq(cJSON_GetArraySize(scopes(p)), cJSON_GetArraySize(scopes(a)), "no result without times added");
+    const cJSON *got = cJSON_GetArrayItem(scopes(p), r);
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(got, "scope_ids")), 2);
+    cr_assert_eq(cJSON_GetObjectItemCaseSensitive(got, "occurrences")->valueint, 12);
+    cr_assert_eq(ea_baseline_validate("proposed.json", p, &err), 0, "the proposal does not read back: %s", err.msg);
+    cJSON_Delete(p);
+    cJSON_Delete(rep);
+    cJSON_Delete(wrapped);
+    cJSON_Delete(a);
+}

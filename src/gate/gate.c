@@ -47,6 +47,15 @@ static int unsupported(const cJSON *r)
     return cJSON_HasObjectItem(r, "unsupported");
 }
 
+/* Does side hold a result of r's point? */
+static int has_result(const cJSON **side, int n, const cJSON *r)
+{
+    for (int j = 0; j < n; j++)
+        if (pair_of(side[j], r))
+            return 1;
+    return 0;
+}
+
 /* The first result of stored result i's point on the fresh side, -1 when it has none or it is paired. */
 static int first_fresh(const pairing *p, int i)
 {
@@ -299,11 +308,15 @@ static void compare_cold(gate *g, const cJSON *sr, int k, const cJSON *sp, const
 /* The plan a result measured (its "config": kernels, launches, notes, the capture it replays) is part of
  * the golden: a run that measured another plan changed what the baseline describes, even where no time
  * moved. */
+/* The plan: the config, and the scope groups the result covers (a point whose groups split into configurations
+ * otherwise, or join, keeps a config and covers other groups). */
 static void compare_config(gate *g, const cJSON *sr, int si, const cJSON *fr, int fi, int k)
 {
-    const cJSON *sc = cJSON_GetObjectItemCaseSensitive(sr, "config"), *fc = cJSON_GetObjectItemCaseSensitive(fr, "config");
+    const cJSON *sc = config(sr), *fc = config(fr);
+    const cJSON *sg = cJSON_GetObjectItemCaseSensitive(sr, "scope_ids"), *fg = cJSON_GetObjectItemCaseSensitive(fr, "scope_ids");
     char diff[600], detail[700];
-    if (!sc || !fc || !ej_first_difference(sc, fc, "$.config", diff, sizeof diff))
+    if (!(sg && fg && ej_first_difference(sg, fg, "$.scope_ids", diff, sizeof diff)) &&
+        !(sc && fc && ej_first_difference(sc, fc, "$.config", diff, sizeof diff)))
         return;
     snprintf(detail, sizeof detail, "the plan measured is not the stored one, %s", diff);
     add_entry(g, "CONFIG", sr, k, NULL, NULL, (const int[]){si, -1, fi, -1}, detail);
@@ -484,6 +497,14 @@ cJSON *ea_gate_compare_plans(const char *stored_file, const cJSON *stored, cJSON
                                  : "the plan it measured is today's");
         }
     }
+    /* a configuration today's code plans for a point the document measures, which no stored result measures (a
+     * point split into more configurations): nothing here to take it from, a plan has no times. A point with no
+     * result at all is coverage's (ea_gate_uncovered). */
+    for (int i = 0; i < pr.nf; i++)
+        if (pr.f2s[i] < 0 && in_scope(points, ej_text(pr.f[i], "point")) && has_result(pr.s, pr.ns, pr.f[i]))
+            add_entry(&g, "ADDED", pr.f[i], ordinal(plans, pr.f[i]), NULL, NULL, (const int[]){-1, -1, i, -1},
+                      "today's code plans a configuration the stored baselines do not measure: measure it (gate --run "
+                      "--propose)");
     pairing_free(&pr);
     return ea_gate_summarize(report);
 }

@@ -7,7 +7,8 @@
  *   the drift rule (drift.h); a path's own "margin"
  *   wins over the rule's. It reports every entry: SAME, SLOWER, FASTER, NOISY, and MISSING / ADDED
  *   (a point or path on one side only), CLASS (the result's class changed), CONFIG (the plan it measured,
- *   its "config", is not the stored one: kernels, launches, notes, capture), FIDELITY (gate --plan: the
+ *   its "config" or the scope groups it covers, its "scope_ids", is not the stored one: kernels, launches, notes,
+ *   capture, a point's groups split otherwise), FIDELITY (gate --plan: the
  *   recorded fidelity is not what the result's times give), FAILED (the new result
  *   or path did not pass its checks), INVALID (a time the rule cannot read; the others still judged).
  *   points (NULL: all) restricts the comparison to those point ids (--scope). Documents of two GPU
@@ -22,7 +23,8 @@
  * - ea_gate_propose: the stored document with only what moved replaced (SLOWER/FASTER timings, a tuned warm time
  *   with its run's "variant", "unroll", "candidates", "kernels", "kernel_launches" and "kernel_launches_note",
  *   each as the fresh path has it or removed where it has none), and the fidelity when every current warm
- *   time was, CLASS, CONFIG, FIDELITY, ADDED points, paths and cold times), the "point_wall_s" a stored result
+ *   time was, CLASS, CONFIG (with the scope groups and their occurrences), FIDELITY, ADDED points, paths and cold
+ *   times; not an ADDED plan of gate --plan, which has no times), the "point_wall_s" a stored result
  *   lacks taken from its point's fresh result, and fresh's "launch_floor" where a chain moved beyond the rule's margin or the stored document
  *   has none (measure/launch_floor.h ea_launch_floor_moved: no entry judges it), and the verdict its family's rule
  *   (repro.h's verdict hook) gives a passed result any time was taken into, from the times it then holds:
@@ -57,11 +59,12 @@ cJSON *ea_gate_compare(const char *stored_file, const cJSON *stored, const char 
 /* The fidelity a stored result's times give today (baseline.h's ea_result_fidelity), a new object; NULL: none. */
 typedef cJSON *ea_gate_derive_fn(const cJSON *stored_result, void *ctx);
 /* stored's results against plans (ea_run_plan's array: today's code, no GPU): CONFIG per result whose "config"
- * is not its plan's, FIDELITY per result whose recorded fidelity is not what derive gives from its own times
+ * or "scope_ids" is not its plan's, FIDELITY per result whose recorded fidelity is not what derive gives from its own times
  * under today's plan (its config and scope ids), the first difference named in both, numbers equal within a
  * 1e-12 relative difference (a printed double reads back within cJSON's epsilon, not bit for bit), SAME for the others; MISSING for a stored result
- * today's code does not plan or refuses; a stored refusal is not judged (no plan to compare), nor a plan no
- * stored result measured (coverage: ea_gate_uncovered). Each derived fidelity is attached to its plan. A report
+ * today's code does not plan or refuses; a stored refusal is not judged (no plan to compare); ADDED for a
+ * configuration planned for a point the document measures that none of its results measures (the point's groups
+ * split into more configurations), a point with no result at all being coverage's (ea_gate_uncovered). Each derived fidelity is attached to its plan. A report
  * of ea_gate_compare's form, whose ea_gate_propose (fresh: {"scopes": plans}) takes the CONFIG results' plans
  * and the FIDELITY results' fidelity. */
 cJSON *ea_gate_compare_plans(const char *stored_file, const cJSON *stored, cJSON *plans, const cJSON *points,

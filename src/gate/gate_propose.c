@@ -88,12 +88,13 @@ static int take(cJSON *out, const cJSON *fresh, const cJSON *e)
         cJSON_ReplaceItemInObjectCaseSensitive(scope_item(out, si), "class",
                                                cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(fr, "class"), 1));
     } else if (!strcmp(st, "CONFIG")) { /* the floor, the plan's bytes at the stored run's rate, follows (fractions.h) */
-        cJSON_ReplaceItemInObjectCaseSensitive(scope_item(out, si), "config",
-                                               cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(fr, "config"), 1));
+        take_keys(scope_item(out, si), fr, (const char *const[]){"config", "scope_ids", "occurrences", NULL});
     } else if (!strcmp(st, "ADDED") && !warm) { /* beside the stored path's time */
         cJSON_DeleteItemFromObjectCaseSensitive(to, "time_cold_note");
         cJSON_AddItemToObject(to, "time_cold", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(from, "time_cold"), 1));
         return 2;
+    } else if (!strcmp(st, "ADDED") && si < 0 && !cJSON_HasObjectItem(fr, "paths") && !cJSON_HasObjectItem(fr, "unsupported")) {
+        return 0; /* a plan (gate --plan): no measurement to take */
     } else if (!strcmp(st, "ADDED") && si < 0) {
         cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(out, "scopes"), cJSON_Duplicate(fr, 1));
         drop_unmeasured(out, ej_text(fr, "point"));
