@@ -47,11 +47,12 @@ static int unsupported(const cJSON *r)
     return cJSON_HasObjectItem(r, "unsupported");
 }
 
-/* Does side hold a result of r's point? */
-static int has_result(const cJSON **side, int n, const cJSON *r)
+/* Does side measure r's point: a result of it that is no refusal? (A refused point has no configurations to
+ * count; whether it still is refused, the gate of two runs says.) */
+static int measures_point(const cJSON **side, int n, const cJSON *r)
 {
     for (int j = 0; j < n; j++)
-        if (pair_of(side[j], r))
+        if (pair_of(side[j], r) && !unsupported(side[j]))
             return 1;
     return 0;
 }
@@ -305,11 +306,10 @@ static void compare_cold(gate *g, const cJSON *sr, int k, const cJSON *sp, const
     }
 }
 
-/* The plan a result measured (its "config": kernels, launches, notes, the capture it replays) is part of
- * the golden: a run that measured another plan changed what the baseline describes, even where no time
- * moved. */
-/* The plan: the config, and the scope groups the result covers (a point whose groups split into configurations
- * otherwise, or join, keeps a config and covers other groups). */
+/* The plan a result measured is part of the golden: its "config" (kernels, launches, notes, the capture it
+ * replays) and the scope groups it covers (a point whose groups split into configurations otherwise, or join,
+ * keeps a config and covers other groups). A run that measured another plan changed what the baseline
+ * describes, even where no time moved. */
 static void compare_config(gate *g, const cJSON *sr, int si, const cJSON *fr, int fi, int k)
 {
     const cJSON *sc = config(sr), *fc = config(fr);
@@ -499,9 +499,9 @@ cJSON *ea_gate_compare_plans(const char *stored_file, const cJSON *stored, cJSON
     }
     /* a configuration today's code plans for a point the document measures, which no stored result measures (a
      * point split into more configurations): nothing here to take it from, a plan has no times. A point with no
-     * result at all is coverage's (ea_gate_uncovered). */
+     * result at all is coverage's (ea_gate_uncovered), a stored refusal is not judged. */
     for (int i = 0; i < pr.nf; i++)
-        if (pr.f2s[i] < 0 && in_scope(points, ej_text(pr.f[i], "point")) && has_result(pr.s, pr.ns, pr.f[i]))
+        if (pr.f2s[i] < 0 && in_scope(points, ej_text(pr.f[i], "point")) && measures_point(pr.s, pr.ns, pr.f[i]))
             add_entry(&g, "ADDED", pr.f[i], ordinal(plans, pr.f[i]), NULL, NULL, (const int[]){-1, -1, i, -1},
                       "today's code plans a configuration the stored baselines do not measure: measure it (gate --run "
                       "--propose)");

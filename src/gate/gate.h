@@ -63,8 +63,9 @@ typedef cJSON *ea_gate_derive_fn(const cJSON *stored_result, void *ctx);
  * under today's plan (its config and scope ids), the first difference named in both, numbers equal within a
  * 1e-12 relative difference (a printed double reads back within cJSON's epsilon, not bit for bit), SAME for the others; MISSING for a stored result
  * today's code does not plan or refuses; a stored refusal is not judged (no plan to compare); ADDED for a
- * configuration planned for a point the document measures that none of its results measures (the point's groups
- * split into more configurations), a point with no result at all being coverage's (ea_gate_uncovered). Each derived fidelity is attached to its plan. A report
+ * configuration planned for a point the document measures (a result that is no refusal) that none of its results
+ * measures (the point's groups split into more configurations), a point with no result at all being coverage's
+ * (ea_gate_uncovered). Each derived fidelity is attached to its plan. A report
  * of ea_gate_compare's form, whose ea_gate_propose (fresh: {"scopes": plans}) takes the CONFIG results' plans
  * and the FIDELITY results' fidelity. */
 cJSON *ea_gate_compare_plans(const char *stored_file, const cJSON *stored, cJSON *plans, const cJSON *points,
