@@ -13,6 +13,7 @@
 #include "target/classify_impl.h"
 #include "target/target_impl.h"
 #include "target/target_layout.h"
+#include "base/landing.h"
 #include "cli/cli.h"
 #include "gpu/device.h"
 #include "gpu/device_lock.h"
@@ -33,6 +34,7 @@ const char *test_corpus(void)
 /* Every folder handed out stays reachable from here until exit, so LeakSanitizer does not count it. */
 static struct kept_dir {
     struct kept_dir *next;
+    pid_t owner; /* the process that made it removes it; a forked child that ends leaves it */
     char path[32];
 } *kept_dirs;
 
@@ -42,9 +44,24 @@ const char *test_tmpdir(void)
     cr_assert_not_null(k);
     snprintf(k->path, sizeof k->path, "/tmp/extern-audit-test-XXXXXX");
     cr_assert_not_null(mkdtemp(k->path), "mkdtemp failed");
+    k->owner = getpid();
     k->next = kept_dirs;
     kept_dirs = k;
     return k->path;
+}
+
+/* test_tmpdir's folders go when the test's process ends: left, one CI=true .ci/run left 1.6 GB in some 1600
+ * folders of /tmp, and every make test more. TEST_KEEP_TMP_ENV set keeps them, to look at after a failure. */
+__attribute__((destructor)) static void remove_tmpdirs(void)
+{
+    const char *keep = getenv(TEST_KEEP_TMP_ENV);
+    while (kept_dirs) {
+        struct kept_dir *k = kept_dirs;
+        kept_dirs = k->next;
+        if (k->owner == getpid() && !(keep && *keep))
+            ea_remove_tree(k->path);
+        free(k);
+    }
 }
 
 static void mkdirs(char *path)

@@ -42,8 +42,10 @@ const char *test_golden_links(void);
 void test_mirror(const char *src, const char *dst);
 /* "<dir>/<name>" in one of eight rotating buffers: eight may be held at once. */
 char *test_join(const char *dir, const char *name);
-/* A fresh empty folder under /tmp; the path lives until the test process ends. */
+/* A fresh empty folder under /tmp; it and its path last until the test process ends, which removes it (unless
+ * TEST_KEEP_TMP_ENV is set). */
 const char *test_tmpdir(void);
+#define TEST_KEEP_TMP_ENV "EXTERN_AUDIT_KEEP_TEST_TMP" /* set: test_tmpdir's folders stay after the process */
 /* Write text to dir/name (creating parent folders); returns the path (static buffer per call site
  * is not kept: copy it if needed). */
 char *test_write(const char *dir, const char *name, const char *text);
