@@ -31,7 +31,8 @@ const char *test_corpus(void)
     return stat(probe, &st) == 0 && S_ISDIR(st.st_mode) ? dir : NULL;
 }
 
-/* Every folder handed out stays reachable from here until exit, so LeakSanitizer does not count it. */
+/* Every folder handed out stays reachable from here until the process ends (LeakSanitizer does not count it),
+ * when remove_tmpdirs removes it and frees its entry. */
 static struct kept_dir {
     struct kept_dir *next;
     pid_t owner; /* the process that made it removes it; a forked child that ends leaves it */

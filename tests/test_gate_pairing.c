@@ -50,14 +50,20 @@ static int count(const cJSON *report, const char *status)
     return c ? (int)c->valuedouble : 0;
 }
 
-static const char *where(const cJSON *report, const char *status)
+/* Field key of the report's first entry of that status. */
+static const char *entry_text(const cJSON *report, const char *status, const char *key)
 {
     const cJSON *e;
     cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(report, "entries"))
         if (!strcmp(ej_text(e, "status"), status))
-            return ej_text(e, "where");
+            return ej_text(e, key);
     cr_assert_fail("no %s entry", status);
     return NULL;
+}
+
+static const char *where(const cJSON *report, const char *status)
+{
+    return entry_text(report, status, "where");
 }
 
 /* How many results of doc have r's family, point and config. */
@@ -268,12 +274,7 @@ static void proposal_reads_back(const cJSON *p)
 
 static const char *detail(const cJSON *report, const char *status)
 {
-    const cJSON *e;
-    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(report, "entries"))
-        if (!strcmp(ej_text(e, "status"), status))
-            return ej_text(e, "detail");
-    cr_assert_fail("no %s entry", status);
-    return NULL;
+    return entry_text(report, status, "detail");
 }
 
 /* A new run that measured the split point: its first configuration is a CONFIG (the same config, other scope
