@@ -19,6 +19,7 @@
 #include "base/hash.h"
 #include "helpers.h"
 #include "base/json.h"
+#include "base/landing.h"
 #include "occurrence_checks.h"
 #include "measure/repro.h"
 #include "measure/run.h"
@@ -36,25 +37,6 @@ static const char *env_dir(const char *name)
 {
     const char *d = getenv(name);
     return d ? d : "";
-}
-
-static void remove_tree(const char *dir)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    char p[4400];
-    while (d && (e = readdir(d)) != NULL) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-        if (e->d_type == DT_DIR)
-            remove_tree(p);
-        else
-            unlink(p);
-    }
-    if (d)
-        closedir(d);
-    rmdir(dir);
 }
 
 static uint64_t hash_stat(uint64_t h, const char *path, const struct stat *st)
@@ -108,7 +90,7 @@ static void make_keyed(const char *base, char *out, size_t n)
     while (d && (e = readdir(d)) != NULL)
         if (!strncmp(e->d_name, "key-", 4) && strcmp(e->d_name, name)) {
             snprintf(p, sizeof p, "%s/%s", base, e->d_name);
-            remove_tree(p);
+            ea_remove_tree(p);
         }
     if (d)
         closedir(d);
@@ -404,7 +386,7 @@ void occ_cache_prepare(struct criterion_test_set *set)
     base_dir(base, sizeof base);
     make_keyed(base, keyed, sizeof keyed);
     snprintf(run_dir, sizeof run_dir, "%s/run-%ld", base, (long)getpid());
-    remove_tree(run_dir);
+    ea_remove_tree(run_dir);
     mkdir(run_dir, 0755);
     setenv(KEYED_ENV, keyed, 1);
     setenv(RUN_ENV, run_dir, 1);
@@ -437,7 +419,7 @@ void occ_cache_prepare(struct criterion_test_set *set)
 void occ_cache_finish(void)
 {
     if (run_dir[0])
-        remove_tree(run_dir);
+        ea_remove_tree(run_dir);
 }
 
 const char *occ_skip_reason(const struct criterion_test *t)
