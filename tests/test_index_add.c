@@ -308,7 +308,7 @@ Test(index_add, slice_variants_listed_in_the_plan)
     ia_scope s;
     ia_plan p;
     iap_parse_plan(golden_point(doc, "xlnet"), &s, &p);
-    cJSON *cfg = ia_config_json(&s, &p), *orc = cJSON_GetObjectItem(cfg, "oracle");
+    cJSON *cfg = ia_config_json(&s, &p, NULL, NULL), *orc = cJSON_GetObjectItem(cfg, "oracle");
     const cJSON *vs = cJSON_GetObjectItem(orc, "variants");
     cr_assert_eq(cJSON_GetArraySize(vs), IA_SLICE_VARIANTS, "%s", cJSON_PrintUnformatted(orc));
     cr_assert_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(vs, 5), "variant")->valuestring, "vec8-cs");

@@ -21,30 +21,35 @@ static double check_of(const cJSON *path, const char *key)
     return cJSON_GetObjectItem(cJSON_GetObjectItem(path, "check"), key)->valuedouble;
 }
 
-/* The run's measurement of the golden point of alias (occurrence_cache.h): its one result (one configuration
- * for the point's scope groups), detached from all. */
-static const cJSON *shared(const cJSON *all, const char *alias)
+/* The run's measurement of the golden point of alias (occurrence_cache.h): its one result for the point's scope
+ * groups that end in a consumer the scope takes in (consumed), or for the others. */
+static const cJSON *shared(const cJSON *all, const char *alias, int consumed)
 {
     const cJSON *r, *found = NULL;
     int n = 0;
     cJSON_ArrayForEach(r, all)
-        if (!strcmp(cJSON_GetObjectItem(r, "point")->valuestring, test_point_id("index_add", alias)))
+        if (!strcmp(cJSON_GetObjectItem(r, "point")->valuestring, test_point_id("index_add", alias)) &&
+            cJSON_HasObjectItem(cJSON_GetObjectItem(r, "config"), "consumer") == consumed)
             found = r, n++;
-    cr_assert_eq(n, 1, "%s: one result for the point's scope groups, not %d", alias, n);
+    cr_assert_eq(n, 1, "%s: one result for the point's scope groups%s, not %d", alias,
+                 consumed ? " with a consumer" : "", n);
     return found;
 }
 
-static void full_scope(const char *alias)
+static void full_scope(const char *alias, int consumed)
 {
     test_skip_without_gpu();
     cJSON *all = occ_shared_results("index_add");
-    const cJSON *r = shared(all, alias);
+    const cJSON *r = shared(all, alias, consumed);
     char *text = cJSON_Print(r);
     cr_log_info("%s", text);
     free(text);
     const cJSON *cur = test_path(r, "current", "faithful"), *orc = test_path(r, "oracle", "faithful");
     const cJSON *gen = test_path(r, "oracle_general", "faithful");
     cr_assert(cur && orc && gen, "current, oracle and general oracle all ran");
+    const cJSON *tuned = test_path(r, "current_tuned", "faithful");
+    cr_assert(consumed ? tuned && cJSON_IsTrue(cJSON_GetObjectItem(tuned, "passed")) : !tuned,
+              "with a consumer, current_tuned (the replica, then the tuned kernel) ran and passed; else none");
     cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(r, "passed")), "%s", cJSON_PrintUnformatted(r));
     cr_assert_leq(check_of(cur, "rel_l2"), 1e-2);
     cr_assert_leq(check_of(orc, "rel_l2"), check_of(cur, "rel_l2"));
@@ -63,17 +68,23 @@ static void full_scope(const char *alias)
 
 Test(index_add_gpu, xlnet_full_scope, .timeout = 300)
 {
-    full_scope("xlnet");
+    full_scope("xlnet", 0);
 }
 
 Test(index_add_gpu, longformer_a_full_scope, .timeout = 300)
 {
-    full_scope("longformer-bf16-9437184");
+    full_scope("longformer-bf16-9437184", 0);
 }
 
 Test(index_add_gpu, longformer_b_full_scope, .timeout = 300)
 {
-    full_scope("longformer-bf16-6291456");
+    full_scope("longformer-bf16-6291456", 0);
+}
+
+/* its groups that end in div(., 8): the captured Inductor kernel after the replica, the oracle writes the quotient */
+Test(index_add_gpu, longformer_b_div_full_scope, .timeout = 300)
+{
+    full_scope("longformer-bf16-6291456", 1);
 }
 
 /* The issue's fidelity: the current replica against the same op timed alone in torch on this GPU model
@@ -87,7 +98,7 @@ Test(index_add_gpu, replica_fidelity_against_torch_op, .timeout = 600)
     cJSON *all = occ_shared_results("index_add");
     const char *aliases[] = {"longformer-bf16-9437184", "longformer-bf16-6291456", "xlnet"};
     for (int a = 0; a < 3; a++) {
-        const cJSON *t = cJSON_GetObjectItem(cJSON_GetObjectItem(shared(all, aliases[a]), "fidelity"), "torch_op");
+        const cJSON *t = cJSON_GetObjectItem(cJSON_GetObjectItem(shared(all, aliases[a], 0), "fidelity"), "torch_op");
         const cJSON *why = cJSON_GetObjectItem(t, "note"); /* no torch_ops.json, or no entry for the point */
         if (!t || why) {
             if (k < sizeof report)
@@ -105,7 +116,7 @@ Test(index_add_gpu, replica_fidelity_against_torch_op, .timeout = 600)
                 k += (size_t)snprintf(report + k, sizeof report - k,
                                       "%s %s: %.2f (replica %.1f us)%s; ", aliases[a], mode,
                                       cJSON_GetNumberValue(cJSON_GetObjectItem(m, "ratio")),
-                                      ea_path_median(ea_path_named(shared(all, aliases[a]), "current", mode)),
+                                      ea_path_median(ea_path_named(shared(all, aliases[a], 0), "current", mode)),
                                       ok ? "" : " OUTSIDE 15%");
         }
     }
@@ -121,7 +132,7 @@ Test(index_add_gpu, replica_fidelity_against_torch_op, .timeout = 600)
 static cJSON *measure_one(const ia_scope *s, const ia_plan *p, const ea_run_opts *o, ea_error *err)
 {
     const ea_kit_state st = {.alias = s->alias, .opts = o, .family = "index_add", .point = s->point};
-    return ia_measure(s, p, &st, err);
+    return ia_measure(s, p, NULL, NULL, &st, err);
 }
 
 static void measure_synthetic(cJSON *pt, const ea_run_opts *o, int want_paths)

@@ -214,7 +214,7 @@ static void check_shape(ia_slice q, float scale, float fill)
     uint16_t *x = random_source(n_src, (uint64_t)(n * 31 + q.col0)), *out = malloc(sizeof *out * (size_t)(n + 8));
     uint16_t *want = malloc(sizeof *want * (size_t)n);
     ia_scope s = {.fill = fill};
-    ia_plan p = {.oracle = IA_ORACLE_SLICE, .slice = q, .oracle_scale = scale};
+    ia_plan p = {.oracle = IA_ORACLE_SLICE, .slice = q, .oracle_scale = scale, .oracle_fill = fill};
     ia_inputs in = {.x = x, .source = x};
     cr_assert_eq(ia_emulate_oracle(&s, &p, &in, want), 0);
     const int64_t residents[] = {1, 3, 132 * 5, 0};
@@ -285,7 +285,7 @@ static void check_scope(cJSON *pt)
         out[e] = IA_POISON;
     ia_slice_split l;
     ia_slice_stage_split(&p.slice, 132 * 5, &l);
-    emulate_staged(&p.slice, &l, ia_oracle_input(&p, &in), out, (float)p.oracle_scale, (float)s.fill);
+    emulate_staged(&p.slice, &l, ia_oracle_input(&p, &in), out, (float)p.oracle_scale, (float)p.oracle_fill);
     ea_check c, o;
     ia_compare(out, ref, want, n, &c);
     ia_compare(want, ref, NULL, n, &o);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "consumer.h"
 #include "target/gen.h"
 #include "scope_impl.h"
 
@@ -296,7 +297,9 @@ int ia_plan_make(const ia_scope *s, int sm_count, ia_plan *p, ea_error *err)
     if (ia_aten_plan_make(&s->self, &s->index, &s->source, s->dim, sm_count, &p->aten, err))
         return -1;
     p->fold_scale = s->scaled && !s->scale_escapes;
-    p->oracle_scale = s->alpha * (p->fold_scale ? s->scale : 1.0);
+    const double post = s->consumed ? s->consumer_scale : 1.0;
+    p->oracle_scale = s->alpha * (p->fold_scale ? s->scale : 1.0) * post;
+    p->oracle_fill = s->fill * post;
     const ea_tensor *in = p->fold_scale ? &s->x : &s->source;
     p->floor_bytes = ea_storage_bytes(in) + ea_storage_bytes(&s->out) + (s->self_const ? 0 : ea_storage_bytes(&s->self));
     ia_general *g = &p->general;
@@ -376,7 +379,17 @@ static cJSON *index_json(const ia_index *ix)
     return o;
 }
 
-cJSON *ia_config_json(const ia_scope *s, const ia_plan *p)
+/* A captured consumer kernel's launch, with where it was captured. */
+static cJSON *captured_json(const ia_consumer_step *c)
+{
+    char where[400];
+    cJSON *k = launch_json(c->step->function, c->step->grid[0], c->step->block[0]);
+    snprintf(where, sizeof where, "%s $.runs[%d].steps[%d]", c->cap->scope, c->run_index, c->step_index);
+    cJSON_AddStringToObject(k, "captured", where);
+    return k;
+}
+
+cJSON *ia_config_json(const ia_scope *s, const ia_plan *p, const ia_consumer_step *cs, const ia_consumer_step *tuned)
 {
     static const char *const oracles[] = {"general", "slice", "windows"};
     char text[256];
@@ -395,12 +408,28 @@ cJSON *ia_config_json(const ia_scope *s, const ia_plan *p)
         cJSON_AddNumberToObject(pr, "scale", s->scale);
         cJSON_AddBoolToObject(pr, "escapes", s->scale_escapes);
     }
+    if (s->consumed) { /* the scope's output is the consumer's: out * scalar, over out's own elements */
+        cJSON *co = cJSON_AddObjectToObject(o, "consumer");
+        cJSON_AddStringToObject(co, "op", s->consumer_op);
+        cJSON_AddNumberToObject(co, "by", s->consumer_by);
+        cJSON_AddNumberToObject(co, "views", s->consumer_views);
+        ea_tensor_format(&s->final, text, sizeof text);
+        cJSON_AddStringToObject(co, "output", text);
+    }
     cJSON_AddStringToObject(o, "current_source", "aten");
     cur = cJSON_AddArrayToObject(o, "current");
     if (s->self_const)
         cJSON_AddItemToArray(cur, launch_json("fill (full)", blocks(ea_tensor_numel(&s->out) / 8, 256), 256));
     cJSON_AddItemToArray(cur, cJSON_CreateString("cudaMemcpyAsync device-to-device (result.copy_(self))"));
     cJSON_AddItemToArray(cur, launch_json(p->aten.name, p->aten.grid, p->aten.block));
+    if (cs && cs->step) { /* Inductor's kernel for the consumer, as captured; the tuned run's after the same replica */
+        cJSON_AddItemToArray(cur, captured_json(cs));
+        if (tuned && tuned->step) /* the launches that differ from current's: the replica's are the same */
+            cJSON_AddItemToArray(cJSON_AddArrayToObject(o, "current_tuned"), captured_json(tuned));
+    } else if (s->consumed) {
+        snprintf(text, sizeof text, "%s: Inductor's kernel not captured for this target", s->consumer_op);
+        cJSON_AddItemToArray(cur, cJSON_CreateString(text));
+    }
     orc = cJSON_AddObjectToObject(o, "oracle");
     cJSON_AddStringToObject(orc, "kind", p->general_ok ? oracles[p->oracle] : "none");
     if (p->oracle == IA_ORACLE_SLICE) { /* the grid depends on the variant the run picks */

@@ -3,9 +3,10 @@
  *   the mul's input x, then source = bf16(x * scale) as the graph's mul rounds it) uniform with seed
  *   IA_SEED_SOURCE, the faithful index rebuilt exactly from its value properties, the fabricated index
  *   from randint(0, 100) with seed IA_SEED_FABRICATED, as the attribution pipeline's replay draws it.
- * - ia_reference is the whole scope in fp64 (self + alpha * sum of scale * x), over out's row-major
- *   elements. ia_emulate_current rounds to bf16 after every add in source order, as ATen's bf16 atomics
- *   do (in some order); ia_emulate_oracle reproduces the structured oracle bit for bit (fp32 sums in
+ * - ia_reference is the whole scope in fp64 (self + alpha * sum of scale * x, times the consumer's scalar when
+ *   the scope holds one), over out's row-major elements. ia_emulate_current rounds to bf16 after every add in
+ *   source order, as ATen's bf16 atomics do (in some order), then applies the consumer as Inductor's kernel
+ *   does; ia_emulate_oracle reproduces the structured oracle bit for bit (fp32 sums in
  *   window order, one rounding), so a GPU result can be compared exactly.
  * - ia_compare measures relative L2 error against the reference, counts elements still holding the
  *   0xFF poison (never written), elements written as NaN or infinity (these scopes have finite inputs,
@@ -198,6 +199,8 @@ int ia_reference(const ia_scope *s, const ia_plan *p, const ia_inputs *in, const
         (*ref)[i] = s->self_const ? s->fill : ia_bf16_to_f32(in->self[i]);
     acc_ctx c = {s, in, p->fold_scale, *ref, NULL};
     for_each_pair(s, index, add_fp64, &c);
+    for (int64_t i = 0; s->consumed && i < n; i++)
+        (*ref)[i] *= s->consumer_scale;
     return 0;
 }
 
@@ -208,6 +211,8 @@ void ia_emulate_current(const ia_scope *s, const ia_inputs *in, const int64_t *i
         out[i] = s->self_const ? ea_f32_to_bf16((float)s->fill) : in->self[i];
     acc_ctx c = {s, in, 0, NULL, out};
     for_each_pair(s, index, add_bf16, &c);
+    for (int64_t i = 0; s->consumed && i < n; i++) /* Inductor's kernel: fp32 multiply by the scalar, rounded */
+        out[i] = ea_f32_to_bf16(ia_bf16_to_f32(out[i]) * (float)s->consumer_scale);
 }
 
 /* The oracles' arithmetic, shared by the kernels: acc starts at fill, adds scale * x in fp32, one rounding. */
@@ -218,7 +223,7 @@ static float term(const uint16_t *x, int64_t i, float scale)
 
 int ia_emulate_oracle(const ia_scope *s, const ia_plan *p, const ia_inputs *in, uint16_t *out)
 {
-    const float fillv = (float)s->fill, scale = (float)p->oracle_scale;
+    const float fillv = (float)p->oracle_fill, scale = (float)p->oracle_scale;
     const uint16_t *x = ia_oracle_input(p, in);
     if (p->oracle == IA_ORACLE_SLICE) {
         const ia_slice *q = &p->slice;

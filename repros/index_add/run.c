@@ -14,8 +14,9 @@
 #include "kernels.h"
 #include "reference.h"
 #include "gpu/timer.h"
+#include "target/replay.h"
 
-enum { P_CURRENT, P_FABRICATED, P_ORACLE, P_GENERAL };
+enum { P_CURRENT, P_FABRICATED, P_ORACLE, P_GENERAL, P_TUNED };
 
 typedef struct {
     const ia_scope *s;
@@ -29,6 +30,8 @@ typedef struct {
     const double *ref;     /* the path's check: fp64 reference, exact bits (or NULL), host copy */
     const uint16_t *exact;
     uint16_t *host;
+    ea_replay_launch consumer, consumer_tuned; /* the consumer fold's captured kernel, default and coordinate-descent
+                                                * runs', bound to out (consumed; tuned: where captured) */
 } dev;
 
 /* One call of the path, capturable: the fill of self, ATen's copy into result, the kernel; or an oracle. */
@@ -37,15 +40,17 @@ static int enqueue(void *ctx, void *stream, ea_error *err)
     dev *d = ctx;
     const ia_scope *s = d->s;
     const ia_plan *p = d->p;
-    const float fill = (float)s->fill, scale = (float)p->oracle_scale;
+    const float fill = (float)p->oracle_fill, scale = (float)p->oracle_scale;
     int rc = 0;
-    if (d->path == P_CURRENT || d->path == P_FABRICATED) {
+    if (d->path == P_CURRENT || d->path == P_FABRICATED || d->path == P_TUNED) {
         if (s->self_const)
-            rc = ia_fill_bf16(d->self, d->n_out, fill, stream);
+            rc = ia_fill_bf16(d->self, d->n_out, (float)s->fill, stream);
         if (!rc)
             rc = ia_copy_d2d(d->out, d->self, d->out_bytes, stream);
         if (!rc)
             rc = ia_aten_index_add(&p->aten, d->out, d->src, d->index, (float)s->alpha, stream);
+        if (!rc && s->consumed)
+            return ea_replay_launch_enqueue(d->path == P_TUNED ? &d->consumer_tuned : &d->consumer, stream, err);
     } else if (d->path == P_ORACLE) {
         rc = p->oracle == IA_ORACLE_SLICE ? ia_oracle_slice(&p->slice, d->out, d->x, scale, fill, stream)
                                           : ia_oracle_windows(&p->win, d->out, d->x, scale, fill, stream);
@@ -70,6 +75,8 @@ static void *dev_upload(const void *host, size_t bytes, int *rc)
 
 static void dev_free(dev *d)
 {
+    ea_replay_launch_free(&d->consumer);
+    ea_replay_launch_free(&d->consumer_tuned);
     if (d->x != d->src)
         cudaFree(d->x);
     cudaFree(d->src);
@@ -112,7 +119,10 @@ static int run_path(dev *d, int path, const int64_t *index, const double *ref, c
 {
     const ea_run_opts *o = st->opts;
     d->path = path, d->index = index, d->ref = ref, d->exact = exact, d->host = host;
-    const char *name = path == P_ORACLE ? "oracle" : path == P_GENERAL ? "oracle_general" : "current";
+    const char *name = path == P_ORACLE   ? "oracle"
+                       : path == P_GENERAL ? "oracle_general"
+                       : path == P_TUNED   ? "current_tuned"
+                                           : "current";
     const char *mode = path == P_FABRICATED || index == d->fab ? "fabricated" : "faithful";
     if (ea_kit_path(st, &(ea_path_steps){.ctx = d, .poison = poison, .enqueue = enqueue, .check = check}, name, mode,
                     out, err))
@@ -124,7 +134,14 @@ static int run_path(dev *d, int path, const int64_t *index, const double *ref, c
     return 0;
 }
 
-static int prepare(dev *d, const ia_scope *s, const ia_plan *p, const ia_inputs *in, ea_error *err)
+/* The consumer kernel's one buffer is out, which it rewrites in place. */
+static void *out_buffer(void *ctx, const char *name)
+{
+    return ((dev *)ctx)->out;
+}
+
+static int prepare(dev *d, const ia_scope *s, const ia_plan *p, const ia_consumer_step *cs,
+                   const ia_consumer_step *tuned, const ia_inputs *in, ea_error *err)
 {
     int rc = 0;
     memset(d, 0, sizeof *d);
@@ -141,7 +158,13 @@ static int prepare(dev *d, const ia_scope *s, const ia_plan *p, const ia_inputs 
         d->idx = dev_upload(in->index, idx_bytes, &rc);
     if (in->fabricated)
         d->fab = dev_upload(in->fabricated, idx_bytes, &rc);
-    return rc ? (dev_free(d), ea_cuda_fail(err, "index_add", NULL, "allocate and upload the scope's buffers", rc)) : 0;
+    if (rc)
+        return dev_free(d), ea_cuda_fail(err, "index_add", NULL, "allocate and upload the scope's buffers", rc);
+    if (s->consumed && (ea_replay_bind_step(cs->cap, cs->step, out_buffer, d, &d->consumer, err) ||
+                        (tuned && tuned->step &&
+                         ea_replay_bind_step(tuned->cap, tuned->step, out_buffer, d, &d->consumer_tuned, err))))
+        return dev_free(d), -1;
+    return 0;
 }
 
 /* The slice oracle's variants as ea_path_tune measures them: run_path at each launch variant. */
@@ -214,7 +237,8 @@ static int add_path(cJSON *paths, dev *d, int path, const int64_t *index, const 
     return 0;
 }
 
-cJSON *ia_measure(const ia_scope *s, const ia_plan *p, const ea_kit_state *st, ea_error *err)
+cJSON *ia_measure(const ia_scope *s, const ia_plan *p, const ia_consumer_step *cs, const ia_consumer_step *tuned,
+                  const ea_kit_state *st, ea_error *err)
 {
     const ea_run_opts *o = st->opts;
     size_t free_b = 0, total_b = 0;
@@ -233,7 +257,7 @@ cJSON *ia_measure(const ia_scope *s, const ia_plan *p, const ea_kit_state *st, e
     uint16_t *host = malloc((size_t)n * 2 + 16), *exact = malloc((size_t)n * 2 + 16);
     cJSON *res = cJSON_CreateObject(), *paths;
     char why[256];
-    if (!host || !exact || prepare(&d, s, p, &in, err)) {
+    if (!host || !exact || prepare(&d, s, p, cs, tuned, &in, err)) {
         if (!host || !exact)
             ea_fail(err, "index_add %s: cannot allocate host buffers for %" PRId64 " outputs", s->alias, n);
         free(host), free(exact), ia_inputs_free(&in), cJSON_Delete(res);
@@ -244,6 +268,8 @@ cJSON *ia_measure(const ia_scope *s, const ia_plan *p, const ea_kit_state *st, e
         double cur = -1, rel;
         broke = ia_reference(s, p, &in, in.index, &ref, err) ||
                 add_path(paths, &d, P_CURRENT, d.idx, ref, NULL, host, st, -1, &ok, &cur, err);
+        if (!broke && s->consumed && tuned && tuned->step) /* Inductor's tuned consumer kernel after the same replica */
+            broke = add_path(paths, &d, P_TUNED, d.idx, ref, NULL, host, st, -1, &ok, &rel, err);
         if (!broke && p->general_ok && p->oracle != IA_ORACLE_GENERAL && ia_emulate_oracle(s, p, &in, exact) == 0)
             broke = add_path(paths, &d, P_ORACLE, d.idx, ref, exact, host, st, cur, &ok, &rel, err);
         if (!broke && p->general_ok)

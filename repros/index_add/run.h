@@ -1,7 +1,9 @@
 /* run.h: measuring one index_add scope configuration on the current GPU.
  * Contract: ia_measure builds the inputs (reference.h), checks the rebuilt index against the golden
  * properties, computes the fp64 reference, then for each path (current faithful, oracle, general
- * oracle, current fabricated, as the modes ask): poisons the output with 0xFF, runs one call while
+ * oracle, current fabricated, as the modes ask; a consumer-folded scope's current paths end with cs's captured
+ * kernel, bound to the output it rewrites in place, and where tuned has a step (the capture's coordinate-descent
+ * run) current_tuned is the same replica ending with that kernel; cs and tuned are NULL unless s->consumed): poisons the output with 0xFF, runs one call while
  * CUPTI records the kernels, checks it (ea_path_judge_outcome's rules, the output contract), times it with
  * ea_time_graph (warm cache, automatic calls per replay), and checks the output again after timing.
  * It returns the result's fields after "config" (docs/reference/schema.md, baselines, "scopes[]"; kit.h's measure),
@@ -16,6 +18,7 @@
 
 #include "gpu/cupti.h"
 #include "measure/kit.h"
+#include "consumer.h"
 #include "reference.h"
 #include "measure/path.h"
 #include "scope.h"
@@ -24,7 +27,8 @@
 extern "C" {
 #endif
 
-cJSON *ia_measure(const ia_scope *s, const ia_plan *p, const ea_kit_state *st, ea_error *err);
+cJSON *ia_measure(const ia_scope *s, const ia_plan *p, const ia_consumer_step *cs, const ia_consumer_step *tuned,
+                  const ea_kit_state *st, ea_error *err);
 
 
 #ifdef __cplusplus

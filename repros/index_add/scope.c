@@ -7,6 +7,7 @@
 
 #include "target/gen.h"
 #include "base/json.h"
+#include "consumer.h"
 #include "scope_impl.h"
 
 static void add_note(ia_scope *s, const char *text)
@@ -171,21 +172,27 @@ static int value_props(ej_val sig, ia_scope *s, ea_error *err)
     return 0;
 }
 
-/* A producer mul(x, scalar) of the source inside the chosen scope group. */
-static int producer_scale(ej_val group, ia_scope *s, ea_error *err)
+/* The chosen scope group's nodes and the op's position among them (-1: no op node). */
+static int group_nodes(ej_val group, ej_val *nodes, int *n, int *op, ea_error *err)
 {
-    ej_val nodes, op = {0}, src;
-    int n;
-    if (ej_field(group, "scope", 1, &nodes, err) || ej_field(nodes, "nodes", 1, &nodes, err) || ej_array(nodes, &n, err))
+    *op = -1;
+    if (ej_field(group, "scope", 1, nodes, err) || ej_field(*nodes, "nodes", 1, nodes, err) || ej_array(*nodes, n, err))
         return -1;
-    for (int i = 0; i < n && !op.v; i++) {
-        ej_val node = ej_index(nodes, i), role;
+    for (int i = 0; i < *n && *op < 0; i++) {
+        ej_val node = ej_index(*nodes, i), role;
         const char *r;
         if (ej_field(node, "role", 1, &role, err) || ej_as_string(role, &r, err))
             return -1;
         if (!strcmp(r, "op"))
-            op = node;
+            *op = i;
     }
+    return 0;
+}
+
+/* A producer mul(x, scalar) of the source inside the chosen scope group. */
+static int producer_scale(ej_val nodes, int n, int opi, ia_scope *s, ea_error *err)
+{
+    ej_val op = opi >= 0 ? ej_index(nodes, opi) : (ej_val){0}, src;
     const cJSON *args = op.v ? cJSON_GetObjectItem(op.v, "args") : NULL;
     const cJSON *ref = cJSON_GetObjectItem(cJSON_GetArrayItem(args, 3), "ref");
     if (!cJSON_IsNumber(ref) || ref->valueint < 0 || ref->valueint >= n)
@@ -280,11 +287,15 @@ int ia_scope_parse(const cJSON *point, const char *file, int index, int group, i
     s->ngroups = ng;
     for (int g = 0; g < s->ngroups; g++) {
         const char *sid;
-        if (ej_get_string(ej_index(groups, g), "scope_id", &sid, err))
+        if (ej_get_string(ej_index(groups, g), "scope_id", &sid, err) ||
+            ej_get_int(ej_index(groups, g), "count", &s->group_counts[g], err))
             return -1;
         snprintf(s->scope_ids[g], sizeof s->scope_ids[g], "%.63s", sid);
     }
-    if (ng > 0 && producer_scale(ej_index(groups, group >= 0 && group < ng ? group : 0), s, err))
+    ej_val nodes;
+    int nn, op;
+    if (ng > 0 && (group_nodes(ej_index(groups, group >= 0 && group < ng ? group : 0), &nodes, &nn, &op, err) ||
+                   producer_scale(nodes, nn, op, s, err) || (op >= 0 && ia_consumer_parse(nodes, op, s, err))))
         return -1;
     return check_shapes(s, sig, err);
 }

@@ -2,8 +2,9 @@
  * Contract:
  * - ia_scope_parse reads everything from the point (golden/occurrences/index_add.json): the self/out,
  *   index and source descriptors, dim, alpha, self's constant, the index's derived value properties
- *   (iota / as_strided_iota, with its multiplicity histogram) and a producer mul(x, scalar) of the
- *   source; so the same code runs any configuration. A missing or unknown index property is accepted:
+ *   (iota / as_strided_iota, with its multiplicity histogram), a producer mul(x, scalar) of the
+ *   source and a consumer div or mul by a scalar reached through views (the consumer fold: consumer.c says
+ *   when it holds); so the same code runs any configuration. A missing or unknown index property is accepted:
  *   idx.kind is IA_INDEX_UNKNOWN and note says the general oracle is used. Bad input (a wrong dtype,
  *   an index out of bounds, sizes that overflow) fails with the file and JSON path named.
  * - ia_plan_make derives what runs: ATen's kernel choice for the current path (torch 2.11's
@@ -54,12 +55,20 @@ typedef struct {
     int64_t occurrences;                      /* the point's count */
     int ngroups;
     char scope_ids[IA_MAX_GROUPS][64];
+    int64_t group_counts[IA_MAX_GROUPS];      /* each group's occurrences */
     ea_tensor out, self, index, source, x;    /* x: the mul's input (== source when not scaled) */
     int dim;
     double alpha;
     int self_const;   double fill;            /* self = full(fill) */
     int scaled;       double scale;           /* source = mul(x, scale) inside the scope */
     int scale_escapes;                        /* the mul's output is used outside: it is materialized */
+    /* The consumer fold: out's one use is a chain of views into div(., by) or mul(., by) that reads out's own
+     * elements in storage order; the scope's output is then that result, final (what Inductor computes in place
+     * over out's buffer), and every path writes it: out_final = bf16(bf16(out) * consumer_scale). */
+    int consumed, consumer_div, consumer_views;
+    double consumer_by, consumer_scale;       /* the scalar; 1 / by for a div (a power of two: exact) */
+    char consumer_op[32];
+    ea_tensor final;
     ia_index idx;
     char note[512];                           /* fallbacks and their reasons, "" when none */
 } ia_scope;
@@ -167,7 +176,10 @@ typedef struct {
     ia_general general;
     int general_ok;
     int fold_scale;         /* oracles read x and multiply (the mul does not escape), else read source */
-    double oracle_scale;    /* what the oracles multiply their input by: alpha, times the mul's scalar if folded */
+    double oracle_scale;    /* what the oracles multiply their input by: alpha, times the mul's scalar if folded, times
+                             * the consumer's (consumed) */
+    double oracle_fill;     /* what the oracles start from: self's fill, times the consumer's scalar (consumed): the
+                             * quotient in one rounding, as exact as current's two for a power of two */
     int64_t floor_bytes;    /* the oracle's input read once + out written once */
     char note[512];
 } ia_plan;
@@ -182,8 +194,12 @@ void ia_slice_stage_split(const ia_slice *q, int64_t resident, ia_slice_split *l
 int ia_scope_parse(const cJSON *point, const char *file, int index, int group, ia_scope *s, ea_error *err);
 /* sm_count: the device's multiprocessor count (grid size of ATen's kernels). */
 int ia_plan_make(const ia_scope *s, int sm_count, ia_plan *p, ea_error *err);
-/* The configuration block every result and plan carries: dim, index, producer, ATen's choice, oracle. */
-cJSON *ia_config_json(const ia_scope *s, const ia_plan *p);
+struct ia_consumer_step; /* consumer.h */
+/* The configuration block every result and plan carries: dim, index, producer, consumer, ATen's choice and the
+ * consumer's captured kernel (cs; NULL when none) with the coordinate-descent run's (tuned: "current_tuned"; NULL
+ * or no step when none), oracle. */
+cJSON *ia_config_json(const ia_scope *s, const ia_plan *p, const struct ia_consumer_step *cs,
+                      const struct ia_consumer_step *tuned);
 int ia_scope_check_memory(const ia_scope *s, int64_t budget, const char *what, ea_error *err);
 /* The generator object for the index (faithful: from the derived properties; else randint). NULL if
  * faithful and the properties are unknown. Caller frees. */

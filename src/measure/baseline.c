@@ -141,6 +141,10 @@ static void torch_op_fidelity(cJSON *fid, const cJSON *result, const ea_torch_op
         cJSON_AddStringToObject(o, "note", "fidelity_torch_ops_no_entry");
         return;
     }
+    if (cJSON_HasObjectItem(cJSON_GetObjectItemCaseSensitive(result, "config"), "consumer")) {
+        cJSON_AddStringToObject(o, "note", "fidelity_scope_beyond_op"); /* its current runs a consumer kernel too */
+        return;
+    }
     op_mode(o, "faithful", &op->faithful, result, &compared, &within);
     op_mode(o, "fabricated", &op->fabricated, result, &compared, &within);
     if (compared)

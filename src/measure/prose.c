@@ -59,6 +59,9 @@ static const struct {
      "no torch measurement: the target's " EA_TORCH_OPS_NAME " absent (tools/capture/op_timing.py writes it)"},
     {"fidelity_torch_ops_no_entry", "no torch measurement: the target's " EA_TORCH_OPS_NAME " has no entry for this point"},
     {"fidelity_no_capture", "no capture"},
+    {"fidelity_scope_beyond_op",
+     "not against the op alone: the scope's current path runs the captured consumer kernel after the replica (the "
+     "same replica's other configurations of the point are compared)"},
     {"fidelity_other_gpu",
      "none: measured on another GPU model than the target's (run --any-gpu); the captured and torch times are the "
      "target GPU's"},

@@ -115,9 +115,14 @@ void ea_run_plan_print(const cJSON *plans, const ea_captures *caps, FILE *f)
         for (size_t i = 0; i < sizeof form / sizeof form[0]; i++)
             if (form[i])
                 fprintf(f, "  %s\n", said(form[i]));
+        const cJSON *co = get(cfg, "consumer"); /* a scope that ends in a scalar op of the op's output */
+        if (co)
+            fprintf(f, "  consumer: %s by %g through %d views, the scope's output %s\n", ej_str(co, "op"),
+                    ej_num(co, "by"), get(co, "views") ? get(co, "views")->valueint : 0, ej_str(co, "output"));
         char label[64];
         snprintf(label, sizeof label, "current (%s)", ej_str(cfg, "current_source") ? ej_str(cfg, "current_source") : "?");
         launches(label, get(cfg, "current"), f);
+        launches("current_tuned (where it differs)", get(cfg, "current_tuned"), f);
         capture_launches(label, cfg, caps, f);
         if (ej_str(orc, "kind") || ej_str(orc, "kernel"))
             fprintf(f, "  oracle: %s\n", said(ej_str(orc, "kind") ? ej_str(orc, "kind") : ej_str(orc, "kernel")));
