@@ -177,6 +177,38 @@ static void ann_disagrees(cJSON *pt, int g)
                               cJSON_CreateString("bf16[96, 1024, 64][65536, 64, 1]cuda:0"));
 }
 
+/* an op the schema annotates with null (var_mean) after the index_add: no fold, no error */
+static void var_mean_next(cJSON *pt, int g)
+{
+    cJSON *n = node_of(pt, g, "aten.as_strided.default", "bf16[96, 2, 512, 64]");
+    cJSON_ReplaceItemInObject(n, "op", cJSON_CreateString("aten.var_mean.correction"));
+    cJSON_ReplaceItemInObject(n, "ann", cJSON_CreateNull());
+}
+
+/* a reshape to sizes the graph gives as symbols */
+static void symbolic_reshape(cJSON *pt, int g)
+{
+    cJSON *sizes = cJSON_GetArrayItem(cJSON_GetObjectItem(node_of(pt, g, "aten.reshape.default", "bf16[96, 1024, 64]"),
+                                                          "args"), 1), *sym = cJSON_CreateObject();
+    cJSON_AddNumberToObject(sym, "ref", 0);
+    cJSON_ReplaceItemInArray(sizes, 0, sym);
+}
+
+/* the div reads another tensor; the view reaches it only as a keyword */
+static void div_of_another(cJSON *pt, int g)
+{
+    cJSON *n = node_of(pt, g, "aten.div.Tensor", NULL), *args = cJSON_GetObjectItem(n, "args");
+    cJSON *kw = cJSON_AddObjectToObject(n, "kwargs");
+    cJSON_AddItemToObject(kw, "other", cJSON_Duplicate(cJSON_GetArrayItem(args, 0), 1));
+    cJSON_ReplaceItemInObject(cJSON_GetArrayItem(args, 0), "ref", cJSON_CreateNumber(0));
+}
+
+static void permute_twice_one_dim(cJSON *pt, int g)
+{
+    cJSON_ReplaceItemInArray(cJSON_GetObjectItem(node_of(pt, g, "aten.permute.default", "bf16[8, 1024, 12, 64]"),
+                                                 "args"), 1, cJSON_CreateIntArray((const int[]){0, 2, 2, 3}, 4));
+}
+
 static ia_scope edited(edit_fn *edit, int *rc, ea_error *err)
 {
     cJSON *pt = golden_point(LONGFORMER_B, NULL);
@@ -197,7 +229,8 @@ Test(index_add_consumer, what_refuses_the_fold_and_what_fails)
     cr_assert(strstr(s.note, "the consumer div by 3 is left out of the scope"), "%s", s.note);
     s = edited(mul_by_0_3, &rc, &err);
     cr_assert(rc == 0 && s.consumed && !s.consumer_div && s.consumer_scale == 0.3, "a mul by any scalar folds");
-    edit_fn *refused[] = {view_escapes, op_used_twice, op_in_a_list, reshape_copies, offset_view};
+    edit_fn *refused[] = {view_escapes,  op_used_twice,    op_in_a_list,  reshape_copies,
+                          offset_view,   var_mean_next,    symbolic_reshape, div_of_another};
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
         s = edited(refused[i], &rc, &err);
         cr_assert(rc == 0 && !s.consumed, "edit %zu", i);
@@ -206,6 +239,9 @@ Test(index_add_consumer, what_refuses_the_fold_and_what_fails)
     cr_assert_eq(rc, -1);
     cr_assert(strstr(err.msg, IAP_FILE " $.points[0].scopes[3].scope.nodes[") &&
                   strstr(err.msg, "].args: expected the arguments aten.permute.default takes"), "%s", err.msg);
+    edited(permute_twice_one_dim, &rc, &err);
+    cr_assert(rc == -1 && strstr(err.msg, "expected the arguments aten.permute.default takes (sizes, strides, distinct "
+                                          "dims in range)"), "%s", err.msg);
     edited(ann_disagrees, &rc, &err);
     cr_assert_eq(rc, -1);
     cr_assert(strstr(err.msg, "].ann: expected the layout aten.reshape.default gives the op's output") &&
@@ -347,6 +383,34 @@ static void consumer_other_numel(cJSON *cap)
     cJSON_ReplaceItemInObject(n, "scalar", cJSON_CreateNumber(6291455));
 }
 
+/* the full kernel (the same two arguments) where the div's was */
+static void consumer_other_kernel(cJSON *cap)
+{
+    cJSON *st = cJSON_GetArrayItem(steps(cap), 4);
+    cJSON_ReplaceItemInObject(st, "function", cJSON_CreateString("triton_poi_fused_full_0"));
+    cJSON_ReplaceItemInObject(st, "kernel", cJSON_CreateString("triton_poi_fused_full_0"));
+    cJSON_ReplaceItemInObject(st, "cubin", cJSON_CreateString("default.triton_poi_fused_full_0.cubin"));
+}
+
+static void other_aten_call(cJSON *cap)
+{
+    cJSON_ReplaceItemInObject(cJSON_GetArrayItem(steps(cap), 3), "call",
+                              cJSON_CreateString("torch.ops.aten.index_copy.default"));
+}
+
+static void two_aten_steps(cJSON *cap)
+{
+    cJSON_AddItemToArray(steps(cap), cJSON_Duplicate(cJSON_GetArrayItem(steps(cap), 3), 1));
+}
+
+/* the coordinate-descent run (the current_tuned path) without its ATen step: the default run has one */
+static void tuned_without_aten(cJSON *cap)
+{
+    cJSON *run = cJSON_GetArrayItem(cJSON_GetObjectItem(cap, "runs"), 1);
+    cJSON_DeleteItemFromArray(cJSON_GetObjectItem(run, "steps"), 3);
+    cJSON_ReplaceItemInObject(run, "replayable", cJSON_CreateTrue());
+}
+
 static void no_aten_step(cJSON *cap) /* as a lowering leaves it: the index_add is Inductor's */
 {
     cJSON_DeleteItemFromArray(steps(cap), 3);
@@ -373,8 +437,24 @@ Test(index_add_consumer, malformed_consumer_step_fails_naming_the_capture)
         ea_error err = {{0}};
         cr_assert_null(family_points(edits[i], 0, &err));
         cr_assert(strstr(err.msg, CBE0 "/capture.json $.runs[0].steps[4]: expected the aten.div.Tensor after the "
-                                  "index_add: a Triton kernel of two arguments, a buffer of the output's 12582912 bytes "
-                                  "at offset 0 and the scalar 6291456"), "%s", err.msg);
+                                  "index_add: a Triton kernel named for it (\"_div_\") of two arguments, a buffer of the "
+                                  "output's 12582912 bytes at offset 0 and the scalar 6291456"), "%s", err.msg);
+    }
+    struct {
+        void (*edit)(cJSON *);
+        const char *want;
+    } more[] = {
+        {consumer_other_kernel, CBE0 "/capture.json $.runs[0].steps[4]: expected the aten.div.Tensor after the index_add: "
+                                "a Triton kernel named for it"},
+        {other_aten_call, CBE0 "/capture.json $.runs[0].steps[3].call: expected torch.ops.aten.index_add.default, got "
+                          "torch.ops.aten.index_copy.default"},
+        {two_aten_steps, CBE0 "/capture.json $.runs[0].steps[7]: expected one ATen step (the index_add), got another"},
+        {tuned_without_aten, CBE0 "/capture.json $.runs[1].steps: no ATen step"},
+    };
+    for (size_t i = 0; i < sizeof more / sizeof more[0]; i++) {
+        ea_error err = {{0}};
+        cr_assert_null(family_points(more[i].edit, 0, &err), "edit %zu", i);
+        cr_assert(strstr(err.msg, more[i].want), "wanted \"%s\" in: %s", more[i].want, err.msg);
     }
 }
 
@@ -394,4 +474,57 @@ Test(index_add_consumer, partition_without_the_op_is_unsupported)
     cr_assert(why && strstr(why, CBE0 "/capture.json $.runs[0].steps: no ATen step: a lowering replaced the "
                                       "index_add"), "%s", cJSON_PrintUnformatted(arr));
     cJSON_Delete(arr);
+}
+
+/* A consumer node of the small windows point's op (node 0): op, the node its input is (ref), the ann, one list or
+ * number argument. */
+static void chain(cJSON *nodes, const char *op, int ref, const char *ann, cJSON *arg)
+{
+    cJSON *n = cJSON_CreateObject(), *args = cJSON_AddArrayToObject(n, "args"), *r = cJSON_CreateObject();
+    cJSON_AddStringToObject(n, "role", "consumer");
+    cJSON_AddStringToObject(n, "op", op);
+    cJSON_AddStringToObject(n, "ann", ann);
+    cJSON_AddNumberToObject(r, "ref", ref);
+    cJSON_AddItemToArray(args, r);
+    if (arg)
+        cJSON_AddItemToArray(args, arg);
+    cJSON_AddItemToArray(nodes, n);
+}
+
+static cJSON *ints_of(int n, const int *v)
+{
+    return cJSON_CreateIntArray(v, n);
+}
+
+/* Every view the walk follows, as torch lays them out: unsqueeze, view with -1, permutes with a negative dim,
+ * unsqueeze at the end, squeeze of a negative dim, _unsafe_view, as_strided without an offset; then div by 2. The
+ * same chain with a reshape of the transposed view (a copy in torch) ends without a fold. */
+Test(index_add_consumer, every_followed_view_keeps_the_layout_torch_gives)
+{
+    const int64_t size[3] = {3, 24, 8}, stride[3] = {64, 8, 1}, n_out = 384; /* 3 * 64 + 8 * 24 */
+    for (int copy = 0; copy < 2; copy++) {
+        cJSON *pt = iap_windows_point(n_out, 3, size, stride), *nodes = nodes_of(pt, 0);
+        chain(nodes, "aten.unsqueeze.default", 0, "bf16[1, 384][384, 1]cuda:0", cJSON_CreateNumber(0));
+        chain(nodes, "aten.view.default", 1, "bf16[48, 8][8, 1]cuda:0", ints_of(2, (const int[]){-1, 8}));
+        chain(nodes, "aten.permute.default", 2, "bf16[8, 48][1, 8]cuda:0", ints_of(2, (const int[]){-1, 0}));
+        if (copy) {
+            chain(nodes, "aten.reshape.default", 3, "bf16[384][1]cuda:0", ints_of(1, (const int[]){384}));
+            chain(nodes, "aten.div.Tensor", 4, "bf16[384][1]cuda:0", cJSON_CreateNumber(2));
+        } else {
+            chain(nodes, "aten.permute.default", 3, "bf16[48, 8][8, 1]cuda:0", ints_of(2, (const int[]){1, 0}));
+            chain(nodes, "aten.unsqueeze.default", 4, "bf16[48, 8, 1][8, 1, 1]cuda:0", cJSON_CreateNumber(2));
+            chain(nodes, "aten.squeeze.dim", 5, "bf16[48, 8][8, 1]cuda:0", cJSON_CreateNumber(-1));
+            chain(nodes, "aten._unsafe_view.default", 6, "bf16[384][1]cuda:0", ints_of(1, (const int[]){384}));
+            chain(nodes, "aten.as_strided.default", 7, "bf16[384][1]cuda:0", ints_of(1, (const int[]){384}));
+            cJSON_AddItemToArray(cJSON_GetObjectItem(cJSON_GetArrayItem(nodes, 8), "args"), ints_of(1, (const int[]){1}));
+            chain(nodes, "aten.div.Tensor", 8, "bf16[384][1]cuda:0", cJSON_CreateNumber(2));
+        }
+        ia_scope s;
+        parse(pt, 0, &s);
+        if (copy)
+            cr_assert(!s.consumed, "the transposed view reshaped is a copy: the div reads another order");
+        else
+            cr_assert(s.consumed && s.consumer_views == 8 && s.consumer_scale == 0.5, "views %d", s.consumer_views);
+        cJSON_Delete(pt);
+    }
 }

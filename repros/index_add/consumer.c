@@ -53,6 +53,8 @@ static int view_of(const layout *l, const int64_t *sizes, int nd, layout *out)
     return v == -1 ? 0 : -1;
 }
 
+/* The integers of arr: their count, -1 when arr is no list of at most max, -2 when one is not a plain integer (a
+ * symbol of a dynamic shape). */
 static int ints(const cJSON *arr, int64_t *out, int max)
 {
     int n = cJSON_GetArraySize(arr);
@@ -61,7 +63,7 @@ static int ints(const cJSON *arr, int64_t *out, int max)
     for (int i = 0; i < n; i++) {
         const cJSON *v = cJSON_GetArrayItem(arr, i);
         if (!cJSON_IsNumber(v) || v->valuedouble != (double)(int64_t)v->valuedouble)
-            return -1;
+            return -2;
         out[i] = (int64_t)v->valuedouble;
     }
     return n;
@@ -74,8 +76,20 @@ static int dim_of(const cJSON *v, int ndim)
     return d >= 0 && d < ndim ? d : -1;
 }
 
-/* l after the view op of node; 1 when op is not a view this reader follows, -1 when its arguments are not
- * what the op takes. */
+static const char *const views_followed[] = {"aten.as_strided.default", "aten.permute.default", "aten.squeeze.dim",
+                                             "aten.unsqueeze.default", "aten.reshape.default", "aten.view.default",
+                                             "aten._unsafe_view.default", NULL};
+
+static int is_view(const char *op)
+{
+    for (int i = 0; views_followed[i]; i++)
+        if (!strcmp(op, views_followed[i]))
+            return 1;
+    return 0;
+}
+
+/* l after view op (is_view); 1 when the view is not followed here (a reshape torch makes by a copy, sizes that are
+ * symbols rather than numbers), -1 when its arguments are not what the op takes. */
 static int apply_view(const char *op, const cJSON *args, layout *l)
 {
     const cJSON *a1 = cJSON_GetArrayItem(args, 1);
@@ -83,6 +97,8 @@ static int apply_view(const char *op, const cJSON *args, layout *l)
     if (!strcmp(op, "aten.as_strided.default")) { /* sizes, strides and storage offset as given */
         int n = ints(a1, v, EA_MAX_DIMS), m = ints(cJSON_GetArrayItem(args, 2), w, EA_MAX_DIMS);
         const cJSON *off = cJSON_GetArrayItem(args, 3);
+        if (n == -2 || m == -2 || (off && cJSON_IsObject(off)))
+            return 1;
         if (n < 0 || m != n || (off && !cJSON_IsNumber(off) && !cJSON_IsNull(off)))
             return -1;
         l->ndim = n;
@@ -93,12 +109,14 @@ static int apply_view(const char *op, const cJSON *args, layout *l)
     }
     if (!strcmp(op, "aten.permute.default")) {
         layout p = *l;
+        unsigned seen = 0;
         if (ints(a1, v, EA_MAX_DIMS) != l->ndim)
             return -1;
         for (int d = 0; d < l->ndim; d++) {
             int s = v[d] < 0 ? (int)v[d] + l->ndim : (int)v[d];
-            if (s < 0 || s >= l->ndim)
+            if (s < 0 || s >= l->ndim || (seen & 1u << s))
                 return -1;
+            seen |= 1u << s;
             p.sizes[d] = l->sizes[s], p.strides[d] = l->strides[s];
         }
         *l = p;
@@ -125,29 +143,28 @@ static int apply_view(const char *op, const cJSON *args, layout *l)
         l->sizes[d] = 1, l->strides[d] = st, l->ndim++;
         return 0;
     }
-    if (!strcmp(op, "aten.reshape.default") || !strcmp(op, "aten.view.default") ||
-        !strcmp(op, "aten._unsafe_view.default")) {
-        int n = ints(a1, v, EA_MAX_DIMS), infer = -1;
-        int64_t known = 1;
-        for (int d = 0; d < n; d++) {
-            if (v[d] == -1 && infer < 0)
-                infer = d;
-            else if (v[d] < 0)
-                return -1;
-            else
-                known *= v[d];
-        }
-        if (n < 0 || (infer >= 0 && (known == 0 || numel(l) % known)))
+    /* reshape, view, _unsafe_view: one size may be -1 */
+    int n = ints(a1, v, EA_MAX_DIMS), infer = -1;
+    int64_t known = 1;
+    if (n == -2)
+        return 1;
+    for (int d = 0; d < n; d++) {
+        if (v[d] == -1 && infer < 0)
+            infer = d;
+        else if (v[d] < 0)
             return -1;
-        if (infer >= 0)
-            v[infer] = numel(l) / known;
-        layout r;
-        if (view_of(l, v, n, &r))
-            return 1; /* a copy: not the output's own elements any more */
-        *l = r;
-        return 0;
+        else
+            known *= v[d];
     }
-    return 1;
+    if (n < 0 || (infer >= 0 && (known == 0 || numel(l) % known)))
+        return -1;
+    if (infer >= 0)
+        v[infer] = numel(l) / known;
+    layout r;
+    if (view_of(l, v, n, &r))
+        return 1; /* a copy: not the output's own elements any more */
+    *l = r;
+    return 0;
 }
 
 static int contiguous_at_zero(const layout *l)
@@ -204,31 +221,35 @@ int ia_consumer_parse(ej_val nodes, int op, ia_scope *s, ea_error *err)
         if (cJSON_GetArraySize(cJSON_GetObjectItem(at, "escapes")) > 0 || u < 0)
             return 0; /* used outside the scope, by several nodes or by none: the op's output is materialized */
         const cJSON *node = cJSON_GetArrayItem(nodes.v, u), *args = cJSON_GetObjectItem(node, "args");
-        const char *name = ej_str(node, "op"), *ann = ej_str(node, "ann");
-        snprintf(path, sizeof path, "%s[%d]", nodes.path, u);
-        if (!name || !ann)
-            return ea_fail(err, "%s %s: expected a node with \"op\" and \"ann\" strings", nodes.file, path);
+        const cJSON *input = cJSON_GetObjectItem(cJSON_GetArrayItem(args, 0), "ref");
+        const char *name = ej_str(node, "op");
+        const int scalar_op = name && (!strcmp(name, "aten.div.Tensor") || !strcmp(name, "aten.mul.Tensor")) &&
+                              cJSON_GetArraySize(args) == 2 && cJSON_IsNumber(cJSON_GetArrayItem(args, 1));
+        if (!name || !cJSON_IsNumber(input) || input->valueint != cur || (!scalar_op && !is_view(name)))
+            return 0; /* another op, or the output as another argument than the one it reads: not this fold */
+        const char *ann = ej_str(node, "ann");
         ea_tensor t;
+        snprintf(path, sizeof path, "%s[%d]", nodes.path, u);
+        if (!ann)
+            return ea_fail(err, "%s %s.ann: expected the tensor annotation of a %s", nodes.file, path, name);
         if (ea_tensor_parse(ann, strlen(ann), path, &t, err))
             return -1;
-        const cJSON *k = cJSON_GetArrayItem(args, 1);
-        if ((!strcmp(name, "aten.div.Tensor") || !strcmp(name, "aten.mul.Tensor")) && cJSON_GetArraySize(args) == 2 &&
-            cJSON_IsNumber(k) && cJSON_GetObjectItem(cJSON_GetArrayItem(args, 0), "ref")) {
+        if (scalar_op) {
+            const double k = cJSON_GetArrayItem(args, 1)->valuedouble;
             int div = name[5] == 'd', e;
             if (!contiguous_at_zero(&l) || numel(&l) != n || t.dtype != EA_BF16 || !ea_tensor_is_contiguous(&t) ||
                 ea_tensor_numel(&t) != n)
                 return 0; /* another order than the output's, or another dtype: not this fold */
-            if (div && (k->valuedouble == 0 || frexp(fabs(k->valuedouble), &e) != 0.5)) {
+            if (div && (k == 0 || frexp(fabs(k), &e) != 0.5)) {
                 size_t m = strlen(s->note);
                 snprintf(s->note + m, sizeof s->note - m, "%sthe consumer div by %g is left out of the scope: only a "
-                         "power of two divides as Inductor's multiply by the reciprocal does", m ? "; " : "",
-                         k->valuedouble);
+                         "power of two divides as Inductor's multiply by the reciprocal does", m ? "; " : "", k);
                 return 0;
             }
             s->consumed = 1;
             s->consumer_div = div;
-            s->consumer_by = k->valuedouble;
-            s->consumer_scale = div ? 1 / k->valuedouble : k->valuedouble;
+            s->consumer_by = k;
+            s->consumer_scale = div ? 1 / k : k;
             s->consumer_views = views;
             s->final = t;
             snprintf(s->consumer_op, sizeof s->consumer_op, "%s", name);
@@ -236,8 +257,8 @@ int ia_consumer_parse(ej_val nodes, int op, ia_scope *s, ea_error *err)
         }
         int rc = apply_view(name, args, &l);
         if (rc < 0)
-            return ea_fail(err, "%s %s.args: expected the arguments %s takes (sizes, strides, dims in range)",
-                           nodes.file, path, name);
+            return ea_fail(err, "%s %s.args: expected the arguments %s takes (sizes, strides, distinct dims in "
+                           "range)", nodes.file, path, name);
         if (rc > 0)
             return 0;
         int same = t.ndim == l.ndim;
@@ -285,15 +306,21 @@ int ia_consumer_step_find(const ia_scope *s, const cJSON *point, int group, cons
     if (aten < 0)
         return ea_fail(err, "%s $.runs[%d].steps: no ATen step: a lowering replaced the index_add, so no replica "
                        "runs this partition", c->cap->file, c->run_index), 1;
+    if (!c->run->steps[aten].call || strcmp(c->run->steps[aten].call, "torch.ops.aten.index_add.default"))
+        return ea_fail(err, "%s $.runs[%d].steps[%d].call: expected torch.ops.aten.index_add.default, got %s",
+                       c->cap->file, c->run_index, aten, c->run->steps[aten].call ? c->run->steps[aten].call : "none");
     c->step_index = aten + 1;
     const ea_capture_step *st = aten + 1 < c->run->nsteps ? &c->run->steps[aten + 1] : NULL;
     const int64_t n = ea_tensor_numel(&s->out);
     const ea_capture_arg *a = st && st->nargs == 2 ? st->args : NULL;
-    if (!st || !st->triton || !a || !a[0].buffer || a[0].offset != 0 ||
+    char named[16]; /* Inductor names a kernel by the ops it fused: "..._div_..." */
+    snprintf(named, sizeof named, "_%.3s_", s->consumer_op + 5);
+    if (!st || !st->triton || !a || !st->function || !strstr(st->function, named) || !a[0].buffer || a[0].offset != 0 ||
         buffer_bytes(c->cap, c->run, a[0].buffer) != ea_storage_bytes(&s->out) || a[1].buffer || a[1].scalar != (double)n)
-        return ea_fail(err, "%s $.runs[%d].steps[%d]: expected the %s after the index_add: a Triton kernel of two "
-                       "arguments, a buffer of the output's %" PRId64 " bytes at offset 0 and the scalar %" PRId64,
-                       c->cap->file, c->run_index, aten + 1, s->consumer_op, ea_storage_bytes(&s->out), n);
+        return ea_fail(err, "%s $.runs[%d].steps[%d]: expected the %s after the index_add: a Triton kernel named "
+                       "for it (\"%s\") of two arguments, a buffer of the output's %" PRId64 " bytes at offset 0 and "
+                       "the scalar %" PRId64, c->cap->file, c->run_index, aten + 1, s->consumer_op, named,
+                       ea_storage_bytes(&s->out), n);
     if (ea_replay_check_args(c->cap, c->run, err))
         return -1;
     c->step = st;

@@ -64,7 +64,9 @@ typedef struct {
     int scale_escapes;                        /* the mul's output is used outside: it is materialized */
     /* The consumer fold: out's one use is a chain of views into div(., by) or mul(., by) that reads out's own
      * elements in storage order; the scope's output is then that result, final (what Inductor computes in place
-     * over out's buffer), and every path writes it: out_final = bf16(bf16(out) * consumer_scale). */
+     * over out's buffer), and every path writes it: current as Inductor does, bf16(bf16(out) * consumer_scale);
+     * the oracles round the product once (the same bits for a power of two, barring subnormals; closer to the
+     * fp64 reference otherwise). */
     int consumed, consumer_div, consumer_views;
     double consumer_by, consumer_scale;       /* the scalar; 1 / by for a div (a power of two: exact) */
     char consumer_op[32];

@@ -19,25 +19,25 @@ tar xJf build/gpu-bundle.tar.xz -C build || exit 2
 export LD_LIBRARY_PATH=$PWD/build/gpu-bundle/lib
 bin=build/gpu-bundle/bin
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv >"$r/gpu.csv"
-step() { # name, command...
-    local name=$1 t0=$SECONDS
-    shift
-    timeout 500 "$@" >"$r/$name.log" 2>&1
+step() { # name, seconds, command...: the steps of one call stay under the 600 s a device command may run
+    local name=$1 limit=$2 t0=$SECONDS
+    shift 2
+    timeout "$limit" "$@" >"$r/$name.log" 2>&1
     echo "$name rc=$? $((SECONDS - t0)) s" >>"$r/steps.txt"
 }
 h200=$(grep -c H200 "$r/gpu.csv")
 case $mode in
 measure)
     if [ "$h200" -gt 0 ]; then
-        step gate "$bin/extern-audit" gate --run --scope index_add --propose "$r/proposed.json" --json
+        step gate 330 "$bin/extern-audit" gate --run --scope index_add --propose "$r/proposed.json" --json
     else
-        step run "$bin/extern-audit" run --any-gpu --scope index_add --json
+        step run 330 "$bin/extern-audit" run --any-gpu --scope index_add --json
     fi
-    step tests "$bin/test-suite" --filter 'index_add*/*'
+    step tests 200 "$bin/test-suite" --filter 'index_add*/*'
     ;;
 price)
     [ "$h200" -gt 0 ] || { echo "price needs the target's GPU, an H200" >"$r/steps.txt"; }
-    [ "$h200" -gt 0 ] && step candidates env CLI="$bin/extern-audit" FULL=1 LOWERINGS=index_add_overlap_add \
+    [ "$h200" -gt 0 ] && step candidates 540 env CLI="$bin/extern-audit" FULL=1 LOWERINGS=index_add_overlap_add \
         ci/candidates "$r/candidates"
     ;;
 esac
