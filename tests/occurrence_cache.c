@@ -317,6 +317,7 @@ static const struct {
     {"index_add_gpu", "xlnet_full_scope", "index_add"},
     {"index_add_gpu", "longformer_a_full_scope", "index_add"},
     {"index_add_gpu", "longformer_b_full_scope", "index_add"},
+    {"index_add_gpu", "longformer_b_div_full_scope", "index_add"},
     {"index_add_gpu", "replica_fidelity_against_torch_op", "index_add"},
     {"routing_gpu", "histc_point_all_configurations", "histc"},
     {"routing_gpu", "cumsum_point_all_configurations", "cumsum"},
