@@ -11,7 +11,8 @@
  *   window order and rounds once: deterministic, reads no index tensor.
  * - scatter (any index): the general oracle's add step, 8 source elements per thread with one 16-byte
  *   load; neighbours landing in one aligned bf16x2 word share a red.global.add.noftz.bf16x2.
- * The arithmetic matches reference.c's ia_emulate_oracle exactly: acc = fill, acc += x * scale. */
+ * The arithmetic matches reference.c's ia_emulate_oracle exactly: acc = fill, acc += x * scale (or, for a power-of-two
+ * scale over fill 0, the unscaled sum times scale: the same bits). */
 #include "kernels.h"
 
 #include <math.h>
@@ -326,7 +327,7 @@ struct Chunk {
         }
         return c;
     }
-    /* UNIT: scale is 1, and x * 1 == x exactly: the multiply is skipped, the sum is the same */
+    /* UNIT: the terms are x itself, summed unscaled (the caller scales the sum: pow2_over_zero) */
     template <bool UNIT>
     __device__ __forceinline__ void add_to(float (&acc)[VEC], float scale) const
     {
@@ -398,6 +399,10 @@ __global__ void ia_oracle_windows_kernel(uint16_t *out, const uint16_t *x, ia_wi
     for (I win = lo + kWin; win <= hi; win++) /* windows beyond kWin: one at a time */
         Chunk<VEC>::load(x + src + win * (I)w.sstride_w + (row - win * k) * (I)w.sstride_c)
             .template add_to<UNIT>(acc, scale);
+    if (UNIT && scale != 1.0f) /* 2^k over fill 0 (pow2_over_zero): one multiply, the bits of one per term */
+#pragma unroll
+        for (int i = 0; i < VEC; i++)
+            acc[i] = __fmul_rn(acc[i], scale);
     if constexpr (VEC == 8)
         *reinterpret_cast<uint4 *>(out + e0) =
             make_uint4(pack2(acc[0], acc[1]), pack2(acc[2], acc[3]), pack2(acc[4], acc[5]), pack2(acc[6], acc[7]));
@@ -510,6 +515,14 @@ using namespace ia_oracle;
 #define IA_WINDOWS_SCALED(V, F) ia_oracle_windows_kernel<V, F, false>
 #define IA_SCATTER(V, F) ia_oracle_scatter_kernel<V, F>
 
+/* A scale of 2^k over a fill of +0: x * scale is exact and rounding commutes with it (short of fp32's
+ * subnormals), so the products summed term by term are the unscaled sum times scale, bit for bit. */
+static bool pow2_over_zero(float scale, float fill)
+{
+    int e;
+    return fill == 0.0f && !signbit(fill) && scale > 0.0f && frexpf(scale, &e) == 0.5f;
+}
+
 extern "C" int ia_oracle_slice(const ia_slice *q, void *out, const void *x, float scale, float fill, void *stream)
 {
     int64_t n = q->rows * q->row_out, items = q->vec == 8 ? n / 8 : n;
@@ -531,8 +544,7 @@ extern "C" int ia_oracle_slice(const ia_slice *q, void *out, const void *x, floa
     }
     if (q->vec == 8 && q->shfl) {
         unsigned g = (unsigned)((items + kShflBlock - 1) / kShflBlock);
-        int e;
-        bool pow2 = fill == 0.0f && !signbit(fill) && scale > 0.0f && frexpf(scale, &e) == 0.5f;
+        const bool pow2 = pow2_over_zero(scale, fill);
         if (fast && pow2)
             ia_oracle_slice_shfl<true, true><<<g, kShflBlock, 0, st>>>(o, in, *q, items, scale, fill);
         else if (fast)
@@ -574,7 +586,7 @@ extern "C" int ia_oracle_windows(const ia_windows *w, void *out, const void *x, 
         src *= d == w->r ? w->csize * w->nwin : w->size[d];
     }
     fast = fast && fits32(src);
-    if (scale == 1.0f)
+    if (scale == 1.0f || pow2_over_zero(scale, fill))
         IA_LAUNCH(IA_WINDOWS_UNIT, kWindowsBlock, w->vec, fast, items, (uint16_t *)out, (const uint16_t *)x, *w, items,
                   scale, fill);
     else
