@@ -346,9 +346,9 @@ constexpr int kWindowsBlock = 128;
 
 /* One output chunk per thread, no grid-stride loop: on the H200 the loop's 64-bit bookkeeping cost
  * Longformer A 16.1 against 14.3 us (scratch measurement, same buffers); grid_for covers every item. */
-template <int VEC, bool FAST, bool UNIT>
-__global__ void ia_oracle_windows_kernel(uint16_t *out, const uint16_t *x, ia_windows w, int64_t items, float scale,
-                                         float fill)
+template <int VEC, bool FAST, bool UNIT, bool POST>
+__device__ __forceinline__ void windows_chunk(uint16_t *out, const uint16_t *x, ia_windows w, int64_t items,
+                                              float scale, float fill)
 {
     using I = typename Int<FAST>::T;
     const I t = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x;
@@ -399,7 +399,7 @@ __global__ void ia_oracle_windows_kernel(uint16_t *out, const uint16_t *x, ia_wi
     for (I win = lo + kWin; win <= hi; win++) /* windows beyond kWin: one at a time */
         Chunk<VEC>::load(x + src + win * (I)w.sstride_w + (row - win * k) * (I)w.sstride_c)
             .template add_to<UNIT>(acc, scale);
-    if (UNIT && scale != 1.0f) /* 2^k over fill 0 (pow2_over_zero): one multiply, the bits of one per term */
+    if constexpr (POST) /* 2^k over fill 0 (pow2_over_zero): one multiply, the bits of one per term */
 #pragma unroll
         for (int i = 0; i < VEC; i++)
             acc[i] = __fmul_rn(acc[i], scale);
@@ -408,6 +408,24 @@ __global__ void ia_oracle_windows_kernel(uint16_t *out, const uint16_t *x, ia_wi
             make_uint4(pack2(acc[0], acc[1]), pack2(acc[2], acc[3]), pack2(acc[4], acc[5]), pack2(acc[6], acc[7]));
     else
         out[e0] = (uint16_t)round_bf16(acc[0]);
+}
+
+/* The per-term kernel; UNIT: scale 1. The sum scaled once is a kernel of its own: with a runtime test of the scale
+ * in this one, gate --run measured the unit case at 7.64 us against the 7.13 stored (Longformer 6291456, H200,
+ * 2026-12-06). As it is, the PTX of its 32-bit instantiations is the one before that kernel was added. */
+template <int VEC, bool FAST, bool UNIT>
+__global__ void ia_oracle_windows_kernel(uint16_t *out, const uint16_t *x, ia_windows w, int64_t items, float scale,
+                                         float fill)
+{
+    windows_chunk<VEC, FAST, UNIT, false>(out, x, w, items, scale, fill);
+}
+
+/* The unscaled sum times scale, a power of two over fill 0 (pow2_over_zero). */
+template <int VEC, bool FAST>
+__global__ void ia_oracle_windows_pow2_kernel(uint16_t *out, const uint16_t *x, ia_windows w, int64_t items,
+                                              float scale, float fill)
+{
+    windows_chunk<VEC, FAST, true, true>(out, x, w, items, scale, fill);
 }
 
 __device__ __forceinline__ void red_bf16(uint16_t *p, uint32_t v)
@@ -513,6 +531,7 @@ using namespace ia_oracle;
     } while (0)
 #define IA_WINDOWS_UNIT(V, F) ia_oracle_windows_kernel<V, F, true>
 #define IA_WINDOWS_SCALED(V, F) ia_oracle_windows_kernel<V, F, false>
+#define IA_WINDOWS_POW2(V, F) ia_oracle_windows_pow2_kernel<V, F>
 #define IA_SCATTER(V, F) ia_oracle_scatter_kernel<V, F>
 
 /* A scale of 2^k over a fill of +0: x * scale is exact and rounding commutes with it (short of fp32's
@@ -586,8 +605,11 @@ extern "C" int ia_oracle_windows(const ia_windows *w, void *out, const void *x, 
         src *= d == w->r ? w->csize * w->nwin : w->size[d];
     }
     fast = fast && fits32(src);
-    if (scale == 1.0f || pow2_over_zero(scale, fill))
+    if (scale == 1.0f)
         IA_LAUNCH(IA_WINDOWS_UNIT, kWindowsBlock, w->vec, fast, items, (uint16_t *)out, (const uint16_t *)x, *w, items,
+                  scale, fill);
+    else if (pow2_over_zero(scale, fill))
+        IA_LAUNCH(IA_WINDOWS_POW2, kWindowsBlock, w->vec, fast, items, (uint16_t *)out, (const uint16_t *)x, *w, items,
                   scale, fill);
     else
         IA_LAUNCH(IA_WINDOWS_SCALED, kWindowsBlock, w->vec, fast, items, (uint16_t *)out, (const uint16_t *)x, *w, items,
