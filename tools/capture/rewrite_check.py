@@ -10,7 +10,9 @@ when all hold, 1 otherwise, 2 without a CUDA device.
 - index_add over overlapping as_strided(iota) windows, under each index_add rewrite, in f32 with at
   most two windows per element: bit-exact with eager (0 + a + b rounds the same in any order); the
   same in bf16 and with three windows per element: within 1e-2 relative L2 of an fp64 reference (the
-  capture's own compiled-vs-eager bound); a plain iota index along dim 3 (XLNet's pad-add): bit-exact.
+  capture's own compiled-vs-eager bound); the f32 case again with the source a transposing copy
+  (Longformer 335f7d6b05cb's producer, which the overlap-add stores first): bit-exact; a plain iota
+  index along dim 3 (XLNet's pad-add): bit-exact.
 
     python3 tools/capture/rewrite_check.py
 """
@@ -55,7 +57,9 @@ def check_sort():
 INDEX_ADD_REWRITES = ("index_add_iota_gather", "index_add_overlap_add")
 
 
-def windows_case(name, dtype, size, stride, extent):
+def windows_case(name, dtype, size, stride, extent, transposed=False):
+    """transposed: the source a transposing copy first (Longformer 335f7d6b05cb's producer), as
+    reshape(clone(permute(.))) of the input read as [size[-1], rest]."""
     import torch
     mod = lowerings.load(name)
     numel = 1
@@ -69,7 +73,12 @@ def windows_case(name, dtype, size, stride, extent):
                                           requires_grad=False)
         idx = aten.reshape.default(aten.clone.default(aten.as_strided.default(it, size, stride, 0)), [numel])
         zeros = aten.full.default([extent], 0, dtype=dtype, device="cuda", pin_memory=False)
-        return aten.index_add.default(zeros, 0, idx, tensors[0])
+        source = tensors[0]
+        if transposed:
+            rows = aten.reshape.default(source, [size[-1], numel // size[-1]])
+            source = aten.reshape.default(aten.clone.default(aten.permute.default(rows, [1, 0]),
+                                                             memory_format=torch.contiguous_format), [numel])
+        return aten.index_add.default(zeros, 0, idx, source)
 
     got, n = compiled_under(mod, [{"name": "in0", "sizes": [numel], "values": {}}], fn, src)
     return got, fn(src), n, src
@@ -89,6 +98,10 @@ def check_windows(name):
     got, eager, n, _ = windows_case(name, torch.float32, *a)
     ok = n > 0 and torch.equal(got, eager)
     results.append((ok, f"{name}: f32 overlapping windows (<= 2 per element): {n} rewritten, "
+                        f"{'bit-exact' if ok else 'DIFFERS'} against eager index_add"))
+    got, eager, n, _ = windows_case(name, torch.float32, *a, transposed=True)
+    ok = n > 0 and torch.equal(got, eager)
+    results.append((ok, f"{name}: the same from a transposing copy: {n} rewritten, "
                         f"{'bit-exact' if ok else 'DIFFERS'} against eager index_add"))
     # Longformer B in small: 4 windows of 6 rows every 2 rows (up to three per element), bf16
     for dtype, case in ((torch.bfloat16, a), (torch.bfloat16, ([2, 4, 6, 2], [24, 4, 2, 1], 48))):

@@ -28,10 +28,11 @@ def iota_view(node, specs=None):
     return {"start": start, "step": step, **view}
 
 
-def rewrite(graph, specs, plan_of, emit):
+def rewrite(graph, specs, plan_of, emit, marks=None):
     """Each index_add of a floating x no wider than fp32 (the emissions sum in fp32) whose index iota_view
     describes and plan_of(view, extent) plans (extent: x's size along dim) replaced by emit(x, dim, src,
-    alpha, view, plan); the others keep ATen's call. Returns how many were replaced."""
+    alpha, view, plan); the others keep ATen's call. marks(src node): what the emission must know of the
+    source's provenance, merged into the plan. Returns how many were replaced."""
     count = 0
     for node in _graph.calls(graph, OPS):
         x, dim, index, src = node.args[:4]
@@ -44,6 +45,8 @@ def rewrite(graph, specs, plan_of, emit):
         plan = plan_of(view, value.shape[dim]) if view else None
         if plan is None:
             continue
+        if marks:
+            plan = {**plan, **marks(src)}
         _graph.replace(graph, node, emit, (x, dim, src, alpha, view, plan))
         count += 1
     return count

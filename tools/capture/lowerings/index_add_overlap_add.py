@@ -33,6 +33,7 @@ STANDS_FOR = ("an Inductor lowering of index_add whose index is an iota or an as
 OPS = _index_add.OPS
 
 MAX_PIECES = 8  # pieces summed per output row: each is a read of the source
+_RESHAPES = ("aten.reshape.default", "aten.view.default", "aten._unsafe_view.default")
 
 _specs = None
 
@@ -99,6 +100,8 @@ def overlap_add(x, dim, src, alpha, view, plan):
     size, w, d, m, k_max = view["size"], plan["window"], plan["split"], plan["rows"], plan["pieces"]
     p = len(pre)
     s = src.reshape(pre + size[:d] + [k_max, m] + size[d + 1:] + post)
+    if plan.get("materialize"):  # an identity view, whose lowering stores its input first (transposed_source)
+        s = torch.as_strided(s, s.shape, s.stride(), s.storage_offset())
 
     def axis(e):  # view dim e's axis once d is split in two
         return p + e + (e > d)
@@ -123,8 +126,24 @@ def overlap_add(x, dim, src, alpha, view, plan):
     return torch.cat(parts, dim) if len(parts) > 1 else region
 
 
+def transposed_source(src):
+    """{"materialize": True} when the source node is (through reshapes) the clone of a non-contiguous
+    tensor, a transposing copy; else {}. Inductor inlines a copy read once into its reader: here into the
+    overlap-add's kernels, whose loads then run across the transposed layout (Longformer's 335f7d6b05cb
+    and c06b114e6a86: 55-58% of the headroom, docs/evidence/candidates/H200-torch2.11.0+cu130). Its
+    lowering of as_strided realizes the input (torch/_inductor/lowering.py, add_needs_realized_inputs),
+    so the copy runs as its own kernel, and the overlap-add reads a dense buffer."""
+    node = src
+    while node.op == "call_function" and _graph.target_name(node) in _RESHAPES:
+        node = node.args[0]
+    if node.op != "call_function" or _graph.target_name(node) != "aten.clone.default":
+        return {}
+    value = getattr(node.args[0], "meta", {}).get("example_value")
+    return {"materialize": True} if value is not None and not value.is_contiguous() else {}
+
+
 def rewrite(graph, specs):
-    return _index_add.rewrite(graph, specs, overlap_plan, overlap_add)
+    return _index_add.rewrite(graph, specs, overlap_plan, overlap_add, transposed_source)
 
 
 @contextlib.contextmanager

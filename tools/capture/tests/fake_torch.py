@@ -1,7 +1,8 @@
 """A pure-Python stand-in for the few torch ops a rewrite's emission uses, so that the emission itself runs
 without torch: a row-major tensor of labels (each element a tuple of the terms summed into it, so the order of
 every sum is visible; a zero pad is the empty tuple), with torch's semantics for reshape, permute, unsqueeze,
-select, narrow, + and scalar *, torch.nn.functional.pad (the last dims first) and torch.cat.
+select, narrow, + and scalar *, torch.nn.functional.pad (the last dims first), torch.cat and torch.as_strided
+(of a tensor's row-major storage: every tensor here is contiguous).
 
     with fake_torch.installed():
         out = module.emit(fake_torch.labels("x", shape), ...)
@@ -75,6 +76,12 @@ class Tensor:
         shape[d] = length
         return self._gather(shape, lambda idx: idx[:d] + [idx[d] + start] + idx[d + 1:])
 
+    def stride(self):
+        return tuple(math.prod(self.shape[d + 1:]) for d in range(self.dim()))
+
+    def storage_offset(self):
+        return 0
+
     def float(self):
         return self
 
@@ -124,6 +131,11 @@ def cat(parts, d):
     return Tensor(out, shape)
 
 
+def as_strided(t, size, stride, offset=0):
+    return Tensor([t.data[offset + sum(i * s for i, s in zip(unravel(size, j), stride))]
+                   for j in range(math.prod(size))], list(size))
+
+
 def labels(name, shape):
     """A tensor whose element j is ((name, j),): one term, named by its row-major position."""
     return Tensor([((name, j),) for j in range(math.prod(shape))], shape)
@@ -134,6 +146,7 @@ def installed():
     """`import torch` gives this module's ops inside the block."""
     fake = types.ModuleType("torch")
     fake.cat = cat
+    fake.as_strided = as_strided
     fake.nn = types.SimpleNamespace(functional=types.SimpleNamespace(pad=pad))
     saved = sys.modules.get("torch")
     sys.modules["torch"] = fake

@@ -199,10 +199,10 @@ class TestOverlapAdd(unittest.TestCase):
         plan = ola.overlap_plan({"start": 0, "step": 1, "size": [512], "stride": [1], "offset": 0}, 1023)
         self.assertEqual((plan["window"], plan["total"]), (None, 512))
 
-    def check_emission(self, view, extent, pre=(), post=(), alpha=1):
+    def check_emission(self, view, extent, pre=(), post=(), alpha=1, **marks):
         """overlap_add run on labelled tensors (fake_torch): each element of the result is x's, then alpha times
         each source element landing on it, in window order, as a brute-force index_add gives them."""
-        plan = ola.overlap_plan(view, extent)
+        plan = {**ola.overlap_plan(view, extent), **marks}
         dim, xs, ss = len(pre), [*pre, extent, *post], [*pre, math.prod(view["size"]), *post]
         with fake_torch.installed():
             got = ola.overlap_add(fake_torch.labels("x", xs), dim, fake_torch.labels("s", ss), alpha, view, plan)
@@ -220,6 +220,9 @@ class TestOverlapAdd(unittest.TestCase):
     def test_the_emission_keeps_the_dims_around_the_indexed_one_and_alpha(self):
         self.check_emission({"start": 0, "step": 1, "size": [2, 4, 6, 2], "stride": [24, 4, 2, 1], "offset": 0}, 48,
                             post=(2,), alpha=2)
+        # the source stored first (a transposing producer): the identity view changes no element
+        self.check_emission({"start": 0, "step": 1, "size": [2, 4, 6, 2], "stride": [24, 4, 2, 1], "offset": 0}, 48,
+                            post=(2,), alpha=2, materialize=True)
         self.check_emission({"start": 0, "step": 1, "size": [2, 9], "stride": [1, 1], "offset": 0}, 10, pre=(2,))
         # XLNet in small: an iota of 8 into dim 3 of 15, its tail x's
         self.check_emission({"start": 0, "step": 1, "size": [8], "stride": [1], "offset": 0}, 15, pre=(2, 2, 3))
@@ -284,9 +287,12 @@ class TestGoldenScopes(unittest.TestCase):
 class FakeValue:
     """node.meta["example_value"]'s surface the passes read."""
 
-    def __init__(self, shape, floating, itemsize=4):
-        self.shape = shape
+    def __init__(self, shape, floating, itemsize=4, contiguous=True):
+        self.shape, self.contiguous = shape, contiguous
         self.dtype = type("dtype", (), {"is_floating_point": floating, "itemsize": itemsize})()
+
+    def is_contiguous(self):
+        return self.contiguous
 
     def dim(self):
         return len(self.shape)
@@ -370,6 +376,24 @@ class TestRewriteOnFakeGraphs(unittest.TestCase):
             for mod in (ola, iota):
                 self.assertEqual(mod.rewrite(self.windows_graph(*longformer, value)[1], None), 0,
                                  (mod.__name__, value.dtype.itemsize))
+
+    def test_a_transposing_source_is_stored_before_the_overlap_add(self):
+        """Longformer 335f7d6b05cb's source: reshape(clone(permute(...))) of a non-contiguous permute; a graph input,
+        or the clone of a contiguous tensor, is read as it is."""
+        longformer = (160, [2, 3, 8, 4], [4, 32, 8, 1])
+        for contiguous, want in ((False, {"materialize": True}), (True, {})):
+            (_, _, x, src, op), g = self.windows_graph(*longformer)
+            permuted = self.fake(call("aten.permute.default", src, [1, 0]), FakeValue([8, 24], True, contiguous=contiguous))
+            clone = self.fake(call("aten.clone.default", permuted, memory_format="contiguous_format"))
+            flat = self.fake(call("aten.reshape.default", clone, [192]))
+            op.args = (x, op.args[1], op.args[2], flat)
+            self.assertEqual(ola.rewrite(g, None), 1)
+            self.assertEqual(ola.transposed_source(flat), want)
+            self.assertEqual(op.replaced_by.args[5].get("materialize"), want.get("materialize"))
+        (_, _, _, src, op), g = self.windows_graph(*longformer)
+        self.assertEqual(ola.rewrite(g, None), 1)
+        self.assertNotIn("materialize", op.replaced_by.args[5])
+        self.assertEqual(ola.transposed_source(src), {})
 
     def test_an_index_add_on_another_index_is_kept(self):
         x = self.fake(call("aten.full.default", [8], 0), FakeValue([8], True))
