@@ -12,7 +12,7 @@
  * - scatter (any index): the general oracle's add step, 8 source elements per thread with one 16-byte
  *   load; neighbours landing in one aligned bf16x2 word share a red.global.add.noftz.bf16x2.
  * The arithmetic matches reference.c's ia_emulate_oracle exactly: acc = fill, acc += x * scale (or, for a power-of-two
- * scale over fill 0, the unscaled sum times scale: the same bits). */
+ * scale over fill 0, the unscaled sum times scale: the same bits short of subnormals and overflow). */
 #include "kernels.h"
 
 #include <math.h>
@@ -327,7 +327,7 @@ struct Chunk {
         }
         return c;
     }
-    /* UNIT: the terms are x itself, summed unscaled (the caller scales the sum: pow2_over_zero) */
+    /* UNIT: the terms are x itself, summed unscaled (scale 1, or the pow2 kernel scales the sum once) */
     template <bool UNIT>
     __device__ __forceinline__ void add_to(float (&acc)[VEC], float scale) const
     {
@@ -412,7 +412,7 @@ __device__ __forceinline__ void windows_chunk(uint16_t *out, const uint16_t *x, 
 
 /* The per-term kernel; UNIT: scale 1. The sum scaled once is a kernel of its own: with a runtime test of the scale
  * in this one, gate --run measured the unit case at 7.64 us against the 7.13 stored (Longformer 6291456, H200,
- * 2026-12-06). As it is, the PTX of its 32-bit instantiations is the one before that kernel was added. */
+ * 2026-12-06). As it is, the PTX of its 32-bit instantiations is the one before that runtime test. */
 template <int VEC, bool FAST, bool UNIT>
 __global__ void ia_oracle_windows_kernel(uint16_t *out, const uint16_t *x, ia_windows w, int64_t items, float scale,
                                          float fill)
@@ -534,8 +534,9 @@ using namespace ia_oracle;
 #define IA_WINDOWS_POW2(V, F) ia_oracle_windows_pow2_kernel<V, F>
 #define IA_SCATTER(V, F) ia_oracle_scatter_kernel<V, F>
 
-/* A scale of 2^k over a fill of +0: x * scale is exact and rounding commutes with it (short of fp32's
- * subnormals), so the products summed term by term are the unscaled sum times scale, bit for bit. */
+/* A scale of 2^k over a fill of +0: x * scale is exact and rounding commutes with it, so the products summed
+ * term by term are the unscaled sum times scale, bit for bit, short of fp32's subnormals and overflow (a sum past
+ * FLT_MAX that the scale would have brought back, or the reverse). */
 static bool pow2_over_zero(float scale, float fill)
 {
     int e;

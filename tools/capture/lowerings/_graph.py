@@ -17,8 +17,8 @@ import contextlib
 import re
 
 # ops that keep every element's value and the row-major order of the elements
-ORDER_KEEPING = ("aten.reshape.default", "aten.view.default", "aten._unsafe_view.default",
-                 "aten.clone.default", "aten.alias.default", "prims.convert_element_type.default")
+RESHAPES = ("aten.reshape.default", "aten.view.default", "aten._unsafe_view.default")
+ORDER_KEEPING = RESHAPES + ("aten.clone.default", "aten.alias.default", "prims.convert_element_type.default")
 
 _PLACEHOLDER = re.compile(r"tensors_(\d+)_?$", re.IGNORECASE)
 

@@ -33,7 +33,6 @@ STANDS_FOR = ("an Inductor lowering of index_add whose index is an iota or an as
 OPS = _index_add.OPS
 
 MAX_PIECES = 8  # pieces summed per output row: each is a read of the source
-_RESHAPES = ("aten.reshape.default", "aten.view.default", "aten._unsafe_view.default")
 
 _specs = None
 
@@ -127,16 +126,17 @@ def overlap_add(x, dim, src, alpha, view, plan):
 
 
 def transposed_source(src):
-    """{"materialize": True} when the source node is (through reshapes) the clone of a non-contiguous
-    tensor, a transposing copy; else {}. Inductor inlines a copy read once into its reader: here into the
-    overlap-add's kernels, whose loads then run across the transposed layout (Longformer's 335f7d6b05cb
-    and c06b114e6a86: 55-58% of the headroom, docs/evidence/candidates/H200-torch2.11.0+cu130). Its
-    lowering of as_strided realizes the input (torch/_inductor/lowering.py, add_needs_realized_inputs),
-    so the copy runs as its own kernel, and the overlap-add reads a dense buffer."""
+    """{"materialize": True} when the source node is (through reshapes) a contiguous_format clone of a
+    non-contiguous tensor, a transposing copy; else {}. Inductor inlines a copy read once into its reader:
+    here into the overlap-add's kernels, whose loads then run across the transposed layout (Longformer's
+    335f7d6b05cb and c06b114e6a86: 55-58% of the headroom, docs/evidence/candidates/H200-torch2.11.0+cu130).
+    Inductor's lowering of as_strided realizes its input and fixes its strides (torch/_inductor/lowering.py),
+    so the copy runs as its own kernel and the overlap-add reads a dense buffer."""
     node = src
-    while node.op == "call_function" and _graph.target_name(node) in _RESHAPES:
+    while node.op == "call_function" and _graph.target_name(node) in _graph.RESHAPES:
         node = node.args[0]
-    if node.op != "call_function" or _graph.target_name(node) != "aten.clone.default":
+    if (node.op != "call_function" or _graph.target_name(node) != "aten.clone.default" or
+            str(node.kwargs.get("memory_format")) != "torch.contiguous_format"):
         return {}
     value = getattr(node.args[0], "meta", {}).get("example_value")
     return {"materialize": True} if value is not None and not value.is_contiguous() else {}

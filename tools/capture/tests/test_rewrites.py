@@ -204,8 +204,10 @@ class TestOverlapAdd(unittest.TestCase):
         each source element landing on it, in window order, as a brute-force index_add gives them."""
         plan = {**ola.overlap_plan(view, extent), **marks}
         dim, xs, ss = len(pre), [*pre, extent, *post], [*pre, math.prod(view["size"]), *post]
+        calls = fake_torch.as_strided.calls
         with fake_torch.installed():
             got = ola.overlap_add(fake_torch.labels("x", xs), dim, fake_torch.labels("s", ss), alpha, view, plan)
+        self.assertEqual(fake_torch.as_strided.calls - calls, 1 if marks.get("materialize") else 0)
         self.assertEqual(list(got.shape), xs)
         land, w = brute_force(view, extent), plan["window"]
         for j, terms in enumerate(got.data):
@@ -252,6 +254,8 @@ class TestGoldenScopes(unittest.TestCase):
         def decode(a):
             if isinstance(a, dict) and set(a) == {"ref"}:
                 return built[a["ref"]]
+            if isinstance(a, dict) and set(a) == {"enum"}:  # str() of the torch object FX holds
+                return a["enum"]
             return [decode(x) for x in a] if isinstance(a, list) else a
         for k, n in enumerate(nodes):
             if k not in built and n["role"] != "input":
@@ -277,11 +281,36 @@ class TestGoldenScopes(unittest.TestCase):
             self.assertIsNotNone(dense, e["scope_id"])
             self.assertEqual(dense["window"] is None, dim == 3, e["scope_id"])
 
+    def test_the_transposing_sources_are_longformers_two(self):
+        """transposed_source on each index_add scope's source, every node's example_value as its annotation
+        lays it out: only the two scope groups whose producer is a transposing clone."""
+        import scope as scope_mod
+        marked = set()
+        for e in (e for e in golden.load_scopes(GOLDEN) if e["op"] == "aten.index_add.default"):
+            nodes, built, _ = self.graph(e)
+            for k, node in built.items():
+                t = scope_mod.parse_ann(nodes[k]["ann"], e["scope_id"]) if nodes[k].get("ann") else None
+                node.meta = {"example_value": FakeValue(t["sizes"], True, contiguous=row_major(t))} if t else {}
+            k = next(i for i, n in enumerate(nodes) if n["role"] == "op")
+            if ola.transposed_source(built[nodes[k]["args"][3]["ref"]]):
+                marked.add(e["scope_id"].rsplit("-", 1)[1])
+        self.assertEqual(marked, {"335f7d6b05cb", "c06b114e6a86"})
+
     def test_the_routing_sort_has_its_key_range(self):
         entry = capture.select(golden.load_scopes(GOLDEN), [], lowerings.load("routing_counting_sort"))[0]
         nodes, built, specs = self.graph(entry)
         k = next(i for i, n in enumerate(nodes) if n["op"] == "aten.sort.default")
         self.assertEqual(csort.key_range(built[k].args[0], specs), 32)
+
+
+def row_major(t):
+    """torch's is_contiguous of an annotation's sizes and strides (a dim of one element has any stride)."""
+    want = 1
+    for n, st in zip(reversed(t["sizes"]), reversed(t["strides"])):
+        if n != 1 and st != want:
+            return False
+        want *= n
+    return True
 
 
 class FakeValue:
@@ -381,10 +410,11 @@ class TestRewriteOnFakeGraphs(unittest.TestCase):
         """Longformer 335f7d6b05cb's source: reshape(clone(permute(...))) of a non-contiguous permute; a graph input,
         or the clone of a contiguous tensor, is read as it is."""
         longformer = (160, [2, 3, 8, 4], [4, 32, 8, 1])
-        for contiguous, want in ((False, {"materialize": True}), (True, {})):
+        for contiguous, fmt, want in ((False, "torch.contiguous_format", {"materialize": True}),
+                                      (True, "torch.contiguous_format", {}), (False, "torch.preserve_format", {})):
             (_, _, x, src, op), g = self.windows_graph(*longformer)
             permuted = self.fake(call("aten.permute.default", src, [1, 0]), FakeValue([8, 24], True, contiguous=contiguous))
-            clone = self.fake(call("aten.clone.default", permuted, memory_format="contiguous_format"))
+            clone = self.fake(call("aten.clone.default", permuted, memory_format=fmt))
             flat = self.fake(call("aten.reshape.default", clone, [192]))
             op.args = (x, op.args[1], op.args[2], flat)
             self.assertEqual(ola.rewrite(g, None), 1)
