@@ -8,9 +8,10 @@
 # On an H200 (the target's GPU): the index_add family gated against the committed baselines with a proposal
 # (gate --run --scope index_add --propose); the proposal put in place of the base's baselines there, and the
 # candidate restaged in full and priced against it (ci/candidates FULL=1: stage.tgz, for golden accept here);
-# last the index_add GPU tests. On another GPU: run --any-gpu (correctness and that run's ratios) and the
-# tests. Here afterwards: r/proposed.json over golden/targets/H200-torch2.11.0+cu130/baselines.json, golden
-# rebase, ci/check-golden; then ci/stage-archive unpack and golden accept if the price held.
+# last the index_add GPU tests. On another GPU: run --any-gpu (correctness and that run's ratios),
+# tools/capture/rewrite_check.py (the rewrites with torch) and the tests. Here afterwards: r/proposed.json over
+# golden/targets/H200-torch2.11.0+cu130/baselines.json, golden rebase, ci/check-golden; then ci/stage-archive
+# unpack and golden accept if the price held.
 # Everything lands in $OUT/consumer.tgz.
 set -u
 t00=$SECONDS
@@ -44,6 +45,8 @@ sys.exit(any(e["status"] not in ok for e in json.load(open(sys.argv[1]))["entrie
     fi
 else
     step run 200 "$bin/extern-audit" run --any-gpu --scope index_add --json
+    # the candidates' rewrites with torch, the transposing-source barrier included (no price without the target)
+    step rewrite 150 python3 tools/capture/rewrite_check.py
 fi
 step tests 120 "$bin/test-suite" --filter 'index_add*/*'
 tar czf "$OUT/consumer.tgz" -C "$OUT" r && rm -rf "$r"
