@@ -144,6 +144,9 @@ Test(cli_manners, audit_says_how_rows_differ_and_json_carries_the_bottom_line)
     has(r.out, "run --plan --scope ALIAS");
     cr_assert_null(strstr(r.out, "run --scope ALIAS"), "run --scope needs a GPU; --plan does not");
     has(r.out, "  routing_histc     routing                      infer  whole scope, topk_ids_skewed (context)     -");
+    /* a configuration that takes in its consumer, beside the point's other one */
+    has(r.out, "  index_add         longformer-bf16-6291456      train  consumer div by 8                         12");
+    has(r.out, "  index_add         longformer-bf16-6291456      train  -                                         12");
     cli_run_free(&r);
 
     r = test_cli("audit", "--json", NULL);

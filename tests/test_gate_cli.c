@@ -206,7 +206,7 @@ Test(gate_cli, plan_compares_the_stored_plans_with_todays)
 {
     cli_run r = test_cli("gate", "--plan", "--quiet", NULL);
     cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
-    cr_assert(strstr(r.out, "SAME 90"), "%s", r.out);
+    cr_assert(strstr(r.out, "SAME 91"), "%s", r.out);
     cli_run_free(&r);
 
     const char *dir = test_tmpdir();
@@ -221,7 +221,7 @@ Test(gate_cli, plan_compares_the_stored_plans_with_todays)
     snprintf(prop, sizeof prop, "%s/proposed.json", dir);
     r = test_cli("gate", "--plan", "--baseline", stale, "--target", TEST_TARGET, "--propose", prop, "--quiet", NULL);
     cr_assert_eq(r.status, 1, "%s%s", r.out, r.err);
-    cr_assert(strstr(r.out, "CONFIG 1") && strstr(r.out, "SAME 89"), "%s", r.out);
+    cr_assert(strstr(r.out, "CONFIG 1") && strstr(r.out, "SAME 90"), "%s", r.out);
     cr_assert(strstr(r.out, "first at $.config.stale: \"a plan of older code\" -> (none)"), "%s", r.out);
     cli_run_free(&r);
     r = test_cli("gate", "--plan", "--baseline", prop, "--target", TEST_TARGET, "--quiet", NULL);

@@ -309,14 +309,14 @@ static void save_target(const char *dir, cJSON *target)
 static void keeps_its_own(const char *golden, const char *dir, const char *family, const char *point)
 {
     cJSON *before = load(target_file(golden, CANDIDATE)), *base = load(target_file(golden, TEST_TARGET));
-    double own = current_median(first_at(before, family, point));
     slower(first_at(base, family, point), 1.1);
     save(target_file(golden, TEST_TARGET), base);
     cli_run r = test_cli("golden", "rebase", dir, "--golden", golden, NULL);
     cr_assert_eq(r.status, 0, "%s", r.err);
     cli_run_free(&r);
     cJSON *after = load(target_file(golden, CANDIDATE));
-    cr_assert_float_eq(current_median(first_at(after, family, point)), own, 1e-12, "%s", point);
+    /* whole entries: the candidate's own may be a refusal with no paths (a lowering left no ATen step) */
+    cr_assert(cJSON_Compare(first_at(after, family, point), first_at(before, family, point), 1), "%s", point);
     cJSON_Delete(before);
     cJSON_Delete(after);
 }

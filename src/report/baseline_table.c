@@ -17,13 +17,20 @@ static const cJSON *obj(const cJSON *o, const char *key)
     return cJSON_GetObjectItemCaseSensitive(o, key);
 }
 
-/* A configuration value in a few words: a string up to its first colon, a distribution by its generator. */
+/* A configuration value in a few words: a string up to its first colon, a distribution by its generator, a
+ * consumer the scope takes in by its op's name and operand ("consumer div by 8"). */
 static void short_value(const cJSON *v, char *b, size_t n)
 {
     const char *s = cJSON_IsString(v) && ea_note_text(v->valuestring) ? ea_note_text(v->valuestring) : cJSON_GetStringValue(v);
     if (s) /* an id as its text (prose.h), up to its colon */
         snprintf(b, n, "%.*s", (int)strcspn(s, ":"), s);
-    else
+    else if (ej_str(v, "op")) { /* "aten.div.Tensor": its name between the namespace and the overload */
+        const char *op = ej_str(v, "op"), *dot = strchr(op, '.');
+        op = dot ? dot + 1 : op;
+        int k = snprintf(b, n, "consumer %.*s", (int)strcspn(op, "."), op);
+        if (cJSON_IsNumber(obj(v, "by")) && k > 0 && (size_t)k < n)
+            snprintf(b + k, n - (size_t)k, " by %g", ej_num(v, "by"));
+    } else
         snprintf(b, n, "%s", ej_text(v, "generator"));
 }
 
@@ -35,9 +42,10 @@ static void variant(const cJSON *scopes, const cJSON *r, char *b, size_t n)
     b[0] = '\0';
     cJSON_ArrayForEach(v, obj(r, "config"))
     {
-        /* what names a configuration: its form, its distribution's generator; not what follows from them
-         * (plans, floor bytes) nor prose */
-        if (!(cJSON_IsString(v) || ej_str(v, "generator")) || !strcmp(v->string, "capture") || !strcmp(v->string, "notes"))
+        /* what names a configuration: its form, its distribution's generator, a consumer it takes in; not what
+         * follows from them (plans, floor bytes) nor prose */
+        if (!(cJSON_IsString(v) || ej_str(v, "generator") || ej_str(v, "op")) || !strcmp(v->string, "capture") ||
+            !strcmp(v->string, "notes"))
             continue;
         int differs = 0;
         cJSON_ArrayForEach(s, scopes)

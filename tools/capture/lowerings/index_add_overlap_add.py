@@ -129,9 +129,10 @@ def transposed_source(src):
     """{"materialize": True} when the source node is (through reshapes) a contiguous_format clone of a
     non-contiguous tensor, a transposing copy; else {}. Inductor inlines a copy read once into its reader:
     here into the overlap-add's kernels, whose loads then run across the transposed layout (Longformer's
-    335f7d6b05cb and c06b114e6a86: 55-58% of the headroom, docs/evidence/candidates/H200-torch2.11.0+cu130).
-    Inductor's lowering of as_strided realizes its input and fixes its strides (torch/_inductor/lowering.py),
-    so the copy runs as its own kernel and the overlap-add reads a dense buffer."""
+    335f7d6b05cb and c06b114e6a86: 55-58% of the headroom without this, 98% with it on the H200,
+    docs/evidence/candidates/H200-torch2.11.0+cu130). Inductor's lowering of as_strided realizes its input
+    and fixes its strides (torch/_inductor/lowering.py), so the copy runs as its own kernel and the
+    overlap-add reads a dense buffer."""
     node = src
     while node.op == "call_function" and _graph.target_name(node) in _graph.RESHAPES:
         node = node.args[0]
