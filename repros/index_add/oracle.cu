@@ -196,75 +196,90 @@ __global__ void ia_oracle_slice_vec8(uint16_t *out, const uint16_t *x, ia_slice 
     }
 }
 
-/* One chunk per thread in blocks of kShflBlock, a row's misalignment handled without a second load: a
- * row's data chunks all share one shift, so the aligned source vector a lane needs after its own is the
- * one the next lane loaded, fetched by warp shuffle; only the last lane of a run (the warp's or the
- * row's) loads it itself. Same arithmetic and edge path as ia_oracle_slice_vec8. */
+/* U chunks per thread in blocks of kShflBlock (a block covers U * kShflBlock consecutive chunks, each pass
+ * coalesced, every pass's loads issued before the first shuffle), a row's misalignment handled without a
+ * second load: a row's data chunks all share one shift, so the aligned source vector a lane needs after
+ * its own is the one the next lane loaded in the same pass, fetched by warp shuffle; only the last lane of
+ * a run (the warp's or the row's) loads it itself. Same arithmetic and edge path as ia_oracle_slice_vec8. */
 constexpr int kShflBlock = 128;
 
-template <bool FAST, bool POW2>
+template <bool FAST, bool POW2, int U>
 __global__ void ia_oracle_slice_shfl(uint16_t *out, const uint16_t *x, ia_slice q, int64_t items, float scale,
                                      float fill)
 {
     using I = typename Int<FAST>::T;
+    using A = typename std::conditional<FAST, int32_t, long long>::type;
     const unsigned all = 0xffffffffu;
     const I row_out = (I)q.row_out, col0 = (I)q.col0, col1 = (I)(q.col0 + q.row_src);
-    const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    const bool live = t < items;
-    const I e0 = live ? (I)t * 8 : 0, row = divq<FAST>(e0, q.div_row, q.row_out), c = e0 - row * row_out;
-    const bool inside = c + 8 <= row_out;
-    const bool data = live && inside && c >= col0 && c + 8 <= col1;
-    const int64_t s = data ? (int64_t)(row * (I)q.row_src + c - col0) : 0;
-    const int sh = (int)(s & 7);
-    using A = typename std::conditional<FAST, int32_t, long long>::type;
-    const A a = data ? (A)(s - sh) : -1; /* the aligned vector this lane loads */
-    uint4 lo = data ? ld16(x + a) : make_uint4(0, 0, 0, 0), hi;
-    /* every lane takes part in the shuffles, live or not */
-    hi.x = __shfl_down_sync(all, lo.x, 1);
-    hi.y = __shfl_down_sync(all, lo.y, 1);
-    hi.z = __shfl_down_sync(all, lo.z, 1);
-    hi.w = __shfl_down_sync(all, lo.w, 1);
-    const A next = __shfl_down_sync(all, a, 1); /* lane 31 gets its own: never a + 8 */
-    if (!live)
-        return;
-    uint32_t r[8];
-    if (data) {
-        if (sh && next != a + 8)
-            hi = ld16(x + a + 8);
-        uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w}, u[4];
-        switch (sh >> 1) {
-        case 0: pick<0>(w, sh & 1, u); break;
-        case 1: pick<1>(w, sh & 1, u); break;
-        case 2: pick<2>(w, sh & 1, u); break;
-        default: pick<3>(w, sh & 1, u); break;
-        }
-        uint4 v;
-        if constexpr (POW2) { /* fill 0, scale 2^k: x * scale is exact, so one bf16x2 fma rounds as the fp32 path */
-            const __nv_bfloat162 s2 = __float2bfloat162_rn(scale), z = __float2bfloat162_rn(0.0f);
-            uint32_t *vw = reinterpret_cast<uint32_t *>(&v);
+    const int64_t first = (int64_t)blockIdx.x * U * blockDim.x + threadIdx.x;
+    I e0[U], row[U], c[U];
+    bool live[U], data[U];
+    int sh[U];
+    A a[U];
+    uint4 lo[U];
 #pragma unroll
-            for (int j = 0; j < 4; j++) {
-                __nv_bfloat162 h = __hfma2(*reinterpret_cast<const __nv_bfloat162 *>(&u[j]), s2, z);
-                vw[j] = *reinterpret_cast<uint32_t *>(&h);
+    for (int k = 0; k < U; k++) {
+        const int64_t t = first + (int64_t)k * blockDim.x;
+        live[k] = t < items;
+        e0[k] = live[k] ? (I)t * 8 : 0;
+        row[k] = divq<FAST>(e0[k], q.div_row, q.row_out);
+        c[k] = e0[k] - row[k] * row_out;
+        data[k] = live[k] && c[k] + 8 <= row_out && c[k] >= col0 && c[k] + 8 <= col1;
+        const int64_t s = data[k] ? (int64_t)(row[k] * (I)q.row_src + c[k] - col0) : 0;
+        sh[k] = (int)(s & 7);
+        a[k] = data[k] ? (A)(s - sh[k]) : -1; /* the aligned vector this lane loads */
+        lo[k] = data[k] ? ld16(x + a[k]) : make_uint4(0, 0, 0, 0);
+    }
+#pragma unroll
+    for (int k = 0; k < U; k++) {
+        uint4 hi; /* every lane takes part in the shuffles, live or not */
+        hi.x = __shfl_down_sync(all, lo[k].x, 1);
+        hi.y = __shfl_down_sync(all, lo[k].y, 1);
+        hi.z = __shfl_down_sync(all, lo[k].z, 1);
+        hi.w = __shfl_down_sync(all, lo[k].w, 1);
+        const A next = __shfl_down_sync(all, a[k], 1); /* lane 31 gets its own: never a + 8 */
+        if (!live[k])
+            continue;
+        if (data[k]) {
+            if (sh[k] && next != a[k] + 8)
+                hi = ld16(x + a[k] + 8);
+            uint32_t w[8] = {lo[k].x, lo[k].y, lo[k].z, lo[k].w, hi.x, hi.y, hi.z, hi.w}, u[4];
+            switch (sh[k] >> 1) {
+            case 0: pick<0>(w, sh[k] & 1, u); break;
+            case 1: pick<1>(w, sh[k] & 1, u); break;
+            case 2: pick<2>(w, sh[k] & 1, u); break;
+            default: pick<3>(w, sh[k] & 1, u); break;
             }
-        } else {
-            float a[8];
+            uint4 v;
+            if constexpr (POW2) { /* fill 0, scale 2^k: x * scale is exact, so one bf16x2 fma rounds as the fp32 path */
+                const __nv_bfloat162 s2 = __float2bfloat162_rn(scale), z = __float2bfloat162_rn(0.0f);
+                uint32_t *vw = reinterpret_cast<uint32_t *>(&v);
+#pragma unroll
+                for (int j = 0; j < 4; j++) {
+                    __nv_bfloat162 h = __hfma2(*reinterpret_cast<const __nv_bfloat162 *>(&u[j]), s2, z);
+                    vw[j] = *reinterpret_cast<uint32_t *>(&h);
+                }
+            } else {
+                float f8[8];
+#pragma unroll
+                for (int i = 0; i < 8; i++)
+                    f8[i] = __fadd_rn(fill, term(lane(u, i), scale));
+                v = make_uint4(pack2(f8[0], f8[1]), pack2(f8[2], f8[3]), pack2(f8[4], f8[5]), pack2(f8[6], f8[7]));
+            }
+            *reinterpret_cast<uint4 *>(out + e0[k]) = v;
+            continue;
+        }
+        uint32_t r[8];
+        if (c[k] + 8 <= row_out && (c[k] + 8 <= col0 || c[k] >= col1)) {
+            const uint32_t f = round_bf16(fill);
 #pragma unroll
             for (int i = 0; i < 8; i++)
-                a[i] = __fadd_rn(fill, term(lane(u, i), scale));
-            v = make_uint4(pack2(a[0], a[1]), pack2(a[2], a[3]), pack2(a[4], a[5]), pack2(a[6], a[7]));
+                r[i] = f;
+        } else {
+            slice_edge<I>(q, x, row[k], c[k], scale, fill, r);
         }
-        *reinterpret_cast<uint4 *>(out + e0) = v;
-        return;
-    } else if (inside && (c + 8 <= col0 || c >= col1)) {
-        const uint32_t f = round_bf16(fill);
-#pragma unroll
-        for (int i = 0; i < 8; i++)
-            r[i] = f;
-    } else {
-        slice_edge<I>(q, x, row, c, scale, fill, r);
+        store8(out + e0[k], r);
     }
-    store8(out + e0, r);
 }
 
 /* The staged slice kernel; its block code is slice_staged.h, shared with the CPU emulation. Why staged:
@@ -563,14 +578,18 @@ extern "C" int ia_oracle_slice(const ia_slice *q, void *out, const void *x, floa
         return (int)cudaGetLastError();
     }
     if (q->vec == 8 && q->shfl) {
-        unsigned g = (unsigned)((items + kShflBlock - 1) / kShflBlock);
+        unsigned g = (unsigned)((items + (int64_t)u * kShflBlock - 1) / ((int64_t)u * kShflBlock));
         const bool pow2 = pow2_over_zero(scale, fill);
-        if (fast && pow2)
-            ia_oracle_slice_shfl<true, true><<<g, kShflBlock, 0, st>>>(o, in, *q, items, scale, fill);
-        else if (fast)
-            ia_oracle_slice_shfl<true, false><<<g, kShflBlock, 0, st>>>(o, in, *q, items, scale, fill);
-        else
-            ia_oracle_slice_shfl<false, false><<<g, kShflBlock, 0, st>>>(o, in, *q, items, scale, fill);
+#define IA_SHFL_U(U)                                                                                       \
+    (fast && pow2 ? ia_oracle_slice_shfl<true, true, U><<<g, kShflBlock, 0, st>>>(o, in, *q, items, scale, fill) \
+     : fast       ? ia_oracle_slice_shfl<true, false, U><<<g, kShflBlock, 0, st>>>(o, in, *q, items, scale, fill) \
+                  : ia_oracle_slice_shfl<false, false, U><<<g, kShflBlock, 0, st>>>(o, in, *q, items, scale, fill))
+        switch (u) {
+        case 2: IA_SHFL_U(2); break;
+        case 4: IA_SHFL_U(4); break;
+        default: IA_SHFL_U(1); break;
+        }
+#undef IA_SHFL_U
         return (int)cudaGetLastError();
     }
     if (q->vec != 8) {

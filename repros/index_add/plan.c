@@ -15,6 +15,7 @@
 const ia_slice_variant ia_slice_variants[IA_SLICE_VARIANTS] = {
     {"vec8", 1, 0, 0, 0},    {"vec8", 2, 0, 0, 0},    {"vec8", 4, 0, 0, 0}, {"vec8", 8, 0, 0, 0},
     {"vec8-cs", 1, 0, 1, 0}, {"vec8-cs", 2, 0, 1, 0}, {"staged", 0, 1, 0, 0}, {"vec8-shfl", 1, 0, 0, 1},
+    {"vec8-shfl", 2, 0, 0, 1}, {"vec8-shfl", 4, 0, 0, 1},
 };
 
 void ia_slice_variant_json(cJSON *o, int v)
@@ -323,7 +324,7 @@ int ia_plan_make(const ia_scope *s, int sm_count, ia_plan *p, ea_error *err)
     else if (s->idx.kind == IA_INDEX_IOTA && s->idx.step == 1) {
         p->oracle = IA_ORACLE_SLICE;
         /* the default: vec8 at unroll 2 was the fastest on an H200 (golden/targets/H200-torch2.11.0+cu130/baselines.json); a run
-         * times all eight ia_slice_variants (vec8 at 1, 2, 4, 8, vec8-cs at 1, 2, staged, vec8-shfl) and keeps the
+         * times all ten ia_slice_variants (vec8 at 1, 2, 4, 8, vec8-cs at 1, 2, staged, vec8-shfl at 1, 2, 4) and keeps the
          * fastest that passed */
         p->slice = (ia_slice){g->outer, g->D * g->inner, g->L * g->inner, s->idx.start * g->inner, 1, 2,
                               ia_fastdiv_make(g->D * g->inner), 0, {0, 0, 0}, 0, 0};

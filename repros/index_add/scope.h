@@ -130,19 +130,19 @@ typedef struct {
     ia_slice_stage stage;   /* its plan, span_max 0 when vec != 8 */
     int streaming;          /* 1: vec 8 stores with the evict-first hint (st.global.cs): the output is
                              * never re-read here, so keeping it out of L2 may help a write-heavy pass */
-    int shfl;               /* 1: vec 8, one chunk per thread, a misaligned row's second aligned source
-                             * vector taken from the next lane by warp shuffle instead of a second load */
+    int shfl;               /* 1: vec 8, unroll chunks per thread in passes, a misaligned row's second aligned
+                             * source vector taken from the next lane by warp shuffle instead of a second load */
 } ia_slice;
 
 /* The launch variants the run times a vec 8 slice oracle at, keeping the fastest that passed its checks (ea_path_tune's rule):
  * "vec8" at unroll 1, 2, 4 and 8, "vec8-cs" (streaming stores) at unroll 1 and 2, "staged", and
- * "vec8-shfl" (blocks of 128 threads). */
+ * "vec8-shfl" (blocks of 128 threads) at unroll 1, 2 and 4. */
 typedef struct {
     const char *name;
     int unroll, staged, streaming, shfl;
 } ia_slice_variant;
 
-#define IA_SLICE_VARIANTS 8
+#define IA_SLICE_VARIANTS 10
 extern const ia_slice_variant ia_slice_variants[IA_SLICE_VARIANTS];
 /* Adds variant v's "variant" name (and "unroll" unless staged) to o. */
 void ia_slice_variant_json(cJSON *o, int v);
