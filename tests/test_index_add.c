@@ -295,16 +295,19 @@ Test(index_add, more_scope_groups_than_held_are_refused_naming_the_point)
 Test(index_add, slice_variants_listed_in_the_plan)
 {
     cr_assert_eq(IA_SLICE_VARIANTS, 10);
-    int vec8 = 0, cs = 0, staged = 0, shfl = 0;
+    int vec8 = 0, cs = 0, staged = 0, shfl = 0, shfl_unrolls = 0;
     for (int v = 0; v < IA_SLICE_VARIANTS; v++) {
         const ia_slice_variant *x = &ia_slice_variants[v];
         vec8 += !strcmp(x->name, "vec8") && !x->staged && !x->streaming;
         cs += !strcmp(x->name, "vec8-cs") && x->streaming && (x->unroll == 1 || x->unroll == 2);
         staged += !strcmp(x->name, "staged") && x->staged;
-        shfl += !strcmp(x->name, "vec8-shfl") && x->shfl && (x->unroll == 1 || x->unroll == 2 || x->unroll == 4) &&
-                !x->staged && !x->streaming;
+        if (!strcmp(x->name, "vec8-shfl") && x->shfl && !x->staged && !x->streaming) {
+            shfl++;
+            shfl_unrolls |= 1 << x->unroll;
+        }
     }
     cr_assert(vec8 == 4 && cs == 2 && staged == 1 && shfl == 3);
+    cr_assert_eq(shfl_unrolls, 1 << 1 | 1 << 2 | 1 << 4, "the shuffle kernel at unroll 1, 2 and 4, each once");
     cJSON *doc = iap_golden();
     ia_scope s;
     ia_plan p;

@@ -578,13 +578,15 @@ extern "C" int ia_oracle_slice(const ia_slice *q, void *out, const void *x, floa
         return (int)cudaGetLastError();
     }
     if (q->vec == 8 && q->shfl) {
-        unsigned g = (unsigned)((items + (int64_t)u * kShflBlock - 1) / ((int64_t)u * kShflBlock));
+        /* the instances below, so that the grid and the kernel agree */
+        const int us = q->unroll == 2 || q->unroll == 4 ? q->unroll : 1;
+        unsigned g = (unsigned)((items + (int64_t)us * kShflBlock - 1) / ((int64_t)us * kShflBlock));
         const bool pow2 = pow2_over_zero(scale, fill);
 #define IA_SHFL_U(U)                                                                                       \
     (fast && pow2 ? ia_oracle_slice_shfl<true, true, U><<<g, kShflBlock, 0, st>>>(o, in, *q, items, scale, fill) \
      : fast       ? ia_oracle_slice_shfl<true, false, U><<<g, kShflBlock, 0, st>>>(o, in, *q, items, scale, fill) \
                   : ia_oracle_slice_shfl<false, false, U><<<g, kShflBlock, 0, st>>>(o, in, *q, items, scale, fill))
-        switch (u) {
+        switch (us) {
         case 2: IA_SHFL_U(2); break;
         case 4: IA_SHFL_U(4); break;
         default: IA_SHFL_U(1); break;

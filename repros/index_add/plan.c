@@ -323,9 +323,9 @@ int ia_plan_make(const ia_scope *s, int sm_count, ia_plan *p, ea_error *err)
         snprintf(why, sizeof why, "general oracle only (%.200s)", s->note);
     else if (s->idx.kind == IA_INDEX_IOTA && s->idx.step == 1) {
         p->oracle = IA_ORACLE_SLICE;
-        /* the default: vec8 at unroll 2 was the fastest on an H200 (golden/targets/H200-torch2.11.0+cu130/baselines.json); a run
-         * times all ten ia_slice_variants (vec8 at 1, 2, 4, 8, vec8-cs at 1, 2, staged, vec8-shfl at 1, 2, 4) and keeps the
-         * fastest that passed */
+        /* the default, vec8 at unroll 2, is what a launch that is not tuned runs; a run times all ten
+         * ia_slice_variants (vec8 at 1, 2, 4, 8, vec8-cs at 1, 2, staged, vec8-shfl at 1, 2, 4) and keeps the fastest
+         * that passed (on the H200, vec8-shfl at 2: golden/targets/H200-torch2.11.0+cu130/baselines.json) */
         p->slice = (ia_slice){g->outer, g->D * g->inner, g->L * g->inner, s->idx.start * g->inner, 1, 2,
                               ia_fastdiv_make(g->D * g->inner), 0, {0, 0, 0}, 0, 0};
         p->slice.vec = (g->n_out % 8 == 0 && g->n_src % 8 == 0) ? 8 : 1;

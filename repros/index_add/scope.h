@@ -136,7 +136,7 @@ typedef struct {
 
 /* The launch variants the run times a vec 8 slice oracle at, keeping the fastest that passed its checks (ea_path_tune's rule):
  * "vec8" at unroll 1, 2, 4 and 8, "vec8-cs" (streaming stores) at unroll 1 and 2, "staged", and
- * "vec8-shfl" (blocks of 128 threads) at unroll 1, 2 and 4. */
+ * "vec8-shfl" (blocks of 128 threads) at unroll 1, 2 and 4 (its only instances: another unroll launches 1). */
 typedef struct {
     const char *name;
     int unroll, staged, streaming, shfl;
