@@ -7,9 +7,10 @@
  *   128 threads, 1024 elements a block), ia_copy_d2d (result.copy_(self): cudaMemcpyAsync, as
  *   ATen copies a contiguous same-dtype tensor), ia_aten_index_add (the template instance of
  *   indexFuncSmallIndex / indexFuncLargeIndex the plan names, with its grid, block and bf16x2 atomics).
- * - oracle.cu: the structured oracles (slice, windows: each output element written once, 16-byte
- *   accesses, no atomics) and the general scatter (paired bf16x2 red.global.add after a fill:
- *   oracle_fill.cu's ia_oracle_fill_bf16, the faster fill, since an oracle owes ATen nothing). */
+ * - oracle_slice.cu and oracle.cu: the structured oracles (slice, windows: each output element written
+ *   once, 16-byte accesses, no atomics) and, in oracle.cu, the general scatter (paired bf16x2
+ *   red.global.add after a fill: oracle_fill.cu's ia_oracle_fill_bf16, the faster fill, since an oracle
+ *   owes ATen nothing). */
 #ifndef IA_KERNELS_H
 #define IA_KERNELS_H
 

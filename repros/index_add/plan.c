@@ -355,7 +355,7 @@ static cJSON *launch_json(const char *kernel, int64_t grid, int64_t block)
 
 static int64_t blocks(int64_t items, int64_t threads)
 {
-    return (items + threads - 1) / threads; /* oracle.cu's one item per thread */
+    return (items + threads - 1) / threads; /* the oracle kernels' one item per thread */
 }
 
 static cJSON *index_json(const ia_index *ix)

@@ -1,5 +1,5 @@
-/* slice_staged.h: one block's work in the shared-memory staged slice oracle (oracle.cu says why and how).
- * Compiled twice: into the kernel (oracle.cu, nvcc) and into the CPU emulation the tests run (C), so
+/* slice_staged.h: one block's work in the shared-memory staged slice oracle (oracle_slice.cu says why and how).
+ * Compiled twice: into the kernel (oracle_slice.cu, nvcc) and into the CPU emulation the tests run (C), so
  * the indexing the GPU executes is the indexing the tests check. ia_st_load/ia_st_stage put a span's
  * source range into shared memory, ia_st_build makes the span's output chunks from it; arithmetic as
  * reference.c's ia_emulate_oracle (fill + x * scale in fp32, one rounding to bf16). */
