@@ -32,11 +32,11 @@ static cJSON *tensor(const char *dtype, int nd, const int64_t *sizes)
     return t;
 }
 
-static cJSON *iota(int64_t len)
+static cJSON *iota(int64_t len, int64_t start)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "length", (double)len);
-    cJSON_AddNumberToObject(o, "start", 0);
+    cJSON_AddNumberToObject(o, "start", (double)start);
     cJSON_AddNumberToObject(o, "step", 1);
     return o;
 }
@@ -108,7 +108,7 @@ cJSON *iap_windows_point(int64_t n_out, int nd, const int64_t *size, const int64
     cr_assert_eq(ea_as_strided_iota_stats(len, 0, 1, nd, size, stride, 0, "test", &st, &err), 0, "%s", err.msg);
     cJSON *d = cJSON_CreateObject(), *cov, *hist;
     cJSON_AddStringToObject(d, "kind", "as_strided_iota");
-    cJSON_AddItemToObject(d, "iota", iota(len));
+    cJSON_AddItemToObject(d, "iota", iota(len, 0));
     cJSON_AddItemToObject(d, "size", ints(nd, size));
     cJSON_AddItemToObject(d, "stride", ints(nd, stride));
     cJSON_AddNumberToObject(d, "offset", 0);
@@ -148,12 +148,12 @@ cJSON *iap_longformer_b(int64_t batch, int64_t windows, int64_t step, int64_t wi
     return iap_windows_point(rows * batch * width, 4, size, stride);
 }
 
-cJSON *iap_xlnet(int64_t b, int64_t h, int64_t q, int64_t L, double scale, int escapes)
+cJSON *iap_slice(int64_t b, int64_t h, int64_t q, int64_t D, int64_t L, int64_t start, double scale, int escapes)
 {
-    int64_t out[4] = {b, h, q, 2 * L - 1}, src[4] = {b, h, q, L};
+    int64_t out[4] = {b, h, q, D}, src[4] = {b, h, q, L};
     cJSON *d = cJSON_CreateObject();
     cJSON_AddStringToObject(d, "kind", "iota");
-    cJSON_AddItemToObject(d, "iota", iota(L));
+    cJSON_AddItemToObject(d, "iota", iota(L, start));
     cJSON_AddNumberToObject(d, "distinct", (double)L);
     cJSON_AddBoolToObject(d, "sorted", 1);
     char ann[128];
@@ -177,6 +177,11 @@ cJSON *iap_xlnet(int64_t b, int64_t h, int64_t q, int64_t L, double scale, int e
     cJSON_AddItemToArray(nodes, op);
     return point(tensor("bf16", 4, out), tensor("bf16", 4, out), 3, tensor("i64", 1, &L), tensor("bf16", 4, src), d,
                  nodes);
+}
+
+cJSON *iap_xlnet(int64_t b, int64_t h, int64_t q, int64_t L, double scale, int escapes)
+{
+    return iap_slice(b, h, q, 2 * L - 1, L, 0, scale, escapes);
 }
 
 cJSON *iap_golden(void)

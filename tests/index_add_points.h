@@ -18,7 +18,10 @@ cJSON *iap_windows_point(int64_t n_out, int nd, const int64_t *size, const int64
 cJSON *iap_longformer_a(int64_t batch, int64_t windows, int64_t step, int64_t width);
 /* Longformer B's: [batch, windows, 2*step, width], strides [width, step*batch*width, batch*width, 1]. */
 cJSON *iap_longformer_b(int64_t batch, int64_t windows, int64_t step, int64_t width);
-/* XLNet's: zeros[b, h, q, 2L-1] -> index_add(dim 3, iota(L), mul(x, scale)) with x [b, h, q, L]. */
+/* XLNet's structure placed anywhere: zeros[b, h, q, D] -> index_add(dim 3, start + iota(L), mul(x, scale)) with
+ * x [b, h, q, L], start + L <= D. */
+cJSON *iap_slice(int64_t b, int64_t h, int64_t q, int64_t D, int64_t L, int64_t start, double scale, int escapes);
+/* XLNet's: iap_slice at D = 2L - 1, start 0. */
 cJSON *iap_xlnet(int64_t b, int64_t h, int64_t q, int64_t L, double scale, int escapes);
 
 /* The golden document (asserts it loads); caller deletes. */

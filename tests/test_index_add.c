@@ -101,6 +101,12 @@ Test(index_add, other_configurations_plan_the_same_way)
     cr_assert(p.oracle == IA_ORACLE_SLICE && p.slice.rows == 8 * 16 * 512);
     cr_assert(p.fold_scale && p.oracle_scale == 0.125, "a mul used only here is folded into the oracle");
     cr_assert_eq(p.floor_bytes, 2 * (8 * 16 * 512 * 512 + 8 * 16 * 512 * 1023));
+    cJSON *placed = iap_slice(1, 2, 8, 13, 10, 3, 0.3, 0);
+    iap_parse_plan(placed, &s, &p);
+    cr_assert(p.oracle == IA_ORACLE_SLICE && p.slice.col0 == 3 && p.slice.row_src == 10 && p.slice.row_out == 13 &&
+                  p.slice.vec == 8,
+              "an iota from 3 places the copied columns at 3");
+    cJSON_Delete(placed);
     cJSON_Delete(a4);
     cJSON_Delete(w128);
     cJSON_Delete(x8);

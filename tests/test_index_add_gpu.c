@@ -164,15 +164,20 @@ Test(index_add_gpu, other_configurations, .timeout = 300)
     cJSON_Delete(doc);
 }
 
-/* The slice oracle's launch variants on rows of 7, 511 and 1023 elements (scale folded or not): every
- * variant, the streaming-store, shared-memory staged and warp-shuffle kernels among them (scale 0.3: the
- * fp32 path; 0.125: the bf16x2 fma path), passes the full checks. */
+/* The slice oracle's launch variants on rows of 7, 511 and 1023 elements (scale folded or not), on rows of 13
+ * and 21 whose copied columns start at 3 (to the row end: chunks across a row end hold two runs) and at 5, on
+ * rows of 5 and 3 (a chunk over three rows or more; the rows of 3 copied whole), and on rows of 13 copied whole
+ * (a run of 8 across a row end): every variant, the streaming-store, shared-memory staged and
+ * warp-shuffle kernels among them (scale 0.3: the fp32 path; 0.125: the bf16x2 fma path), passes the full
+ * checks. */
 Test(index_add_gpu, slice_variants_on_odd_rows, .timeout = 300)
 {
     test_skip_without_gpu();
     cJSON *pts[] = {iap_xlnet(1, 3, 8, 4, 0.3, 0), iap_xlnet(2, 2, 8, 256, 0.125, 1),
-                    iap_xlnet(1, 4, 40, 512, 0.125, 0)};
-    for (int i = 0; i < 3; i++) {
+                    iap_xlnet(1, 4, 40, 512, 0.125, 0), iap_slice(1, 2, 8, 13, 10, 3, 0.3, 0),
+                    iap_slice(1, 4, 40, 21, 10, 5, 0.125, 0), iap_slice(1, 2, 8, 5, 2, 1, 0.3, 0),
+                    iap_slice(1, 1, 8, 3, 3, 0, 0.125, 0), iap_slice(1, 2, 8, 13, 13, 0, 0.3, 0)};
+    for (int i = 0; i < (int)(sizeof pts / sizeof *pts); i++) {
         ia_scope s;
         ia_plan p;
         ea_error err;

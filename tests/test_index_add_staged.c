@@ -303,4 +303,9 @@ Test(index_add_staged, xlnet_scopes_match_reference_and_oracle)
     check_scope(iap_xlnet(1, 1, 40, 512, 0.125, 1)); /* materialized mul: reads the source */
     check_scope(iap_xlnet(2, 3, 8, 16, 0.125, 0));  /* folded: x * 0.125 in fp32 */
     check_scope(iap_xlnet(1, 3, 8, 4, 0.3, 0));     /* rows of 7 */
+    /* copied columns from 3 to the row end: a chunk across a row end holds two runs of copied elements */
+    check_scope(iap_slice(1, 2, 8, 13, 10, 3, 0.3, 0));
+    check_scope(iap_slice(1, 4, 40, 21, 10, 5, 0.125, 0)); /* copied columns inside the row */
+    check_scope(iap_slice(1, 2, 8, 5, 2, 1, 0.3, 0));      /* rows of 5: a chunk over three rows */
+    check_scope(iap_slice(1, 2, 8, 13, 13, 0, 0.3, 0));    /* rows copied whole */
 }

@@ -1,10 +1,12 @@
 /* oracle_slice.cu: the slice oracle (an iota index, XLNet's rel_shift backward): one pass over the output in
  * 16-byte chunks, each element written once, no atomics. A chunk in the copied columns reads 8 source elements,
- * a chunk outside stores the fill, a chunk across a row end or a column edge goes element by element. The run
+ * a chunk outside stores the fill, a chunk across a row end or a column edge goes element by element (vec8,
+ * staged) or, where its copied elements are one run, the way a copied chunk does (vec8-shfl). The run
  * times the ten ia_slice_variants (scope.h) and keeps the fastest that passed its checks (ea_path_tune's rule):
  * - vec8: U = 1, 2, 4, 8 chunks per thread, every load issued before the first store (two aligned 16-byte loads
  *   and a shift per chunk), with streaming stores at U = 1, 2 (vec8-cs);
- * - vec8-shfl: U = 1, 2, 4, the second aligned vector from the next lane by warp shuffle;
+ * - vec8-shfl: U = 1, 2, 4, the second aligned vector from the next lane by warp shuffle, data and single-run
+ *   edge chunks in one instruction stream;
  * - staged (slice_staged.h): each span's source range read once into shared memory with aligned loads, the
  *   chunks built from there. */
 #include "kernels.h"
@@ -100,11 +102,34 @@ __global__ void ia_oracle_slice_vec8(uint16_t *out, const uint16_t *x, ia_slice 
     }
 }
 
+/* A chunk's copied elements are consecutive source elements from cnt(row, c) (slice_staged.h says why): the part
+ * in its own row at [lo1, hi1), the part in the next row at [lo2, hi2). Returns how many (n); when they form one
+ * run, *p is its first element in the chunk; *two when they are two runs apart (a chunk across a row end whose
+ * row's copied columns stop before the row ends or start after it begins) or when the chunk reaches a third row
+ * (rows under 7 elements; n is then 8, a stand-in: both go element by element). S: a signed type that holds
+ * row_out; the next row's bounds cap col0, col1 at 8, which changes no n2 and keeps every sum within S. */
+template <typename S>
+__device__ __forceinline__ int chunk_run(S c, S row_out, S col0, S col1, int *p, bool *two)
+{
+    const S rem = row_out - c, lo1 = max(col0 - c, (S)0), hi1 = min(min(col1 - c, rem), (S)8);
+    const S lo2 = rem + min(col0, (S)8), hi2 = rem < 8 ? min(rem + min(col1, (S)8), (S)8) : 0;
+    const S n1 = max(hi1 - lo1, (S)0), n2 = max(hi2 - lo2, (S)0);
+    const bool third = row_out < 8 - rem;
+    *p = (int)(n1 ? lo1 : lo2);
+    *two = third || (n1 && n2 && hi1 != lo2);
+    return third ? 8 : (int)(n1 + n2);
+}
+
 /* U chunks per thread in blocks of kShflBlock (a block covers U * kShflBlock consecutive chunks, each pass
- * coalesced, every pass's loads issued before the first shuffle), a row's misalignment handled without a
- * second load: a row's data chunks all share one shift, so the aligned source vector a lane needs after
- * its own is the one the next lane loaded in the same pass, fetched by warp shuffle; only the last lane of
- * a run (the warp's or the row's) loads it itself. Same arithmetic and edge path as ia_oracle_slice_vec8. */
+ * coalesced, every pass's loads issued before the first shuffle). A chunk's copied elements are one run of
+ * consecutive source elements (chunk_run) in all but two-run edges, so data chunks (the run at 0, 8 long) and
+ * edge chunks take one instruction stream: the aligned source vector at or below the run's start (lo) and the
+ * next one (hi), shifted by the run's offset, the elements outside the run set to the fill. A row's data chunks
+ * share one shift, so the hi a lane needs is mostly the lo the next lane loaded in the same pass, fetched by warp
+ * shuffle; only the last lane of a run (the warp's or the row's) loads it itself. Fill chunks store the fill;
+ * two-run edges and chunks that reach a third row go element by element. Why one stream: XLNet's rows (1023 elements) put an edge chunk in 44% of
+ * warps, which ran the edge path after the data path; on an H200 this kernel is bound by issue
+ * (docs/evidence/xlnet-bench). */
 constexpr int kShflBlock = 128;
 
 template <bool FAST, bool POW2, int U>
@@ -112,28 +137,31 @@ __global__ void ia_oracle_slice_shfl(uint16_t *out, const uint16_t *x, ia_slice 
                                      float fill)
 {
     using I = typename Int<FAST>::T;
+    using S = typename std::conditional<FAST, int32_t, int64_t>::type;
     using A = typename std::conditional<FAST, int32_t, long long>::type;
     const unsigned all = 0xffffffffu;
-    const I row_out = (I)q.row_out, col0 = (I)q.col0, col1 = (I)(q.col0 + q.row_src);
-    const int64_t first = (int64_t)blockIdx.x * U * blockDim.x + threadIdx.x;
-    I e0[U], row[U], c[U];
-    bool live[U], data[U];
-    int sh[U];
-    A a[U];
+    const I row_out = (I)q.row_out;
+    const I first = (I)blockIdx.x * U * blockDim.x + threadIdx.x; /* FAST: items < 2^28 */
+    I e0[U];
+    int sh[U], p[U], n[U]; /* n: the run's length; 0 a fill chunk, -1 past the end */
+    bool two[U];
+    A a[U]; /* the aligned vector this lane loads, -1 for none */
     uint4 lo[U];
 #pragma unroll
     for (int k = 0; k < U; k++) {
-        const int64_t t = first + (int64_t)k * blockDim.x;
-        live[k] = t < items;
-        e0[k] = live[k] ? (I)t * 8 : 0;
-        row[k] = divq<FAST>(e0[k], q.div_row, q.row_out);
-        c[k] = e0[k] - row[k] * row_out;
-        data[k] = live[k] && c[k] + 8 <= row_out && c[k] >= col0 && c[k] + 8 <= col1;
-        const int64_t s = data[k] ? (int64_t)(row[k] * (I)q.row_src + c[k] - col0) : 0;
+        const I i = first + (I)k * blockDim.x;
+        const bool live = i < (I)items;
+        e0[k] = live ? i * 8 : 0;
+        const I row = divq<FAST>(e0[k], q.div_row, q.row_out), c = e0[k] - row * row_out;
+        p[k] = 0, two[k] = false;
+        n[k] = live ? chunk_run<S>((S)c, (S)row_out, (S)q.col0, (S)(q.col0 + q.row_src), &p[k], &two[k]) : -1;
+        const I s = row * (I)q.row_src + (I)min(max((S)c - (S)q.col0, (S)0), (S)q.row_src);
         sh[k] = (int)(s & 7);
-        a[k] = data[k] ? (A)(s - sh[k]) : -1; /* the aligned vector this lane loads */
-        lo[k] = data[k] ? ld16(x + a[k]) : make_uint4(0, 0, 0, 0);
+        const bool load = n[k] > 0 && !two[k];
+        a[k] = load ? (A)(s - sh[k]) : -1; /* with hi, inside the source: vec 8 means n_src % 8 == 0 */
+        lo[k] = load ? ld16(x + a[k]) : make_uint4(0, 0, 0, 0);
     }
+    const uint32_t f = round_bf16(fill), ff = f | f << 16;
 #pragma unroll
     for (int k = 0; k < U; k++) {
         uint4 hi; /* every lane takes part in the shuffles, live or not */
@@ -142,22 +170,45 @@ __global__ void ia_oracle_slice_shfl(uint16_t *out, const uint16_t *x, ia_slice 
         hi.z = __shfl_down_sync(all, lo[k].z, 1);
         hi.w = __shfl_down_sync(all, lo[k].w, 1);
         const A next = __shfl_down_sync(all, a[k], 1); /* lane 31 gets its own: never a + 8 */
-        if (!live[k])
+        if (n[k] < 0)
             continue;
-        if (data[k]) {
-            if (sh[k] && next != a[k] + 8)
+        uint4 v;
+        if (n[k] == 0) {
+            v = make_uint4(ff, ff, ff, ff);
+        } else if (two[k]) {
+            uint32_t r[8];
+            const I row = divq<FAST>(e0[k], q.div_row, q.row_out);
+            slice_edge<I>(q, x, row, e0[k] - row * row_out, scale, fill, r);
+            v = make_uint4(r[0] | r[1] << 16, r[2] | r[3] << 16, r[4] | r[5] << 16, r[6] | r[7] << 16);
+        } else {
+            if (sh[k] + n[k] > 8 && next != a[k] + 8)
                 hi = ld16(x + a[k] + 8);
-            uint32_t w[8] = {lo[k].x, lo[k].y, lo[k].z, lo[k].w, hi.x, hi.y, hi.z, hi.w}, u[4];
-            switch (sh[k] >> 1) {
-            case 0: pick<0>(w, sh[k] & 1, u); break;
-            case 1: pick<1>(w, sh[k] & 1, u); break;
-            case 2: pick<2>(w, sh[k] & 1, u); break;
-            default: pick<3>(w, sh[k] & 1, u); break;
+            /* element j of the chunk (j >= p) is element d + j of {0 x 8, lo, hi}: a barrel shift by d / 2 words,
+             * then by d % 2 elements; d in [1, 15], the same in every data chunk of a row */
+            const int d = sh[k] - p[k] + 8;
+            uint32_t w[12] = {0, 0, 0, 0, lo[k].x, lo[k].y, lo[k].z, lo[k].w, hi.x, hi.y, hi.z, hi.w}, u[4];
+            if (d & 8) {
+#pragma unroll
+                for (int j = 0; j < 8; j++)
+                    w[j] = w[j + 4];
             }
-            uint4 v;
+            if (d & 4) {
+#pragma unroll
+                for (int j = 0; j < 6; j++)
+                    w[j] = w[j + 2];
+            }
+            if (d & 2) {
+#pragma unroll
+                for (int j = 0; j < 5; j++)
+                    w[j] = w[j + 1];
+            }
+            const uint32_t sel = d & 1 ? 0x5432 : 0x3210;
+#pragma unroll
+            for (int j = 0; j < 4; j++)
+                u[j] = __byte_perm(w[j], w[j + 1], sel);
+            uint32_t *vw = reinterpret_cast<uint32_t *>(&v);
             if constexpr (POW2) { /* fill 0, scale 2^k: x * scale is exact, so one bf16x2 fma rounds as the fp32 path */
                 const __nv_bfloat162 s2 = __float2bfloat162_rn(scale), z = __float2bfloat162_rn(0.0f);
-                uint32_t *vw = reinterpret_cast<uint32_t *>(&v);
 #pragma unroll
                 for (int j = 0; j < 4; j++) {
                     __nv_bfloat162 h = __hfma2(*reinterpret_cast<const __nv_bfloat162 *>(&u[j]), s2, z);
@@ -166,23 +217,20 @@ __global__ void ia_oracle_slice_shfl(uint16_t *out, const uint16_t *x, ia_slice 
             } else {
                 float f8[8];
 #pragma unroll
-                for (int i = 0; i < 8; i++)
-                    f8[i] = __fadd_rn(fill, term(lane(u, i), scale));
+                for (int j = 0; j < 8; j++)
+                    f8[j] = __fadd_rn(fill, term(lane(u, j), scale));
                 v = make_uint4(pack2(f8[0], f8[1]), pack2(f8[2], f8[3]), pack2(f8[4], f8[5]), pack2(f8[6], f8[7]));
             }
-            *reinterpret_cast<uint4 *>(out + e0[k]) = v;
-            continue;
-        }
-        uint32_t r[8];
-        if (c[k] + 8 <= row_out && (c[k] + 8 <= col0 || c[k] >= col1)) {
-            const uint32_t f = round_bf16(fill);
+            if (n[k] < 8) { /* outside the run: the fill (+0 under POW2) */
+                const uint32_t m8 = ((1u << n[k]) - 1) << p[k];
 #pragma unroll
-            for (int i = 0; i < 8; i++)
-                r[i] = f;
-        } else {
-            slice_edge<I>(q, x, row[k], c[k], scale, fill, r);
+                for (int j = 0; j < 4; j++) {
+                    const uint32_t m = (0u - ((m8 >> (2 * j)) & 1)) >> 16 | (0u - ((m8 >> (2 * j + 1)) & 1)) << 16;
+                    vw[j] = POW2 ? vw[j] & m : (vw[j] & m) | (ff & ~m);
+                }
+            }
         }
-        store8(out + e0[k], r);
+        *reinterpret_cast<uint4 *>(out + e0[k]) = v;
     }
 }
 
