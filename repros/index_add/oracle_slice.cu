@@ -122,14 +122,14 @@ __device__ __forceinline__ int chunk_run(S c, S row_out, S col0, S col1, int *p,
 
 /* U chunks per thread in blocks of kShflBlock (a block covers U * kShflBlock consecutive chunks, each pass
  * coalesced, every pass's loads issued before the first shuffle). A chunk's copied elements are one run of
- * consecutive source elements (chunk_run) in all but two-run edges, so data chunks (the run at 0, 8 long) and
- * edge chunks take one instruction stream: the aligned source vector at or below the run's start (lo) and the
- * next one (hi), shifted by the run's offset, the elements outside the run set to the fill. A row's data chunks
- * share one shift, so the hi a lane needs is mostly the lo the next lane loaded in the same pass, fetched by warp
- * shuffle; only the last lane of a run (the warp's or the row's) loads it itself. Fill chunks store the fill;
- * two-run edges and chunks that reach a third row go element by element. Why one stream: XLNet's rows (1023 elements) put an edge chunk in 44% of
- * warps, which ran the edge path after the data path; on an H200 this kernel is bound by issue
- * (docs/evidence/xlnet-bench). */
+ * consecutive source elements (chunk_run) in all but two-run edges, so data chunks (the run at 0, 8 long) and edge
+ * chunks take one instruction stream: the aligned source vector at or below the run's start (lo) and the next one
+ * (hi), shifted by the run's offset, the elements outside the run set to the fill. A row's data chunks share one
+ * shift, so the hi a lane needs is mostly the lo the next lane loaded in the same pass, fetched by warp shuffle;
+ * only the last lane of a run (the warp's or the row's) loads it itself. Fill chunks store the fill; two-run edges
+ * and chunks that reach a third row go element by element. Why one stream: XLNet's rows (1023 elements) put an edge
+ * chunk in 44% of warps, which ran the edge path after the data path; on an H200 the kernel was bound by issue
+ * (docs/evidence/oracle-gaps.md). */
 constexpr int kShflBlock = 128;
 
 template <bool FAST, bool POW2, int U>
