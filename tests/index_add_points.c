@@ -184,6 +184,15 @@ cJSON *iap_xlnet(int64_t b, int64_t h, int64_t q, int64_t L, double scale, int e
     return iap_slice(b, h, q, 2 * L - 1, L, 0, scale, escapes);
 }
 
+cJSON *iap_filled(cJSON *pt, double fill)
+{
+    cJSON *vp = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(pt, "signature"), "value_properties"), 0);
+    cJSON *c = cJSON_GetObjectItem(vp, "derived");
+    cr_assert(c && cJSON_GetNumberValue(cJSON_GetObjectItem(vp, "arg")) == 0, "the first value property is self's");
+    cJSON_SetNumberValue(cJSON_GetObjectItem(c, "value"), fill);
+    return pt;
+}
+
 cJSON *iap_golden(void)
 {
     ej_doc d;

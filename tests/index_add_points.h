@@ -24,6 +24,9 @@ cJSON *iap_slice(int64_t b, int64_t h, int64_t q, int64_t D, int64_t L, int64_t 
 /* XLNet's: iap_slice at D = 2L - 1, start 0. */
 cJSON *iap_xlnet(int64_t b, int64_t h, int64_t q, int64_t L, double scale, int escapes);
 
+/* pt with self the constant fill instead of zeros; returns pt. */
+cJSON *iap_filled(cJSON *pt, double fill);
+
 /* The golden document (asserts it loads); caller deletes. */
 cJSON *iap_golden(void);
 /* Parses point (index 0, first group) and plans it for 132 SMs; asserts both succeed. */

@@ -164,12 +164,41 @@ Test(index_add_gpu, other_configurations, .timeout = 300)
     cJSON_Delete(doc);
 }
 
-/* The slice oracle's launch variants on rows of 7, 511 and 1023 elements (scale folded or not), on rows of 13
- * and 21 whose copied columns start at 3 (to the row end: chunks across a row end hold two runs) and at 5, on
- * rows of 5 and 3 (a chunk over three rows or more; the rows of 3 copied whole), and on rows of 13 copied whole
- * (a run of 8 across a row end): every variant, the streaming-store, shared-memory staged and
- * warp-shuffle kernels among them (scale 0.3: the fp32 path; 0.125: the bf16x2 fma path), passes the full
- * checks. */
+/* Every slice launch variant on pt, the streaming-store, shared-memory staged and warp-shuffle kernels among them,
+ * passes the full checks; wide: with the plan's fast row division dropped, as for rows of 2^31 elements or more, so
+ * that the 64-bit instances run. */
+static void slice_variants(cJSON *pt, int wide)
+{
+    ia_scope s;
+    ia_plan p;
+    ea_error err;
+    iap_parse_plan(pt, &s, &p);
+    if (wide)
+        p.slice.div_row = (ia_fastdiv){0, 0, 0};
+    cJSON *r = measure_one(&s, &p, &faithful, &err), *c;
+    cr_assert_not_null(r, "%s", err.msg);
+    cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(r, "passed")), "%s", cJSON_PrintUnformatted(r));
+    const cJSON *orc = test_path(r, "oracle", "faithful");
+    int staged = 0, shfl = 0, n = 0;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(orc, "candidates")) {
+        cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(c, "passed")), "%s", cJSON_PrintUnformatted(c));
+        staged += !strcmp(cJSON_GetObjectItem(c, "variant")->valuestring, "staged");
+        shfl += !strcmp(cJSON_GetObjectItem(c, "variant")->valuestring, "vec8-shfl");
+        n++;
+    }
+    cr_assert(n == IA_SLICE_VARIANTS && staged == 1 && shfl == 3,
+              "vec8 at 4 unrolls, vec8-cs at 2, the staged kernel and the shuffle kernel at 3: %s",
+              cJSON_PrintUnformatted(orc));
+    cr_log_info("rows of %lld, fill %g%s: kept %s", (long long)p.slice.row_out, s.fill, wide ? ", 64-bit" : "",
+                cJSON_GetObjectItem(orc, "variant")->valuestring);
+    cJSON_Delete(r);
+    cJSON_Delete(pt);
+}
+
+/* Rows of 7, 511 and 1023 elements (scale folded or not), rows of 13 and 21 whose copied columns start at 3 (to
+ * the row end: chunks across a row end hold two runs) and at 5, rows of 5 and 3 (a chunk over three rows or more;
+ * the rows of 3 copied whole), and rows of 13 copied whole (a run of 8 across a row end); scale 0.3: the fp32 path,
+ * 0.125: the bf16x2 fma path. */
 Test(index_add_gpu, slice_variants_on_odd_rows, .timeout = 300)
 {
     test_skip_without_gpu();
@@ -177,27 +206,22 @@ Test(index_add_gpu, slice_variants_on_odd_rows, .timeout = 300)
                     iap_xlnet(1, 4, 40, 512, 0.125, 0), iap_slice(1, 2, 8, 13, 10, 3, 0.3, 0),
                     iap_slice(1, 4, 40, 21, 10, 5, 0.125, 0), iap_slice(1, 2, 8, 5, 2, 1, 0.3, 0),
                     iap_slice(1, 1, 8, 3, 3, 0, 0.125, 0), iap_slice(1, 2, 8, 13, 13, 0, 0.3, 0)};
-    for (int i = 0; i < (int)(sizeof pts / sizeof *pts); i++) {
-        ia_scope s;
-        ia_plan p;
-        ea_error err;
-        iap_parse_plan(pts[i], &s, &p);
-        cJSON *r = measure_one(&s, &p, &faithful, &err), *c;
-        cr_assert_not_null(r, "%s", err.msg);
-        cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(r, "passed")), "%s", cJSON_PrintUnformatted(r));
-        const cJSON *orc = test_path(r, "oracle", "faithful");
-        int staged = 0, shfl = 0, n = 0;
-        cJSON_ArrayForEach(c, cJSON_GetObjectItem(orc, "candidates")) {
-            cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(c, "passed")), "%s", cJSON_PrintUnformatted(c));
-            staged += !strcmp(cJSON_GetObjectItem(c, "variant")->valuestring, "staged");
-            shfl += !strcmp(cJSON_GetObjectItem(c, "variant")->valuestring, "vec8-shfl");
-            n++;
-        }
-        cr_assert(n == IA_SLICE_VARIANTS && staged == 1 && shfl == 3,
-                  "vec8 at 4 unrolls, vec8-cs at 2, the staged kernel and the shuffle kernel at 3: %s", cJSON_PrintUnformatted(orc));
-        cr_log_info("rows of %lld: kept %s", (long long)p.slice.row_out,
-                    cJSON_GetObjectItem(orc, "variant")->valuestring);
-        cJSON_Delete(r);
-        cJSON_Delete(pts[i]);
-    }
+    for (int i = 0; i < (int)(sizeof pts / sizeof *pts); i++)
+        slice_variants(pts[i], 0);
+}
+
+/* Self a constant other than zero, so that the fp32 path sets the elements outside an edge chunk's run to the fill
+ * (at a power-of-two scale too, which takes that path then), and the 64-bit instances of every variant, on rows
+ * with every kind of chunk: a single-run edge, two runs, a third row, rows copied whole. */
+Test(index_add_gpu, slice_variants_with_fill_and_64bit_index, .timeout = 300)
+{
+    test_skip_without_gpu();
+    slice_variants(iap_filled(iap_slice(1, 4, 40, 21, 10, 5, 0.3, 0), -1.25), 0);
+    slice_variants(iap_filled(iap_slice(1, 2, 8, 13, 10, 3, 0.125, 0), 3.0), 0);
+    slice_variants(iap_filled(iap_xlnet(1, 4, 40, 512, 0.125, 0), -0.5), 0);
+    slice_variants(iap_xlnet(1, 4, 40, 512, 0.125, 0), 1);
+    slice_variants(iap_filled(iap_slice(1, 4, 40, 21, 10, 5, 0.3, 0), -1.25), 1);
+    slice_variants(iap_slice(1, 2, 8, 13, 10, 3, 0.3, 0), 1);
+    slice_variants(iap_slice(1, 2, 8, 5, 2, 1, 0.3, 0), 1);
+    slice_variants(iap_slice(1, 2, 8, 13, 13, 0, 0.3, 0), 1);
 }

@@ -136,6 +136,7 @@ Test(index_add_reference, xlnet_structure_folded_and_materialized)
 {
     check_scope(iap_xlnet(2, 3, 8, 16, 0.125, 1), 0);
     check_scope(iap_xlnet(1, 2, 5, 24, 0.3, 0), 0); /* folded: the oracle multiplies x in fp32 */
+    check_scope(iap_filled(iap_xlnet(1, 2, 5, 24, 0.3, 0), -1.25), 0); /* self a constant other than zero */
 }
 
 Test(index_add_reference, fabricated_index_is_the_replays_randint)

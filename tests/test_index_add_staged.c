@@ -308,4 +308,7 @@ Test(index_add_staged, xlnet_scopes_match_reference_and_oracle)
     check_scope(iap_slice(1, 4, 40, 21, 10, 5, 0.125, 0)); /* copied columns inside the row */
     check_scope(iap_slice(1, 2, 8, 5, 2, 1, 0.3, 0));      /* rows of 5: a chunk over three rows */
     check_scope(iap_slice(1, 2, 8, 13, 13, 0, 0.3, 0));    /* rows copied whole */
+    /* self a constant other than zero: fill chunks, and the rest of every edge chunk, take it */
+    check_scope(iap_filled(iap_slice(1, 2, 8, 13, 10, 3, 0.3, 0), -1.25));
+    check_scope(iap_filled(iap_xlnet(2, 3, 8, 16, 0.125, 0), 3.0));
 }

@@ -18,7 +18,8 @@ namespace ia_oracle {
 
 /* One output element of the slice: fill, plus the source element its column holds, if any. */
 template <typename I>
-__device__ __forceinline__ uint32_t slice_elem(const ia_slice &q, const uint16_t *x, I row, I c, float scale, float fill)
+__device__ __forceinline__ uint32_t slice_elem(const ia_slice &q, const uint16_t *x, I row, I c, float scale,
+                                                float fill)
 {
     float acc = fill;
     if (c >= (I)q.col0 && c < (I)(q.col0 + q.row_src))
